@@ -1,0 +1,31 @@
+/**
+ * Crash points for tests and the chaos script: `LONGHAUL_CRASH_AT=<point>[,<point>…]` (optionally
+ * `<point>@<n>` = crash the n-th time the point is reached, 1-based) makes the process exit at once
+ * with code 137, skipping every cleanup, as a `kill -9` would. Off unless the variable is set.
+ *
+ * Points (add new ones here with where they fire):
+ * - `executor:after-step-saved`      executor, after a StepRun was committed, before the next request
+ * - `executor:before-step-saved`     executor, a StepRun response arrived but is not yet committed
+ * - `executor:checkpoint-received`   executor, an async checkpoint POST arrived, before persisting it
+ * - `tool:after-side-effect`         web, a side-effecting tool committed its effect, before the step returns
+ */
+const armed = new Map<string, number>();
+for (const raw of (process.env.LONGHAUL_CRASH_AT ?? "").split(",")) {
+  const spec = raw.trim();
+  if (!spec) continue;
+  const [name, nth] = spec.split("@");
+  armed.set(name!, nth ? Number(nth) : 1);
+}
+const seen = new Map<string, number>();
+
+/** Exits the process with code 137 if `name` is armed and reached for the armed n-th time. */
+export function crashPoint(name: string): void {
+  const target = armed.get(name);
+  if (target === undefined) return;
+  const count = (seen.get(name) ?? 0) + 1;
+  seen.set(name, count);
+  if (count === target) {
+    process.stderr.write(`[fault-injection] crash at ${name} (#${count})\n`);
+    process.exit(137);
+  }
+}
