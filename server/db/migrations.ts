@@ -30,7 +30,7 @@ async function loadEngine(): Promise<EngineModule> {
       __wbg_set_wasm: (exports: WebAssembly.Exports) => void;
     };
     const bytes = readFileSync(join(pkgDir, "schema_engine_bg.wasm"));
-    const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": bg as never });
+    const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": bg });
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return bg;
@@ -126,7 +126,7 @@ export async function createMigration(url: string, name: string): Promise<string
     process.stdout.write = ((chunk: string | Uint8Array) => {
       stdout += String(chunk);
       return true;
-    }) as typeof process.stdout.write;
+    });
     try {
       const result = await engine.diff({
         from,

@@ -1,0 +1,7 @@
+import { TaskList } from "@/components/tasks/task-list.tsx";
+
+export const dynamic = "force-dynamic";
+
+export default function TasksPage() {
+  return <TaskList />;
+}

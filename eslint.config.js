@@ -1,0 +1,29 @@
+import tseslint from "typescript-eslint";
+
+// Type-checked rules on our own code (STYLE.md "Habits"); no floating promises.
+// Boundaries (domain/executor imports) are checked by tests/unit/boundaries.test.ts.
+export default tseslint.config(
+  {
+    ignores: ["node_modules/", ".next/", ".data/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "*.config.js", "*.config.mjs"],
+  },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/only-throw-error": "off",
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      "@typescript-eslint/require-await": "off",
+      // JSON from the wire is validated with zod at boundaries; the unsafe-any family is noise there.
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+    },
+  },
+);

@@ -1,0 +1,54 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineConfig } from "@playwright/test";
+
+// End-to-end tests run the real stack (`scripts/start.ts`: embedded PostgreSQL, web, executor,
+// scripted model) on test ports with a fresh data directory, in Debian's Chromium (STACK.md pitfall 5).
+process.env.LONGHAUL_E2E_DATA ??= mkdtempSync(join(tmpdir(), "longhaul-e2e-"));
+const port = Number(process.env.E2E_PORT ?? 3100);
+const executorPort = Number(process.env.E2E_EXECUTOR_PORT ?? 8388);
+const modelPort = Number(process.env.E2E_MODEL_PORT ?? 8887);
+const pgPort = Number(process.env.E2E_PG_PORT ?? 54429);
+
+export const e2ePorts = { port, executorPort, modelPort, pgPort };
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  timeout: 180_000,
+  expect: { timeout: 15_000 },
+  workers: 1,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+  },
+  webServer: {
+    command: `node --import tsx scripts/start.ts --no-build`,
+    url: `http://127.0.0.1:${port}/api/health`,
+    reuseExistingServer: false,
+    timeout: 180_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGINT", timeout: 20_000 },
+    env: {
+      PORT: String(port),
+      EXECUTOR_PORT: String(executorPort),
+      MODEL_PORT: String(modelPort),
+      EMBEDDED_PG_PORT: String(pgPort),
+      DATA_DIR: process.env.LONGHAUL_E2E_DATA,
+      DATABASE_URL: "",
+      OPENAI_API_KEY: "",
+      OPENAI_BASE_URL: "",
+      INNGEST_BASE_URL: "",
+      INNGEST_SIGNING_KEY: "",
+      INNGEST_EVENT_KEY: "",
+      NEXT_TELEMETRY_DISABLED: "1",
+      CHECKPOINT_DISABLE: "1",
+    },
+  },
+});

@@ -1,0 +1,145 @@
+/**
+ * `npm start`: the whole of Longhaul on one machine, for a newcomer.
+ * PostgreSQL (embedded under DATA_DIR when DATABASE_URL is unset) → migrations → seed → build if
+ * needed → web (PORT), executor (EXECUTOR_PORT), scripted model (MODEL_PORT, only when no provider
+ * is configured). Children are supervised (restarted when they die). Ctrl-C / SIGTERM stops them
+ * all and PostgreSQL cleanly. Flags: --no-build (fail instead of building), --dev (next dev).
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { spawnSync } from "node:child_process";
+import { parseEnv } from "../server/env.ts";
+import { createPrismaClient } from "../server/db/client.ts";
+import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
+import { applyMigrations } from "../server/db/migrations.ts";
+import { seedDefaults } from "../server/db/seed.ts";
+import { assertPortFree, Supervisor, waitForUrl } from "./lib/supervisor.ts";
+
+const root = resolve(import.meta.dirname, "..");
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const flags = new Set(process.argv.slice(2));
+
+/** Shared Inngest keys for the app and the executor, generated once into DATA_DIR (ARCHITECTURE.md). */
+function inngestKeys(dataDir: string, env: { INNGEST_SIGNING_KEY?: string; INNGEST_EVENT_KEY?: string }) {
+  const file = join(dataDir, "inngest-keys.json");
+  let stored: { signingKey: string; eventKey: string } | undefined;
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, "utf8")) as { signingKey: string; eventKey: string };
+  if (!stored) {
+    stored = { signingKey: `signkey-local-${randomBytes(32).toString("hex")}`, eventKey: randomBytes(16).toString("hex") };
+    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  }
+  return { signingKey: env.INNGEST_SIGNING_KEY ?? stored.signingKey, eventKey: env.INNGEST_EVENT_KEY ?? stored.eventKey };
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "generated" || entry.name.startsWith(".")) continue;
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function needsBuild(): boolean {
+  const buildId = join(root, ".next/BUILD_ID");
+  if (!existsSync(buildId)) return true;
+  const built = statSync(buildId).mtimeMs;
+  const sources = ["app", "components", "server", "lib"].filter((d) => existsSync(join(root, d)));
+  return sources.some((d) => newestMtime(join(root, d)) > built) || ["next.config.ts", "package.json", "tailwind.config.ts"].some((f) => statSync(join(root, f)).mtimeMs > built);
+}
+
+async function main(): Promise<void> {
+  const env = parseEnv();
+  const dataDir = resolve(root, env.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const useScriptedModel = !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL;
+
+  await assertPortFree(env.PORT, "PORT");
+  await assertPortFree(env.EXECUTOR_PORT, "EXECUTOR_PORT");
+  if (useScriptedModel) await assertPortFree(env.MODEL_PORT, "MODEL_PORT");
+
+  let stopPostgres = async () => {};
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    await assertPortFree(env.EMBEDDED_PG_PORT, "EMBEDDED_PG_PORT");
+    const pg = await startEmbeddedPostgres({ dir: join(dataDir, "postgres"), port: env.EMBEDDED_PG_PORT });
+    databaseUrl = pg.url;
+    stopPostgres = pg.stop;
+    log(`PostgreSQL (embedded) on 127.0.0.1:${env.EMBEDDED_PG_PORT}, data in ${join(dataDir, "postgres")}`);
+  }
+
+  const supervisor = new Supervisor(log);
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log(`\n${signal}: stopping web, executor and model…`);
+    await supervisor.stopAll();
+    await stopPostgres();
+    log("stopped.");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  const applied = await applyMigrations(databaseUrl);
+  if (applied.length) log(`migrations applied: ${applied.join(", ")}`);
+  const prisma = createPrismaClient(databaseUrl, { max: 2 });
+  await seedDefaults(prisma);
+  await prisma.$disconnect();
+
+  const dev = flags.has("--dev");
+  if (!dev && needsBuild()) {
+    if (flags.has("--no-build")) throw new Error("the web app is not built (run `npm run build`)");
+    log("building the web app (next build)…");
+    const build = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (build.status !== 0) throw new Error("next build failed");
+  }
+
+  const keys = inngestKeys(dataDir, env);
+  const appUrl = `http://127.0.0.1:${env.PORT}`;
+  const executorUrl = `http://127.0.0.1:${env.EXECUTOR_PORT}`;
+  const shared = {
+    DATABASE_URL: databaseUrl,
+    INNGEST_SIGNING_KEY: keys.signingKey,
+    INNGEST_EVENT_KEY: keys.eventKey,
+    INNGEST_BASE_URL: env.INNGEST_BASE_URL ?? executorUrl,
+    INNGEST_DEV: undefined,
+    MODEL_PORT: String(env.MODEL_PORT),
+    LONGHAUL_WORKSPACE: env.LONGHAUL_WORKSPACE ?? root,
+    NEXT_TELEMETRY_DISABLED: "1",
+    CHECKPOINT_DISABLE: "1",
+  };
+  const tsx = (file: string) => ({ command: process.execPath, args: ["--import", "tsx", join(root, file)] });
+
+  if (useScriptedModel && existsSync(join(root, "server/llm/scripted/main.ts"))) {
+    supervisor.start({ name: "model", ...tsx("server/llm/scripted/main.ts"), env: { ...shared, MODEL_PORT: String(env.MODEL_PORT) } });
+  }
+  const nextBin = join(root, "node_modules/next/dist/bin/next");
+  supervisor.start({
+    name: "web",
+    command: process.execPath,
+    args: [nextBin, dev ? "dev" : "start", "-p", String(env.PORT), "-H", "127.0.0.1"],
+    env: { ...shared, NODE_ENV: dev ? "development" : "production", PORT: String(env.PORT) },
+  });
+  if (!env.INNGEST_BASE_URL && existsSync(join(root, "server/executor/main.ts"))) {
+    supervisor.start({
+      name: "executor",
+      ...tsx("server/executor/main.ts"),
+      env: { ...shared, EXECUTOR_PORT: String(env.EXECUTOR_PORT), EXECUTOR_SDK_URL: `${appUrl}/api/inngest` },
+    });
+  }
+
+  await waitForUrl(`${appUrl}/api/health`, 120_000);
+  log("");
+  log(`Longhaul is up: ${appUrl}/tasks`);
+  log(`  executor ${executorUrl}   model ${useScriptedModel ? `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)` : (env.OPENAI_BASE_URL ?? "OpenAI")}`);
+  log("  Ctrl-C stops everything.");
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

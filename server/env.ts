@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+
+/**
+ * Longhaul's environment, validated at boot (create-t3-app's habit): a bad value fails fast with the
+ * variable's name. Every variable is listed in the README.
+ */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Web (Next.js) port. */
+  PORT: port(3000),
+  /** Embedded executor port (Inngest dev server's port). */
+  EXECUTOR_PORT: port(8288),
+  /** Scripted model server port. */
+  MODEL_PORT: port(8787),
+  /** Embedded PostgreSQL port (only when DATABASE_URL is unset). */
+  EMBEDDED_PG_PORT: port(54329),
+  /** Any PostgreSQL; unset = embedded PostgreSQL under DATA_DIR/postgres. */
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default(".data"),
+  /** Inngest: the executor's origin (embedded default) or self-hosted `inngest start`. */
+  INNGEST_BASE_URL: z.string().url().optional(),
+  INNGEST_SIGNING_KEY: z.string().regex(/^(signkey-[a-z]+-)?[0-9a-f]+$/i, "hex, optionally prefixed signkey-<env>-").optional(),
+  INNGEST_EVENT_KEY: z.string().min(1).optional(),
+  INNGEST_DEV: z.string().optional(),
+  /** Real model provider; unset = the scripted model server on MODEL_PORT. */
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  /** Folder the read-only file tools may read (the demo audits its node_modules). */
+  LONGHAUL_WORKSPACE: z.string().optional(),
+  /** Public URL of the web app, used by the executor to reach /api/inngest. */
+  APP_URL: z.string().url().optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/**
+ * Parses `source` (default process.env); empty values count as unset.
+ * @throws Error listing each invalid variable by name with the reason.
+ */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  // An empty variable (`FOO=`) means unset, as in most twelve-factor tools.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+/** The validated process environment (parsed once). */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

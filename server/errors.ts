@@ -1,0 +1,31 @@
+/**
+ * One application error with a closed set of codes (STYLE.md, "Errors"), mapped in one table to
+ * tRPC codes, HTTP statuses and Inngest behaviour.
+ */
+export const appErrorCodes = {
+  BAD_INPUT: { trpc: "BAD_REQUEST", http: 400, retryable: false },
+  NOT_FOUND: { trpc: "NOT_FOUND", http: 404, retryable: false },
+  CONFLICT: { trpc: "CONFLICT", http: 409, retryable: false },
+  PRECONDITION_FAILED: { trpc: "PRECONDITION_FAILED", http: 412, retryable: false },
+  UNAVAILABLE: { trpc: "INTERNAL_SERVER_ERROR", http: 503, retryable: true },
+  INTERNAL: { trpc: "INTERNAL_SERVER_ERROR", http: 500, retryable: true },
+} as const;
+
+export type AppErrorCode = keyof typeof appErrorCodes;
+
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly retryable: boolean;
+  constructor(code: AppErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super(message, { cause: options?.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.retryable = options?.retryable ?? appErrorCodes[code].retryable;
+  }
+}
+
+/** Throws NOT_FOUND naming the entity and id when `value` is null/undefined. */
+export function orThrowNotFound<T>(value: T | null | undefined, entity: string, id: string): T {
+  if (value === null || value === undefined) throw new AppError("NOT_FOUND", `${entity} ${id} not found`);
+  return value;
+}
