@@ -1,0 +1,290 @@
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import { Prisma, type PrismaClient } from "../db/client.ts";
+import { crashPoint } from "../fault-injection.ts";
+import { ToolError } from "./types.ts";
+
+/**
+ * The side-effect ledger (ARCHITECTURE.md "Idempotency"; table `side_effect`, model SideEffect).
+ *
+ * - Idempotency key = task id + run id + step id. Step ids are per call ("tool-3-1"), so one key is
+ *   one effect; an executor retry or a replay after a crash reuses the key, two runs never collide.
+ * - Fingerprint = sha256 of task id + tool + canonical arguments (RFC 8785 JSON canonicalization:
+ *   sorted keys, no whitespace, ECMAScript number formatting, so `{"b":1.0,"a":2}` and
+ *   `{"a":2,"b":1}` agree).
+ * - Same key again → the recorded result, nothing written but `repeats + 1` (outcome "replayed").
+ * - A new key whose fingerprint matches an effect the task already committed (a resumed or forked
+ *   run, or the agent repeating itself) → the recorded result marked `deduplicated: true`, recorded
+ *   under the new key too, no effect (outcome "deduplicated"), unless the tool is `repeatable`.
+ * - Internal effects (rows in our own database, e.g. the outbox) run in one transaction with the
+ *   ledger row: intent insert → effect → committed. An intent without a result can therefore never
+ *   be seen for them. Concurrent calls are serialised by a transaction-scoped advisory lock on
+ *   (task, fingerprint) and by the unique key, so exactly one effect happens.
+ * - External effects (performExternalEffect) record the intent in its own transaction before the
+ *   call and the result after it. A replay that finds an intent without a result asks the external
+ *   system through `resolveByKey` when the tool has one, and otherwise throws UnresolvedEffectError
+ *   so the agent loop escalates to a human instead of guessing.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** How a ledgered call was answered. */
+export type EffectOutcome = "performed" | "replayed" | "deduplicated";
+
+export interface EffectIdentity {
+  taskId: string;
+  runId: string;
+  stepId: string;
+}
+
+export interface LedgeredResult<R extends JsonObject> {
+  result: R;
+  outcome: EffectOutcome;
+  idempotencyKey: string;
+  fingerprint: string;
+}
+
+/** Idempotency key of the effect made by step `stepId` of run `runId` of task `taskId`. */
+export function idempotencyKeyFor({ taskId, runId, stepId }: EffectIdentity): string {
+  return `${taskId}:${runId}:${stepId}`;
+}
+
+/**
+ * RFC 8785 canonical JSON of `value` (package `canonicalize`). Throws ToolError `invalid_arguments`
+ * for values JSON cannot represent canonically (NaN, Infinity, lone surrogates in strings).
+ */
+export function canonicalJson(value: unknown): string {
+  try {
+    const text = canonicalize(value);
+    if (text === undefined) throw new Error("value is not representable as JSON");
+    return text;
+  } catch (error) {
+    throw new ToolError("invalid_arguments", `arguments: cannot be canonicalised as JSON (${(error as Error).message})`);
+  }
+}
+
+/** Fingerprint of an effect: hex sha256 of task id, tool name and canonical arguments, newline-separated. */
+export function fingerprintFor({ taskId, tool, args }: { taskId: string; tool: string; args: unknown }): string {
+  return createHash("sha256").update(`${taskId}\n${tool}\n${canonicalJson(args)}`).digest("hex");
+}
+
+/** Default marking of a deduplicated result: the recorded object with `deduplicated: true`. */
+function markDeduplicated<R extends JsonObject>(recorded: R): R {
+  return { ...recorded, deduplicated: true };
+}
+
+/** Thrown when an external effect has an intent but no result and nobody can tell whether it happened. */
+export class UnresolvedEffectError extends Error {
+  readonly idempotencyKey: string;
+  constructor(idempotencyKey: string, tool: string) {
+    super(
+      `side effect ${tool} with key ${idempotencyKey} was started but its result was never recorded, and the tool cannot ask the external system by key; a human must decide whether it happened`,
+    );
+    this.name = "UnresolvedEffectError";
+    this.idempotencyKey = idempotencyKey;
+  }
+}
+
+type Tx = Prisma.TransactionClient;
+
+interface EffectInput extends EffectIdentity {
+  prisma: PrismaClient;
+  tool: string;
+  /** Validated arguments; stored on the ledger row and fingerprinted. */
+  args: JsonObject;
+  /** Identical repeats by another step or run are legitimate: perform again instead of deduplicating. */
+  repeatable?: boolean;
+}
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
+
+/** Serialises every ledger decision for one (task, fingerprint) until the transaction ends. */
+async function lockFingerprint(tx: Tx, taskId: string, fingerprint: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`ledger:${taskId}:${fingerprint}`}, 0))`;
+}
+
+type LedgerDecision<R> =
+  | { kind: "answer"; result: R; outcome: "replayed" | "deduplicated" }
+  | { kind: "intent-without-result" }
+  | { kind: "new" };
+
+/**
+ * Looks at the ledger for `key`: a committed row answers with its result; a committed effect with
+ * the same fingerprint under another key answers deduplicated (and is recorded under `key`).
+ */
+async function decide<R extends JsonObject>(tx: Tx, input: EffectInput, key: string, fingerprint: string): Promise<LedgerDecision<R>> {
+  const existing = await tx.sideEffect.findUnique({ where: { idempotencyKey: key } });
+  if (existing) {
+    if (existing.fingerprint !== fingerprint) {
+      throw new ToolError(
+        "idempotency_conflict",
+        `step ${input.stepId} already performed ${existing.tool} with different arguments; an idempotency key cannot be reused for another effect`,
+      );
+    }
+    if (existing.status === "committed") {
+      await tx.sideEffect.update({ where: { id: existing.id }, data: { repeats: { increment: 1 } } });
+      return { kind: "answer", result: existing.result as R, outcome: "replayed" };
+    }
+    return { kind: "intent-without-result" };
+  }
+  if (!input.repeatable) {
+    const original = await tx.sideEffect.findFirst({
+      where: { taskId: input.taskId, fingerprint, status: "committed" },
+      orderBy: { createdAt: "asc" },
+    });
+    if (original) {
+      const result = markDeduplicated(original.result as R);
+      await tx.sideEffect.create({
+        data: {
+          idempotencyKey: key,
+          fingerprint,
+          taskId: input.taskId,
+          runId: input.runId,
+          stepId: input.stepId,
+          tool: input.tool,
+          arguments: input.args,
+          status: "committed",
+          result,
+          committedAt: new Date(),
+        },
+      });
+      return { kind: "answer", result, outcome: "deduplicated" };
+    }
+  }
+  return { kind: "new" };
+}
+
+/**
+ * Performs an effect that lives in Longhaul's own database exactly once per idempotency key, in one
+ * transaction with its ledger row (intent → `perform(tx)` → committed), then reaches the crash point
+ * `tool:after-side-effect`. `perform` must write only through `tx` and return a JSON object.
+ *
+ * Returns the result and how it was obtained (performed / replayed / deduplicated).
+ * Throws ToolError `idempotency_conflict` when the key was used with other arguments; database
+ * errors propagate (the durable step retries, and the rolled-back transaction left nothing behind).
+ */
+export async function performInternalEffect<R extends JsonObject>(
+  input: EffectInput & { perform: (tx: Tx, meta: { idempotencyKey: string }) => Promise<R> },
+): Promise<LedgeredResult<R>> {
+  const idempotencyKey = idempotencyKeyFor(input);
+  const fingerprint = fingerprintFor({ taskId: input.taskId, tool: input.tool, args: input.args });
+  const answer = await input.prisma.$transaction(async (tx) => {
+    await lockFingerprint(tx, input.taskId, fingerprint);
+    const decision = await decide<R>(tx, input, idempotencyKey, fingerprint);
+    if (decision.kind === "answer") return { result: decision.result, outcome: decision.outcome };
+    // "intent-without-result" cannot be seen here: intents of internal effects commit with their effect.
+    if (decision.kind === "intent-without-result") throw new UnresolvedEffectError(idempotencyKey, input.tool);
+    const inserted = await tx.sideEffect.createMany({
+      data: [
+        {
+          idempotencyKey,
+          fingerprint,
+          taskId: input.taskId,
+          runId: input.runId,
+          stepId: input.stepId,
+          tool: input.tool,
+          arguments: input.args,
+          status: "intent",
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (inserted.count === 0) {
+      // Another transaction committed the same key between our lookup and insert (different lock key
+      // only if fingerprints differ, which decide() would have reported); read its answer.
+      const again = await decide<R>(tx, input, idempotencyKey, fingerprint);
+      if (again.kind === "answer") return { result: again.result, outcome: again.outcome };
+      throw new UnresolvedEffectError(idempotencyKey, input.tool);
+    }
+    const result = await input.perform(tx, { idempotencyKey });
+    await tx.sideEffect.update({
+      where: { idempotencyKey },
+      data: { status: "committed", result, committedAt: new Date() },
+    });
+    return { result, outcome: "performed" as const };
+  }, TX_OPTIONS);
+  if (answer.outcome === "performed") crashPoint("tool:after-side-effect");
+  return { ...answer, idempotencyKey, fingerprint };
+}
+
+/**
+ * Performs an effect on an external system (mail provider, payment API) at most once per key, as far
+ * as the system allows: the intent is committed before `perform` is called and the result after it.
+ * - Same key, committed → the recorded result. Same fingerprint committed under another key →
+ *   deduplicated, as for internal effects.
+ * - Same key, intent without result (the process died mid-call) → `resolveByKey(key)`: a result means
+ *   the effect happened (it is recorded and returned); `null` means it did not (it is performed now).
+ *   Without `resolveByKey` → UnresolvedEffectError: stop and escalate, never guess.
+ * `perform` should pass the idempotency key on to the external system when it accepts one.
+ */
+export async function performExternalEffect<R extends JsonObject>(
+  input: EffectInput & {
+    perform: (meta: { idempotencyKey: string }) => Promise<R>;
+    resolveByKey?: (meta: { idempotencyKey: string }) => Promise<R | null>;
+  },
+): Promise<LedgeredResult<R>> {
+  const idempotencyKey = idempotencyKeyFor(input);
+  const fingerprint = fingerprintFor({ taskId: input.taskId, tool: input.tool, args: input.args });
+  const phase1 = await input.prisma.$transaction(async (tx) => {
+    await lockFingerprint(tx, input.taskId, fingerprint);
+    const decision = await decide<R>(tx, input, idempotencyKey, fingerprint);
+    if (decision.kind !== "new") return decision;
+    await tx.sideEffect.create({
+      data: {
+        idempotencyKey,
+        fingerprint,
+        taskId: input.taskId,
+        runId: input.runId,
+        stepId: input.stepId,
+        tool: input.tool,
+        arguments: input.args,
+        status: "intent",
+      },
+    });
+    return decision;
+  }, TX_OPTIONS);
+  if (phase1.kind === "answer") return { result: phase1.result, outcome: phase1.outcome, idempotencyKey, fingerprint };
+
+  let result: R | null = null;
+  if (phase1.kind === "intent-without-result") {
+    if (!input.resolveByKey) throw new UnresolvedEffectError(idempotencyKey, input.tool);
+    result = await input.resolveByKey({ idempotencyKey });
+  }
+  const performed = result === null;
+  if (result === null) result = await input.perform({ idempotencyKey });
+  await input.prisma.sideEffect.updateMany({
+    where: { idempotencyKey, status: "intent" },
+    data: { status: "committed", result, committedAt: new Date() },
+  });
+  if (performed) crashPoint("tool:after-side-effect");
+  return { result, outcome: performed ? "performed" : "replayed", idempotencyKey, fingerprint };
+}
+
+/**
+ * Effects a task committed, oldest first, optionally only those after `since` (e.g. the last
+ * checkpoint's time), so a resumed run can fold them into its completed steps.
+ */
+export async function listCommittedEffects({
+  prisma,
+  taskId,
+  since,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  since?: Date;
+}): Promise<Array<{ idempotencyKey: string; runId: string; stepId: string; tool: string; arguments: JsonValue; result: JsonValue; committedAt: Date | null }>> {
+  const rows = await prisma.sideEffect.findMany({
+    where: { taskId, status: "committed", ...(since ? { committedAt: { gt: since } } : {}) },
+    orderBy: [{ committedAt: "asc" }, { createdAt: "asc" }],
+  });
+  return rows.map((r) => ({
+    idempotencyKey: r.idempotencyKey,
+    runId: r.runId,
+    stepId: r.stepId,
+    tool: r.tool,
+    arguments: r.arguments as JsonValue,
+    result: (r.result ?? null) as JsonValue,
+    committedAt: r.committedAt,
+  }));
+}

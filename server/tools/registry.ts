@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { declareDeadEndTool } from "./declare-dead-end.ts";
+import { finishTool } from "./finish.ts";
+import { listFilesTool } from "./list-files.ts";
+import { readFileTool } from "./read-file.ts";
+import { recordFactTool } from "./record-fact.ts";
+import { searchFilesTool } from "./search-files.ts";
+import { sendEmailTool } from "./send-email.ts";
+import { ToolError, type ToolContext, type ToolDefinition, type ToolErrorCode } from "./types.ts";
+import { describeZodError, MAX_RAW_ARGUMENTS_BYTES } from "./validation.ts";
+import { utf8Bytes } from "./limits.ts";
+import { writeArtifactTool } from "./write-artifact.ts";
+
+export type { ToolContext, ToolDefinition, ToolErrorCode } from "./types.ts";
+export { ToolError } from "./types.ts";
+
+/** Every built-in tool by name (CONTRACTS.md "Tools"). */
+export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
+  (
+    [
+      listFilesTool,
+      readFileTool,
+      searchFilesTool,
+      recordFactTool,
+      writeArtifactTool,
+      sendEmailTool,
+      finishTool,
+      declareDeadEndTool,
+    ] as unknown as ToolDefinition[]
+  ).map((t) => [t.name, t]),
+);
+
+/** Names of all built-in tools, in contract order. */
+export const builtinToolNames: readonly string[] = [...builtinTools.keys()];
+
+/** The tool called `name`, or undefined. */
+export function getTool(name: string): ToolDefinition | undefined {
+  return builtinTools.get(name);
+}
+
+/** One entry of the OpenAI Chat Completions `tools` array. */
+export interface ChatCompletionTool {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/**
+ * The Chat Completions `tools` array for the given tool names (a profile's `tools`), in the order
+ * given; parameters are the zod schemas as JSON Schema (draft 2020-12, input side: defaulted
+ * arguments are optional). Throws Error naming the unknown names (a profile configuration error).
+ */
+export function toolDefinitions(names: readonly string[]): ChatCompletionTool[] {
+  const unknown = names.filter((n) => !builtinTools.has(n));
+  if (unknown.length > 0) throw new Error(`unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known: ${builtinToolNames.join(", ")}`);
+  return names.map((name) => {
+    const tool = builtinTools.get(name)!;
+    const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
+  });
+}
+
+/** What a tool call gave: the tool's output, or an error for the model to read. */
+export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error: { code: ToolErrorCode; message: string } };
+
+/**
+ * The tool gateway: runs one model tool call. `rawArguments` is the untrusted JSON text the model
+ * produced. Unknown tool, invalid JSON, arguments failing the schema, and agent-level failures (path
+ * outside the workspace, file not found…) give `{ok: false, error}` with a message naming the field
+ * and the limit. Never throws for bad input; throws only for infrastructure failures (database down,
+ * I/O errors other than not-found), so the durable step retries. Also throws UnresolvedEffectError
+ * (server/tools/ledger.ts) when an external effect's outcome is unknown: the caller escalates.
+ */
+export async function executeToolCall({
+  name,
+  rawArguments,
+  ctx,
+}: {
+  name: string;
+  rawArguments: string;
+  ctx: ToolContext;
+}): Promise<ToolCallResult> {
+  const fail = (code: ToolErrorCode, message: string): ToolCallResult => ({ ok: false, error: { code, message } });
+  const tool = builtinTools.get(name);
+  if (!tool) return fail("unknown_tool", `unknown tool ${JSON.stringify(name)}; available: ${builtinToolNames.join(", ")}`);
+
+  const size = utf8Bytes(rawArguments);
+  if (size > MAX_RAW_ARGUMENTS_BYTES) return fail("invalid_arguments", `arguments: must be ≤ ${MAX_RAW_ARGUMENTS_BYTES} bytes of JSON, got ${size}`);
+  let parsed: unknown;
+  try {
+    parsed = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
+  } catch (error) {
+    return fail("invalid_json", `arguments: not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return fail("invalid_arguments", `arguments: must be a JSON object, got ${Array.isArray(parsed) ? "array" : parsed === null ? "null" : typeof parsed}`);
+  }
+  const checked = tool.parameters.safeParse(parsed, { reportInput: true });
+  if (!checked.success) return fail("invalid_arguments", describeZodError(checked.error));
+
+  try {
+    return { ok: true, output: await tool.execute(checked.data, ctx) };
+  } catch (error) {
+    if (error instanceof ToolError) return fail(error.code, error.message);
+    throw error;
+  }
+}
