@@ -1,0 +1,113 @@
+import type { ModelUsage } from "./types.ts";
+
+/**
+ * Kinds of model-call failure, each with a fixed retry policy:
+ * - `rate_limited` 429 (retryable; `retryAfterMs` when the provider said how long)
+ * - `server`       5xx, or an error event inside the stream (retryable)
+ * - `timeout`      no response headers within `timeoutMs`, or no chunk within `chunkTimeoutMs` (retryable)
+ * - `stream_cut`   the response ended or broke before a `finish_reason` (retryable)
+ * - `network`      connection refused/reset before any response (retryable)
+ * - `bad_request`  other 4xx: bad parameters, unknown model, context too long (not retryable)
+ * - `auth`         401/403 (not retryable)
+ * - `aborted`      the caller's own AbortSignal fired (not retryable: the caller asked to stop)
+ */
+export type ModelCallErrorKind =
+  | "rate_limited"
+  | "server"
+  | "timeout"
+  | "stream_cut"
+  | "network"
+  | "bad_request"
+  | "auth"
+  | "aborted";
+
+const RETRYABLE: Record<ModelCallErrorKind, boolean> = {
+  rate_limited: true,
+  server: true,
+  timeout: true,
+  stream_cut: true,
+  network: true,
+  bad_request: false,
+  auth: false,
+  aborted: false,
+};
+
+/**
+ * The single error a model call raises. `billed` says whether the provider most likely charged the
+ * attempt: providers bill generated tokens, so a stream that was cut or stalled after tokens flowed
+ * and a non-streaming call abandoned while the provider was still generating are billed; a 429, a
+ * 4xx, a 5xx and a connection failure are not. `estimatedUsage` (counted locally with gpt-tokenizer)
+ * is set when `billed` is true, so the cost ledger can record the waste.
+ */
+export class ModelCallError extends Error {
+  readonly kind: ModelCallErrorKind;
+  readonly status: number | null;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | null;
+  readonly billed: boolean;
+  readonly latencyMs: number;
+  readonly estimatedUsage: ModelUsage | null;
+
+  constructor(options: {
+    kind: ModelCallErrorKind;
+    message: string;
+    status?: number | null;
+    retryAfterMs?: number | null;
+    billed?: boolean;
+    latencyMs?: number;
+    estimatedUsage?: ModelUsage | null;
+    cause?: unknown;
+  }) {
+    super(options.message, { cause: options.cause });
+    this.name = "ModelCallError";
+    this.kind = options.kind;
+    this.status = options.status ?? null;
+    this.retryable = RETRYABLE[options.kind];
+    this.retryAfterMs = options.retryAfterMs ?? null;
+    this.billed = options.billed ?? false;
+    this.latencyMs = options.latencyMs ?? 0;
+    this.estimatedUsage = options.estimatedUsage ?? null;
+  }
+}
+
+/** Minimal header access, satisfied by the Fetch API's `Headers` and by a plain lower-cased record. */
+export type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderSource | null | undefined, name: string): string | null {
+  if (!headers) return null;
+  if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get(name: string): string | null }).get(name);
+  const value = (headers as Record<string, string | string[] | undefined>)[name.toLowerCase()];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+/**
+ * How long a provider asked us to wait, in milliseconds, or null when it did not say.
+ *
+ * Sources, in order: `retry-after-ms` (OpenAI's extension, milliseconds, may be fractional), then
+ * `retry-after` as delta-seconds or as an HTTP-date (RFC 9110 §10.2.3), relative to `now` (ms since
+ * epoch). A date in the past gives 0. Unparseable or negative values give null.
+ */
+export function parseRetryAfter(headers: HeaderSource | null | undefined, now: number = Date.now()): number | null {
+  const ms = header(headers, "retry-after-ms");
+  if (ms !== null && ms.trim() !== "") {
+    const value = Number(ms.trim());
+    if (Number.isFinite(value) && value >= 0) return Math.ceil(value);
+  }
+  const raw = header(headers, "retry-after");
+  if (raw === null) return null;
+  const text = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  if (/^-/.test(text)) return null;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/** Maps an HTTP status of a failed response to an error kind (see ModelCallErrorKind). */
+export function kindForStatus(status: number): ModelCallErrorKind {
+  if (status === 429) return "rate_limited";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 408) return "timeout";
+  if (status >= 500) return "server";
+  return "bad_request";
+}

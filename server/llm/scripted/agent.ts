@@ -1,0 +1,116 @@
+import type { ChatMessage } from "../types.ts";
+import { listing, reading, readAgentContext, succeeded, type AgentAction, type AgentContext } from "./context.ts";
+import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
+
+/**
+ * The scripted agents: one decision function per model name, each a pure function of the request
+ * messages (no state across requests), so the same request always gets the same answer and a run
+ * resumed from a checkpoint carries on from its working set.
+ *
+ * - `scripted`: the competent agent (the license-audit demo, or a short look around for other goals)
+ * - `scripted-loop`: calls the same tool with identical arguments forever
+ * - `scripted-stall`: keeps calling tools and talking, never records a fact
+ * - `scripted-budget`: works productively (new facts every turn) and never finishes
+ * - `scripted-drift`: starts on the task, then its open question drifts to something unrelated
+ * - `scripted-dead-end`: looks around, then declares a dead end with a reason
+ * - `scripted-tool-failure`: calls a tool with malformed arguments, again and again
+ */
+export type ScriptedBehaviour = (ctx: AgentContext) => AgentAction;
+
+/** The competent agent for goals it has no plan for: list the workspace, read the README, note, finish. */
+export function decideGeneric(ctx: AgentContext): AgentAction {
+  const root = listing(ctx.calls, ".");
+  if (!root.complete && root.errors < 2) {
+    return { content: "I have no specific procedure for this goal; I'll look at the workspace first.", toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }] };
+  }
+  const readme = root.items.find((e) => e.type === "file" && /^readme(\.|$)/i.test(e.name));
+  const readmeRead = readme ? reading(ctx.calls, readme.name) : null;
+  if (readme && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
+    return { content: `Reading ${readme.name} to understand the project.`, toolCalls: [{ name: "read_file", arguments: { path: readme.name, limit: 4096 } }] };
+  }
+  const calls: AgentAction["toolCalls"] = [];
+  if (!("workspace:entries" in ctx.facts)) {
+    calls.push({
+      name: "record_fact",
+      arguments: { key: "workspace:entries", value: { count: root.items.length, sample: root.items.slice(0, 20).map((e) => (e.type === "dir" ? `${e.name}/` : e.name)) } },
+    });
+  }
+  const firstLine = readmeRead?.items.join("").split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l.length > 0) ?? null;
+  if (firstLine && !("workspace:readme" in ctx.facts)) calls.push({ name: "record_fact", arguments: { key: "workspace:readme", value: firstLine.slice(0, 300) } });
+  if (calls.length > 0) return { content: "Noting what I found.", toolCalls: calls };
+  const summary = root.complete
+    ? `The workspace has ${root.items.length} entries${firstLine ? `; its README starts with "${firstLine.slice(0, 120)}"` : ""}. I have no specific procedure for the goal "${ctx.goal.slice(0, 200)}", so I recorded what the workspace contains and stop here.`
+    : `The workspace could not be listed (${root.lastError?.message ?? "unknown error"}); I have no specific procedure for this goal.`;
+  return { content: null, toolCalls: [{ name: "finish", arguments: { result: summary } }] };
+}
+
+/** `scripted`: the license audit when the goal asks for it, otherwise decideGeneric. */
+export function decideCompetent(ctx: AgentContext): AgentAction {
+  const audit = parseLicenseAuditGoal(ctx.goal);
+  return audit ? decideLicenseAudit(ctx, audit) : decideGeneric(ctx);
+}
+
+const loop: ScriptedBehaviour = () => ({
+  content: "Let me check the workspace again.",
+  toolCalls: [{ name: "list_files", arguments: { path: "." } }],
+});
+
+const stall: ScriptedBehaviour = (ctx) => ({
+  content: `Still thinking about the best approach (attempt ${ctx.turns + 1}). Let me look around a bit more.`,
+  toolCalls: [{ name: "list_files", arguments: { path: ".", offset: ctx.turns, limit: 1 } }],
+});
+
+const budget: ScriptedBehaviour = (ctx) => ({
+  content: `Making progress: step ${ctx.turns + 1}.`,
+  toolCalls: [
+    { name: "list_files", arguments: { path: ".", offset: ctx.turns, limit: 1 } },
+    { name: "record_fact", arguments: { key: `progress:${ctx.turns + 1}`, value: { step: ctx.turns + 1, note: "examined one more workspace entry" } } },
+  ],
+});
+
+const drift: ScriptedBehaviour = (ctx) => {
+  if (ctx.turns < 2) return decideCompetent(ctx);
+  const n = ctx.turns - 1;
+  return {
+    content: "Actually, a more interesting question is how these libraries compare in bundle size and popularity. Let me look into that instead.",
+    toolCalls: [
+      { name: "record_fact", arguments: { key: "open_question", value: `Which JavaScript framework has the smallest bundle size and the most GitHub stars? (line of inquiry ${n})` } },
+      { name: "record_fact", arguments: { key: `tangent:${n}`, value: `Comparing framework popularity trends, part ${n}` } },
+    ],
+  };
+};
+
+const deadEnd: ScriptedBehaviour = (ctx) => {
+  if (!ctx.calls.some((c) => c.name === "list_files" && succeeded(c)) && ctx.turns === 0) {
+    return { content: "Checking what the workspace contains.", toolCalls: [{ name: "list_files", arguments: { path: "." } }] };
+  }
+  return {
+    content: null,
+    toolCalls: [{ name: "declare_dead_end", arguments: { reason: "The task cannot be completed: the information it needs is not available in the workspace and no tool can obtain it." } }],
+  };
+};
+
+const toolFailure: ScriptedBehaviour = (ctx) => ({
+  content: "Reading the file.",
+  toolCalls: [{ name: "read_file", arguments: ctx.turns % 2 === 0 ? '{"path": ' : '{"path": 42, "offset": "start"}' }],
+});
+
+/** Behaviours by model name (ARCHITECTURE.md: the scenario is chosen by the model name). */
+export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
+  scripted: decideCompetent,
+  "scripted-loop": loop,
+  "scripted-stall": stall,
+  "scripted-budget": budget,
+  "scripted-drift": drift,
+  "scripted-dead-end": deadEnd,
+  "scripted-tool-failure": toolFailure,
+};
+
+/**
+ * The next assistant action for a request to model `model`, or null when no scripted model has that
+ * name. Pure: depends only on `model` and `messages`.
+ */
+export function decideNextAction(model: string, messages: readonly ChatMessage[]): AgentAction | null {
+  const behaviour = SCRIPTED_MODELS[model];
+  return behaviour ? behaviour(readAgentContext(messages)) : null;
+}

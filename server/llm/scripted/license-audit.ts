@@ -1,0 +1,225 @@
+import { listing, reading, succeeded, type AgentAction, type AgentContext, type PastCall } from "./context.ts";
+import { auditSummary, isCopyleft, licenseCounts, licensesCsv, packageLicenseFromText, type PackageLicense } from "./licenses.ts";
+
+/**
+ * The competent agent's plan for the demo goal "Audit the licenses of the first N packages in
+ * node_modules …, email the summary to <address>" (CONTRACTS.md). A pure function of the context:
+ * everything it knows comes from the working set and the tool results in the request, so it picks up
+ * where a checkpoint left off. Fact keys it writes: `audit:packages` (the selected names, in order),
+ * `license:<name>` ({name, version, license[, note]}), `audit:report` (after the CSV), `audit:email`.
+ */
+
+export interface LicenseAuditGoal {
+  /** How many packages; null = all of them. */
+  limit: number | null;
+  /** Where to email the summary; null when the goal names no address. */
+  to: string | null;
+}
+
+export const ARTIFACT_NAME = "licenses.csv";
+const READS_PER_TURN = 5;
+const LISTS_PER_TURN = 10;
+const LIST_LIMIT = 1000;
+
+/** Recognises the demo goal; null for any other goal. */
+export function parseLicenseAuditGoal(goal: string): LicenseAuditGoal | null {
+  if (!/licen[cs]e/i.test(goal) || !/node_modules/i.test(goal)) return null;
+  const limit = /first\s+(\d+)/i.exec(goal)?.[1] ?? /(\d+)\s+packages/i.exec(goal)?.[1];
+  const to = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/.exec(goal)?.[0] ?? null;
+  return { limit: limit ? Number(limit) : null, to };
+}
+
+function isDirLike(entry: { name: string; type: string }): boolean {
+  return (entry.type === "dir" || entry.type === "symlink") && !entry.name.startsWith(".");
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+type Selection =
+  | { done: true; packages: string[] }
+  | { done: false; action: AgentAction };
+
+/**
+ * Works out the selected packages from the listings: top-level folders of node_modules plus the
+ * folders of each `@scope`, sorted by full name in code-point order, the first `limit`. Scopes are
+ * listed in order of their `@scope/` prefix, and listing stops early once the limit-th name known is
+ * smaller than the next scope's prefix (every name in that scope sorts after its prefix).
+ */
+function selectPackages(ctx: AgentContext, limit: number | null): Selection {
+  const root = listing(ctx.calls, "node_modules");
+  if (!root.complete) {
+    if (root.errors >= 2) {
+      return { done: false, action: { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `node_modules cannot be listed (${root.lastError?.code}: ${root.lastError?.message}); there are no packages to audit.` } }] } };
+    }
+    const args: Record<string, unknown> = { path: "node_modules", offset: root.nextOffset };
+    if (root.errors === 0) args.limit = LIST_LIMIT;
+    return { done: false, action: { content: root.nextOffset === 0 ? "I'll start by listing node_modules to find the packages." : "The listing continues; fetching the next page.", toolCalls: [{ name: "list_files", arguments: args }] } };
+  }
+  const known: string[] = [];
+  const scopes: string[] = [];
+  for (const entry of root.items) {
+    if (!isDirLike(entry)) continue;
+    if (entry.name.startsWith("@")) scopes.push(entry.name);
+    else known.push(entry.name);
+  }
+  scopes.sort((a, b) => byCodePoint(`${a}/`, `${b}/`));
+  const pending: { path: string; offset: number; limit: boolean }[] = [];
+  for (const scope of scopes) {
+    if (limit !== null && known.length >= limit) {
+      const sorted = [...known].sort(byCodePoint);
+      if (byCodePoint(sorted[limit - 1]!, `${scope}/`) < 0) break;
+    }
+    const state = listing(ctx.calls, `node_modules/${scope}`);
+    if (state.complete) {
+      for (const entry of state.items) if (isDirLike(entry)) known.push(`${scope}/${entry.name}`);
+    } else if (state.errors < 2) {
+      pending.push({ path: `node_modules/${scope}`, offset: state.nextOffset, limit: state.errors === 0 });
+    }
+  }
+  if (pending.length > 0) {
+    const batch = pending.slice(0, LISTS_PER_TURN);
+    return {
+      done: false,
+      action: {
+        content: `Listing ${batch.length} scope folder${batch.length === 1 ? "" : "s"} (${batch.map((p) => p.path.slice("node_modules/".length)).join(", ")}).`,
+        toolCalls: batch.map((p) => ({ name: "list_files", arguments: p.limit ? { path: p.path, offset: p.offset, limit: LIST_LIMIT } : { path: p.path, offset: p.offset } })),
+      },
+    };
+  }
+  known.sort(byCodePoint);
+  return { done: true, packages: limit === null ? known : known.slice(0, limit) };
+}
+
+function storedPackages(ctx: AgentContext): string[] | null {
+  const value = ctx.facts["audit:packages"];
+  return Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : null;
+}
+
+function asLicense(value: unknown, fallbackName: string): PackageLicense | null {
+  if (!value || typeof value !== "object") return null;
+  const record = value as Record<string, unknown>;
+  if (typeof record.license !== "string") return null;
+  return {
+    name: typeof record.name === "string" ? record.name : fallbackName,
+    version: typeof record.version === "string" ? record.version : null,
+    license: record.license,
+    ...(typeof record.note === "string" ? { note: record.note } : {}),
+  };
+}
+
+function lastSuccess(calls: readonly PastCall[], tool: string, match: (call: PastCall) => boolean = () => true): PastCall | undefined {
+  return [...calls].reverse().find((call) => call.name === tool && succeeded(call) && match(call));
+}
+
+function failures(calls: readonly PastCall[], tool: string): number {
+  let n = 0;
+  for (const call of calls) if (call.name === tool && call.error) n++;
+  return n;
+}
+
+function recordFailures(calls: readonly PastCall[], key: string): number {
+  let n = 0;
+  for (const call of calls) if (call.name === "record_fact" && call.error && call.args?.key === key) n++;
+  return n;
+}
+
+/** The next action of the competent agent on the license-audit goal. */
+export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): AgentAction {
+  const calls: AgentAction["toolCalls"] = [];
+  let packages = storedPackages(ctx);
+  const notes: string[] = [];
+  if (!packages) {
+    const selection = selectPackages(ctx, goal.limit);
+    if (!selection.done) return selection.action;
+    packages = selection.packages;
+    if (packages.length === 0) {
+      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: "node_modules contains no packages, so there is nothing to audit." } }] };
+    }
+    if (recordFailures(ctx.calls, "audit:packages") < 2) calls.push({ name: "record_fact", arguments: { key: "audit:packages", value: packages } });
+    notes.push(`Selected ${packages.length} packages (${packages[0]} … ${packages[packages.length - 1]}).`);
+  }
+
+  // Per package: a recorded fact, or a finished read to record, or a read to make.
+  const rows: PackageLicense[] = [];
+  const toRead: { name: string; offset: number }[] = [];
+  let missing = 0;
+  for (const name of packages) {
+    const key = `license:${name}`;
+    const fact = asLicense(ctx.facts[key], name);
+    if (fact) {
+      rows.push(fact);
+      continue;
+    }
+    const path = `node_modules/${name}/package.json`;
+    const read = reading(ctx.calls, path);
+    let info: PackageLicense | null = null;
+    if (read.complete) info = packageLicenseFromText(read.content, name);
+    else if (read.errors >= 2 || (read.errors === 1 && /not[_ ]?found|enoent/i.test(`${read.lastError?.code} ${read.lastError?.message}`))) {
+      info = { name, version: null, license: "UNKNOWN", note: `package.json could not be read (${read.lastError?.code}: ${read.lastError?.message})` };
+    }
+    if (info) {
+      if (recordFailures(ctx.calls, key) >= 2) {
+        rows.push(info); // recording keeps failing: report it anyway rather than loop
+        continue;
+      }
+      calls.push({ name: "record_fact", arguments: { key, value: info } });
+      if (info.note) notes.push(`${name}: ${info.note}; recording UNKNOWN.`);
+      missing++;
+      continue;
+    }
+    missing++;
+    toRead.push({ name, offset: read.nextOffset });
+  }
+  for (const item of toRead.slice(0, READS_PER_TURN)) {
+    calls.push({ name: "read_file", arguments: { path: `node_modules/${item.name}/package.json`, offset: item.offset } });
+  }
+  if (missing > 0) {
+    const recorded = calls.filter((c) => c.name === "record_fact" && String((c.arguments as Record<string, unknown>).key).startsWith("license:")).length;
+    const reads = Math.min(toRead.length, READS_PER_TURN);
+    const parts = [...notes];
+    if (recorded > 0) parts.push(`Recording the license of ${recorded} package${recorded === 1 ? "" : "s"}.`);
+    if (reads > 0) parts.push(`Reading ${reads} more package.json file${reads === 1 ? "" : "s"} (${packages.length - missing} of ${packages.length} done).`);
+    return { content: parts.join(" ") || null, toolCalls: calls };
+  }
+  if (calls.length > 0) return { content: notes.join(" ") || null, toolCalls: calls };
+
+  // Every package has its license: the CSV, then the email, then finish.
+  const counts = licenseCounts(rows);
+  const copyleft = rows.filter((row) => isCopyleft(row.license)).map((row) => row.name);
+  const reportDone = "audit:report" in ctx.facts || lastSuccess(ctx.calls, "write_artifact", (c) => c.args?.name === ARTIFACT_NAME) !== undefined;
+  if (!reportDone) {
+    if (failures(ctx.calls, "write_artifact") >= 2) {
+      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Writing ${ARTIFACT_NAME} failed twice; the audit results are in the working set but the report cannot be produced.` } }] };
+    }
+    return {
+      content: `All ${rows.length} licenses are recorded. Writing ${ARTIFACT_NAME}.`,
+      toolCalls: [{ name: "write_artifact", arguments: { name: ARTIFACT_NAME, mime: "text/csv", content: licensesCsv(rows) } }],
+    };
+  }
+  const subject = `License audit: ${rows.length} packages`;
+  const emailCall = lastSuccess(ctx.calls, "send_email");
+  const emailDone = "audit:email" in ctx.facts || emailCall !== undefined;
+  if (!emailDone) {
+    if (!goal.to) {
+      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: "The goal asks to email the summary but names no address to send it to." } }] };
+    }
+    if (failures(ctx.calls, "send_email") >= 2) {
+      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Sending the summary to ${goal.to} failed twice; ${ARTIFACT_NAME} is written.` } }] };
+    }
+    const toolCalls: AgentAction["toolCalls"] = [];
+    if (!("audit:report" in ctx.facts)) {
+      toolCalls.push({ name: "record_fact", arguments: { key: "audit:report", value: { artifact: ARTIFACT_NAME, rows: rows.length, copyleft: copyleft.length } } });
+    }
+    toolCalls.push({ name: "send_email", arguments: { to: goal.to, subject, body: auditSummary(rows, ARTIFACT_NAME) } });
+    return { content: `${ARTIFACT_NAME} is written. Emailing the summary to ${goal.to}.`, toolCalls };
+  }
+  const top = counts.slice(0, 3).map((c) => `${c.license} ${c.count}`).join(", ");
+  const result = `Audited ${rows.length} packages (${top}${counts.length > 3 ? ", …" : ""}); ${copyleft.length} copyleft${copyleft.length > 0 ? ` (${copyleft.join(", ")})` : ""}. CSV in ${ARTIFACT_NAME}; summary emailed to ${goal.to ?? "the requested address"}.`;
+  const toolCalls: AgentAction["toolCalls"] = [];
+  if (!("audit:email" in ctx.facts)) {
+    const messageId = emailCall && typeof (emailCall.result as { messageId?: unknown }).messageId === "string" ? (emailCall.result as { messageId: string }).messageId : null;
+    toolCalls.push({ name: "record_fact", arguments: { key: "audit:email", value: { to: goal.to, subject, messageId } } });
+  }
+  toolCalls.push({ name: "finish", arguments: { result } });
+  return { content: "The audit is complete.", toolCalls };
+}
