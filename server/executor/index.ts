@@ -1,0 +1,263 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { hostname } from "node:os";
+import { createPrismaClient, type PrismaClient } from "../db/client.ts";
+import { Executor, errorText } from "./engine.ts";
+import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
+import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyBearer } from "./util.ts";
+
+/** Options of {@link startExecutor}. */
+export interface StartExecutorOptions {
+  /** PostgreSQL URL with the `executor_*` tables migrated. */
+  databaseUrl: string;
+  /** TCP port to listen on (127.0.0.1 unless `host` is given); 0 = any free port. */
+  port: number;
+  host?: string;
+  /** INNGEST_SIGNING_KEY shared with the app (hex, optionally `signkey-<env>-` prefixed). */
+  signingKey: string;
+  /** INNGEST_EVENT_KEY accepted on `POST /e/{key}`. */
+  eventKey: string;
+  /** serve() URLs to sync in-band at start and re-sync periodically (retried until reachable). */
+  appUrls: string[];
+  /** Retry backoff table in ms; default Inngest's 15s…2h with jitter. When given, no jitter. */
+  backoffMs?: number[];
+  /** Send `ctx.fn_id`/`qi_id` so the SDK checkpoints steps asynchronously (§2.13). Default true. */
+  checkpointing?: boolean;
+  /** Lease length, ms (default 5000). Items of a dead executor are reclaimed after this. */
+  leaseMs?: number;
+  /** Items processed concurrently (default 16). */
+  workers?: number;
+  /** Idle poll interval of the queue, ms (default 100). */
+  pollMs?: number;
+  /** Interval between re-syncs of `appUrls` once synced, ms (default 60000); retries every 2 s until the first success. */
+  resyncMs?: number;
+  /** Instance name (default `executor@<host>:<port>`); leases of a previous process with this name are released at start. */
+  instance?: string;
+  /** One line per notable event (default: stderr with an `[executor]` prefix). */
+  log?: (line: string) => void;
+}
+
+/** A running executor. */
+export interface ExecutorHandle {
+  /** Origin the executor listens on, e.g. `http://127.0.0.1:8288` (use as the Inngest client's baseUrl). */
+  url: string;
+  /** Syncs one serve() URL in-band now. @throws RegistrationRefusedError or Error when unreachable. */
+  sync: (appUrl: string) => Promise<{ appId: string; functionIds: string[] }>;
+  /** Stops leasing, releases leases of in-flight requests, closes the HTTP server and the pool. */
+  stop: () => Promise<void>;
+  db: PrismaClient;
+}
+
+/**
+ * Starts Longhaul's embedded Inngest-compatible executor: an HTTP API (event API `POST /e/{key}`,
+ * `POST /fn/register`, `POST /v1/checkpoint/{runId}/async`, `GET /v1/runs/{id}`,
+ * `POST /v1/runs/{id}/cancel`, `GET /health`, `GET /dev`) over a PostgreSQL-backed engine
+ * ({@link Executor}). Signed mode only: every request to the app is signed with `signingKey`, and
+ * register/checkpoint calls must carry the SDK's hashed-key bearer token (INNGEST-PROTOCOL.md §2.9).
+ * @throws Error when the port cannot be bound or the database is unreachable.
+ */
+export async function startExecutor(options: StartExecutorOptions): Promise<ExecutorHandle> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`[executor] ${line}\n`));
+  const db = createPrismaClient(options.databaseUrl, { max: 20 });
+  await db.$queryRawUnsafe("SELECT 1");
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  const url = `http://${options.host && options.host !== "0.0.0.0" ? options.host : "127.0.0.1"}:${port}`;
+  const engine = new Executor({
+    db,
+    signingKey: options.signingKey,
+    backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+    jitter: options.backoffMs === undefined,
+    checkpointing: options.checkpointing ?? true,
+    leaseMs: options.leaseMs ?? 5000,
+    workers: options.workers ?? 16,
+    pollMs: options.pollMs ?? 100,
+    instance: options.instance ?? `executor@${hostname()}:${port}`,
+    requestTimeoutMs: 2 * 3_600_000,
+    log,
+  });
+  engine.url = url;
+
+  const sync = async (appUrl: string): Promise<{ appId: string; functionIds: string[] }> => {
+    const body = canonicalJson({ url: appUrl });
+    const res = await fetch(appUrl, {
+      method: "PUT",
+      headers: {
+        "content-type": "application/json",
+        "x-inngest-sync-kind": "in_band",
+        "x-inngest-server-kind": "cloud",
+        "x-inngest-signature": signBody(body, options.signingKey),
+      },
+      body,
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`sync of ${appUrl}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    const reply = JSON.parse(text) as { app_id?: string; functions?: FunctionConfig[]; sdk?: string; url?: string };
+    if (res.headers.get("x-inngest-sync-kind") !== "in_band" || !reply.app_id || !Array.isArray(reply.functions)) {
+      // The SDK refused in-band sync (INNGEST_ALLOW_IN_BAND_SYNC=0) and registered out of band instead.
+      log(`sync of ${appUrl}: the app answered out-of-band (${text.slice(0, 200)})`);
+      return { appId: "", functionIds: [] };
+    }
+    const result = await registerApp(db, { appId: reply.app_id, url: reply.url ?? appUrl, sdk: reply.sdk ?? "", functions: reply.functions });
+    log(`synced app ${reply.app_id} from ${appUrl} (in band): ${result.functionIds.join(", ")}`);
+    engine.wake();
+    return { appId: reply.app_id, functionIds: result.functionIds };
+  };
+
+  server.on("request", (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`HTTP ${req.method} ${req.url}: ${errorText(error)}`);
+      if (!res.headersSent) send(res, 500, { error: "internal error" });
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const method = req.method ?? "GET";
+    let m: RegExpExecArray | null;
+    if (method === "GET" && path === "/health") {
+      const [apps, functions, queue] = await Promise.all([db.executorApp.count(), db.executorFunction.count(), db.executorQueueItem.count()]);
+      return send(res, 200, { status: "ok", apps, functions, queued: queue });
+    }
+    if (method === "GET" && path === "/dev") {
+      const fns = await db.executorFunction.findMany({ orderBy: { id: "asc" } });
+      return send(res, 200, {
+        functions: fns.map((f) => {
+          const config = f.config as unknown as FunctionConfig;
+          return {
+            id: f.id,
+            name: f.name,
+            slug: f.id,
+            triggers: (config.triggers ?? []).map((t) => (t.cron ? { cron: t.cron } : { event: t.event })),
+            steps: [{ id: "step", name: "step", uri: f.url }],
+          };
+        }),
+      });
+    }
+    if (method === "POST" && (m = /^\/e\/([^/]+)\/?$/.exec(path))) {
+      if (decodeURIComponent(m[1]!) !== options.eventKey) return send(res, 401, { ids: [], status: 401, error: "event key not found" });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await readBody(req));
+      } catch {
+        return send(res, 400, { ids: [], status: 400, error: "body is not JSON" });
+      }
+      const list = (Array.isArray(parsed) ? parsed : [parsed]) as { name?: unknown }[];
+      const bad = list.findIndex((e) => !e || typeof e !== "object" || typeof e.name !== "string" || !e.name);
+      if (bad >= 0) return send(res, 400, { ids: [], status: 400, error: `event ${bad}: "name" (string) is required` });
+      const seed = req.headers["x-inngest-event-id-seed"];
+      const ids = await engine.ingest(list as { name: string }[], typeof seed === "string" ? seed : undefined);
+      return send(res, 200, { ids, status: 200 });
+    }
+    if (method === "POST" && path === "/fn/register") {
+      if (!verifyBearer(req.headers.authorization, options.signingKey)) return send(res, 401, { ok: false, status: 401, error: "invalid signing key" });
+      const body = JSON.parse(await readBody(req)) as { appName?: string; url?: string; sdk?: string; functions?: FunctionConfig[] };
+      if (!body.appName || !body.url || !Array.isArray(body.functions)) return send(res, 400, { ok: false, status: 400, error: "appName, url and functions are required" });
+      try {
+        const result = await registerApp(db, { appId: body.appName, url: body.url, sdk: body.sdk ?? "", functions: body.functions });
+        log(`registered app ${body.appName} (out of band): ${result.functionIds.join(", ")}`);
+        engine.wake();
+        return send(res, 200, { ok: true, modified: true });
+      } catch (error) {
+        if (error instanceof RegistrationRefusedError) {
+          log(`REFUSED registration of app ${body.appName}: ${error.problems.join("; ")}`);
+          return send(res, 400, { ok: false, status: 400, error: error.message });
+        }
+        throw error;
+      }
+    }
+    if (method === "POST" && (m = /^\/v1\/checkpoint\/([^/]+)\/async$/.exec(path))) {
+      if (!verifyBearer(req.headers.authorization, options.signingKey)) return send(res, 401, { error: "unauthorized" });
+      const body = JSON.parse(await readBody(req)) as { qi_id?: unknown; steps?: unknown };
+      const result = await engine.checkpoint(decodeURIComponent(m[1]!), body);
+      return result === "ok" ? send(res, 200, { data: {} }) : send(res, 409, { error: "stale dispatch" });
+    }
+    if (method === "GET" && (m = /^\/v1\/runs\/([^/]+)$/.exec(path))) {
+      const run = await db.executorRun.findUnique({ where: { id: decodeURIComponent(m[1]!) } });
+      if (!run) return send(res, 404, { error: "run not found" });
+      const steps = await db.executorStepResult.count({ where: { runId: run.id } });
+      return send(res, 200, {
+        id: run.id,
+        functionId: run.functionId,
+        status: run.status,
+        output: run.output,
+        error: run.error,
+        steps,
+        event: run.event,
+        createdAt: run.createdAt,
+        startedAt: run.startedAt,
+        endedAt: run.endedAt,
+      });
+    }
+    if (method === "POST" && (m = /^\/v1\/runs\/([^/]+)\/cancel$/.exec(path))) {
+      const id = decodeURIComponent(m[1]!);
+      const exists = await db.executorRun.findUnique({ where: { id }, select: { status: true } });
+      if (!exists) return send(res, 404, { error: "run not found" });
+      const cancelled = await engine.cancelRunById(id);
+      return send(res, cancelled ? 200 : 409, cancelled ? { id, status: "cancelled" } : { id, status: exists.status, error: "run already ended" });
+    }
+    return send(res, 404, { error: `no route for ${method} ${path}` });
+  }
+
+  await engine.start();
+
+  // Sync the configured apps: retry every 2 s until reachable, then re-sync periodically.
+  let stopped = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const syncLoop = (appUrl: string, delayMs: number): void => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      sync(appUrl).then(
+        () => !stopped && syncLoop(appUrl, options.resyncMs ?? 60_000),
+        (error: unknown) => {
+          log(`sync of ${appUrl} failed: ${errorText(error)}; retrying`);
+          if (!stopped) syncLoop(appUrl, error instanceof RegistrationRefusedError ? 30_000 : 2000);
+        },
+      );
+    }, delayMs);
+    timers.add(t);
+  };
+  for (const appUrl of options.appUrls) syncLoop(appUrl, 0);
+  log(`listening on ${url} (signed mode, checkpointing ${options.checkpointing ?? true ? "on" : "off"})`);
+
+  return {
+    url,
+    sync,
+    db,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      await engine.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await db.$disconnect();
+      log("stopped");
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "x-inngest-server-kind": "cloud", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export { Executor } from "./engine.ts";
+export { RegistrationRefusedError } from "./registry.ts";
