@@ -33,7 +33,20 @@ function isDirLike(entry: { name: string; type: string }): boolean {
   return (entry.type === "dir" || entry.type === "symlink") && !entry.name.startsWith(".");
 }
 
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Code-point order (not UTF-16 code units, which is what `<` compares): the order CONTRACTS.md sorts names in. */
+export function compareCodePoints(a: string, b: string): number {
+  const x = a[Symbol.iterator]();
+  const y = b[Symbol.iterator]();
+  for (;;) {
+    const cx = x.next();
+    const cy = y.next();
+    if (cx.done || cy.done) return cx.done && cy.done ? 0 : cx.done ? -1 : 1;
+    const d = cx.value.codePointAt(0)! - cy.value.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+}
+const byCodePoint = compareCodePoints;
+const PERMANENT_READ_ERROR = /not_found|not_a_file|not_a_directory|path_outside_workspace|enoent/i;
 
 type Selection =
   | { done: true; packages: string[] }
@@ -147,19 +160,19 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     const key = `license:${name}`;
     const fact = asLicense(ctx.facts[key], name);
     if (fact) {
-      rows.push(fact);
+      rows.push({ ...fact, name }); // the CSV names the package as selected (the folder), even for npm aliases
       continue;
     }
     const path = `node_modules/${name}/package.json`;
     const read = reading(ctx.calls, path);
     let info: PackageLicense | null = null;
     if (read.complete) info = packageLicenseFromText(read.content, name);
-    else if (read.errors >= 2 || (read.errors === 1 && /not[_ ]?found|enoent/i.test(`${read.lastError?.code} ${read.lastError?.message}`))) {
+    else if (read.errors >= 2 || (read.errors === 1 && PERMANENT_READ_ERROR.test(read.lastError?.code ?? ""))) {
       info = { name, version: null, license: "UNKNOWN", note: `package.json could not be read (${read.lastError?.code}: ${read.lastError?.message})` };
     }
     if (info) {
       if (recordFailures(ctx.calls, key) >= 2) {
-        rows.push(info); // recording keeps failing: report it anyway rather than loop
+        rows.push({ ...info, name }); // recording keeps failing: report it anyway rather than loop
         continue;
       }
       calls.push({ name: "record_fact", arguments: { key, value: info } });

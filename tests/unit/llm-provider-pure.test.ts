@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { kindForStatus, ModelCallError, parseRetryAfter } from "../../server/llm/errors.ts";
+import { resolveProvider } from "../../server/llm/provider.ts";
+import { countCompletionTokens, countTokens, tokenizePrompt } from "../../server/llm/tokens.ts";
+import { PrefixCache } from "../../server/llm/scripted/prefix-cache.ts";
+import type { ChatMessage } from "../../server/llm/types.ts";
+
+describe("parseRetryAfter", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  it("reads delta-seconds", () => {
+    expect(parseRetryAfter(new Headers({ "retry-after": "7" }), now)).toBe(7000);
+    expect(parseRetryAfter(new Headers({ "retry-after": "0.5" }), now)).toBe(500);
+  });
+  it("reads an HTTP date relative to now, never negative", () => {
+    expect(parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" }), now)).toBe(30_000);
+    expect(parseRetryAfter(new Headers({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" }), now)).toBe(0);
+  });
+  it("prefers retry-after-ms", () => {
+    expect(parseRetryAfter(new Headers({ "retry-after-ms": "1234.2", "retry-after": "9" }), now)).toBe(1235);
+  });
+  it("accepts a plain record and gives null for nothing or garbage", () => {
+    expect(parseRetryAfter({ "retry-after": "3" }, now)).toBe(3000);
+    expect(parseRetryAfter(new Headers(), now)).toBeNull();
+    expect(parseRetryAfter(new Headers({ "retry-after": "soon" }), now)).toBeNull();
+    expect(parseRetryAfter(new Headers({ "retry-after": "-5" }), now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
+  });
+});
+
+describe("error kinds", () => {
+  it("maps statuses", () => {
+    expect(kindForStatus(429)).toBe("rate_limited");
+    expect(kindForStatus(401)).toBe("auth");
+    expect(kindForStatus(403)).toBe("auth");
+    expect(kindForStatus(400)).toBe("bad_request");
+    expect(kindForStatus(404)).toBe("bad_request");
+    expect(kindForStatus(408)).toBe("timeout");
+    expect(kindForStatus(500)).toBe("server");
+    expect(kindForStatus(503)).toBe("server");
+  });
+  it("derives retryable from the kind", () => {
+    expect(new ModelCallError({ kind: "rate_limited", message: "x" }).retryable).toBe(true);
+    expect(new ModelCallError({ kind: "stream_cut", message: "x" }).retryable).toBe(true);
+    expect(new ModelCallError({ kind: "bad_request", message: "x" }).retryable).toBe(false);
+    expect(new ModelCallError({ kind: "auth", message: "x" }).retryable).toBe(false);
+  });
+});
+
+describe("resolveProvider", () => {
+  it("uses the local model server when nothing is configured", () => {
+    expect(resolveProvider({ env: {} })).toEqual({ baseUrl: "http://127.0.0.1:8787/v1", apiKey: null, source: "default_local" });
+    expect(resolveProvider({ env: { MODEL_PORT: "9999" } }).baseUrl).toBe("http://127.0.0.1:9999/v1");
+  });
+  it("uses OpenAI with only a key, OPENAI_BASE_URL when set, and the profile first", () => {
+    expect(resolveProvider({ env: { OPENAI_API_KEY: "sk-x" } })).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "sk-x", source: "openai" });
+    expect(resolveProvider({ env: { OPENAI_BASE_URL: "http://localhost:11434/v1/" } })).toEqual({ baseUrl: "http://localhost:11434/v1", apiKey: null, source: "env_base_url" });
+    expect(resolveProvider({ profileBaseUrl: "http://vllm:8000/v1", env: { OPENAI_BASE_URL: "http://other/v1", OPENAI_API_KEY: "k" } })).toEqual({
+      baseUrl: "http://vllm:8000/v1",
+      apiKey: "k",
+      source: "profile",
+    });
+  });
+});
+
+describe("token counting", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are a careful agent." },
+    { role: "user", content: "<goal>Say hello</goal>" },
+  ];
+  it("counts more for longer prompts and for tools", () => {
+    const base = countTokens(messages);
+    expect(base).toBeGreaterThan(10);
+    expect(countTokens([...messages, { role: "assistant", content: "hello there" }])).toBeGreaterThan(base);
+    expect(countTokens(messages, [{ type: "function", function: { name: "finish", parameters: { type: "object" } } }])).toBeGreaterThan(base);
+  });
+  it("keeps an extended conversation's token sequence a prefix-extension of the shorter one", () => {
+    const short = tokenizePrompt(messages);
+    const long = tokenizePrompt([...messages, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "finish", arguments: "{}" } }] }]);
+    expect(long.slice(0, short.length - 3)).toEqual(short.slice(0, short.length - 3));
+  });
+  it("counts completion tokens of content and tool calls", () => {
+    expect(countCompletionTokens(null, [])).toBe(0);
+    expect(countCompletionTokens("hello world", [])).toBe(2);
+    expect(countCompletionTokens(null, [{ name: "finish", arguments: '{"result":"ok"}' }])).toBeGreaterThan(3);
+  });
+});
+
+describe("PrefixCache", () => {
+  const seq = (n: number, salt = 0) => Array.from({ length: n }, (_, i) => (i * 7 + salt) % 50_000);
+  it("caches nothing on first sight and below 1024 tokens", () => {
+    const cache = new PrefixCache();
+    expect(cache.lookupAndStore(seq(3000))).toBe(0);
+    expect(cache.lookupAndStore(seq(1000))).toBe(0); // shared prefix of 896 tokens (7 blocks) < 1024
+  });
+  it("gives the longest shared prefix with any earlier prompt, rounded down to 128", () => {
+    const cache = new PrefixCache();
+    cache.lookupAndStore(seq(2000));
+    const extended = [...seq(2000), ...seq(500, 3)];
+    expect(cache.lookupAndStore(extended)).toBe(1920); // 15 full blocks of the 2000 shared tokens
+    expect(cache.lookupAndStore(extended)).toBe(2432); // identical prompt: all 19 full blocks
+    const diverging = [...seq(1300), ...seq(800, 1)];
+    expect(cache.lookupAndStore(diverging)).toBe(1280);
+  });
+});
