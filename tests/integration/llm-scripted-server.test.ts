@@ -1,0 +1,198 @@
+import OpenAI from "openai";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ModelCallError } from "../../server/llm/errors.ts";
+import { createChatCompletion, type ChatCompletionRequest } from "../../server/llm/provider.ts";
+import { startScriptedModelServer, type ScriptedModelServer } from "../../server/llm/scripted/server.ts";
+import type { ChatMessage, ToolSchema } from "../../server/llm/types.ts";
+import { freePort } from "../support/ports.ts";
+
+// A real scripted model server on a free port, driven through the real adapter (openai SDK over HTTP).
+
+let server: ScriptedModelServer;
+
+const GOAL = "Audit the licenses of the first 3 packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to audit@example.com, then finish.";
+const messages: ChatMessage[] = [
+  { role: "system", content: "You are a careful agent." },
+  { role: "user", content: `<goal>${GOAL}</goal>\n<working_set>{}</working_set>` },
+];
+const tools: ToolSchema[] = [
+  { type: "function", function: { name: "list_files", description: "List a directory", parameters: { type: "object", properties: { path: { type: "string" }, offset: { type: "integer" }, limit: { type: "integer" } } } } },
+  { type: "function", function: { name: "finish", description: "Finish", parameters: { type: "object", properties: { result: { type: "string" } }, required: ["result"] } } },
+];
+
+async function arm(fault: Record<string, unknown>) {
+  const res = await fetch(`${server.url}/control/faults`, { method: "POST", body: JSON.stringify(fault) });
+  expect(res.status).toBe(201);
+}
+
+async function stats() {
+  return (await (await fetch(`${server.url}/control/stats`)).json()) as { requests: number; completions: number; faultsServed: Record<string, number> };
+}
+
+function call(extra: Partial<ChatCompletionRequest> = {}) {
+  return createChatCompletion({ baseUrl: server.baseUrl, model: "scripted", messages, tools, ...extra });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ModelCallError);
+    return err as ModelCallError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  server = await startScriptedModelServer({ port: await freePort() });
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(async () => {
+  await fetch(`${server.url}/control/reset`, { method: "POST" });
+});
+
+describe("scripted model server through the provider adapter", () => {
+  it("answers health and models", async () => {
+    expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({ ok: true });
+    const models = await new OpenAI({ baseURL: server.baseUrl, apiKey: "x", maxRetries: 0 }).models.list();
+    expect(models.data.map((m) => m.id)).toEqual(expect.arrayContaining(["scripted", "scripted-loop", "scripted-tool-failure"]));
+  });
+
+  it("streams a tool call with usage, and gives the same answer without streaming", async () => {
+    const streamed = await call({ stream: true });
+    expect(streamed.finishReason).toBe("tool_calls");
+    expect(streamed.httpStatus).toBe(200);
+    expect(streamed.message.toolCalls).toHaveLength(1);
+    expect(streamed.message.toolCalls[0]!.name).toBe("list_files");
+    expect(JSON.parse(streamed.message.toolCalls[0]!.arguments)).toMatchObject({ path: "node_modules" });
+    expect(streamed.usageEstimated).toBe(false);
+    expect(streamed.usage.promptTokens).toBeGreaterThan(50);
+    expect(streamed.usage.completionTokens).toBeGreaterThan(5);
+
+    const plain = await call({ stream: false });
+    expect(plain.message).toEqual(streamed.message);
+    expect(plain.finishReason).toBe("tool_calls");
+    expect(plain.usage.promptTokens).toBe(streamed.usage.promptTokens);
+    expect(plain.usage.completionTokens).toBe(streamed.usage.completionTokens);
+  });
+
+  it("is deterministic: the same request gets the same answer, ids included", async () => {
+    const a = await call();
+    const b = await call();
+    expect(b.message).toEqual(a.message);
+    expect(b.responseId).toBe(a.responseId);
+    const other = await call({ messages: [...messages.slice(0, 1), { role: "user", content: "<goal>Summarise the project</goal>\n<working_set>{}</working_set>" }] });
+    expect(other.message.toolCalls[0]!.id).not.toBe(a.message.toolCalls[0]!.id);
+  });
+
+  it("reports cached tokens for a long shared prefix", async () => {
+    const long: ChatMessage[] = [{ role: "system", content: "Guidelines. ".repeat(800) }, ...messages.slice(1)];
+    const first = await call({ messages: long });
+    expect(first.usage.cachedTokens).toBe(0);
+    const second = await call({ messages: long });
+    expect(second.usage.cachedTokens).toBeGreaterThanOrEqual(1024);
+    expect(second.usage.cachedTokens % 128).toBe(0);
+    expect(second.usage.cachedTokens).toBeLessThanOrEqual(second.usage.promptTokens);
+    expect(second.usage.promptTokens - second.usage.cachedTokens).toBeLessThan(128);
+  });
+
+  it("surfaces a 429 as rate_limited with retryAfterMs, and the fault is used up", async () => {
+    await arm({ kind: "429", retryAfterSeconds: 7 });
+    const err = await failure(call());
+    expect(err.kind).toBe("rate_limited");
+    expect(err.status).toBe(429);
+    expect(err.retryAfterMs).toBe(7000);
+    expect(err.retryable).toBe(true);
+    expect(err.billed).toBe(false);
+    const next = await call();
+    expect(next.finishReason).toBe("tool_calls");
+    expect((await stats()).faultsServed).toEqual({ "429": 1 });
+  });
+
+  it("surfaces a 500 as a retryable server error, count times", async () => {
+    await arm({ kind: "500", count: 2 });
+    for (const stream of [true, false]) {
+      const err = await failure(call({ stream }));
+      expect(err.kind).toBe("server");
+      expect(err.status).toBe(500);
+      expect(err.retryable).toBe(true);
+    }
+    expect((await call()).finishReason).toBe("tool_calls");
+    const s = await stats();
+    expect(s.requests).toBe(3);
+    expect(s.completions).toBe(1);
+  });
+
+  it("only serves a fault to the model it names", async () => {
+    await arm({ kind: "500", model: "scripted-loop" });
+    expect((await call()).finishReason).toBe("tool_calls");
+    expect((await failure(call({ model: "scripted-loop" }))).kind).toBe("server");
+  });
+
+  it("turns a stall after headers into a timeout via the per-chunk watchdog", async () => {
+    await arm({ kind: "stall", stallMs: 60_000 });
+    const err = await failure(call({ stream: true, chunkTimeoutMs: 300 }));
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toMatch(/watchdog/);
+    expect(err.retryable).toBe(true);
+    expect(err.latencyMs).toBeLessThan(10_000);
+    expect((await call()).finishReason).toBe("tool_calls");
+  });
+
+  it("turns a stall before headers into a timeout via the request timeout", async () => {
+    await arm({ kind: "stall", stallMs: 60_000, phase: "before_headers" });
+    const err = await failure(call({ stream: false, timeoutMs: 300 }));
+    expect(err.kind).toBe("timeout");
+    expect(err.latencyMs).toBeLessThan(10_000);
+  });
+
+  it("reports a stream that ends without finish_reason as stream_cut, billed", async () => {
+    await arm({ kind: "cut" });
+    const err = await failure(call({ stream: true }));
+    expect(err.kind).toBe("stream_cut");
+    expect(err.retryable).toBe(true);
+    expect(err.billed).toBe(true);
+    expect(err.estimatedUsage?.promptTokens).toBeGreaterThan(0);
+    expect((await call()).finishReason).toBe("tool_calls");
+  });
+
+  it("reports a cut non-streaming body as stream_cut", async () => {
+    await arm({ kind: "cut" });
+    expect((await failure(call({ stream: false }))).kind).toBe("stream_cut");
+  });
+
+  it("classifies an unknown model as bad_request and a closed port as network", async () => {
+    const unknown = await failure(call({ model: "gpt-nope" }));
+    expect(unknown.kind).toBe("bad_request");
+    expect(unknown.status).toBe(404);
+    expect(unknown.retryable).toBe(false);
+    const closed = await failure(createChatCompletion({ baseUrl: `http://127.0.0.1:${await freePort()}/v1`, model: "scripted", messages }));
+    expect(closed.kind).toBe("network");
+    expect(closed.retryable).toBe(true);
+  });
+
+  it("honours the caller's abort signal", async () => {
+    await arm({ kind: "stall", stallMs: 60_000 });
+    const controller = new AbortController();
+    const pending = failure(call({ signal: controller.signal }));
+    setTimeout(() => controller.abort(), 100);
+    expect((await pending).kind).toBe("aborted");
+  });
+
+  it("lists and clears armed faults", async () => {
+    await arm({ kind: "429", count: 3 });
+    const listed = (await (await fetch(`${server.url}/control/faults`)).json()) as { faults: { kind: string; count: number }[] };
+    expect(listed.faults).toEqual([expect.objectContaining({ kind: "429", count: 3 })]);
+    expect((await fetch(`${server.url}/control/faults`, { method: "POST", body: JSON.stringify({ kind: "boom" }) })).status).toBe(400);
+    await fetch(`${server.url}/control/faults`, { method: "DELETE" });
+    expect((await call()).finishReason).toBe("tool_calls");
+  });
+
+  it("streams malformed tool arguments of scripted-tool-failure as raw strings", async () => {
+    const result = await call({ model: "scripted-tool-failure" });
+    expect(result.message.toolCalls[0]!.name).toBe("read_file");
+    expect(() => JSON.parse(result.message.toolCalls[0]!.arguments)).toThrow();
+  });
+});
