@@ -1,8 +1,12 @@
+import { demoRouter } from "./routers/demo.ts";
+import { profileRouter } from "./routers/profile.ts";
 import { taskRouter } from "./routers/task.ts";
 import { createCallerFactory, createTRPCRouter } from "./trpc.ts";
 
 export const appRouter = createTRPCRouter({
   task: taskRouter,
+  profile: profileRouter,
+  demo: demoRouter,
 });
 
 export type AppRouter = typeof appRouter;

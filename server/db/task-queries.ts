@@ -1,3 +1,4 @@
+import { AppError } from "../errors.ts";
 import type { PrismaClient } from "./client.ts";
 
 export const TASK_STATUSES = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"] as const;
@@ -70,5 +71,96 @@ export async function listTasks({
       };
     }),
     nextCursor: tasks.length > limit ? (page.at(-1)?.id ?? null) : null,
+  };
+}
+
+/** Everything the run page shows except step payloads (loaded per step). @throws AppError NOT_FOUND. */
+export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
+  const task = await prisma.task.findUnique({
+    where: { id: taskId },
+    include: {
+      profile: { select: { name: true, model: true, baseUrl: true } },
+      runs: { orderBy: { startedAt: "asc" } },
+      artifacts: { select: { id: true, name: true, mime: true, bytes: true, stepId: true, runId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
+      outbox: { orderBy: { createdAt: "asc" } },
+      facts: { where: { superseded: false }, orderBy: { createdAt: "asc" } },
+    },
+  });
+  if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
+  const [usage] = await prisma.$queryRaw<{ steps: bigint; prompt: bigint | null; cached: bigint | null; completion: bigint | null }[]>`
+    SELECT count(s.id) AS steps, sum(s."promptTokens") AS prompt, sum(s."cachedTokens") AS cached, sum(s."completionTokens") AS completion
+    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId} AND s.kind IN ('model','tool')`;
+  const [cost] = await prisma.$queryRaw<{ usd: string | null; wasted: string | null; calls: bigint }[]>`
+    SELECT sum(m."costUsd")::text AS usd, sum(CASE WHEN m.cause <> 'productive' THEN m."costUsd" ELSE 0 END)::text AS wasted, count(*) AS calls
+    FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${taskId}`;
+  return {
+    id: task.id,
+    goal: task.goal,
+    status: task.status,
+    profile: task.profile,
+    stepBudget: task.stepBudget,
+    tokenBudget: task.tokenBudget,
+    workspace: task.workspace,
+    input: task.input,
+    result: task.result,
+    deadEndReason: task.deadEndReason,
+    error: task.error,
+    createdAt: task.createdAt,
+    startedAt: task.startedAt,
+    endedAt: task.endedAt,
+    runs: task.runs.map((r) => ({ id: r.id, cause: r.cause, status: r.status, endReason: r.endReason, error: r.error, startedAt: r.startedAt, endedAt: r.endedAt })),
+    artifacts: task.artifacts,
+    outbox: task.outbox.map((m) => ({ id: m.id, messageId: m.messageId, to: m.to, subject: m.subject, body: m.body, createdAt: m.createdAt, stepId: m.stepId })),
+    facts: task.facts.map((f) => ({ key: f.key, value: f.value, sourceStepId: f.sourceStepId, runId: f.runId, createdAt: f.createdAt })),
+    usage: {
+      steps: Number(usage?.steps ?? 0),
+      promptTokens: Number(usage?.prompt ?? 0),
+      cachedTokens: Number(usage?.cached ?? 0),
+      completionTokens: Number(usage?.completion ?? 0),
+      costUsd: Number(cost?.usd ?? 0),
+      wastedUsd: Number(cost?.wasted ?? 0),
+      modelCalls: Number(cost?.calls ?? 0),
+    },
+  };
+}
+
+/**
+ * Step summaries of a task's runs in timeline order, without payloads (arguments/outputs load per
+ * step). Paged by (run start, index): `afterIndex` within `runId`. `limit` 1–2000.
+ */
+export async function listSteps({ prisma, taskId, limit = 2000 }: { prisma: PrismaClient; taskId: string; limit?: number }) {
+  const rows = await prisma.step.findMany({
+    where: { run: { taskId } },
+    orderBy: [{ run: { startedAt: "asc" } }, { index: "asc" }],
+    take: limit,
+    select: {
+      runId: true,
+      stepId: true,
+      index: true,
+      kind: true,
+      tool: true,
+      status: true,
+      summary: true,
+      error: true,
+      attempts: true,
+      promptTokens: true,
+      cachedTokens: true,
+      completionTokens: true,
+      startedAt: true,
+      endedAt: true,
+      durationMs: true,
+    },
+  });
+  return rows;
+}
+
+/** One step with its payloads (arguments, output) and its model calls. @throws AppError NOT_FOUND. */
+export async function getStepOrThrow({ prisma, runId, stepId }: { prisma: PrismaClient; runId: string; stepId: string }) {
+  const step = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } } });
+  if (!step) throw new AppError("NOT_FOUND", `step ${stepId} of run ${runId} not found`);
+  const modelCalls = await prisma.modelCall.findMany({ where: { runId, stepId }, orderBy: { createdAt: "asc" } });
+  return {
+    ...step,
+    modelCalls: modelCalls.map((m) => ({ ...m, costUsd: Number(m.costUsd) })),
   };
 }

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { listTasks, TASK_STATUSES } from "../../db/task-queries.ts";
+import { prismaCancelPorts } from "../../db/cancel-ports.ts";
+import { prismaLaunchPorts } from "../../db/launch-ports.ts";
+import { getStepOrThrow, getTaskDetailOrThrow, listSteps, listTasks, TASK_STATUSES } from "../../db/task-queries.ts";
+import { cancelTask } from "../../domain/cancel-task.ts";
+import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
+import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { createTRPCRouter, publicProcedure } from "../trpc.ts";
 
 export const listTasksInputSchema = z.object({
@@ -8,6 +13,21 @@ export const listTasksInputSchema = z.object({
   limit: z.number().int().min(1).max(200).default(50),
 });
 
+const taskIdSchema = z.object({ taskId: z.string().min(1).max(100) });
+
 export const taskRouter = createTRPCRouter({
   list: publicProcedure.input(listTasksInputSchema).query(({ ctx, input }) => listTasks({ prisma: ctx.prisma, ...input })),
+  get: publicProcedure.input(taskIdSchema).query(({ ctx, input }) => getTaskDetailOrThrow({ prisma: ctx.prisma, taskId: input.taskId })),
+  steps: publicProcedure
+    .input(taskIdSchema.extend({ limit: z.number().int().min(1).max(5000).default(2000) }))
+    .query(({ ctx, input }) => listSteps({ prisma: ctx.prisma, taskId: input.taskId, limit: input.limit })),
+  step: publicProcedure
+    .input(z.object({ runId: z.string().min(1).max(100), stepId: z.string().min(1).max(200) }))
+    .query(({ ctx, input }) => getStepOrThrow({ prisma: ctx.prisma, ...input })),
+  launch: publicProcedure
+    .input(launchTaskInputSchema)
+    .mutation(({ ctx, input }) => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }) })),
+  cancel: publicProcedure
+    .input(taskIdSchema)
+    .mutation(({ ctx, input }) => cancelTask({ taskId: input.taskId, actor: ctx.actor, ports: prismaCancelPorts({ prisma: ctx.prisma, sendRunCancelled }) })),
 });

@@ -1,0 +1,16 @@
+import { DEMO_DEFAULT_LIMIT, licenseAuditGoal } from "../../tools/demo/license-audit.ts";
+import { createTRPCRouter, publicProcedure } from "../trpc.ts";
+
+export const demoRouter = createTRPCRouter({
+  /** The demos offered in the launch form. */
+  list: publicProcedure.query(() => [
+    {
+      kind: "license-audit" as const,
+      title: "License audit of node_modules",
+      description: "Reads each package.json in this project's node_modules, records name, version and license, writes licenses.csv and emails a summary.",
+      defaultLimit: DEMO_DEFAULT_LIMIT,
+      goalPreview: licenseAuditGoal(DEMO_DEFAULT_LIMIT),
+      workspace: process.env.LONGHAUL_WORKSPACE || process.cwd(),
+    },
+  ]),
+});

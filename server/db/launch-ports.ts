@@ -1,0 +1,66 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { ulid } from "ulid";
+import type { LaunchPorts } from "../domain/launch-task.ts";
+import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
+import type { PrismaClient } from "./client.ts";
+
+/**
+ * The launch's ports over Prisma, with `sendRunStarted` supplied by the caller (the Inngest client
+ * in the web app; tests may pass their own).
+ */
+export function prismaLaunchPorts({
+  prisma,
+  sendRunStarted,
+  defaultWorkspace = process.env.LONGHAUL_WORKSPACE || process.cwd(),
+}: {
+  prisma: PrismaClient;
+  sendRunStarted: LaunchPorts["sendRunStarted"];
+  defaultWorkspace?: string;
+}): LaunchPorts {
+  return {
+    defaultWorkspace: resolve(defaultWorkspace),
+    newId: (prefix) => `${prefix}_${ulid().toLowerCase()}`,
+    demoGoal: licenseAuditGoal,
+    async findTaskByLaunchKey(launchKey) {
+      const task = await prisma.task.findUnique({ where: { launchKey }, include: { runs: { orderBy: { startedAt: "asc" }, take: 1 } } });
+      return task ? { taskId: task.id, runId: task.runs[0]?.id ?? null } : null;
+    },
+    async findProfile(name) {
+      const p = await prisma.agentProfile.findUnique({ where: { name } });
+      return p ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget } : null;
+    },
+    async workspaceIsDirectory(path) {
+      try {
+        return (await stat(path)).isDirectory();
+      } catch {
+        return false;
+      }
+    },
+    async createTaskWithRun(d) {
+      await prisma.$transaction([
+        prisma.task.create({
+          data: {
+            id: d.taskId,
+            goal: d.goal,
+            profileId: d.profileId,
+            stepBudget: d.stepBudget,
+            tokenBudget: d.tokenBudget,
+            workspace: resolve(d.workspace),
+            input: d.input as never,
+            launchKey: d.launchKey,
+            createdBy: d.createdBy,
+          },
+        }),
+        prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),
+      ]);
+    },
+    sendRunStarted,
+    async failLaunch({ taskId, runId }, error) {
+      await prisma.$transaction([
+        prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", error, endedAt: new Date() } }),
+        prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),
+      ]);
+    },
+  };
+}

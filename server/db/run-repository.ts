@@ -1,0 +1,212 @@
+import type { Prisma, PrismaClient } from "./client.ts";
+
+/** What the agent-run function needs to start a run: the task, its profile, the working set. */
+export interface RunStart {
+  taskId: string;
+  runId: string;
+  goal: string;
+  workspace: string;
+  stepBudget: number;
+  tokenBudget: number | null;
+  profile: {
+    name: string;
+    model: string;
+    baseUrl: string | null;
+    tools: string[];
+    systemPrompt: string;
+    contextWindow: number;
+    /** USD per million tokens, null = use the price package. */
+    prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
+  };
+  workingSet: Record<string, unknown>;
+}
+
+/**
+ * Loads the start state of a run and moves task and run to `running` with guarded writes (the task
+ * only from `queued`/`running`, so a cancelled task stays cancelled).
+ * @throws Error when the task or run does not exist (the event names rows that must be there).
+ */
+export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient; taskId: string; runId: string }): Promise<RunStart> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, include: { profile: true } });
+  const run = await prisma.run.findUnique({ where: { id: runId } });
+  if (!task || !run || run.taskId !== taskId) throw new Error(`run ${runId} of task ${taskId} not found`);
+  await prisma.task.updateMany({
+    where: { id: taskId, status: { in: ["queued", "running"] } },
+    data: { status: "running", startedAt: task.startedAt ?? new Date() },
+  });
+  const facts = await prisma.fact.findMany({ where: { taskId, superseded: false }, orderBy: { createdAt: "asc" } });
+  const input = (task.input ?? {}) as { facts?: Record<string, unknown> };
+  const workingSet: Record<string, unknown> = { ...(input.facts ?? {}) };
+  for (const f of facts) workingSet[f.key] = f.value;
+  return {
+    taskId,
+    runId,
+    goal: task.goal,
+    workspace: task.workspace,
+    stepBudget: task.stepBudget,
+    tokenBudget: task.tokenBudget,
+    profile: {
+      name: task.profile.name,
+      model: task.profile.model,
+      baseUrl: task.profile.baseUrl,
+      tools: task.profile.tools,
+      systemPrompt: task.profile.systemPrompt,
+      contextWindow: task.profile.contextWindow,
+      prices: {
+        inputPerMTok: task.profile.inputPricePerMTok === null ? null : Number(task.profile.inputPricePerMTok),
+        cachedPerMTok: task.profile.cachedPricePerMTok === null ? null : Number(task.profile.cachedPricePerMTok),
+        outputPerMTok: task.profile.outputPricePerMTok === null ? null : Number(task.profile.outputPricePerMTok),
+      },
+    },
+    workingSet,
+  };
+}
+
+/**
+ * Marks step `stepId` of `runId` as started: creates its row, or on a re-execution (retry, replay
+ * after a crash) bumps `attempts` and sets it running again. Upsert keyed by (runId, stepId), so a
+ * re-executed step never duplicates its row. Returns the attempt count and whether it had completed
+ * before (a replay whose memoized result was lost).
+ */
+export async function beginStep({
+  prisma,
+  runId,
+  stepId,
+  index,
+  kind,
+  tool,
+  args,
+}: {
+  prisma: PrismaClient;
+  runId: string;
+  stepId: string;
+  index: number;
+  kind: "model" | "tool" | "checkpoint" | "human";
+  tool?: string;
+  args?: Prisma.InputJsonValue;
+}): Promise<{ attempts: number; completedBefore: boolean }> {
+  const before = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } }, select: { status: true } });
+  const row = await prisma.step.upsert({
+    where: { runId_stepId: { runId, stepId } },
+    create: { runId, stepId, index, kind, tool: tool ?? null, arguments: args ?? undefined, status: "running" },
+    update: { attempts: { increment: 1 }, status: "running", error: null },
+    select: { attempts: true },
+  });
+  return { attempts: row.attempts, completedBefore: before?.status === "completed" };
+}
+
+/** Records the end of a step (completed or failed) with its output, tokens and duration. */
+export async function endStep({
+  prisma,
+  runId,
+  stepId,
+  status,
+  output,
+  error,
+  summary,
+  usage,
+}: {
+  prisma: PrismaClient;
+  runId: string;
+  stepId: string;
+  status: "completed" | "failed";
+  output?: Prisma.InputJsonValue;
+  error?: string;
+  summary?: string;
+  usage?: { promptTokens: number; cachedTokens: number; completionTokens: number };
+}): Promise<void> {
+  const row = await prisma.step.findUniqueOrThrow({ where: { runId_stepId: { runId, stepId } }, select: { startedAt: true } });
+  const endedAt = new Date();
+  await prisma.step.update({
+    where: { runId_stepId: { runId, stepId } },
+    data: {
+      status,
+      output: output ?? undefined,
+      error: error ?? null,
+      summary: summary ?? undefined,
+      endedAt,
+      durationMs: endedAt.getTime() - row.startedAt.getTime(),
+      ...(usage ?? {}),
+    },
+  });
+}
+
+/** One row per model HTTP attempt (ARCHITECTURE.md, "Cost"). */
+export async function recordModelCall({
+  prisma,
+  ...data
+}: {
+  prisma: PrismaClient;
+  runId: string;
+  stepId: string;
+  attempt: number;
+  model: string;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  status: "ok" | "error";
+  httpStatus: number | null;
+  billed: boolean;
+  cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded";
+  latencyMs: number;
+  error?: string;
+  costUsd: number;
+}): Promise<void> {
+  await prisma.modelCall.create({ data: { ...data, costUsd: data.costUsd.toFixed(8) } });
+}
+
+/**
+ * Ends a run and its task with guarded compare-and-swap writes: only a `running` run ends, and the
+ * task follows its latest run unless a person already cancelled it. Returns false when the run was
+ * not running (a duplicate delivery or a cancel won the race): nothing is written then.
+ */
+export async function finishRun({
+  prisma,
+  taskId,
+  runId,
+  runStatus,
+  taskStatus,
+  endReason,
+  result,
+  deadEndReason,
+  error,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  runStatus: "completed" | "dead_end" | "failed" | "escalated";
+  taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
+  endReason?: string;
+  result?: Prisma.InputJsonValue;
+  deadEndReason?: string;
+  error?: string;
+}): Promise<boolean> {
+  const now = new Date();
+  return prisma.$transaction(async (tx) => {
+    const ended = await tx.run.updateMany({
+      where: { id: runId, status: "running" },
+      data: { status: runStatus, endReason: endReason ?? null, endedAt: now, error: error ?? null },
+    });
+    if (ended.count === 0) return false;
+    await tx.task.updateMany({
+      where: { id: taskId, status: { notIn: ["cancelled"] } },
+      data: {
+        status: taskStatus,
+        endedAt: taskStatus === "waiting_for_human" ? null : now,
+        result: result ?? undefined,
+        deadEndReason: deadEndReason ?? null,
+        error: error ?? null,
+      },
+    });
+    return true;
+  });
+}
+
+/** Model + tool steps taken by all runs of a task, and their tokens (for the ceilings). */
+export async function taskUsage({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ steps: number; tokens: number }> {
+  const rows = await prisma.$queryRaw<{ steps: bigint; tokens: bigint | null }[]>`
+    SELECT count(*) AS steps, sum(s."promptTokens" + s."completionTokens") AS tokens
+    FROM step s JOIN run r ON r.id = s."runId"
+    WHERE r."taskId" = ${taskId} AND s.kind IN ('model', 'tool')`;
+  return { steps: Number(rows[0]?.steps ?? 0), tokens: Number(rows[0]?.tokens ?? 0) };
+}

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { AppError } from "../errors.ts";
+
+/** Launch input as the form, the CLI and the API send it (validated at the tRPC boundary). */
+export const launchTaskInputSchema = z
+  .object({
+    goal: z.string().trim().min(1, "goal: must not be empty").max(20_000, "goal: at most 20000 characters").optional(),
+    demo: z
+      .object({
+        kind: z.literal("license-audit"),
+        limit: z.number().int().min(1, "demo.limit: at least 1").max(5_000, "demo.limit: at most 5000"),
+        emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
+      })
+      .optional(),
+    profile: z.string().min(1).max(100).default("scripted"),
+    stepBudget: z.number().int().min(1, "stepBudget: at least 1").max(100_000, "stepBudget: at most 100000").optional(),
+    tokenBudget: z.number().int().min(1).max(1_000_000_000).optional(),
+    workspace: z.string().min(1).max(4_096).optional(),
+    facts: z.record(z.string().max(200), z.unknown()).optional(),
+    /** Client-chosen key: the same key launches once (double clicks, retried requests). */
+    launchKey: z.string().min(8).max(100).optional(),
+  })
+  .refine((v) => Boolean(v.goal) !== Boolean(v.demo), { message: "give either goal or demo, not both and not neither", path: ["goal"] });
+
+export type LaunchTaskInput = z.input<typeof launchTaskInputSchema>;
+
+/** Ports the launch needs (implemented over Prisma and Inngest in server/db and server/inngest). */
+export interface LaunchPorts {
+  findTaskByLaunchKey(launchKey: string): Promise<{ taskId: string; runId: string | null } | null>;
+  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null } | null>;
+  workspaceIsDirectory(path: string): Promise<boolean>;
+  createTaskWithRun(data: {
+    taskId: string;
+    runId: string;
+    goal: string;
+    profileId: string;
+    stepBudget: number;
+    tokenBudget: number | null;
+    workspace: string;
+    input: Record<string, unknown>;
+    launchKey: string | null;
+    createdBy: string;
+  }): Promise<void>;
+  sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
+  failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
+  newId(prefix: "task" | "run"): string;
+  demoGoal(limit: number, emailTo?: string): string;
+  defaultWorkspace: string;
+}
+
+/** Step budget a demo gets when none is given: ~2.2 steps per package plus room (limit ≥ 1). */
+export function demoStepBudget(limit: number): number {
+  return Math.ceil(limit * 2.2) + 60;
+}
+
+/**
+ * Launches a task: creates Task (queued) + Run (initial) and sends `longhaul/run.started`.
+ * Idempotent on `launchKey`: a repeat returns the first launch's ids and creates nothing.
+ *
+ * @throws AppError BAD_INPUT (unknown profile, workspace not a directory), UNAVAILABLE (the event
+ *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
+ */
+export async function launchTask({ input, actor, ports }: { input: z.output<typeof launchTaskInputSchema>; actor: string; ports: LaunchPorts }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
+  if (input.launchKey) {
+    const existing = await ports.findTaskByLaunchKey(input.launchKey);
+    if (existing) return { taskId: existing.taskId, runId: existing.runId ?? "", deduplicated: true };
+  }
+  const profile = await ports.findProfile(input.profile);
+  if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
+  const workspace = input.workspace ?? ports.defaultWorkspace;
+  if (!(await ports.workspaceIsDirectory(workspace))) throw new AppError("BAD_INPUT", `workspace: "${workspace}" is not a directory on the server`);
+
+  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo) : input.goal!;
+  const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);
+  const taskId = ports.newId("task");
+  const runId = ports.newId("run");
+  await ports.createTaskWithRun({
+    taskId,
+    runId,
+    goal,
+    profileId: profile.id,
+    stepBudget,
+    tokenBudget: input.tokenBudget ?? profile.tokenBudget,
+    workspace,
+    input: { ...(input.demo ? { demo: input.demo.kind, limit: input.demo.limit } : {}), ...(input.facts ? { facts: input.facts } : {}) },
+    launchKey: input.launchKey ?? null,
+    createdBy: actor,
+  });
+  try {
+    await ports.sendRunStarted({ taskId, runId });
+  } catch (error) {
+    const reason = `could not deliver longhaul/run.started to the executor: ${error instanceof Error ? error.message : String(error)}`;
+    await ports.failLaunch({ taskId, runId }, reason);
+    throw new AppError("UNAVAILABLE", reason, { cause: error });
+  }
+  return { taskId, runId, deduplicated: false };
+}
