@@ -470,9 +470,11 @@ export class Executor {
       }
       for (const item of leased) {
         this.inFlight += 1;
+        const heartbeat = this.heartbeat(item);
         const p = this.process(item)
           .catch((error: unknown) => this.o.log(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; lease left to expire`))
           .finally(() => {
+            clearInterval(heartbeat);
             this.inFlight -= 1;
             this.active.delete(p);
             this.wake();
@@ -513,6 +515,23 @@ export class Executor {
       owner,
       limit,
     );
+  }
+
+  /**
+   * Renews the lease of `item` every leaseMs/3 while it is being processed (a request may run for
+   * hours, §7.1 item 4); an executor that dies stops renewing and the item is reclaimed.
+   */
+  private heartbeat(item: QueueItem): NodeJS.Timeout {
+    return setInterval(() => {
+      this.o.db
+        .$executeRawUnsafe(
+          `UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($1 * interval '1 millisecond') WHERE id = $2 AND owner = $3`,
+          this.o.leaseMs,
+          item.id,
+          item.owner,
+        )
+        .catch((error: unknown) => this.o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`));
+    }, Math.max(50, Math.floor(this.o.leaseMs / 3)));
   }
 
   /** Puts a leased item back unchanged (same attempt) to run after `delayMs`. */
@@ -644,14 +663,6 @@ export class Executor {
 
     const controller = new AbortController();
     this.controllers.add(controller);
-    const heartbeat = setInterval(() => {
-      db.$executeRawUnsafe(
-        `UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($1 * interval '1 millisecond') WHERE id = $2 AND owner = $3`,
-        this.o.leaseMs,
-        item.id,
-        item.owner,
-      ).catch((error: unknown) => this.o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`));
-    }, Math.max(50, Math.floor(this.o.leaseMs / 3)));
     const timeout = setTimeout(() => controller.abort(new Error("request timeout")), this.o.requestTimeoutMs);
     const started = Date.now();
     let status: number;
@@ -663,7 +674,6 @@ export class Executor {
       resHeaders = res.headers;
       resText = await res.text();
     } catch (error) {
-      clearInterval(heartbeat);
       clearTimeout(timeout);
       this.controllers.delete(controller);
       if (!this.running) {
@@ -690,7 +700,6 @@ export class Executor {
       });
       return;
     }
-    clearInterval(heartbeat);
     clearTimeout(timeout);
     this.controllers.delete(controller);
     let parsed: unknown = null;
