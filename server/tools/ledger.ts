@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
+import type { z } from "zod";
 import { Prisma, type PrismaClient } from "../db/client.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { ToolError } from "./types.ts";
@@ -88,13 +89,15 @@ export class UnresolvedEffectError extends Error {
 
 type Tx = Prisma.TransactionClient;
 
-interface EffectInput extends EffectIdentity {
+interface EffectInput<R extends JsonObject = JsonObject> extends EffectIdentity {
   prisma: PrismaClient;
   tool: string;
   /** Validated arguments; stored on the ledger row and fingerprinted. */
   args: JsonObject;
   /** Identical repeats by another step or run are legitimate: perform again instead of deduplicating. */
   repeatable?: boolean;
+  /** Validates results read back from the ledger's JSON column (STYLE.md: zod on Prisma JSON read back). */
+  resultSchema?: z.ZodType<R>;
 }
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
@@ -102,6 +105,14 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
 /** Serialises every ledger decision for one (task, fingerprint) until the transaction ends. */
 async function lockFingerprint(tx: Tx, taskId: string, fingerprint: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`ledger:${taskId}:${fingerprint}`}, 0))`;
+}
+
+/** A recorded result, checked with the tool's schema when it has one (a mismatch is data corruption: throws). */
+function readResult<R extends JsonObject>(input: EffectInput<R>, stored: unknown): R {
+  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) {
+    throw new Error(`side-effect ledger: recorded result of ${input.tool} is not a JSON object`);
+  }
+  return input.resultSchema ? input.resultSchema.parse(stored) : (stored as R);
 }
 
 type LedgerDecision<R> =
@@ -113,7 +124,7 @@ type LedgerDecision<R> =
  * Looks at the ledger for `key`: a committed row answers with its result; a committed effect with
  * the same fingerprint under another key answers deduplicated (and is recorded under `key`).
  */
-async function decide<R extends JsonObject>(tx: Tx, input: EffectInput, key: string, fingerprint: string): Promise<LedgerDecision<R>> {
+async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: string, fingerprint: string): Promise<LedgerDecision<R>> {
   const existing = await tx.sideEffect.findUnique({ where: { idempotencyKey: key } });
   if (existing) {
     if (existing.fingerprint !== fingerprint) {
@@ -124,7 +135,7 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput, key: str
     }
     if (existing.status === "committed") {
       await tx.sideEffect.update({ where: { id: existing.id }, data: { repeats: { increment: 1 } } });
-      return { kind: "answer", result: existing.result as R, outcome: "replayed" };
+      return { kind: "answer", result: readResult(input, existing.result), outcome: "replayed" };
     }
     return { kind: "intent-without-result" };
   }
@@ -134,7 +145,7 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput, key: str
       orderBy: { createdAt: "asc" },
     });
     if (original) {
-      const result = markDeduplicated(original.result as R);
+      const result = markDeduplicated(readResult(input, original.result));
       await tx.sideEffect.create({
         data: {
           idempotencyKey: key,
@@ -165,7 +176,7 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput, key: str
  * errors propagate (the durable step retries, and the rolled-back transaction left nothing behind).
  */
 export async function performInternalEffect<R extends JsonObject>(
-  input: EffectInput & { perform: (tx: Tx, meta: { idempotencyKey: string }) => Promise<R> },
+  input: EffectInput<R> & { perform: (tx: Tx, meta: { idempotencyKey: string }) => Promise<R> },
 ): Promise<LedgeredResult<R>> {
   const idempotencyKey = idempotencyKeyFor(input);
   const fingerprint = fingerprintFor({ taskId: input.taskId, tool: input.tool, args: input.args });
@@ -219,7 +230,7 @@ export async function performInternalEffect<R extends JsonObject>(
  * `perform` should pass the idempotency key on to the external system when it accepts one.
  */
 export async function performExternalEffect<R extends JsonObject>(
-  input: EffectInput & {
+  input: EffectInput<R> & {
     perform: (meta: { idempotencyKey: string }) => Promise<R>;
     resolveByKey?: (meta: { idempotencyKey: string }) => Promise<R | null>;
   },

@@ -19,6 +19,8 @@ export interface SendEmailOutput {
   deduplicated: boolean;
 }
 
+const sendEmailOutputSchema = z.object({ messageId: z.string(), deduplicated: z.boolean() });
+
 /** Message id of the email sent under `idempotencyKey`: deterministic, so a key names one message. */
 export function messageIdFor(idempotencyKey: string): string {
   return `${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 32)}@longhaul.local`;
@@ -45,6 +47,7 @@ export const sendEmailTool = defineTool({
       stepId: ctx.stepId,
       tool: "send_email",
       args,
+      resultSchema: sendEmailOutputSchema,
       async perform(tx, { idempotencyKey }) {
         const messageId = messageIdFor(idempotencyKey);
         await tx.outboxMessage.create({

@@ -7,9 +7,9 @@ function show(value: unknown): string {
   if (value === undefined) return "nothing";
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    text = JSON.stringify(value) ?? typeof value;
   } catch {
-    text = String(value);
+    text = typeof value;
   }
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -48,6 +48,16 @@ describe("tool gateway: bad input is a tool result, never a throw", () => {
     expect(await error("search_files", '{"pattern":"(unclosed"}')).toMatchObject({ code: "invalid_arguments", message: expect.stringContaining("pattern: not a valid regular expression") });
   });
 
+  it("refuses strings PostgreSQL cannot store (NUL, unpaired surrogates) before any write", async () => {
+    expect(await error("record_fact", '{"key":"k","value":{"list":["ok","a\\u0000b"]}}')).toEqual({
+      code: "invalid_arguments",
+      message: "value.list[1]: must not contain NUL characters (\\u0000)",
+    });
+    expect((await error("send_email", '{"to":"a@example.com","subject":"\\ud800","body":"b"}')).message).toBe("subject: must not contain unpaired UTF-16 surrogates");
+    // A properly paired surrogate (an emoji) is fine: the call gets as far as the schema.
+    expect((await error("send_email", '{"to":"a@example.com","subject":"\\ud83d\\ude00"}')).message).toBe("body: required (string)");
+  });
+
   it("accepts empty arguments as {} for tools without required fields, and validates finish/declare_dead_end", async () => {
     expect(await executeToolCall({ name: "finish", rawArguments: '{"result":"done"}', ctx })).toEqual({ ok: true, output: { finished: true } });
     expect(await executeToolCall({ name: "declare_dead_end", rawArguments: '{"reason":"no node_modules"}', ctx })).toEqual({ ok: true, output: { deadEnd: true } });
