@@ -50,6 +50,18 @@ describe("reading the model context", () => {
     expect(ctx.turns).toBe(1);
     expect(ctx.calls[1]!.error).toEqual({ code: "invalid_arguments", message: "bad" });
   });
+  it("takes a checkpoint's step summaries as results", () => {
+    const steps = [
+      { stepId: "tool-9-0", tool: "send_email", summary: "sent to audit@example.com (msg-1)" },
+      { stepId: "tool-9-1", tool: "write_artifact", summary: "failed: error invalid_arguments" },
+    ];
+    const ctx = readAgentContext(taskMessages(GOAL, {}, `\n<completed_steps>${JSON.stringify(steps)}</completed_steps>`));
+    expect(ctx.calls.map((c) => [c.name, c.error === null])).toEqual([
+      ["send_email", true],
+      ["write_artifact", false],
+    ]);
+  });
+
   it("reads completed steps of a checkpoint leniently", () => {
     const steps = [{ stepId: "tool-3-0", tool: "send_email", arguments: { to: "a@b.c" }, output: { messageId: "m1", deduplicated: false } }];
     const ctx = readAgentContext(taskMessages(GOAL, {}, `\n<completed_steps>${JSON.stringify(steps)}</completed_steps>`));
@@ -85,6 +97,7 @@ describe("the competent agent's decisions", () => {
   it("lists the scope folders, then records the selection and reads in one turn", () => {
     let m = turn(taskMessages(GOAL), 1, [{ name: "list_files", args: { path: "node_modules" }, result: rootListing }]);
     expect(decide(m)).toEqual([
+      { name: "record_fact", args: { key: "audit:scopes", value: ["@a", "@z"] } },
       { name: "list_files", args: { path: "node_modules/@a", offset: 0, limit: 1000 } },
       { name: "list_files", args: { path: "node_modules/@z", offset: 0, limit: 1000 } },
     ]);
@@ -93,6 +106,9 @@ describe("the competent agent's decisions", () => {
       { name: "list_files", args: { path: "node_modules/@z" }, result: { path: "node_modules/@z", entries: [{ name: "y", type: "dir" }], total: 1, nextOffset: null } },
     ]);
     expect(decide(m)).toEqual([
+      { name: "record_fact", args: { key: "audit:scopes", value: ["@a", "@z"] } }, // its first recording had no result here
+      { name: "record_fact", args: { key: "audit:scope:@a", value: ["x"] } },
+      { name: "record_fact", args: { key: "audit:scope:@z", value: ["y"] } },
       { name: "record_fact", args: { key: "audit:packages", value: ["@a/x", "@z/y", "b"] } },
       { name: "read_file", args: { path: "node_modules/@a/x/package.json", offset: 0 } },
       { name: "read_file", args: { path: "node_modules/@z/y/package.json", offset: 0 } },
@@ -104,8 +120,15 @@ describe("the competent agent's decisions", () => {
     const goal1 = GOAL.replace("first 3", "first 1");
     let m = turn(taskMessages(goal1), 1, [{ name: "list_files", args: { path: "node_modules" }, result: rootListing }]);
     m = turn(m, 2, [{ name: "list_files", args: { path: "node_modules/@a" }, result: { path: "node_modules/@a", entries: [{ name: "x", type: "dir" }], total: 1, nextOffset: null } }]);
-    // "@a/x" < "@z/": @z cannot contribute to the first 1
-    expect(decide(m)[0]).toEqual({ name: "record_fact", args: { key: "audit:packages", value: ["@a/x"] } });
+    // "@a/x" < "@z/": @z cannot contribute to the first 1, so it is never listed
+    const calls = decide(m);
+    expect(calls.filter((c) => c.name === "list_files")).toEqual([]);
+    expect(calls).toContainEqual({ name: "record_fact", args: { key: "audit:packages", value: ["@a/x"] } });
+  });
+
+  it("uses recorded scope facts instead of listing those scopes again", () => {
+    const m = turn(taskMessages(GOAL, { "audit:scopes": ["@a", "@z"], "audit:scope:@a": ["x"] }), 1, [{ name: "list_files", args: { path: "node_modules" }, result: rootListing }]);
+    expect(decide(m)).toEqual([{ name: "list_files", args: { path: "node_modules/@z", offset: 0, limit: 1000 } }]);
   });
 
   it("records facts for finished reads, pages unfinished ones, and records UNKNOWN for a missing file", () => {

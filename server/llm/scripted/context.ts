@@ -62,8 +62,8 @@ function errorOf(result: unknown): { code: string; message: string } | null {
 
 /**
  * Completed steps of a checkpoint, read leniently (their exact shape belongs to the checkpoint
- * builder): any object naming a tool (`tool`, `toolName` or `name`) with arguments (`arguments`,
- * `args`, `input`) and an output (`output`, `result`) counts as an earlier call.
+ * builder): any object naming a tool (`tool`, `toolName` or `name`) counts as an earlier call, with
+ * arguments from `arguments`/`args`/`input` and its result from `output`/`result`, else `summary`.
  */
 function checkpointCalls(value: unknown): PastCall[] {
   if (!Array.isArray(value)) return [];
@@ -77,12 +77,18 @@ function checkpointCalls(value: unknown): PastCall[] {
     if (typeof args === "string") args = parseJson(args);
     let result = step.output ?? step.result;
     if (typeof result === "string") result = parseJson(result) ?? result;
+    // server/domain/agent-context.ts carries only {stepId, tool, summary}: a summary stands for the result.
+    let summaryError: { code: string; message: string } | null = null;
+    if (result === undefined && typeof step.summary === "string") {
+      result = { summary: step.summary };
+      if (/\b(error|failed|refused)\b/i.test(step.summary)) summaryError = { code: "error", message: step.summary };
+    }
     calls.push({
       name,
       args: asObject(args),
       rawArguments: JSON.stringify(args ?? null),
       result,
-      error: errorOf(result) ?? (step.error !== undefined && step.error !== null ? errorOf({ error: step.error }) : null),
+      error: errorOf(result) ?? summaryError ?? (step.error !== undefined && step.error !== null ? errorOf({ error: step.error }) : null),
       fromCheckpoint: true,
     });
   }

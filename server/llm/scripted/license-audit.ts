@@ -5,7 +5,8 @@ import { auditSummary, isCopyleft, licenseCounts, licensesCsv, packageLicenseFro
  * The competent agent's plan for the demo goal "Audit the licenses of the first N packages in
  * node_modules …, email the summary to <address>" (CONTRACTS.md). A pure function of the context:
  * everything it knows comes from the working set and the tool results in the request, so it picks up
- * where a checkpoint left off. Fact keys it writes: `audit:packages` (the selected names, in order),
+ * where a checkpoint left off. Fact keys it writes: `audit:scopes` and `audit:scope:<@scope>` (what
+ * the listings found), `audit:packages` (the selected names, in order),
  * `license:<name>` ({name, version, license[, note]}), `audit:report` (after the CSV), `audit:email`.
  */
 
@@ -18,7 +19,7 @@ export interface LicenseAuditGoal {
 
 export const ARTIFACT_NAME = "licenses.csv";
 const READS_PER_TURN = 5;
-const LISTS_PER_TURN = 10;
+const LISTS_PER_TURN = 4;
 const LIST_LIMIT = 1000;
 
 /** Recognises the demo goal; null for any other goal. */
@@ -49,14 +50,21 @@ const byCodePoint = compareCodePoints;
 const PERMANENT_READ_ERROR = /not_found|not_a_file|not_a_directory|path_outside_workspace|enoent/i;
 
 type Selection =
-  | { done: true; packages: string[] }
+  | { done: true; packages: string[]; records: AgentAction["toolCalls"] }
   | { done: false; action: AgentAction };
+
+function stringArray(value: unknown): string[] | null {
+  return Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : null;
+}
 
 /**
  * Works out the selected packages from the listings: top-level folders of node_modules plus the
  * folders of each `@scope`, sorted by full name in code-point order, the first `limit`. Scopes are
- * listed in order of their `@scope/` prefix, and listing stops early once the limit-th name known is
- * smaller than the next scope's prefix (every name in that scope sorts after its prefix).
+ * listed a few a turn in order of their `@scope/` prefix, and listing stops once the limit-th name
+ * known is smaller than the next scope's prefix (every name in that scope sorts after its prefix).
+ * What each listing established is recorded as a fact (`audit:scopes`, `audit:scope:<@scope>`) in
+ * the next turn, so the working set grows while the agent explores and a resumed run need not list
+ * those scopes again.
  */
 function selectPackages(ctx: AgentContext, limit: number | null): Selection {
   const root = listing(ctx.calls, "node_modules");
@@ -68,6 +76,10 @@ function selectPackages(ctx: AgentContext, limit: number | null): Selection {
     if (root.errors === 0) args.limit = LIST_LIMIT;
     return { done: false, action: { content: root.nextOffset === 0 ? "I'll start by listing node_modules to find the packages." : "The listing continues; fetching the next page.", toolCalls: [{ name: "list_files", arguments: args }] } };
   }
+  const records: AgentAction["toolCalls"] = [];
+  const record = (key: string, value: unknown) => {
+    if (!(key in ctx.facts) && recordFailures(ctx.calls, key) < 2) records.push({ name: "record_fact", arguments: { key, value } });
+  };
   const known: string[] = [];
   const scopes: string[] = [];
   for (const entry of root.items) {
@@ -76,15 +88,24 @@ function selectPackages(ctx: AgentContext, limit: number | null): Selection {
     else known.push(entry.name);
   }
   scopes.sort((a, b) => byCodePoint(`${a}/`, `${b}/`));
+  if (scopes.length > 0) record("audit:scopes", scopes);
   const pending: { path: string; offset: number; limit: boolean }[] = [];
   for (const scope of scopes) {
     if (limit !== null && known.length >= limit) {
       const sorted = [...known].sort(byCodePoint);
       if (byCodePoint(sorted[limit - 1]!, `${scope}/`) < 0) break;
     }
+    const key = `audit:scope:${scope}`;
+    const recorded = stringArray(ctx.facts[key]);
+    if (recorded) {
+      for (const name of recorded) known.push(`${scope}/${name}`);
+      continue;
+    }
     const state = listing(ctx.calls, `node_modules/${scope}`);
     if (state.complete) {
-      for (const entry of state.items) if (isDirLike(entry)) known.push(`${scope}/${entry.name}`);
+      const names = state.items.filter(isDirLike).map((entry) => entry.name);
+      for (const name of names) known.push(`${scope}/${name}`);
+      record(key, names);
     } else if (state.errors < 2) {
       pending.push({ path: `node_modules/${scope}`, offset: state.nextOffset, limit: state.errors === 0 });
     }
@@ -94,18 +115,20 @@ function selectPackages(ctx: AgentContext, limit: number | null): Selection {
     return {
       done: false,
       action: {
-        content: `Listing ${batch.length} scope folder${batch.length === 1 ? "" : "s"} (${batch.map((p) => p.path.slice("node_modules/".length)).join(", ")}).`,
-        toolCalls: batch.map((p) => ({ name: "list_files", arguments: p.limit ? { path: p.path, offset: p.offset, limit: LIST_LIMIT } : { path: p.path, offset: p.offset } })),
+        content: `Listing the scope folder${batch.length === 1 ? "" : "s"} ${batch.map((p) => p.path.slice("node_modules/".length)).join(", ")}.`,
+        toolCalls: [
+          ...records,
+          ...batch.map((p) => ({ name: "list_files", arguments: p.limit ? { path: p.path, offset: p.offset, limit: LIST_LIMIT } : { path: p.path, offset: p.offset } })),
+        ],
       },
     };
   }
   known.sort(byCodePoint);
-  return { done: true, packages: limit === null ? known : known.slice(0, limit) };
+  return { done: true, packages: limit === null ? known : known.slice(0, limit), records };
 }
 
 function storedPackages(ctx: AgentContext): string[] | null {
-  const value = ctx.facts["audit:packages"];
-  return Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : null;
+  return stringArray(ctx.facts["audit:packages"]);
 }
 
 function asLicense(value: unknown, fallbackName: string): PackageLicense | null {
@@ -145,6 +168,7 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     const selection = selectPackages(ctx, goal.limit);
     if (!selection.done) return selection.action;
     packages = selection.packages;
+    calls.push(...selection.records);
     if (packages.length === 0) {
       return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: "node_modules contains no packages, so there is nothing to audit." } }] };
     }
