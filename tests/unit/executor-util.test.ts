@@ -1,0 +1,131 @@
+import { createHash, createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { evalCel, checkCel } from "../../server/executor/cel.ts";
+import { validateFunctionConfig } from "../../server/executor/registry.ts";
+import {
+  backoffDelayMs,
+  canonicalJson,
+  DEFAULT_BACKOFF_MS,
+  eventIds,
+  hashSigningKey,
+  parseDurationMs,
+  parseRetryAfter,
+  signBody,
+  sleepUntil,
+  stableUuid,
+  verifyBearer,
+  MAX_SLEEP_MS,
+} from "../../server/executor/util.ts";
+
+describe("canonical JSON and signing (INNGEST-PROTOCOL.md §2.9)", () => {
+  it("sorts keys recursively, drops undefined, keeps array order", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" }, u: undefined })).toBe('{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson(null)).toBe("null");
+    expect(() => canonicalJson({ n: Number.NaN })).toThrow(TypeError);
+  });
+
+  it("signs body+t with the prefix-less key text as HMAC key", () => {
+    const key = "signkey-test-abcdef";
+    const sig = signBody('{"a":1}', key, 1700000000);
+    const expected = createHmac("sha256", "abcdef").update('{"a":1}1700000000').digest("hex");
+    expect(sig).toBe(`t=1700000000&s=${expected}`);
+  });
+
+  it("hashes the signing key like the SDK's bearer token and verifies it", () => {
+    const key = "signkey-test-0123456789abcdef";
+    const hashed = hashSigningKey(key);
+    expect(hashed).toBe(`signkey-test-${createHash("sha256").update(Buffer.from("0123456789abcdef", "hex")).digest("hex")}`);
+    expect(verifyBearer(`Bearer ${hashed}`, key)).toBe(true);
+    expect(verifyBearer("Bearer undefined", key)).toBe(false);
+    expect(verifyBearer(undefined, key)).toBe(false);
+    expect(verifyBearer(`Bearer ${hashed.slice(0, -1)}0`, key)).toBe(hashed.endsWith("0"));
+  });
+});
+
+describe("durations, sleeps, retry-after, backoff", () => {
+  it("parses Go-style durations", () => {
+    expect(parseDurationMs("5s")).toBe(5000);
+    expect(parseDurationMs("1h30m")).toBe(5_400_000);
+    expect(parseDurationMs("2d")).toBe(172_800_000);
+    expect(parseDurationMs("1w")).toBe(604_800_000);
+    expect(parseDurationMs("250ms")).toBe(250);
+    expect(parseDurationMs("soon")).toBeUndefined();
+    expect(parseDurationMs("5x")).toBeUndefined();
+  });
+
+  it("reads a Sleep op's duration from opts.duration, then name, or an ISO date; caps at 366 days", () => {
+    const now = 1_000_000;
+    expect(sleepUntil({ name: "5s", opts: {} }, now)?.getTime()).toBe(now + 5000);
+    expect(sleepUntil({ name: "ignored", opts: { duration: "1m" } }, now)?.getTime()).toBe(now + 60_000);
+    const mid2029 = Date.parse("2029-06-01T00:00:00.000Z");
+    expect(sleepUntil({ name: "2030-01-01T00:00:00.000Z" }, mid2029)?.toISOString()).toBe("2030-01-01T00:00:00.000Z");
+    expect(sleepUntil({ name: "2099-01-01T00:00:00.000Z" }, mid2029)?.getTime()).toBe(mid2029 + MAX_SLEEP_MS);
+    expect(sleepUntil({ name: "9999w" }, now)?.getTime()).toBe(now + MAX_SLEEP_MS);
+    expect(sleepUntil({ name: "never" }, now)).toBeUndefined();
+  });
+
+  it("parses retry-after as seconds or a date", () => {
+    expect(parseRetryAfter("30", 0)?.getTime()).toBe(30_000);
+    expect(parseRetryAfter("2030-01-01T00:00:00.000Z")?.toISOString()).toBe("2030-01-01T00:00:00.000Z");
+    expect(parseRetryAfter("garbage")).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+
+  it("uses Inngest's backoff table with 0–30 s jitter, or an override without jitter", () => {
+    expect(DEFAULT_BACKOFF_MS.slice(0, 3)).toEqual([15_000, 30_000, 60_000]);
+    const d = backoffDelayMs(0, DEFAULT_BACKOFF_MS, true);
+    expect(d).toBeGreaterThanOrEqual(15_000);
+    expect(d).toBeLessThan(45_000);
+    expect(backoffDelayMs(99, DEFAULT_BACKOFF_MS, false)).toBe(7_200_000);
+    expect([0, 1, 2, 3].map((a) => backoffDelayMs(a, [50, 100, 200], false))).toEqual([50, 100, 200, 200]);
+  });
+});
+
+describe("event ids", () => {
+  it("derives the same ULIDs from the same seed (a retried send), different per index", () => {
+    const seed = `1700000000000,${Buffer.from("0123456789").toString("base64")}`;
+    const a = eventIds(seed, 2);
+    expect(eventIds(seed, 2)).toEqual(a);
+    expect(a[0]).not.toBe(a[1]);
+    expect(a[0]).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(eventIds(undefined, 1)[0]).not.toBe(eventIds(undefined, 1)[0]);
+    expect(stableUuid("fn")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe("CEL (waitForEvent / cancelOn / trigger expressions)", () => {
+  const ctx = { event: { data: { runId: "r-1", n: 5 } }, async: { data: { runId: "r-1" } } };
+  it("matches and non-matches", () => {
+    expect(evalCel("event.data.runId == async.data.runId", ctx)).toEqual({ match: true });
+    expect(evalCel("event.data.n > 7", ctx)).toEqual({ match: false });
+  });
+  it("treats a missing key as a non-match with the error reported, never a throw", () => {
+    const res = evalCel("event.data.function_id == 'x'", ctx);
+    expect(res.match).toBe(false);
+    expect(res.error).toMatch(/No such key/);
+  });
+  it("treats non-boolean results and parse errors as non-matches", () => {
+    expect(evalCel("event.data.n", ctx).match).toBe(false);
+    expect(evalCel("event.data.(", ctx).match).toBe(false);
+    expect(checkCel("event.data.(")).toBeDefined();
+    expect(checkCel("event.data.a == 1")).toBeUndefined();
+  });
+});
+
+describe("registration refusal (INNGEST-PROTOCOL.md §7.1 item 1)", () => {
+  const base = { id: "app-fn", name: "fn", triggers: [{ event: "a/b" }], steps: { step: { id: "step", name: "step", runtime: { type: "http", url: "http://x/api/inngest?fnId=app-fn&stepId=step" } } } };
+  it("accepts implemented options", () => {
+    expect(validateFunctionConfig({ ...base, idempotency: "event.data.k", cancel: [{ event: "a/c", if: "event.data.x == async.data.x", timeout: "1d" }], concurrency: [{ limit: 2, key: "event.data.u" }] })).toEqual([]);
+  });
+  it.each(["batchEvents", "debounce", "throttle", "priority", "singleton", "rateLimit", "timeouts", "somethingNew"])("refuses %s loudly", (key) => {
+    const problems = validateFunctionConfig({ ...base, [key]: { limit: 1 } });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(`"${key}" refused`);
+  });
+  it("refuses cron and wildcard triggers, account-scoped concurrency, too many retries", () => {
+    expect(validateFunctionConfig({ ...base, triggers: [{ cron: "* * * * *" }] }).join()).toMatch(/cron/);
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "a/*" }] }).join()).toMatch(/wildcard/);
+    expect(validateFunctionConfig({ ...base, concurrency: { limit: 1, scope: "account" } }).join()).toMatch(/scope/);
+    expect(validateFunctionConfig({ ...base, steps: { step: { ...base.steps.step, retries: { attempts: 21 } } } }).join()).toMatch(/retries/);
+  });
+});
