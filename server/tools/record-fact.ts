@@ -44,6 +44,8 @@ export const recordFactTool = defineTool({
   async execute(args, ctx): Promise<RecordFactOutput> {
     const value = args.value === null ? Prisma.JsonNull : (args.value as Prisma.InputJsonValue);
     return ctx.prisma.$transaction(async (tx) => {
+      // Serialise writers of one (task, key) so exactly one fact stays current.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fact:${ctx.taskId}:${args.key}`}, 0))`;
       const fact = await tx.fact.upsert({
         where: { runId_sourceStepId_key: { runId: ctx.runId, sourceStepId: ctx.stepId, key: args.key } },
         create: { taskId: ctx.taskId, runId: ctx.runId, sourceStepId: ctx.stepId, key: args.key, value },

@@ -24,14 +24,21 @@ export function isInside(parent: string, child: string): boolean {
  * Symlinks that stay inside are followed. Rule: CONTRACTS.md "Tools" (after symlinks).
  *
  * Errors (ToolError): `path_outside_workspace`; `not_found` when the target does not exist;
- * `invalid_arguments` for NUL bytes. Infrastructure errors (workspace root missing, EACCES) throw.
+ * `invalid_arguments` for NUL bytes; `not_found` when the workspace folder itself is missing (retrying
+ * would not help; the agent can declare a dead end). Other I/O errors (EACCES…) throw.
  */
 export async function resolveInWorkspace(workspace: string, requested: string): Promise<WorkspacePath> {
   if (requested.includes("\0")) throw new ToolError("invalid_arguments", "path: must not contain NUL bytes");
   if (path.isAbsolute(requested) || /^[A-Za-z]:[\\/]/.test(requested)) {
     throw new ToolError("path_outside_workspace", `path: must be relative to the workspace, got absolute path ${JSON.stringify(requested)}`);
   }
-  const root = await realpath(workspace);
+  let root: string;
+  try {
+    root = await realpath(workspace);
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) throw new ToolError("not_found", "the task's workspace folder does not exist");
+    throw error;
+  }
   const lexical = path.resolve(root, requested === "" ? "." : requested);
   if (!isInside(root, lexical)) {
     throw new ToolError("path_outside_workspace", `path: ${JSON.stringify(requested)} resolves outside the workspace`);

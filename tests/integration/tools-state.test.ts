@@ -42,6 +42,13 @@ describe("record_fact", () => {
     ]);
   });
 
+  it("concurrent writers of one key leave exactly one current fact", async () => {
+    const { taskId, step } = await newRun();
+    await Promise.all(Array.from({ length: 6 }, (_, i) => ok("record_fact", { key: "k", value: i }, step(`tool-${i}-0`))));
+    expect(await prisma.fact.count({ where: { taskId } })).toBe(6);
+    expect(await prisma.fact.count({ where: { taskId, superseded: false } })).toBe(1);
+  });
+
   it("supersedes facts of earlier runs of the same task, and stores JSON null and scalars", async () => {
     const first = await newRun();
     await ok("record_fact", { key: "count", value: 3 }, first.step("tool-1-0"));

@@ -67,6 +67,11 @@ describe("path confinement", () => {
     expect(s).toMatchObject({ ok: true, output: { matches: [{ path: "link-in", line: 1, text: "inside" }, { path: "sub/inside.txt", line: 1, text: "inside" }] } });
   });
 
+  it("reports a missing workspace folder as not_found, not as a crash", async () => {
+    const r = await executeToolCall({ name: "list_files", rawArguments: "{}", ctx: { ...ctx, workspace: path.join(base, "gone") } });
+    expect(r).toMatchObject({ ok: false, error: { code: "not_found", message: "the task's workspace folder does not exist" } });
+  });
+
   it("allows .. that stays inside, and reports missing files as not_found", async () => {
     expect(await call("read_file", { path: "sub/deeper/../inside.txt" })).toMatchObject({ ok: true, output: { content: "inside\n" } });
     expect(await call("read_file", { path: "nope.txt" })).toMatchObject({ ok: false, error: { code: "not_found" } });
