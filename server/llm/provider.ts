@@ -245,8 +245,9 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
       throw classify(err, "stream");
     }
     clearTimeout(timer);
-    // The SDK ends the loop without an error when the request is aborted (pitfall 7).
-    if (abortCause !== null) throw abortError(abortCause, "stream");
+    // The SDK ends the loop without an error when the request is aborted (pitfall 7). A stream that
+    // went silent only after its finish_reason (waiting for the usage chunk or [DONE]) is complete.
+    if (abortCause !== null && !(abortCause === "timeout_chunk" && finishReason !== null)) throw abortError(abortCause, "stream");
     if (finishReason === null) throw fail("stream_cut", "stream ended without a finish_reason", { billed: tokensFlowed });
     const toolCalls = [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => call);
     return {

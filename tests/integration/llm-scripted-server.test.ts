@@ -181,6 +181,17 @@ describe("scripted model server through the provider adapter", () => {
     expect((await pending).kind).toBe("aborted");
   });
 
+  it("accepts content given as an array of text parts", async () => {
+    const res = await fetch(`${server.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted", messages: [{ role: "user", content: [{ type: "text", text: messages[1]!.content }] }] }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { choices: { message: { tool_calls: { function: { name: string } }[] } }[] };
+    expect(body.choices[0]!.message.tool_calls[0]!.function.name).toBe("list_files");
+  });
+
   it("lists and clears armed faults", async () => {
     await arm({ kind: "429", count: 3 });
     const listed = (await (await fetch(`${server.url}/control/faults`)).json()) as { faults: { kind: string; count: number }[] };

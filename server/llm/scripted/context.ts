@@ -97,15 +97,16 @@ function checkpointCalls(value: unknown): PastCall[] {
 
 /** Builds the AgentContext of a Chat Completions request (see the module comment). */
 export function readAgentContext(messages: readonly ChatMessage[]): AgentContext {
-  const taskIndex = messages.findIndex((m) => m.role === "user" && m.content.includes("<goal>"));
+  const taskIndex = messages.findIndex((m) => m.role === "user" && typeof m.content === "string" && m.content.includes("<goal>"));
   const firstUser = taskIndex >= 0 ? taskIndex : messages.findIndex((m) => m.role === "user");
-  const task = firstUser >= 0 ? (messages[firstUser]!.content as string) : "";
+  const taskContent = firstUser >= 0 ? messages[firstUser]!.content : "";
+  const task = typeof taskContent === "string" ? taskContent : "";
   const goal = section(task, "goal") ?? task.trim();
   const facts: Record<string, unknown> = { ...(asObject(parseJson(section(task, "working_set"))) ?? {}) };
   const calls = checkpointCalls(parseJson(section(task, "completed_steps")));
 
   const results = new Map<string, string>();
-  for (const m of messages) if (m.role === "tool") results.set(m.tool_call_id, m.content);
+  for (const m of messages) if (m.role === "tool" && typeof m.content === "string") results.set(m.tool_call_id, m.content);
   let turns = 0;
   for (const m of messages.slice(firstUser + 1)) {
     if (m.role !== "assistant") continue;

@@ -54,7 +54,7 @@ type Selection =
   | { done: false; action: AgentAction };
 
 function stringArray(value: unknown): string[] | null {
-  return Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : null;
+  return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : null;
 }
 
 /**

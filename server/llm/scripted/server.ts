@@ -87,6 +87,16 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Content given as an array of parts (`[{type: "text", text}]`) becomes its text, so agents read strings. */
+function normalizeMessages(messages: readonly Record<string, unknown>[]): ChatMessage[] {
+  return messages.map((m) => {
+    const content = m.content;
+    if (!Array.isArray(content)) return { ...m, content: content ?? (m.role === "assistant" ? null : "") } as unknown as ChatMessage;
+    const text = content.map((part) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "")).join("");
+    return { ...m, content: text } as unknown as ChatMessage;
+  });
+}
+
 function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
@@ -165,7 +175,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       return;
     }
 
-    const messages = body.messages as unknown as ChatMessage[];
+    const messages = normalizeMessages(body.messages);
     const tools = body.tools as unknown as ToolSchema[] | undefined;
     const action = decideNextAction(model, messages);
     if (!action) {
