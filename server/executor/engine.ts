@@ -73,6 +73,12 @@ const DEDUPE_WINDOW_MS = 24 * 3_600_000;
 const DEFAULT_CANCEL_MS = 365 * 86_400_000;
 /** Default waitForEvent timeout when none is given. */
 const DEFAULT_WAIT_MS = 7 * 86_400_000;
+/** Interactive transaction limits (Prisma's default 5 s is too tight under load). */
+const TX = { timeout: 60_000, maxWait: 30_000 };
+/** Maximum steps per run (Go `DefaultMaxStepLimit`, INNGEST-PROTOCOL.md §7.1 item 14). Cut longer runs into segments. */
+export const MAX_STEPS_PER_RUN = 1000;
+/** Maximum serialised size of one step output (4 MB, Go `consts.go:23-48`). */
+export const MAX_STEP_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** SQL expression for "now" in UTC, matching Prisma's TIMESTAMP(3) columns (stored as UTC). */
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
@@ -123,6 +129,10 @@ export class Executor {
     this.o = options;
   }
 
+  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.o.db.$transaction(fn, TX);
+  }
+
   /** Releases leases left by a previous process of this instance and starts the queue loop. */
   async start(): Promise<void> {
     const released = await this.o.db.$executeRawUnsafe(
@@ -164,7 +174,7 @@ export class Executor {
    */
   async ingest(raw: { name: string; data?: unknown; id?: unknown; ts?: unknown; user?: unknown; v?: unknown }[], seed?: string): Promise<string[]> {
     const ids = eventIds(seed, raw.length);
-    await this.o.db.$transaction(async (tx) => {
+    await this.tx(async (tx) => {
       for (const [i, r] of raw.entries()) {
         const event: ExecutorEventPayload = {
           name: r.name,
@@ -177,7 +187,7 @@ export class Executor {
         const userId = typeof r.id === "string" && r.id ? r.id : undefined;
         await this.storeAndProcess(tx, event, userId);
       }
-    }, { timeout: 30_000 });
+    });
     this.wake();
     return ids;
   }
@@ -379,7 +389,7 @@ export class Executor {
 
   /** Cancels a run through the API. Returns false when the run does not exist or already ended. */
   async cancelRunById(runId: string, reason = "cancelled through the API"): Promise<boolean> {
-    const ok = await this.o.db.$transaction((tx) => this.cancelRun(tx, runId, reason));
+    const ok = await this.o.db.$transaction((tx) => this.cancelRun(tx, runId, reason), TX);
     this.wake();
     return ok;
   }
@@ -392,6 +402,22 @@ export class Executor {
     });
     if (res.count) run.nextSeq += 1;
     return res.count > 0;
+  }
+
+  /**
+   * Housekeeping limits (§7.1 item 14): a run may memoize at most {@link MAX_STEPS_PER_RUN} steps and
+   * one step output may be at most {@link MAX_STEP_OUTPUT_BYTES} of JSON. Returns the error to fail
+   * the run with, or undefined.
+   */
+  private limitError(run: RunRow, op: Op): Record<string, unknown> | undefined {
+    if (run.nextSeq >= MAX_STEPS_PER_RUN) {
+      return { name: "StepLimitExceeded", message: `run reached ${MAX_STEPS_PER_RUN} steps; cut long runs into segments (continue-as-new)` };
+    }
+    const size = Buffer.byteLength(JSON.stringify(op.data ?? op.error ?? null) ?? "");
+    if (size > MAX_STEP_OUTPUT_BYTES) {
+      return { name: "OutputTooLarge", message: `step ${op.displayName ?? op.name ?? op.id} output is ${size} bytes (max ${MAX_STEP_OUTPUT_BYTES}); store large data elsewhere and return a reference` };
+    }
+    return undefined;
   }
 
   /** Writes back `nextSeq`, `pending`, `forceStepPlan` (and the request version) of a locked run. */
@@ -430,7 +456,7 @@ export class Executor {
     const qi = typeof body.qi_id === "string" && /^\d+$/.test(body.qi_id) ? BigInt(body.qi_id) : undefined;
     const steps = Array.isArray(body.steps) ? (body.steps as Op[]) : [];
     let saved = 0;
-    const result = await this.o.db.$transaction(async (tx) => {
+    const result = await this.tx(async (tx) => {
       if (qi === undefined) return "stale" as const;
       const item = await tx.$queryRawUnsafe<{ id: bigint }[]>(
         `UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
@@ -443,6 +469,11 @@ export class Executor {
       const run = await this.lockRun(tx, runId);
       if (!run || TERMINAL.has(run.status)) return "stale" as const;
       for (const op of steps) {
+        const limit = op.op === "StepRun" || op.op === "StepFailed" ? this.limitError(run, op) : undefined;
+        if (limit) {
+          await this.failRun(tx, runId, limit);
+          return "stale" as const;
+        }
         if (op.op === "StepRun") saved += (await this.saveStep(tx, run, op.id, { data: op.data ?? null } as Json, op.displayName ?? op.name ?? "")) ? 1 : 0;
         else if (op.op === "StepFailed") saved += (await this.saveStep(tx, run, op.id, { error: op.error ?? null } as Json, op.displayName ?? op.name ?? "")) ? 1 : 0;
         else this.o.log(`run ${runId}: checkpointed op ${op.op} ignored (only StepRun/StepFailed are checkpointed)`);
@@ -472,7 +503,10 @@ export class Executor {
         this.inFlight += 1;
         const heartbeat = this.heartbeat(item);
         const p = this.process(item)
-          .catch((error: unknown) => this.o.log(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; lease left to expire`))
+          .catch(async (error: unknown) => {
+            this.o.log(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; released, same attempt, retry in 1 s`);
+            await this.release(item, 1000).catch(() => {});
+          })
           .finally(() => {
             clearInterval(heartbeat);
             this.inFlight -= 1;
@@ -544,7 +578,7 @@ export class Executor {
 
   private async process(item: QueueItem): Promise<void> {
     if (item.kind === "sleepWake") {
-      await this.o.db.$transaction(async (tx) => {
+      await this.tx(async (tx) => {
         if (!(await this.ownItem(tx, item))) return;
         await tx.executorQueueItem.delete({ where: { id: item.id } });
         await this.resolveAsyncStep(tx, item.runId, String(item.payload.hashedId), null, "sleep");
@@ -552,7 +586,7 @@ export class Executor {
       return;
     }
     if (item.kind === "pauseTimeout") {
-      await this.o.db.$transaction(async (tx) => {
+      await this.tx(async (tx) => {
         if (!(await this.ownItem(tx, item))) return;
         await tx.executorQueueItem.delete({ where: { id: item.id } });
         const consumed = await tx.$queryRawUnsafe<{ id: string }[]>(`DELETE FROM executor_pause WHERE id = $1 RETURNING id`, String(item.payload.pauseId));
@@ -590,7 +624,7 @@ export class Executor {
     }
     const fn = await db.executorFunction.findUnique({ where: { id: run.functionId } });
     if (!fn) {
-      await db.$transaction(async (tx) => {
+      await this.tx(async (tx) => {
         if (await this.ownItem(tx, item)) await this.failRun(tx, run.id, { name: "FunctionNotFound", message: `function ${run.functionId} is no longer registered` });
       });
       return;
@@ -726,7 +760,7 @@ export class Executor {
     if (ops.some((o) => o.op === "StepRun" || o.op === "StepFailed")) crashPoint("executor:before-step-saved");
     let savedSteps = 0;
     let outcome = "";
-    await this.o.db.$transaction(async (tx) => {
+    await this.tx(async (tx) => {
       if (!(await this.ownItem(tx, item))) {
         outcome = "lease lost; response discarded";
         return;
@@ -776,6 +810,14 @@ export class Executor {
       const asyncOps = ops.filter((o) => ["StepPlanned", "Sleep", "WaitForEvent"].includes(o.op)).length;
       for (const op of ops) {
         const name = op.displayName ?? op.name ?? op.userland?.id ?? "";
+        const limit = ["StepRun", "StepFailed", "StepError"].includes(op.op) ? this.limitError(run, op) : undefined;
+        if (limit) {
+          await tx.executorQueueItem.delete({ where: { id: item.id } });
+          await this.saveRunState(tx, run, versionUpdate);
+          await this.failRun(tx, run.id, limit);
+          outcome = `${String(limit.name)}: run failed`;
+          return;
+        }
         switch (op.op) {
           case "StepRun":
             savedSteps += (await this.saveStep(tx, run, op.id, { data: op.data === undefined ? null : op.data } as Json, name)) ? 1 : 0;

@@ -22,6 +22,8 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
   let executor: ExecutorHandle;
   let app: TestApp;
   const counter = new Counter();
+  let active = 0;
+  let maxActive = 0;
 
   beforeAll(async () => {
     executor = await startTestExecutor(inject("databaseUrl"));
@@ -52,7 +54,16 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
       await step.sleep("long", "1h");
       await step.run("after", () => counter.hit(`${runId}:after`));
     });
-    app = await startTestApp(client, [sleeper, waiter, cancellable, longSleeper]);
+    const limited = client.createFunction({ id: "limited", concurrency: { limit: 1 }, triggers: [{ event: "f/limited" }] }, async ({ step }) =>
+      step.run("busy", async () => {
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        await new Promise((r) => setTimeout(r, 200));
+        active -= 1;
+        return "ok";
+      }),
+    );
+    app = await startTestApp(client, [sleeper, waiter, cancellable, longSleeper, limited]);
     await executor.sync(app.url);
   });
 
@@ -116,6 +127,15 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
     const again = await fetch(`${executor.url}/v1/runs/${runId}/cancel`, { method: "POST" });
     expect(again.status).toBe(409);
     expect((await fetch(`${executor.url}/v1/runs/nope/cancel`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("concurrency { limit: 1 } runs one step of the function at a time", async () => {
+    const ids = [await sendEvent(executor.url, "f/limited"), await sendEvent(executor.url, "f/limited"), await sendEvent(executor.url, "f/limited")];
+    for (const id of ids) {
+      const runId = await runIdForEvent(executor.db, "flow-limited", id);
+      expect((await waitForRunStatus(executor.url, runId)).output).toBe("ok");
+    }
+    expect(maxActive).toBe(1);
   });
 
   it("rejects bad credentials: wrong event key, unsigned register and checkpoint", async () => {
