@@ -17,7 +17,7 @@ import { PrefixCache } from "./prefix-cache.ts";
  *   `prompt_tokens_details.cached_tokens` emulates prefix caching (see PrefixCache).
  * - `GET /v1/models`, `GET /v1/models/<id>`, `GET /health`.
  * - `POST /control/faults` arms faults (an object or an array): `{kind: "429"|"500"|"stall"|"cut",
- *   count = 1, retryAfterSeconds = 1 (429), stallMs = 30000 (stall), phase (stall: "before_headers"
+ *   count = 1, retryAfterSeconds = 1 (429), stallMs = 600000 (stall: longer than any sane watchdog), phase (stall: "before_headers"
  *   | "after_headers", default after_headers when streaming, before_headers otherwise), model?}`.
  *   Each served fault uses up one `count`; faults are served first-armed first. `GET` lists,
  *   `DELETE` clears. A stall is silence, then the normal answer if the client is still there; a cut
@@ -30,7 +30,7 @@ const faultSchema = z.object({
   kind: z.enum(["429", "500", "stall", "cut"]),
   count: z.number().int().min(1).max(1_000_000).default(1),
   retryAfterSeconds: z.number().min(0).max(86_400).default(1),
-  stallMs: z.number().int().min(0).max(3_600_000).default(30_000),
+  stallMs: z.number().int().min(0).max(3_600_000).default(600_000),
   phase: z.enum(["before_headers", "after_headers"]).optional(),
   model: z.string().min(1).optional(),
 });
