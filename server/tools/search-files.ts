@@ -1,5 +1,6 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import vm from "node:vm";
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.ts";
 import { compareCodePoints, isInside, resolveInWorkspace, toDisplay } from "./workspace.ts";
@@ -17,7 +18,7 @@ export const SEARCH_LIMITS = {
   /** Lines are matched on their first this-many characters, and returned cut to `maxLineChars`. */
   maxMatchChars: 4096,
   maxLineChars: 500,
-  /** Wall-clock budget for one search (ms); checked between lines. */
+  /** Wall-clock budget for one search (ms); enforced inside regex matching too (see matchLines). */
   timeBudgetMs: 5000,
   /** Directory names never descended into. */
   skipDirs: new Set([".git"]),
@@ -49,9 +50,8 @@ export const searchFilesTool = defineTool({
   parameters: searchFilesArgsSchema,
   sideEffect: false,
   async execute(args, ctx): Promise<SearchFilesOutput> {
-    let regex: RegExp;
     try {
-      regex = new RegExp(args.pattern);
+      new RegExp(args.pattern); // compile once here for a clear error; matching happens in createLineMatcher
     } catch (error) {
       throw new ToolError("invalid_arguments", `pattern: not a valid regular expression (${(error as Error).message})`);
     }
@@ -61,6 +61,7 @@ export const searchFilesTool = defineTool({
     const matches: SearchFilesOutput["matches"] = [];
     let filesRead = 0;
     let truncated = false;
+    const matcher = createLineMatcher(args.pattern);
 
     const searchFile = async (real: string, display: string): Promise<void> => {
       const info = await stat(real);
@@ -72,20 +73,19 @@ export const searchFilesTool = defineTool({
       filesRead++;
       const buf = await readFile(real);
       if (buf.subarray(0, 8192).includes(0)) return;
-      const lines = buf.toString("utf8").split("\n");
-      for (let i = 0; i < lines.length; i++) {
-        if (Date.now() > deadline) {
+      const lines = buf.toString("utf8").split("\n").map((l) => l.replace(/\r$/, ""));
+      const wanted = args.maxResults - matches.length + 1; // one more than room left tells us to truncate
+      const hits = matcher(lines, wanted, deadline - Date.now());
+      if (hits === "timeout") {
+        truncated = true;
+        return;
+      }
+      for (const i of hits) {
+        if (matches.length >= args.maxResults) {
           truncated = true;
           return;
         }
-        const line = lines[i]!.replace(/\r$/, "");
-        if (regex.test(line.slice(0, SEARCH_LIMITS.maxMatchChars))) {
-          if (matches.length >= args.maxResults) {
-            truncated = true;
-            return;
-          }
-          matches.push({ path: display, line: i + 1, text: line.slice(0, SEARCH_LIMITS.maxLineChars) });
-        }
+        matches.push({ path: display, line: i + 1, text: lines[i]!.slice(0, SEARCH_LIMITS.maxLineChars) });
       }
     };
 
@@ -115,3 +115,30 @@ export const searchFilesTool = defineTool({
     return { matches, truncated };
   },
 });
+
+/**
+ * Compiles `pattern` into a matcher that returns the indexes of the lines it matches (at most
+ * `wanted`), or "timeout" when `budgetMs` runs out. Matching runs in a `node:vm` context with a
+ * timeout, because a model-supplied pattern can backtrack catastrophically (`(a+)+$`) and a single
+ * `RegExp.test` cannot otherwise be interrupted: V8 terminates it when the vm timeout fires.
+ */
+export function createLineMatcher(pattern: string): (lines: string[], wanted: number, budgetMs: number) => number[] | "timeout" {
+  const context = vm.createContext({ pattern, maxChars: SEARCH_LIMITS.maxMatchChars, lines: [] as string[], wanted: 0, hits: [] as number[] });
+  const script = new vm.Script(
+    "{ const re = new RegExp(pattern); hits = []; for (let i = 0; i < lines.length && hits.length < wanted; i++) { if (re.test(lines[i].slice(0, maxChars))) hits.push(i); } }",
+  );
+  return (lines, wanted, budgetMs) => {
+    if (budgetMs <= 0) return "timeout";
+    context.lines = lines;
+    context.wanted = wanted;
+    try {
+      script.runInContext(context, { timeout: Math.max(1, Math.ceil(budgetMs)) });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return "timeout";
+      throw error;
+    } finally {
+      context.lines = [];
+    }
+    return Array.from(context.hits as number[]);
+  };
+}
