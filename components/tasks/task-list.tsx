@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { formatDistanceToNowStrict, formatDuration, intervalToDuration } from "date-fns";
 import Link from "next/link";
+import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 
@@ -14,12 +15,16 @@ function duration(start: Date | null, end: Date | null): string {
 
 export function TaskList() {
   const trpc = useTRPC();
-  const tasks = useQuery({ ...trpc.task.list.queryOptions({ limit: 100 }), refetchInterval: 5_000 });
+  const live = useLiveUpdates();
+  const tasks = useQuery({ ...trpc.task.list.queryOptions({ limit: 100 }), refetchInterval: live === "live" ? 30_000 : 5_000 });
 
   return (
     <div className="p-8">
       <div className="mb-6 flex items-center justify-between">
-        <h1 className="text-2xl font-semibold tracking-tight">Tasks</h1>
+        <div className="flex items-center gap-3">
+          <h1 className="text-2xl font-semibold tracking-tight">Tasks</h1>
+          <LivePill state={live} />
+        </div>
         <Link href="/tasks/new" className="rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-800">
           Launch task
         </Link>

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import type { MigrationList, SchemaEngine as SchemaEngineType } from "@prisma/schema-engine-wasm";
 
@@ -94,13 +95,33 @@ async function withEngine<T>(url: string, fn: (engine: SchemaEngineType) => Prom
  * @throws Error from the engine when a migration fails or the history diverged.
  */
 export async function applyMigrations(url: string): Promise<string[]> {
-  return withEngine(url, async (engine) => {
+  const applied = await withEngine(url, async (engine) => {
     const out = await engine.applyMigrations({
       migrationsList: migrationList(),
       filters: { externalTables: [], externalEnums: [] },
     });
     return out.appliedMigrationNames;
   });
+  await applyRoutines(url);
+  return applied;
+}
+
+/**
+ * Applies `server/db/sql/*.sql` (functions and triggers, written idempotently with CREATE OR
+ * REPLACE) in one simple-protocol query each. They live outside prisma/migrations because the wasm
+ * schema engine splits a migration script at every semicolon, which breaks PL/pgSQL bodies.
+ */
+export async function applyRoutines(url: string): Promise<void> {
+  const dir = join(root, "server/db/sql");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+      await client.query(readFileSync(join(dir, file), "utf8"));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /**

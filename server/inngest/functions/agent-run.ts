@@ -64,7 +64,7 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       stepId,
       status: "completed",
       output: { content: res.message.content, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), finishReason: res.finishReason },
-      summary: calls.length ? calls.map((c) => c.name).join(", ") : (res.message.content ?? "").slice(0, 120),
+      summary: calls.length ? summarizeCalls(calls) : (res.message.content ?? "").slice(0, 120),
       usage: res.usage,
     });
     return { content: res.message.content, toolCalls: calls, usage: res.usage, finishReason: res.finishReason };
@@ -119,6 +119,13 @@ async function runToolStep({ start, stepId, index, call }: { start: RunStart; st
     summary: toolSummary(call.name, args, result),
   });
   return result;
+}
+
+/** "read_file ×5, record_fact" — the tool calls of one model turn, repeats folded. */
+function summarizeCalls(calls: ModelToolCall[]): string {
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+  return [...counts].map(([name, n]) => (n > 1 ? `${name} ×${n}` : name)).join(", ");
 }
 
 function toolSummary(tool: string, args: unknown, result: ToolCallResult): string {

@@ -1,0 +1,58 @@
+import { changeFeed, type ChangeEvent } from "@/server/db/change-feed.ts";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/live[?taskId=…] — server-sent events: `data: {"t": table, "taskId": …}` whenever run
+ * state changes (PostgreSQL LISTEN/NOTIFY), filtered to one task when `taskId` is given; coalesced to
+ * at most one event per 200 ms per table; a comment every 15 s keeps proxies from closing the stream.
+ */
+export function GET(request: Request): Response {
+  const taskId = new URL(request.url).searchParams.get("taskId");
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const pending = new Map<string, ChangeEvent>();
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const send = (text: string) => {
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      const flush = () => {
+        timer = null;
+        for (const e of pending.values()) send(`data: ${JSON.stringify(e)}\n\n`);
+        pending.clear();
+      };
+      const unsubscribe = changeFeed().subscribe((e) => {
+        if (taskId && e.taskId !== taskId && e.t !== "reconnect") return;
+        pending.set(`${e.t}:${e.taskId ?? ""}`, e);
+        timer ??= setTimeout(flush, 200);
+      });
+      const heartbeat = setInterval(() => send(": keep-alive\n\n"), 15_000);
+      send(`retry: 2000\n: connected\n\n`);
+      cleanup = () => {
+        unsubscribe();
+        clearInterval(heartbeat);
+        if (timer) clearTimeout(timer);
+      };
+      request.signal.addEventListener("abort", () => {
+        cleanup();
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      });
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
+  });
+}

@@ -1,0 +1,49 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+
+export type LiveState = "connecting" | "live" | "polling";
+
+/**
+ * Subscribes to `/api/live` (SSE over PostgreSQL LISTEN/NOTIFY) and invalidates the task queries
+ * when something changes — for one task when `taskId` is given. While the stream is down the state
+ * is "polling" and callers fall back to a 5 s refetch interval (UI.md: live over SSE with a
+ * polling fallback).
+ */
+export function useLiveUpdates(taskId?: string): LiveState {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<LiveState>("connecting");
+
+  useEffect(() => {
+    const source = new EventSource(taskId ? `/api/live?taskId=${encodeURIComponent(taskId)}` : "/api/live");
+    source.onopen = () => setState("live");
+    source.onerror = () => setState("polling");
+    source.onmessage = () => {
+      void queryClient.invalidateQueries(trpc.task.pathFilter());
+    };
+    return () => source.close();
+  }, [taskId, queryClient, trpc]);
+
+  return state;
+}
+
+/** The Live / Polling pill shown in page headers. */
+export function LivePill({ state }: { state: LiveState }) {
+  const label = state === "live" ? "Live" : state === "polling" ? "Polling every 5 s" : "Connecting…";
+  return (
+    <span
+      role="status"
+      aria-live="polite"
+      className={
+        "inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium " +
+        (state === "live" ? "bg-emerald-50 text-emerald-800" : "bg-zinc-100 text-zinc-600")
+      }
+    >
+      <span aria-hidden className={"h-1.5 w-1.5 rounded-full " + (state === "live" ? "bg-emerald-500" : "bg-zinc-400")} />
+      {label}
+    </span>
+  );
+}

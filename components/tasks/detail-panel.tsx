@@ -1,0 +1,202 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useTRPC } from "@/components/trpc.tsx";
+import { cn } from "@/components/ui/cn.ts";
+import { JsonView } from "@/components/ui/json-view.tsx";
+import type { AppRouter } from "@/server/api/root.ts";
+import { compactNumber, durationMs, usd } from "./format.ts";
+
+type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
+export type PanelTab = "step" | "facts" | "artifacts" | "outbox" | "result";
+
+function StepDetail({ selectedKey }: { selectedKey: string | null }) {
+  const trpc = useTRPC();
+  const [runId, stepId] = selectedKey ? [selectedKey.slice(0, selectedKey.indexOf(":")), selectedKey.slice(selectedKey.indexOf(":") + 1)] : ["", ""];
+  const step = useQuery({ ...trpc.task.step.queryOptions({ runId, stepId }), enabled: !!selectedKey });
+  if (!selectedKey) return <p className="text-sm text-zinc-500">Select a step on the timeline to see its arguments, output, tokens and attempts.</p>;
+  if (step.isError)
+    return (
+      <p role="alert" className="text-sm text-red-800">
+        Could not load the step: {step.error.message}{" "}
+        <button className="underline" onClick={() => void step.refetch()}>
+          Retry
+        </button>
+      </p>
+    );
+  if (!step.data) return <div className="h-40 animate-pulse rounded bg-zinc-200/60" aria-busy="true" />;
+  const s = step.data;
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1 text-sm">
+        <span className="font-mono font-medium">{s.stepId}</span>
+        <span className="text-zinc-600">{s.kind}{s.tool ? ` · ${s.tool}` : ""}</span>
+        <span className="text-zinc-600">{s.status}</span>
+        <span className="text-zinc-600">{s.attempts} attempt{s.attempts === 1 ? "" : "s"}</span>
+        <span className="text-zinc-600">{durationMs(s.durationMs)}</span>
+        <span className="text-zinc-500" title={s.startedAt.toISOString()}>
+          {s.startedAt.toLocaleString("en-GB", { hour12: false, timeZoneName: "short" })}
+        </span>
+      </div>
+      {s.error && (
+        <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 font-mono text-xs whitespace-pre-wrap text-red-900">
+          {s.error}
+        </div>
+      )}
+      {s.kind === "model" && (
+        <div className="text-sm text-zinc-700">
+          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out
+        </div>
+      )}
+      {s.arguments !== null && <JsonView label="Arguments" value={s.arguments} />}
+      {s.output !== null && <JsonView label="Output" value={s.output} />}
+      {s.modelCalls.length > 0 && (
+        <div>
+          <div className="mb-1 text-xs font-medium uppercase tracking-wide text-zinc-500">Model calls (one per HTTP attempt)</div>
+          <table className="w-full text-xs">
+            <thead className="text-left text-zinc-500">
+              <tr>
+                <th className="py-1">#</th>
+                <th>Status</th>
+                <th>Cause</th>
+                <th className="text-right">Tokens</th>
+                <th className="text-right">Cost</th>
+                <th className="text-right">Latency</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.modelCalls.map((m) => (
+                <tr key={m.id} className="border-t border-zinc-100">
+                  <td className="py-1">{m.attempt}</td>
+                  <td className={m.status === "ok" ? "text-emerald-700" : "text-red-700"}>
+                    {m.status}
+                    {m.httpStatus ? ` ${m.httpStatus}` : ""}
+                    {m.error ? ` — ${m.error.slice(0, 60)}` : ""}
+                  </td>
+                  <td>{m.cause}{m.billed ? "" : " (not billed)"}</td>
+                  <td className="text-right tabular-nums">{compactNumber(m.promptTokens + m.completionTokens)}</td>
+                  <td className="text-right tabular-nums">{usd(m.costUsd)}</td>
+                  <td className="text-right tabular-nums">{durationMs(m.latencyMs)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Facts({ task }: { task: TaskDetail }) {
+  if (task.facts.length === 0) return <p className="text-sm text-zinc-500">No facts established yet.</p>;
+  return (
+    <table className="w-full text-sm">
+      <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
+        <tr>
+          <th className="py-1">Key</th>
+          <th>Value</th>
+          <th>Step</th>
+        </tr>
+      </thead>
+      <tbody>
+        {task.facts.map((f) => (
+          <tr key={`${f.key}`} className="border-t border-zinc-100 align-top">
+            <td className="py-1.5 pr-3 font-mono text-xs break-all">{f.key}</td>
+            <td className="py-1.5 pr-3 font-mono text-xs break-all text-zinc-700">{JSON.stringify(f.value).slice(0, 300)}</td>
+            <td className="py-1.5 font-mono text-xs text-zinc-500">{f.sourceStepId}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Artifacts({ task }: { task: TaskDetail }) {
+  if (task.artifacts.length === 0) return <p className="text-sm text-zinc-500">No artifacts yet.</p>;
+  return (
+    <ul className="space-y-2">
+      {task.artifacts.map((a) => (
+        <li key={a.id} className="flex items-center justify-between rounded-md border border-zinc-200 px-3 py-2 text-sm">
+          <span>
+            <span className="font-medium">{a.name}</span> <span className="text-xs text-zinc-500">{a.mime} · {a.bytes.toLocaleString("en-US")} bytes · {a.stepId}</span>
+          </span>
+          <span className="flex gap-3">
+            <a className="text-zinc-700 underline" href={`/api/artifacts/${a.id}?inline=1`} target="_blank" rel="noreferrer">
+              View
+            </a>
+            <a className="font-medium text-zinc-900 underline" href={`/api/artifacts/${a.id}`} download={a.name}>
+              Download
+            </a>
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Outbox({ task }: { task: TaskDetail }) {
+  if (task.outbox.length === 0) return <p className="text-sm text-zinc-500">No messages sent.</p>;
+  return (
+    <ul className="space-y-3">
+      {task.outbox.map((m) => (
+        <li key={m.id} className="rounded-md border border-zinc-200 p-3 text-sm" data-message-id={m.messageId}>
+          <div className="font-medium">{m.subject}</div>
+          <div className="text-xs text-zinc-500">
+            to {m.to} · message id <span className="font-mono">{m.messageId}</span> · {m.stepId}
+          </div>
+          <pre className="mt-2 max-h-60 overflow-auto font-sans text-sm whitespace-pre-wrap text-zinc-700">{m.body}</pre>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Result({ task }: { task: TaskDetail }) {
+  if (task.status === "dead_end")
+    return (
+      <div className="rounded-md border border-violet-200 bg-violet-50 p-4 text-sm text-violet-900">
+        <div className="font-medium">Dead end — the agent showed the task cannot be done</div>
+        <p className="mt-1">{task.deadEndReason}</p>
+      </div>
+    );
+  if (task.result) return <JsonView label="Result" value={task.result} />;
+  if (task.error) return <div className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-900">{task.error}</div>;
+  return <p className="text-sm text-zinc-500">No result yet.</p>;
+}
+
+/** The right-hand panel of the run page: the selected step, the working set, artifacts, outbox, result. */
+export function DetailPanel({ task, selectedKey, tab, onTab }: { task: TaskDetail; selectedKey: string | null; tab: PanelTab; onTab: (tab: PanelTab) => void }) {
+  const tabs: { id: PanelTab; label: string }[] = [
+    { id: "step", label: "Step" },
+    { id: "facts", label: `Working set (${task.facts.length})` },
+    { id: "artifacts", label: `Artifacts (${task.artifacts.length})` },
+    { id: "outbox", label: `Outbox (${task.outbox.length})` },
+    { id: "result", label: "Result" },
+  ];
+  return (
+    <>
+      <div role="tablist" aria-label="Details" className="flex gap-1 border-b border-zinc-200 px-3 pt-2">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            role="tab"
+            type="button"
+            aria-selected={tab === t.id}
+            onClick={() => onTab(t.id)}
+            className={cn("rounded-t-md px-3 py-2 text-sm", tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
+        {tab === "step" && <StepDetail selectedKey={selectedKey} />}
+        {tab === "facts" && <Facts task={task} />}
+        {tab === "artifacts" && <Artifacts task={task} />}
+        {tab === "outbox" && <Outbox task={task} />}
+        {tab === "result" && <Result task={task} />}
+      </div>
+    </>
+  );
+}

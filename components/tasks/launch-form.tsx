@@ -1,0 +1,138 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import { cn } from "@/components/ui/cn.ts";
+
+const field = "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-zinc-900 focus:outline-none focus:ring-1 focus:ring-zinc-900";
+const label = "block text-sm font-medium text-zinc-800";
+
+/**
+ * The launch form: the seeded demo (license audit of node_modules, with a package limit) or a goal
+ * of your own, a profile, a step budget and the workspace. A launch key made once per form blocks
+ * double launches; on success the run page opens.
+ */
+export function LaunchForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const profiles = useQuery(trpc.profile.list.queryOptions());
+  const demos = useQuery(trpc.demo.list.queryOptions());
+  const demo = demos.data?.[0];
+  const [mode, setMode] = useState<"demo" | "goal">("demo");
+  const [limit, setLimit] = useState("50");
+  const [goal, setGoal] = useState("");
+  const [profile, setProfile] = useState("scripted");
+  const [stepBudget, setStepBudget] = useState("");
+  const [workspace, setWorkspace] = useState("");
+  const [launchKey] = useState(() => crypto.randomUUID());
+  const launch = useMutation(
+    trpc.task.launch.mutationOptions({
+      onSuccess: (res) => router.push(`/tasks/${res.taskId}`),
+    }),
+  );
+
+  const limitNumber = Number(limit);
+  const limitError = mode === "demo" && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > 5000) ? "Package limit: a whole number from 1 to 5000" : null;
+  const budgetNumber = stepBudget === "" ? undefined : Number(stepBudget);
+  const budgetError = budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > 100_000) ? "Step budget: a whole number from 1 to 100000" : null;
+  const goalError = mode === "goal" && goal.trim() === "" ? "Goal: required" : null;
+  const selected = profiles.data?.find((p) => p.name === profile);
+  const defaultBudget = mode === "demo" && Number.isInteger(limitNumber) ? Math.max(selected?.stepBudget ?? 0, Math.ceil(limitNumber * 2.2) + 60) : selected?.stepBudget;
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (limitError || budgetError || goalError) return;
+    launch.mutate({
+      ...(mode === "demo" ? { demo: { kind: "license-audit" as const, limit: limitNumber } } : { goal: goal.trim() }),
+      profile,
+      stepBudget: budgetNumber,
+      workspace: workspace.trim() || undefined,
+      launchKey,
+    });
+  }
+
+  return (
+    <div className="mx-auto max-w-3xl p-8">
+      <h1 className="mb-6 text-2xl font-semibold tracking-tight">Launch a task</h1>
+      <form onSubmit={submit} className="space-y-6 rounded-lg border border-zinc-200 bg-white p-6" aria-label="Launch a task">
+        <fieldset>
+          <legend className={label}>What should the agent do?</legend>
+          <div className="mt-2 grid grid-cols-2 gap-3">
+            {(["demo", "goal"] as const).map((m) => (
+              <label key={m} className={cn("cursor-pointer rounded-md border p-3 text-sm", mode === m ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}>
+                <input type="radio" name="mode" value={m} checked={mode === m} onChange={() => setMode(m)} className="mr-2" />
+                {m === "demo" ? (demo?.title ?? "Demo: license audit") : "A goal of my own"}
+                {m === "demo" && <span className="mt-1 block text-xs text-zinc-500">{demo?.description}</span>}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        {mode === "demo" ? (
+          <div>
+            <label htmlFor="limit" className={label}>
+              Package limit
+            </label>
+            <input id="limit" name="limit" inputMode="numeric" className={field} value={limit} onChange={(e) => setLimit(e.target.value)} aria-invalid={!!limitError} />
+            <p className="mt-1 text-xs text-zinc-500">The first N packages of node_modules, sorted by name (default {demo?.defaultLimit ?? 50}).</p>
+            {limitError && <p className="mt-1 text-xs text-red-700">{limitError}</p>}
+          </div>
+        ) : (
+          <div>
+            <label htmlFor="goal" className={label}>
+              Goal
+            </label>
+            <textarea id="goal" name="goal" rows={4} className={field} value={goal} onChange={(e) => setGoal(e.target.value)} aria-invalid={!!goalError} />
+            {goalError && <p className="mt-1 text-xs text-red-700">{goalError}</p>}
+          </div>
+        )}
+
+        <div className="grid grid-cols-2 gap-4">
+          <div>
+            <label htmlFor="profile" className={label}>
+              Agent profile
+            </label>
+            <select id="profile" name="profile" className={field} value={profile} onChange={(e) => setProfile(e.target.value)}>
+              {profiles.data?.map((p) => (
+                <option key={p.id} value={p.name}>
+                  {p.name} — {p.model === "scripted" || p.model.startsWith("scripted-") ? "offline scripted model" : p.model}
+                </option>
+              ))}
+            </select>
+            {selected && <p className="mt-1 text-xs text-zinc-500">{selected.description}</p>}
+          </div>
+          <div>
+            <label htmlFor="stepBudget" className={label}>
+              Step budget
+            </label>
+            <input id="stepBudget" name="stepBudget" inputMode="numeric" placeholder={defaultBudget ? String(defaultBudget) : ""} className={field} value={stepBudget} onChange={(e) => setStepBudget(e.target.value)} aria-invalid={!!budgetError} />
+            <p className="mt-1 text-xs text-zinc-500">Hard ceiling on model + tool steps{defaultBudget ? ` (default ${defaultBudget})` : ""}.</p>
+            {budgetError && <p className="mt-1 text-xs text-red-700">{budgetError}</p>}
+          </div>
+        </div>
+
+        <div>
+          <label htmlFor="workspace" className={label}>
+            Workspace
+          </label>
+          <input id="workspace" name="workspace" placeholder={demo?.workspace} className={cn(field, "font-mono")} value={workspace} onChange={(e) => setWorkspace(e.target.value)} />
+          <p className="mt-1 text-xs text-zinc-500">Folder on the server the file tools may read (read-only). Empty = the default shown.</p>
+        </div>
+
+        {launch.isError && (
+          <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+            {launch.error.message}
+          </div>
+        )}
+
+        <div className="flex items-center justify-end gap-3">
+          <button type="submit" disabled={launch.isPending || launch.isSuccess} className="rounded-md bg-zinc-900 px-5 py-2 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-60">
+            {launch.isPending || launch.isSuccess ? "Launching…" : "Launch"}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+import { EventEmitter } from "node:events";
+import pg from "pg";
+
+/** One change notification: the table written and the task it belongs to. */
+export interface ChangeEvent {
+  t: string;
+  taskId: string | null;
+}
+
+const CHANNEL = "longhaul_changes";
+
+/**
+ * The process-wide change feed: one PostgreSQL connection LISTENing on `longhaul_changes` (filled by
+ * the triggers of migration `live_notify`), fanned out to subscribers. Reconnects with backoff when
+ * the connection drops; subscribers are told `{t: "reconnect"}` so they refetch what they may have
+ * missed.
+ */
+class ChangeFeed {
+  private readonly emitter = new EventEmitter();
+  private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private retryMs = 500;
+
+  constructor(private readonly url: string) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  subscribe(listener: (e: ChangeEvent) => void): () => void {
+    this.emitter.on("change", listener);
+    void this.ensureConnected();
+    return () => this.emitter.off("change", listener);
+  }
+
+  private ensureConnected(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on("notification", (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload) return;
+      try {
+        this.emitter.emit("change", JSON.parse(msg.payload) as ChangeEvent);
+      } catch {
+        // malformed payload: ignore
+      }
+    });
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = null;
+      client.removeAllListeners();
+      void client.end().catch(() => {});
+      setTimeout(() => {
+        if (this.emitter.listenerCount("change") > 0) void this.ensureConnected();
+      }, this.retryMs).unref();
+      this.retryMs = Math.min(this.retryMs * 2, 10_000);
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.client = client;
+      this.retryMs = 500;
+      this.emitter.emit("change", { t: "reconnect", taskId: null } satisfies ChangeEvent);
+    } catch {
+      this.client = client;
+      lost();
+    }
+  }
+}
+
+const globalForFeed = globalThis as unknown as { longhaulChangeFeed?: ChangeFeed };
+
+/** The change feed of this process (DATABASE_URL). */
+export function changeFeed(): ChangeFeed {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set");
+  globalForFeed.longhaulChangeFeed ??= new ChangeFeed(url);
+  return globalForFeed.longhaulChangeFeed;
+}
