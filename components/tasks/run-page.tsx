@@ -146,7 +146,7 @@ export function RunPage({ taskId }: { taskId: string }) {
         )}
         {t.status === "completed" && t.result && typeof t.result === "object" && "summary" in t.result && (
           <p className="mt-2 text-sm text-emerald-900" data-testid="result-summary">
-            Result: {String(t.result.summary)}
+            Result: {typeof t.result.summary === "string" ? t.result.summary : JSON.stringify(t.result.summary)}
           </p>
         )}
         <h1 className="mt-2 line-clamp-2 text-base font-medium text-zinc-900" title={t.goal}>
