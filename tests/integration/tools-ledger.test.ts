@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
-import { performExternalEffect, UnresolvedEffectError, listCommittedEffects } from "../../server/tools/ledger.ts";
+import { listCommittedEffects, performExternalEffect, performInternalEffect, UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
 
 const prisma = createPrismaClient(inject("databaseUrl"), { max: 12 });
@@ -115,6 +115,30 @@ describe("send_email through the side-effect ledger", () => {
     } finally {
       await dead.$disconnect();
     }
+  });
+});
+
+describe("repeatable effects", () => {
+  it("a tool that declares identical repeats legitimate performs them again in another run", async () => {
+    const { taskId, newRun } = await newTask();
+    let performed = 0;
+    const effect = async (ctx: ToolContext) =>
+      performInternalEffect({
+        prisma,
+        taskId,
+        runId: ctx.runId,
+        stepId: ctx.stepId,
+        tool: "ping",
+        args: { n: 1 },
+        repeatable: true,
+        perform: async () => ({ ping: ++performed }),
+      });
+    const first = await effect((await newRun())("tool-1-0"));
+    const second = await effect((await newRun())("tool-1-0"));
+    expect([first.outcome, second.outcome]).toEqual(["performed", "performed"]);
+    expect(second.result).toEqual({ ping: 2 });
+    expect(second.fingerprint).toBe(first.fingerprint);
+    expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
   });
 });
 
