@@ -131,7 +131,7 @@ describe("scripted agent: license audit over a fake node_modules", () => {
         const earlier = log.filter((c) => c.name === name && c.rawArguments === JSON.stringify(args)).length;
         if (name === "read_file" && args.path === "node_modules/dual/package.json" && earlier === 0) return { error: { code: "io_error", message: "EIO" } };
         if (name === "record_fact" && args.key === "license:abbrev" && !log.some((c) => c.name === "record_fact" && c.rawArguments.includes("license:abbrev"))) {
-          return { error: { code: "invalid_arguments", message: "value: too large" } };
+          return { error: { code: "unavailable", message: "try again" } };
         }
         if (name === "send_email" && !log.some((c) => c.name === "send_email")) return { error: { code: "smtp", message: "try later" } };
         return undefined;
@@ -141,6 +141,17 @@ describe("scripted agent: license audit over a fake node_modules", () => {
     expect(sim.finished).not.toBeNull();
     expect(sim.artifacts.get("licenses.csv")!.content).toBe(EXPECTED_14);
     expect(sim.emails).toHaveLength(1);
+  });
+
+  it("gives up recording a fact the gateway rejects, without repeating it, and still reports the package", () => {
+    const sim = createToolSimulator({
+      root,
+      inject: (name, args) => (name === "record_fact" && args.key === "license:dual" ? { error: { code: "invalid_arguments", message: "key: too long" } } : undefined),
+    });
+    runScriptedAgent({ messages: taskMessages(GOAL(14)), sim });
+    expect(sim.log.filter((c) => c.name === "record_fact" && c.rawArguments.includes('"license:dual"'))).toHaveLength(1);
+    expect(sim.artifacts.get("licenses.csv")!.content).toBe(EXPECTED_14);
+    expect(sim.finished).not.toBeNull();
   });
 
   it("declares a dead end when there is no node_modules", () => {

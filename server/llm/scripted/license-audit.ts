@@ -153,9 +153,16 @@ function failures(calls: readonly PastCall[], tool: string): number {
   return n;
 }
 
+/**
+ * How many times recording `key` failed, where a rejection of the arguments (`invalid_arguments`:
+ * key too long, value over 16 KiB) counts double: sending the same arguments again cannot help, so
+ * the agent gives up on that fact at once instead of retrying it.
+ */
 function recordFailures(calls: readonly PastCall[], key: string): number {
   let n = 0;
-  for (const call of calls) if (call.name === "record_fact" && call.error && call.args?.key === key) n++;
+  for (const call of calls) {
+    if (call.name === "record_fact" && call.error && call.args?.key === key) n += call.error.code === "invalid_arguments" ? 2 : 1;
+  }
   return n;
 }
 
