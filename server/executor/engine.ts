@@ -455,9 +455,14 @@ export class Executor {
     crashPoint("executor:checkpoint-received");
     const qi = typeof body.qi_id === "string" && /^\d+$/.test(body.qi_id) ? BigInt(body.qi_id) : undefined;
     const steps = Array.isArray(body.steps) ? (body.steps as Op[]) : [];
+    if (qi === undefined) return "stale";
+    const fast = await this.checkpointFast(runId, qi, steps);
+    if (fast !== "slow") {
+      if (fast.inserted) crashPoint("executor:after-step-saved");
+      return fast.result;
+    }
     let saved = 0;
     const result = await this.tx(async (tx) => {
-      if (qi === undefined) return "stale" as const;
       const item = await tx.$queryRawUnsafe<{ id: bigint }[]>(
         `UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
           WHERE id = $1 AND "runId" = $2 AND "leaseUntil" > ${NOW} RETURNING id`,
@@ -483,6 +488,58 @@ export class Executor {
     });
     if (saved) crashPoint("executor:after-step-saved");
     return result;
+  }
+
+  /**
+   * The checkpoint hot path in **one SQL statement** (atomic on its own, one round trip): renews the
+   * lease of queue item `qi` (only if still leased), locks the run (only if not ended), inserts the
+   * StepRun/StepFailed results that do not exist yet with consecutive `seq`, and advances `nextSeq`.
+   * Returns "slow" when a limit may be hit or an op needs the general path (then {@link checkpoint}
+   * uses the transaction-based path, which also fails the run on a limit).
+   */
+  private async checkpointFast(runId: string, qi: bigint, steps: Op[]): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
+    const rows: { ord: number; hashedId: string; value: unknown; name: string }[] = [];
+    for (const [ord, op] of steps.entries()) {
+      if (op.op !== "StepRun" && op.op !== "StepFailed") return "slow";
+      const value = op.op === "StepRun" ? { data: op.data === undefined ? null : op.data } : { error: op.error ?? null };
+      if (Buffer.byteLength(JSON.stringify(value)) > MAX_STEP_OUTPUT_BYTES) return "slow";
+      rows.push({ ord, hashedId: op.id, value, name: op.displayName ?? op.name ?? "" });
+    }
+    const res = await this.o.db.$queryRawUnsafe<{ item: bigint; run: bigint; inserted: bigint; next_seq: number | null }[]>(
+      `WITH item AS (
+         UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
+          WHERE id = $1 AND "runId" = $2 AND "leaseUntil" > ${NOW} RETURNING id
+       ), run AS (
+         SELECT id, "nextSeq" FROM executor_run
+          WHERE id = $2 AND status IN ('queued','running') AND "nextSeq" + $5 <= $6 AND EXISTS (SELECT 1 FROM item)
+          FOR UPDATE
+       ), input AS (
+         SELECT x.ord, x."hashedId", x.value, x.name FROM jsonb_to_recordset($4::jsonb) AS x(ord int, "hashedId" text, value jsonb, name text)
+          WHERE NOT EXISTS (SELECT 1 FROM executor_step_result s WHERE s."runId" = $2 AND s."hashedId" = x."hashedId")
+       ), ins AS (
+         INSERT INTO executor_step_result ("runId", "hashedId", seq, value, name)
+         SELECT $2, i."hashedId", run."nextSeq" + (row_number() OVER (ORDER BY i.ord))::int - 1, i.value, i.name FROM input i, run
+         ON CONFLICT DO NOTHING RETURNING seq
+       ), upd AS (
+         UPDATE executor_run r SET "nextSeq" = r."nextSeq" + (SELECT count(*) FROM ins)::int FROM run WHERE r.id = run.id RETURNING r.id
+       )
+       SELECT (SELECT count(*) FROM item) AS item, (SELECT count(*) FROM upd) AS run, (SELECT count(*) FROM ins) AS inserted,
+              (SELECT "nextSeq" FROM executor_run WHERE id = $2) AS next_seq`,
+      qi,
+      runId,
+      this.o.leaseMs,
+      JSON.stringify(rows),
+      rows.length,
+      MAX_STEPS_PER_RUN,
+    );
+    const r = res[0];
+    if (!r || Number(r.item) === 0) return { result: "stale", inserted: 0 };
+    if (Number(r.run) === 0) {
+      // Run ended (→ stale) or the step limit would be exceeded (→ slow path fails the run).
+      const run = await this.o.db.executorRun.findUnique({ where: { id: runId }, select: { status: true } });
+      return run && !TERMINAL.has(run.status) ? "slow" : { result: "stale", inserted: 0 };
+    }
+    return { result: "ok", inserted: Number(r.inserted) };
   }
 
   // ───────────────────────────── queue ─────────────────────────────

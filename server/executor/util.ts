@@ -48,11 +48,17 @@ export function signBody(body: string, signingKey: string, tSec = Math.floor(Dat
  * Checks an `Authorization: Bearer …` header sent by the SDK (register, checkpoint) against the
  * hashed signing key. Constant-time comparison. Returns false for a missing or malformed header.
  */
+const hashedKeyCache = new Map<string, string>();
+
 export function verifyBearer(header: string | undefined, signingKey: string): boolean {
   const m = /^Bearer\s+(\S+)$/.exec(header ?? "");
   if (!m?.[1]) return false;
   const given = stripSigningKeyPrefix(m[1]);
-  const expected = stripSigningKeyPrefix(hashSigningKey(signingKey));
+  let expected = hashedKeyCache.get(signingKey);
+  if (expected === undefined) {
+    expected = stripSigningKeyPrefix(hashSigningKey(signingKey));
+    hashedKeyCache.set(signingKey, expected);
+  }
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
