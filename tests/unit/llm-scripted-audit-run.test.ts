@@ -161,6 +161,7 @@ describe("scripted agent: license audit over a fake node_modules", () => {
       runScriptedAgent({ messages: taskMessages(GOAL(5)), sim });
       expect(sim.finished).toBeNull();
       expect(sim.deadEnd).toMatch(/node_modules/);
+      expect(sim.log.map((c) => c.name)).toEqual(["list_files", "declare_dead_end"]); // not_found is not retried
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

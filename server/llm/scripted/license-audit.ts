@@ -69,7 +69,7 @@ function stringArray(value: unknown): string[] | null {
 function selectPackages(ctx: AgentContext, limit: number | null): Selection {
   const root = listing(ctx.calls, "node_modules");
   if (!root.complete) {
-    if (root.errors >= 2) {
+    if (root.errors >= 2 || (root.errors === 1 && PERMANENT_READ_ERROR.test(root.lastError?.code ?? ""))) {
       return { done: false, action: { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `node_modules cannot be listed (${root.lastError?.code}: ${root.lastError?.message}); there are no packages to audit.` } }] } };
     }
     const args: Record<string, unknown> = { path: "node_modules", offset: root.nextOffset };
