@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
+import { loadRunEvidence, startAgentStack, waitFor, WORKSPACE, type AgentStack, type RunEvidence } from "../support/agent-stack.ts";
+
+// Durability of the agent run against process deaths, on the real pieces (app process serving the
+// real agent-run function, executor process, scripted model server, test PostgreSQL): kill -9 of the
+// executor, kill -9 of the app right after a side effect committed, and the app down for a while.
+// In each case the run completes with the exact CSV and exactly one email, and steps whose results
+// were saved are never executed again.
+
+const LIMIT = 8;
+let stack: AgentStack;
+
+beforeAll(async () => {
+  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
+});
+afterAll(async () => {
+  const left = await stack.stop();
+  expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
+});
+
+/** The outcome every scenario must reach: completed, exact CSV, one email (one ledger row). */
+async function expectCompletedDemo(ev: RunEvidence): Promise<void> {
+  expect(ev.task.status).toBe("completed");
+  expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
+  expect(ev.outbox).toHaveLength(1);
+  expect(ev.sideEffects).toHaveLength(1);
+  expect(ev.sideEffects[0]).toMatchObject({ tool: "send_email", status: "committed" });
+  expect(ev.steps.every((s) => s.status === "completed")).toBe(true);
+  expect(ev.executorRun).toMatchObject({ status: "completed", output: { status: "completed" } });
+}
+
+/** `stepId ×attempts` of every step that ran more than once. */
+const reExecuted = (ev: RunEvidence) => ev.steps.filter((s) => s.attempts !== 1).map((s) => `${s.stepId} ×${s.attempts}`);
+
+describe("agent run durability", () => {
+  it("kill -9 of the executor mid-run: after a restart the run completes and no saved step runs again", async () => {
+    await stack.kill("executor", "SIGTERM");
+    // Exits 137 (as kill -9) right after committing the 12th step result, mid-run.
+    const doomed = await stack.startExecutor({ crashAt: "executor:after-step-saved@12" });
+    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    expect(await doomed.exited).toBe(137);
+    expect(doomed.output()).toContain("crash at executor:after-step-saved (#12)");
+    const doneAtKill = await stack.db.step.count({ where: { runId, status: "completed" } });
+    expect(await stack.db.task.findUniqueOrThrow({ where: { id: taskId } }).then((t) => t.status)).toBe("running");
+
+    await stack.startExecutor();
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    expect(await stack.waitForExecutorRun(runId)).toBe("completed");
+    const ev = await loadRunEvidence(stack.db, { taskId, runId });
+    await expectCompletedDemo(ev);
+    expect(doneAtKill).toBeGreaterThan(0);
+    expect(doneAtKill).toBeLessThan(ev.steps.length);
+    // No step body ran twice (tool steps included: each tool executed once), and no model call was repeated.
+    expect(reExecuted(ev)).toEqual([]);
+    expect(ev.modelCalls.filter((c) => c.cause !== "productive" || c.status !== "ok")).toEqual([]);
+    expect(ev.modelCalls).toHaveLength(ev.steps.filter((s) => s.kind === "model").length);
+  });
+
+  it("kill -9 of the app right after send_email committed: one email, and the agent gets the same messageId", async () => {
+    await stack.kill("app", "SIGTERM");
+    const doomed = await stack.startApp({ crashAt: "tool:after-side-effect" });
+    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    expect(await doomed.exited).toBe(137);
+    expect(doomed.output()).toContain("crash at tool:after-side-effect (#1)");
+    const sentBeforeCrash = await stack.db.outboxMessage.findMany({ where: { taskId } });
+    expect(sentBeforeCrash).toHaveLength(1);
+    const emailStep = await stack.db.step.findUniqueOrThrow({ where: { runId_stepId: { runId, stepId: sentBeforeCrash[0]!.stepId } } });
+    expect(emailStep).toMatchObject({ tool: "send_email", status: "running", attempts: 1 }); // its result was never returned
+
+    await stack.startApp();
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    expect(await stack.waitForExecutorRun(runId)).toBe("completed");
+    const ev = await loadRunEvidence(stack.db, { taskId, runId });
+    await expectCompletedDemo(ev);
+    const messageId = sentBeforeCrash[0]!.messageId;
+    expect(ev.outbox[0]!.messageId).toBe(messageId);
+    // The re-executed step found the ledgered effect and returned the original message id...
+    const step = ev.steps.find((s) => s.stepId === emailStep.stepId)!;
+    expect(step).toMatchObject({ tool: "send_email", attempts: 2, output: { messageId } });
+    // ...which is what the executor memoized and so what the agent received as the tool result.
+    expect(ev.memoized.get(emailStep.stepId)).toMatchObject({ data: { ok: true, output: { messageId } } });
+    expect(ev.sideEffects[0]!.repeats).toBe(1);
+    // Only the step in flight at the kill ran again.
+    expect(reExecuted(ev)).toEqual([`${emailStep.stepId} ×2`]);
+  });
+
+  it("app down while the executor drives the run: it waits for the app without using up step attempts", async () => {
+    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    await waitFor("a third of the steps to complete", async () => (await stack.db.step.count({ where: { runId, status: "completed" } })) >= 15, 60_000);
+    const unreachableBefore = countUnreachable(stack.executor()!.output());
+    expect(await stack.kill("app")).toBeNull(); // SIGKILL
+    // The step (if any) that was executing when the app died: its body restarts, nothing else may.
+    const inFlight = (await stack.db.step.findMany({ where: { runId, status: "running" } })).map((s) => s.stepId);
+    expect(inFlight.length).toBeLessThanOrEqual(1);
+    // Keep the app down until the executor has tried to reach it (its log says so) at least twice.
+    await waitFor("the executor to find the app unreachable", () => countUnreachable(stack.executor()!.output()) >= unreachableBefore + 2, 30_000);
+    expect(await stack.db.task.findUniqueOrThrow({ where: { id: taskId } }).then((t) => t.status)).toBe("running");
+
+    await stack.startApp();
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    expect(await stack.waitForExecutorRun(runId)).toBe("completed");
+    const ev = await loadRunEvidence(stack.db, { taskId, runId });
+    await expectCompletedDemo(ev);
+    // The unreachable app never cost an executor attempt: every model call was made on attempt 0...
+    expect(ev.modelCalls.filter((c) => c.attempt !== 0)).toEqual([]);
+    expect(ev.modelCalls.filter((c) => c.cause !== "productive")).toEqual([]);
+    // ...and no step ran twice, except the one whose body the kill interrupted.
+    expect(reExecuted(ev)).toEqual(inFlight.map((id) => `${id} ×2`));
+  });
+});
+
+function countUnreachable(log: string): number {
+  return log.split("\n").filter((l) => l.includes("app unreachable")).length;
+}

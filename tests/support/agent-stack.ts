@@ -1,0 +1,275 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
+import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { seedDefaults } from "../../server/db/seed.ts";
+import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import { startScriptedModelServer, type FaultSpec, type ScriptedModelServer } from "../../server/llm/scripted/server.ts";
+import { TEST_EVENT_KEY, TEST_SIGNING_KEY, waitFor } from "./executor-harness.ts";
+import { freePort } from "./ports.ts";
+
+/** Root of this checkout: the demo's workspace (its node_modules is the data the agent audits). */
+export const WORKSPACE = path.resolve(import.meta.dirname, "../..");
+
+/** Inngest function id of `agent-run` as the executor registers it (`<appId>-<fnId>`). */
+export const AGENT_RUN_FUNCTION_ID = "longhaul-agent-run";
+
+/** One child process of the stack (the app or the executor) with its captured output. */
+export interface StackChild {
+  name: "app" | "executor";
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output: () => string;
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  exited: Promise<number | null>;
+  /** True until the process has exited. */
+  alive: () => boolean;
+}
+
+/** The real pieces of Longhaul for one test file (see {@link startAgentStack}). */
+export interface AgentStack {
+  databaseUrl: string;
+  db: PrismaClient;
+  model: ScriptedModelServer;
+  /** `http://127.0.0.1:<port>` of the executor (fixed for the stack's lifetime, also across restarts). */
+  executorUrl: string;
+  /** `http://127.0.0.1:<port>/api/inngest` of the app (fixed across restarts). */
+  appUrl: string;
+  /** The current app / executor child (replaced by startApp / startExecutor). */
+  app: () => StackChild | undefined;
+  executor: () => StackChild | undefined;
+  /** Spawns the app child (`LONGHAUL_CRASH_AT` from `crashAt`) and waits until it answers. @throws when one is running. */
+  startApp: (options?: { crashAt?: string }) => Promise<StackChild>;
+  /** Spawns the executor child (`crashAt` → LONGHAUL_CRASH_AT) and waits until it answers /health and has synced the app. */
+  startExecutor: (options?: { crashAt?: string; waitForSync?: boolean }) => Promise<StackChild>;
+  /** Sends `signal` (default SIGKILL) to the child and waits for it to exit; returns its exit code. */
+  kill: (which: "app" | "executor", signal?: NodeJS.Signals) => Promise<number | null>;
+  /** Arms faults on the scripted model server (`POST /control/faults`). */
+  armFaults: (faults: FaultSpec | FaultSpec[]) => Promise<void>;
+  /** Launches the license-audit demo through the real launch domain; returns the ids. */
+  launchDemo: (options: { limit: number }) => Promise<{ taskId: string; runId: string }>;
+  /** Polls the task until its status is one of `statuses` (default: any terminal status) or throws after `timeoutMs`. */
+  waitForTaskStatus: (taskId: string, statuses?: string[], timeoutMs?: number) => Promise<string>;
+  /** Polls the executor's run of `agent-run` for Longhaul run `runId` until it is completed/failed/cancelled; returns its status. */
+  waitForExecutorRun: (runId: string, timeoutMs?: number) => Promise<string>;
+  /** Stops every child this stack spawned (SIGTERM, then SIGKILL after 5 s), the model server and the DB client. Returns the children still alive afterwards (must be none). */
+  stop: () => Promise<StackChild[]>;
+}
+
+const TERMINAL_TASK_STATUSES = ["completed", "dead_end", "failed", "cancelled", "waiting_for_human"];
+
+function spawnChild(name: StackChild["name"], script: string, env: Record<string, string | undefined>): StackChild {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: WORKSPACE,
+    env: { ...process.env, INNGEST_DEV: undefined, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    if (process.env.AGENT_STACK_LOG) process.stderr.write(`[${name}:${child.pid}] ${d.toString()}`);
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { name, child, output: () => out, exited, alive: () => child.exitCode === null && child.signalCode === null };
+}
+
+/**
+ * Starts, for one test file, the real pieces on free ports against the test database
+ * (`databaseUrl`, migrated by tests/support/global-setup.ts): the scripted model server in process,
+ * the app (tests/support/serve-functions.ts: the real `agent-run` function behind `serve`) as a child
+ * process, and the embedded executor (`server/executor/main.ts`) as a child process, signed with the
+ * test keys, with a short retry backoff (EXECUTOR_BACKOFF_MS 50,100,200). Seeds the agent profiles.
+ * Resolves once the executor has synced the app's functions.
+ */
+export async function startAgentStack({ databaseUrl }: { databaseUrl: string }): Promise<AgentStack> {
+  const db = createPrismaClient(databaseUrl);
+  await seedDefaults(db);
+  const model = await startScriptedModelServer({ port: await freePort() });
+  const appPort = await freePort();
+  const executorPort = await freePort();
+  const executorUrl = `http://127.0.0.1:${executorPort}`;
+  const appUrl = `http://127.0.0.1:${appPort}/api/inngest`;
+  let app: StackChild | undefined;
+  let executor: StackChild | undefined;
+  const spawned: StackChild[] = [];
+
+  const stack: AgentStack = {
+    databaseUrl,
+    db,
+    model,
+    executorUrl,
+    appUrl,
+    app: () => app,
+    executor: () => executor,
+
+    async startApp({ crashAt } = {}) {
+      if (app?.alive()) throw new Error("the app is already running");
+      const started = spawnChild("app", "tests/support/serve-functions.ts", {
+        APP_PORT: String(appPort),
+        DATABASE_URL: databaseUrl,
+        INNGEST_BASE_URL: executorUrl,
+        INNGEST_SIGNING_KEY: TEST_SIGNING_KEY,
+        INNGEST_EVENT_KEY: TEST_EVENT_KEY,
+        MODEL_PORT: String(model.port),
+        OPENAI_API_KEY: undefined,
+        OPENAI_BASE_URL: undefined,
+        LONGHAUL_WORKSPACE: WORKSPACE,
+        LONGHAUL_CRASH_AT: crashAt ?? "",
+      });
+      app = started;
+      spawned.push(started);
+      await waitFor("the app child to listen", () => {
+        if (!started.alive()) throw new Error(`app exited: ${started.output()}`);
+        return started.output().includes("[app] listening on");
+      }, 30_000, 50);
+      return started;
+    },
+
+    async startExecutor({ crashAt, waitForSync = true } = {}) {
+      if (executor?.alive()) throw new Error("the executor is already running");
+      const syncedBefore = new Date();
+      const started = spawnChild("executor", "server/executor/main.ts", {
+        DATABASE_URL: databaseUrl,
+        EXECUTOR_PORT: String(executorPort),
+        INNGEST_SIGNING_KEY: TEST_SIGNING_KEY,
+        INNGEST_EVENT_KEY: TEST_EVENT_KEY,
+        EXECUTOR_SDK_URL: appUrl,
+        EXECUTOR_BACKOFF_MS: "50,100,200",
+        LONGHAUL_CRASH_AT: crashAt ?? "",
+      });
+      executor = started;
+      spawned.push(started);
+      await waitFor("the executor child to answer /health", async () => {
+        if (!started.alive()) throw new Error(`executor exited: ${started.output()}`);
+        const res = await fetch(`${executorUrl}/health`).catch(() => undefined);
+        return res?.status === 200;
+      }, 30_000, 50);
+      if (waitForSync) {
+        // Registered by this executor from this stack's app (another file's stack may have registered the same id).
+        await waitFor("the executor to sync the app", async () => {
+          if (!started.alive()) throw new Error(`executor exited: ${started.output()}`);
+          const fn = await db.executorFunction.findUnique({ where: { id: AGENT_RUN_FUNCTION_ID }, include: { app: true } });
+          return fn !== null && fn.url.startsWith(appUrl) && fn.app.syncedAt >= syncedBefore;
+        }, 30_000, 50);
+      }
+      return started;
+    },
+
+    async kill(which, signal = "SIGKILL") {
+      const target = which === "app" ? app : executor;
+      if (!target) throw new Error(`no ${which} was started`);
+      if (target.alive()) target.child.kill(signal);
+      return target.exited;
+    },
+
+    async armFaults(faults) {
+      const res = await fetch(`${model.url}/control/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faults) });
+      if (res.status !== 201) throw new Error(`arming faults failed: HTTP ${res.status} ${await res.text()}`);
+    },
+
+    async launchDemo({ limit }) {
+      const ports = prismaLaunchPorts({
+        prisma: db,
+        defaultWorkspace: WORKSPACE,
+        // What server/inngest/send.ts sends, posted to the executor's event API (event id = dedupe key).
+        async sendRunStarted({ taskId, runId }) {
+          const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify([{ name: "longhaul/run.started", data: { taskId, runId }, id: `run-started-${runId}` }]),
+          });
+          const body = (await res.json()) as { status?: number };
+          if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
+        },
+      });
+      const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse({ demo: { kind: "license-audit", limit } }), actor: "agent-test", ports });
+      return { taskId, runId };
+    },
+
+    async waitForTaskStatus(taskId, statuses = TERMINAL_TASK_STATUSES, timeoutMs = 60_000) {
+      return waitFor(`task ${taskId} to reach ${statuses.join("|")}`, async () => {
+        const task = await db.task.findUnique({ where: { id: taskId }, select: { status: true } });
+        return task && statuses.includes(task.status) ? task.status : undefined;
+      }, timeoutMs, 100);
+    },
+
+    async waitForExecutorRun(runId, timeoutMs = 60_000) {
+      return waitFor(`the executor's run of agent-run for ${runId} to end`, async () => {
+        const run = await findExecutorRun(db, runId);
+        return run && ["completed", "failed", "cancelled"].includes(run.status) ? run.status : undefined;
+      }, timeoutMs, 100);
+    },
+
+    async stop() {
+      await Promise.all(
+        spawned.map(async (c) => {
+          if (!c.alive()) return;
+          c.child.kill("SIGTERM");
+          const timer = setTimeout(() => c.child.kill("SIGKILL"), 5_000);
+          await c.exited;
+          clearTimeout(timer);
+        }),
+      );
+      await model.stop();
+      await db.$disconnect();
+      return spawned.filter((c) => c.alive());
+    },
+  };
+
+  // Both at once: the executor retries its in-band sync until the app answers.
+  await Promise.all([stack.startApp(), stack.startExecutor()]);
+  return stack;
+}
+
+/** Polls `check` until it holds or `timeoutMs` passes (re-export of the executor harness's waitFor). */
+export { waitFor };
+
+/** The executor's run of `agent-run` triggered for Longhaul run `runId` (its event's data.runId), or null. */
+export async function findExecutorRun(db: PrismaClient, runId: string): Promise<{ id: string; status: string; output: unknown } | null> {
+  const rows = await db.$queryRaw<{ id: string; status: string; output: unknown }[]>`
+    SELECT id, status, output FROM executor_run WHERE "functionId" = ${AGENT_RUN_FUNCTION_ID} AND event->'data'->>'runId' = ${runId}`;
+  return rows[0] ?? null;
+}
+
+/** Everything a run left in the database, for the assertions of the agent tests. */
+export interface RunEvidence {
+  task: { status: string; error: string | null };
+  steps: { stepId: string; kind: string; tool: string | null; status: string; attempts: number; output: unknown }[];
+  modelCalls: { stepId: string; attempt: number; status: string; httpStatus: number | null; billed: boolean; cause: string; latencyMs: number; createdAt: Date }[];
+  outbox: { stepId: string; messageId: string; to: string }[];
+  sideEffects: { stepId: string; tool: string; status: string; result: unknown; repeats: number }[];
+  /** Content of the licenses.csv artifact, or null. */
+  csv: string | null;
+  /** The executor's run of `agent-run` for this run (status, output) and its memoized step results by step name. */
+  executorRun: { id: string; status: string; output: unknown } | null;
+  memoized: Map<string, unknown>;
+}
+
+/** Loads a run's Step, ModelCall, outbox, ledger and artifact rows, and the executor's run and memoized steps. */
+export async function loadRunEvidence(db: PrismaClient, { taskId, runId }: { taskId: string; runId: string }): Promise<RunEvidence> {
+  const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, error: true } });
+  const steps = await db.step.findMany({ where: { runId }, orderBy: { index: "asc" }, select: { stepId: true, kind: true, tool: true, status: true, attempts: true, output: true } });
+  const modelCalls = await db.modelCall.findMany({
+    where: { runId },
+    orderBy: { createdAt: "asc" },
+    select: { stepId: true, attempt: true, status: true, httpStatus: true, billed: true, cause: true, latencyMs: true, createdAt: true },
+  });
+  const outbox = await db.outboxMessage.findMany({ where: { taskId }, select: { stepId: true, messageId: true, to: true } });
+  const sideEffects = await db.sideEffect.findMany({ where: { taskId }, select: { stepId: true, tool: true, status: true, result: true, repeats: true } });
+  const artifact = await db.artifact.findFirst({ where: { taskId, name: "licenses.csv" }, orderBy: { createdAt: "desc" } });
+  const run = await findExecutorRun(db, runId);
+  const memoized = new Map<string, unknown>();
+  if (run) for (const r of await db.executorStepResult.findMany({ where: { runId: run.id }, orderBy: { seq: "asc" } })) memoized.set(r.name, r.value);
+  return {
+    task,
+    steps,
+    modelCalls,
+    outbox,
+    sideEffects,
+    csv: artifact?.content ?? null,
+    executorRun: run ? { id: run.id, status: run.status, output: run.output } : null,
+    memoized,
+  };
+}
