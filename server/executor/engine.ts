@@ -674,12 +674,21 @@ export class Executor {
   /** Sends one request (discovery or a planned step) to the app and applies the response. */
   private async call(item: QueueItem): Promise<void> {
     const db = this.o.db;
-    const run = await db.executorRun.findUnique({ where: { id: item.runId } });
+    // One round trip for the run and its function.
+    const rows = await db.$queryRawUnsafe<
+      { id: string; status: string; event: unknown; events: unknown; requestVersion: number; forceStepPlan: boolean; maxAttempts: number; functionId: string; fnId: string | null; fnUrl: string | null; fnConfig: unknown }[]
+    >(
+      `SELECT r.id, r.status, r.event, r.events, r."requestVersion", r."forceStepPlan", r."maxAttempts", r."functionId",
+              f.id AS "fnId", f.url AS "fnUrl", f.config AS "fnConfig"
+         FROM executor_run r LEFT JOIN executor_function f ON f.id = r."functionId" WHERE r.id = $1`,
+      item.runId,
+    );
+    const run = rows[0];
     if (!run || TERMINAL.has(run.status)) {
       await db.executorQueueItem.deleteMany({ where: { id: item.id, owner: item.owner } });
       return;
     }
-    const fn = await db.executorFunction.findUnique({ where: { id: run.functionId } });
+    const fn = run.fnId && run.fnUrl ? { id: run.fnId, url: run.fnUrl, config: run.fnConfig } : undefined;
     if (!fn) {
       await this.tx(async (tx) => {
         if (await this.ownItem(tx, item)) await this.failRun(tx, run.id, { name: "FunctionNotFound", message: `function ${run.functionId} is no longer registered` });
@@ -804,6 +813,63 @@ export class Executor {
   }
 
   /**
+   * Hot path for the commonest response, a discovery answered with a single `StepRun` (§2.7
+   * immediate execution), in **one SQL statement**: deletes the request item (only while this
+   * process holds its lease), memoizes the result (never overwriting), advances `nextSeq`, records
+   * the request version, enqueues the next discovery and logs the op — all or nothing. Returns the
+   * number of steps inserted (0 or 1), or -1 when the general path must handle it (lease lost, run
+   * ended, fan-out open, limits), in which case nothing was written.
+   */
+  private async stepRunFast(item: QueueItem, op: Op, requestVersion: number | null, durationMs: number): Promise<number> {
+    const value = { data: op.data === undefined ? null : op.data };
+    const json = JSON.stringify(value);
+    if (Buffer.byteLength(json) > MAX_STEP_OUTPUT_BYTES) return -1;
+    const name = op.displayName ?? op.name ?? op.userland?.id ?? "";
+    const res = await this.o.db.$queryRawUnsafe<{ run: bigint; inserted: bigint }[]>(
+      `WITH run AS (
+         SELECT id, "nextSeq" FROM executor_run
+          WHERE id = $3 AND status IN ('queued','running') AND cardinality(pending) = 0 AND "nextSeq" < $10
+            AND EXISTS (SELECT 1 FROM executor_queue_item WHERE id = $1 AND owner = $2)
+          FOR UPDATE
+       ), item AS (
+         DELETE FROM executor_queue_item WHERE id = $1 AND owner = $2 AND EXISTS (SELECT 1 FROM run) RETURNING id
+       ), ins AS (
+         INSERT INTO executor_step_result ("runId", "hashedId", seq, value, name)
+         SELECT $3, $4, run."nextSeq", $5::jsonb, $6 FROM run, item
+          WHERE NOT EXISTS (SELECT 1 FROM executor_step_result WHERE "runId" = $3 AND "hashedId" = $4)
+         ON CONFLICT DO NOTHING RETURNING seq
+       ), upd AS (
+         UPDATE executor_run r SET "nextSeq" = r."nextSeq" + (SELECT count(*) FROM ins)::int,
+                "requestVersion" = COALESCE($7::int, r."requestVersion"), "forceStepPlan" = false
+           FROM run, item WHERE r.id = run.id RETURNING r.id
+       ), enq AS (
+         INSERT INTO executor_queue_item ("jobId", "runId", kind, "stepId", attempt, "availableAt", payload)
+         SELECT $8, $3, 'discover', 'step', 0, ${NOW}, '{}'::jsonb FROM upd
+         ON CONFLICT DO NOTHING RETURNING id
+       ), oplog AS (
+         INSERT INTO executor_op ("runId", kind, "stepId", status, ops, "durationMs")
+         SELECT $3, 'discover', 'step', 206, $9::jsonb, $11 FROM upd RETURNING id
+       )
+       SELECT (SELECT count(*) FROM upd) AS run, (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM enq) AS enq, (SELECT count(*) FROM oplog) AS oplog`,
+      item.id,
+      item.owner,
+      item.runId,
+      op.id,
+      json,
+      name,
+      requestVersion,
+      `${item.runId}-${op.id}-discover`,
+      JSON.stringify([{ id: op.id, op: op.op, name }]),
+      MAX_STEPS_PER_RUN,
+      durationMs,
+    );
+    const r = res[0];
+    if (!r || Number(r.run) === 0) return -1;
+    this.wake();
+    return Number(r.inserted);
+  }
+
+  /**
    * Applies one SDK response (INNGEST-PROTOCOL.md §2.4–2.5, §2.7–2.8) in **one transaction**: step
    * results are memoized (never overwritten) together with the follow-up queue item, the request item
    * is deleted or rescheduled, and the run state updated. A lost lease aborts without writing.
@@ -817,6 +883,15 @@ export class Executor {
     if (ops.some((o) => o.op === "StepRun" || o.op === "StepFailed")) crashPoint("executor:before-step-saved");
     let savedSteps = 0;
     let outcome = "";
+    const only = ops.length === 1 ? ops[0]! : undefined;
+    if (only?.op === "StepRun" && discoveryOf(item)) {
+      const fast = await this.stepRunFast(item, only, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started);
+      if (fast >= 0) {
+        if (fast > 0) crashPoint("executor:after-step-saved");
+        this.o.log(`run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`);
+        return;
+      }
+    }
     await this.tx(async (tx) => {
       if (!(await this.ownItem(tx, item))) {
         outcome = "lease lost; response discarded";
