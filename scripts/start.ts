@@ -9,7 +9,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { parseEnv } from "../server/env.ts";
 import { createPrismaClient } from "../server/db/client.ts";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
@@ -51,6 +52,9 @@ function needsBuild(): boolean {
   return sources.some((d) => newestMtime(join(root, d)) > built) || ["next.config.ts", "package.json", "tailwind.config.ts"].some((f) => statSync(join(root, f)).mtimeMs > built);
 }
 
+/** Stops whatever was started when start-up fails half-way. */
+let abort = async () => {};
+
 async function main(): Promise<void> {
   const env = parseEnv();
   const dataDir = resolve(root, env.DATA_DIR);
@@ -68,10 +72,15 @@ async function main(): Promise<void> {
     const pg = await startEmbeddedPostgres({ dir: join(dataDir, "postgres"), port: env.EMBEDDED_PG_PORT });
     databaseUrl = pg.url;
     stopPostgres = pg.stop;
+    abort = pg.stop;
     log(`PostgreSQL (embedded) on 127.0.0.1:${env.EMBEDDED_PG_PORT}, data in ${join(dataDir, "postgres")}`);
   }
 
   const supervisor = new Supervisor(log);
+  abort = async () => {
+    await supervisor.stopAll();
+    await stopPostgres();
+  };
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -100,8 +109,10 @@ async function main(): Promise<void> {
     if (!existsSync(join(root, ".next/BUILD_ID"))) throw new Error("the web app is not built (run `npm run build`)");
   } else if (!dev && needsBuild()) {
     log("building the web app (next build)…");
-    const build = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-    if (build.status !== 0) throw new Error("next build failed");
+    const build = spawn(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const [code] = (await once(build, "exit")) as [number | null];
+    if (shuttingDown) return;
+    if (code !== 0) throw new Error("next build failed");
   }
 
   const keys = inngestKeys(dataDir, env);
@@ -145,7 +156,8 @@ async function main(): Promise<void> {
   log("  Ctrl-C stops everything.");
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  await abort().catch(() => {});
   process.exit(1);
 });
