@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { createPrismaClient, type PrismaClient } from "../db/client.ts";
 import { Executor, errorText } from "./engine.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
-import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyBearer } from "./util.ts";
+import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
 
 /** Options of {@link startExecutor}. */
 export interface StartExecutorOptions {
@@ -50,7 +50,8 @@ export interface ExecutorHandle {
 /**
  * Starts Longhaul's embedded Inngest-compatible executor: an HTTP API (event API `POST /e/{key}`,
  * `POST /fn/register`, `POST /v1/checkpoint/{runId}/async`, `GET /v1/runs/{id}`,
- * `POST /v1/runs/{id}/cancel`, `GET /health`, `GET /dev`) over a PostgreSQL-backed engine
+ * `POST /v1/runs/{id}/cancel` — both need `Authorization: Bearer <signing key>` —, `GET /health`,
+ * `GET /dev`) over a PostgreSQL-backed engine
  * ({@link Executor}). Signed mode only: every request to the app is signed with `signingKey`, and
  * register/checkpoint calls must carry the SDK's hashed-key bearer token (INNGEST-PROTOCOL.md §2.9).
  * @throws Error when the port cannot be bound or the database is unreachable.
@@ -177,6 +178,9 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       const result = await engine.checkpoint(decodeURIComponent(m[1]!), body);
       return result === "ok" ? send(res, 200, { data: {} }) : send(res, 409, { error: "stale dispatch" });
     }
+    if (path.startsWith("/v1/runs/") && !verifyApiBearer(req.headers.authorization, options.signingKey)) {
+      return send(res, 401, { error: "Authorization: Bearer <INNGEST_SIGNING_KEY> required" });
+    }
     if (method === "GET" && (m = /^\/v1\/runs\/([^/]+)$/.exec(path))) {
       const run = await db.executorRun.findUnique({ where: { id: decodeURIComponent(m[1]!) } });
       if (!run) return send(res, 404, { error: "run not found" });
@@ -244,10 +248,22 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   };
 }
 
+/** Largest accepted request body (the SDK's own limit for a request is 4 MB per step, 32 MB per run). */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error(`request body larger than ${MAX_BODY_BYTES} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });

@@ -64,6 +64,19 @@ export function verifyBearer(header: string | undefined, signingKey: string): bo
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * Auth for the executor's own REST API (`/v1/runs/…`), as Inngest's REST API does it:
+ * `Authorization: Bearer <signing key>` — the raw key or its hashed form are both accepted.
+ */
+export function verifyApiBearer(header: string | undefined, signingKey: string): boolean {
+  const m = /^Bearer\s+(\S+)$/.exec(header ?? "");
+  if (!m?.[1]) return false;
+  const given = Buffer.from(stripSigningKeyPrefix(m[1]));
+  const raw = Buffer.from(stripSigningKeyPrefix(signingKey));
+  if (given.length === raw.length && timingSafeEqual(given, raw)) return true;
+  return verifyBearer(header, signingKey);
+}
+
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** Builds a ULID from a millisecond timestamp and 10 bytes of entropy (Crockford base32, 26 chars). */

@@ -107,6 +107,9 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/** Auth header for the executor's REST API (`/v1/runs/…`). */
+export const apiAuth = { authorization: `Bearer ${TEST_SIGNING_KEY}` };
+
 /** A run as `GET /v1/runs/{id}` returns it. */
 export interface RunView {
   id: string;
@@ -119,7 +122,7 @@ export interface RunView {
 
 /** `GET /v1/runs/{id}`. */
 export async function getRun(executorUrl: string, runId: string): Promise<RunView | undefined> {
-  const res = await fetch(`${executorUrl}/v1/runs/${runId}`);
+  const res = await fetch(`${executorUrl}/v1/runs/${runId}`, { headers: apiAuth });
   return res.status === 200 ? ((await res.json()) as RunView) : undefined;
 }
 
