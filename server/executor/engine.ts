@@ -338,7 +338,7 @@ export class Executor {
         status,
         endedAt: new Date(),
         pending: [],
-        ...(fields.output !== undefined ? { output: (fields.output ?? Prisma.JsonNull) as Json } : {}),
+        ...(fields.output !== undefined ? { output: (fields.output ?? Prisma.JsonNull) } : {}),
         ...(fields.error !== undefined ? { error: fields.error as Json } : {}),
       },
     });
@@ -370,7 +370,7 @@ export class Executor {
     if (!run) return;
     await this.emitInternal(tx, "inngest/function.failed", { function_id: run.functionId, run_id: runId, error: err, event: run.event, events: run.events }, runId);
     await this.emitInternal(tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: err, event: run.event });
-    this.o.log(`run ${runId} failed: ${String((err as { message?: unknown }).message ?? "")}`);
+    this.o.log(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`);
   }
 
   /**
@@ -479,8 +479,8 @@ export class Executor {
           await this.failRun(tx, runId, limit);
           return "stale" as const;
         }
-        if (op.op === "StepRun") saved += (await this.saveStep(tx, run, op.id, { data: op.data ?? null } as Json, op.displayName ?? op.name ?? "")) ? 1 : 0;
-        else if (op.op === "StepFailed") saved += (await this.saveStep(tx, run, op.id, { error: op.error ?? null } as Json, op.displayName ?? op.name ?? "")) ? 1 : 0;
+        if (op.op === "StepRun") saved += (await this.saveStep(tx, run, op.id, { data: op.data ?? null }, op.displayName ?? op.name ?? "")) ? 1 : 0;
+        else if (op.op === "StepFailed") saved += (await this.saveStep(tx, run, op.id, { error: op.error ?? null }, op.displayName ?? op.name ?? "")) ? 1 : 0;
         else this.o.log(`run ${runId}: checkpointed op ${op.op} ignored (only StepRun/StepFailed are checkpointed)`);
       }
       await this.saveRunState(tx, run);
@@ -695,7 +695,7 @@ export class Executor {
       });
       return;
     }
-    const config = fn.config as unknown as FunctionConfig;
+    const config = fn.config as FunctionConfig;
     // Concurrency (single executor process): a per-function / per-key limit on items in flight.
     const keys = this.concurrencyKeys(fn.id, config, run.event);
     if (keys.some((k) => (this.inflightByKey.get(k.key) ?? 0) >= k.limit)) {
@@ -795,7 +795,7 @@ export class Executor {
           leaseUntil: null,
           owner: null,
           availableAt: new Date(Date.now() + wait),
-          payload: { ...item.payload, connectFailures: Number(item.payload.connectFailures ?? 0) + 1 } as Json,
+          payload: { ...item.payload, connectFailures: Number(item.payload.connectFailures ?? 0) + 1 },
         },
       });
       return;
@@ -952,7 +952,7 @@ export class Executor {
         }
         switch (op.op) {
           case "StepRun":
-            savedSteps += (await this.saveStep(tx, run, op.id, { data: op.data === undefined ? null : op.data } as Json, name)) ? 1 : 0;
+            savedSteps += (await this.saveStep(tx, run, op.id, { data: op.data === undefined ? null : op.data }, name)) ? 1 : 0;
             completed.push(op.id);
             break;
           case "StepError": {
@@ -961,12 +961,12 @@ export class Executor {
               // Re-run the same request with attempt+1 (§2.8). Nothing is saved for this step.
               return retryItem(`step ${name} error: ${errorMessageOf(op.error)}`);
             }
-            savedSteps += (await this.saveStep(tx, run, op.id, { error: op.error ?? null } as Json, name)) ? 1 : 0;
+            savedSteps += (await this.saveStep(tx, run, op.id, { error: op.error ?? null }, name)) ? 1 : 0;
             completed.push(op.id);
             break;
           }
           case "StepFailed":
-            savedSteps += (await this.saveStep(tx, run, op.id, { error: op.error ?? null } as Json, name)) ? 1 : 0;
+            savedSteps += (await this.saveStep(tx, run, op.id, { error: op.error ?? null }, name)) ? 1 : 0;
             completed.push(op.id);
             break;
           case "StepPlanned":
@@ -974,10 +974,10 @@ export class Executor {
             added.push(op.id);
             break;
           case "Sleep": {
-            const until = sleepUntil({ name: op.name, opts: op.opts as { duration?: unknown } });
+            const until = sleepUntil({ name: op.name, opts: op.opts });
             if (!until) {
               await tx.executorQueueItem.delete({ where: { id: item.id } });
-              await this.failRun(tx, run.id, { name: "ProtocolError", message: `Sleep op ${op.id}: unparseable duration "${String(op.opts?.duration ?? op.name)}"` });
+              await this.failRun(tx, run.id, { name: "ProtocolError", message: `Sleep op ${op.id}: unparseable duration ${JSON.stringify(op.opts?.duration ?? op.name ?? null)}` });
               outcome = "bad sleep: run failed";
               return;
             }
@@ -1046,7 +1046,7 @@ function normalizeError(error: unknown): Record<string, unknown> {
 }
 
 function errorMessageOf(body: unknown): string {
-  if (body && typeof body === "object" && "message" in body) return String((body as { message: unknown }).message);
+  if (body && typeof body === "object" && "message" in body) return String((body).message);
   return "";
 }
 

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
 import { createPrismaClient, type PrismaClient } from "../db/client.ts";
 import { Executor, errorText } from "./engine.ts";

@@ -115,15 +115,15 @@ describe("app unreachable during a request", () => {
     const executor = await startTestExecutor(inject("databaseUrl"), { checkpointing: false });
     const counter = new Counter();
     const client = testClient("appreset", executor.url);
-    let app: Awaited<ReturnType<typeof startTestApp>> | undefined;
+    const holder: { app?: Awaited<ReturnType<typeof startTestApp>> } = {};
     const fn = client.createFunction({ id: "dies", retries: 0, triggers: [{ event: "d/dies" }] }, async ({ step, runId }) => {
       return step.run("work", async () => {
         const n = counter.hit(`${runId}:work`);
-        if (n === 1) await app!.stop(); // the web process goes away while this request is in flight
+        if (n === 1) await holder.app!.stop(); // the web process goes away while this request is in flight
         return `finished on execution ${n}`;
       });
     });
-    app = await startTestApp(client, [fn]);
+    const app = (holder.app = await startTestApp(client, [fn]));
     try {
       await executor.sync(app.url);
       const runId = await runIdForEvent(executor.db, "appreset-dies", await sendEvent(executor.url, "d/dies"));

@@ -70,7 +70,8 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
       return sent;
     });
     const receiver = client.createFunction({ id: "receiver", triggers: [{ event: "f/sent" }] }, async ({ event }) => ({ got: event.data }));
-    app = await startTestApp(client, [sleeper, waiter, cancellable, longSleeper, limited, sender, receiver]);
+    const invoker = client.createFunction({ id: "invoker", triggers: [{ event: "f/invoke" }] }, async ({ step }) => step.invoke("call-child", { function: receiver, data: { x: 1 } }));
+    app = await startTestApp(client, [sleeper, waiter, cancellable, longSleeper, limited, sender, receiver, invoker]);
     sdkClient = client;
     await executor.sync(app.url);
   });
@@ -148,6 +149,13 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
     expect(sentIds).toHaveLength(1);
     const received = await runIdForEvent(executor.db, "flow-receiver", sentIds[0]!);
     expect((await waitForRunStatus(executor.url, received)).output).toEqual({ got: { hello: "world" } });
+  });
+
+  it("an opcode the executor does not implement (InvokeFunction) fails the run loudly, never a silent skip", async () => {
+    const runId = await runIdForEvent(executor.db, "flow-invoker", await sendEvent(executor.url, "f/invoke"));
+    const run = await waitForRunStatus(executor.url, runId);
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatchObject({ name: "UnsupportedOpcode", message: expect.stringContaining("InvokeFunction") as unknown });
   });
 
   it("concurrency { limit: 1 } runs one step of the function at a time", async () => {

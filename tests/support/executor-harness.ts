@@ -22,7 +22,7 @@ export interface TestApp {
 
 /** An Inngest 4.24.0 client in cloud mode pointed at `executorUrl` (`baseUrl`), with the test keys. */
 export function testClient(id: string, executorUrl: string): Inngest {
-  return new Inngest({ id, signingKey: TEST_SIGNING_KEY, eventKey: TEST_EVENT_KEY, baseUrl: executorUrl, checkpointing: true } as ConstructorParameters<typeof Inngest>[0]);
+  return new Inngest({ id, signingKey: TEST_SIGNING_KEY, eventKey: TEST_EVENT_KEY, baseUrl: executorUrl, checkpointing: true });
 }
 
 /** Serves `functions` of `client` with `serve` from `inngest/node` at `http://127.0.0.1:<port>/api/inngest`. */
@@ -98,11 +98,11 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   for (;;) {
     try {
       const v = await check();
-      if (v !== undefined && v !== false) return v as T;
+      if (v !== undefined && v !== false) return v;
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ""}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -189,8 +189,8 @@ export async function spawnExecutor({ databaseUrl, port, appUrls, env = {} }: { 
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => {
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => {
     out += d.toString();
     if (process.env.EXECUTOR_TEST_LOG) process.stderr.write(d);
   });
