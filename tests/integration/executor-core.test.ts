@@ -185,6 +185,17 @@ for (const checkpointing of [true, false]) {
       for (const t of targeted) expect((t.body as { ctx: { disable_immediate_execution: boolean } }).ctx.disable_immediate_execution).toBe(true);
     });
 
+    it("drives 20 concurrent runs (sequential + parallel steps) to completion, each step body once", async () => {
+      const seqIds = await Promise.all(Array.from({ length: 10 }, (_, i) => sendEvent(executor.url, `t/${tag}.seq`, { k: `many-${i}` })));
+      const parIds = await Promise.all(Array.from({ length: 10 }, () => sendEvent(executor.url, `t/${tag}.par`)));
+      const seqRuns = await Promise.all(seqIds.map((id) => runIdForEvent(executor.db, `core-${tag}-sequential`, id)));
+      const parRuns = await Promise.all(parIds.map((id) => runIdForEvent(executor.db, `core-${tag}-parallel`, id)));
+      const done = await Promise.all([...seqRuns, ...parRuns].map((id) => waitForRunStatus(executor.url, id, undefined, 60_000)));
+      expect(done.map((r) => r.status)).toEqual(Array(20).fill("completed"));
+      for (const id of seqRuns) for (const s of ["plan", "act", "finish"]) expect(counter.get(`${id}:${s}`)).toBe(1);
+      for (const id of parRuns) for (const s of ["left", "right"]) expect(counter.get(`${id}:${s}`)).toBe(1);
+    });
+
     it("starts one run per idempotency key and honours trigger expressions", async () => {
       await sendEvent(executor.url, `t/${tag}.idem`, { key: "same" });
       await sendEvent(executor.url, `t/${tag}.idem`, { key: "same" });
