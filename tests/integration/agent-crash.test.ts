@@ -55,6 +55,9 @@ describe("agent run durability", () => {
     expect(reExecuted(ev)).toEqual([]);
     expect(ev.modelCalls.filter((c) => c.cause !== "productive" || c.status !== "ok")).toEqual([]);
     expect(ev.modelCalls).toHaveLength(ev.steps.filter((s) => s.kind === "model").length);
+    const attempts = loggedAttempts(doomed.output() + stack.executor()!.output(), ev.executorRun!.id);
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.filter((a) => a !== 0)).toEqual([]);
   });
 
   it("kill -9 of the app right after send_email committed: one email, and the agent gets the same messageId", async () => {
@@ -81,8 +84,11 @@ describe("agent run durability", () => {
     // ...which is what the executor memoized and so what the agent received as the tool result.
     expect(ev.memoized.get(emailStep.stepId)).toMatchObject({ data: { ok: true, output: { messageId } } });
     expect(ev.sideEffects[0]!.repeats).toBe(1);
-    // Only the step in flight at the kill ran again.
+    // Only the step in flight at the kill ran again, and the lost request cost no executor attempt.
     expect(reExecuted(ev)).toEqual([`${emailStep.stepId} ×2`]);
+    const attempts = loggedAttempts(stack.executor()!.output(), ev.executorRun!.id);
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.filter((a) => a !== 0)).toEqual([]);
   });
 
   it("app down while the executor drives the run: it waits for the app without using up step attempts", async () => {
@@ -93,7 +99,8 @@ describe("agent run durability", () => {
     // The step (if any) that was executing when the app died: its body restarts, nothing else may.
     const inFlight = (await stack.db.step.findMany({ where: { runId, status: "running" } })).map((s) => s.stepId);
     expect(inFlight.length).toBeLessThanOrEqual(1);
-    // Keep the app down until the executor has tried to reach it (its log says so) at least twice.
+    // Keep the app down until the executor has tried to reach it at least twice (its log says so): the
+    // first failure is the in-flight request cut by the kill, the next ones are refused connections.
     await waitFor("the executor to find the app unreachable", () => countUnreachable(stack.executor()!.output()) >= unreachableBefore + 2, 30_000);
     expect(await stack.db.task.findUniqueOrThrow({ where: { id: taskId } }).then((t) => t.status)).toBe("running");
 
@@ -102,13 +109,23 @@ describe("agent run durability", () => {
     expect(await stack.waitForExecutorRun(runId)).toBe("completed");
     const ev = await loadRunEvidence(stack.db, { taskId, runId });
     await expectCompletedDemo(ev);
-    // The unreachable app never cost an executor attempt: every model call was made on attempt 0...
+    // The unreachable app never cost an executor attempt: every request the executor made for this run,
+    // before and after the outage, was attempt 0 (its log), and so was every model call...
+    const attempts = loggedAttempts(stack.executor()!.output(), ev.executorRun!.id);
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.filter((a) => a !== 0)).toEqual([]);
     expect(ev.modelCalls.filter((c) => c.attempt !== 0)).toEqual([]);
     expect(ev.modelCalls.filter((c) => c.cause !== "productive")).toEqual([]);
     // ...and no step ran twice, except the one whose body the kill interrupted.
     expect(reExecuted(ev)).toEqual(inFlight.map((id) => `${id} ×2`));
   });
 });
+
+/** Executor attempt numbers of the requests it logged for executor run `executorRunId` ("… attempt N → status …"). */
+function loggedAttempts(log: string, executorRunId: string): number[] {
+  const re = new RegExp(`run ${executorRunId} \\S+ (?:discovery|step \\w+) attempt (\\d+) →`, "g");
+  return [...log.matchAll(re)].map((m) => Number(m[1]));
+}
 
 function countUnreachable(log: string): number {
   return log.split("\n").filter((l) => l.includes("app unreachable")).length;

@@ -8,8 +8,10 @@ import { startScriptedModelServer, type FaultSpec, type ScriptedModelServer } fr
 import { TEST_EVENT_KEY, TEST_SIGNING_KEY, waitFor } from "./executor-harness.ts";
 import { freePort } from "./ports.ts";
 
-/** Root of this checkout: the demo's workspace (its node_modules is the data the agent audits). */
-export const WORKSPACE = path.resolve(import.meta.dirname, "../..");
+/** Root of this checkout: the children's working directory. */
+const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+/** The demo's workspace, this checkout (its node_modules is the data the agent audits). */
+export const WORKSPACE = REPO_ROOT;
 
 /** Inngest function id of `agent-run` as the executor registers it (`<appId>-<fnId>`). */
 export const AGENT_RUN_FUNCTION_ID = "longhaul-agent-run";
@@ -60,7 +62,7 @@ const TERMINAL_TASK_STATUSES = ["completed", "dead_end", "failed", "cancelled", 
 
 function spawnChild(name: StackChild["name"], script: string, env: Record<string, string | undefined>): StackChild {
   const child = spawn(process.execPath, ["--import", "tsx", script], {
-    cwd: WORKSPACE,
+    cwd: REPO_ROOT,
     env: { ...process.env, INNGEST_DEV: undefined, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
