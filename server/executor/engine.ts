@@ -939,6 +939,7 @@ export class Executor {
       }
       const completed: string[] = [];
       const added: string[] = [];
+      let discoveryRequested = false;
       const asyncOps = ops.filter((o) => ["StepPlanned", "Sleep", "WaitForEvent"].includes(o.op)).length;
       for (const op of ops) {
         const name = op.displayName ?? op.name ?? op.userland?.id ?? "";
@@ -998,6 +999,10 @@ export class Executor {
             added.push(op.id);
             break;
           }
+          case "DiscoveryRequest":
+            // Checkpointing maxRuntime reached: the SDK asks for a fresh discovery request (§2.5).
+            discoveryRequested = true;
+            break;
           case "RunComplete":
             await tx.executorQueueItem.delete({ where: { id: item.id } });
             await this.saveRunState(tx, run, versionUpdate);
@@ -1020,10 +1025,11 @@ export class Executor {
       if (!discoveryOf(item)) pending.delete(item.stepId);
       run.pending = [...pending];
       if (asyncOps > 1) run.forceStepPlan = true;
-      if (run.pending.length === 0 && (completed.length > 0 || added.length === 0)) {
+      if (run.pending.length === 0 && (completed.length > 0 || added.length === 0 || discoveryRequested)) {
         run.forceStepPlan = false;
-        const last = completed[completed.length - 1] ?? item.stepId;
-        await this.enqueue(tx, { jobId: `${run.id}-${last}-discover`, runId: run.id, kind: "discover" });
+        const last = completed[completed.length - 1];
+        const jobId = last ? `${run.id}-${last}-discover` : `${run.id}-seq${run.nextSeq}-${item.id}-discover`;
+        await this.enqueue(tx, { jobId, runId: run.id, kind: "discover" });
       }
       await this.saveRunState(tx, run, versionUpdate);
       outcome = `${ops.map((o) => o.op).join(",")}; pending ${run.pending.length}`;
