@@ -100,6 +100,8 @@ export interface ExecutorEngineOptions {
   pollMs: number;
   /** Stable name of this executor instance; at start-up, leases held by a previous process of the same name are released. */
   instance: string;
+  /** On stop, how long in-flight requests may finish before they are aborted and released, ms. */
+  stopGraceMs: number;
   /** Request timeout for one call to the app, ms (Go allows 2 h, `consts.MaxFunctionTimeout`). */
   requestTimeoutMs: number;
   log: (line: string) => void;
@@ -145,15 +147,21 @@ export class Executor {
   }
 
   /**
-   * Stops leasing, aborts in-flight requests (their items are released unchanged, so they run again
-   * on the next start with the same attempt) and waits for the workers to finish.
+   * Stops leasing, lets in-flight requests finish for up to `stopGraceMs` (their results are applied
+   * as usual), then aborts the rest (their items are released unchanged, so they run again on the
+   * next start with the same attempt) and waits for the workers to finish.
    */
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
-    for (const c of this.controllers) c.abort(new Error("executor stopping"));
     await this.loopDone;
-    await Promise.allSettled([...this.active]);
+    const all = Promise.allSettled([...this.active]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.o.stopGraceMs)))]);
+    clearTimeout(timer);
+    if (this.controllers.size) this.o.log(`stopping: aborting ${this.controllers.size} request(s) still in flight; their items are released`);
+    for (const c of this.controllers) c.abort(new Error("executor stopping"));
+    await all;
   }
 
   /** Wakes the queue loop (after a local enqueue). */

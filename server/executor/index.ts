@@ -30,6 +30,8 @@ export interface StartExecutorOptions {
   pollMs?: number;
   /** Interval between re-syncs of `appUrls` once synced, ms (default 60000); retries every 2 s until the first success. */
   resyncMs?: number;
+  /** On stop, grace for in-flight requests before they are aborted and released, ms (default 5000). */
+  stopGraceMs?: number;
   /** Instance name (default `executor@<host>:<port>`); leases of a previous process with this name are released at start. */
   instance?: string;
   /** One line per notable event (default: stderr with an `[executor]` prefix). */
@@ -42,7 +44,7 @@ export interface ExecutorHandle {
   url: string;
   /** Syncs one serve() URL in-band now. @throws RegistrationRefusedError or Error when unreachable. */
   sync: (appUrl: string) => Promise<{ appId: string; functionIds: string[] }>;
-  /** Stops leasing, releases leases of in-flight requests, closes the HTTP server and the pool. */
+  /** Stops leasing, lets in-flight requests finish (≤ stopGraceMs) or releases them, closes the HTTP server and the pool. */
   stop: () => Promise<void>;
   db: PrismaClient;
 }
@@ -79,6 +81,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     pollMs: options.pollMs ?? 100,
     instance: options.instance ?? `executor@${hostname()}:${port}`,
     requestTimeoutMs: 2 * 3_600_000,
+    stopGraceMs: options.stopGraceMs ?? 5000,
     log,
   });
   engine.url = url;

@@ -10,7 +10,8 @@
  * - EXECUTOR_BACKOFF_MS   retry backoff table, e.g. "50,100,200" (default Inngest's 15s…2h + jitter)
  * - EXECUTOR_CHECKPOINTING  "0" to disable async checkpointing (default on)
  * - EXECUTOR_HOST         bind address (default 127.0.0.1)
- * SIGINT/SIGTERM: stop leasing, release in-flight leases, close the pool, exit 0.
+ * SIGINT/SIGTERM: stop leasing, let in-flight requests finish for up to 5 s (then abort and release
+ * their items, same attempt), close the HTTP server and the pool, exit 0.
  */
 import { z } from "zod";
 import { startExecutor } from "./index.ts";

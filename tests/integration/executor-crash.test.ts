@@ -172,3 +172,38 @@ describe("leases", () => {
     }
   });
 });
+
+describe("graceful stop", () => {
+  it("stop() lets an in-flight step finish and persists it; a new executor continues without re-running it", async () => {
+    const port = await freePort();
+    const counter = new Counter();
+    const client = testClient("graceful", `http://127.0.0.1:${port}`);
+    let stepStarted = false;
+    const fn = client.createFunction({ id: "two", retries: 0, triggers: [{ event: "g/two" }] }, async ({ step, runId }) => {
+      await step.run("slow", async () => {
+        counter.hit(`${runId}:slow`);
+        stepStarted = true;
+        await new Promise((r) => setTimeout(r, 800));
+        return "slow";
+      });
+      return step.run("next", () => counter.hit(`${runId}:next`));
+    });
+    const app = await startTestApp(client, [fn]);
+    let executor = await startTestExecutor(inject("databaseUrl"), { port, checkpointing: false });
+    try {
+      await executor.sync(app.url);
+      const runId = await runIdForEvent(executor.db, "graceful-two", await sendEvent(executor.url, "g/two"));
+      await waitFor("the slow step to start", () => stepStarted);
+      await executor.stop(); // SIGTERM path: waits (≤ 5 s) for the in-flight request
+      const saved = await db.executorStepResult.findMany({ where: { runId } });
+      expect(saved.map((s) => s.name)).toContain("slow");
+      executor = await startTestExecutor(inject("databaseUrl"), { port, checkpointing: false });
+      const run = await waitForRunStatus(executor.url, runId);
+      expect(run.status).toBe("completed");
+      expect(counter.get(`${runId}:slow`)).toBe(1);
+    } finally {
+      await app.stop();
+      await executor.stop();
+    }
+  });
+});
