@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { RegistrationRefusedError } from "../../server/executor/index.ts";
 import { registerApp } from "../../server/executor/registry.ts";
+import { freePort } from "../support/ports.ts";
 import {
   Counter,
   getRun,
@@ -254,6 +255,29 @@ describe("executor: signature rejected by the app", () => {
       }
     } finally {
       await wrong.stop();
+    }
+  });
+});
+
+describe("executor: syncing configured apps", () => {
+  it("retries the in-band sync of appUrls until the app is reachable", async () => {
+    const port = await freePort();
+    const appUrl = `http://127.0.0.1:${port}/api/inngest`;
+    const executor = await startTestExecutor(inject("databaseUrl"), { appUrls: [appUrl] });
+    try {
+      const client = testClient("late-app", executor.url);
+      const fn = client.createFunction({ id: "late", triggers: [{ event: "f/late" }] }, async () => "late ok");
+      // The executor is already trying (and failing) to reach the app; start it now.
+      const app = await startTestApp(client, [fn], port);
+      try {
+        await waitFor("the late app to be synced", () => executor.db.executorFunction.findUnique({ where: { id: "late-app-late" } }).then((f) => f ?? undefined), 15_000);
+        const runId = await runIdForEvent(executor.db, "late-app-late", await sendEvent(executor.url, "f/late"));
+        expect((await waitForRunStatus(executor.url, runId)).output).toBe("late ok");
+      } finally {
+        await app.stop();
+      }
+    } finally {
+      await executor.stop();
     }
   });
 });
