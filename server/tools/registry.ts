@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { completePhaseTool } from "./complete-phase.ts";
 import { declareDeadEndTool } from "./declare-dead-end.ts";
 import { finishTool } from "./finish.ts";
 import { listFilesTool } from "./list-files.ts";
@@ -24,6 +25,7 @@ export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
       recordFactTool,
       writeArtifactTool,
       sendEmailTool,
+      completePhaseTool,
       finishTool,
       declareDeadEndTool,
     ] as unknown as ToolDefinition[]

@@ -1,15 +1,27 @@
 import { NonRetriableError, RetryAfterError } from "inngest";
+import { runFacts, saveCheckpoint, startSegment, taskCostUsd, type SegmentStart } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
-import { beginStep, endStep, finishRun, recordModelCall, startRun, type RunStart } from "../../db/run-repository.ts";
-import { assistantMessage, buildInitialMessages, toolResultMessage } from "../../domain/agent-context.ts";
+import { prismaResumePorts } from "../../db/resume-ports.ts";
+import { beginStep, endStep, finishRun, recordModelCall, type RunStart } from "../../db/run-repository.ts";
+import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary } from "../../domain/agent-context.ts";
+import {
+  CHECKPOINT_REQUEST,
+  checkpointReasonAfterTurn,
+  compactCompletedSteps,
+  isSaturated,
+  parseCheckpointAnswer,
+  type CheckpointReason,
+} from "../../domain/checkpoint.ts";
 import { modelCallCostUsd } from "../../domain/cost.ts";
+import { resumeTask } from "../../domain/resume-task.ts";
 import { reachedCeiling } from "../../domain/step-budget.ts";
 import { ModelCallError } from "../../llm/errors.ts";
 import { createChatCompletion, resolveProvider } from "../../llm/provider.ts";
+import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import { executeToolCall, toolDefinitions, type ToolCallResult } from "../../tools/registry.ts";
 import { inngest } from "../client.ts";
-import { runCancelled, runStarted } from "../events.ts";
+import { runCancelled, runContinued, runStarted } from "../events.ts";
 
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
 export const AGENT_STEP_RETRIES = 4;
@@ -20,6 +32,9 @@ interface ModelTurn {
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
   finishReason: string;
+  costUsd: number;
+  /** An operator asked for a checkpoint (read when the step ran, memoized with it). */
+  checkpointRequested: boolean;
 }
 
 /**
@@ -67,7 +82,8 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       summary: calls.length ? summarizeCalls(calls) : (res.message.content ?? "").slice(0, 120),
       usage: res.usage,
     });
-    return { content: res.message.content, toolCalls: calls, usage: res.usage, finishReason: res.finishReason };
+    const run = await db.run.findUnique({ where: { id: start.runId }, select: { checkpointRequestedAt: true } });
+    return { content: res.message.content, toolCalls: calls, usage: res.usage, finishReason: res.finishReason, costUsd: cost.usd, checkpointRequested: !!run?.checkpointRequestedAt };
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;
     const usage = error.estimatedUsage ?? { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
@@ -141,47 +157,200 @@ function endReasonOf(error: unknown): "transient" | "error" {
   return /\[(rate_limited|server|timeout|stream_cut|network)\]/.test(message) ? "transient" : "error";
 }
 
+/** The compact line a tool step leaves in a checkpoint's completed steps. */
+function completedEntry(stepId: string, call: ModelToolCall, result: ToolCallResult): CompletedStepSummary {
+  const out = result.ok ? JSON.stringify(result.output) : JSON.stringify({ error: result.error });
+  return { stepId, tool: call.name, summary: `${call.name} ${call.arguments.slice(0, 120)} → ${out.slice(0, 160)}` };
+}
+
 /**
- * The `agent-run` Inngest function: one run of a task. It parses the event, then loops over durable
- * steps — `model-<n>` (one model call) and `tool-<n>-<k>` (one tool call each) — until the agent
- * calls `finish` (completed) or `declare_dead_end` (dead end), or a ceiling is reached (failed,
- * `budget_exhausted`; escalation comes with the detectors). Everything with a side effect happens
- * inside a `step.run`; the code between steps is pure and rebuilds the transcript from memoized step
- * results, because Inngest replays the function from the top on every request
- * (ARCHITECTURE.md, "An agent run"; INNGEST-PROTOCOL.md §7.2 "Replays"). Step ids are derived from
- * the turn number and the call's position, never from time or randomness.
+ * Takes a checkpoint inside its durable step: asks the model for a summary and the open question
+ * (`withModel`; its tokens are recorded as checkpoint — or compaction — cost), then assembles the
+ * rest deterministically: goal verbatim, working set (whole facts), compacted completed steps,
+ * budgets used, committed side effects, and the prompt tokens of the context it yields beside the
+ * transcript it replaces. Without the model (at a ceiling or a failure, where another call would
+ * overspend or fail) the summary is built from the state.
+ */
+async function runCheckpointStep({
+  start,
+  stepId,
+  index,
+  reason,
+  withModel,
+  messages,
+  segmentSteps,
+  usage,
+  afterStepId,
+  nextTurn,
+  nextIndex,
+  attempt,
+}: {
+  start: SegmentStart;
+  stepId: string;
+  index: number;
+  reason: CheckpointReason;
+  withModel: boolean;
+  messages: ChatMessage[];
+  segmentSteps: CompletedStepSummary[];
+  usage: { steps: number; tokens: number };
+  afterStepId: string;
+  nextTurn: number;
+  nextIndex: number;
+  attempt: number;
+}): Promise<{ id: string; seq: number }> {
+  const db = prisma();
+  await beginStep({ prisma: db, runId: start.runId, stepId, index, kind: "checkpoint", args: { reason } });
+  const workingSet = { ...start.workingSet, ...(await runFacts({ prisma: db, runId: start.runId })) };
+  let answer = parseCheckpointAnswer(null, Object.keys(workingSet).length);
+  let answerUsage: ModelUsage = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
+  if (withModel) {
+    const provider = resolveProvider({ profileBaseUrl: start.profile.baseUrl });
+    const model = start.profile.model;
+    const cause = reason === "saturation" ? "compaction" : "checkpoint";
+    try {
+      const res = await createChatCompletion({ baseUrl: provider.baseUrl, apiKey: provider.apiKey, model, messages: [...messages, { role: "user", content: CHECKPOINT_REQUEST }], stream: true });
+      answerUsage = res.usage;
+      answer = parseCheckpointAnswer(res.message.content, Object.keys(workingSet).length);
+      await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, ...res.usage, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd: modelCallCostUsd({ model, usage: res.usage, prices: start.profile.prices }).usd });
+    } catch (error) {
+      if (!(error instanceof ModelCallError)) throw error;
+      await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, promptTokens: 0, cachedTokens: 0, completionTokens: 0, status: "error", httpStatus: error.status, billed: error.billed, cause: "retry", latencyMs: error.latencyMs, error: error.message.slice(0, 2000), costUsd: 0 });
+      if (error.kind === "rate_limited") throw new RetryAfterError(`[${error.kind}] ${error.message}`, error.retryAfterMs ?? 1_000);
+      if (error.retryable) throw new Error(`[${error.kind}] ${error.message}`);
+      // not retryable: keep the deterministic summary
+    }
+  }
+  const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
+  const tools = toolDefinitions(start.profile.tools);
+  const context = buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: answer.openQuestion ?? null });
+  const transcriptTokens = start.priorTranscriptTokens + countTokens(start.checkpointId ? messages.slice(2) : messages, tools);
+  const saved = await saveCheckpoint({
+    prisma: db,
+    data: {
+      taskId: start.taskId,
+      runId: start.runId,
+      reason,
+      afterStepId,
+      nextTurn,
+      nextIndex,
+      goal: start.goal,
+      workingSet,
+      completedSteps,
+      openQuestion: answer.openQuestion ?? null,
+      phase: answer.phase ?? null,
+      summary: answer.fromModel ? answer.summary : `${answer.summary} (assembled without a model summary)`,
+      budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: await taskCostUsd({ prisma: db, taskId: start.taskId }) },
+      contextTokens: countTokens(context, tools),
+      transcriptTokens,
+    },
+  });
+  if (reason === "on_request") await db.run.update({ where: { id: start.runId }, data: { checkpointRequestedAt: null } });
+  await endStep({
+    prisma: db,
+    runId: start.runId,
+    stepId,
+    status: "completed",
+    output: { checkpointId: saved.id, seq: saved.seq, reason, summary: answer.summary, openQuestion: answer.openQuestion ?? null, phase: answer.phase ?? null },
+    summary: `checkpoint #${saved.seq} (${reason.replace("_", " ")})`,
+    usage: answerUsage,
+  });
+  return saved;
+}
+
+/**
+ * Opens an automatic resume after a transient failure when the profile allows more (`autoResumeMax`
+ * per task). Returns the new run, or null. The caller sends its run.started event as a step.
+ */
+async function openAutoResume({ taskId, max }: { taskId: string; max: number }): Promise<{ runId: string; checkpointId: string | null } | null> {
+  const db = prisma();
+  const used = await db.run.count({ where: { taskId, cause: "auto_resume" } });
+  if (used >= max) return null;
+  return resumeTask({ taskId, cause: "auto_resume", actor: "longhaul", ports: prismaResumePorts({ prisma: db, sendRunStarted: async () => {} }) });
+}
+
+/**
+ * The `agent-run` Inngest function: one segment of a run of a task. It parses the event, loads the
+ * segment's start (the beginning, or a checkpoint), then loops over durable steps — `model-<n>`
+ * (one model call) and `tool-<n>-<k>` (one tool call each) — until the agent calls `finish`
+ * (completed) or `declare_dead_end` (dead end), a ceiling is reached (failed, `budget_exhausted`;
+ * escalation comes with the detectors), or a checkpoint is taken: then it sends
+ * `longhaul/run.continued` and ends, and the next segment goes on from the checkpoint
+ * ("continue-as-new"), so no Inngest run replays an unbounded history. A context near saturation is
+ * checkpointed and continued the same way. A transient failure that outlives its retries ends the
+ * run `failed/transient` and, per profile, auto-resumes from the last checkpoint.
+ *
+ * Everything with a side effect happens inside a step; the code between steps is pure and rebuilds
+ * the transcript from memoized results, because Inngest replays the function from the top on every
+ * request (ARCHITECTURE.md, "An agent run"; INNGEST-PROTOCOL.md §7.2). Step ids derive from the turn
+ * number and the call's position, never from time or randomness; turn numbers continue across
+ * segments, so ids stay unique within a run.
  */
 export const agentRun = inngest.createFunction(
   {
     id: "agent-run",
     name: "Agent run",
-    triggers: [runStarted],
+    triggers: [runStarted, runContinued],
     retries: AGENT_STEP_RETRIES,
     cancelOn: [{ event: runCancelled, match: "data.runId" }],
   },
   async ({ event, step, attempt }) => {
     const { taskId, runId } = event.data;
-    const start = await step.run("start", () => startRun({ prisma: prisma(), taskId, runId }));
-    const messages: ChatMessage[] = buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet: start.workingSet });
-    let index = 0;
-    let stepsUsed = 0;
-    let tokensUsed = 0;
+    const checkpointId = event.data.checkpointId ?? null;
+    const segment = "segment" in event.data ? event.data.segment : 1;
+    const start = await step.run("start", () => startSegment({ prisma: prisma(), taskId, runId, checkpointId }));
+    if (start.runStatus !== "running") return { status: "skipped", reason: `run is ${start.runStatus}` };
+    const tools = toolDefinitions(start.profile.tools);
+    const messages: ChatMessage[] = buildInitialMessages({
+      systemPrompt: start.profile.systemPrompt,
+      goal: start.goal,
+      workingSet: start.workingSet,
+      completedSteps: start.completedSteps,
+      openQuestion: start.openQuestion,
+      guidance: start.guidance,
+    });
+    let index = start.nextIndex;
+    let stepsUsed = start.stepsUsed;
+    let tokensUsed = start.tokensUsed;
+    let stepsSinceCheckpoint = 0;
+    let lastStepId = "start";
+    const segmentSteps: CompletedStepSummary[] = [];
 
-    for (let n = 0; ; n++) {
+    /** Checkpoint at the boundary before turn `n`; with `cut`, continue in a new segment. */
+    const checkpoint = async (n: number, reason: CheckpointReason, { withModel, cut }: { withModel: boolean; cut: boolean }) => {
+      const stepId = `checkpoint-${n}`;
+      const cpIndex = index++;
+      const snapshot = { steps: stepsUsed, tokens: tokensUsed };
+      const afterStepId = lastStepId;
+      const nextIndex = index;
+      const saved = await step.run(stepId, () =>
+        runCheckpointStep({ start, stepId, index: cpIndex, reason, withModel, messages, segmentSteps, usage: snapshot, afterStepId, nextTurn: n, nextIndex, attempt }),
+      );
+      stepsSinceCheckpoint = 0;
+      if (cut) {
+        await step.run(`segment-${segment + 1}`, () => prisma().run.updateMany({ where: { id: runId, status: "running" }, data: { segments: segment + 1 } }));
+        await step.sendEvent(`continue-${n}`, runContinued.create({ taskId, runId, checkpointId: saved.id, segment: segment + 1 }, { id: `run-continued-${runId}-${saved.id}` }));
+      }
+      return saved;
+    };
+
+    for (let n = start.nextTurn; ; n++) {
       const ceiling = reachedCeiling({ stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget });
       if (ceiling) {
+        if (stepsSinceCheckpoint > 0) await checkpoint(n, "ceiling", { withModel: false, cut: false });
         await step.run("end", () =>
-          finishRun({
-            prisma: prisma(),
-            taskId,
-            runId,
-            runStatus: "failed",
-            taskStatus: "failed",
-            endReason: "budget_exhausted",
-            error: `${ceiling.kind} budget reached: ${ceiling.used} of ${ceiling.limit}`,
-          }),
+          finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason: "budget_exhausted", error: `${ceiling.kind} budget reached: ${ceiling.used} of ${ceiling.limit}` }),
         );
         return { status: "failed", endReason: "budget_exhausted", steps: stepsUsed };
+      }
+
+      if (isSaturated({ promptTokens: countTokens(messages, tools), contextWindow: start.profile.contextWindow, ratio: start.policy.saturationRatio })) {
+        if (n > start.nextTurn) {
+          const saved = await checkpoint(n, "saturation", { withModel: true, cut: true });
+          return { status: "continued", reason: "saturation", checkpointId: saved.id, segment: segment + 1 };
+        }
+        const error = `the compacted context still fills ${Math.round(start.policy.saturationRatio * 100)}% of the ${start.profile.contextWindow}-token window`;
+        await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason: "saturation", error }));
+        return { status: "failed", endReason: "saturation", steps: stepsUsed };
       }
 
       const modelStepId = `model-${n}`;
@@ -192,10 +361,20 @@ export const agentRun = inngest.createFunction(
       } catch (error) {
         const endReason = endReasonOf(error);
         const message = error instanceof Error ? error.message : String(error);
+        if (stepsSinceCheckpoint > 0) await checkpoint(n, "failure", { withModel: false, cut: false });
         await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason, error: message.slice(0, 2000) }));
+        if (endReason === "transient") {
+          const resumed = await step.run("auto-resume", () => openAutoResume({ taskId, max: start.policy.autoResumeMax }));
+          if (resumed) {
+            await step.sendEvent("auto-resume-started", runStarted.create({ taskId, runId: resumed.runId, checkpointId: resumed.checkpointId }, { id: `run-started-${resumed.runId}` }));
+            return { status: "failed", endReason, autoResumedAs: resumed.runId };
+          }
+        }
         return { status: "failed", endReason, steps: stepsUsed };
       }
       stepsUsed += 1;
+      stepsSinceCheckpoint += 1;
+      lastStepId = modelStepId;
       tokensUsed += turn.usage.promptTokens + turn.usage.completionTokens;
       messages.push(assistantMessage(turn.content, turn.toolCalls));
       if (turn.toolCalls.length === 0) {
@@ -203,13 +382,18 @@ export const agentRun = inngest.createFunction(
         continue;
       }
 
+      let phaseCompleted = false;
       for (const [k, call] of turn.toolCalls.entries()) {
         const toolStepId = `tool-${n}-${k}`;
         const toolIndex = index++;
         const result = await step.run(toolStepId, () => runToolStep({ start, stepId: toolStepId, index: toolIndex, call }));
         stepsUsed += 1;
+        stepsSinceCheckpoint += 1;
+        lastStepId = toolStepId;
         messages.push(toolResultMessage(call.id, result));
+        segmentSteps.push(completedEntry(toolStepId, call, result));
         if (!result.ok) continue;
+        if (call.name === "complete_phase") phaseCompleted = true;
         if (call.name === "finish") {
           const output = JSON.parse(call.arguments) as { result: string };
           await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "completed", taskStatus: "completed", result: { summary: output.result } }));
@@ -217,11 +401,22 @@ export const agentRun = inngest.createFunction(
         }
         if (call.name === "declare_dead_end") {
           const output = JSON.parse(call.arguments) as { reason: string };
-          await step.run("end", () =>
-            finishRun({ prisma: prisma(), taskId, runId, runStatus: "dead_end", taskStatus: "dead_end", deadEndReason: output.reason }),
-          );
+          await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "dead_end", taskStatus: "dead_end", deadEndReason: output.reason }));
           return { status: "dead_end", steps: stepsUsed };
         }
+      }
+
+      const reason = checkpointReasonAfterTurn({
+        requested: turn.checkpointRequested,
+        phaseCompleted,
+        lastModelCostUsd: turn.costUsd,
+        expensiveStepUsd: start.policy.expensiveStepUsd,
+        stepsSinceCheckpoint,
+        every: start.policy.checkpointEverySteps,
+      });
+      if (reason) {
+        const saved = await checkpoint(n + 1, reason, { withModel: true, cut: true });
+        return { status: "continued", reason, checkpointId: saved.id, segment: segment + 1 };
       }
     }
   },

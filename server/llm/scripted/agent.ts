@@ -112,5 +112,42 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
  */
 export function decideNextAction(model: string, messages: readonly ChatMessage[]): AgentAction | null {
   const behaviour = SCRIPTED_MODELS[model];
-  return behaviour ? behaviour(readAgentContext(messages)) : null;
+  if (!behaviour) return null;
+  const ctx = readAgentContext(messages);
+  const last = messages.at(-1);
+  if (last?.role === "user" && last.content.includes("<checkpoint_request>")) return checkpointAnswer(model, ctx);
+  return behaviour(ctx);
+}
+
+/**
+ * The answer to Longhaul's checkpoint request (a user message holding `<checkpoint_request>`): a
+ * JSON object `{summary, openQuestion, phase}` written from the working set and the recent calls,
+ * as a real model would summarise its progress. `scripted-drift` lets its open question wander off
+ * the goal (the drift scenario).
+ */
+export function checkpointAnswer(model: string, ctx: AgentContext): AgentAction {
+  const factCount = Object.keys(ctx.facts).length;
+  const recent = ctx.calls.filter((c) => !c.fromCheckpoint).slice(-5).map((c) => c.name);
+  const audit = parseLicenseAuditGoal(ctx.goal);
+  let openQuestion: string;
+  let phase: string;
+  if (model === "scripted-drift") {
+    openQuestion = "Which JavaScript bundler has the nicest logo, and what colours does it use?";
+    phase = "exploring";
+  } else if (audit) {
+    const selected = Array.isArray(ctx.facts["audit:packages"]) ? (ctx.facts["audit:packages"] as unknown[]).length : null;
+    const done = Object.keys(ctx.facts).filter((k) => k.startsWith("license:")).length;
+    phase = selected === null ? "listing packages" : done < selected ? "reading licenses" : "reporting";
+    openQuestion =
+      selected === null
+        ? "Which packages are the first ones in node_modules?"
+        : done < selected
+          ? `Which license does each of the remaining ${selected - done} of ${selected} packages declare?`
+          : "Are licenses.csv and the summary email done, so the audit can finish?";
+  } else {
+    phase = "working";
+    openQuestion = "What is the next step toward the goal?";
+  }
+  const summary = `${factCount} facts established${recent.length ? `; last actions: ${recent.join(", ")}` : ""}.`;
+  return { content: JSON.stringify({ summary, openQuestion, phase }), toolCalls: [] };
 }

@@ -1,0 +1,142 @@
+import { ulid } from "ulid";
+import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import { compactCompletedSteps } from "../domain/checkpoint.ts";
+import { listCommittedEffects } from "../tools/ledger.ts";
+import type { Prisma, PrismaClient } from "./client.ts";
+import { startRun, taskUsage, type RunStart } from "./run-repository.ts";
+
+/** What one segment of a run starts from: the run start plus the checkpoint state, if any. */
+export interface SegmentStart extends RunStart {
+  /** The run's status when the segment started; anything but "running" means: do nothing. */
+  runStatus: string;
+  checkpointId: string | null;
+  nextTurn: number;
+  nextIndex: number;
+  stepsUsed: number;
+  tokensUsed: number;
+  completedSteps: CompletedStepSummary[];
+  openQuestion: string | null;
+  guidance: string | null;
+  /** Tokens of the transcript the checkpoints so far replaced (for "what the transcript would cost"). */
+  priorTranscriptTokens: number;
+  policy: { checkpointEverySteps: number; expensiveStepUsd: number | null; saturationRatio: number; autoResumeMax: number };
+}
+
+/** This run's facts, latest value per key (facts are append-only rows keyed by step). */
+export async function runFacts({ prisma, runId, since }: { prisma: PrismaClient; runId: string; since?: Date }): Promise<WorkingSet> {
+  const rows = await prisma.fact.findMany({ where: { runId, ...(since ? { createdAt: { gt: since } } : {}) }, orderBy: { createdAt: "asc" } });
+  const out: WorkingSet = {};
+  for (const r of rows) out[r.key] = r.value;
+  return out;
+}
+
+function effectEntry(e: { idempotencyKey: string; tool: string; result: unknown }): CompletedStepSummary {
+  return { stepId: `effect:${e.idempotencyKey}`, tool: e.tool, summary: `${e.tool} already committed; result ${JSON.stringify(e.result)}` };
+}
+
+/**
+ * Loads the start of a segment. From the beginning (no checkpoint): the task's input facts. From a
+ * checkpoint: its working set, completed steps and open question, plus this run's facts recorded
+ * after it, plus side effects committed after it by any run of the task (folded into the completed
+ * steps so the resumed agent knows the email went out — ARCHITECTURE.md, "Idempotency"). Step and
+ * token usage are the task's real totals (waste included), so ceilings hold across resumes.
+ * @throws Error when the checkpoint does not belong to the task.
+ */
+export async function startSegment({ prisma, taskId, runId, checkpointId }: { prisma: PrismaClient; taskId: string; runId: string; checkpointId: string | null }): Promise<SegmentStart> {
+  const base = await startRun({ prisma, taskId, runId });
+  const [profile, run, usage] = await Promise.all([
+    prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { profile: true } }).then((t) => t.profile),
+    prisma.run.findUniqueOrThrow({ where: { id: runId } }),
+    taskUsage({ prisma, taskId }),
+  ]);
+  const policy = {
+    checkpointEverySteps: profile.checkpointEverySteps,
+    expensiveStepUsd: profile.expensiveStepUsd === null ? null : Number(profile.expensiveStepUsd),
+    saturationRatio: profile.saturationRatio,
+    autoResumeMax: profile.autoResumeMax,
+  };
+  const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, guidance: run.guidance, policy };
+  if (!checkpointId) {
+    return { ...common, checkpointId: null, nextTurn: 0, nextIndex: 0, completedSteps: [], openQuestion: null, priorTranscriptTokens: 0 };
+  }
+  const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId } });
+  if (!cp || cp.taskId !== taskId) throw new Error(`checkpoint ${checkpointId} of task ${taskId} not found`);
+  const workingSet = { ...(cp.workingSet as WorkingSet), ...(await runFacts({ prisma, runId, since: cp.createdAt })) };
+  const carried = new Set(((cp.sideEffects as { idempotencyKey: string }[] | null) ?? []).map((e) => e.idempotencyKey));
+  const later = (await listCommittedEffects({ prisma, taskId, since: cp.createdAt })).filter((e) => !carried.has(e.idempotencyKey));
+  const completedSteps = compactCompletedSteps([...(cp.completedSteps as unknown as CompletedStepSummary[]), ...later.map(effectEntry)]);
+  return {
+    ...common,
+    workingSet,
+    checkpointId,
+    nextTurn: cp.nextTurn,
+    nextIndex: run.id === cp.runId ? cp.nextIndex : 0,
+    completedSteps,
+    openQuestion: cp.openQuestion,
+    priorTranscriptTokens: cp.transcriptTokens,
+  };
+}
+
+/**
+ * Stores a checkpoint (idempotent: a re-executed checkpoint step finds the one it wrote, keyed by
+ * run + last step). `seq` is the next number within the task. Also counts the new segment on the run.
+ */
+export async function saveCheckpoint({
+  prisma,
+  data,
+}: {
+  prisma: PrismaClient;
+  data: {
+    taskId: string;
+    runId: string;
+    reason: string;
+    afterStepId: string;
+    nextTurn: number;
+    nextIndex: number;
+    goal: string;
+    workingSet: WorkingSet;
+    completedSteps: CompletedStepSummary[];
+    openQuestion: string | null;
+    phase: string | null;
+    summary: string;
+    budgetsUsed: { steps: number; tokens: number; costUsd: number };
+    contextTokens: number;
+    transcriptTokens: number;
+  };
+}): Promise<{ id: string; seq: number }> {
+  const existing = await prisma.checkpoint.findUnique({ where: { runId_afterStepId: { runId: data.runId, afterStepId: data.afterStepId } } });
+  if (existing) return { id: existing.id, seq: existing.seq };
+  const effects = await listCommittedEffects({ prisma, taskId: data.taskId });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await prisma.$transaction(async (tx) => {
+        const last = await tx.checkpoint.findFirst({ where: { taskId: data.taskId }, orderBy: { seq: "desc" }, select: { seq: true } });
+        const seq = (last?.seq ?? 0) + 1;
+        const id = `cp_${ulid().toLowerCase()}`;
+        await tx.checkpoint.create({
+          data: {
+            ...data,
+            id,
+            seq,
+            workingSet: data.workingSet as Prisma.InputJsonValue,
+            completedSteps: data.completedSteps as unknown as Prisma.InputJsonValue,
+            budgetsUsed: data.budgetsUsed,
+            sideEffects: effects.map((e) => ({ tool: e.tool, stepId: e.stepId, idempotencyKey: e.idempotencyKey, result: e.result })),
+          },
+        });
+        return { id, seq };
+      });
+    } catch (error) {
+      // Two writers raced for the same seq: try again with the next number.
+      if (attempt < 3 && String(error).includes("Unique constraint")) continue;
+      throw error;
+    }
+  }
+}
+
+/** Dollars spent by a task so far (all model calls, waste included). */
+export async function taskCostUsd({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ usd: string | null }[]>`
+    SELECT sum(m."costUsd")::text AS usd FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${taskId}`;
+  return Number(row?.usd ?? 0);
+}

@@ -1,0 +1,38 @@
+import { ulid } from "ulid";
+import type { ResumePorts } from "../domain/resume-task.ts";
+import type { PrismaClient } from "./client.ts";
+
+/** Resume ports over Prisma; `sendRunStarted` comes from the caller (Inngest client or a step). */
+export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaClient; sendRunStarted: ResumePorts["sendRunStarted"] }): ResumePorts {
+  return {
+    newRunId: () => `run_${ulid().toLowerCase()}`,
+    async taskStatus(taskId) {
+      return (await prisma.task.findUnique({ where: { id: taskId }, select: { status: true } }))?.status ?? null;
+    },
+    async findCheckpoint(taskId, checkpointId) {
+      if (checkpointId) {
+        const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId }, select: { id: true, taskId: true } });
+        return cp && cp.taskId === taskId ? { id: cp.id } : "not_found";
+      }
+      return prisma.checkpoint.findFirst({ where: { taskId, good: true }, orderBy: { seq: "desc" }, select: { id: true } });
+    },
+    async claimTaskAndCreateRun({ taskId, runId, from, cause, checkpointId, guidance }) {
+      return prisma.$transaction(async (tx) => {
+        const claimed = await tx.task.updateMany({
+          where: { id: taskId, status: { in: from } },
+          data: { status: "queued", endedAt: null, error: null, deadEndReason: null, result: undefined },
+        });
+        if (claimed.count === 0) return false;
+        await tx.run.create({ data: { id: runId, taskId, cause, status: "running", fromCheckpointId: checkpointId, guidance } });
+        return true;
+      });
+    },
+    sendRunStarted,
+    async failLaunch({ taskId, runId }, error) {
+      await prisma.$transaction([
+        prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", error, endedAt: new Date() } }),
+        prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),
+      ]);
+    },
+  };
+}

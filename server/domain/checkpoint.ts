@@ -1,0 +1,146 @@
+import diff from "microdiff";
+import { z } from "zod";
+import type { CompletedStepSummary, WorkingSet } from "./agent-context.ts";
+
+/** Why a checkpoint was taken (ARCHITECTURE.md step 5; issue "Checkpoints"). */
+export type CheckpointReason =
+  | "phase_complete"
+  | "expensive_step"
+  | "before_risky"
+  | "saturation"
+  | "on_request"
+  | "interval"
+  | "ceiling"
+  | "loop"
+  | "failure";
+
+/**
+ * Decides whether the boundary after a model turn and its tool calls is a meaningful place for a
+ * checkpoint. Order of precedence: a requested checkpoint, a completed phase, an expensive step,
+ * then the safety net of `every` steps since the last checkpoint. Pure. Returns null for "not here":
+ * never every step, never only at the start.
+ *
+ * - `stepsSinceCheckpoint`: model + tool steps since the last checkpoint (or the segment start).
+ * - `lastModelCostUsd` vs `expensiveStepUsd` (null = no threshold).
+ */
+export function checkpointReasonAfterTurn({
+  requested,
+  phaseCompleted,
+  lastModelCostUsd,
+  expensiveStepUsd,
+  stepsSinceCheckpoint,
+  every,
+}: {
+  requested: boolean;
+  phaseCompleted: boolean;
+  lastModelCostUsd: number;
+  expensiveStepUsd: number | null;
+  stepsSinceCheckpoint: number;
+  every: number;
+}): CheckpointReason | null {
+  if (requested) return "on_request";
+  if (phaseCompleted) return "phase_complete";
+  if (expensiveStepUsd !== null && lastModelCostUsd > expensiveStepUsd) return "expensive_step";
+  if (every > 0 && stepsSinceCheckpoint >= every) return "interval";
+  return null;
+}
+
+/**
+ * True when the next prompt (`promptTokens`, counted locally) reaches `ratio` of the model's
+ * context window: the run checkpoints and continues from the compacted state instead of failing.
+ */
+export function isSaturated({ promptTokens, contextWindow, ratio }: { promptTokens: number; contextWindow: number; ratio: number }): boolean {
+  return promptTokens >= Math.floor(contextWindow * ratio);
+}
+
+/** How many completed steps a checkpoint keeps itemised; older ones are folded into one line. */
+export const KEEP_COMPLETED_STEPS = 30;
+
+/**
+ * Compacts the completed steps of a checkpoint: the newest `keep` entries stay whole; older ones are
+ * folded into a single entry counting them by tool ("… 1,200 earlier steps: read_file ×600,
+ * record_fact ×600; their results are in the working set"). Side-effect entries are never folded
+ * (the agent must know the email went out). Entries are kept or dropped whole — never cut in the
+ * middle. Pure.
+ */
+export function compactCompletedSteps(steps: CompletedStepSummary[], keep = KEEP_COMPLETED_STEPS): CompletedStepSummary[] {
+  const isEffect = (s: CompletedStepSummary) => s.stepId.startsWith("effect:");
+  const folded = steps.filter((s) => s.stepId === "earlier");
+  const rest = steps.filter((s) => s.stepId !== "earlier");
+  const effects = rest.filter(isEffect);
+  const plain = rest.filter((s) => !isEffect(s));
+  if (plain.length <= keep && folded.length <= 1) return [...folded, ...effects, ...plain];
+  const older = plain.slice(0, Math.max(0, plain.length - keep));
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const f of folded) {
+    const m = /^(\d+) earlier steps: (.*?)(;|$)/.exec(f.summary);
+    if (!m) continue;
+    total += Number(m[1]);
+    for (const part of m[2]!.split(", ")) {
+      const pm = /^(.+?) ×(\d+)$/.exec(part);
+      if (pm) counts.set(pm[1]!, (counts.get(pm[1]!) ?? 0) + Number(pm[2]));
+    }
+  }
+  for (const s of older) {
+    total += 1;
+    const name = s.tool ?? "model";
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const byTool = [...counts].map(([name, n]) => `${name} ×${n}`).join(", ");
+  const summary: CompletedStepSummary = { stepId: "earlier", summary: `${total} earlier steps: ${byTool}; their results are in the working set` };
+  return [summary, ...effects, ...plain.slice(-keep)];
+}
+
+/** The model's answer to a checkpoint request; anything else is replaced by a deterministic summary. */
+export const checkpointAnswerSchema = z.object({
+  summary: z.string().max(4_000),
+  openQuestion: z.string().max(2_000).nullable().optional(),
+  phase: z.string().max(200).nullable().optional(),
+});
+export type CheckpointAnswer = z.infer<typeof checkpointAnswerSchema>;
+
+/** The instruction sent to the model to write a checkpoint (the reply must be JSON). */
+export const CHECKPOINT_REQUEST =
+  "<checkpoint_request>Pause. Write a checkpoint of your progress as a JSON object with keys " +
+  '"summary" (what is done, in two sentences), "openQuestion" (what you are in the middle of deciding) and ' +
+  '"phase" (a short name for the current phase). Reply with the JSON object only.</checkpoint_request>';
+
+/**
+ * Parses the model's checkpoint answer (untrusted). Returns the answer or, when it is not the JSON
+ * asked for, a deterministic fallback built from the fact count, flagged `fromModel: false`.
+ */
+export function parseCheckpointAnswer(content: string | null, factCount: number): CheckpointAnswer & { fromModel: boolean } {
+  const text = (content ?? "").trim().replace(/^```(?:json)?\s*|\s*```$/g, "");
+  try {
+    const parsed = checkpointAnswerSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return { ...parsed.data, fromModel: true };
+  } catch {
+    // not JSON
+  }
+  return { summary: `${factCount} facts established.`, openQuestion: null, phase: null, fromModel: false };
+}
+
+/** One working-set change between two states. */
+export interface FactChange {
+  key: string;
+  kind: "added" | "changed" | "removed";
+  before?: unknown;
+  after?: unknown;
+}
+
+/**
+ * The working-set diff from `before` to `after`, by fact key: added, changed (any nested difference,
+ * compared with `microdiff`), removed. Sorted by key. Pure.
+ */
+export function diffWorkingSets(before: WorkingSet, after: WorkingSet): FactChange[] {
+  const keys = new Map<string, FactChange>();
+  for (const d of diff(before, after)) {
+    const key = String(d.path[0]);
+    if (keys.has(key)) continue;
+    if (d.path.length === 1 && d.type === "CREATE") keys.set(key, { key, kind: "added", after: after[key] });
+    else if (d.path.length === 1 && d.type === "REMOVE") keys.set(key, { key, kind: "removed", before: before[key] });
+    else keys.set(key, { key, kind: "changed", before: before[key], after: after[key] });
+  }
+  return [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
