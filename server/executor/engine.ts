@@ -684,10 +684,26 @@ export class Executor {
     const db = this.o.db;
     // One round trip for the run and its function.
     const rows = await db.$queryRawUnsafe<
-      { id: string; status: string; event: unknown; events: unknown; requestVersion: number; forceStepPlan: boolean; maxAttempts: number; functionId: string; fnId: string | null; fnUrl: string | null; fnConfig: unknown }[]
+      {
+        id: string;
+        status: string;
+        event: unknown;
+        events: unknown;
+        requestVersion: number;
+        forceStepPlan: boolean;
+        maxAttempts: number;
+        functionId: string;
+        fnId: string | null;
+        fnUrl: string | null;
+        fnConfig: unknown;
+        steps: { h: string; v: unknown }[] | null;
+      }[]
     >(
+      // Run, function and memoized steps (in stack order) in one round trip.
       `SELECT r.id, r.status, r.event, r.events, r."requestVersion", r."forceStepPlan", r."maxAttempts", r."functionId",
-              f.id AS "fnId", f.url AS "fnUrl", f.config AS "fnConfig"
+              f.id AS "fnId", f.url AS "fnUrl", f.config AS "fnConfig",
+              (SELECT json_agg(json_build_object('h', s."hashedId", 'v', s.value) ORDER BY s.seq)
+                 FROM executor_step_result s WHERE s."runId" = r.id) AS steps
          FROM executor_run r LEFT JOIN executor_function f ON f.id = r."functionId" WHERE r.id = $1`,
       item.runId,
     );
@@ -724,16 +740,25 @@ export class Executor {
 
   private async callLimited(
     item: QueueItem,
-    run: { id: string; status: string; event: unknown; events: unknown; requestVersion: number; forceStepPlan: boolean; maxAttempts: number },
+    run: {
+      id: string;
+      status: string;
+      event: unknown;
+      events: unknown;
+      requestVersion: number;
+      forceStepPlan: boolean;
+      maxAttempts: number;
+      steps: { h: string; v: unknown }[] | null;
+    },
     fnUrl: string,
     fnId: string,
   ): Promise<void> {
     const db = this.o.db;
     if (run.status === "queued") await db.executorRun.updateMany({ where: { id: run.id, status: "queued" }, data: { status: "running", startedAt: new Date() } });
-    const stepRows = await db.executorStepResult.findMany({ where: { runId: run.id }, orderBy: { seq: "asc" }, select: { hashedId: true, value: true } });
+    const stepRows = run.steps ?? [];
     const steps: Record<string, unknown> = {};
-    for (const s of stepRows) steps[s.hashedId] = s.value;
-    const stack = stepRows.map((s) => s.hashedId);
+    for (const s of stepRows) steps[s.h] = s.v;
+    const stack = stepRows.map((s) => s.h);
     const discovery = item.stepId === "step";
     const checkpointing = this.o.checkpointing && discovery && !run.forceStepPlan;
     const requestId = newUlid();
