@@ -44,6 +44,8 @@ export interface AgentStack {
   startApp: (options?: { crashAt?: string }) => Promise<StackChild>;
   /** Spawns the executor child (`crashAt` → LONGHAUL_CRASH_AT) and waits until it answers /health and has synced the app. */
   startExecutor: (options?: { crashAt?: string; waitForSync?: boolean }) => Promise<StackChild>;
+  /** Starts the app and/or the executor (without crash points) when not running, so a test does not inherit an earlier test's failure. */
+  ensureUp: () => Promise<void>;
   /** Sends `signal` (default SIGKILL) to the child and waits for it to exit; returns its exit code. */
   kill: (which: "app" | "executor", signal?: NodeJS.Signals) => Promise<number | null>;
   /** Arms faults on the scripted model server (`POST /control/faults`). */
@@ -52,7 +54,10 @@ export interface AgentStack {
   launchDemo: (options: { limit: number }) => Promise<{ taskId: string; runId: string }>;
   /** Polls the task until its status is one of `statuses` (default: any terminal status) or throws after `timeoutMs`. */
   waitForTaskStatus: (taskId: string, statuses?: string[], timeoutMs?: number) => Promise<string>;
-  /** Polls the executor's run of `agent-run` for Longhaul run `runId` until it is completed/failed/cancelled; returns its status. */
+  /**
+   * Polls the executor's runs of `agent-run` for Longhaul run `runId` until every segment has ended
+   * (completed/failed/cancelled) and the last one did not continue as new; returns the last one's status.
+   */
   waitForExecutorRun: (runId: string, timeoutMs?: number) => Promise<string>;
   /** Stops every child this stack spawned (SIGTERM, then SIGKILL after 5 s), the model server and the DB client. Returns the children still alive afterwards (must be none). */
   stop: () => Promise<StackChild[]>;
@@ -159,6 +164,10 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
       return started;
     },
 
+    async ensureUp() {
+      await Promise.all([app?.alive() ? undefined : stack.startApp(), executor?.alive() ? undefined : stack.startExecutor()]);
+    },
+
     async kill(which, signal = "SIGKILL") {
       const target = which === "app" ? app : executor;
       if (!target) throw new Error(`no ${which} was started`);
@@ -198,9 +207,11 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     },
 
     async waitForExecutorRun(runId, timeoutMs = 60_000) {
-      return waitFor(`the executor's run of agent-run for ${runId} to end`, async () => {
-        const run = await findExecutorRun(db, runId);
-        return run && ["completed", "failed", "cancelled"].includes(run.status) ? run.status : undefined;
+      return waitFor(`the executor's runs of agent-run for ${runId} to end`, async () => {
+        const segments = await findExecutorRuns(db, runId);
+        const last = segments.at(-1);
+        if (!last || !segments.every((r) => ["completed", "failed", "cancelled"].includes(r.status))) return undefined;
+        return (last.output as { status?: string } | null)?.status === "continued" ? undefined : last.status;
       }, timeoutMs, 100);
     },
 
@@ -221,18 +232,34 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
   };
 
   // Both at once: the executor retries its in-band sync until the app answers.
-  await Promise.all([stack.startApp(), stack.startExecutor()]);
+  try {
+    await Promise.all([stack.startApp(), stack.startExecutor()]);
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
   return stack;
 }
 
 /** Polls `check` until it holds or `timeoutMs` passes (re-export of the executor harness's waitFor). */
 export { waitFor };
 
-/** The executor's run of `agent-run` triggered for Longhaul run `runId` (its event's data.runId), or null. */
-export async function findExecutorRun(db: PrismaClient, runId: string): Promise<{ id: string; status: string; output: unknown } | null> {
-  const rows = await db.$queryRaw<{ id: string; status: string; output: unknown }[]>`
-    SELECT id, status, output FROM executor_run WHERE "functionId" = ${AGENT_RUN_FUNCTION_ID} AND event->'data'->>'runId' = ${runId}`;
-  return rows[0] ?? null;
+/** One executor run of `agent-run` (a segment of a Longhaul run). */
+export interface ExecutorSegment {
+  id: string;
+  status: string;
+  output: unknown;
+}
+
+/**
+ * The executor's runs of `agent-run` for Longhaul run `runId` (their event's data.runId), oldest
+ * first: one per segment, since the run continues as new at each checkpoint (`longhaul/run.continued`).
+ */
+export async function findExecutorRuns(db: PrismaClient, runId: string): Promise<ExecutorSegment[]> {
+  return db.$queryRaw<ExecutorSegment[]>`
+    SELECT id, status, output FROM executor_run
+    WHERE "functionId" = ${AGENT_RUN_FUNCTION_ID} AND event->'data'->>'runId' = ${runId}
+    ORDER BY "createdAt", id`;
 }
 
 /** Everything a run left in the database, for the assertions of the agent tests. */
@@ -244,12 +271,31 @@ export interface RunEvidence {
   sideEffects: { stepId: string; tool: string; status: string; result: unknown; repeats: number }[];
   /** Content of the licenses.csv artifact, or null. */
   csv: string | null;
-  /** The executor's run of `agent-run` for this run (status, output) and its memoized step results by step name. */
-  executorRun: { id: string; status: string; output: unknown } | null;
+  /** The executor's runs of `agent-run` for this run, one per segment, oldest first. */
+  segments: ExecutorSegment[];
+  /** The last segment, or null. */
+  executorRun: ExecutorSegment | null;
+  /** Memoized step results of all segments by step name (model/tool/checkpoint ids are unique within a run). */
   memoized: Map<string, unknown>;
 }
 
-/** Loads a run's Step, ModelCall, outbox, ledger and artifact rows, and the executor's run and memoized steps. */
+/**
+ * Model calls that were not useful work: anything but one successful call per model step (cause
+ * `productive`) or per checkpoint step (cause `checkpoint`, the model-written summary) — retries,
+ * replays, discarded calls, and any second call of the same step.
+ */
+export function wastedModelCalls(ev: RunEvidence): string[] {
+  const seen = new Set<string>();
+  const wasted: string[] = [];
+  for (const c of ev.modelCalls) {
+    const useful = c.status === "ok" && (c.cause === "productive" || (c.cause === "checkpoint" && c.stepId.startsWith("checkpoint-")));
+    if (!useful || seen.has(c.stepId)) wasted.push(`${c.stepId} ${c.status} ${c.cause} attempt ${c.attempt}`);
+    seen.add(c.stepId);
+  }
+  return wasted;
+}
+
+/** Loads a run's Step, ModelCall, outbox, ledger and artifact rows, and the executor's runs (segments) and memoized steps. */
 export async function loadRunEvidence(db: PrismaClient, { taskId, runId }: { taskId: string; runId: string }): Promise<RunEvidence> {
   const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, error: true } });
   const steps = await db.step.findMany({ where: { runId }, orderBy: { index: "asc" }, select: { stepId: true, kind: true, tool: true, status: true, attempts: true, output: true } });
@@ -261,9 +307,9 @@ export async function loadRunEvidence(db: PrismaClient, { taskId, runId }: { tas
   const outbox = await db.outboxMessage.findMany({ where: { taskId }, select: { stepId: true, messageId: true, to: true } });
   const sideEffects = await db.sideEffect.findMany({ where: { taskId }, select: { stepId: true, tool: true, status: true, result: true, repeats: true } });
   const artifact = await db.artifact.findFirst({ where: { taskId, name: "licenses.csv" }, orderBy: { createdAt: "desc" } });
-  const run = await findExecutorRun(db, runId);
+  const segments = await findExecutorRuns(db, runId);
   const memoized = new Map<string, unknown>();
-  if (run) for (const r of await db.executorStepResult.findMany({ where: { runId: run.id }, orderBy: { seq: "asc" } })) memoized.set(r.name, r.value);
+  for (const r of await db.executorStepResult.findMany({ where: { runId: { in: segments.map((x) => x.id) } }, orderBy: { seq: "asc" } })) memoized.set(r.name, r.value);
   return {
     task,
     steps,
@@ -271,7 +317,8 @@ export async function loadRunEvidence(db: PrismaClient, { taskId, runId }: { tas
     outbox,
     sideEffects,
     csv: artifact?.content ?? null,
-    executorRun: run ? { id: run.id, status: run.status, output: run.output } : null,
+    segments,
+    executorRun: segments.at(-1) ?? null,
     memoized,
   };
 }
