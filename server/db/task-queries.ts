@@ -84,6 +84,7 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       artifacts: { select: { id: true, name: true, mime: true, bytes: true, stepId: true, runId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       outbox: { orderBy: { createdAt: "asc" } },
       facts: { where: { superseded: false }, orderBy: { createdAt: "asc" } },
+      _count: { select: { checkpoints: true } },
     },
   });
   if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
@@ -108,7 +109,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     createdAt: task.createdAt,
     startedAt: task.startedAt,
     endedAt: task.endedAt,
-    runs: task.runs.map((r) => ({ id: r.id, cause: r.cause, status: r.status, endReason: r.endReason, error: r.error, startedAt: r.startedAt, endedAt: r.endedAt })),
+    runs: task.runs.map((r) => ({ id: r.id, cause: r.cause, status: r.status, endReason: r.endReason, error: r.error, startedAt: r.startedAt, endedAt: r.endedAt, segments: r.segments, fromCheckpointId: r.fromCheckpointId, guidance: r.guidance, checkpointRequested: r.checkpointRequestedAt !== null })),
+    checkpointCount: task._count.checkpoints,
     artifacts: task.artifacts,
     outbox: task.outbox.map((m) => ({ id: m.id, messageId: m.messageId, to: m.to, subject: m.subject, body: m.body, createdAt: m.createdAt, stepId: m.stepId })),
     facts: task.facts.map((f) => ({ key: f.key, value: f.value, sourceStepId: f.sourceStepId, runId: f.runId, createdAt: f.createdAt })),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditSummary, csvField, isCopyleft, licenseCounts, licensesCsv, normalizeLicense, packageLicenseFromText } from "../../server/llm/scripted/licenses.ts";
+import { auditSummary, csvField, isCopyleft, licenseCounts, licensesCsv, normalizeLicense, packageLicenseFromPrefix, packageLicenseFromText } from "../../server/llm/scripted/licenses.ts";
 
 describe("normalizeLicense", () => {
   it("keeps a license string as is", () => {
@@ -102,5 +102,19 @@ describe("summary", () => {
     expect(body).toContain("- MIT: 2");
     expect(body).toContain("Copyleft (1):\n- d@3: GPL-3.0");
     expect(body).toContain("Unknown license (1):\n- e@? (package.json could not be read)");
+  });
+});
+
+describe("packageLicenseFromPrefix (first page of a large package.json)", () => {
+  it("reads top-level name, version and a string license from the first page", () => {
+    const page = '{\n  "name": "big",\n  "version": "4.4.0",\n  "description": "x",\n  "license": "MIT",\n  "exports": {\n    "./a": {\n      "license": "nested"';
+    expect(packageLicenseFromPrefix(page, "big")).toEqual({ name: "big", version: "4.4.0", license: "MIT" });
+  });
+
+  it("declines when the license is not a plain top-level string, or a field is not on the page", () => {
+    expect(packageLicenseFromPrefix('{\n  "name": "a",\n  "version": "1.0.0",\n  "license": {\n    "type": "MIT"', "a")).toBeNull();
+    expect(packageLicenseFromPrefix('{\n  "name": "a",\n  "version": "1.0.0",\n  "exports": {', "a")).toBeNull();
+    expect(packageLicenseFromPrefix('{\n  "name": "a",\n  "version": "1.0.0",\n  "license": "MIT",\n  "licenses": [', "a")).toBeNull();
+    expect(packageLicenseFromPrefix('{\n  "exports": {\n    "name": "a",\n    "version": "1",\n    "license": "MIT"', "a")).toBeNull();
   });
 });

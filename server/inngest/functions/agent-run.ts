@@ -344,11 +344,15 @@ export const agentRun = inngest.createFunction(
       }
 
       if (isSaturated({ promptTokens: countTokens(messages, tools), contextWindow: start.profile.contextWindow, ratio: start.policy.saturationRatio })) {
-        if (n > start.nextTurn) {
+        const progressed = segmentSteps.some((e) => e.tool === "record_fact" && !e.summary.includes('"error"'));
+        if (n > start.nextTurn && (progressed || start.fromReason !== "saturation")) {
           const saved = await checkpoint(n, "saturation", { withModel: true, cut: true });
           return { status: "continued", reason: "saturation", checkpointId: saved.id, segment: segment + 1 };
         }
-        const error = `the compacted context still fills ${Math.round(start.policy.saturationRatio * 100)}% of the ${start.profile.contextWindow}-token window`;
+        const error =
+          n > start.nextTurn
+            ? `the context filled up twice in a row with no new fact: compaction cannot make room for this work (window ${start.profile.contextWindow} tokens)`
+            : `the compacted context still fills ${Math.round(start.policy.saturationRatio * 100)}% of the ${start.profile.contextWindow}-token window`;
         await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason: "saturation", error }));
         return { status: "failed", endReason: "saturation", steps: stepsUsed };
       }

@@ -1,5 +1,5 @@
 import { listing, reading, succeeded, type AgentAction, type AgentContext, type PastCall } from "./context.ts";
-import { auditSummary, isCopyleft, licenseCounts, licensesCsv, packageLicenseFromText, type PackageLicense } from "./licenses.ts";
+import { auditSummary, isCopyleft, licenseCounts, licensesCsv, packageLicenseFromPrefix, packageLicenseFromText, type PackageLicense } from "./licenses.ts";
 
 /**
  * The competent agent's plan for the demo goal "Audit the licenses of the first N packages in
@@ -198,7 +198,8 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     const read = reading(ctx.calls, path);
     let info: PackageLicense | null = null;
     if (read.complete) info = packageLicenseFromText(read.content, name);
-    else if (read.errors >= 2 || (read.errors === 1 && PERMANENT_READ_ERROR.test(read.lastError?.code ?? ""))) {
+    else if (read.content && read.nextOffset > 0) info = packageLicenseFromPrefix(read.content, name); // enough of a large file
+    if (!info && !read.complete && (read.errors >= 2 || (read.errors === 1 && PERMANENT_READ_ERROR.test(read.lastError?.code ?? "")))) {
       info = { name, version: null, license: "UNKNOWN", note: `package.json could not be read (${read.lastError?.code}: ${read.lastError?.message})` };
     }
     if (info) {

@@ -127,3 +127,24 @@ export function auditSummary(rows: readonly PackageLicense[], artifactName: stri
   lines.push("", `Full list: ${artifactName}`);
   return lines.join("\n");
 }
+
+/**
+ * What a model reads off the first page of a package.json too large to read whole (date-fns' is
+ * ~200 KB): the top-level `name`, `version` and a plain-string `license`, taken from lines indented
+ * one level (npm writes package.json with two-space indentation). Null when any of them is missing
+ * there or the license is not a plain string (an object or array needs the whole document): the
+ * agent then reads on. Paging a huge file whole would fill the context before the fact is recorded.
+ */
+export function packageLicenseFromPrefix(text: string, fallbackName: string): PackageLicense | null {
+  const top = (key: string) => new RegExp(`^(?: {2}|\\t)"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")\\s*,?\\s*$`, "m").exec(text)?.[1];
+  const name = top("name");
+  const version = top("version");
+  const license = top("license");
+  if (!name || !version || !license || /^(?: {2}|\t)"licenses"\s*:/m.test(text)) return null;
+  try {
+    const parse = (s: string) => JSON.parse(s) as string;
+    return { name: parse(name) || fallbackName, version: parse(version), license: parse(license) || "UNKNOWN" };
+  } catch {
+    return null;
+  }
+}

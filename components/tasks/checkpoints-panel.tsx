@@ -1,0 +1,144 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import { cn } from "@/components/ui/cn.ts";
+import { compactNumber, usd } from "./format.ts";
+
+const RESUMABLE = new Set(["failed", "waiting_for_human", "cancelled"]);
+
+function FactDiff({ taskId, fromId, toId, onBlame }: { taskId: string; fromId: string | null; toId: string; onBlame: (key: string) => void }) {
+  const trpc = useTRPC();
+  const diff = useQuery(trpc.task.diff.queryOptions({ taskId, fromId, toId }));
+  if (diff.isError) return <p className="text-xs text-red-700">Could not load the diff: {diff.error.message}</p>;
+  if (!diff.data) return <div className="h-10 animate-pulse rounded bg-zinc-200/60" />;
+  if (diff.data.length === 0) return <p className="text-xs text-zinc-500">No fact changed.</p>;
+  const counts = { added: 0, changed: 0, removed: 0 };
+  for (const c of diff.data) counts[c.kind] += 1;
+  return (
+    <div>
+      <p className="mb-1 text-xs text-zinc-600">
+        <span className="text-emerald-700">+{counts.added} added</span> · <span className="text-amber-700">~{counts.changed} changed</span> · <span className="text-red-700">−{counts.removed} removed</span>
+      </p>
+      <ul className="max-h-64 overflow-auto rounded border border-zinc-200 font-mono text-xs" data-testid="fact-diff">
+        {diff.data.map((c) => (
+          <li key={c.key} className={cn("flex gap-2 border-b border-zinc-100 px-2 py-1", c.kind === "added" ? "bg-emerald-50" : c.kind === "removed" ? "bg-red-50" : "bg-amber-50")}>
+            <span className="w-3 shrink-0">{c.kind === "added" ? "+" : c.kind === "removed" ? "−" : "~"}</span>
+            <span className="min-w-0 flex-1 break-all">
+              {c.key}: {c.kind === "changed" ? `${JSON.stringify(c.before).slice(0, 80)} → ` : ""}
+              {JSON.stringify(c.kind === "removed" ? c.before : c.after).slice(0, 160)}
+            </span>
+            {c.sourceStepId && c.runId && (
+              <button type="button" className="shrink-0 text-zinc-500 underline" onClick={() => onBlame(`${c.runId}:${c.sourceStepId}`)} title="Open the step that established this value">
+                {c.sourceStepId}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/**
+ * The checkpoints of a task: what each holds (reason, facts, open question), what resuming from it
+ * costs in prompt tokens beside the transcript it replaces, the working-set diff from the previous
+ * one (or any other), and Resume / Fork from it with optional guidance.
+ */
+export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: string; status: string; onSelectStep: (key: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const checkpoints = useQuery(trpc.task.checkpoints.queryOptions({ taskId }));
+  const [open, setOpen] = useState<string | null>(null);
+  const [compareWith, setCompareWith] = useState<Record<string, string>>({});
+  const [guidance, setGuidance] = useState("");
+  const onDone = { onSuccess: () => void queryClient.invalidateQueries(trpc.task.pathFilter()) };
+  const resume = useMutation(trpc.task.resume.mutationOptions(onDone));
+  const fork = useMutation(trpc.task.fork.mutationOptions(onDone));
+  const error = resume.error ?? fork.error;
+
+  if (checkpoints.isError) return <p className="text-sm text-red-700">Could not load checkpoints: {checkpoints.error.message}</p>;
+  if (!checkpoints.data) return <div className="h-24 animate-pulse rounded bg-zinc-200/60" />;
+  if (checkpoints.data.length === 0)
+    return <p className="text-sm text-zinc-500">No checkpoint yet. The run takes one at phase ends, after expensive steps, every few dozen steps, when its context fills up, and on request.</p>;
+
+  const list = [...checkpoints.data].reverse();
+  return (
+    <div className="space-y-3">
+      {error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error.message}
+        </p>
+      )}
+      {list.map((cp) => {
+        const previous = checkpoints.data.find((c) => c.seq === cp.seq - 1);
+        const fromId = compareWith[cp.id] ?? previous?.id ?? "start";
+        const isOpen = open === cp.id;
+        const saving = cp.transcriptTokens > 0 ? 1 - cp.contextTokens / cp.transcriptTokens : 0;
+        return (
+          <div key={cp.id} className="rounded-md border border-zinc-200 p-3 text-sm" data-checkpoint-seq={cp.seq}>
+            <button type="button" className="flex w-full items-baseline justify-between text-left" onClick={() => setOpen(isOpen ? null : cp.id)} aria-expanded={isOpen}>
+              <span>
+                <span className="font-medium">Checkpoint #{cp.seq}</span> <span className="text-zinc-500">· {cp.reason.replace("_", " ")} · after {cp.afterStepId} · {cp.facts} facts</span>
+              </span>
+              <span className="text-xs text-zinc-500" title={cp.createdAt.toISOString()}>
+                {cp.createdAt.toLocaleTimeString("en-GB", { hour12: false })}
+              </span>
+            </button>
+            {cp.openQuestion && <p className="mt-1 text-zinc-700">Open question: {cp.openQuestion}</p>}
+            <p className="mt-1 text-xs text-zinc-600" data-testid="resume-cost">
+              Resuming here sends {compactNumber(cp.contextTokens)} prompt tokens; the transcript it replaces is {compactNumber(cp.transcriptTokens)}
+              {saving > 0 ? ` (${Math.round(saving * 100)}% less)` : ""}. Spent so far: {cp.budgetsUsed.steps} steps, {usd(cp.budgetsUsed.costUsd)}.
+            </p>
+            {isOpen && (
+              <div className="mt-3 space-y-3">
+                <p className="text-zinc-700">{cp.summary}</p>
+                <div className="flex items-center gap-2 text-xs">
+                  <label htmlFor={`cmp-${cp.id}`}>Facts changed since</label>
+                  <select id={`cmp-${cp.id}`} className="rounded border border-zinc-300 px-1 py-0.5" value={fromId} onChange={(e) => setCompareWith({ ...compareWith, [cp.id]: e.target.value })}>
+                    <option value="start">the start</option>
+                    {checkpoints.data
+                      .filter((c) => c.seq < cp.seq)
+                      .map((c) => (
+                        <option key={c.id} value={c.id}>
+                          checkpoint #{c.seq}
+                        </option>
+                      ))}
+                  </select>
+                </div>
+                <FactDiff taskId={taskId} fromId={fromId === "start" ? null : fromId} toId={cp.id} onBlame={onSelectStep} />
+                <div className="space-y-2 border-t border-zinc-100 pt-3">
+                  <label htmlFor={`g-${cp.id}`} className="block text-xs font-medium text-zinc-700">
+                    Guidance for the resumed agent (optional)
+                  </label>
+                  <textarea id={`g-${cp.id}`} rows={2} className="w-full rounded border border-zinc-300 px-2 py-1 text-sm" value={guidance} onChange={(e) => setGuidance(e.target.value)} />
+                  <div className="flex gap-2">
+                    <button
+                      type="button"
+                      disabled={!RESUMABLE.has(status) || resume.isPending}
+                      title={RESUMABLE.has(status) ? "A new run from this checkpoint, with the guidance" : `Only a failed, cancelled or waiting task can be resumed (this one is ${status})`}
+                      className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-40"
+                      onClick={() => resume.mutate({ taskId, checkpointId: cp.id, guidance })}
+                    >
+                      Resume from here
+                    </button>
+                    <button
+                      type="button"
+                      disabled={status === "running" || status === "queued" || fork.isPending}
+                      title="A new run from this checkpoint, leaving the earlier runs as they are"
+                      className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium disabled:opacity-40"
+                      onClick={() => fork.mutate({ taskId, checkpointId: cp.id, guidance })}
+                    >
+                      Fork from here
+                    </button>
+                  </div>
+                </div>
+              </div>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}

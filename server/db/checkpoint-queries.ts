@@ -1,0 +1,53 @@
+import type { WorkingSet } from "../domain/agent-context.ts";
+import { diffWorkingSets, type FactChange } from "../domain/checkpoint.ts";
+import { AppError } from "../errors.ts";
+import type { PrismaClient } from "./client.ts";
+
+/** A task's checkpoints, oldest first, without their payloads. */
+export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
+  const rows = await prisma.checkpoint.findMany({
+    where: { taskId },
+    orderBy: { seq: "asc" },
+    select: { id: true, seq: true, runId: true, reason: true, afterStepId: true, summary: true, openQuestion: true, phase: true, contextTokens: true, transcriptTokens: true, budgetsUsed: true, good: true, createdAt: true, workingSet: true },
+  });
+  return rows.map(({ workingSet, ...r }) => ({ ...r, facts: Object.keys((workingSet ?? {}) as WorkingSet).length, budgetsUsed: r.budgetsUsed as { steps: number; tokens: number; costUsd: number } }));
+}
+
+/** One checkpoint with everything in it. @throws AppError NOT_FOUND. */
+export async function getCheckpointOrThrow({ prisma, checkpointId }: { prisma: PrismaClient; checkpointId: string }) {
+  const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId } });
+  if (!cp) throw new AppError("NOT_FOUND", `checkpoint ${checkpointId} not found`);
+  return cp;
+}
+
+/**
+ * The working-set diff between two checkpoints of a task (`fromId` null = the task's start), each
+ * added or changed fact with the step that established its new value (blame).
+ * @throws AppError NOT_FOUND, BAD_INPUT (checkpoints of different tasks).
+ */
+export async function diffCheckpoints({ prisma, taskId, fromId, toId }: { prisma: PrismaClient; taskId: string; fromId: string | null; toId: string }): Promise<(FactChange & { sourceStepId: string | null; runId: string | null })[]> {
+  const to = await getCheckpointOrThrow({ prisma, checkpointId: toId });
+  const from = fromId ? await getCheckpointOrThrow({ prisma, checkpointId: fromId }) : null;
+  if (to.taskId !== taskId || (from && from.taskId !== taskId)) throw new AppError("BAD_INPUT", "checkpoints: both must belong to the task");
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { input: true } });
+  const before = (from?.workingSet ?? (task.input as { facts?: WorkingSet }).facts ?? {}) as WorkingSet;
+  const changes = diffWorkingSets(before, to.workingSet as WorkingSet);
+  const keys = changes.filter((c) => c.kind !== "removed").map((c) => c.key);
+  const facts = keys.length
+    ? await prisma.fact.findMany({ where: { taskId, key: { in: keys }, createdAt: { lte: to.createdAt } }, orderBy: { createdAt: "asc" }, select: { key: true, sourceStepId: true, runId: true } })
+    : [];
+  const blame = new Map(facts.map((f) => [f.key, f]));
+  return changes.map((c) => ({ ...c, sourceStepId: blame.get(c.key)?.sourceStepId ?? null, runId: blame.get(c.key)?.runId ?? null }));
+}
+
+/**
+ * Asks the task's running run for a checkpoint: it is taken after the turn in flight (the model step
+ * reads the flag, the checkpoint step clears it). Idempotent: asking twice before it is taken asks once.
+ * @throws AppError PRECONDITION_FAILED when no run of the task is running.
+ */
+export async function requestCheckpoint({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ runId: string }> {
+  const run = await prisma.run.findFirst({ where: { taskId, status: "running" }, orderBy: { startedAt: "desc" }, select: { id: true } });
+  if (!run) throw new AppError("PRECONDITION_FAILED", `task ${taskId} has no running run to checkpoint`);
+  await prisma.run.updateMany({ where: { id: run.id, checkpointRequestedAt: null }, data: { checkpointRequestedAt: new Date() } });
+  return { runId: run.id };
+}
