@@ -100,6 +100,8 @@ export interface ExecutorEngineOptions {
   pollMs: number;
   /** Stable name of this executor instance; at start-up, leases held by a previous process of the same name are released. */
   instance: string;
+  /** Retention of ended runs, events and the ops log, ms (housekeeping; at least 24 h). */
+  retentionMs: number;
   /** On stop, how long in-flight requests may finish before they are aborted and released, ms. */
   stopGraceMs: number;
   /** Request timeout for one call to the app, ms (Go allows 2 h, `consts.MaxFunctionTimeout`). */
@@ -162,6 +164,25 @@ export class Executor {
     if (this.controllers.size) this.o.log(`stopping: aborting ${this.controllers.size} request(s) still in flight; their items are released`);
     for (const c of this.controllers) c.abort(new Error("executor stopping"));
     await all;
+  }
+
+  /**
+   * Housekeeping: deletes what is older than `retentionMs` (default 7 days, well past the 24 h
+   * idempotency and event-dedupe windows): the ops log, ended runs with their memoized steps, and
+   * events. Queue items and pauses of live runs are never touched. Returns the deleted row counts.
+   */
+  async housekeep(retentionMs = this.o.retentionMs): Promise<{ ops: number; runs: number; steps: number; events: number }> {
+    const cutoff = new Date(Date.now() - Math.max(retentionMs, DEDUPE_WINDOW_MS));
+    const db = this.o.db;
+    const ops = await db.executorOp.deleteMany({ where: { createdAt: { lt: cutoff } } });
+    const old = await db.executorRun.findMany({ where: { status: { in: [...TERMINAL] }, endedAt: { lt: cutoff } }, select: { id: true }, take: 10_000 });
+    const ids = old.map((r) => r.id);
+    const steps = ids.length ? await db.executorStepResult.deleteMany({ where: { runId: { in: ids } } }) : { count: 0 };
+    const runs = ids.length ? await db.executorRun.deleteMany({ where: { id: { in: ids } } }) : { count: 0 };
+    const events = await db.executorEvent.deleteMany({ where: { receivedAt: { lt: cutoff } } });
+    const result = { ops: ops.count, runs: runs.count, steps: steps.count, events: events.count };
+    if (result.ops + result.runs + result.events) this.o.log(`housekeeping: deleted ${JSON.stringify(result)} older than ${cutoff.toISOString()}`);
+    return result;
   }
 
   /** Wakes the queue loop (after a local enqueue). */

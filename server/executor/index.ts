@@ -30,6 +30,8 @@ export interface StartExecutorOptions {
   pollMs?: number;
   /** Interval between re-syncs of `appUrls` once synced, ms (default 60000); retries every 2 s until the first success. */
   resyncMs?: number;
+  /** Keep ended runs, events and the ops log this long, ms (default 7 days); housekeeping runs at start and hourly. */
+  retentionMs?: number;
   /** On stop, grace for in-flight requests before they are aborted and released, ms (default 5000). */
   stopGraceMs?: number;
   /** Instance name (default `executor@<host>:<port>`); leases of a previous process with this name are released at start. */
@@ -42,6 +44,8 @@ export interface StartExecutorOptions {
 export interface ExecutorHandle {
   /** Origin the executor listens on, e.g. `http://127.0.0.1:8288` (use as the Inngest client's baseUrl). */
   url: string;
+  /** Runs housekeeping now (see Executor.housekeep). */
+  housekeep: (retentionMs?: number) => ReturnType<Executor["housekeep"]>;
   /** Syncs one serve() URL in-band now. @throws RegistrationRefusedError or Error when unreachable. */
   sync: (appUrl: string) => Promise<{ appId: string; functionIds: string[] }>;
   /** Stops leasing, lets in-flight requests finish (≤ stopGraceMs) or releases them, closes the HTTP server and the pool. */
@@ -82,6 +86,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     instance: options.instance ?? `executor@${hostname()}:${port}`,
     requestTimeoutMs: 2 * 3_600_000,
     stopGraceMs: options.stopGraceMs ?? 5000,
+    retentionMs: options.retentionMs ?? 7 * 86_400_000,
     log,
   });
   engine.url = url;
@@ -230,16 +235,24 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     timers.add(t);
   };
   for (const appUrl of options.appUrls) syncLoop(appUrl, 0);
+  const housekeeping = (): void => {
+    engine.housekeep().catch((error: unknown) => log(`housekeeping failed: ${errorText(error)}`));
+  };
+  housekeeping();
+  const housekeepingTimer = setInterval(housekeeping, 3_600_000);
+  housekeepingTimer.unref();
   log(`listening on ${url} (signed mode, checkpointing ${options.checkpointing ?? true ? "on" : "off"})`);
 
   return {
     url,
     sync,
     db,
+    housekeep: (retentionMs?: number) => engine.housekeep(retentionMs),
     stop: async () => {
       if (stopped) return;
       stopped = true;
       for (const t of timers) clearTimeout(t);
+      clearInterval(housekeepingTimer);
       await engine.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -168,6 +168,23 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
     expect(maxActive).toBe(1);
   });
 
+  it("housekeeping deletes ended runs, steps, events and ops older than the retention, nothing newer", async () => {
+    const old = new Date(Date.now() - 8 * 86_400_000);
+    const ev = { name: "f/old", data: {}, id: "old-event", ts: 0 };
+    await executor.db.executorRun.create({ data: { id: "hk-old-run", functionId: "flow-sleeper", status: "completed", event: ev, events: [ev], maxAttempts: 1, endedAt: old } });
+    await executor.db.executorRun.create({ data: { id: "hk-live-run", functionId: "flow-sleeper", status: "running", event: ev, events: [ev], maxAttempts: 1 } });
+    await executor.db.executorStepResult.create({ data: { runId: "hk-old-run", hashedId: "h", seq: 0, value: { data: 1 } } });
+    await executor.db.executorOp.create({ data: { runId: "hk-old-run", kind: "discover", durationMs: 1, createdAt: old } });
+    await executor.db.executorEvent.create({ data: { id: "hk-old-event", name: "f/old", data: {}, raw: ev, ts: 0n, receivedAt: old } });
+    const res = await executor.housekeep();
+    expect(res).toMatchObject({ runs: 1, steps: 1 });
+    expect(res.ops).toBeGreaterThanOrEqual(1);
+    expect(res.events).toBeGreaterThanOrEqual(1);
+    expect(await executor.db.executorRun.findUnique({ where: { id: "hk-old-run" } })).toBeNull();
+    expect(await executor.db.executorRun.findUnique({ where: { id: "hk-live-run" } })).not.toBeNull();
+    await executor.db.executorRun.delete({ where: { id: "hk-live-run" } });
+  });
+
   it("rejects bad credentials: wrong event key, unsigned register and checkpoint", async () => {
     const e = await fetch(`${executor.url}/e/wrong-key`, { method: "POST", body: JSON.stringify({ name: "f/sleep" }) });
     expect(e.status).toBe(401);
