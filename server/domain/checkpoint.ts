@@ -144,3 +144,43 @@ export function diffWorkingSets(before: WorkingSet, after: WorkingSet): FactChan
   }
   return [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
+
+/** Longest JSON a completed-step entry carries whole; longer documents are described, never cut. */
+export const WHOLE_JSON_MAX = 240;
+
+/**
+ * The compact, whole-valued line a tool step leaves in a checkpoint: the tool, its arguments and its
+ * result as whole JSON when short, otherwise described (keys, sizes, ids) — a value or a JSON
+ * document is never cut in the middle (issue "Context saturation": compaction keeps whole facts and
+ * ids). Pure.
+ */
+export function describeToolStep(tool: string, rawArguments: string, result: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } }): string {
+  const whole = (value: unknown): string | null => {
+    const text = JSON.stringify(value);
+    return text !== undefined && text.length <= WHOLE_JSON_MAX ? text : null;
+  };
+  const describe = (value: unknown): string => {
+    const text = whole(value);
+    if (text !== null) return text;
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      const parts = Object.entries(value as Record<string, unknown>).map(([k, v]) => {
+        const w = whole(v);
+        if (w !== null && w.length <= 80) return `${k}: ${w}`;
+        if (typeof v === "string") return `${k}: <${v.length} chars>`;
+        if (Array.isArray(v)) return `${k}: <${v.length} items>`;
+        return `${k}: <${JSON.stringify(v)?.length ?? 0} chars of JSON>`;
+      });
+      return `{${parts.join(", ")}}`;
+    }
+    if (Array.isArray(value)) return `<${value.length} items>`;
+    return `<${String(value).length} chars>`;
+  };
+  let args: string;
+  try {
+    args = describe(JSON.parse(rawArguments));
+  } catch {
+    args = rawArguments.length <= WHOLE_JSON_MAX ? rawArguments : `<${rawArguments.length} chars of malformed JSON>`;
+  }
+  const outcome = result.ok ? describe(result.output) : `error ${result.error.code}`;
+  return `${tool} ${args} → ${outcome}`;
+}

@@ -8,6 +8,7 @@ import {
   CHECKPOINT_REQUEST,
   checkpointReasonAfterTurn,
   compactCompletedSteps,
+  describeToolStep,
   isSaturated,
   parseCheckpointAnswer,
   type CheckpointReason,
@@ -157,10 +158,9 @@ function endReasonOf(error: unknown): "transient" | "error" {
   return /\[(rate_limited|server|timeout|stream_cut|network)\]/.test(message) ? "transient" : "error";
 }
 
-/** The compact line a tool step leaves in a checkpoint's completed steps. */
+/** The compact line a tool step leaves in a checkpoint's completed steps (whole values only). */
 function completedEntry(stepId: string, call: ModelToolCall, result: ToolCallResult): CompletedStepSummary {
-  const out = result.ok ? JSON.stringify(result.output) : JSON.stringify({ error: result.error });
-  return { stepId, tool: call.name, summary: `${call.name} ${call.arguments.slice(0, 120)} → ${out.slice(0, 160)}` };
+  return { stepId, tool: call.name, summary: describeToolStep(call.name, call.arguments, result) };
 }
 
 /**
@@ -344,7 +344,7 @@ export const agentRun = inngest.createFunction(
       }
 
       if (isSaturated({ promptTokens: countTokens(messages, tools), contextWindow: start.profile.contextWindow, ratio: start.policy.saturationRatio })) {
-        const progressed = segmentSteps.some((e) => e.tool === "record_fact" && !e.summary.includes('"error"'));
+        const progressed = segmentSteps.some((e) => e.tool === "record_fact" && !/→ error /.test(e.summary));
         if (n > start.nextTurn && (progressed || start.fromReason !== "saturation")) {
           const saved = await checkpoint(n, "saturation", { withModel: true, cut: true });
           return { status: "continued", reason: "saturation", checkpointId: saved.id, segment: segment + 1 };

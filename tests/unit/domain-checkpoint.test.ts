@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import type { CompletedStepSummary } from "../../server/domain/agent-context.ts";
+import {
+  checkpointReasonAfterTurn,
+  compactCompletedSteps,
+  describeToolStep,
+  diffWorkingSets,
+  isSaturated,
+  parseCheckpointAnswer,
+  WHOLE_JSON_MAX,
+} from "../../server/domain/checkpoint.ts";
+
+describe("checkpointReasonAfterTurn", () => {
+  const base = { requested: false, phaseCompleted: false, lastModelCostUsd: 0.001, expensiveStepUsd: null, stepsSinceCheckpoint: 3, every: 40 };
+  it.each([
+    [{}, null],
+    [{ stepsSinceCheckpoint: 39 }, null],
+    [{ stepsSinceCheckpoint: 40 }, "interval"],
+    [{ expensiveStepUsd: 0.01 }, null],
+    [{ expensiveStepUsd: 0.0005 }, "expensive_step"],
+    [{ phaseCompleted: true, stepsSinceCheckpoint: 40 }, "phase_complete"],
+    [{ requested: true, phaseCompleted: true }, "on_request"],
+    [{ every: 0, stepsSinceCheckpoint: 1000 }, null],
+  ] as const)("%o → %s", (over, expected) => {
+    expect(checkpointReasonAfterTurn({ ...base, ...over })).toBe(expected);
+  });
+});
+
+describe("isSaturated", () => {
+  it("fires at the ratio of the window, not before", () => {
+    expect(isSaturated({ promptTokens: 6999, contextWindow: 10000, ratio: 0.7 })).toBe(false);
+    expect(isSaturated({ promptTokens: 7000, contextWindow: 10000, ratio: 0.7 })).toBe(true);
+  });
+});
+
+describe("compactCompletedSteps", () => {
+  const steps = (n: number, from = 0): CompletedStepSummary[] =>
+    Array.from({ length: n }, (_, i) => ({ stepId: `tool-${from + i}-0`, tool: i % 2 ? "record_fact" : "read_file", summary: `entry ${from + i}` }));
+
+  it("keeps short lists as they are", () => {
+    expect(compactCompletedSteps(steps(5), 10)).toEqual(steps(5));
+  });
+
+  it("folds older entries into one counted line and keeps the newest whole", () => {
+    const out = compactCompletedSteps(steps(25), 10);
+    expect(out).toHaveLength(11);
+    expect(out[0]).toEqual({ stepId: "earlier", summary: "15 earlier steps: read_file ×8, record_fact ×7; their results are in the working set" });
+    expect(out.slice(1)).toEqual(steps(25).slice(15));
+  });
+
+  it("accumulates folds across checkpoints and never folds side effects", () => {
+    const effect = { stepId: "effect:t:r:tool-3-0", tool: "send_email", summary: "send_email already committed" };
+    const first = compactCompletedSteps([...steps(12), effect], 10);
+    const second = compactCompletedSteps([...first, ...steps(12, 100)], 10);
+    expect(second[0]!.summary).toMatch(/^14 earlier steps: read_file ×7, record_fact ×7;/);
+    expect(second).toContainEqual(effect);
+    expect(second.filter((s) => s.stepId === "earlier")).toHaveLength(1);
+  });
+});
+
+describe("describeToolStep", () => {
+  it("carries short arguments and results whole", () => {
+    expect(describeToolStep("send_email", '{"to":"a@b.c","subject":"s","body":"b"}', { ok: true, output: { messageId: "m-1", deduplicated: false } })).toBe(
+      'send_email {"to":"a@b.c","subject":"s","body":"b"} → {"messageId":"m-1","deduplicated":false}',
+    );
+  });
+
+  it("describes long documents instead of cutting them: no value is truncated mid-way", () => {
+    const content = "x".repeat(5000);
+    const line = describeToolStep("read_file", '{"path":"node_modules/a/package.json"}', { ok: true, output: { path: "node_modules/a/package.json", content, totalBytes: 5000, nextOffset: null } });
+    expect(line).toBe('read_file {"path":"node_modules/a/package.json"} → {path: "node_modules/a/package.json", content: <5000 chars>, totalBytes: 5000, nextOffset: null}');
+    expect(line.length).toBeLessThan(WHOLE_JSON_MAX * 2);
+  });
+
+  it("reports errors by code and keeps malformed arguments as text", () => {
+    expect(describeToolStep("read_file", '{"path": ', { ok: false, error: { code: "invalid_json", message: "…" } })).toBe('read_file {"path":  → error invalid_json');
+  });
+});
+
+describe("parseCheckpointAnswer (untrusted model output)", () => {
+  it("accepts the JSON asked for, also inside a code fence", () => {
+    expect(parseCheckpointAnswer('```json\n{"summary":"s","openQuestion":"q","phase":"p"}\n```', 3)).toEqual({ summary: "s", openQuestion: "q", phase: "p", fromModel: true });
+  });
+  it("falls back to a deterministic summary for anything else", () => {
+    expect(parseCheckpointAnswer("I am done!", 3)).toEqual({ summary: "3 facts established.", openQuestion: null, phase: null, fromModel: false });
+    expect(parseCheckpointAnswer('{"summary": 42}', 1).fromModel).toBe(false);
+  });
+});
+
+describe("diffWorkingSets", () => {
+  it("lists added, changed (nested) and removed keys, sorted", () => {
+    const before = { a: 1, b: { license: "MIT", version: "1.0.0" }, c: "gone" };
+    const after = { a: 1, b: { license: "MIT", version: "1.0.1" }, d: [1] };
+    expect(diffWorkingSets(before, after)).toEqual([
+      { key: "b", kind: "changed", before: before.b, after: after.b },
+      { key: "c", kind: "removed", before: "gone" },
+      { key: "d", kind: "added", after: [1] },
+    ]);
+  });
+  it("is empty for equal sets whatever the key order", () => {
+    expect(diffWorkingSets({ x: { p: 1, q: 2 }, y: 2 }, { y: 2, x: { q: 2, p: 1 } })).toEqual([]);
+  });
+});
