@@ -129,6 +129,7 @@ export function Timeline({
                 <StatusIcon status={s.status} retrying={s.status === "running" && !!s.error} />
                 <span className="w-24 shrink-0 font-mono text-xs text-zinc-500">{s.stepId}</span>
                 <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")}>{s.summary || s.tool || s.kind}</span>
+                {s.summary.includes("· deduplicated") && <span className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900" title="A repeat of a committed side effect: the original result was returned and nothing was sent again">deduplicated</span>}
                 {s.attempts > 1 && <span className="shrink-0 rounded bg-amber-100 px-1.5 text-xs text-amber-900">{s.attempts} attempts</span>}
                 {tokens > 0 && <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{compactNumber(tokens)} tok</span>}
                 <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{durationMs(s.durationMs)}</span>

@@ -149,7 +149,8 @@ function toolSummary(tool: string, args: unknown, result: ToolCallResult): strin
   if (!result.ok) return `${tool}: ${result.error.message}`.slice(0, 200);
   const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
   const arg = a.path ?? a.key ?? a.name ?? a.to ?? a.reason ?? a.result;
-  return `${tool}(${typeof arg === "string" ? arg.slice(0, 120) : ""})`;
+  const dedup = (result.output as { deduplicated?: unknown } | null)?.deduplicated === true ? " · deduplicated: the ledger returned the original result" : "";
+  return `${tool}(${typeof arg === "string" ? arg.slice(0, 120) : ""})${dedup}`;
 }
 
 /** `[kind] …` prefix of a step error thrown by runModelStep, or "error". */
