@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { diffCheckpoints } from "../../server/db/checkpoint-queries.ts";
+import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
+import { loadRunEvidence, startAgentStack, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { createTestProfile, launchDemoWithProfile } from "../support/checkpoint-helpers.ts";
+
+// Checkpoints and segments on the real pieces (app process serving agent-run, executor process,
+// scripted model server, test PostgreSQL): a run is cut into segments at checkpoints and still does
+// every step once; a saturated context is compacted into a checkpoint and the run goes on; the
+// working-set diff between checkpoints blames the right steps.
+
+const LIMIT = 12;
+let stack: AgentStack;
+
+beforeAll(async () => {
+  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
+});
+afterAll(async () => {
+  const left = await stack.stop();
+  expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
+});
+
+/** One demo run with an interval checkpoint every 10 steps, run once and shared by the tests that read it. */
+let segmented: Promise<{ taskId: string; runId: string }> | undefined;
+function segmentedRun() {
+  segmented ??= (async () => {
+    const profile = await createTestProfile(stack.db, "cp-segments", { checkpointEverySteps: 10 });
+    const ids = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
+    expect(await stack.waitForTaskStatus(ids.taskId)).toBe("completed");
+    expect(await stack.waitForExecutorRun(ids.runId)).toBe("completed");
+    return ids;
+  })();
+  return segmented;
+}
+
+describe("checkpoints and segments", () => {
+  it("completes a run across several segments: every step once, contiguous checkpoints, small first prompt per segment", async () => {
+    const { taskId, runId } = await segmentedRun();
+    const ev = await loadRunEvidence(stack.db, { taskId, runId });
+    const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+    const checkpoints = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+
+    expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
+    expect(ev.outbox).toHaveLength(1);
+    expect(ev.task.status).toBe("completed");
+    expect(run).toMatchObject({ status: "completed", cause: "initial" });
+
+    // Several segments, one per checkpoint plus the first; the executor agrees.
+    expect(checkpoints.length).toBeGreaterThanOrEqual(2);
+    expect(run.segments).toBeGreaterThanOrEqual(3);
+    expect(run.segments).toBe(checkpoints.length + 1);
+    expect(ev.segments).toHaveLength(run.segments);
+    expect(ev.segments.slice(0, -1).map((s) => (s.output as { status?: string }).status)).toEqual(ev.segments.slice(1).map(() => "continued"));
+    expect(checkpoints.map((c) => c.seq)).toEqual(checkpoints.map((_, i) => i + 1));
+    expect(checkpoints.every((c) => c.runId === runId && c.reason === "interval")).toBe(true);
+
+    // Every step body ran exactly once; step ids are unique in the run and across the executor's segments.
+    expect(ev.steps.filter((s) => s.attempts !== 1 || s.status !== "completed").map((s) => `${s.stepId} ${s.status} ×${s.attempts}`)).toEqual([]);
+    expect(new Set(ev.steps.map((s) => s.stepId)).size).toBe(ev.steps.length);
+    const names = await stack.db.executorStepResult.findMany({ where: { runId: { in: ev.segments.map((s) => s.id) } }, select: { name: true } });
+    const perSegment = names.map((n) => n.name).filter((n) => n !== "start"); // each segment loads its start
+    expect(perSegment.filter((n, i) => perSegment.indexOf(n) !== i)).toEqual([]);
+    expect(ev.steps.filter((s) => s.kind === "checkpoint").map((s) => s.stepId)).toEqual(checkpoints.map((c) => `checkpoint-${c.nextTurn}`));
+
+    // Each later segment starts from the checkpoint alone: its first prompt is exactly the checkpoint's
+    // context, and smaller than the last prompt of the segment before it.
+    const productive = await stack.db.modelCall.findMany({ where: { runId, cause: "productive" }, select: { stepId: true, promptTokens: true } });
+    const prompt = (turn: number) => productive.find((c) => c.stepId === `model-${turn}`)?.promptTokens;
+    for (const cp of checkpoints) {
+      const first = prompt(cp.nextTurn);
+      const lastBefore = prompt(cp.nextTurn - 1);
+      expect(first, `first prompt after checkpoint #${cp.seq}`).toBe(cp.contextTokens);
+      expect(lastBefore, `last prompt before checkpoint #${cp.seq}`).toBeDefined();
+      expect(first!, `first prompt after checkpoint #${cp.seq} vs last before`).toBeLessThan(lastBefore!);
+    }
+    console.log(JSON.stringify({ segments: run.segments, checkpoints: checkpoints.map((c) => ({ seq: c.seq, after: c.afterStepId, next: c.nextTurn, ctx: c.contextTokens, tr: c.transcriptTokens })), prompts: productive }));
+  });
+
+  it("diffs checkpoints: each diff lists exactly the facts recorded between them, blamed on the steps that recorded them", async () => {
+    const { taskId, runId } = await segmentedRun();
+    const checkpoints = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+    const facts = await stack.db.fact.findMany({ where: { taskId }, orderBy: { createdAt: "asc" } });
+    const steps = await stack.db.step.findMany({ where: { runId }, select: { stepId: true, index: true, tool: true } });
+    const indexOf = (stepId: string) => steps.find((s) => s.stepId === stepId)?.index ?? Number.NaN;
+    expect(checkpoints.length).toBeGreaterThanOrEqual(2);
+
+    const bounds = [null, ...checkpoints];
+    for (let k = 0; k + 1 < bounds.length; k++) {
+      const from = bounds[k] ?? null;
+      const to = bounds[k + 1]!;
+      const diff = await diffCheckpoints({ prisma: stack.db, taskId, fromId: from?.id ?? null, toId: to.id });
+      const recorded = facts.filter((f) => (!from || f.createdAt > from.createdAt) && f.createdAt <= to.createdAt);
+      const label = `diff #${from?.seq ?? "start"} → #${to.seq}`;
+      // Only additions in this demo (every key is recorded once), exactly the facts of the steps in between.
+      expect(diff.map((c) => `${c.kind} ${c.key}`), label).toEqual(recorded.map((f) => `added ${f.key}`).sort());
+      expect(diff.filter((c) => c.key.startsWith("license:")).length, label).toBe(recorded.filter((f) => f.key.startsWith("license:")).length);
+      for (const c of diff) {
+        const fact = recorded.find((f) => f.key === c.key)!;
+        expect(c, `${label}: ${c.key}`).toMatchObject({ sourceStepId: fact.sourceStepId, runId, after: fact.value });
+        // the blamed step is a record_fact tool step inside the interval the diff covers
+        expect(steps.find((s) => s.stepId === c.sourceStepId)?.tool, `${label}: ${c.key}`).toBe("record_fact");
+        expect(indexOf(c.sourceStepId!), `${label}: ${c.key}`).toBeLessThanOrEqual(indexOf(to.afterStepId));
+        if (from) expect(indexOf(c.sourceStepId!), `${label}: ${c.key}`).toBeGreaterThan(indexOf(from.afterStepId));
+      }
+    }
+    // Some interval adds license facts (the diff is not trivially about the selection only).
+    const last = checkpoints.at(-1)!;
+    const all = await diffCheckpoints({ prisma: stack.db, taskId, fromId: null, toId: last.id });
+    const upToLast = facts.filter((f) => f.createdAt <= last.createdAt);
+    expect(all.map((c) => c.key)).toEqual(upToLast.map((f) => f.key).sort());
+    expect(all.filter((c) => c.key.startsWith("license:")).length).toBeGreaterThan(0);
+    expect(Object.keys(last.workingSet as object).sort()).toEqual(upToLast.map((f) => f.key).sort());
+  });
+});

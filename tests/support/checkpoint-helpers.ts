@@ -1,0 +1,105 @@
+import { ulid } from "ulid";
+import type { Prisma, PrismaClient } from "../../server/db/client.ts";
+import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { prismaResumePorts } from "../../server/db/resume-ports.ts";
+import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import type { ResumePorts } from "../../server/domain/resume-task.ts";
+import { TEST_EVENT_KEY } from "./executor-harness.ts";
+import { waitFor, WORKSPACE, type AgentStack } from "./agent-stack.ts";
+
+// Helpers of the checkpoint integration tests (tests/integration/checkpoint-*.test.ts), on top of
+// the shared agent stack (tests/support/agent-stack.ts): per-test agent profiles, launches and
+// resumes through the real domain functions, fault disarming, and DB polling with a deadline.
+
+/** Profile settings a checkpoint test tunes (everything else is copied from the seeded `scripted` profile). */
+export type ProfileOverrides = Partial<Pick<Prisma.AgentProfileCreateInput, "checkpointEverySteps" | "contextWindow" | "saturationRatio" | "autoResumeMax" | "stepBudget">>;
+
+/**
+ * Creates an agent profile for one test: a copy of the seeded `scripted` profile (same model, tools,
+ * prices, system prompt) under a unique name `<label>-<ulid>`, with `overrides`. Returns its name.
+ */
+export async function createTestProfile(db: PrismaClient, label: string, overrides: ProfileOverrides): Promise<string> {
+  const base = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
+  const name = `${label}-${ulid().toLowerCase()}`;
+  await db.agentProfile.create({
+    data: {
+      name,
+      description: `checkpoint test profile (${label})`,
+      model: base.model,
+      provider: base.provider,
+      baseUrl: base.baseUrl,
+      tools: base.tools,
+      stepBudget: base.stepBudget,
+      tokenBudget: base.tokenBudget,
+      contextWindow: base.contextWindow,
+      inputPricePerMTok: base.inputPricePerMTok,
+      cachedPricePerMTok: base.cachedPricePerMTok,
+      outputPricePerMTok: base.outputPricePerMTok,
+      systemPrompt: base.systemPrompt,
+      ...overrides,
+    },
+  });
+  return name;
+}
+
+/** Posts `longhaul/run.started` to the stack's executor event API (what server/inngest/send.ts sends; event id = dedupe key). */
+export async function sendRunStartedEvent(stack: AgentStack, data: { taskId: string; runId: string; checkpointId?: string | null }): Promise<void> {
+  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify([{ name: "longhaul/run.started", data, id: `run-started-${data.runId}` }]),
+  });
+  const body = (await res.json()) as { status?: number };
+  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
+}
+
+/** Launches the license-audit demo with agent profile `profile` through the real launch domain. */
+export async function launchDemoWithProfile(stack: AgentStack, { limit, profile }: { limit: number; profile: string }): Promise<{ taskId: string; runId: string }> {
+  const ports = prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (event) => sendRunStartedEvent(stack, event) });
+  const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse({ demo: { kind: "license-audit", limit }, profile }), actor: "checkpoint-test", ports });
+  return { taskId, runId };
+}
+
+/**
+ * The real resume ports over the stack's database; `run.started` goes to the stack's executor.
+ * `beforeSend` runs after the new Run row exists and before its event is sent (nothing of the new
+ * run has executed yet), e.g. to read what its first segment will start from.
+ */
+export function testResumePorts(stack: AgentStack, beforeSend?: (event: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>): ResumePorts {
+  return prismaResumePorts({
+    prisma: stack.db,
+    async sendRunStarted(event) {
+      await beforeSend?.(event);
+      await sendRunStartedEvent(stack, event);
+    },
+  });
+}
+
+/** Clears every fault still armed on the scripted model server (`DELETE /control/faults`). */
+export async function disarmFaults(stack: AgentStack): Promise<void> {
+  const res = await fetch(`${stack.model.url}/control/faults`, { method: "DELETE" });
+  if (!res.ok) throw new Error(`disarming faults failed: HTTP ${res.status}`);
+}
+
+/** Polls until the task has at least `count` checkpoints; returns them oldest first. */
+export async function waitForCheckpoints(db: PrismaClient, taskId: string, count = 1, timeoutMs = 60_000) {
+  return waitFor(`task ${taskId} to have ${count} checkpoint(s)`, async () => {
+    const rows = await db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+    return rows.length >= count ? rows : undefined;
+  }, timeoutMs, 25);
+}
+
+/** Polls until run `runId` has ended (any status but running); returns it. */
+export async function waitForRunEnd(db: PrismaClient, runId: string, timeoutMs = 60_000) {
+  return waitFor(`run ${runId} to end`, async () => {
+    const run = await db.run.findUnique({ where: { id: runId } });
+    return run && run.status !== "running" ? run : undefined;
+  }, timeoutMs, 50);
+}
+
+/** JSON with object keys sorted, to compare tool arguments regardless of key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
