@@ -35,6 +35,12 @@ const server = createServer((req, res) => {
 });
 server.listen(port, "127.0.0.1", () => process.stderr.write(`[app] listening on http://127.0.0.1:${port}/api/inngest\n`));
 
+// Exit with the test process: if it dies without stopping us (a killed worker), we are re-parented.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 500).unref();
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server.close(() => process.exit(0));
