@@ -4,7 +4,7 @@
  * with code 137, skipping every cleanup, as a `kill -9` would. Off unless the variable is set.
  *
  * Points (add new ones here with where they fire):
- * - `executor:after-step-saved`      executor, after a StepRun was committed, before the next request
+ * - `executor:after-step-saved`      executor, after a StepRun (or an async checkpoint's steps) was committed, before the next request
  * - `executor:before-step-saved`     executor, a StepRun response arrived but is not yet committed
  * - `executor:checkpoint-received`   executor, an async checkpoint POST arrived, before persisting it
  * - `tool:after-side-effect`         web, a side-effecting tool committed its effect, before the step returns
