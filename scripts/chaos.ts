@@ -1,0 +1,190 @@
+/**
+ * `npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30]
+ *                   [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]`
+ *
+ * Chaos test of durability with real signals. Starts, on free loopback ports, an ephemeral embedded
+ * PostgreSQL (temp dir, migrations applied), the scripted model server (in process), the app process
+ * serving Longhaul's real Inngest functions (tests/support/serve-functions.ts) and the embedded
+ * executor (server/executor/main.ts), both as child processes via the integration harness
+ * (tests/support/agent-stack.ts). Launches `--tasks` license-audit demo tasks, package limits drawn
+ * from [min-limit, max-limit], then, while they run, `kill -9`s (SIGKILL) the executor or the app
+ * `--kills` times in total — half of them each, in an order and at moments drawn from a seeded RNG
+ * (`--seed`; gaps uniform in [min-gap-ms, max-gap-ms]) — restarting the killed process after a
+ * pause of 0–500 ms. Kills stop early
+ * when every task has ended. Then waits for every task to end (`--deadline-s`) and checks:
+ *
+ * - completed: tasks whose status is `completed`;
+ * - csvCorrect: tasks whose latest `licenses.csv` equals `expectedLicenseCsv(workspace, limit)`;
+ * - duplicateSideEffects: outbox rows beyond one per task, plus side-effect ledger rows beyond one
+ *   per (task, tool, fingerprint) — the same effect committed twice under different keys (a ledger
+ *   key cannot hold two rows: it is unique);
+ * - missingEmails: completed tasks with no outbox row;
+ * - reexecutedSteps: Σ(attempts − 1) over the tasks' Step rows — step bodies run again because a kill
+ *   interrupted them (reported, not a failure).
+ *
+ * Pass: every task completed, every CSV exact, no duplicate side effect, no missing email. Progress
+ * goes to stderr; the LAST stdout line is one compact JSON object:
+ * `{tasks, completed, duplicateSideEffects, reexecutedSteps, csvCorrect, kills, durationMs, pass, …}`.
+ * Exit code 0 on pass, 1 otherwise. Everything started is stopped at the end.
+ */
+import { performance } from "node:perf_hooks";
+import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
+import { startAgentStack, WORKSPACE, type AgentStack } from "../tests/support/agent-stack.ts";
+import { intFlag, progress, round, runScript, seededRandom, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
+
+const TAG = "chaos";
+const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
+
+interface LaunchedTask {
+  taskId: string;
+  runId: string;
+  limit: number;
+}
+
+async function taskStatuses(stack: AgentStack, tasks: LaunchedTask[]): Promise<Map<string, string>> {
+  const rows = await stack.db.task.findMany({ where: { id: { in: tasks.map((t) => t.taskId) } }, select: { id: true, status: true } });
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+async function allEnded(stack: AgentStack, tasks: LaunchedTask[]): Promise<boolean> {
+  const statuses = await taskStatuses(stack, tasks);
+  return tasks.every((t) => TERMINAL.has(statuses.get(t.taskId) ?? ""));
+}
+
+/** Kills `which` with SIGKILL and starts it again; returns how long it was down (ms). */
+async function killAndRestart(stack: AgentStack, which: "app" | "executor", pauseMs: number): Promise<number> {
+  const t0 = performance.now();
+  const code = await stack.kill(which, "SIGKILL");
+  progress(TAG, `kill -9 ${which} (exit ${code === null ? "signal" : code})`);
+  await sleep(pauseMs);
+  if (which === "app") await stack.startApp();
+  else await stack.startExecutor();
+  const down = performance.now() - t0;
+  progress(TAG, `${which} restarted after ${Math.round(down)} ms`);
+  return down;
+}
+
+async function main(): Promise<number> {
+  const taskCount = intFlag("tasks", 4, 1, 50);
+  const plannedKills = intFlag("kills", 6, 0, 1000);
+  const seed = intFlag("seed", 1, 0, 2 ** 31);
+  const minLimit = intFlag("min-limit", 15, 1, 500);
+  const maxLimit = intFlag("max-limit", 30, minLimit, 500);
+  const minGap = intFlag("min-gap-ms", 1_500, 0, 600_000);
+  const maxGap = intFlag("max-gap-ms", 6_000, minGap, 600_000);
+  const deadlineMs = intFlag("deadline-s", 600, 10, 3_600) * 1_000;
+  const rng = seededRandom(seed);
+  const t0 = performance.now();
+
+  const database = await startBenchDatabase({ name: "longhaul_chaos", tag: TAG });
+  let stack: AgentStack | undefined;
+  try {
+    progress(TAG, "starting the model server, the app and the executor");
+    stack = await startAgentStack({ databaseUrl: database.url });
+
+    const tasks: LaunchedTask[] = [];
+    for (let i = 0; i < taskCount; i++) {
+      const limit = minLimit + Math.floor(rng() * (maxLimit - minLimit + 1));
+      const ids = await stack.launchDemo({ limit });
+      tasks.push({ ...ids, limit });
+      progress(TAG, `launched ${ids.taskId} (limit ${limit})`);
+    }
+
+    // Half the kills hit the executor, half the app (one more executor kill when odd), in a seeded order.
+    const targets = Array.from({ length: plannedKills }, (_, i): "app" | "executor" => (i % 2 === 0 ? "executor" : "app"));
+    for (let i = targets.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      [targets[i], targets[j]] = [targets[j]!, targets[i]!];
+    }
+    const killLog: { target: "app" | "executor"; atMs: number; downMs: number }[] = [];
+    while (killLog.length < plannedKills && performance.now() - t0 < deadlineMs) {
+      await sleep(minGap + rng() * (maxGap - minGap));
+      if (await allEnded(stack, tasks)) {
+        progress(TAG, `every task ended after ${killLog.length} of ${plannedKills} kills`);
+        break;
+      }
+      const target = targets[killLog.length]!;
+      const pause = Math.floor(rng() * 500);
+      const atMs = Math.round(performance.now() - t0);
+      const downMs = await killAndRestart(stack, target, pause);
+      killLog.push({ target, atMs, downMs: Math.round(downMs) });
+    }
+
+    progress(TAG, "waiting for every task to end");
+    for (;;) {
+      if (await allEnded(stack, tasks)) {
+        // A failed run may auto-resume (the task's status follows its latest run): settle, look again.
+        await sleep(2_000);
+        if (await allEnded(stack, tasks)) break;
+      }
+      if (performance.now() - t0 > deadlineMs) {
+        progress(TAG, `deadline of ${deadlineMs / 1000} s reached`);
+        break;
+      }
+      await sleep(500);
+    }
+
+    const db = stack.db;
+    const taskIds = tasks.map((t) => t.taskId);
+    const statuses = await taskStatuses(stack, tasks);
+    const runs = await db.run.findMany({ where: { taskId: { in: taskIds } }, select: { id: true } });
+    const steps = await db.step.findMany({ where: { runId: { in: runs.map((r) => r.id) } }, select: { attempts: true, stepId: true, runId: true } });
+    const reexecutedSteps = steps.reduce((acc, s) => acc + Math.max(0, s.attempts - 1), 0);
+    const outbox = await db.outboxMessage.groupBy({ by: ["taskId"], where: { taskId: { in: taskIds } }, _count: { _all: true } });
+    const outboxByTask = new Map(outbox.map((o) => [o.taskId, o._count._all]));
+    const ledger = await db.sideEffect.groupBy({ by: ["taskId", "tool", "fingerprint"], where: { taskId: { in: taskIds } }, _count: { _all: true } });
+    const duplicateOutbox = [...outboxByTask.values()].reduce((acc, n) => acc + Math.max(0, n - 1), 0);
+    const duplicateLedger = ledger.reduce((acc, g) => acc + Math.max(0, g._count._all - 1), 0);
+
+    let completed = 0;
+    let csvCorrect = 0;
+    let missingEmails = 0;
+    const perTask: { taskId: string; limit: number; status: string; csv: boolean; emails: number; reexecuted: number }[] = [];
+    for (const t of tasks) {
+      const status = statuses.get(t.taskId) ?? "missing";
+      if (status === "completed") completed++;
+      const artifact = await db.artifact.findFirst({ where: { taskId: t.taskId, name: "licenses.csv" }, orderBy: { createdAt: "desc" }, select: { content: true } });
+      const csvOk = artifact !== null && artifact.content === (await expectedLicenseCsv(WORKSPACE, t.limit));
+      if (csvOk) csvCorrect++;
+      const emails = outboxByTask.get(t.taskId) ?? 0;
+      if (status === "completed" && emails === 0) missingEmails++;
+      const taskRuns = new Set((await db.run.findMany({ where: { taskId: t.taskId }, select: { id: true } })).map((r) => r.id));
+      const reexecuted = steps.filter((s) => taskRuns.has(s.runId)).reduce((acc, s) => acc + Math.max(0, s.attempts - 1), 0);
+      perTask.push({ taskId: t.taskId, limit: t.limit, status, csv: csvOk, emails, reexecuted });
+      progress(TAG, `${t.taskId} limit ${t.limit}: ${status}, csv ${csvOk ? "exact" : "WRONG"}, ${emails} email(s), ${reexecuted} re-executed step(s)`);
+    }
+    const reexecutedByStep = steps.filter((s) => s.attempts > 1).map((s) => `${s.stepId}×${s.attempts}`);
+    if (reexecutedByStep.length) progress(TAG, `re-executed: ${reexecutedByStep.join(", ")}`);
+
+    const duplicateSideEffects = duplicateOutbox + duplicateLedger;
+    const pass = completed === taskCount && csvCorrect === taskCount && duplicateSideEffects === 0 && missingEmails === 0;
+    const result = {
+      tasks: taskCount,
+      completed,
+      duplicateSideEffects,
+      reexecutedSteps,
+      csvCorrect,
+      kills: killLog.length,
+      durationMs: Math.round(performance.now() - t0),
+      pass,
+      seed,
+      killsPlanned: plannedKills,
+      killsByTarget: { app: killLog.filter((k) => k.target === "app").length, executor: killLog.filter((k) => k.target === "executor").length },
+      meanDownMs: killLog.length ? round(killLog.reduce((a, k) => a + k.downMs, 0) / killLog.length, 0) : 0,
+      missingEmails,
+      limits: tasks.map((t) => t.limit),
+      statuses: perTask.map((p) => p.status),
+    };
+    progress(TAG, pass ? "PASS" : "FAIL");
+    const leftAlive = await stack.stop();
+    stack = undefined;
+    if (leftAlive.length) progress(TAG, `still alive after stop: ${leftAlive.map((c) => `${c.name}:${c.child.pid}`).join(", ")}`);
+    console.log(JSON.stringify(result));
+    return pass ? 0 : 1;
+  } finally {
+    if (stack) await stack.stop();
+    await database.stop();
+  }
+}
+
+runScript(main);

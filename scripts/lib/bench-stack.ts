@@ -1,0 +1,118 @@
+/**
+ * Shared plumbing of the chaos script and the benchmarks (scripts/chaos.ts, scripts/bench-*.ts):
+ * an ephemeral embedded PostgreSQL on a free loopback port in a temp dir with migrations applied,
+ * command-line flags, a seeded RNG, and small statistics helpers.
+ *
+ * Nothing here starts the app or the executor: the scripts use the integration harness
+ * (tests/support/agent-stack.ts) for Longhaul's real functions, or the executor in process.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startEmbeddedPostgres } from "../../server/db/embedded-postgres.ts";
+import { applyMigrations } from "../../server/db/migrations.ts";
+
+/** A migrated throwaway database; `stop()` stops PostgreSQL and deletes its data dir. */
+export interface BenchDatabase {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+/** Writes one progress line to stderr, prefixed with `[tag]`. */
+export function progress(tag: string, line: string): void {
+  process.stderr.write(`[${tag}] ${line}\n`);
+}
+
+/** Asks the OS for a free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address();
+      const port = typeof a === "object" && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts PostgreSQL 17 (embedded-postgres) in a new temp dir on a free port, creates database
+ * `name`, applies Longhaul's and the executor's migrations. @throws when PostgreSQL cannot start.
+ */
+export async function startBenchDatabase({ name, tag }: { name: string; tag: string }): Promise<BenchDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), `longhaul-${name}-pg-`));
+  progress(tag, `starting embedded PostgreSQL in ${dir}`);
+  const pg = await startEmbeddedPostgres({ dir, port: await freePort(), database: name.replace(/[^a-z0-9_]/gi, "_"), ephemeral: true });
+  try {
+    await applyMigrations(pg.url);
+  } catch (error) {
+    await pg.stop();
+    throw error;
+  }
+  return {
+    url: pg.url,
+    async stop() {
+      await pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Value of `--name <value>` on the command line, or `fallback`. */
+export function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
+
+/** `--name <n>` as an integer in [min, max]. @throws Error naming the flag when it is not. */
+export function intFlag(name: string, fallback: number, min: number, max: number): number {
+  const raw = flag(name, String(fallback));
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** mulberry32: a small seeded PRNG, uniform in [0, 1). Same seed → same sequence. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Nearest-rank percentile `p` (0–100) of an ascending array; NaN when empty. */
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+/** Rounds to `digits` decimals. */
+export function round(x: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `main`, then exits 0 — or 1 after printing the error to stderr — so lingering pools or
+ * children cannot keep the process alive. `main` returns the exit code (0 = pass).
+ */
+export function runScript(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
