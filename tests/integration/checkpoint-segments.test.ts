@@ -73,7 +73,6 @@ describe("checkpoints and segments", () => {
       expect(lastBefore, `last prompt before checkpoint #${cp.seq}`).toBeDefined();
       expect(first!, `first prompt after checkpoint #${cp.seq} vs last before`).toBeLessThan(lastBefore!);
     }
-    console.log(JSON.stringify({ segments: run.segments, checkpoints: checkpoints.map((c) => ({ seq: c.seq, after: c.afterStepId, next: c.nextTurn, ctx: c.contextTokens, tr: c.transcriptTokens })), prompts: productive }));
   });
 
   it("diffs checkpoints: each diff lists exactly the facts recorded between them, blamed on the steps that recorded them", async () => {
@@ -110,5 +109,37 @@ describe("checkpoints and segments", () => {
     expect(all.map((c) => c.key)).toEqual(upToLast.map((f) => f.key).sort());
     expect(all.filter((c) => c.key.startsWith("license:")).length).toBeGreaterThan(0);
     expect(Object.keys(last.workingSet as object).sort()).toEqual(upToLast.map((f) => f.key).sort());
+  });
+
+  it("compacts a saturated context into a checkpoint and the run completes", async () => {
+    const contextWindow = 12_000;
+    const saturationRatio = 0.7;
+    // No interval checkpoints: any checkpoint here comes from saturation.
+    const profile = await createTestProfile(stack.db, "cp-saturation", { contextWindow, saturationRatio, checkpointEverySteps: 1_000 });
+    const { taskId, runId } = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
+    const status = await stack.waitForTaskStatus(taskId);
+    const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect({ status, endReason: run.endReason, error: run.error }).toEqual({ status: "completed", endReason: null, error: null });
+    expect(await stack.waitForExecutorRun(runId)).toBe("completed");
+    const ev = await loadRunEvidence(stack.db, { taskId, runId });
+    const checkpoints = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+
+    expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
+    expect(ev.outbox).toHaveLength(1);
+    expect(checkpoints.length).toBeGreaterThanOrEqual(1);
+    expect(checkpoints.map((c) => c.reason)).toEqual(checkpoints.map(() => "saturation"));
+    // The summary of each saturation checkpoint was a compaction call, and nothing else was.
+    const compactions = ev.modelCalls.filter((c) => c.cause === "compaction");
+    expect(compactions.map((c) => `${c.stepId} ${c.status}`)).toEqual(checkpoints.map((c) => `checkpoint-${c.nextTurn} ok`));
+    expect(ev.modelCalls.filter((c) => c.cause === "checkpoint")).toEqual([]);
+    // Every productive prompt stayed inside the window, and each segment restarted well below the threshold.
+    const productive = await stack.db.modelCall.findMany({ where: { runId, cause: "productive" }, select: { stepId: true, promptTokens: true } });
+    expect(productive.filter((c) => c.promptTokens >= contextWindow).map((c) => `${c.stepId} ${c.promptTokens}`)).toEqual([]);
+    for (const cp of checkpoints) {
+      const first = productive.find((c) => c.stepId === `model-${cp.nextTurn}`)?.promptTokens;
+      expect(first, `first prompt after checkpoint #${cp.seq}`).toBe(cp.contextTokens);
+      expect(first!).toBeLessThan(Math.floor(contextWindow * saturationRatio));
+    }
+    expect(ev.steps.filter((s) => s.attempts !== 1).map((s) => s.stepId)).toEqual([]);
   });
 });

@@ -344,18 +344,23 @@ export const agentRun = inngest.createFunction(
         return { status: "failed", endReason: "budget_exhausted", steps: stepsUsed };
       }
 
-      if (isSaturated({ promptTokens: countTokens(messages, tools), contextWindow: start.profile.contextWindow, ratio: start.policy.saturationRatio })) {
+      const promptTokens = countTokens(messages, tools);
+      if (isSaturated({ promptTokens, contextWindow: start.profile.contextWindow, ratio: start.policy.saturationRatio })) {
         const progressed = segmentSteps.some((e) => e.tool === "record_fact" && !/→ error /.test(e.summary));
         if (n > start.nextTurn && (progressed || start.fromReason !== "saturation")) {
           const saved = await checkpoint(n, "saturation", { withModel: true, cut: true });
           return { status: "continued", reason: "saturation", checkpointId: saved.id, segment: segment + 1 };
         }
-        const error =
-          n > start.nextTurn
-            ? `the context filled up twice in a row with no new fact: compaction cannot make room for this work (window ${start.profile.contextWindow} tokens)`
-            : `the compacted context still fills ${Math.round(start.policy.saturationRatio * 100)}% of the ${start.profile.contextWindow}-token window`;
-        await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason: "saturation", error }));
-        return { status: "failed", endReason: "saturation", steps: stepsUsed };
+        // Compacting again now would drop what this segment read but has not recorded yet and restart
+        // from the same state: go on while the prompt still fits the window, so the agent can record it.
+        if (n === start.nextTurn || promptTokens >= start.profile.contextWindow) {
+          const error =
+            n > start.nextTurn
+              ? `the context outgrew the ${start.profile.contextWindow}-token window with no new fact since it was last compacted: compaction cannot make room for this work`
+              : `the compacted context still fills ${Math.round(start.policy.saturationRatio * 100)}% of the ${start.profile.contextWindow}-token window`;
+          await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason: "saturation", error }));
+          return { status: "failed", endReason: "saturation", steps: stepsUsed };
+        }
       }
 
       const modelStepId = `model-${n}`;
