@@ -200,10 +200,18 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     },
 
     async waitForTaskStatus(taskId, statuses = TERMINAL_TASK_STATUSES, timeoutMs = 60_000) {
-      return waitFor(`task ${taskId} to reach ${statuses.join("|")}`, async () => {
-        const task = await db.task.findUnique({ where: { id: taskId }, select: { status: true } });
-        return task && statuses.includes(task.status) ? task.status : undefined;
-      }, timeoutMs, 100);
+      let last = "missing";
+      try {
+        return await waitFor(`task ${taskId} to reach ${statuses.join("|")}`, async () => {
+          const task = await db.task.findUnique({ where: { id: taskId }, select: { status: true } });
+          last = task?.status ?? "missing";
+          return task && statuses.includes(task.status) ? task.status : undefined;
+        }, timeoutMs, 100);
+      } catch (error) {
+        // Say what the processes were doing: the tails of their logs.
+        const tail = (c: StackChild | undefined) => (c ? `--- ${c.name} (${c.alive() ? "alive" : "exited"}):\n${c.output().slice(-3000)}` : "");
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; task status ${last}\n${tail(app)}\n${tail(executor)}`, { cause: error });
+      }
     },
 
     async waitForExecutorRun(runId, timeoutMs = 60_000) {
