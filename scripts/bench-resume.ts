@@ -1,0 +1,222 @@
+/**
+ * `npm run bench:resume -- [--limit 50] [--runs 2000] [--seed 1]`
+ *
+ * The arithmetic of long runs, in tokens: what a failure costs when the run restarts from scratch
+ * versus when it resumes from its last checkpoint, on the license-audit demo with the scripted model.
+ *
+ * 1. Measure. One real run of the demo (`--limit` packages) through the real stack: an ephemeral
+ *    embedded PostgreSQL, the scripted model server, the app serving the real `agent-run` function and
+ *    the embedded executor (tests/support/agent-stack.ts), all on free loopback ports. From the
+ *    database it reads the token profile — one entry per model call, in timeline order (Step.index),
+ *    `prompt + completion` tokens, checkpoint summary calls included — and the checkpoints: after how
+ *    many model calls each was saved (the checkpoint step's own summary call included) and
+ *    `Checkpoint.contextTokens`, the prompt tokens of the context a run resumed from it starts with.
+ *    Nominal = Σ tokens of the profile = the cost of one run without failure.
+ *
+ * 2. Simulate, with a seeded RNG, `--runs` runs of that profile under a failure model:
+ *    - every model call carries the same hazard h of a run-ending failure (the call's tokens are
+ *      paid, its result lost), calibrated so that a share p of runs fails at least once:
+ *      h = 1 − (1 − p)^(1/calls);
+ *    - **restart**: after a failure the run starts again from call 0 and pays everything again;
+ *    - **resume**: after a failure at call i the run goes on from the last checkpoint saved before
+ *      call i (one whose summary call had completed): it pays that checkpoint's `contextTokens` once,
+ *      then the profile from the call after the checkpoint. With no checkpoint yet it restarts.
+ *      Paying the context once more is conservative: the profile's first call after a checkpoint
+ *      already carries that context in its prompt, because the real run continues as new from each
+ *      checkpoint;
+ *    - both strategies see the same failures: run r draws from its own RNG (seed, r), one draw per
+ *      model call executed, so they fail at the same first call and diverge afterwards;
+ *    - every simulated run completes eventually (no give-up), so tokens per completed task = mean
+ *      tokens per simulated run.
+ *    Scenarios: p = 15 % and p = 50 % of runs failing; `at80`: exactly one failure, when the run has
+ *    spent 80 % of nominal tokens (restart = 1.8 × nominal; the resume goes on from the last
+ *    checkpoint saved before the call during which the failure strikes). `at80WholeCall` (extra) is
+ *    the same failure with that whole call billed, as in the hazard model: slightly more than 80 %
+ *    spent, and a lower ratio when the call is a large one.
+ *    The at-80 % ratio depends on where 80 % falls between checkpoints: what a resume loses is the
+ *    work since the last checkpoint, and within a segment the calls grow (the transcript is re-sent).
+ *
+ * Progress goes to stderr; the LAST stdout line is one compact JSON object:
+ * `{"p15":{"nominal","restart","resume"},"p50":{…},"at80":{…},"ratio80", …}` in tokens per completed
+ * task; ratio80 = restart ÷ resume at 80 %. Pass (exit 0): ratio80 ≥ 1.5 and resume at 15 % ≤
+ * 1.1 × nominal; exit 1 otherwise.
+ */
+import { performance } from "node:perf_hooks";
+import { startAgentStack, type AgentStack } from "../tests/support/agent-stack.ts";
+import { intFlag, progress, round, runScript, seededRandom, startBenchDatabase } from "./lib/bench-stack.ts";
+
+const TAG = "bench:resume";
+
+/** The measured run: tokens per model call in order, and where the checkpoints were. */
+export interface TokenProfile {
+  /** prompt + completion tokens of each model call, in timeline order. */
+  calls: { stepId: string; cause: string; tokens: number }[];
+  /** `afterCalls`: model calls completed when the checkpoint was saved; `contextTokens`: prompt tokens to resume from it. */
+  checkpoints: { afterCalls: number; contextTokens: number; reason: string }[];
+}
+
+interface Scenario {
+  nominal: number;
+  restart: number;
+  resume: number;
+}
+
+/** Runs the demo once through the real stack and reads its token profile and checkpoints. */
+async function measureProfile(stack: AgentStack, limit: number): Promise<TokenProfile> {
+  const { taskId, runId } = await stack.launchDemo({ limit });
+  progress(TAG, `launched ${taskId} (limit ${limit}); waiting for it to end`);
+  const status = await stack.waitForTaskStatus(taskId, undefined, 600_000);
+  if (status !== "completed") throw new Error(`the measured run ended ${status}, not completed`);
+  const db = stack.db;
+  const runs = await db.run.count({ where: { taskId } });
+  if (runs !== 1) throw new Error(`expected one run of the task, found ${runs}`);
+  const steps = await db.step.findMany({ where: { runId }, select: { stepId: true, index: true } });
+  const indexOf = new Map(steps.map((s) => [s.stepId, s.index]));
+  const calls = (await db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" }, select: { stepId: true, cause: true, status: true, attempt: true, promptTokens: true, completionTokens: true } }))
+    .map((c, order) => ({ ...c, order, index: indexOf.get(c.stepId) ?? Number.MAX_SAFE_INTEGER }))
+    .sort((a, b) => a.index - b.index || a.order - b.order);
+  const wasted = calls.filter((c) => c.status !== "ok" || !["productive", "checkpoint", "compaction"].includes(c.cause));
+  if (wasted.length) progress(TAG, `note: ${wasted.length} non-productive call(s) in the measured run (kept in the profile)`);
+  const checkpoints = await db.checkpoint.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { nextIndex: true, contextTokens: true, reason: true } });
+  return {
+    calls: calls.map((c) => ({ stepId: c.stepId, cause: c.cause, tokens: c.promptTokens + c.completionTokens })),
+    // The checkpoint step's index is nextIndex − 1; its summary call (if any) is included.
+    checkpoints: checkpoints.map((cp) => ({ afterCalls: calls.filter((c) => c.index <= cp.nextIndex - 1).length, contextTokens: cp.contextTokens, reason: cp.reason })),
+  };
+}
+
+/** The checkpoint a run failing during call `i` resumes from (the last with afterCalls ≤ i), or undefined. */
+function checkpointBefore(profile: TokenProfile, i: number): TokenProfile["checkpoints"][number] | undefined {
+  let found: TokenProfile["checkpoints"][number] | undefined;
+  for (const cp of profile.checkpoints) if (cp.afterCalls <= i && (!found || cp.afterCalls >= found.afterCalls)) found = cp;
+  return found;
+}
+
+/**
+ * Tokens one simulated run pays until it completes, under `strategy`, with hazard `h` per model
+ * call and `rand` as the failure source (one draw per call executed).
+ */
+function simulateRun(profile: TokenProfile, strategy: "restart" | "resume", h: number, rand: () => number): number {
+  const n = profile.calls.length;
+  let tokens = 0;
+  let pos = 0;
+  for (let guard = 0; guard < 1_000_000; guard++) {
+    let failedAt = -1;
+    for (let i = pos; i < n; i++) {
+      tokens += profile.calls[i]!.tokens;
+      if (rand() < h) {
+        failedAt = i;
+        break;
+      }
+    }
+    if (failedAt < 0) return tokens;
+    const cp = strategy === "resume" ? checkpointBefore(profile, failedAt) : undefined;
+    if (cp) {
+      tokens += cp.contextTokens;
+      pos = cp.afterCalls;
+    } else {
+      pos = 0;
+    }
+  }
+  throw new Error("a simulated run did not complete");
+}
+
+/** Mean tokens per completed task for share `p` of runs failing at least once, over `runs` seeded runs. */
+function simulateShare(profile: TokenProfile, p: number, runs: number, seed: number): Scenario & { hazard: number; failedRuns: number } {
+  const n = profile.calls.length;
+  const h = 1 - (1 - p) ** (1 / n);
+  const nominal = profile.calls.reduce((a, c) => a + c.tokens, 0);
+  let restart = 0;
+  let resume = 0;
+  let failedRuns = 0;
+  for (let r = 0; r < runs; r++) {
+    const runSeed = (Math.imul(seed, 0x9e3779b1) + r) >>> 0;
+    const a = simulateRun(profile, "restart", h, seededRandom(runSeed));
+    restart += a;
+    resume += simulateRun(profile, "resume", h, seededRandom(runSeed));
+    if (a > nominal) failedRuns++;
+  }
+  return { nominal, restart: Math.round(restart / runs), resume: Math.round(resume / runs), hazard: h, failedRuns };
+}
+
+/**
+ * Exactly one failure, when the run has spent `share` of nominal tokens (during the call at which the
+ * cumulative tokens cross it). `billing`: "spent" pays exactly share × nominal before the failure
+ * (restart = (1 + share) × nominal); "whole-call" pays the failing call in full, as the hazard model does.
+ */
+function failureAt(profile: TokenProfile, share: number, billing: "spent" | "whole-call"): Scenario & { failedCall: number; resumedAfterCalls: number } {
+  const nominal = profile.calls.reduce((a, c) => a + c.tokens, 0);
+  let cum = 0;
+  let f = profile.calls.length - 1;
+  for (let i = 0; i < profile.calls.length; i++) {
+    cum += profile.calls[i]!.tokens;
+    if (cum >= share * nominal) {
+      f = i;
+      break;
+    }
+  }
+  const paid = billing === "spent" ? Math.round(share * nominal) : cum;
+  const cp = checkpointBefore(profile, f);
+  const after = cp ? profile.calls.slice(cp.afterCalls).reduce((a, c) => a + c.tokens, 0) : nominal;
+  return { nominal, restart: paid + nominal, resume: paid + (cp?.contextTokens ?? 0) + after, failedCall: f, resumedAfterCalls: cp?.afterCalls ?? 0 };
+}
+
+async function main(): Promise<number> {
+  const limit = intFlag("limit", 50, 1, 500);
+  const runs = intFlag("runs", 2_000, 1, 1_000_000);
+  const seed = intFlag("seed", 1, 0, 2 ** 31);
+  const t0 = performance.now();
+
+  const database = await startBenchDatabase({ name: "longhaul_bench_resume", tag: TAG });
+  let profile: TokenProfile;
+  try {
+    progress(TAG, "starting the model server, the app and the executor");
+    const stack = await startAgentStack({ databaseUrl: database.url });
+    try {
+      profile = await measureProfile(stack, limit);
+    } finally {
+      await stack.stop();
+    }
+  } finally {
+    await database.stop();
+  }
+  const measuredMs = Math.round(performance.now() - t0);
+  const nominal = profile.calls.reduce((a, c) => a + c.tokens, 0);
+  progress(TAG, `measured in ${measuredMs} ms: ${profile.calls.length} model calls, ${nominal} tokens, ${profile.checkpoints.length} checkpoints`);
+  progress(TAG, `tokens per call: ${profile.calls.map((c) => c.tokens).join(" ")}`);
+  for (const cp of profile.checkpoints) progress(TAG, `checkpoint (${cp.reason}) after call ${cp.afterCalls}: resume context ${cp.contextTokens} tokens`);
+
+  const p15 = simulateShare(profile, 0.15, runs, seed);
+  const p50 = simulateShare(profile, 0.5, runs, seed + 1);
+  const at80 = failureAt(profile, 0.8, "spent");
+  const at80WholeCall = failureAt(profile, 0.8, "whole-call");
+  const ratio80 = round(at80.restart / at80.resume, 3);
+  const pass = ratio80 >= 1.5 && p15.resume <= 1.1 * p15.nominal;
+  progress(TAG, `p15: h=${p15.hazard.toExponential(3)}, ${p15.failedRuns}/${runs} runs failed at least once`);
+  progress(TAG, `p50: h=${p50.hazard.toExponential(3)}, ${p50.failedRuns}/${runs} runs failed at least once`);
+  progress(TAG, `at80: failure during call ${at80.failedCall + 1} of ${profile.calls.length}, resumed after call ${at80.resumedAfterCalls}; with that call billed in full: ratio ${round(at80WholeCall.restart / at80WholeCall.resume, 3)}`);
+  progress(TAG, pass ? "PASS" : "FAIL");
+  const pick = ({ nominal: n, restart, resume }: Scenario) => ({ nominal: n, restart, resume });
+  console.log(
+    JSON.stringify({
+      p15: pick(p15),
+      p50: pick(p50),
+      at80: pick(at80),
+      ratio80,
+      pass,
+      limit,
+      runs,
+      seed,
+      calls: profile.calls.length,
+      checkpoints: profile.checkpoints.map((cp) => ({ afterCalls: cp.afterCalls, contextTokens: cp.contextTokens, reason: cp.reason })),
+      ratio15: round(p15.resume / p15.nominal, 3),
+      at80WholeCall: { ...pick(at80WholeCall), ratio: round(at80WholeCall.restart / at80WholeCall.resume, 3) },
+      hazard: { p15: p15.hazard, p50: p50.hazard },
+      failedRuns: { p15: p15.failedRuns, p50: p50.failedRuns },
+      measuredMs,
+    }),
+  );
+  return pass ? 0 : 1;
+}
+
+runScript(main);
