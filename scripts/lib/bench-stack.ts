@@ -104,14 +104,16 @@ export function round(x: number, digits = 2): number {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Runs `main`, then exits 0 — or 1 after printing the error to stderr — so lingering pools or
- * children cannot keep the process alive. `main` returns the exit code (0 = pass).
+ * Runs `main`, then exits with the code it returns (0 = pass), so lingering pools or children cannot
+ * keep the process alive. On an error: the stack to stderr, `{"error": message}` as the last stdout
+ * line (ARCHITECTURE.md, "Conventions for scripts and checks"), exit 1.
  */
 export function runScript(main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
       process.exit(1);
     },
   );
