@@ -396,7 +396,8 @@ export function detectDrift({
 /**
  * Runs every detector over the history and returns the alerts raised **by the latest step** (the last
  * element of `steps`), so the loop can call it after each step without repeating older alerts. Most
- * severe first (critical before warning); empty when `steps` is empty.
+ * severe first (critical before warning); empty when `steps` is empty. At most one alert per kind
+ * (a step is one tool call, so one loop), matching the `alert` table's unique (run, step, kind).
  *
  * - `steps`: the run's history, oldest first; `sinceStepIndex` starts the stall/loop window (module
  *   docstring).

@@ -118,7 +118,10 @@ export async function deliverWebhook({
   return { delivered: false, attempts: maxAttempts, status, ...(error !== undefined ? { error } : {}) };
 }
 
-/** What the escalation message needs, as plain data (the caller maps its Escalation row and builds the task link). */
+/**
+ * What the escalation message needs, as plain data: the Escalation row's id, taskId, runId, reason,
+ * message and dueAt, plus the task's title and an absolute link the caller builds from APP_URL.
+ */
 export interface EscalationNotice {
   id: string;
   taskId: string;
