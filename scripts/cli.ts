@@ -3,6 +3,7 @@
  *
  *   npm run cli -- launch --demo license-audit [--limit 20] [--wait]
  *   npm run cli -- launch --goal "…" [--profile scripted] [--step-budget N] [--wait]
+ *   npm run cli -- launch --scenario <loop|stall|budget|drift|dead_end|tool_failure> [--wait]
  *   npm run cli -- status <taskId>
  *   npm run cli -- cancel <taskId>
  *   npm run cli -- list
@@ -14,6 +15,7 @@ import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
+import { SCENARIOS } from "../server/db/seed.ts";
 
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
@@ -34,6 +36,8 @@ async function summary(taskId: string) {
     deadEndReason: t.deadEndReason,
     error: t.error,
     durationMs: t.startedAt ? (t.endedAt ?? new Date()).getTime() - t.startedAt.getTime() : null,
+    alerts: t.alerts.map((a) => ({ kind: a.kind, severity: a.severity, step: a.stepId })),
+    escalation: t.escalations[0] ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status } : null,
   };
 }
 
@@ -56,6 +60,7 @@ async function main(): Promise<unknown> {
     allowPositionals: true,
     options: {
       demo: { type: "string" },
+      scenario: { type: "string" },
       limit: { type: "string" },
       goal: { type: "string" },
       profile: { type: "string" },
@@ -73,7 +78,13 @@ async function main(): Promise<unknown> {
   switch (command) {
     case "launch": {
       if (values.demo && values.demo !== "license-audit") throw new Error(`--demo: unknown demo "${values.demo}" (known: license-audit)`);
-      if (!values.demo && !values.goal) throw new Error("launch needs --demo license-audit or --goal \"…\"");
+      if (values.scenario) {
+        const profile = SCENARIOS[values.scenario as keyof typeof SCENARIOS];
+        if (!profile) throw new Error(`--scenario: unknown scenario "${values.scenario}" (known: ${Object.keys(SCENARIOS).join(", ")})`);
+        values.profile = profile;
+        values.goal ??= "Find the license of the zod package in node_modules and record it as a fact, then finish.";
+      }
+      if (!values.demo && !values.goal) throw new Error("launch needs --demo license-audit, --scenario <name> or --goal \"…\"");
       const launched = await api.task.launch.mutate({
         ...(values.demo ? { demo: { kind: "license-audit" as const, limit: int("limit", values.limit) ?? 50 } } : { goal: values.goal }),
         profile: values.profile ?? "scripted",

@@ -1,4 +1,5 @@
 import { demoRouter } from "./routers/demo.ts";
+import { escalationRouter } from "./routers/escalation.ts";
 import { profileRouter } from "./routers/profile.ts";
 import { taskRouter } from "./routers/task.ts";
 import { createCallerFactory, createTRPCRouter } from "./trpc.ts";
@@ -7,6 +8,7 @@ export const appRouter = createTRPCRouter({
   task: taskRouter,
   profile: profileRouter,
   demo: demoRouter,
+  escalation: escalationRouter,
 });
 
 export type AppRouter = typeof appRouter;

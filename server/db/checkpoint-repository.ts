@@ -21,7 +21,15 @@ export interface SegmentStart extends RunStart {
   guidance: string | null;
   /** Tokens of the transcript the checkpoints so far replaced (for "what the transcript would cost"). */
   priorTranscriptTokens: number;
-  policy: { checkpointEverySteps: number; expensiveStepUsd: number | null; saturationRatio: number; autoResumeMax: number };
+  policy: {
+    checkpointEverySteps: number;
+    expensiveStepUsd: number | null;
+    saturationRatio: number;
+    autoResumeMax: number;
+    stallSteps: number;
+    stallGraceSteps: number;
+    escalationDueMinutes: number;
+  };
 }
 
 /** This run's facts, latest value per key (facts are append-only rows keyed by step). */
@@ -56,6 +64,9 @@ export async function startSegment({ prisma, taskId, runId, checkpointId }: { pr
     expensiveStepUsd: profile.expensiveStepUsd === null ? null : Number(profile.expensiveStepUsd),
     saturationRatio: profile.saturationRatio,
     autoResumeMax: profile.autoResumeMax,
+    stallSteps: profile.stallSteps,
+    stallGraceSteps: profile.stallGraceSteps,
+    escalationDueMinutes: profile.escalationDueMinutes,
   };
   const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, guidance: run.guidance, policy };
   if (!checkpointId) {

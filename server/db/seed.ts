@@ -15,6 +15,7 @@ export const seedProfiles = [
     tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "complete_phase", "finish", "declare_dead_end"],
     stepBudget: 400,
     contextWindow: 128_000,
+    checkpointEverySteps: 40,
     inputPricePerMTok: "0.40",
     cachedPricePerMTok: "0.10",
     outputPricePerMTok: "1.60",
@@ -22,7 +23,32 @@ export const seedProfiles = [
       "You are a careful agent working through a long task with tools. Record every established fact with record_fact. " +
       "Call finish with a short result when done, or declare_dead_end with the reason when the task cannot be done.",
   },
+  ...(
+    [
+      ["loop", "calls the same tool with identical arguments, again and again", 40],
+      ["stall", "keeps working and talking but never establishes a fact", 40],
+      ["budget", "works productively and never finishes: it runs into its step budget", 24],
+      ["drift", "starts on the task, then its open question drifts off the goal", 40],
+      ["dead-end", "looks around, then declares the task cannot be done, with the reason", 40],
+      ["tool-failure", "keeps calling a tool with malformed arguments", 40],
+    ] as const
+  ).map(([scenario, behaviour, stepBudget]) => ({
+    name: `scripted-${scenario}`,
+    description: `Offline scripted scenario: an agent that ${behaviour}. Small budgets, for trying detectors and escalations.`,
+    model: `scripted-${scenario}`,
+    tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "complete_phase", "request_human", "finish", "declare_dead_end"],
+    stepBudget,
+    contextWindow: 128_000,
+    checkpointEverySteps: 12,
+    inputPricePerMTok: "0.40",
+    cachedPricePerMTok: "0.10",
+    outputPricePerMTok: "1.60",
+    systemPrompt: "You are an agent working through a task with tools. Record established facts with record_fact; finish when done.",
+  })),
 ] as const;
+
+/** Scenario names accepted by the CLI's `--scenario` and the profile each maps to. */
+export const SCENARIOS = { loop: "scripted-loop", stall: "scripted-stall", budget: "scripted-budget", drift: "scripted-drift", dead_end: "scripted-dead-end", tool_failure: "scripted-tool-failure" } as const;
 
 /** Upserts the seed profiles. Returns their count. */
 export async function seedDefaults(prisma: PrismaClient): Promise<number> {

@@ -85,6 +85,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       outbox: { orderBy: { createdAt: "asc" } },
       facts: { where: { superseded: false }, orderBy: { createdAt: "asc" } },
       _count: { select: { checkpoints: true } },
+      alerts: { orderBy: { createdAt: "asc" }, take: 500 },
+      escalations: { orderBy: { createdAt: "desc" } },
     },
   });
   if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
@@ -116,6 +118,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     endedAt: task.endedAt,
     runs: task.runs.map((r) => ({ id: r.id, cause: r.cause, status: r.status, endReason: r.endReason, error: r.error, startedAt: r.startedAt, endedAt: r.endedAt, segments: r.segments, fromCheckpointId: r.fromCheckpointId, guidance: r.guidance, checkpointRequested: r.checkpointRequestedAt !== null })),
     checkpointCount: task._count.checkpoints,
+    alerts: task.alerts.map((a) => ({ id: a.id, kind: a.kind, severity: a.severity, stepId: a.stepId, runId: a.runId, message: a.message, createdAt: a.createdAt })),
+    escalations: task.escalations.map((e) => ({ id: e.id, reason: e.reason, message: e.message, status: e.status, decision: e.decision, decidedBy: e.decidedBy, dueAt: e.dueAt, createdAt: e.createdAt, runId: e.runId })),
     artifacts: task.artifacts,
     outbox: task.outbox.map((m) => ({ id: m.id, messageId: m.messageId, to: m.to, subject: m.subject, body: m.body, createdAt: m.createdAt, stepId: m.stepId })),
     facts: task.facts.map((f) => ({ key: f.key, value: f.value, sourceStepId: f.sourceStepId, runId: f.runId, createdAt: f.createdAt })),

@@ -12,6 +12,8 @@ export type CheckpointReason =
   | "interval"
   | "ceiling"
   | "loop"
+  | "stall"
+  | "request_human"
   | "failure";
 
 /**

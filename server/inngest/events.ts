@@ -23,3 +23,8 @@ export const runContinued = eventType("longhaul/run.continued", {
 export const runCancelled = eventType("longhaul/run.cancelled", {
   schema: z.object({ taskId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }),
 });
+
+/** Sent when a handler decides an escalation; the waiting run applies the decision (stored on the row first). */
+export const escalationDecided = eventType("longhaul/escalation.decided", {
+  schema: z.object({ escalationId: z.string().min(1).max(100), decision: z.enum(["resume", "approve", "reject", "dead_end", "cancel"]) }),
+});

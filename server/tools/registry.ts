@@ -4,6 +4,7 @@ import { declareDeadEndTool } from "./declare-dead-end.ts";
 import { finishTool } from "./finish.ts";
 import { listFilesTool } from "./list-files.ts";
 import { readFileTool } from "./read-file.ts";
+import { requestHumanTool } from "./request-human.ts";
 import { recordFactTool } from "./record-fact.ts";
 import { searchFilesTool } from "./search-files.ts";
 import { sendEmailTool } from "./send-email.ts";
@@ -26,6 +27,7 @@ export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
       writeArtifactTool,
       sendEmailTool,
       completePhaseTool,
+      requestHumanTool,
       finishTool,
       declareDeadEndTool,
     ] as unknown as ToolDefinition[]

@@ -76,6 +76,8 @@ describe("toolDefinitions", () => {
       "record_fact",
       "write_artifact",
       "send_email",
+      "complete_phase",
+      "request_human",
       "finish",
       "declare_dead_end",
     ]);

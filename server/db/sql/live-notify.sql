@@ -25,3 +25,5 @@ CREATE OR REPLACE TRIGGER fact_notify_change AFTER INSERT OR UPDATE ON fact FOR 
 CREATE OR REPLACE TRIGGER artifact_notify_change AFTER INSERT OR UPDATE ON artifact FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change();
 CREATE OR REPLACE TRIGGER outbox_message_notify_change AFTER INSERT OR UPDATE ON outbox_message FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change();
 CREATE OR REPLACE TRIGGER checkpoint_notify_change AFTER INSERT OR UPDATE ON checkpoint FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change();
+CREATE OR REPLACE TRIGGER alert_notify_change AFTER INSERT OR UPDATE ON alert FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change();
+CREATE OR REPLACE TRIGGER escalation_notify_change AFTER INSERT OR UPDATE ON escalation FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change();

@@ -2,6 +2,7 @@ import { NonRetriableError, RetryAfterError } from "inngest";
 import { runFacts, saveCheckpoint, startSegment, taskCostUsd, type SegmentStart } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
+import { applyDecision, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
 import { beginStep, endStep, finishRun, recordModelCall, type RunStart } from "../../db/run-repository.ts";
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary } from "../../domain/agent-context.ts";
 import {
@@ -22,10 +23,13 @@ import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import { executeToolCall, toolDefinitions, type ToolCallResult } from "../../tools/registry.ts";
 import { inngest } from "../client.ts";
-import { runCancelled, runContinued, runStarted } from "../events.ts";
+import { escalationDecided, runCancelled, runContinued, runStarted } from "../events.ts";
 
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
 export const AGENT_STEP_RETRIES = 4;
+
+/** Times an unanswered escalation is re-notified (each after the profile's due time) before the run stops waiting. */
+export const ESCALATION_RENOTIFY_ROUNDS = 3;
 
 /** What a memoized model step returns: small, JSON, enough to rebuild the transcript on replay. */
 interface ModelTurn {
@@ -36,6 +40,8 @@ interface ModelTurn {
   costUsd: number;
   /** An operator asked for a checkpoint (read when the step ran, memoized with it). */
   checkpointRequested: boolean;
+  /** An operator asked to escalate the run (with an optional note). */
+  escalationRequested: { note: string | null } | null;
 }
 
 /**
@@ -83,8 +89,16 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       summary: calls.length ? summarizeCalls(calls) : (res.message.content ?? "").slice(0, 120),
       usage: res.usage,
     });
-    const run = await db.run.findUnique({ where: { id: start.runId }, select: { checkpointRequestedAt: true } });
-    return { content: res.message.content, toolCalls: calls, usage: res.usage, finishReason: res.finishReason, costUsd: cost.usd, checkpointRequested: !!run?.checkpointRequestedAt };
+    const run = await db.run.findUnique({ where: { id: start.runId }, select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true } });
+    return {
+      content: res.message.content,
+      toolCalls: calls,
+      usage: res.usage,
+      finishReason: res.finishReason,
+      costUsd: cost.usd,
+      checkpointRequested: !!run?.checkpointRequestedAt,
+      escalationRequested: run?.escalationRequestedAt ? { note: run.escalationRequestNote } : null,
+    };
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;
     const usage = error.estimatedUsage ?? { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
@@ -334,14 +348,51 @@ export const agentRun = inngest.createFunction(
       return saved;
     };
 
+    /**
+     * Checkpoint, open an escalation (the run ends `escalated`, the task waits for a human), then
+     * wait for the decision: read the row first (a decision sent before the wait is not lost), then
+     * `waitForEvent` with the profile's due time; an unanswered one is re-notified and waited for
+     * again. The decision is applied once, by this run (a resume starts a new run from the checkpoint).
+     */
+    const escalate = async (n: number, reason: "budget" | "loop" | "stall" | "saturation" | "request_human" | "manual", message: string, evidence: Record<string, unknown>, endReason: string | null) => {
+      const cpReason: CheckpointReason = reason === "budget" ? "ceiling" : reason === "manual" ? "on_request" : reason;
+      const saved = stepsSinceCheckpoint > 0 ? await checkpoint(n, cpReason, { withModel: false, cut: false }) : null;
+      const checkpointId = saved?.id ?? start.checkpointId;
+      const escStepId = `escalate-${n}`;
+      const { escalationId } = await step.run(escStepId, async () => {
+        const db = prisma();
+        await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: reason === "request_human" ? "escalation" : reason, severity: "critical", message, evidence: evidence as never });
+        return openEscalation({ prisma: db, taskId, runId, stepId: escStepId, reason, message, evidence: evidence as never, checkpointId, endReason });
+      });
+      const humanIndex = index++;
+      for (let round = 0; round <= ESCALATION_RENOTIFY_ROUNDS; round++) {
+        const decided = await step.run(`decision-${n}-${round}`, () => readDecision({ prisma: prisma(), escalationId }));
+        if (!decided) {
+          const event = await step.waitForEvent(`await-decision-${n}-${round}`, {
+            event: escalationDecided,
+            timeout: `${start.policy.escalationDueMinutes}m`,
+            if: `async.data.escalationId == "${escalationId}"`,
+          });
+          if (!event) {
+            await step.run(`renotify-${n}-${round}`, () =>
+              prisma().escalation.update({ where: { id: escalationId }, data: { notifications: { increment: 1 }, lastNotifiedAt: new Date() } }),
+            );
+            continue;
+          }
+        }
+        const applied = await step.run(`apply-decision-${n}`, () => applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex }));
+        if (applied.start) {
+          await step.sendEvent(`resume-after-${n}`, runStarted.create({ taskId, runId: applied.start.runId, checkpointId: applied.start.checkpointId }, { id: `run-started-${applied.start.runId}` }));
+        }
+        return { status: "escalated", reason, escalationId, decision: applied.decision, resumedAs: applied.start?.runId ?? null };
+      }
+      return { status: "escalated", reason, escalationId, decision: null, overdue: true };
+    };
+
     for (let n = start.nextTurn; ; n++) {
       const ceiling = reachedCeiling({ stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget });
       if (ceiling) {
-        if (stepsSinceCheckpoint > 0) await checkpoint(n, "ceiling", { withModel: false, cut: false });
-        await step.run("end", () =>
-          finishRun({ prisma: prisma(), taskId, runId, runStatus: "failed", taskStatus: "failed", endReason: "budget_exhausted", error: `${ceiling.kind} budget reached: ${ceiling.used} of ${ceiling.limit}` }),
-        );
-        return { status: "failed", endReason: "budget_exhausted", steps: stepsUsed };
+        return escalate(n, "budget", `The ${ceiling.kind} budget is reached: ${ceiling.used} of ${ceiling.limit}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
       }
 
       const promptTokens = countTokens(messages, tools);
@@ -394,6 +445,11 @@ export const agentRun = inngest.createFunction(
 
       let phaseCompleted = false;
       for (const [k, call] of turn.toolCalls.entries()) {
+        const midTurnCeiling = reachedCeiling({ stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget });
+        if (midTurnCeiling) {
+          // Never overshoot by more than the step in flight: the remaining calls of this turn wait for the decision.
+          return escalate(n + 1, "budget", `The ${midTurnCeiling.kind} budget is reached: ${midTurnCeiling.used} of ${midTurnCeiling.limit}. ${turn.toolCalls.length - k} tool call(s) of this turn were not run.`, { ceiling: midTurnCeiling }, "budget_exhausted");
+        }
         const toolStepId = `tool-${n}-${k}`;
         const toolIndex = index++;
         const result = await step.run(toolStepId, () => runToolStep({ start, stepId: toolStepId, index: toolIndex, call }));
@@ -404,6 +460,10 @@ export const agentRun = inngest.createFunction(
         segmentSteps.push(completedEntry(toolStepId, call, result));
         if (!result.ok) continue;
         if (call.name === "complete_phase") phaseCompleted = true;
+        if (call.name === "request_human") {
+          const args = JSON.parse(call.arguments) as { question: string; proposedAction?: string };
+          return escalate(n + 1, "request_human", args.proposedAction ? `Approval needed: ${args.proposedAction} — ${args.question}` : args.question, { stepId: toolStepId, ...args }, null);
+        }
         if (call.name === "finish") {
           const output = JSON.parse(call.arguments) as { result: string };
           await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "completed", taskStatus: "completed", result: { summary: output.result } }));
@@ -414,6 +474,11 @@ export const agentRun = inngest.createFunction(
           await step.run("end", () => finishRun({ prisma: prisma(), taskId, runId, runStatus: "dead_end", taskStatus: "dead_end", deadEndReason: output.reason }));
           return { status: "dead_end", steps: stepsUsed };
         }
+      }
+
+      if (turn.escalationRequested) {
+        const note = turn.escalationRequested.note;
+        return escalate(n + 1, "manual", `Escalated by an operator${note ? `: ${note}` : ""}.`, { note }, null);
       }
 
       const reason = checkpointReasonAfterTurn({
