@@ -141,6 +141,10 @@ describe("resume from a checkpoint", () => {
     expect(before.length).toBeGreaterThan(10);
     expect(before.filter((x) => x.attempts !== 1).map((x) => x.stepId)).toEqual([]);
     expect(repeated).toEqual([]);
+    // (the comparison is not vacuous: held against the first run itself, it finds the calls)
+    expect((await repeatedToolCalls({ runId: s.runId, laterRunId: s.runId, checkpoint: s.checkpoint })).repeated.length).toBeGreaterThan(10);
+    // The checkpoint resumed from covers every tool call of the failed run (a failure checkpoint takes the rest).
+    expect(await stack.db.step.count({ where: { runId: s.runId, kind: "tool", index: { gte: s.checkpoint.nextIndex } } })).toBe(0);
     const reRecorded = after.filter((x) => x.tool === "record_fact" && ((x.arguments as { key: string }).key in factsOf(s.checkpoint)));
     expect(reRecorded.map((x) => x.stepId)).toEqual([]);
     expect(ev.steps.filter((x) => x.attempts !== 1).map((x) => x.stepId)).toEqual([]);
