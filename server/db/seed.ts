@@ -16,6 +16,10 @@ export const seedProfiles = [
     stepBudget: 400,
     contextWindow: 128_000,
     checkpointEverySteps: 40,
+    // It reads five package.json files per turn before recording their facts: up to 7 steps
+    // without working-set growth are its normal rhythm, not a stall.
+    stallSteps: 10,
+    stallGraceSteps: 5,
     inputPricePerMTok: "0.40",
     cachedPricePerMTok: "0.10",
     outputPricePerMTok: "1.60",

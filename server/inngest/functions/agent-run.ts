@@ -16,6 +16,7 @@ import {
 } from "../../domain/checkpoint.ts";
 import { modelCallCostUsd } from "../../domain/cost.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
+import { detectAlerts, detectDrift, type Alert, type StepRecord } from "../../domain/detectors.ts";
 import { reachedCeiling } from "../../domain/step-budget.ts";
 import { ModelCallError } from "../../llm/errors.ts";
 import { createChatCompletion, resolveProvider } from "../../llm/provider.ts";
@@ -230,9 +231,13 @@ async function runCheckpointStep({
     } catch (error) {
       if (!(error instanceof ModelCallError)) throw error;
       await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, promptTokens: 0, cachedTokens: 0, completionTokens: 0, status: "error", httpStatus: error.status, billed: error.billed, cause: "retry", latencyMs: error.latencyMs, error: error.message.slice(0, 2000), costUsd: 0 });
-      if (error.kind === "rate_limited") throw new RetryAfterError(`[${error.kind}] ${error.message}`, error.retryAfterMs ?? 1_000);
-      if (error.retryable) throw new Error(`[${error.kind}] ${error.message}`);
-      // not retryable: keep the deterministic summary
+      // Retryable: the executor retries the step. On its last attempt the checkpoint is taken without
+      // the model's summary rather than failing the run here (a checkpoint is state, assembled below).
+      if (error.retryable && attempt < AGENT_STEP_RETRIES) {
+        if (error.kind === "rate_limited") throw new RetryAfterError(`[${error.kind}] ${error.message}`, error.retryAfterMs ?? 1_000);
+        throw new Error(`[${error.kind}] ${error.message}`);
+      }
+      // not retryable, or out of retries: keep the deterministic summary
     }
   }
   const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
@@ -260,6 +265,8 @@ async function runCheckpointStep({
     },
   });
   if (reason === "on_request") await db.run.update({ where: { id: start.runId }, data: { checkpointRequestedAt: null } });
+  const drift = answer.openQuestion ? detectDrift({ goal: start.goal, openQuestion: answer.openQuestion, stepId }) : null;
+  if (drift) await recordAlert({ prisma: db, taskId: start.taskId, runId: start.runId, stepId, kind: drift.kind, severity: drift.severity, message: drift.message, evidence: drift.evidence as never });
   await endStep({
     prisma: db,
     runId: start.runId,
@@ -329,6 +336,36 @@ export const agentRun = inngest.createFunction(
     let stepsSinceCheckpoint = 0;
     let lastStepId = "start";
     const segmentSteps: CompletedStepSummary[] = [];
+    /** This segment's step history for the detectors, and the working-set keys known so far. */
+    const history: StepRecord[] = [];
+    const factKeys = new Set(Object.keys(start.workingSet));
+    let previousBudgets = { stepsUsed, tokensUsed, costUsd: 0 };
+
+    /**
+     * Runs the detectors on the latest step (pure). Escalating alerts (a loop on the 3rd identical
+     * call, a stall past its grace) are returned for the loop to escalate; the others are recorded
+     * on the timeline. Budget ceilings are enforced by `reachedCeiling`, so budget alerts here are
+     * the 80 % warnings only.
+     */
+    const runDetectors = async (): Promise<Alert | null> => {
+      const budgets = { stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget, costUsd: 0, costBudgetUsd: null };
+      const raised = detectAlerts({
+        steps: history,
+        goal: start.goal,
+        budgets,
+        previousBudgets,
+        thresholds: { stallSteps: start.policy.stallSteps, graceSteps: start.policy.stallGraceSteps },
+      });
+      previousBudgets = { stepsUsed, tokensUsed, costUsd: 0 };
+      const escalating = raised.find((a) => a.escalate && a.kind !== "budget") ?? null;
+      for (const alert of raised) {
+        if (alert === escalating || (alert.kind === "budget" && alert.escalate)) continue;
+        await step.run(`alert-${alert.stepId}-${alert.kind}`, () =>
+          recordAlert({ prisma: prisma(), taskId, runId, stepId: alert.stepId, kind: alert.kind, severity: alert.severity, message: alert.message, evidence: alert.evidence as never }),
+        );
+      }
+      return escalating;
+    };
 
     /** Checkpoint at the boundary before turn `n`; with `cut`, continue in a new segment. */
     const checkpoint = async (n: number, reason: CheckpointReason, { withModel, cut }: { withModel: boolean; cut: boolean }) => {
@@ -438,6 +475,9 @@ export const agentRun = inngest.createFunction(
       lastStepId = modelStepId;
       tokensUsed += turn.usage.promptTokens + turn.usage.completionTokens;
       messages.push(assistantMessage(turn.content, turn.toolCalls));
+      history.push({ stepId: modelStepId, kind: "model", factsAfter: factKeys.size, tokens: turn.usage.promptTokens + turn.usage.completionTokens });
+      const afterModel = await runDetectors();
+      if (afterModel) return escalate(n + 1, afterModel.kind === "loop" ? "loop" : "stall", afterModel.message, afterModel.evidence, afterModel.kind);
       if (turn.toolCalls.length === 0) {
         messages.push({ role: "user", content: "Use a tool to make progress, or call finish with your result (or declare_dead_end with the reason)." });
         continue;
@@ -458,6 +498,10 @@ export const agentRun = inngest.createFunction(
         lastStepId = toolStepId;
         messages.push(toolResultMessage(call.id, result));
         segmentSteps.push(completedEntry(toolStepId, call, result));
+        if (result.ok && call.name === "record_fact") factKeys.add((JSON.parse(call.arguments) as { key: string }).key);
+        history.push({ stepId: toolStepId, kind: "tool", tool: call.name, rawArguments: call.arguments, ok: result.ok, factsAfter: factKeys.size });
+        const afterTool = await runDetectors();
+        if (afterTool) return escalate(n + 1, afterTool.kind === "loop" ? "loop" : "stall", afterTool.message, afterTool.evidence, afterTool.kind);
         if (!result.ok) continue;
         if (call.name === "complete_phase") phaseCompleted = true;
         if (call.name === "request_human") {
