@@ -212,6 +212,43 @@ describe("resume from a checkpoint", () => {
     expect(Number(events[0]!.n)).toBe(2);
   });
 
+  it("persistent 429s on a checkpoint's summary call: the checkpoint is assembled without it and the run completes", async () => {
+    const every = 10;
+    const profile = await createTestProfile(stack.db, "cp-summary-429", { checkpointEverySteps: every, autoResumeMax: 0 });
+    const { taskId, runId } = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
+    // The first turn whose tool calls bring the run to `every` steps: the model request after its tool
+    // calls is the first checkpoint's summary. Arm the 429s while those tool calls run.
+    const turn = await waitFor("the turn that reaches the checkpoint interval to run its tools", async () => {
+      const models = await stack.db.step.findMany({ where: { runId, kind: "model", status: "completed" }, orderBy: { index: "asc" }, select: { stepId: true, output: true } });
+      let steps = 0;
+      for (const m of models) {
+        steps += 1 + ((m.output as { toolCalls?: unknown[] } | null)?.toolCalls?.length ?? 0);
+        if (steps >= every) return m.stepId.slice("model-".length);
+      }
+      return undefined;
+    }, 60_000, 10);
+    await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
+    const stepId = `checkpoint-${Number(turn) + 1}`;
+    // Done when the run ends, or when its executor runs failed (a run left "running" for good).
+    await waitFor("the run to end or its executor run to fail", async () => {
+      const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+      const segments = await findExecutorRuns(stack.db, runId);
+      return run.status !== "running" || segments.some((x) => x.status === "failed") ? true : undefined;
+    }, 90_000, 100);
+    await disarmFaults(stack);
+    const calls = await stack.db.modelCall.findMany({ where: { runId, stepId }, orderBy: { createdAt: "asc" }, select: { httpStatus: true } });
+    expect(calls.map((c) => c.httpStatus)).toEqual(Array.from({ length: AGENT_STEP_RETRIES + 1 }, () => 429));
+    const segments = await findExecutorRuns(stack.db, runId);
+    const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect({ failedExecutorRuns: segments.filter((x) => x.status === "failed").length, run: run.status === "running" ? "running" : "ended" }).toEqual({ failedExecutorRuns: 0, run: "ended" });
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    const checkpoint = await stack.db.checkpoint.findFirstOrThrow({ where: { runId, nextTurn: Number(turn) + 1 } });
+    expect(checkpoint.summary).toContain("assembled without a model summary");
+    const ev = await loadRunEvidence(stack.db, { taskId, runId });
+    expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
+    expect(ev.outbox).toHaveLength(1);
+  });
+
   it("with autoResumeMax 1 the failed run resumes on its own from the latest checkpoint and completes", async () => {
     const { taskId, runId, failed } = await runFailedBy429s("cp-auto-resume", 1);
     expect(failed).toMatchObject({ status: "failed", endReason: "transient" });
