@@ -16,29 +16,14 @@ export type ProfileOverrides = Partial<Pick<Prisma.AgentProfileCreateInput, "che
 
 /**
  * Creates an agent profile for one test: a copy of the seeded `scripted` profile (same model, tools,
- * prices, system prompt) under a unique name `<label>-<ulid>`, with `overrides`. Returns its name.
+ * prices, system prompt, detector thresholds) under a unique name `<label>-<ulid>`, with `overrides`.
+ * Returns its name.
  */
 export async function createTestProfile(db: PrismaClient, label: string, overrides: ProfileOverrides): Promise<string> {
-  const base = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
+  // Every setting of the seeded profile (model, tools, prices, prompt, detector thresholds …), whatever fields it grows.
+  const { id: _id, name: _name, description: _description, createdAt: _createdAt, updatedAt: _updatedAt, ...base } = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
   const name = `${label}-${ulid().toLowerCase()}`;
-  await db.agentProfile.create({
-    data: {
-      name,
-      description: `checkpoint test profile (${label})`,
-      model: base.model,
-      provider: base.provider,
-      baseUrl: base.baseUrl,
-      tools: base.tools,
-      stepBudget: base.stepBudget,
-      tokenBudget: base.tokenBudget,
-      contextWindow: base.contextWindow,
-      inputPricePerMTok: base.inputPricePerMTok,
-      cachedPricePerMTok: base.cachedPricePerMTok,
-      outputPricePerMTok: base.outputPricePerMTok,
-      systemPrompt: base.systemPrompt,
-      ...overrides,
-    },
-  });
+  await db.agentProfile.create({ data: { ...base, name, description: `checkpoint test profile (${label})`, ...overrides } });
   return name;
 }
 
