@@ -482,10 +482,12 @@ export class Executor {
    */
   async checkpoint(runId: string, body: { qi_id?: unknown; steps?: unknown }): Promise<"ok" | "stale"> {
     crashPoint("executor:checkpoint-received");
-    const qi = typeof body.qi_id === "string" && /^\d+$/.test(body.qi_id) ? BigInt(body.qi_id) : undefined;
+    const m = typeof body.qi_id === "string" ? /^(\d+)~(.+)$/.exec(body.qi_id) : null;
+    const qi = m ? BigInt(m[1]!) : undefined;
+    const owner = m ? m[2]! : "";
     const steps = Array.isArray(body.steps) ? (body.steps as Op[]) : [];
     if (qi === undefined) return "stale";
-    const fast = await this.checkpointFast(runId, qi, steps);
+    const fast = await this.checkpointFast(runId, qi, owner, steps);
     if (fast !== "slow") {
       if (fast.inserted) crashPoint("executor:after-step-saved");
       return fast.result;
@@ -494,10 +496,11 @@ export class Executor {
     const result = await this.tx(async (tx) => {
       const item = await tx.$queryRawUnsafe<{ id: bigint }[]>(
         `UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
-          WHERE id = $1 AND "runId" = $2 AND "leaseUntil" > ${NOW} RETURNING id`,
+          WHERE id = $1 AND "runId" = $2 AND owner = $4 AND "leaseUntil" > ${NOW} RETURNING id`,
         qi,
         runId,
         this.o.leaseMs,
+        owner,
       );
       if (!item.length) return "stale" as const;
       const run = await this.lockRun(tx, runId);
@@ -526,7 +529,7 @@ export class Executor {
    * Returns "slow" when a limit may be hit or an op needs the general path (then {@link checkpoint}
    * uses the transaction-based path, which also fails the run on a limit).
    */
-  private async checkpointFast(runId: string, qi: bigint, steps: Op[]): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
+  private async checkpointFast(runId: string, qi: bigint, owner: string, steps: Op[]): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
     const rows: { ord: number; hashedId: string; value: unknown; name: string }[] = [];
     for (const [ord, op] of steps.entries()) {
       if (op.op !== "StepRun" && op.op !== "StepFailed") return "slow";
@@ -537,7 +540,7 @@ export class Executor {
     const res = await this.o.db.$queryRawUnsafe<{ item: bigint; run: bigint; inserted: bigint; next_seq: number | null }[]>(
       `WITH item AS (
          UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
-          WHERE id = $1 AND "runId" = $2 AND "leaseUntil" > ${NOW} RETURNING id
+          WHERE id = $1 AND "runId" = $2 AND owner = $7 AND "leaseUntil" > ${NOW} RETURNING id
        ), run AS (
          SELECT id, "nextSeq" FROM executor_run
           WHERE id = $2 AND status IN ('queued','running') AND "nextSeq" + $5 <= $6 AND EXISTS (SELECT 1 FROM item)
@@ -560,6 +563,7 @@ export class Executor {
       JSON.stringify(rows),
       rows.length,
       MAX_STEPS_PER_RUN,
+      owner,
     );
     const r = res[0];
     if (!r || Number(r.item) === 0) return { result: "stale", inserted: 0 };
@@ -794,7 +798,10 @@ export class Executor {
         disable_immediate_execution: run.forceStepPlan || !discovery,
         use_api: false,
         stack: { stack, current: stack.length },
-        ...(checkpointing ? { fn_id: stableUuid(fnId), qi_id: String(item.id) } : {}),
+        // qi_id names this dispatch, not just the queue item: `<item id>~<lease owner>`. A request left
+        // running by a dead executor must not checkpoint into a lease a restarted executor has taken
+        // since (its steps would run twice): a different owner is stale (409).
+        ...(checkpointing ? { fn_id: stableUuid(fnId), qi_id: `${item.id}~${item.owner}` } : {}),
       },
       version: run.requestVersion,
       request_id: requestId,

@@ -133,16 +133,11 @@ describe("agent run durability", () => {
     expect(reExecuted(ev)).toEqual(interrupted.map((id) => `${id} ×2`));
   });
 
-  // KNOWN BUG (server/executor/engine.ts, checkpoint staleness), kept as `it.fails` until fixed: when the
-  // executor is back within the SDK's checkpoint retries (5 tries from 100 ms, ~1.5 s) — as a fast
-  // supervisor restart would be — it releases the dead process's leases and re-dispatches the run,
-  // while the request of the dead process is still executing on the app. That request's retried
-  // checkpoint POST carries `qi_id` = the same queue item id, which is leased again (by the new
-  // process), so `checkpoint()` accepts it and renews the lease instead of answering "stale", and two
-  // requests execute the rest of the segment concurrently: every later step runs twice (model calls
-  // included; the ledger keeps the email single). Fix: make the staleness check tell dispatches apart
-  // (e.g. a per-lease token in `owner`, sent in `qi_id` and required to match). Remove `.fails` then.
-  it.fails("kill -9 of the executor and a restart within the SDK's checkpoint retries: no step runs twice", async () => {
+  // Regression (was a bug): when the executor is back within the SDK's checkpoint retries (5 tries
+  // from 100 ms, ~1.5 s), it releases the dead process's leases and re-dispatches the run while the
+  // dead process's request still executes on the app. That request's retried checkpoint must be
+  // stale: `qi_id` names the dispatch (`<item>~<lease owner>`), not just the queue item.
+  it("kill -9 of the executor and a restart within the SDK's checkpoint retries: no step runs twice", async () => {
     await stack.kill("executor", "SIGTERM");
     const doomed = await stack.startExecutor({ crashAt: "executor:after-step-saved@12" });
     const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
