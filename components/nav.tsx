@@ -1,16 +1,22 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useTRPC } from "./trpc.tsx";
 import { cn } from "./ui/cn.ts";
 
 const items = [
   { href: "/tasks", label: "Tasks" },
   { href: "/tasks/new", label: "Launch task" },
+  { href: "/escalations", label: "Escalations" },
 ];
 
 export function Nav() {
   const pathname = usePathname();
+  const trpc = useTRPC();
+  const escalations = useQuery({ ...trpc.escalation.list.queryOptions({ status: "open" }), refetchInterval: 10_000 });
+  const open = escalations.data?.length ?? 0;
   return (
     <nav aria-label="Main" className="flex flex-col gap-1 p-3">
       {items.map((item) => {
@@ -26,6 +32,11 @@ export function Nav() {
             )}
           >
             {item.label}
+            {item.href === "/escalations" && open > 0 && (
+              <span className="ml-2 rounded-full bg-amber-500 px-1.5 text-xs font-semibold text-white" aria-label={`${open} open`}>
+                {open}
+              </span>
+            )}
           </Link>
         );
       })}

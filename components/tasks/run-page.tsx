@@ -45,6 +45,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const cancel = useMutation(trpc.task.cancel.mutationOptions({ onSuccess: () => void task.refetch() }));
   const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions({ onSuccess: () => void task.refetch() }));
   const resume = useMutation(trpc.task.resume.mutationOptions({ onSuccess: () => void task.refetch() }));
+  const escalateNow = useMutation(trpc.escalation.request.mutationOptions({ onSuccess: () => void task.refetch() }));
 
   const selectedKey = search.get("step");
   const tab = (search.get("tab") as PanelTab | null) ?? "step";
@@ -140,7 +141,21 @@ export function RunPage({ taskId }: { taskId: string }) {
               {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
             </button>
           )}
-          {(t.status === "failed" || t.status === "cancelled" || t.status === "waiting_for_human") && (
+          {t.status === "running" && (
+            <button
+              type="button"
+              className="rounded-md border border-amber-500 px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-50 disabled:opacity-50"
+              disabled={escalateNow.isPending || escalateNow.isSuccess}
+              title="Checkpoint and put a decision in front of a human after the turn in flight"
+              onClick={() => {
+                const note = window.prompt("Why escalate? (optional note for the handler)") ?? "";
+                escalateNow.mutate({ taskId, note: note || undefined });
+              }}
+            >
+              {escalateNow.isSuccess ? "Escalation requested" : "Escalate"}
+            </button>
+          )}
+          {(t.status === "failed" || t.status === "cancelled") && (
             <button
               type="button"
               className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
@@ -164,9 +179,37 @@ export function RunPage({ taskId }: { taskId: string }) {
             </button>
           )}
         </div>
-        {(resume.error ?? requestCheckpoint.error ?? cancel.error) && (
+        {t.escalations
+          .filter((e) => e.status === "open")
+          .map((e) => (
+            <div key={e.id} role="alert" className="mt-3 flex items-center justify-between rounded-md border border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950" data-testid="escalation-banner">
+              <span>
+                <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
+              </span>
+              <a className="ml-4 shrink-0 rounded-md bg-amber-600 px-3 py-1 font-medium text-white" href={`/escalations?id=${e.id}`}>
+                Decide
+              </a>
+            </div>
+          ))}
+        {t.alerts.length > 0 && (
+          <p className="mt-2 text-xs text-zinc-600" data-testid="alerts-line">
+            Alerts:{" "}
+            {t.alerts.slice(-6).map((a) => (
+              <button
+                key={a.id}
+                type="button"
+                className={cn("mr-1 rounded px-1.5 py-0.5", a.severity === "critical" ? "bg-red-100 text-red-800" : "bg-amber-100 text-amber-900")}
+                title={a.message}
+                onClick={() => setParams({ step: `${a.runId}:${a.stepId}`, tab: "step" })}
+              >
+                {a.kind} · {a.stepId}
+              </button>
+            ))}
+          </p>
+        )}
+        {(escalateNow.error ?? resume.error ?? requestCheckpoint.error ?? cancel.error) && (
           <p role="alert" className="mt-2 text-sm text-red-800">
-            {(resume.error ?? requestCheckpoint.error ?? cancel.error)?.message}
+            {(escalateNow.error ?? resume.error ?? requestCheckpoint.error ?? cancel.error)?.message}
           </p>
         )}
         {latestRun && (
