@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
-import { SCENARIOS } from "../server/db/seed.ts";
+import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
 
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
@@ -82,7 +82,7 @@ async function main(): Promise<unknown> {
         const profile = SCENARIOS[values.scenario as keyof typeof SCENARIOS];
         if (!profile) throw new Error(`--scenario: unknown scenario "${values.scenario}" (known: ${Object.keys(SCENARIOS).join(", ")})`);
         values.profile = profile;
-        values.goal ??= "Find the license of the zod package in node_modules and record it as a fact, then finish.";
+        values.goal ??= SCENARIO_GOAL;
       }
       if (!values.demo && !values.goal) throw new Error("launch needs --demo license-audit, --scenario <name> or --goal \"…\"");
       const launched = await api.task.launch.mutate({

@@ -79,6 +79,26 @@ export async function recordAlert({
   });
 }
 
+/**
+ * Applies a decision right away and starts the resumed run, if any (the handler's request does this,
+ * so a decision never depends on the waiting run having registered its wait in time; the waiting run,
+ * woken by the event or a timeout, then finds it applied). `sendRunStarted` delivers the new run's event.
+ */
+export async function applyDecisionNow({
+  prisma,
+  escalationId,
+  sendRunStarted,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
+}): Promise<void> {
+  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { taskId: true, runId: true } });
+  const index = (await prisma.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
+  const applied = await applyDecision({ prisma, escalationId, stepIndex: index + 1 });
+  if (applied.start) await sendRunStarted({ taskId: e.taskId, ...applied.start });
+}
+
 /** The decision on an escalation, if one was recorded. */
 export async function readDecision({ prisma, escalationId }: { prisma: PrismaClient; escalationId: string }): Promise<{ decision: string } | null> {
   const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { status: true, decision: true } });
@@ -86,7 +106,15 @@ export async function readDecision({ prisma, escalationId }: { prisma: PrismaCli
 }
 
 /** Decision ports over Prisma. */
-export function prismaDecidePorts({ prisma, sendDecided }: { prisma: PrismaClient; sendDecided: DecidePorts["sendDecided"] }): DecidePorts {
+export function prismaDecidePorts({
+  prisma,
+  sendDecided,
+  sendRunStarted,
+}: {
+  prisma: PrismaClient;
+  sendDecided: DecidePorts["sendDecided"];
+  sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
+}): DecidePorts {
   return {
     async recordDecision(input) {
       const updated = await prisma.escalation.updateMany({
@@ -107,6 +135,7 @@ export function prismaDecidePorts({ prisma, sendDecided }: { prisma: PrismaClien
       return e ? { ok: false, status: e.status, decidedBy: e.decidedBy, decision: e.decision } : null;
     },
     sendDecided,
+    applyNow: (escalationId) => applyDecisionNow({ prisma, escalationId, sendRunStarted }),
   };
 }
 
@@ -119,10 +148,14 @@ export function prismaDecidePorts({ prisma, sendDecided }: { prisma: PrismaClien
  * A human step is written on the escalated run's timeline either way.
  */
 export async function applyDecision({ prisma, escalationId, stepIndex }: { prisma: PrismaClient; escalationId: string; stepIndex: number }): Promise<{ start: { runId: string; checkpointId: string | null } | null; decision: string }> {
+  // Claim the application (decided → applying): the handler's request and the waiting run may both
+  // get here; exactly one applies, the other finds it applied (or being applied: retry later).
+  const claimed = await prisma.escalation.updateMany({ where: { id: escalationId, status: "decided" }, data: { status: "applying" } });
   const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } });
   const humanStepId = `human-${e.stepId}`;
-  if (e.status === "applied") {
-    return { start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.checkpointId } : null, decision: e.decision ?? "" };
+  if (claimed.count === 0) {
+    if (e.status === "applied") return { start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.fromCheckpointForResult ?? e.checkpointId } : null, decision: e.decision ?? "" };
+    throw new Error(`escalation ${escalationId} is ${e.status}, not decided: nothing to apply yet`);
   }
   const decision = e.decision ?? "cancel";
   let start: { runId: string; checkpointId: string | null } | null = null;
@@ -189,6 +222,6 @@ export async function applyDecision({ prisma, escalationId, stepIndex }: { prism
     },
     update: {},
   });
-  await prisma.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId: start?.runId ?? null } });
+  await prisma.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId: start?.runId ?? null, fromCheckpointForResult: start?.checkpointId ?? null } });
   return { start, decision };
 }

@@ -51,6 +51,9 @@ export const seedProfiles = [
   })),
 ] as const;
 
+/** The goal the CLI gives scenario runs: short, answerable from the workspace's README. */
+export const SCENARIO_GOAL = "Find out what this project is from the README in the workspace, record what it is as a fact, then finish with a one-line summary.";
+
 /** Scenario names accepted by the CLI's `--scenario` and the profile each maps to. */
 export const SCENARIOS = { loop: "scripted-loop", stall: "scripted-stall", budget: "scripted-budget", drift: "scripted-drift", dead_end: "scripted-dead-end", tool_failure: "scripted-tool-failure" } as const;
 

@@ -30,13 +30,16 @@ export interface DecidePorts {
    */
   recordDecision(input: DecideEscalationInput & { actor: string }): Promise<{ ok: true } | { ok: false; status: string; decidedBy: string | null; decision: string | null } | null>;
   sendDecided(event: { escalationId: string; decision: EscalationDecision }): Promise<void>;
+  /** Applies the recorded decision now (idempotent with the waiting run applying it). */
+  applyNow(escalationId: string): Promise<void>;
 }
 
 /**
- * Records a human decision on an escalation, then tells the waiting run
- * (`longhaul/escalation.decided`). The decision is stored on the row first, so a run that starts
- * waiting after the event was sent still finds it (it reads the row before it waits). Takes effect
- * once: a second click, or a second handler at the same time, gets CONFLICT naming who decided.
+ * Records a human decision on an escalation (stored on the row first), applies it, then tells the
+ * waiting run (`longhaul/escalation.decided`), which finds it applied. Applying here rather than only
+ * in the waiting run closes the race of a decision sent between the run's read of the row and its
+ * wait being registered (events are not retroactive). Takes effect once: a second click, or a second
+ * handler at the same time, gets CONFLICT naming who decided.
  * @throws AppError NOT_FOUND, CONFLICT.
  */
 export async function decideEscalation({ input, actor, ports }: { input: DecideEscalationInput; actor: string; ports: DecidePorts }): Promise<{ escalationId: string; decision: EscalationDecision }> {
@@ -45,7 +48,8 @@ export async function decideEscalation({ input, actor, ports }: { input: DecideE
   if (!recorded.ok) {
     throw new AppError("CONFLICT", `escalation ${input.escalationId} is already ${recorded.status}${recorded.decision ? ` (${recorded.decision} by ${recorded.decidedBy ?? "someone"})` : ""}`);
   }
-  // Delivery is best-effort: the waiting run also reads the row when it next looks.
+  await ports.applyNow(input.escalationId);
+  // Wakes the waiting run so it can end; best-effort (its wait also times out and re-reads the row).
   await ports.sendDecided({ escalationId: input.escalationId, decision: input.decision }).catch(() => {});
   return { escalationId: input.escalationId, decision: input.decision };
 }

@@ -60,13 +60,17 @@ const stall: ScriptedBehaviour = (ctx) => ({
   toolCalls: [{ name: "list_files", arguments: { path: ".", offset: ctx.turns, limit: 1 } }],
 });
 
-const budget: ScriptedBehaviour = (ctx) => ({
-  content: `Making progress: step ${ctx.turns + 1}.`,
-  toolCalls: [
-    { name: "list_files", arguments: { path: ".", offset: ctx.turns, limit: 1 } },
-    { name: "record_fact", arguments: { key: `progress:${ctx.turns + 1}`, value: { step: ctx.turns + 1, note: "examined one more workspace entry" } } },
-  ],
-});
+const budget: ScriptedBehaviour = (ctx) => {
+  // Numbered from the working set, not the turn count: a resumed or continued segment goes on counting.
+  const n = Object.keys(ctx.facts).filter((k) => k.startsWith("progress:")).length + 1;
+  return {
+    content: `Making progress: step ${n}.`,
+    toolCalls: [
+      { name: "list_files", arguments: { path: ".", offset: n - 1, limit: 1 } },
+      { name: "record_fact", arguments: { key: `progress:${n}`, value: { step: n, note: "examined one more workspace entry" } } },
+    ],
+  };
+};
 
 const drift: ScriptedBehaviour = (ctx) => {
   if (ctx.turns < 2) return decideCompetent(ctx);
@@ -116,6 +120,9 @@ export function decideNextAction(model: string, messages: readonly ChatMessage[]
   const ctx = readAgentContext(messages);
   const last = messages.at(-1);
   if (last?.role === "user" && last.content.includes("<checkpoint_request>")) return checkpointAnswer(model, ctx);
+  // A misbehaving agent that a human has given guidance to (after an escalation) takes it and does
+  // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced.
+  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end") return decideCompetent(ctx);
   return behaviour(ctx);
 }
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "escalation" ADD COLUMN     "fromCheckpointForResult" TEXT;
