@@ -29,8 +29,10 @@ export const envSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   /** Folder the read-only file tools may read (the demo audits its node_modules). */
   LONGHAUL_WORKSPACE: z.string().optional(),
-  /** Public URL of the web app, used by the executor to reach /api/inngest. */
+  /** Public URL of the web app (links in notifications). */
   APP_URL: z.string().url().optional(),
+  /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
+  LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -4,6 +4,7 @@ import type { Prisma, PrismaClient } from "./client.ts";
 import { taskCostUsd } from "./checkpoint-repository.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { resumeTask } from "../domain/resume-task.ts";
+import { deliverWebhook, escalationWebhookPayload } from "../notify/webhook.ts";
 
 /**
  * Opens an escalation for a run (idempotent per run + step: a re-executed step finds the one it
@@ -140,14 +141,23 @@ export function prismaDecidePorts({
 }
 
 /**
- * Applies a recorded decision, once (status decided → applied):
+ * Applies a recorded decision, once (status decided → applying → applied). When another caller is
+ * applying it right now, returns `byOther` and does nothing.
  * - resume / approve / reject: budgets raised, edited facts written into a new "human edit"
  *   checkpoint, and a new run (cause resume) from the checkpoint with the guidance (for reject, the
  *   guidance says the action was rejected). Returns the run for the caller to start.
  * - dead_end: the task ends `dead_end` with the handler's reason. cancel: the task is cancelled.
  * A human step is written on the escalated run's timeline either way.
  */
-export async function applyDecision({ prisma, escalationId, stepIndex }: { prisma: PrismaClient; escalationId: string; stepIndex: number }): Promise<{ start: { runId: string; checkpointId: string | null } | null; decision: string }> {
+export async function applyDecision({
+  prisma,
+  escalationId,
+  stepIndex,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  stepIndex: number;
+}): Promise<{ start: { runId: string; checkpointId: string | null } | null; decision: string; byOther?: true }> {
   // Claim the application (decided → applying): the handler's request and the waiting run may both
   // get here; exactly one applies, the other finds it applied (or being applied: retry later).
   const claimed = await prisma.escalation.updateMany({ where: { id: escalationId, status: "decided" }, data: { status: "applying" } });
@@ -155,6 +165,7 @@ export async function applyDecision({ prisma, escalationId, stepIndex }: { prism
   const humanStepId = `human-${e.stepId}`;
   if (claimed.count === 0) {
     if (e.status === "applied") return { start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.fromCheckpointForResult ?? e.checkpointId } : null, decision: e.decision ?? "" };
+    if (e.status === "applying") return { start: null, decision: e.decision ?? "", byOther: true };
     throw new Error(`escalation ${escalationId} is ${e.status}, not decided: nothing to apply yet`);
   }
   const decision = e.decision ?? "cancel";
@@ -224,4 +235,31 @@ export async function applyDecision({ prisma, escalationId, stepIndex }: { prism
   });
   await prisma.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId: start?.runId ?? null, fromCheckpointForResult: start?.checkpointId ?? null } });
   return { start, decision };
+}
+
+/**
+ * Notifies the configured webhook (LONGHAUL_WEBHOOK_URL; JSON, Slack-compatible) of an open or
+ * overdue escalation, with an idempotency key per escalation and notification round so a retried
+ * delivery can be recognised. Records the notification on the row. No URL → nothing sent.
+ * Never throws for delivery failures (they are returned and logged).
+ */
+export async function notifyEscalation({ prisma, escalationId, round }: { prisma: PrismaClient; escalationId: string; round: number }): Promise<{ sent: boolean; delivered: boolean; attempts: number }> {
+  const url = process.env.LONGHAUL_WEBHOOK_URL;
+  if (!url) return { sent: false, delivered: false, attempts: 0 };
+  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, include: { task: { select: { goal: true } } } });
+  const appUrl = (process.env.APP_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`).replace(/\/+$/, "");
+  const payload = escalationWebhookPayload({
+    id: e.id,
+    taskId: e.taskId,
+    taskTitle: e.task.goal.slice(0, 120),
+    runId: e.runId,
+    reason: round > 0 ? `${e.reason} (overdue, reminder ${round})` : e.reason,
+    message: e.message,
+    taskUrl: `${appUrl}/escalations?id=${e.id}`,
+    dueAt: e.dueAt,
+  });
+  const result = await deliverWebhook({ url, payload, idempotencyKey: `${e.id}:${round}` });
+  if (!result.delivered) console.error(`[longhaul] webhook for escalation ${e.id} not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`);
+  await prisma.escalation.update({ where: { id: e.id }, data: { notifications: { increment: 1 }, lastNotifiedAt: new Date() } });
+  return { sent: true, delivered: result.delivered, attempts: result.attempts };
 }

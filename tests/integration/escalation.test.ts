@@ -1,3 +1,4 @@
+import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
@@ -7,17 +8,34 @@ import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-ta
 import { AppError } from "../../server/errors.ts";
 import { startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
 import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
+import { freePort } from "../support/ports.ts";
 
 // Detectors and escalations on the real pieces (app process with the real agent-run function, the
 // executor process, the scripted model, PostgreSQL). Scenarios are chosen by model name, as with any
 // provider: scripted-loop, scripted-budget.
 
 let stack: AgentStack;
+/** A local webhook receiver: what the app delivered (LONGHAUL_WEBHOOK_URL is inherited by the app child). */
+const deliveries: { key: string | undefined; body: { text?: string; escalation?: { id: string; reason: string } } }[] = [];
+let receiver: Server;
 
 beforeAll(async () => {
+  const port = await freePort();
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      deliveries.push({ key: req.headers["idempotency-key"] as string | undefined, body: JSON.parse(body) as (typeof deliveries)[number]["body"] });
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(port, "127.0.0.1", r));
+  process.env.LONGHAUL_WEBHOOK_URL = `http://127.0.0.1:${port}/hook`;
   stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
 });
 afterAll(async () => {
+  delete process.env.LONGHAUL_WEBHOOK_URL;
+  receiver.close();
   const left = await stack.stop();
   expect(left.map((c) => c.name)).toEqual([]);
 });
@@ -70,6 +88,10 @@ describe("escalations", () => {
     const alerts = await stack.db.alert.findMany({ where: { taskId, kind: "loop" }, orderBy: { createdAt: "asc" } });
     expect(alerts.map((a) => `${a.severity} ${a.stepId}`)).toEqual([`warning ${toolSteps[1]!.stepId}`, `critical ${toolSteps[2]!.stepId}`]);
     expect((await stack.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("escalated");
+    // The handlers were told, once, with a key that identifies the delivery.
+    const told = await waitFor("the escalation webhook", async () => deliveries.find((d) => d.body.escalation?.id === esc.id), 30_000, 100);
+    expect(told.key).toBe(`${esc.id}:0`);
+    expect(told.body.text).toContain("loop");
 
     await decide(esc.id, "resume", { guidance: "Stop listing the folder: read the README and finish." });
     expect(await stack.waitForTaskStatus(taskId, ["completed", "failed", "dead_end"], 60_000)).toBe("completed");

@@ -2,7 +2,7 @@ import { NonRetriableError, RetryAfterError } from "inngest";
 import { runFacts, saveCheckpoint, startSegment, taskCostUsd, type SegmentStart } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
-import { applyDecision, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
+import { applyDecision, notifyEscalation, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
 import { beginStep, endStep, finishRun, recordModelCall, type RunStart } from "../../db/run-repository.ts";
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary } from "../../domain/agent-context.ts";
 import {
@@ -402,6 +402,7 @@ export const agentRun = inngest.createFunction(
         return openEscalation({ prisma: db, taskId, runId, stepId: escStepId, reason, message, evidence: evidence as never, checkpointId, endReason });
       });
       const humanIndex = index++;
+      await step.run(`notify-${n}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: 0 }));
       for (let round = 0; round <= ESCALATION_RENOTIFY_ROUNDS; round++) {
         const decided = await step.run(`decision-${n}-${round}`, () => readDecision({ prisma: prisma(), escalationId }));
         if (!decided) {
@@ -411,13 +412,16 @@ export const agentRun = inngest.createFunction(
             if: `async.data.escalationId == "${escalationId}"`,
           });
           if (!event) {
-            await step.run(`renotify-${n}-${round}`, () =>
-              prisma().escalation.update({ where: { id: escalationId }, data: { notifications: { increment: 1 }, lastNotifiedAt: new Date() } }),
-            );
+            await step.run(`renotify-${n}-${round}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: round + 1 }));
             continue;
           }
         }
-        const applied = await step.run(`apply-decision-${n}`, () => applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex }));
+        const applied = await step.run(`apply-decision-${n}`, async () => {
+          const result = await applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex });
+          // Being applied by the handler's request right now: retry the step to read the outcome.
+          if (result.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
+          return result;
+        });
         if (applied.start) {
           await step.sendEvent(`resume-after-${n}`, runStarted.create({ taskId, runId: applied.start.runId, checkpointId: applied.start.checkpointId }, { id: `run-started-${applied.start.runId}` }));
         }
