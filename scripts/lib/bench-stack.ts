@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbeddedPostgres } from "../../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../../server/db/migrations.ts";
+import { freePort } from "../../tests/support/ports.ts";
 
 /** A migrated throwaway database; `stop()` stops PostgreSQL and deletes its data dir. */
 export interface BenchDatabase {
@@ -22,8 +23,6 @@ export interface BenchDatabase {
 export function progress(tag: string, line: string): void {
   process.stderr.write(`[${tag}] ${line}\n`);
 }
-
-import { freePort } from "../../tests/support/ports.ts";
 
 export { freePort };
 
