@@ -388,8 +388,9 @@ export const agentRun = inngest.createFunction(
     /**
      * Checkpoint, open an escalation (the run ends `escalated`, the task waits for a human), then
      * wait for the decision: read the row first (a decision sent before the wait is not lost), then
-     * `waitForEvent` with the profile's due time; an unanswered one is re-notified and waited for
-     * again. The decision is applied once, by this run (a resume starts a new run from the checkpoint).
+     * `waitForEvent` with the profile's due time; an unanswered one is re-notified (webhook) and waited
+     * for again. The decision is applied once — by the handler's request, or by this run if it gets
+     * there first (a resume starts a new run from the checkpoint; its event id dedupes the start).
      */
     const escalate = async (n: number, reason: "budget" | "loop" | "stall" | "saturation" | "request_human" | "manual", message: string, evidence: Record<string, unknown>, endReason: string | null) => {
       const cpReason: CheckpointReason = reason === "budget" ? "ceiling" : reason === "manual" ? "on_request" : reason;
