@@ -60,6 +60,9 @@ async function main(): Promise<void> {
   const dataDir = resolve(root, env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const useScriptedModel = !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL;
+  if (env.LONGHAUL_WORKSPACE && !(existsSync(env.LONGHAUL_WORKSPACE) && statSync(env.LONGHAUL_WORKSPACE).isDirectory())) {
+    throw new Error(`LONGHAUL_WORKSPACE: "${env.LONGHAUL_WORKSPACE}" is not a directory`);
+  }
 
   await assertPortFree(env.PORT, "PORT");
   await assertPortFree(env.EXECUTOR_PORT, "EXECUTOR_PORT");
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     log(`\n${signal}: stopping web, executor and model…`);
-    await supervisor.stopAll();
+    await supervisor.stopAll(5_000, ["executor", "web", "model"]);
     await stopPostgres();
     log("stopped.");
     process.exit(0);

@@ -27,8 +27,10 @@ export const envSchema = z.object({
   /** Real model provider; unset = the scripted model server on MODEL_PORT. */
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
-  /** Folder the read-only file tools may read (the demo audits its node_modules). */
+  /** Default folder the read-only file tools read (the demo audits its node_modules). */
   LONGHAUL_WORKSPACE: z.string().optional(),
+  /** Executor retry backoff table, milliseconds, comma-separated (default: Inngest's 15 s … 2 h). */
+  EXECUTOR_BACKOFF_MS: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"').optional(),
   /** Public URL of the web app (links in notifications). */
   APP_URL: z.string().url().optional(),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */

@@ -39,7 +39,8 @@ export function LaunchForm() {
   const budgetError = budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > 100_000) ? "Step budget: a whole number from 1 to 100000" : null;
   const goalError = mode === "goal" && goal.trim() === "" ? "Goal: required" : null;
   const selected = profiles.data?.find((p) => p.name === profile);
-  const defaultBudget = mode === "demo" && Number.isInteger(limitNumber) ? Math.max(selected?.stepBudget ?? 0, Math.ceil(limitNumber * 2.2) + 60) : selected?.stepBudget;
+  const demoBudget = demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
+  const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;
 
   function submit(e: FormEvent) {
     e.preventDefault();

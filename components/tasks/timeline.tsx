@@ -85,7 +85,7 @@ export function Timeline({
     <>
       <div className="flex items-center justify-between border-b border-zinc-200 bg-zinc-50 px-4 py-2 text-xs text-zinc-600">
         <span>
-          {steps.length} steps · <kbd className="rounded border px-1">j</kbd>/<kbd className="rounded border px-1">k</kbd> to move
+          {steps.length} timeline entries ({steps.filter((s) => s.kind === "model" || s.kind === "tool").length} model and tool steps) · <kbd className="rounded border px-1">j</kbd>/<kbd className="rounded border px-1">k</kbd> to move
         </span>
         <label className="flex items-center gap-1.5">
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow live

@@ -81,20 +81,38 @@ export class Supervisor {
     if (pid) killGroup(pid, signal);
   }
 
-  async stopAll(graceMs = 5_000): Promise<void> {
+  /**
+   * Stops the children: those named in `order` one after the other (the executor first, so nothing
+   * drives steps into a web app or model that is going away), then the rest together. Each gets
+   * SIGTERM, then SIGKILL after `graceMs`.
+   */
+  async stopAll(graceMs = 5_000, order: string[] = []): Promise<void> {
     this.stopping = true;
-    const procs = [...this.children.values()].map((c) => c.proc).filter((p): p is ChildProcess => !!p && p.exitCode === null && p.signalCode === null);
+    const live = (name: string) => {
+      const p = this.children.get(name)?.proc;
+      return p && p.exitCode === null && p.signalCode === null ? p : undefined;
+    };
+    const stopOne = async (p: ChildProcess) => {
+      const exited = once(p, "exit");
+      killGroup(p.pid!, "SIGTERM");
+      const timer = setTimeout(() => killGroup(p.pid!, "SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+      killGroup(p.pid!, "SIGKILL"); // stragglers in the group
+    };
+    for (const name of order) {
+      const p = live(name);
+      if (p) await stopOne(p);
+    }
     await Promise.all(
-      procs.map(async (p) => {
-        const exited = once(p, "exit");
-        killGroup(p.pid!, "SIGTERM");
-        const timer = setTimeout(() => killGroup(p.pid!, "SIGKILL"), graceMs);
-        await exited;
-        clearTimeout(timer);
-        killGroup(p.pid!, "SIGKILL"); // stragglers in the group
-      }),
+      [...this.children.keys()]
+        .filter((name) => !order.includes(name))
+        .map((name) => live(name))
+        .filter((p): p is ChildProcess => !!p)
+        .map(stopOne),
     );
   }
+
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

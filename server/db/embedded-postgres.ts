@@ -70,9 +70,13 @@ export async function startEmbeddedPostgres({
   try {
     await pg.start();
   } catch (error) {
-    throw new Error(
-      `embedded PostgreSQL failed to start on port ${port} (data in ${dir}): ${String(error)}\n${logs.slice(-15).join("\n")}`,
-    );
+    const log = logs.slice(-15).join("\n");
+    const why = /lock file "postmaster.pid" already exists/.test(log)
+      ? `another PostgreSQL already uses ${dir} (another Longhaul running on the same DATA_DIR?). Stop it, or give this one its own DATA_DIR.`
+      : error instanceof Error
+        ? error.message
+        : "see PostgreSQL's log below";
+    throw new Error(`embedded PostgreSQL failed to start on port ${port} (data in ${dir}): ${why}\n${log}`);
   }
   const client = pg.getPgClient("postgres", "127.0.0.1");
   await client.connect();

@@ -45,7 +45,7 @@ export async function listTasks({
   const ids = page.map((t) => t.id);
   const totals = ids.length
     ? await prisma.$queryRaw<{ taskId: string; steps: bigint; tokens: bigint; last: Date | null }[]>`
-        SELECT r."taskId" AS "taskId", count(s.id) AS steps,
+        SELECT r."taskId" AS "taskId", count(s.id) FILTER (WHERE s.kind IN ('model', 'tool')) AS steps,
                coalesce(sum(s."promptTokens" + s."completionTokens"), 0) AS tokens,
                max(coalesce(s."endedAt", s."startedAt")) AS last
         FROM run r LEFT JOIN step s ON s."runId" = r.id
