@@ -147,10 +147,3 @@ export async function saveCheckpoint({
     }
   }
 }
-
-/** Dollars spent by a task so far (all model calls, waste included). */
-export async function taskCostUsd({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<number> {
-  const [row] = await prisma.$queryRaw<{ usd: string | null }[]>`
-    SELECT sum(m."costUsd")::text AS usd FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${taskId}`;
-  return Number(row?.usd ?? 0);
-}

@@ -2,6 +2,7 @@ import type { WorkingSet } from "../domain/agent-context.ts";
 import { diffWorkingSets } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
 import type { PrismaClient } from "./client.ts";
+import { taskSpend } from "./run-repository.ts";
 
 /** The handlers' inbox: open escalations first (overdue on top, then by due time), then recent decided ones. */
 export async function listEscalations({ prisma, status }: { prisma: PrismaClient; status?: "open" | "closed" }) {
@@ -50,9 +51,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     select: { stepId: true, kind: true, tool: true, status: true, summary: true, arguments: true },
   });
   const alerts = await prisma.alert.findMany({ where: { taskId: e.taskId }, orderBy: { createdAt: "desc" }, take: 20 });
-  const [spend] = await prisma.$queryRaw<{ usd: string | null; wasted: string | null }[]>`
-    SELECT sum(m."costUsd")::text AS usd, sum(CASE WHEN m.cause IN ('retry','replay','discarded') THEN m."costUsd" ELSE 0 END)::text AS wasted
-    FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${e.taskId}`;
+  const spend = await taskSpend({ prisma, taskId: e.taskId });
   const steps = await prisma.step.count({ where: { run: { taskId: e.taskId }, kind: { in: ["model", "tool"] } } });
   return {
     id: e.id,
@@ -79,7 +78,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     factDiff,
     lastSteps: lastSteps.reverse(),
     alerts: alerts.map((a) => ({ kind: a.kind, severity: a.severity, stepId: a.stepId, message: a.message, createdAt: a.createdAt })),
-    spend: { usd: Number(spend?.usd ?? 0), wastedUsd: Number(spend?.wasted ?? 0), steps, stepBudget: e.task.stepBudget },
+    spend: { usd: spend.usd, wastedUsd: spend.wastedUsd, steps, stepBudget: e.task.stepBudget },
   };
 }
 

@@ -1,7 +1,7 @@
 import { ulid } from "ulid";
 import type { DecidePorts } from "../domain/decide-escalation.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
-import { taskCostUsd } from "./checkpoint-repository.ts";
+import { taskSpend } from "./run-repository.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { resumeTask } from "../domain/resume-task.ts";
 import { deliverWebhook, escalationWebhookPayload } from "../notify/webhook.ts";
@@ -35,7 +35,7 @@ export async function openEscalation({
   const existing = await prisma.escalation.findUnique({ where: { runId_stepId: { runId, stepId } } });
   if (existing) return { escalationId: existing.id };
   const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, include: { profile: true } });
-  const costUsd = await taskCostUsd({ prisma, taskId });
+  const costUsd = (await taskSpend({ prisma, taskId })).usd;
   const id = `esc_${ulid().toLowerCase()}`;
   await prisma.$transaction(async (tx) => {
     await tx.escalation.create({

@@ -4,6 +4,7 @@ import { ulid } from "ulid";
 import type { LaunchPorts } from "../domain/launch-task.ts";
 import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
 import type { PrismaClient } from "./client.ts";
+import { failUndeliveredStart } from "./run-repository.ts";
 
 /**
  * The launch's ports over Prisma, with `sendRunStarted` supplied by the caller (the Inngest client
@@ -56,11 +57,6 @@ export function prismaLaunchPorts({
       ]);
     },
     sendRunStarted,
-    async failLaunch({ taskId, runId }, error) {
-      await prisma.$transaction([
-        prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", error, endedAt: new Date() } }),
-        prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),
-      ]);
-    },
+    failLaunch: ({ taskId, runId }, error) => failUndeliveredStart({ prisma, taskId, runId, error }),
   };
 }

@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import type { ResumePorts } from "../domain/resume-task.ts";
 import type { PrismaClient } from "./client.ts";
+import { failUndeliveredStart } from "./run-repository.ts";
 
 /** Resume ports over Prisma; `sendRunStarted` comes from the caller (Inngest client or a step). */
 export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaClient; sendRunStarted: ResumePorts["sendRunStarted"] }): ResumePorts {
@@ -28,11 +29,6 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
       });
     },
     sendRunStarted,
-    async failLaunch({ taskId, runId }, error) {
-      await prisma.$transaction([
-        prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", error, endedAt: new Date() } }),
-        prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),
-      ]);
-    },
+    failLaunch: ({ taskId, runId }, error) => failUndeliveredStart({ prisma, taskId, runId, error }),
   };
 }

@@ -210,3 +210,29 @@ export async function taskUsage({ prisma, taskId }: { prisma: PrismaClient; task
     WHERE r."taskId" = ${taskId} AND s.kind IN ('model', 'tool')`;
   return { steps: Number(rows[0]?.steps ?? 0), tokens: Number(rows[0]?.tokens ?? 0) };
 }
+
+/**
+ * A task's model spend in USD (all runs): total, waste (ARCHITECTURE.md: retries, replays, discarded
+ * work) and checkpoint/compaction overhead (work that saves work, reported apart), and the number
+ * of model HTTP attempts.
+ */
+export async function taskSpend({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ usd: number; wastedUsd: number; checkpointUsd: number; calls: number }> {
+  const [row] = await prisma.$queryRaw<{ usd: string | null; wasted: string | null; overhead: string | null; calls: bigint }[]>`
+    SELECT sum(m."costUsd")::text AS usd,
+           sum(CASE WHEN m.cause IN ('retry', 'replay', 'discarded') THEN m."costUsd" ELSE 0 END)::text AS wasted,
+           sum(CASE WHEN m.cause IN ('checkpoint', 'compaction') THEN m."costUsd" ELSE 0 END)::text AS overhead,
+           count(*) AS calls
+    FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${taskId}`;
+  return { usd: Number(row?.usd ?? 0), wastedUsd: Number(row?.wasted ?? 0), checkpointUsd: Number(row?.overhead ?? 0), calls: Number(row?.calls ?? 0) };
+}
+
+/**
+ * Marks a run whose start event could not be delivered as failed, and its task too when it had not
+ * started (guarded writes: nothing that already moved on is touched). Used by launch and resume.
+ */
+export async function failUndeliveredStart({ prisma, taskId, runId, error }: { prisma: PrismaClient; taskId: string; runId: string; error: string }): Promise<void> {
+  await prisma.$transaction([
+    prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", error, endedAt: new Date() } }),
+    prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),
+  ]);
+}

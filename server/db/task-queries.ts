@@ -1,4 +1,5 @@
 import { AppError } from "../errors.ts";
+import { taskSpend } from "./run-repository.ts";
 import type { PrismaClient } from "./client.ts";
 
 export const TASK_STATUSES = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"] as const;
@@ -93,14 +94,7 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
   const [usage] = await prisma.$queryRaw<{ steps: bigint; prompt: bigint | null; cached: bigint | null; completion: bigint | null }[]>`
     SELECT count(s.id) AS steps, sum(s."promptTokens") AS prompt, sum(s."cachedTokens") AS cached, sum(s."completionTokens") AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId} AND s.kind IN ('model','tool')`;
-  // Waste (ARCHITECTURE.md): spend that produced nothing kept — retries, replays, discarded work.
-  // Checkpoint and compaction calls are overhead that saves work, reported apart.
-  const [cost] = await prisma.$queryRaw<{ usd: string | null; wasted: string | null; overhead: string | null; calls: bigint }[]>`
-    SELECT sum(m."costUsd")::text AS usd,
-           sum(CASE WHEN m.cause IN ('retry', 'replay', 'discarded') THEN m."costUsd" ELSE 0 END)::text AS wasted,
-           sum(CASE WHEN m.cause IN ('checkpoint', 'compaction') THEN m."costUsd" ELSE 0 END)::text AS overhead,
-           count(*) AS calls
-    FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${taskId}`;
+  const spend = await taskSpend({ prisma, taskId });
   return {
     id: task.id,
     goal: task.goal,
@@ -128,10 +122,10 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),
-      costUsd: Number(cost?.usd ?? 0),
-      wastedUsd: Number(cost?.wasted ?? 0),
-      checkpointUsd: Number(cost?.overhead ?? 0),
-      modelCalls: Number(cost?.calls ?? 0),
+      costUsd: spend.usd,
+      wastedUsd: spend.wastedUsd,
+      checkpointUsd: spend.checkpointUsd,
+      modelCalls: spend.calls,
     },
   };
 }

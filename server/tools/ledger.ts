@@ -102,6 +102,11 @@ interface EffectInput<R extends JsonObject = JsonObject> extends EffectIdentity 
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
 
+/** The ledger row recording an effect's intent, before the effect is performed. */
+function intentRow(input: EffectInput, idempotencyKey: string, fingerprint: string) {
+  return { idempotencyKey, fingerprint, taskId: input.taskId, runId: input.runId, stepId: input.stepId, tool: input.tool, arguments: input.args, status: "intent" };
+}
+
 /** Serialises every ledger decision for one (task, fingerprint) until the transaction ends. */
 async function lockFingerprint(tx: Tx, taskId: string, fingerprint: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`ledger:${taskId}:${fingerprint}`}, 0))`;
@@ -187,18 +192,7 @@ export async function performInternalEffect<R extends JsonObject>(
     // "intent-without-result" cannot be seen here: intents of internal effects commit with their effect.
     if (decision.kind === "intent-without-result") throw new UnresolvedEffectError(idempotencyKey, input.tool);
     const inserted = await tx.sideEffect.createMany({
-      data: [
-        {
-          idempotencyKey,
-          fingerprint,
-          taskId: input.taskId,
-          runId: input.runId,
-          stepId: input.stepId,
-          tool: input.tool,
-          arguments: input.args,
-          status: "intent",
-        },
-      ],
+      data: [intentRow(input, idempotencyKey, fingerprint)],
       skipDuplicates: true,
     });
     if (inserted.count === 0) {
@@ -242,16 +236,7 @@ export async function performExternalEffect<R extends JsonObject>(
     const decision = await decide<R>(tx, input, idempotencyKey, fingerprint);
     if (decision.kind !== "new") return decision;
     await tx.sideEffect.create({
-      data: {
-        idempotencyKey,
-        fingerprint,
-        taskId: input.taskId,
-        runId: input.runId,
-        stepId: input.stepId,
-        tool: input.tool,
-        arguments: input.args,
-        status: "intent",
-      },
+      data: intentRow(input, idempotencyKey, fingerprint),
     });
     return decision;
   }, TX_OPTIONS);

@@ -1,9 +1,9 @@
 import { NonRetriableError, RetryAfterError } from "inngest";
-import { runFacts, saveCheckpoint, startSegment, taskCostUsd, type SegmentStart } from "../../db/checkpoint-repository.ts";
+import { runFacts, saveCheckpoint, startSegment, type SegmentStart } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
 import { applyDecision, notifyEscalation, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
-import { beginStep, endStep, finishRun, recordModelCall, type RunStart } from "../../db/run-repository.ts";
+import { beginStep, endStep, finishRun, recordModelCall, taskSpend, type RunStart } from "../../db/run-repository.ts";
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary } from "../../domain/agent-context.ts";
 import {
   CHECKPOINT_REQUEST,
@@ -259,7 +259,7 @@ async function runCheckpointStep({
       openQuestion: answer.openQuestion ?? null,
       phase: answer.phase ?? null,
       summary: answer.fromModel ? answer.summary : `${answer.summary} (assembled without a model summary)`,
-      budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: await taskCostUsd({ prisma: db, taskId: start.taskId }) },
+      budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: await taskSpend({ prisma: db, taskId: start.taskId }).then((x) => x.usd) },
       contextTokens: countTokens(context, tools),
       transcriptTokens,
     },
