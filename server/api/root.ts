@@ -2,6 +2,7 @@ import { demoRouter } from "./routers/demo.ts";
 import { escalationRouter } from "./routers/escalation.ts";
 import { profileRouter } from "./routers/profile.ts";
 import { taskRouter } from "./routers/task.ts";
+import { workingSetRouter } from "./routers/working-set.ts";
 import { createCallerFactory, createTRPCRouter } from "./trpc.ts";
 
 export const appRouter = createTRPCRouter({
@@ -9,6 +10,7 @@ export const appRouter = createTRPCRouter({
   profile: profileRouter,
   demo: demoRouter,
   escalation: escalationRouter,
+  workingSet: workingSetRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,7 +4,6 @@ import type { Prisma, PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { resumeTask } from "../domain/resume-task.ts";
-import { deliverWebhook, escalationWebhookPayload } from "../notify/webhook.ts";
 
 /**
  * Opens an escalation for a run (idempotent per run + step: a re-executed step finds the one it
@@ -100,20 +99,35 @@ export async function applyDecisionNow({
   if (applied.start) await sendRunStarted({ taskId: e.taskId, ...applied.start });
 }
 
-/** The decision on an escalation, if one was recorded. */
-export async function readDecision({ prisma, escalationId }: { prisma: PrismaClient; escalationId: string }): Promise<{ decision: string } | null> {
-  const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { status: true, decision: true } });
-  return e && e.status !== "open" && e.decision ? { decision: e.decision } : null;
+/**
+ * Where an escalation's decision stands, for the waiting run: `open` (none, or undone), `decided`
+ * (recorded; `due` says whether its undo window — `applyAfter` — has passed, so it may be applied
+ * now), `applying` (someone is applying it) or `applied` (with the run it started, if any).
+ * @throws Error when the escalation does not exist.
+ */
+export async function readDecision({ prisma, escalationId }: { prisma: PrismaClient; escalationId: string }): Promise<{
+  status: "open" | "decided" | "applying" | "applied";
+  decision: string | null;
+  due: boolean;
+  resultRunId: string | null;
+}> {
+  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { status: true, decision: true, applyAfter: true, resultRunId: true } });
+  return {
+    status: e.status as "open" | "decided" | "applying" | "applied",
+    decision: e.decision,
+    due: e.status === "decided" && (e.applyAfter === null || e.applyAfter.getTime() <= Date.now()),
+    resultRunId: e.resultRunId,
+  };
 }
 
 /** Decision ports over Prisma. */
 export function prismaDecidePorts({
   prisma,
-  sendDecided,
+  sendApplied,
   sendRunStarted,
 }: {
   prisma: PrismaClient;
-  sendDecided: DecidePorts["sendDecided"];
+  sendApplied: DecidePorts["sendApplied"];
   sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
 }): DecidePorts {
   return {
@@ -135,7 +149,7 @@ export function prismaDecidePorts({
       const e = await prisma.escalation.findUnique({ where: { id: input.escalationId }, select: { status: true, decidedBy: true, decision: true } });
       return e ? { ok: false, status: e.status, decidedBy: e.decidedBy, decision: e.decision } : null;
     },
-    sendDecided,
+    sendApplied,
     applyNow: (escalationId) => applyDecisionNow({ prisma, escalationId, sendRunStarted }),
   };
 }
@@ -202,8 +216,14 @@ export async function applyDecision({
       });
       checkpointId = id;
     }
+    const by = e.decidedBy ?? "a handler";
+    const note = e.guidance ? ` ${e.guidance}` : "";
     const guidance =
-      decision === "reject" ? `The proposed action was rejected by ${e.decidedBy ?? "a handler"}.${e.guidance ? ` ${e.guidance}` : ""}` : (e.guidance ?? null);
+      decision === "reject"
+        ? `The proposed action was rejected by ${by}: do not do it.${note}`
+        : decision === "approve"
+          ? `The proposed action was approved by ${by}: go ahead with it.${note}`
+          : (e.guidance ?? null);
     start = await resumeTask({
       taskId: e.taskId,
       checkpointId,
@@ -235,31 +255,4 @@ export async function applyDecision({
   });
   await prisma.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId: start?.runId ?? null, fromCheckpointForResult: start?.checkpointId ?? null } });
   return { start, decision };
-}
-
-/**
- * Notifies the configured webhook (LONGHAUL_WEBHOOK_URL; JSON, Slack-compatible) of an open or
- * overdue escalation, with an idempotency key per escalation and notification round so a retried
- * delivery can be recognised. Records the notification on the row. No URL → nothing sent.
- * Never throws for delivery failures (they are returned and logged).
- */
-export async function notifyEscalation({ prisma, escalationId, round }: { prisma: PrismaClient; escalationId: string; round: number }): Promise<{ sent: boolean; delivered: boolean; attempts: number }> {
-  const url = process.env.LONGHAUL_WEBHOOK_URL;
-  if (!url) return { sent: false, delivered: false, attempts: 0 };
-  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, include: { task: { select: { goal: true } } } });
-  const appUrl = (process.env.APP_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`).replace(/\/+$/, "");
-  const payload = escalationWebhookPayload({
-    id: e.id,
-    taskId: e.taskId,
-    taskTitle: e.task.goal.slice(0, 120),
-    runId: e.runId,
-    reason: round > 0 ? `${e.reason} (overdue, reminder ${round})` : e.reason,
-    message: e.message,
-    taskUrl: `${appUrl}/escalations?id=${e.id}`,
-    dueAt: e.dueAt,
-  });
-  const result = await deliverWebhook({ url, payload, idempotencyKey: `${e.id}:${round}` });
-  if (!result.delivered) console.error(`[longhaul] webhook for escalation ${e.id} not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`);
-  await prisma.escalation.update({ where: { id: e.id }, data: { notifications: { increment: 1 }, lastNotifiedAt: new Date() } });
-  return { sent: true, delivered: result.delivered, attempts: result.attempts };
 }

@@ -29,14 +29,15 @@ export interface DecidePorts {
    * with who decided it.
    */
   recordDecision(input: DecideEscalationInput & { actor: string }): Promise<{ ok: true } | { ok: false; status: string; decidedBy: string | null; decision: string | null } | null>;
-  sendDecided(event: { escalationId: string; decision: EscalationDecision }): Promise<void>;
+  /** Tells the escalated run the decision is applied (`longhaul/escalation.applied`). */
+  sendApplied(event: { escalationId: string; decision: EscalationDecision }): Promise<void>;
   /** Applies the recorded decision now (idempotent with the waiting run applying it). */
   applyNow(escalationId: string): Promise<void>;
 }
 
 /**
  * Records a human decision on an escalation (stored on the row first), applies it, then tells the
- * waiting run (`longhaul/escalation.decided`), which finds it applied. Applying here rather than only
+ * waiting run (`longhaul/escalation.applied`), which ends. Applying here rather than only
  * in the waiting run closes the race of a decision sent between the run's read of the row and its
  * wait being registered (events are not retroactive). Takes effect once: a second click, or a second
  * handler at the same time, gets CONFLICT naming who decided.
@@ -50,6 +51,6 @@ export async function decideEscalation({ input, actor, ports }: { input: DecideE
   }
   await ports.applyNow(input.escalationId);
   // Wakes the waiting run so it can end; best-effort (its wait also times out and re-reads the row).
-  await ports.sendDecided({ escalationId: input.escalationId, decision: input.decision }).catch(() => {});
+  await ports.sendApplied({ escalationId: input.escalationId, decision: input.decision }).catch(() => {});
   return { escalationId: input.escalationId, decision: input.decision };
 }

@@ -24,7 +24,21 @@ export const runCancelled = eventType("longhaul/run.cancelled", {
   schema: z.object({ taskId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }),
 });
 
-/** Sent when a handler decides an escalation; the waiting run applies the decision (stored on the row first). */
+const decision = z.enum(["resume", "approve", "reject", "dead_end", "cancel"]);
+
+/**
+ * Sent when a handler decides an escalation (the decision is stored on the row first). With
+ * `applyAt` (ISO time, the end of the decision's undo window) the `escalation-apply` function sleeps
+ * until then and applies it unless it was undone; without it the decision was applied in the request.
+ */
 export const escalationDecided = eventType("longhaul/escalation.decided", {
-  schema: z.object({ escalationId: z.string().min(1).max(100), decision: z.enum(["resume", "approve", "reject", "dead_end", "cancel"]) }),
+  schema: z.object({ escalationId: z.string().min(1).max(100), decision, applyAt: z.iso.datetime().optional() }),
+});
+
+/**
+ * Sent once a decision has been applied (by the handler's request or by `escalation-apply`); the
+ * escalated run waiting on it ends (it reads the row first, so an early one is not missed).
+ */
+export const escalationApplied = eventType("longhaul/escalation.applied", {
+  schema: z.object({ escalationId: z.string().min(1).max(100), decision }),
 });

@@ -1,5 +1,5 @@
 import { inngest } from "./client.ts";
-import { escalationDecided, runCancelled, runStarted } from "./events.ts";
+import { escalationApplied, escalationDecided, runCancelled, runStarted } from "./events.ts";
 
 /**
  * Sends `longhaul/run.started`. The event id is the run id, so a retried send is deduplicated by the
@@ -14,7 +14,14 @@ export async function sendRunCancelled({ taskId, runId }: { taskId: string; runI
   await inngest.send(runCancelled.create({ taskId, runId }, { id: `run-cancelled-${runId}` }));
 }
 
-/** Sends `longhaul/escalation.decided` (the waiting run matches it on escalationId). */
-export async function sendEscalationDecided({ escalationId, decision }: { escalationId: string; decision: "resume" | "approve" | "reject" | "dead_end" | "cancel" }): Promise<void> {
-  await inngest.send(escalationDecided.create({ escalationId, decision }));
+type Decision = "resume" | "approve" | "reject" | "dead_end" | "cancel";
+
+/** Sends `longhaul/escalation.decided`; with `applyAt` (end of the undo window) `escalation-apply` applies it then. */
+export async function sendEscalationDecided({ escalationId, decision, applyAt }: { escalationId: string; decision: Decision; applyAt?: string }): Promise<void> {
+  await inngest.send(escalationDecided.create({ escalationId, decision, ...(applyAt ? { applyAt } : {}) }));
+}
+
+/** Sends `longhaul/escalation.applied` (the escalated run waiting on it matches escalationId and ends). */
+export async function sendEscalationApplied({ escalationId, decision }: { escalationId: string; decision: Decision }): Promise<void> {
+  await inngest.send(escalationApplied.create({ escalationId, decision }));
 }

@@ -65,7 +65,7 @@ function decide(escalationId: string, decision: EscalationDecision, extra: Recor
     actor: "handler-a",
     ports: prismaDecidePorts({
       prisma: stack.db,
-      sendDecided: (e) => postEvent("longhaul/escalation.decided", e),
+      sendApplied: (e) => postEvent("longhaul/escalation.applied", e),
       sendRunStarted: ({ taskId, runId, checkpointId }) => postEvent("longhaul/run.started", { taskId, runId, checkpointId }, `run-started-${runId}`),
     }),
   });

@@ -2,7 +2,8 @@ import { NonRetriableError, RetryAfterError } from "inngest";
 import { runFacts, saveCheckpoint, startSegment, type SegmentStart } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
-import { applyDecision, notifyEscalation, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
+import { applyDecision, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
+import { notifyEscalation } from "../../db/escalation-notify.ts";
 import { beginStep, endStep, finishRun, recordModelCall, taskSpend, type RunStart } from "../../db/run-repository.ts";
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary } from "../../domain/agent-context.ts";
 import {
@@ -24,7 +25,7 @@ import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import { executeToolCall, toolDefinitions, type ToolCallResult } from "../../tools/registry.ts";
 import { inngest } from "../client.ts";
-import { escalationDecided, runCancelled, runContinued, runStarted } from "../events.ts";
+import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
 export const AGENT_STEP_RETRIES = 4;
@@ -404,29 +405,36 @@ export const agentRun = inngest.createFunction(
       });
       const humanIndex = index++;
       await step.run(`notify-${n}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: 0 }));
+      // The decision is applied by the handler's request (or, after an undo window, by the
+      // escalation-apply function), which then sends escalation.applied. This run reads the row before
+      // each wait (an early decision is not missed) and applies a due decision itself only as a safety
+      // net (the claim decided → applying makes that once).
       for (let round = 0; round <= ESCALATION_RENOTIFY_ROUNDS; round++) {
-        const decided = await step.run(`decision-${n}-${round}`, () => readDecision({ prisma: prisma(), escalationId }));
-        if (!decided) {
-          const event = await step.waitForEvent(`await-decision-${n}-${round}`, {
-            event: escalationDecided,
-            timeout: `${start.policy.escalationDueMinutes}m`,
-            if: `async.data.escalationId == "${escalationId}"`,
+        const state = await step.run(`decision-${n}-${round}`, () => readDecision({ prisma: prisma(), escalationId }));
+        if (state.status === "applied") return { status: "escalated", reason, escalationId, decision: state.decision, resumedAs: state.resultRunId };
+        if (state.status === "decided" && state.due) {
+          const applied = await step.run(`apply-decision-${n}`, async () => {
+            const result = await applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex });
+            // Being applied by another caller right now: retry the step to read the outcome.
+            if (result.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
+            return result;
           });
-          if (!event) {
-            await step.run(`renotify-${n}-${round}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: round + 1 }));
-            continue;
+          if (applied.start) {
+            await step.sendEvent(`resume-after-${n}`, runStarted.create({ taskId, runId: applied.start.runId, checkpointId: applied.start.checkpointId }, { id: `run-started-${applied.start.runId}` }));
           }
+          return { status: "escalated", reason, escalationId, decision: applied.decision, resumedAs: applied.start?.runId ?? null };
         }
-        const applied = await step.run(`apply-decision-${n}`, async () => {
-          const result = await applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex });
-          // Being applied by the handler's request right now: retry the step to read the outcome.
-          if (result.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
-          return result;
+        const event = await step.waitForEvent(`await-decision-${n}-${round}`, {
+          event: escalationApplied,
+          timeout: `${start.policy.escalationDueMinutes}m`,
+          if: `async.data.escalationId == "${escalationId}"`,
         });
-        if (applied.start) {
-          await step.sendEvent(`resume-after-${n}`, runStarted.create({ taskId, runId: applied.start.runId, checkpointId: applied.start.checkpointId }, { id: `run-started-${applied.start.runId}` }));
+        if (event) {
+          const after = await step.run(`decision-${n}-${round}-applied`, () => readDecision({ prisma: prisma(), escalationId }));
+          return { status: "escalated", reason, escalationId, decision: after.decision, resumedAs: after.resultRunId };
         }
-        return { status: "escalated", reason, escalationId, decision: applied.decision, resumedAs: applied.start?.runId ?? null };
+        const overdue = await step.run(`decision-${n}-${round}-overdue`, () => readDecision({ prisma: prisma(), escalationId }));
+        if (overdue.status === "open") await step.run(`renotify-${n}-${round}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: round + 1 }));
       }
       return { status: "escalated", reason, escalationId, decision: null, overdue: true };
     };
