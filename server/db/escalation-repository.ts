@@ -19,6 +19,7 @@ export async function openEscalation({
   evidence,
   checkpointId,
   endReason,
+  fingerprint = null,
 }: {
   prisma: PrismaClient;
   taskId: string;
@@ -30,6 +31,8 @@ export async function openEscalation({
   checkpointId: string | null;
   /** Run.endReason (null when the agent itself asked for a human). */
   endReason: string | null;
+  /** risky_action: the proposed call's ledger fingerprint (task + tool + canonical arguments). */
+  fingerprint?: string | null;
 }): Promise<{ escalationId: string }> {
   const existing = await prisma.escalation.findUnique({ where: { runId_stepId: { runId, stepId } } });
   if (existing) return { escalationId: existing.id };
@@ -47,6 +50,7 @@ export async function openEscalation({
         message,
         evidence,
         checkpointId,
+        fingerprint,
         costUsd: costUsd.toFixed(8),
         assigneeRole: task.profile.escalationRole,
         dueAt: new Date(Date.now() + task.profile.escalationDueMinutes * 60_000),
