@@ -1,25 +1,84 @@
 /**
  * Longhaul's CLI, a client of the web app's tRPC API (LONGHAUL_URL, default http://127.0.0.1:$PORT).
  *
+ *   npm run cli -- --help                       (and `npm run cli -- <command> --help`)
  *   npm run cli -- launch --demo license-audit [--limit 20] [--wait]
  *   npm run cli -- launch --goal "…" [--profile scripted] [--step-budget N] [--wait]
  *   npm run cli -- launch --scenario <loop|stall|budget|drift|dead_end|tool_failure> [--wait]
  *   npm run cli -- status <taskId>
  *   npm run cli -- cancel <taskId>
- *   npm run cli -- list
+ *   npm run cli -- list [--status <status>] [--limit N]
  *
  * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
+ * Exit codes: 0 done (or help printed), 1 the command failed (API error, unreachable app),
+ * 2 bad usage (unknown command or flag, bad value — one line per problem, naming the flag and limit).
  */
-import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
+import { TASK_STATUSES } from "../server/db/task-queries.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
+import { launchTaskInputSchema } from "../server/domain/launch-task.ts";
+import { formatIssues, helpHint, issuesFromMessage, parseCommandLine, UsageError, type CommandSpec, type FlagValues } from "./lib/cli-args.ts";
 
+const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const api = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson })] });
+
+// Limits come from the API's own input schemas, so the CLI and the server agree.
+const launchShape = launchTaskInputSchema.shape;
+const demoLimit = launchShape.demo.unwrap().shape.limit;
+const stepBudget = launchShape.stepBudget.unwrap();
+const LIST_LIMIT = { min: 1, max: 200 };
+
+const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "launch",
+    summary: "Launch a task (a demo, a misbehaving scenario, or any goal); prints its summary.",
+    flags: {
+      demo: { type: "string", value: "<name>", description: "launch a demo", choices: ["license-audit"] },
+      limit: { type: "string", value: "<n>", description: "packages to audit, with --demo (default 50)", int: { min: demoLimit.minValue ?? 1, max: demoLimit.maxValue ?? 5000 } },
+      scenario: { type: "string", value: "<name>", description: "a scripted misbehaving agent (picks its profile and a short goal)", choices: Object.keys(SCENARIOS) },
+      goal: { type: "string", value: "<text>", description: "the task's goal, verbatim" },
+      profile: { type: "string", value: "<name>", description: "agent profile (default scripted)" },
+      "step-budget": { type: "string", value: "<n>", description: "model + tool steps allowed", int: { min: stepBudget.minValue ?? 1, max: stepBudget.maxValue ?? 100_000 } },
+      workspace: { type: "string", value: "<dir>", description: "folder on the server the file tools read (default LONGHAUL_WORKSPACE)" },
+      wait: { type: "boolean", description: "wait until the task ends or waits for a human, printing progress to stderr" },
+    },
+    notes: ["Give exactly one of --demo, --scenario or --goal (--goal may also replace a scenario's goal)."],
+    examples: [
+      `${PROGRAM} launch --demo license-audit --limit 20 --wait`,
+      `${PROGRAM} launch --goal "Summarise the README" --profile scripted`,
+      `${PROGRAM} launch --scenario loop --wait`,
+    ],
+  },
+  {
+    name: "status",
+    summary: "Show a task: status, steps, facts, artifacts, outbox, alerts, escalation.",
+    positionals: [{ name: "taskId", description: "the task's id, as printed by launch or list" }],
+    examples: [`${PROGRAM} status task_01jx…`],
+  },
+  {
+    name: "cancel",
+    summary: "Cancel a task and its running run (cancelling an already cancelled task is a no-op).",
+    positionals: [{ name: "taskId", description: "the task's id" }],
+    examples: [`${PROGRAM} cancel task_01jx…`],
+  },
+  {
+    name: "list",
+    summary: "List recent tasks (newest first): id, status, steps used / budget, goal.",
+    flags: {
+      status: { type: "string", value: "<status>", description: "only tasks in this status", choices: TASK_STATUSES },
+      limit: { type: "string", value: "<n>", description: "at most this many tasks, default 200", int: LIST_LIMIT },
+    },
+    examples: [`${PROGRAM} list`, `${PROGRAM} list --status waiting_for_human`],
+  },
+];
+
+const ABOUT = `Longhaul CLI — talks to the web app's API at ${baseUrl} (LONGHAUL_URL, or PORT). The last stdout line of a command is one JSON object.`;
+const FOOTER = ["Exit codes: 0 ok, 1 the command failed, 2 bad usage."];
 
 async function summary(taskId: string) {
   const t = await api.task.get.query({ taskId });
@@ -53,81 +112,106 @@ async function waitFor(taskId: string) {
   }
 }
 
-async function main(): Promise<unknown> {
-  const [command, ...rest] = process.argv.slice(2);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      demo: { type: "string" },
-      scenario: { type: "string" },
-      limit: { type: "string" },
-      goal: { type: "string" },
-      profile: { type: "string" },
-      "step-budget": { type: "string" },
-      workspace: { type: "string" },
-      wait: { type: "boolean", default: false },
-    },
-  });
-  const int = (name: string, v: string | undefined) => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name}: must be a positive integer, got "${v}"`);
-    return n;
+/** The launch input from the flags, checked against the API's schema. @throws UsageError naming each bad flag. */
+function launchInput(values: FlagValues) {
+  const str = (name: string) => (typeof values[name] === "string" ? values[name] : undefined);
+  const num = (name: string) => (typeof values[name] === "number" ? values[name] : undefined);
+  const problems: string[] = [];
+  const sources = ["demo", "scenario"].filter((f) => values[f] !== undefined);
+  if (sources.length > 1) problems.push("--demo, --scenario: give one of them, not both");
+  if (values.demo !== undefined && values.goal !== undefined) problems.push("--goal: cannot be combined with --demo (the demo has its own goal)");
+  if (values.scenario !== undefined && values.profile !== undefined) problems.push("--profile: cannot be combined with --scenario (the scenario picks its profile)");
+  if (values.limit !== undefined && values.demo === undefined) problems.push("--limit: only applies with --demo license-audit");
+  if (!sources.length && values.goal === undefined) problems.push('launch needs one of --demo license-audit, --scenario <name> or --goal "…"');
+  if (problems.length) throw new UsageError(problems, "launch");
+
+  const scenario = str("scenario");
+  const profile = scenario ? SCENARIOS[scenario as keyof typeof SCENARIOS] : (str("profile") ?? "scripted");
+  const goal = str("goal") ?? (scenario ? SCENARIO_GOAL : undefined);
+  const input = {
+    ...(values.demo !== undefined ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50 } } : { goal }),
+    profile,
+    stepBudget: num("step-budget"),
+    workspace: str("workspace"),
   };
+  const parsed = launchTaskInputSchema.safeParse(input);
+  if (!parsed.success) {
+    // The schema's cross-field rule ("either goal or demo") only restates a field problem already listed.
+    const specific = parsed.error.issues.filter((i) => i.code !== "custom");
+    throw new UsageError(formatIssues(specific.length ? specific : parsed.error.issues, flagOf, values), "launch");
+  }
+  return input;
+}
+
+/** The CLI flag behind an API input path (`demo.limit` → `limit`), or null. */
+function flagOf(path: string): string | null {
+  const map: Record<string, string> = { goal: "goal", "demo.limit": "limit", profile: "profile", stepBudget: "step-budget", workspace: "workspace", status: "status", limit: "limit", taskId: "taskId" };
+  return map[path] ?? null;
+}
+
+async function run(command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
   switch (command) {
     case "launch": {
-      if (values.demo && values.demo !== "license-audit") throw new Error(`--demo: unknown demo "${values.demo}" (known: license-audit)`);
-      if (values.scenario) {
-        const profile = SCENARIOS[values.scenario as keyof typeof SCENARIOS];
-        if (!profile) throw new Error(`--scenario: unknown scenario "${values.scenario}" (known: ${Object.keys(SCENARIOS).join(", ")})`);
-        values.profile = profile;
-        values.goal ??= SCENARIO_GOAL;
-      }
-      if (!values.demo && !values.goal) throw new Error("launch needs --demo license-audit, --scenario <name> or --goal \"…\"");
-      const launched = await api.task.launch.mutate({
-        ...(values.demo ? { demo: { kind: "license-audit" as const, limit: int("limit", values.limit) ?? 50 } } : { goal: values.goal }),
-        profile: values.profile ?? "scripted",
-        stepBudget: int("step-budget", values["step-budget"]),
-        workspace: values.workspace,
-      });
+      const launched = await api.task.launch.mutate(launchInput(values));
       process.stderr.write(`launched ${launched.taskId} (${baseUrl}/tasks/${launched.taskId})\n`);
       return values.wait ? waitFor(launched.taskId) : summary(launched.taskId);
     }
-    case "status": {
-      if (!positionals[0]) throw new Error("usage: status <taskId>");
-      return summary(positionals[0]);
-    }
-    case "cancel": {
-      if (!positionals[0]) throw new Error("usage: cancel <taskId>");
-      return api.task.cancel.mutate({ taskId: positionals[0] });
-    }
+    case "status":
+      return summary(positionals[0]!);
+    case "cancel":
+      return api.task.cancel.mutate({ taskId: positionals[0]! });
     case "list": {
-      const { rows } = await api.task.list.query({ limit: 200 });
+      const status = values.status as (typeof TASK_STATUSES)[number] | undefined;
+      const { rows } = await api.task.list.query({ limit: typeof values.limit === "number" ? values.limit : LIST_LIMIT.max, ...(status ? { status } : {}) });
       for (const r of rows) process.stderr.write(`${r.id}  ${r.status.padEnd(18)} ${r.stepsUsed}/${r.stepBudget}  ${r.goal.slice(0, 70)}\n`);
       return { tasks: rows.map((r) => ({ id: r.id, status: r.status, steps: r.stepsUsed })) };
     }
     default:
-      throw new Error(`unknown command "${command ?? ""}" (launch, status, cancel, list)`);
+      throw new UsageError([`"${command}": unknown command`], null);
   }
 }
 
-main().then(
-  (out) => {
+/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection. */
+function unreachable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (/fetch failed|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(`${e.message} ${(e as { code?: string }).code ?? ""}`)) return true;
+  }
+  return false;
+}
+
+/** Prints usage problems (stderr, one a line, then the help hint) and the JSON line; exit 2. */
+function usageExit(problems: string[], command: string | null): never {
+  for (const p of problems) console.error(p);
+  console.error(helpHint(PROGRAM, command));
+  console.log(JSON.stringify({ error: problems.join("; "), problems }));
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const parsed = parseCommandLine(process.argv.slice(2), PROGRAM, ABOUT, COMMANDS, FOOTER);
+  if (parsed.kind === "help") {
+    console.log(parsed.text);
+    process.exit(0);
+  }
+  if (parsed.kind === "usage_error") usageExit(parsed.problems, parsed.command);
+  try {
+    const out = await run(parsed.command, parsed.values, parsed.positionals);
     console.log(JSON.stringify(out));
     process.exit(0);
-  },
-  (error: unknown) => {
-    const message =
-      error instanceof TRPCClientError
+  } catch (error) {
+    if (error instanceof UsageError) usageExit(error.problems, error.command);
+    // The server rejected the input (its zod issues come back as JSON): same one-line-per-problem form.
+    const issues = error instanceof TRPCClientError ? issuesFromMessage(error.message) : null;
+    if (issues) usageExit(formatIssues(issues, flagOf, parsed.values), parsed.command);
+    const message = unreachable(error)
+      ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
+      : error instanceof Error
         ? error.message
-        : error instanceof Error && /fetch failed|ECONNREFUSED/.test(`${error.message} ${error.cause instanceof Error ? error.cause.message : ""}`)
-          ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
-          : error instanceof Error
-            ? error.message
-            : String(error);
+        : String(error);
     console.error(message);
     console.log(JSON.stringify({ error: message }));
     process.exit(1);
-  },
-);
+  }
+}
+
+void main();

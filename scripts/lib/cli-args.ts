@@ -1,0 +1,228 @@
+/**
+ * Command-line parsing for scripts/cli.ts: command and flag specs, `--help` text, and problems
+ * reported one line each, naming the flag and its limit. Built on node:util `parseArgs` (strict
+ * mode: unknown flags and missing values are errors). Pure, no I/O: the caller decides where text
+ * goes and which exit code follows.
+ */
+import { parseArgs } from "node:util";
+
+/** One flag of a command. `int` flags are checked here (integer within [min, max]); `choices` limits a string flag. */
+export interface FlagSpec {
+  type: "string" | "boolean";
+  /** Placeholder shown in help, e.g. "<n>". */
+  value?: string;
+  description: string;
+  int?: { min: number; max: number };
+  choices?: readonly string[];
+  short?: string;
+}
+
+/** One command: its positionals (all required), flags and examples for `--help`. */
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  positionals?: readonly { name: string; description: string }[];
+  flags?: Readonly<Record<string, FlagSpec>>;
+  examples: readonly string[];
+  /** Extra lines printed under the flags in `<command> --help`. */
+  notes?: readonly string[];
+}
+
+/** Parsed flag values: strings, booleans, or numbers for `int` flags; absent flags are undefined. */
+export type FlagValues = Record<string, string | boolean | number | undefined>;
+
+/** What the command line asks for. `usage_error` problems are one line each, ready to print. */
+export type ParsedCommandLine =
+  | { kind: "help"; text: string }
+  | { kind: "run"; command: string; values: FlagValues; positionals: string[] }
+  | { kind: "usage_error"; command: string | null; problems: string[] };
+
+/** An input problem found after parsing (e.g. by zod, or a flag combination): exit 2 with these lines. */
+export class UsageError extends Error {
+  readonly problems: string[];
+  readonly command: string | null;
+  constructor(problems: string[], command: string | null) {
+    super(problems.join("\n"));
+    this.name = "UsageError";
+    this.problems = problems;
+    this.command = command;
+  }
+}
+
+/** The line that follows usage problems: where to read the usage. */
+export function helpHint(program: string, command: string | null): string {
+  return command ? `Run \`${program} ${command} --help\` for its usage.` : `Run \`${program} --help\` for usage.`;
+}
+
+const HELP_FLAG: FlagSpec = { type: "boolean", short: "h", description: "print this help and exit" };
+
+function flagLabel(name: string, spec: FlagSpec): string {
+  return `--${name}${spec.type === "string" ? ` ${spec.value ?? "<value>"}` : ""}${spec.short ? `, -${spec.short}` : ""}`;
+}
+
+function table(rows: [string, string][]): string[] {
+  const width = Math.max(0, ...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
+}
+
+/** Help for the whole program: commands, global flags, examples. */
+export function programHelp(program: string, about: string, commands: readonly CommandSpec[], footer: readonly string[] = []): string {
+  const usage = (c: CommandSpec) => [c.name, ...(c.positionals ?? []).map((p) => `<${p.name}>`), ...(Object.keys(c.flags ?? {}).length ? ["[flags]"] : [])].join(" ");
+  return [
+    about,
+    "",
+    `Usage: ${program} <command> [flags]`,
+    "",
+    "Commands:",
+    ...table(commands.map((c) => [usage(c), c.summary])),
+    "",
+    "Flags:",
+    ...table([["--help, -h", `print help (also after a command: ${program} <command> --help)`]]),
+    "",
+    "Examples:",
+    ...commands.flatMap((c) => c.examples.slice(0, 2)).map((e) => `  ${e}`),
+    ...(footer.length ? ["", ...footer] : []),
+  ].join("\n");
+}
+
+/** Help for one command: usage line, positionals, flags with their limits, examples. */
+export function commandHelp(program: string, command: CommandSpec): string {
+  const flags = Object.entries(command.flags ?? {});
+  const limit = (f: FlagSpec) => (f.int ? ` (integer ${f.int.min}–${f.int.max})` : f.choices ? ` (one of: ${f.choices.join(", ")})` : "");
+  return [
+    `Usage: ${program} ${[command.name, ...(command.positionals ?? []).map((p) => `<${p.name}>`), ...(flags.length ? ["[flags]"] : [])].join(" ")}`,
+    "",
+    command.summary,
+    ...(command.positionals?.length ? ["", "Arguments:", ...table(command.positionals.map((p) => [`<${p.name}>`, p.description]))] : []),
+    "",
+    "Flags:",
+    ...table([...flags.map(([name, f]): [string, string] => [flagLabel(name, f), `${f.description}${limit(f)}`]), [flagLabel("help", HELP_FLAG), HELP_FLAG.description]]),
+    ...(command.notes?.length ? ["", ...command.notes] : []),
+    "",
+    "Examples:",
+    ...command.examples.map((e) => `  ${e}`),
+  ].join("\n");
+}
+
+/** `--limit: must be an integer between 1 and 5000, got "abc"` — or null when `raw` is fine. */
+export function checkInt(flag: string, raw: string, { min, max }: { min: number; max: number }): string | null {
+  const n = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  return Number.isSafeInteger(n) && n >= min && n <= max ? null : `--${flag}: must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`;
+}
+
+/** The message of a node:util parseArgs error, restated with the flag's name and the help hint's wording. */
+function parseArgsProblem(error: Error, known: readonly string[]): string {
+  const code = (error as { code?: string }).code;
+  const unknown = /Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) return `${unknown}: unknown flag${known.length ? ` (known: ${known.map((k) => `--${k}`).join(", ")})` : ""}`;
+  const missing = /Option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing/.exec(error.message)?.[1];
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && missing) return `${missing}: needs a value`;
+  const noValue = /Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(error.message)?.[1];
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && noValue) return `${noValue}: takes no value`;
+  return error.message.split("\n")[0] ?? error.message;
+}
+
+/**
+ * Parses `argv` (without node and the script): `<command> [positionals] [flags]`.
+ * - `--help`/`-h` anywhere → `help` (the command's help when a known command comes first).
+ * - No command, an unknown command, an unknown flag, a flag missing its value, a wrong number of
+ *   positionals, a non-integer or out-of-range `int` flag, or a value outside `choices` → `usage_error`
+ *   with every problem found, one line each naming the flag (or argument) and its limit.
+ * Integer flags come back as numbers; others as given.
+ */
+export function parseCommandLine(argv: readonly string[], program: string, about: string, commands: readonly CommandSpec[], footer: readonly string[] = []): ParsedCommandLine {
+  const [first, ...rest] = argv;
+  const wantsHelp = (args: readonly string[]) => args.includes("--help") || args.includes("-h");
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
+    if (first === undefined) return { kind: "usage_error", command: null, problems: [`no command given (commands: ${commands.map((c) => c.name).join(", ")})`] };
+    return { kind: "help", text: target ? commandHelp(program, target) : programHelp(program, about, commands, footer) };
+  }
+  const command = commands.find((c) => c.name === first);
+  if (!command) {
+    if (first.startsWith("-")) {
+      if (wantsHelp(rest)) return { kind: "help", text: programHelp(program, about, commands, footer) };
+      return { kind: "usage_error", command: null, problems: [`${first}: a command comes first (commands: ${commands.map((c) => c.name).join(", ")})`] };
+    }
+    return { kind: "usage_error", command: null, problems: [`"${first}": unknown command (commands: ${commands.map((c) => c.name).join(", ")})`] };
+  }
+  if (wantsHelp(rest)) return { kind: "help", text: commandHelp(program, command) };
+
+  const specs = command.flags ?? {};
+  const options = Object.fromEntries(Object.entries(specs).map(([name, f]) => [name, { type: f.type, ...(f.short ? { short: f.short } : {}) }]));
+  let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    return { kind: "usage_error", command: command.name, problems: [parseArgsProblem(error as Error, Object.keys(specs))] };
+  }
+
+  const problems: string[] = [];
+  const wanted = command.positionals ?? [];
+  if (parsed.positionals.length < wanted.length) {
+    for (const p of wanted.slice(parsed.positionals.length)) problems.push(`<${p.name}>: missing (${p.description})`);
+  } else if (parsed.positionals.length > wanted.length) {
+    const extra = parsed.positionals.slice(wanted.length).map((p) => JSON.stringify(p));
+    problems.push(`unexpected argument${extra.length > 1 ? "s" : ""} ${extra.join(" ")} (${command.name} takes ${wanted.length ? wanted.map((p) => `<${p.name}>`).join(" ") : "no arguments"})`);
+  }
+  const values: FlagValues = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const raw = parsed.values[name];
+    if (raw === undefined) continue;
+    if (Array.isArray(raw)) continue; // no multiple flags are declared
+    if (typeof raw === "boolean") {
+      values[name] = raw;
+      continue;
+    }
+    if (spec.int) {
+      const problem = checkInt(name, raw, spec.int);
+      if (problem) problems.push(problem);
+      else values[name] = Number(raw);
+    } else if (spec.choices && !spec.choices.includes(raw)) {
+      problems.push(`--${name}: must be one of ${spec.choices.join(", ")}, got ${JSON.stringify(raw)}`);
+    } else {
+      values[name] = raw;
+    }
+  }
+  if (problems.length) return { kind: "usage_error", command: command.name, problems };
+  return { kind: "run", command: command.name, values, positionals: parsed.positionals };
+}
+
+/** A zod-style issue, as thrown locally or carried in a tRPC BAD_REQUEST message. */
+export interface InputIssue {
+  path: readonly PropertyKey[];
+  message: string;
+  code?: string;
+  minimum?: number | bigint;
+  maximum?: number | bigint;
+}
+
+/**
+ * One line per issue, naming the flag (via `flagOf(path)`, e.g. `demo.limit` → `limit`) and the limit:
+ * `--step-budget: at most 100000`. A message that already starts with the field's name has that
+ * prefix replaced by the flag; `given` (flag → the raw value) adds `, got "…"` when known.
+ */
+export function formatIssues(issues: readonly InputIssue[], flagOf: (path: string) => string | null, given: Record<string, unknown> = {}): string[] {
+  return issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    const flag = flagOf(path);
+    const label = flag ? `--${flag}` : path || "input";
+    const message = issue.message.replace(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\s*`), "");
+    const value = flag ? given[flag] : undefined;
+    const got = value === undefined || typeof value === "boolean" ? "" : typeof value === "string" && value.length > 60 ? `, got ${value.length} characters` : `, got ${JSON.stringify(value)}`;
+    return `${label}: ${message}${got}`;
+  });
+}
+
+/** The zod issues inside a tRPC error message (zod 4 serialises them as a JSON array), or null. */
+export function issuesFromMessage(message: string): InputIssue[] | null {
+  if (!message.trimStart().startsWith("[")) return null;
+  try {
+    const parsed: unknown = JSON.parse(message);
+    if (!Array.isArray(parsed) || parsed.length === 0) return null;
+    const issues = parsed.filter((i): i is InputIssue => !!i && typeof i === "object" && Array.isArray((i as InputIssue).path) && typeof (i as InputIssue).message === "string");
+    return issues.length === parsed.length ? issues : null;
+  } catch {
+    return null;
+  }
+}
