@@ -1,20 +1,26 @@
 import type { WorkingSet } from "../domain/agent-context.ts";
 import { diffWorkingSets } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
+import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
+import { dbNow } from "./escalation-repository.ts";
 import { taskSpend } from "./run-repository.ts";
 
-/** The handlers' inbox: open escalations first (overdue on top, then by due time), then recent decided ones. */
+/**
+ * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
+ * time — then those decided and waiting out their undo window, then the 100 most recently decided.
+ * Times are judged by the database clock: `overdue`, and `applyInMs` (ms left of an undo window, 0
+ * when none or over). Each row says who is on it (`claimedBy`, `claimedAt`).
+ */
 export async function listEscalations({ prisma, status }: { prisma: PrismaClient; status?: "open" | "closed" }) {
-  const rows = await prisma.escalation.findMany({
-    where: status === "open" ? { status: "open" } : status === "closed" ? { status: { not: "open" } } : {},
-    orderBy: [{ status: "desc" }, { dueAt: "asc" }],
-    take: 200,
-    include: { task: { select: { goal: true, status: true } } },
-  });
-  // "open" sorts after "decided"/"applied" in desc order: put open ones first explicitly.
-  rows.sort((a, b) => Number(b.status === "open") - Number(a.status === "open") || a.dueAt.getTime() - b.dueAt.getTime());
-  return rows.map((e) => ({
+  const include = { task: { select: { goal: true, status: true } } } as const;
+  const [open, closed, now] = await Promise.all([
+    status === "closed" ? [] : prisma.escalation.findMany({ where: { status: "open" }, orderBy: { dueAt: "asc" }, take: 200, include }),
+    status === "open" ? [] : prisma.escalation.findMany({ where: { status: { not: "open" } }, orderBy: [{ decidedAt: { sort: "desc", nulls: "last" } }], take: 100, include }),
+    dbNow(prisma),
+  ]);
+  const pendingFirst = [...closed].sort((a, b) => Number(b.status !== "applied") - Number(a.status !== "applied"));
+  return [...open, ...pendingFirst].map((e) => ({
     id: e.id,
     taskId: e.taskId,
     runId: e.runId,
@@ -25,18 +31,36 @@ export async function listEscalations({ prisma, status }: { prisma: PrismaClient
     status: e.status,
     decision: e.decision,
     decidedBy: e.decidedBy,
+    decidedAt: e.decidedAt,
+    applyInMs: applyInMs(e, now),
+    claimedBy: e.claimedBy,
+    claimedAt: e.claimedAt,
     assigneeRole: e.assigneeRole,
     dueAt: e.dueAt,
+    overdue: e.status === "open" && e.dueAt.getTime() < now.getTime(),
     createdAt: e.createdAt,
     costUsd: Number(e.costUsd),
     notifications: e.notifications,
   }));
 }
 
+function applyInMs(e: { status: string; applyAfter: Date | null }, now: Date): number {
+  return e.status === "decided" && e.applyAfter ? Math.max(0, e.applyAfter.getTime() - now.getTime()) : 0;
+}
+
+/** Evidence of a `risky_action` escalation: the proposed tool call awaiting Approve / Reject. */
+export const proposedCallSchema = z.object({
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  fingerprint: z.string().optional(),
+  stepId: z.string().optional(),
+});
+
 /**
  * The context card of an escalation: the detector's evidence, the checkpoint it stopped at (open
  * question, working set), the fact diff since the previous checkpoint, the last five steps, alerts,
- * cost so far and waste. @throws AppError NOT_FOUND.
+ * cost so far and waste; who is on it (claim), the decision and its undo window (`applyInMs` by the
+ * database clock), undone decisions, and for `risky_action` the proposed call. @throws AppError NOT_FOUND.
  */
 export async function getEscalationCardOrThrow({ prisma, escalationId }: { prisma: PrismaClient; escalationId: string }) {
   const e = await prisma.escalation.findUnique({ where: { id: escalationId }, include: { task: { include: { profile: { select: { name: true, model: true } } } } } });
@@ -53,6 +77,9 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
   const alerts = await prisma.alert.findMany({ where: { taskId: e.taskId }, orderBy: { createdAt: "desc" }, take: 20 });
   const spend = await taskSpend({ prisma, taskId: e.taskId });
   const steps = await prisma.step.count({ where: { run: { taskId: e.taskId }, kind: { in: ["model", "tool"] } } });
+  const undos = await prisma.step.findMany({ where: { runId: e.runId, kind: "human", stepId: { startsWith: `undo-${e.stepId}-` } }, orderBy: { index: "asc" }, select: { arguments: true, output: true } });
+  const now = await dbNow(prisma);
+  const proposed = e.reason === "risky_action" ? proposedCallSchema.safeParse(e.evidence) : null;
   return {
     id: e.id,
     taskId: e.taskId,
@@ -68,9 +95,25 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     decidedBy: e.decidedBy,
     decidedAt: e.decidedAt,
     guidance: e.guidance,
+    deadEndReason: e.deadEndReason,
+    applyAfter: e.applyAfter,
+    /** ms left of the undo window by the database clock (0: none, or over). */
+    applyInMs: applyInMs(e, now),
+    appliedAt: e.appliedAt,
     resultRunId: e.resultRunId,
+    claimedBy: e.claimedBy,
+    claimedAt: e.claimedAt,
+    /** risky_action: the proposed call ({tool, arguments, fingerprint, stepId}); null otherwise or when the evidence does not have that shape. */
+    proposedCall: proposed?.success ? proposed.data : null,
+    /** Decisions taken back inside their undo window, oldest first. */
+    undos: undos.map((u) => {
+      const a = (u.arguments ?? {}) as { undone?: string; decidedBy?: string | null };
+      const o = (u.output ?? {}) as { undoneBy?: string; undoneAt?: string };
+      return { decision: a.undone ?? "", decidedBy: a.decidedBy ?? null, undoneBy: o.undoneBy ?? "", undoneAt: o.undoneAt ? new Date(o.undoneAt) : null };
+    }),
     assigneeRole: e.assigneeRole,
     dueAt: e.dueAt,
+    overdue: e.status === "open" && e.dueAt.getTime() < now.getTime(),
     createdAt: e.createdAt,
     checkpoint: checkpoint
       ? { id: checkpoint.id, seq: checkpoint.seq, openQuestion: checkpoint.openQuestion, summary: checkpoint.summary, workingSet: checkpoint.workingSet as WorkingSet }

@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
-import type { DecidePorts } from "../domain/decide-escalation.ts";
-import type { Prisma, PrismaClient } from "./client.ts";
+import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
+import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { resumeTask } from "../domain/resume-task.ts";
@@ -116,51 +116,185 @@ export async function readDecision({ prisma, escalationId }: { prisma: PrismaCli
   resultRunId: string | null;
 }> {
   const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { status: true, decision: true, applyAfter: true, resultRunId: true } });
+  // The database clock, as for setting applyAfter and for the undo's check.
+  const now = e.status === "decided" && e.applyAfter !== null ? await dbNow(prisma) : null;
   return {
     status: e.status as "open" | "decided" | "applying" | "applied",
     decision: e.decision,
-    due: e.status === "decided" && (e.applyAfter === null || e.applyAfter.getTime() <= Date.now()),
+    due: e.status === "decided" && (e.applyAfter === null || (now !== null && e.applyAfter.getTime() <= now.getTime())),
     resultRunId: e.resultRunId,
   };
 }
 
-/** Decision ports over Prisma. */
+/**
+ * The database's clock (`clock_timestamp()`), so every time an undo window is set or checked against
+ * comes from one clock whichever process asks.
+ */
+export async function dbNow(prisma: PrismaClient | Prisma.TransactionClient): Promise<Date> {
+  const [row] = await prisma.$queryRaw<{ ms: number }[]>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
+  return new Date(Math.floor(row!.ms));
+}
+
+const stateSelect = { status: true, decision: true, decidedBy: true, decidedAt: true, applyAfter: true, appliedAt: true, claimedBy: true, claimedAt: true } as const;
+
+async function readState(prisma: PrismaClient | Prisma.TransactionClient, escalationId: string): Promise<EscalationState | null> {
+  return prisma.escalation.findUnique({ where: { id: escalationId }, select: stateSelect });
+}
+
+/**
+ * Decision ports over Prisma (see DecidePorts): guarded writes on the escalation row with the
+ * database clock; `sendApplied`, `sendDecided` and `sendRunStarted` deliver the events (the Inngest
+ * client in the web app; tests may pass their own).
+ */
 export function prismaDecidePorts({
   prisma,
   sendApplied,
+  sendDecided,
   sendRunStarted,
 }: {
   prisma: PrismaClient;
   sendApplied: DecidePorts["sendApplied"];
+  /** Optional for callers that only decide with `undoSeconds` 0; without it a decision with an undo window fails UNAVAILABLE (and is not kept). */
+  sendDecided?: DecidePorts["sendDecided"];
   sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
 }): DecidePorts {
   return {
     async recordDecision(input) {
+      const now = await dbNow(prisma);
+      const applyAfter = input.undoSeconds > 0 ? new Date(now.getTime() + input.undoSeconds * 1000) : null;
       const updated = await prisma.escalation.updateMany({
         where: { id: input.escalationId, status: "open" },
         data: {
           status: "decided",
           decision: input.decision,
           decidedBy: input.actor,
-          decidedAt: new Date(),
+          decidedAt: now,
+          applyAfter,
           guidance: input.guidance || null,
-          budgetIncrease: input.budgetIncrease ?? undefined,
-          factEdits: (input.factEdits as Prisma.InputJsonValue | undefined) ?? undefined,
+          budgetIncrease: input.budgetIncrease ?? Prisma.DbNull,
+          factEdits: (input.factEdits as Prisma.InputJsonValue | undefined) ?? Prisma.DbNull,
           deadEndReason: input.deadEndReason || null,
         },
       });
-      if (updated.count === 1) return { ok: true };
-      const e = await prisma.escalation.findUnique({ where: { id: input.escalationId }, select: { status: true, decidedBy: true, decision: true } });
-      return e ? { ok: false, status: e.status, decidedBy: e.decidedBy, decision: e.decision } : null;
+      if (updated.count === 1) return { ok: true, applyAfter };
+      const state = await readState(prisma, input.escalationId);
+      return state ? { ok: false, state } : null;
     },
     sendApplied,
+    sendDecided:
+      sendDecided ??
+      (() => {
+        throw new Error("no sender for longhaul/escalation.decided was configured");
+      }),
     applyNow: (escalationId) => applyDecisionNow({ prisma, escalationId, sendRunStarted }),
+    undoDecision: ({ escalationId, actor, expectedApplyAfter }) => undoDecision({ prisma, escalationId, actor, expectedApplyAfter }),
   };
 }
 
 /**
- * Applies a recorded decision, once (status decided → applying → applied). When another caller is
- * applying it right now, returns `byOther` and does nothing.
+ * Undoes a decision inside its undo window, in one transaction: CAS `status = decided AND
+ * applyAfter > database now` (and `= expectedApplyAfter` when given) → `open` with the decision
+ * fields cleared, and a completed human step `undo-<escalation step>-<applyAfter ms>` on the
+ * escalated run's timeline saying what was undone, by whom and when. Returns null when the escalation
+ * does not exist, `{ok: false, state}` when the condition did not hold.
+ */
+export async function undoDecision({
+  prisma,
+  escalationId,
+  actor,
+  expectedApplyAfter,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  actor: string;
+  expectedApplyAfter?: Date;
+}): Promise<{ ok: true; undone: { decision: string; decidedBy: string | null; at: Date } } | { ok: false; state: EscalationState } | null> {
+  return prisma.$transaction(async (tx) => {
+    const e = await tx.escalation.findUnique({ where: { id: escalationId } });
+    if (!e) return null;
+    const now = await dbNow(tx);
+    const inWindow = e.status === "decided" && e.applyAfter !== null && e.applyAfter > now && (!expectedApplyAfter || e.applyAfter.getTime() === expectedApplyAfter.getTime());
+    const updated = inWindow
+      ? await tx.escalation.updateMany({
+          where: { id: escalationId, status: "decided", applyAfter: { equals: e.applyAfter!, gt: now } },
+          data: { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null, budgetIncrease: Prisma.DbNull, factEdits: Prisma.DbNull, deadEndReason: null },
+        })
+      : { count: 0 };
+    if (updated.count !== 1) {
+      const state = await readState(tx, escalationId);
+      return state ? { ok: false as const, state } : null;
+    }
+    const decision = e.decision ?? "";
+    const index = (await tx.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
+    await tx.step.upsert({
+      where: { runId_stepId: { runId: e.runId, stepId: `undo-${e.stepId}-${e.applyAfter!.getTime()}` } },
+      create: {
+        runId: e.runId,
+        stepId: `undo-${e.stepId}-${e.applyAfter!.getTime()}`,
+        index: index + 1,
+        kind: "human",
+        status: "completed",
+        startedAt: now,
+        endedAt: now,
+        durationMs: e.decidedAt ? now.getTime() - e.decidedAt.getTime() : null,
+        arguments: { undone: decision, decidedBy: e.decidedBy, decidedAt: e.decidedAt?.toISOString() ?? null, guidance: e.guidance, applyAfter: e.applyAfter!.toISOString() },
+        output: { undoneBy: actor, undoneAt: now.toISOString() },
+        summary: `undo by ${actor}: ${decision.replace("_", " ")} by ${e.decidedBy ?? "a handler"} taken back before it applied`,
+      },
+      update: {},
+    });
+    return { ok: true as const, undone: { decision, decidedBy: e.decidedBy, at: now } };
+  });
+}
+
+/** Claim ports over Prisma (see ClaimPorts): one guarded write on `claimedBy`, database clock. */
+export function prismaClaimPorts({ prisma }: { prisma: PrismaClient }): ClaimPorts {
+  return {
+    async setClaim({ escalationId, actor, expected }) {
+      const now = await dbNow(prisma);
+      const updated = await prisma.escalation.updateMany({
+        where: { id: escalationId, claimedBy: expected, ...(actor !== null ? { status: { not: "applied" } } : {}) },
+        data: { claimedBy: actor, claimedAt: actor === null ? null : now },
+      });
+      if (updated.count === 1) return { ok: true, at: now };
+      const state = await readState(prisma, escalationId);
+      return state ? { ok: false, state } : null;
+    },
+  };
+}
+
+/**
+ * Applies the decision `escalation-apply` was sent for, once its undo window has ended: only if the
+ * row still carries that decision (`applyAfter` = `applyAt`). Outcomes:
+ * - `applied` (now, or earlier by this or another caller): with the run it started, if any, for the
+ *   caller to send `longhaul/run.started` (event id `run-started-<runId>` dedupes a repeat);
+ * - `superseded`: undone, or replaced by a newer decision (which has its own apply) — nothing to do;
+ * - `not_due`: the window has not ended by the database clock — try again in `waitMs`.
+ * @throws Error when the escalation does not exist or is being applied by another caller right now.
+ */
+export async function applyDueDecision({
+  prisma,
+  escalationId,
+  applyAt,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  applyAt: Date;
+}): Promise<{ outcome: "applied"; decision: string; start: { taskId: string; runId: string; checkpointId: string | null } | null } | { outcome: "superseded"; status: string } | { outcome: "not_due"; waitMs: number }> {
+  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { status: true, applyAfter: true, taskId: true, runId: true } });
+  if (e.applyAfter?.getTime() !== applyAt.getTime()) return { outcome: "superseded", status: e.status };
+  const index = (await prisma.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
+  const applied = await applyDecision({ prisma, escalationId, stepIndex: index + 1 });
+  if (applied.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
+  if (applied.pending) return { outcome: "not_due", waitMs: Math.max(0, applyAt.getTime() - (await dbNow(prisma)).getTime()) };
+  return { outcome: "applied", decision: applied.decision, start: applied.start ? { taskId: e.taskId, ...applied.start } : null };
+}
+
+/**
+ * Applies a recorded decision, once (status decided → applying → applied), and only once its undo
+ * window has ended (`applyAfter` null or ≤ database now). When another caller is applying it right
+ * now, returns `byOther` and does nothing; when it is still inside its undo window, returns `pending`
+ * and does nothing (escalation-apply applies it when the window ends).
  * - resume / approve / reject: budgets raised, edited facts written into a new "human edit"
  *   checkpoint, and a new run (cause resume) from the checkpoint with the guidance (for reject, the
  *   guidance says the action was rejected). Returns the run for the caller to start.
@@ -175,15 +309,19 @@ export async function applyDecision({
   prisma: PrismaClient;
   escalationId: string;
   stepIndex: number;
-}): Promise<{ start: { runId: string; checkpointId: string | null } | null; decision: string; byOther?: true }> {
-  // Claim the application (decided → applying): the handler's request and the waiting run may both
-  // get here; exactly one applies, the other finds it applied (or being applied: retry later).
-  const claimed = await prisma.escalation.updateMany({ where: { id: escalationId, status: "decided" }, data: { status: "applying" } });
+}): Promise<{ start: { runId: string; checkpointId: string | null } | null; decision: string; byOther?: true; pending?: true }> {
+  // Claim the application (decided → applying), only once its undo window (applyAfter) has ended by
+  // the database clock: the handler's request, escalation-apply and the waiting run may all get here;
+  // exactly one applies, the others find it applied (or being applied: retry later).
+  const now = await dbNow(prisma);
+  const claimed = await prisma.escalation.updateMany({ where: { id: escalationId, status: "decided", OR: [{ applyAfter: null }, { applyAfter: { lte: now } }] }, data: { status: "applying" } });
   const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } });
   const humanStepId = `human-${e.stepId}`;
   if (claimed.count === 0) {
     if (e.status === "applied") return { start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.fromCheckpointForResult ?? e.checkpointId } : null, decision: e.decision ?? "" };
     if (e.status === "applying") return { start: null, decision: e.decision ?? "", byOther: true };
+    // Decided, inside its undo window: escalation-apply applies it when the window ends.
+    if (e.status === "decided") return { start: null, decision: e.decision ?? "", pending: true };
     throw new Error(`escalation ${escalationId} is ${e.status}, not decided: nothing to apply yet`);
   }
   const decision = e.decision ?? "cancel";

@@ -4,10 +4,15 @@ import { AppError } from "../errors.ts";
 export const ESCALATION_DECISIONS = ["resume", "approve", "reject", "dead_end", "cancel"] as const;
 export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
 
+/** Longest undo window a decision may ask for, in seconds (the UI uses 10). */
+export const MAX_UNDO_SECONDS = 60;
+
+const escalationIdSchema = z.string().min(1, "escalationId: must not be empty").max(100, "escalationId: at most 100 characters");
+
 /** A handler's decision (validated at the tRPC boundary). */
 export const decideEscalationInputSchema = z
   .object({
-    escalationId: z.string().min(1).max(100),
+    escalationId: escalationIdSchema,
     decision: z.enum(ESCALATION_DECISIONS),
     guidance: z.string().trim().max(10_000, "guidance: at most 10000 characters").optional(),
     budgetIncrease: z
@@ -18,39 +23,198 @@ export const decideEscalationInputSchema = z
       .optional(),
     factEdits: z.record(z.string().min(1).max(200), z.unknown()).optional(),
     deadEndReason: z.string().trim().max(4_000).optional(),
+    /**
+     * Undo window in seconds (0–60). 0 (the default, what the API and the CLI get) applies the decision
+     * in the request; more records it with `applyAfter = database now + undoSeconds` and leaves the
+     * application to the `escalation-apply` function, so the handler can undo it until then.
+     */
+    undoSeconds: z
+      .number("undoSeconds: a whole number of seconds")
+      .int("undoSeconds: a whole number of seconds")
+      .min(0, "undoSeconds: at least 0")
+      .max(MAX_UNDO_SECONDS, `undoSeconds: at most ${MAX_UNDO_SECONDS}`)
+      .default(0),
   })
   .refine((v) => v.decision !== "dead_end" || (v.deadEndReason ?? "").length > 0, { message: "deadEndReason: required to mark a dead end", path: ["deadEndReason"] });
 export type DecideEscalationInput = z.output<typeof decideEscalationInputSchema>;
 
+/** Undo of a decision still inside its undo window. */
+export const undoEscalationInputSchema = z.object({ escalationId: escalationIdSchema });
+
+/**
+ * Claim ("<handler> is on this"). `takeOverFrom`: the handler the caller saw holding the claim; the
+ * claim moves only if that handler still holds it (an explicit take-over, never a silent one).
+ */
+export const claimEscalationInputSchema = z.object({
+  escalationId: escalationIdSchema,
+  takeOverFrom: z.string().trim().min(1, "takeOverFrom: must not be empty").max(100, "takeOverFrom: at most 100 characters").optional(),
+});
+export type ClaimEscalationInput = z.output<typeof claimEscalationInputSchema>;
+
+/** What a guarded write found when its condition did not hold (the row as it is now). */
+export interface EscalationState {
+  status: string;
+  decision: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  applyAfter: Date | null;
+  appliedAt: Date | null;
+  claimedBy: string | null;
+  claimedAt: Date | null;
+}
+
+export type GuardedWrite<T> = ({ ok: true } & T) | { ok: false; state: EscalationState } | null;
+
 export interface DecidePorts {
   /**
-   * Guarded write: the escalation moves from `open` to `decided` with the decision, who and when.
-   * Returns null when it was not open (decided already, by someone else or by a double click),
-   * with who decided it.
+   * Guarded write: the escalation moves from `open` to `decided` with the decision, who and when
+   * (database clock), and `applyAfter` = database now + `undoSeconds` when that is above 0. Returns
+   * `{ok: true, applyAfter}`, `{ok: false, state}` when it was not open, or null when it does not exist.
    */
-  recordDecision(input: DecideEscalationInput & { actor: string }): Promise<{ ok: true } | { ok: false; status: string; decidedBy: string | null; decision: string | null } | null>;
+  recordDecision(input: DecideEscalationInput & { actor: string }): Promise<GuardedWrite<{ applyAfter: Date | null }>>;
   /** Tells the escalated run the decision is applied (`longhaul/escalation.applied`). */
   sendApplied(event: { escalationId: string; decision: EscalationDecision }): Promise<void>;
+  /** Sends `longhaul/escalation.decided` with `applyAt` (ISO): `escalation-apply` applies it then. */
+  sendDecided(event: { escalationId: string; decision: EscalationDecision; applyAt: string }): Promise<void>;
   /** Applies the recorded decision now (idempotent with the waiting run applying it). */
   applyNow(escalationId: string): Promise<void>;
+  /**
+   * Guarded write: `status = decided AND applyAfter > database now` → `open`, the decision fields
+   * cleared, and the undo recorded as a human step on the escalated run's timeline (who, when, what).
+   * `expectedApplyAfter`, when given, must also match (undo of that decision only).
+   */
+  undoDecision(input: { escalationId: string; actor: string; expectedApplyAfter?: Date }): Promise<GuardedWrite<{ undone: { decision: string; decidedBy: string | null; at: Date } }>>;
+}
+
+export interface ClaimPorts {
+  /**
+   * Guarded write on `claimedBy`: to `actor` when it is `expected` (null = unclaimed) and the
+   * escalation is not applied yet. Returns the claim time (database clock).
+   */
+  setClaim(input: { escalationId: string; actor: string | null; expected: string | null }): Promise<GuardedWrite<{ at: Date }>>;
+}
+
+function describeDecision(s: EscalationState): string {
+  return s.decision ? `${s.decision.replace("_", " ")} by ${s.decidedBy ?? "someone"}` : "";
 }
 
 /**
- * Records a human decision on an escalation (stored on the row first), applies it, then tells the
- * waiting run (`longhaul/escalation.applied`), which ends. Applying here rather than only
- * in the waiting run closes the race of a decision sent between the run's read of the row and its
- * wait being registered (events are not retroactive). Takes effect once: a second click, or a second
- * handler at the same time, gets CONFLICT naming who decided.
- * @throws AppError NOT_FOUND, CONFLICT.
+ * The CONFLICT message for a decision or undo that found the escalation in `state`: who decided
+ * what, and whether and when it was applied ("already applied at …").
  */
-export async function decideEscalation({ input, actor, ports }: { input: DecideEscalationInput; actor: string; ports: DecidePorts }): Promise<{ escalationId: string; decision: EscalationDecision }> {
+export function describeEscalationConflict(escalationId: string, state: EscalationState, attempted: "decide" | "undo"): string {
+  const what = describeDecision(state);
+  if (state.status === "open") return attempted === "undo" ? `escalation ${escalationId} has no decision to undo (it is open)` : `escalation ${escalationId} is open`;
+  if (state.status === "applied") return `escalation ${escalationId}: ${what} was already applied at ${state.appliedAt?.toISOString() ?? "an earlier time"}${attempted === "undo" ? ": too late to undo" : ""}`;
+  if (state.status === "applying") return `escalation ${escalationId}: ${what} is being applied${attempted === "undo" ? ": too late to undo" : ""}`;
+  // decided
+  if (attempted === "undo") {
+    return state.applyAfter
+      ? `escalation ${escalationId}: too late to undo ${what}: its undo window ended at ${state.applyAfter.toISOString()} and it is being applied`
+      : `escalation ${escalationId}: ${what} had no undo window (it is applied right away); too late to undo`;
+  }
+  return `escalation ${escalationId} is already decided (${what}${state.applyAfter ? `, applies at ${state.applyAfter.toISOString()}` : ""})`;
+}
+
+/**
+ * Records a human decision on an escalation (stored on the row first, CAS open → decided).
+ * - `undoSeconds` 0: applies it in the request, then tells the waiting run
+ *   (`longhaul/escalation.applied`), which ends. Applying here rather than only in the waiting run
+ *   closes the race of a decision sent between the run's read of the row and its wait.
+ * - `undoSeconds` > 0: only records it, with `applyAfter` = database now + undoSeconds, and sends
+ *   `longhaul/escalation.decided` with `applyAt`; `escalation-apply` applies it then unless it was
+ *   undone ({@link undoEscalationDecision}). When that event cannot be sent the decision is undone
+ *   again (nothing would apply it) and the call fails UNAVAILABLE.
+ * Takes effect once: a second click, or a second handler at the same time, gets CONFLICT naming who
+ * decided. Claims never block deciding.
+ * Returns `applyAt` (ISO; null when applied now) and `undoSeconds`.
+ * @throws AppError NOT_FOUND, CONFLICT, UNAVAILABLE.
+ */
+export async function decideEscalation({
+  input,
+  actor,
+  ports,
+}: {
+  input: DecideEscalationInput;
+  actor: string;
+  ports: DecidePorts;
+}): Promise<{ escalationId: string; decision: EscalationDecision; applyAt: string | null; undoSeconds: number }> {
   const recorded = await ports.recordDecision({ ...input, actor });
   if (recorded === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
-  if (!recorded.ok) {
-    throw new AppError("CONFLICT", `escalation ${input.escalationId} is already ${recorded.status}${recorded.decision ? ` (${recorded.decision} by ${recorded.decidedBy ?? "someone"})` : ""}`);
+  if (!recorded.ok) throw new AppError("CONFLICT", describeEscalationConflict(input.escalationId, recorded.state, "decide"));
+  if (recorded.applyAfter) {
+    const applyAt = recorded.applyAfter.toISOString();
+    try {
+      await ports.sendDecided({ escalationId: input.escalationId, decision: input.decision, applyAt });
+    } catch (error) {
+      await ports.undoDecision({ escalationId: input.escalationId, actor, expectedApplyAfter: recorded.applyAfter }).catch(() => null);
+      throw new AppError("UNAVAILABLE", `could not deliver longhaul/escalation.decided to the executor, so the decision was not kept: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return { escalationId: input.escalationId, decision: input.decision, applyAt, undoSeconds: input.undoSeconds };
   }
   await ports.applyNow(input.escalationId);
   // Wakes the waiting run so it can end; best-effort (its wait also times out and re-reads the row).
   await ports.sendApplied({ escalationId: input.escalationId, decision: input.decision }).catch(() => {});
-  return { escalationId: input.escalationId, decision: input.decision };
+  return { escalationId: input.escalationId, decision: input.decision, applyAt: null, undoSeconds: 0 };
+}
+
+/**
+ * Undoes a decision inside its undo window (CAS `decided AND applyAfter > database now` → `open`,
+ * decision fields cleared); the undo is recorded as a human step on the escalated run's timeline.
+ * The pending `escalation-apply` then finds it open and does nothing. Any handler may undo.
+ * Returns what was undone.
+ * @throws AppError NOT_FOUND; CONFLICT after the window ("… already applied at …"), or when there is
+ *   no decision to undo.
+ */
+export async function undoEscalationDecision({
+  input,
+  actor,
+  ports,
+}: {
+  input: z.output<typeof undoEscalationInputSchema>;
+  actor: string;
+  ports: Pick<DecidePorts, "undoDecision">;
+}): Promise<{ escalationId: string; undone: string; decidedBy: string | null; undoneBy: string; at: Date }> {
+  const result = await ports.undoDecision({ escalationId: input.escalationId, actor });
+  if (result === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
+  if (!result.ok) throw new AppError("CONFLICT", describeEscalationConflict(input.escalationId, result.state, "undo"));
+  return { escalationId: input.escalationId, undone: result.undone.decision, decidedBy: result.undone.decidedBy, undoneBy: actor, at: result.undone.at };
+}
+
+/**
+ * Claims an escalation for `actor` ("<actor> is on this"). Claiming one already yours is a no-op.
+ * One claimed by someone else needs `takeOverFrom` naming them (CAS on claimedBy), so a take-over is
+ * always deliberate. Claims do not block deciding. Returns who holds it and since when.
+ * @throws AppError NOT_FOUND; CONFLICT when someone else holds it (naming them) or it is applied.
+ */
+export async function claimEscalation({ input, actor, ports }: { input: ClaimEscalationInput; actor: string; ports: ClaimPorts }): Promise<{ escalationId: string; claimedBy: string; claimedAt: Date }> {
+  const expected = input.takeOverFrom ?? null;
+  const result = await ports.setClaim({ escalationId: input.escalationId, actor, expected });
+  if (result === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
+  if (result.ok) return { escalationId: input.escalationId, claimedBy: actor, claimedAt: result.at };
+  const s = result.state;
+  if (s.status === "applied") throw new AppError("CONFLICT", `escalation ${input.escalationId} is closed: ${describeDecision(s)} was applied at ${s.appliedAt?.toISOString() ?? "an earlier time"}`);
+  if (s.claimedBy === actor && s.claimedAt) return { escalationId: input.escalationId, claimedBy: actor, claimedAt: s.claimedAt };
+  if (s.claimedBy === null) {
+    // Released since the caller looked: a plain claim.
+    if (expected !== null) return claimEscalation({ input: { escalationId: input.escalationId }, actor, ports });
+    throw new AppError("CONFLICT", `escalation ${input.escalationId} could not be claimed (it changed meanwhile); try again`);
+  }
+  throw new AppError(
+    "CONFLICT",
+    expected === null
+      ? `${s.claimedBy} is on this since ${s.claimedAt?.toISOString() ?? "earlier"}: take it over explicitly (takeOverFrom: "${s.claimedBy}")`
+      : `${s.claimedBy} is on this now, not ${expected}: look again before taking it over`,
+  );
+}
+
+/**
+ * Releases `actor`'s claim (CAS claimedBy = actor → null). Releasing an unclaimed escalation is a no-op.
+ * @throws AppError NOT_FOUND; CONFLICT when someone else holds the claim.
+ */
+export async function releaseEscalation({ input, actor, ports }: { input: { escalationId: string }; actor: string; ports: ClaimPorts }): Promise<{ escalationId: string; claimedBy: null }> {
+  const result = await ports.setClaim({ escalationId: input.escalationId, actor: null, expected: actor });
+  if (result === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
+  if (result.ok || result.state.claimedBy === null) return { escalationId: input.escalationId, claimedBy: null };
+  throw new AppError("CONFLICT", `escalation ${input.escalationId} is claimed by ${result.state.claimedBy}, not ${actor}: only they can release it (or take it over)`);
 }

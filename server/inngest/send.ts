@@ -16,9 +16,14 @@ export async function sendRunCancelled({ taskId, runId }: { taskId: string; runI
 
 type Decision = "resume" | "approve" | "reject" | "dead_end" | "cancel";
 
-/** Sends `longhaul/escalation.decided`; with `applyAt` (end of the undo window) `escalation-apply` applies it then. */
+/**
+ * Sends `longhaul/escalation.decided`; with `applyAt` (ISO, end of the undo window) `escalation-apply`
+ * applies it then. Event id `escalation-decided-<escalationId>-<applyAt ms>`: one decision (a retried
+ * send dedupes), while a decision made again after an undo has a new window and so a new id.
+ */
 export async function sendEscalationDecided({ escalationId, decision, applyAt }: { escalationId: string; decision: Decision; applyAt?: string }): Promise<void> {
-  await inngest.send(escalationDecided.create({ escalationId, decision, ...(applyAt ? { applyAt } : {}) }));
+  const id = applyAt ? `escalation-decided-${escalationId}-${new Date(applyAt).getTime()}` : undefined;
+  await inngest.send(escalationDecided.create({ escalationId, decision, ...(applyAt ? { applyAt } : {}) }, id ? { id } : undefined));
 }
 
 /** Sends `longhaul/escalation.applied` (the escalated run waiting on it matches escalationId and ends). */

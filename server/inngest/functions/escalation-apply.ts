@@ -1,0 +1,39 @@
+import { RetryAfterError } from "inngest";
+import { applyDueDecision } from "../../db/escalation-repository.ts";
+import { prisma } from "../../db/prisma.ts";
+import { inngest } from "../client.ts";
+import { escalationApplied, escalationDecided, runStarted } from "../events.ts";
+
+/**
+ * `escalation-apply`: applies a decision made with an undo window once the window has ended.
+ * Triggered by `longhaul/escalation.decided`; an event without `applyAt` (applied in the request)
+ * is ignored. Sleeps until `applyAt`, then in one step applies the decision if the row still carries
+ * it (same `applyAfter`) and it is due by the database clock — an undone or superseded decision is
+ * left alone; a window not yet ended by the database clock retries the step after the remainder
+ * (RetryAfterError). Then sends the resumed run's `longhaul/run.started` (id `run-started-<runId>`,
+ * as agent-run does, so a start by anyone else dedupes) and `longhaul/escalation.applied`, which ends
+ * the escalated run waiting on it.
+ * Returns `{ outcome, decision?, resumedAs? }`.
+ */
+export const escalationApply = inngest.createFunction(
+  { id: "escalation-apply", name: "Apply an escalation decision after its undo window", triggers: [escalationDecided], retries: 10 },
+  async ({ event, step }) => {
+    const { escalationId, decision, applyAt } = event.data;
+    if (!applyAt) return { outcome: "applied-in-request" as const };
+    await step.sleepUntil(`undo-window-${escalationId}`, applyAt);
+    const result = await step.run(`apply-${escalationId}`, async () => {
+      const r = await applyDueDecision({ prisma: prisma(), escalationId, applyAt: new Date(applyAt) });
+      if (r.outcome === "not_due") throw new RetryAfterError(`escalation ${escalationId}: undo window not over by the database clock (${r.waitMs} ms left)`, Math.max(100, r.waitMs + 50));
+      return r;
+    });
+    if (result.outcome !== "applied") return { outcome: result.outcome, status: result.status };
+    if (result.start) {
+      await step.sendEvent(
+        `resume-${escalationId}`,
+        runStarted.create({ taskId: result.start.taskId, runId: result.start.runId, checkpointId: result.start.checkpointId }, { id: `run-started-${result.start.runId}` }),
+      );
+    }
+    await step.sendEvent(`applied-${escalationId}`, escalationApplied.create({ escalationId, decision }));
+    return { outcome: "applied" as const, decision: result.decision, resumedAs: result.start?.runId ?? null };
+  },
+);
