@@ -3,7 +3,7 @@ import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.t
 import { compactCompletedSteps } from "../domain/checkpoint.ts";
 import { listCommittedEffects } from "../tools/ledger.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
-import { startRun, taskUsage, type RunStart } from "./run-repository.ts";
+import { startRun, taskSpend, taskUsage, type RunStart } from "./run-repository.ts";
 
 /** What one segment of a run starts from: the run start plus the checkpoint state, if any. */
 export interface SegmentStart extends RunStart {
@@ -16,6 +16,8 @@ export interface SegmentStart extends RunStart {
   nextIndex: number;
   stepsUsed: number;
   tokensUsed: number;
+  /** The task's model spend in USD when the segment started (all runs; see taskSpend). */
+  costUsd: number;
   completedSteps: CompletedStepSummary[];
   openQuestion: string | null;
   guidance: string | null;
@@ -54,10 +56,11 @@ function effectEntry(e: { idempotencyKey: string; tool: string; result: unknown 
  */
 export async function startSegment({ prisma, taskId, runId, checkpointId }: { prisma: PrismaClient; taskId: string; runId: string; checkpointId: string | null }): Promise<SegmentStart> {
   const base = await startRun({ prisma, taskId, runId });
-  const [profile, run, usage] = await Promise.all([
+  const [profile, run, usage, spend] = await Promise.all([
     prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { profile: true } }).then((t) => t.profile),
     prisma.run.findUniqueOrThrow({ where: { id: runId } }),
     taskUsage({ prisma, taskId }),
+    taskSpend({ prisma, taskId }),
   ]);
   const policy = {
     checkpointEverySteps: profile.checkpointEverySteps,
@@ -68,7 +71,7 @@ export async function startSegment({ prisma, taskId, runId, checkpointId }: { pr
     stallGraceSteps: profile.stallGraceSteps,
     escalationDueMinutes: profile.escalationDueMinutes,
   };
-  const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, guidance: run.guidance, policy };
+  const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, costUsd: spend.usd, guidance: run.guidance, policy };
   if (!checkpointId) {
     return { ...common, checkpointId: null, fromReason: null, nextTurn: 0, nextIndex: 0, completedSteps: [], openQuestion: null, priorTranscriptTokens: 0 };
   }

@@ -8,6 +8,10 @@ export interface RunStart {
   workspace: string;
   stepBudget: number;
   tokenBudget: number | null;
+  /** Dollar ceiling of the task (USD, model spend incl. retries and checkpoints); null = none. */
+  costBudgetUsd: number | null;
+  /** Risky tool calls wait for a human's Approve/Reject (Task.requireApproval). */
+  requireApproval: boolean;
   profile: {
     name: string;
     model: string;
@@ -45,6 +49,8 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     workspace: task.workspace,
     stepBudget: task.stepBudget,
     tokenBudget: task.tokenBudget,
+    costBudgetUsd: task.costBudgetUsd === null ? null : Number(task.costBudgetUsd),
+    requireApproval: task.requireApproval,
     profile: {
       name: task.profile.name,
       model: task.profile.model,

@@ -1,5 +1,6 @@
 import diff from "microdiff";
 import { z } from "zod";
+import type { ChatMessage } from "../llm/types.ts";
 import type { CompletedStepSummary, WorkingSet } from "./agent-context.ts";
 
 /** Why a checkpoint was taken (ARCHITECTURE.md step 5; issue "Checkpoints"). */
@@ -14,6 +15,7 @@ export type CheckpointReason =
   | "loop"
   | "stall"
   | "request_human"
+  | "tool_failure"
   | "failure";
 
 /**
@@ -121,6 +123,55 @@ export function parseCheckpointAnswer(content: string | null, factCount: number)
     // not JSON
   }
   return { summary: `${factCount} facts established.`, openQuestion: null, phase: null, fromModel: false };
+}
+
+/** Share of the context window a checkpoint or compaction request may fill (the rest is for the reply). */
+export const SUMMARY_REQUEST_WINDOW_SHARE = 0.9;
+
+/**
+ * The messages of a checkpoint (or compaction) request that fit `budgetTokens`: the segment's whole
+ * transcript plus `request` when it fits; otherwise the checkpoint's own state messages (`state`:
+ * system prompt + goal, working set, completed steps — what the next segment will start from) plus
+ * the longest tail of the transcript that fits, starting at an assistant or user message so no tool
+ * result is orphaned from its call. Messages are kept or dropped whole, never cut. Returns null when
+ * even the state and the request do not fit (the caller then assembles the checkpoint without a
+ * model summary rather than send a request the provider would refuse). Pure; `count` = prompt tokens
+ * of a message list (server/llm/tokens.ts `countTokens`).
+ */
+export function fitSummaryRequest({
+  transcript,
+  state,
+  request,
+  budgetTokens,
+  count,
+}: {
+  transcript: ChatMessage[];
+  state: ChatMessage[];
+  request: ChatMessage;
+  budgetTokens: number;
+  count: (messages: ChatMessage[]) => number;
+}): ChatMessage[] | null {
+  const whole = [...transcript, request];
+  if (count(whole) <= budgetTokens) return whole;
+  const base = [...state, request];
+  if (count(base) > budgetTokens) return null;
+  // The transcript opens with its own system + first user message; the state replaces them.
+  const body = transcript.slice(2);
+  let best: ChatMessage[] = [];
+  let lo = 0;
+  let hi = body.length; // search the smallest start index whose tail fits (tails shrink as the start grows)
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const tail = body.slice(mid);
+    if (count([...state, ...tail, request]) <= budgetTokens) hi = mid;
+    else lo = mid + 1;
+  }
+  for (let i = lo; i < body.length; i++) {
+    if (body[i]!.role === "tool") continue;
+    best = body.slice(i);
+    break;
+  }
+  return [...state, ...best, request];
 }
 
 /** One working-set change between two states. */

@@ -25,6 +25,8 @@ export interface StepRecord {
   rawArguments?: string;
   /** Whether the step succeeded (tool steps). */
   ok?: boolean;
+  /** The tool error's code when it failed (server/tools/types.ts ToolErrorCode, e.g. "invalid_json"). */
+  errorCode?: string;
   /** Number of facts in the working set after the step. */
   factsAfter: number;
   /** Prompt + completion tokens of the step (model steps). */
@@ -33,7 +35,7 @@ export interface StepRecord {
   openQuestion?: string;
 }
 
-export type AlertKind = "stall" | "loop" | "budget" | "saturation" | "dead_end" | "drift" | "error";
+export type AlertKind = "stall" | "loop" | "tool_failure" | "budget" | "saturation" | "dead_end" | "drift" | "error";
 export type AlertSeverity = "info" | "warning" | "critical";
 
 /** What a detector raises. `stepId` = the step that raised it; `evidence.stepIds` = the steps it rests on. */
@@ -59,6 +61,8 @@ export interface DetectorThresholds {
   budgetWarnRatio: number;
   /** Drift score (0–1) below which the open question is considered off-goal. */
   driftThreshold: number;
+  /** Consecutive malformed tool calls (see `detectToolFailures`) before escalating. */
+  toolFailureSteps: number;
 }
 
 /**
@@ -70,6 +74,8 @@ export interface DetectorThresholds {
  *   `repeatable` declaration, ARCHITECTURE.md "Idempotency").
  * - budgetWarnRatio 0.8: the brief's 80 % warning level; 100 % is the hard ceiling of step 4.
  * - driftThreshold 0.15: see `driftScore`.
+ * - toolFailureSteps 3: our choice, in step with the loop's "3rd time": the model was told what was
+ *   wrong twice (the error names the field and the limit) and still cannot form a valid call.
  */
 export const DEFAULT_THRESHOLDS: DetectorThresholds = {
   stallSteps: 5,
@@ -77,6 +83,7 @@ export const DEFAULT_THRESHOLDS: DetectorThresholds = {
   repeatableTools: [],
   budgetWarnRatio: 0.8,
   driftThreshold: 0.15,
+  toolFailureSteps: 3,
 };
 
 /** Model and tool steps are the agent's work; checkpoints and human steps are the orchestrator's. */
@@ -211,6 +218,60 @@ export function detectRepeatedCalls({
         ? `Loop: ${step.tool} called ${ids.length} times with identical arguments; escalating.`
         : `${step.tool} called a 2nd time with identical arguments.`,
       evidence: { stepIds: ids, tool: step.tool, occurrences: ids.length },
+      escalate: critical,
+    });
+  }
+  return alerts;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tool failures
+
+/**
+ * Error codes that say the model could not form a valid call (server/tools/registry.ts gateway), as
+ * opposed to an honest miss while exploring (`not_found`, `not_a_file`…), which is normal work.
+ */
+export const MALFORMED_CALL_CODES: readonly string[] = ["unknown_tool", "invalid_json", "invalid_arguments"];
+
+/**
+ * Tool failure: `toolFailureSteps` consecutive tool calls (model steps in between do not interrupt;
+ * any successful or honestly failing tool call does) were malformed (`MALFORMED_CALL_CODES`), whatever
+ * their arguments — a model that keeps getting a schema wrong in varying ways is not caught by the
+ * loop detector (its arguments differ) and only late by the stall detector. One less than the
+ * threshold → warning; the threshold → critical with escalate true. Returns every alert of the
+ * window, oldest first.
+ */
+export function detectToolFailures({
+  steps,
+  sinceStepIndex = 0,
+  toolFailureSteps = DEFAULT_THRESHOLDS.toolFailureSteps,
+}: {
+  steps: readonly StepRecord[];
+  sinceStepIndex?: number;
+  toolFailureSteps?: number;
+}): Alert[] {
+  const alerts: Alert[] = [];
+  let streak: StepRecord[] = [];
+  for (let i = Math.max(0, sinceStepIndex); i < steps.length; i++) {
+    const step = steps[i]!;
+    if (step.kind !== "tool") continue;
+    if (step.ok !== false || !MALFORMED_CALL_CODES.includes(step.errorCode ?? "")) {
+      streak = [];
+      continue;
+    }
+    streak.push(step);
+    const n = streak.length;
+    if (n < Math.max(1, toolFailureSteps - 1)) continue;
+    const critical = n >= toolFailureSteps;
+    const codes = [...new Set(streak.map((s) => s.errorCode))].join(", ");
+    alerts.push({
+      kind: "tool_failure",
+      severity: critical ? "critical" : "warning",
+      stepId: step.stepId,
+      message: critical
+        ? `Tool failure: the last ${n} tool calls were malformed (${codes}); escalating.`
+        : `${n} malformed tool calls in a row (${codes}).`,
+      evidence: { stepIds: streak.map((s) => s.stepId), tools: [...new Set(streak.map((s) => s.tool))], codes: streak.map((s) => s.errorCode) },
       escalate: critical,
     });
   }
@@ -435,6 +496,7 @@ export function detectAlerts({
   const alerts: Alert[] = [
     ...detectStall({ steps, sinceStepIndex, stallSteps: t.stallSteps, graceSteps: t.graceSteps }).filter(byLatest),
     ...detectRepeatedCalls({ steps, sinceStepIndex, repeatableTools: t.repeatableTools }).filter(byLatest),
+    ...detectToolFailures({ steps, sinceStepIndex, toolFailureSteps: t.toolFailureSteps }).filter(byLatest),
   ];
   if (budgets) {
     const budget = budgetAlert({ ...budgets, previous: previousBudgets, stepId: latest.stepId, warnRatio: t.budgetWarnRatio });

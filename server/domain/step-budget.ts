@@ -1,23 +1,45 @@
+/** A hard ceiling reached: which one, how much was used, and the limit (steps, tokens, or USD for `cost`). */
+export interface Ceiling {
+  kind: "steps" | "tokens" | "cost";
+  used: number;
+  limit: number;
+}
+
 /**
- * Hard ceilings enforced by the orchestrator, whatever the model does (ARCHITECTURE.md step 4).
- * Returns the ceiling reached before starting another model turn, or null.
+ * Hard ceilings enforced by the orchestrator, whatever the model does (ARCHITECTURE.md step 4;
+ * issue "Stalls, loops and budgets": steps, tokens, dollars per task). Returns the ceiling reached,
+ * or null. The loop calls it before every model call and every tool call, so a run never overshoots
+ * a ceiling by more than the step in flight.
  *
- * - `stepsUsed`: model + tool steps taken in this task so far; a model turn may add up to
- *   1 + (tool calls) steps, so the turn is refused when `stepsUsed >= stepBudget`.
+ * - `stepsUsed`/`stepBudget`: model + tool steps taken in this task so far (all runs).
  * - `tokensUsed`/`tokenBudget`: prompt + completion tokens (null budget = no ceiling).
+ * - `costUsd`/`costBudgetUsd`: the task's model spend in USD so far — recorded tokens × the profile's
+ *   prices, retries and checkpoints included, because they are paid for (null budget = no ceiling).
+ * Checked in that order; the first reached is returned.
  */
 export function reachedCeiling({
   stepsUsed,
   stepBudget,
   tokensUsed,
   tokenBudget,
+  costUsd = 0,
+  costBudgetUsd = null,
 }: {
   stepsUsed: number;
   stepBudget: number;
   tokensUsed: number;
   tokenBudget: number | null;
-}): { kind: "steps" | "tokens"; used: number; limit: number } | null {
+  costUsd?: number;
+  costBudgetUsd?: number | null;
+}): Ceiling | null {
   if (stepsUsed >= stepBudget) return { kind: "steps", used: stepsUsed, limit: stepBudget };
   if (tokenBudget !== null && tokensUsed >= tokenBudget) return { kind: "tokens", used: tokensUsed, limit: tokenBudget };
+  if (costBudgetUsd !== null && costBudgetUsd > 0 && costUsd >= costBudgetUsd) return { kind: "cost", used: costUsd, limit: costBudgetUsd };
   return null;
+}
+
+/** "steps budget is reached: 24 of 24" / "dollar budget is reached: $0.0123 of $0.0100" — for messages. */
+export function describeCeiling(c: Ceiling): string {
+  if (c.kind === "cost") return `dollar budget is reached: $${c.used.toFixed(4)} of $${c.limit.toFixed(4)}`;
+  return `${c.kind} budget is reached: ${c.used} of ${c.limit}`;
 }

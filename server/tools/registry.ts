@@ -83,7 +83,30 @@ export async function executeToolCall({
   rawArguments: string;
   ctx: ToolContext;
 }): Promise<ToolCallResult> {
-  const fail = (code: ToolErrorCode, message: string): ToolCallResult => ({ ok: false, error: { code, message } });
+  const checked = validateToolCall({ name, rawArguments });
+  if (!checked.ok) return checked;
+  try {
+    return { ok: true, output: await checked.tool.execute(checked.args, ctx) };
+  } catch (error) {
+    if (error instanceof ToolError) return { ok: false, error: { code: error.code, message: error.message } };
+    throw error;
+  }
+}
+
+/**
+ * The gateway's checks without running the tool: known tool, size (MAX_RAW_ARGUMENTS_BYTES), JSON
+ * object, storable strings, the tool's zod schema. Returns the tool and its parsed arguments, or the
+ * `{ok: false, error}` the model would get. Pure (used by the agent loop to decide whether a risky
+ * call is well-formed before it checkpoints or asks for approval).
+ */
+export function validateToolCall({
+  name,
+  rawArguments,
+}: {
+  name: string;
+  rawArguments: string;
+}): { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; error: { code: ToolErrorCode; message: string } } {
+  const fail = (code: ToolErrorCode, message: string) => ({ ok: false as const, error: { code, message } });
   const tool = builtinTools.get(name);
   if (!tool) return fail("unknown_tool", `unknown tool ${JSON.stringify(name)}; available: ${builtinToolNames.join(", ")}`);
 
@@ -102,13 +125,7 @@ export async function executeToolCall({
   if (unstorable) return fail("invalid_arguments", unstorable);
   const checked = tool.parameters.safeParse(parsed, { reportInput: true });
   if (!checked.success) return fail("invalid_arguments", describeZodError(checked.error));
-
-  try {
-    return { ok: true, output: await tool.execute(checked.data, ctx) };
-  } catch (error) {
-    if (error instanceof ToolError) return fail(error.code, error.message);
-    throw error;
-  }
+  return { ok: true, tool, args: checked.data };
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -28,7 +28,9 @@ export type ToolErrorCode =
   | "not_found"
   | "not_a_file"
   | "not_a_directory"
-  | "idempotency_conflict";
+  | "idempotency_conflict"
+  /** A human rejected this risky call (an escalation of reason risky_action); it was not run. */
+  | "rejected_by_human";
 
 /**
  * An error the agent can recover from (bad path, bad argument). The gateway turns it into
@@ -49,7 +51,8 @@ export class ToolError extends Error {
  * (turned into JSON Schema for the model), and its body.
  * - `sideEffect`: the call sends something out of the run and is recorded in the side-effect ledger
  *   with an idempotency key (server/tools/ledger.ts).
- * - `risky`: the agent loop takes a checkpoint before running it (ARCHITECTURE.md, step 5).
+ * - `risky`: the agent loop takes a checkpoint before running it (ARCHITECTURE.md, step 5) and, when
+ *   the task requires approval, asks a human to Approve or Reject the call first.
  * - `repeatable`: identical repeats of a committed effect by another run are legitimate and are
  *   performed again instead of deduplicated (only meaningful with `sideEffect`).
  */

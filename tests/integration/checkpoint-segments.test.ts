@@ -38,21 +38,33 @@ describe("checkpoints and segments", () => {
     const { taskId, runId } = await segmentedRun();
     const ev = await loadRunEvidence(stack.db, { taskId, runId });
     const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
-    const checkpoints = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+    const all = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+    // Checkpoints at a turn boundary cut the run into segments; the one before a risky action
+    // (send_email) is taken inside a turn and the segment goes on.
+    const checkpoints = all.filter((c) => c.reason !== "before_risky");
+    const beforeRisky = all.filter((c) => c.reason === "before_risky");
 
     expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
     expect(ev.outbox).toHaveLength(1);
     expect(ev.task.status).toBe("completed");
     expect(run).toMatchObject({ status: "completed", cause: "initial" });
 
-    // Several segments, one per checkpoint plus the first; the executor agrees.
+    // Several segments, one per cutting checkpoint plus the first; the executor agrees.
     expect(checkpoints.length).toBeGreaterThanOrEqual(2);
     expect(run.segments).toBeGreaterThanOrEqual(3);
     expect(run.segments).toBe(checkpoints.length + 1);
     expect(ev.segments).toHaveLength(run.segments);
     expect(ev.segments.slice(0, -1).map((s) => (s.output as { status?: string }).status)).toEqual(ev.segments.slice(1).map(() => "continued"));
-    expect(checkpoints.map((c) => c.seq)).toEqual(checkpoints.map((_, i) => i + 1));
+    expect(all.map((c) => c.seq)).toEqual(all.map((_, i) => i + 1));
     expect(checkpoints.every((c) => c.runId === runId && c.reason === "interval")).toBe(true);
+
+    // Exactly one checkpoint before the risky action, and the very next step is the email.
+    // (ev.steps is in timeline order)
+    const sendAt = ev.steps.findIndex((s) => s.tool === "send_email");
+    expect(beforeRisky).toHaveLength(1);
+    expect(ev.steps[sendAt - 1]?.stepId, "the step before send_email").toBe(`checkpoint-${beforeRisky[0]!.nextTurn - 1}-${ev.steps[sendAt]!.stepId.split("-")[2]}`);
+    expect(beforeRisky[0]!.openQuestion).toMatch(/^About to run the risky action send_email \{/);
+    expect(beforeRisky[0]!.workingSet).toHaveProperty(["audit:report"]);
 
     // Every step body ran exactly once; step ids are unique in the run and across the executor's segments.
     expect(ev.steps.filter((s) => s.attempts !== 1 || s.status !== "completed").map((s) => `${s.stepId} ${s.status} ×${s.attempts}`)).toEqual([]);
@@ -60,7 +72,7 @@ describe("checkpoints and segments", () => {
     const names = await stack.db.executorStepResult.findMany({ where: { runId: { in: ev.segments.map((s) => s.id) } }, select: { name: true } });
     const perSegment = names.map((n) => n.name).filter((n) => n !== "start"); // each segment loads its start
     expect(perSegment.filter((n, i) => perSegment.indexOf(n) !== i)).toEqual([]);
-    expect(ev.steps.filter((s) => s.kind === "checkpoint").map((s) => s.stepId)).toEqual(checkpoints.map((c) => `checkpoint-${c.nextTurn}`));
+    expect(ev.steps.filter((s) => s.kind === "checkpoint" && /^checkpoint-\d+$/.test(s.stepId)).map((s) => s.stepId)).toEqual(checkpoints.map((c) => `checkpoint-${c.nextTurn}`));
 
     // Each later segment starts from the checkpoint alone: its first prompt is exactly the checkpoint's
     // context, and smaller than the last prompt of the segment before it.
@@ -122,7 +134,7 @@ describe("checkpoints and segments", () => {
     expect({ status, endReason: run.endReason, error: run.error }).toEqual({ status: "completed", endReason: null, error: null });
     expect(await stack.waitForExecutorRun(runId)).toBe("completed");
     const ev = await loadRunEvidence(stack.db, { taskId, runId });
-    const checkpoints = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+    const checkpoints = (await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } })).filter((c) => c.reason !== "before_risky");
 
     expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
     expect(ev.outbox).toHaveLength(1);

@@ -8,6 +8,7 @@ import {
   detectDrift,
   detectRepeatedCalls,
   detectStall,
+  detectToolFailures,
   driftScore,
   type StepRecord,
 } from "../../server/domain/detectors.ts";
@@ -160,6 +161,45 @@ describe("detectRepeatedCalls", () => {
   it("evidence lists every occurrence", () => {
     const alerts = detectRepeatedCalls({ steps: history(Array.from({ length: 3 }, () => ({ s: 't:x:{"a":1}', facts: 0 }))) });
     expect(alerts.at(-1)?.evidence).toEqual({ stepIds: ["s0", "s1", "s2"], tool: "x", occurrences: 3 });
+  });
+});
+
+describe("detectToolFailures", () => {
+  /** "ok" a tool call that worked, "<code>" one that failed with that error code, "m" a model step. */
+  const steps = (codes: string[]): StepRecord[] =>
+    codes.map((c, i) =>
+      c === "m"
+        ? { stepId: `s${i}`, kind: "model", factsAfter: 0 }
+        : { stepId: `s${i}`, kind: "tool", tool: "record_fact", rawArguments: `{"n":${i}}`, ok: c === "ok", ...(c === "ok" ? {} : { errorCode: c }), factsAfter: 0 },
+    );
+  const summary = (codes: string[], toolFailureSteps?: number, sinceStepIndex?: number) =>
+    detectToolFailures({ steps: steps(codes), toolFailureSteps, sinceStepIndex }).map((a) => `${a.stepId}:${a.severity}:${a.escalate}`);
+
+  it.each([
+    ["one malformed call: nothing", ["m", "invalid_json"], []],
+    ["2nd in a row → warning, 3rd → critical + escalate (model steps in between do not interrupt)", ["m", "invalid_json", "m", "invalid_arguments", "m", "invalid_json"], ["s3:warning:false", "s5:critical:true"]],
+    ["a call that worked resets the streak", ["invalid_json", "invalid_json", "ok", "invalid_json", "invalid_json"], ["s1:warning:false", "s4:warning:false"]],
+    ["honest misses while exploring (not_found) are not malformed calls", ["not_found", "not_found", "not_found", "not_a_file"], []],
+    ["a miss between malformed calls resets the streak", ["invalid_json", "invalid_json", "not_found", "invalid_json"], ["s1:warning:false"]],
+    ["unknown tools count", ["unknown_tool", "unknown_tool", "unknown_tool"], ["s1:warning:false", "s2:critical:true"]],
+    ["a human's rejection is not a malformed call", ["rejected_by_human", "rejected_by_human", "rejected_by_human"], []],
+  ] as const)("%s", (_name, codes, expected) => {
+    expect(summary([...codes])).toEqual(expected);
+  });
+
+  it("threshold per profile, window restarts at sinceStepIndex, evidence names the steps and codes", () => {
+    const codes = ["invalid_json", "invalid_arguments", "invalid_json", "invalid_json"];
+    expect(summary(codes, 4)).toEqual(["s2:warning:false", "s3:critical:true"]);
+    expect(summary(codes, 3, 2)).toEqual(["s3:warning:false"]);
+    const last = detectToolFailures({ steps: steps(codes) }).at(-1)!;
+    expect(last.evidence).toEqual({ stepIds: ["s0", "s1", "s2", "s3"], tools: ["record_fact"], codes });
+    expect(last.message).toContain("invalid_json, invalid_arguments");
+  });
+
+  it("detectAlerts escalates on it before the stall detector would", () => {
+    const codes = ["m", "invalid_json", "m", "invalid_arguments", "m", "invalid_json"];
+    const raised = detectAlerts({ steps: steps(codes), goal: LICENSE_GOAL });
+    expect(raised.filter((a) => a.escalate).map((a) => a.kind)).toEqual(["tool_failure"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assistantMessage, buildInitialMessages, toolResultMessage } from "../../server/domain/agent-context.ts";
 import { modelCallCostUsd } from "../../server/domain/cost.ts";
-import { reachedCeiling } from "../../server/domain/step-budget.ts";
+import { describeCeiling, reachedCeiling } from "../../server/domain/step-budget.ts";
 
 describe("buildInitialMessages", () => {
   it("carries the goal verbatim and the working set as JSON, and nothing of a transcript", () => {
@@ -54,8 +54,18 @@ describe("reachedCeiling", () => {
     { stepsUsed: 10, stepBudget: 10, tokensUsed: 0, tokenBudget: null, expected: "steps" },
     { stepsUsed: 11, stepBudget: 10, tokensUsed: 5000, tokenBudget: 1000, expected: "steps" },
     { stepsUsed: 3, stepBudget: 10, tokensUsed: 1000, tokenBudget: 1000, expected: "tokens" },
-  ])("steps $stepsUsed/$stepBudget, tokens $tokensUsed/$tokenBudget → $expected", ({ expected, ...input }) => {
+    { stepsUsed: 3, stepBudget: 10, tokensUsed: 10, tokenBudget: null, costUsd: 0.0099, costBudgetUsd: 0.01, expected: null },
+    { stepsUsed: 3, stepBudget: 10, tokensUsed: 10, tokenBudget: null, costUsd: 0.01, costBudgetUsd: 0.01, expected: "cost" },
+    { stepsUsed: 3, stepBudget: 10, tokensUsed: 10, tokenBudget: null, costUsd: 5, costBudgetUsd: null, expected: null },
+    { stepsUsed: 3, stepBudget: 10, tokensUsed: 10, tokenBudget: null, costUsd: 5, costBudgetUsd: 0, expected: null },
+    { stepsUsed: 10, stepBudget: 10, tokensUsed: 10, tokenBudget: null, costUsd: 5, costBudgetUsd: 1, expected: "steps" },
+  ])("steps $stepsUsed/$stepBudget, tokens $tokensUsed/$tokenBudget, $$costUsd/$costBudgetUsd → $expected", ({ expected, ...input }) => {
     expect(reachedCeiling(input)?.kind ?? null).toBe(expected);
+  });
+
+  it("describes a dollar ceiling in dollars and the others in units", () => {
+    expect(describeCeiling(reachedCeiling({ stepsUsed: 0, stepBudget: 10, tokensUsed: 0, tokenBudget: null, costUsd: 0.01234, costBudgetUsd: 0.01 })!)).toBe("dollar budget is reached: $0.0123 of $0.0100");
+    expect(describeCeiling(reachedCeiling({ stepsUsed: 24, stepBudget: 24, tokensUsed: 0, tokenBudget: null })!)).toBe("steps budget is reached: 24 of 24");
   });
 });
 

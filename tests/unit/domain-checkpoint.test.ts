@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../server/llm/types.ts";
+import { countTokens } from "../../server/llm/tokens.ts";
 import type { CompletedStepSummary } from "../../server/domain/agent-context.ts";
 import {
   checkpointReasonAfterTurn,
   compactCompletedSteps,
   describeToolStep,
   diffWorkingSets,
+  fitSummaryRequest,
   isSaturated,
   parseCheckpointAnswer,
   WHOLE_JSON_MAX,
@@ -99,5 +102,49 @@ describe("diffWorkingSets", () => {
   });
   it("is empty for equal sets whatever the key order", () => {
     expect(diffWorkingSets({ x: { p: 1, q: 2 }, y: 2 }, { y: 2, x: { q: 2, p: 1 } })).toEqual([]);
+  });
+});
+
+describe("fitSummaryRequest", () => {
+  const request: ChatMessage = { role: "user", content: "<checkpoint_request>summarise</checkpoint_request>" };
+  const state: ChatMessage[] = [
+    { role: "system", content: "You are an agent." },
+    { role: "user", content: '<goal>audit</goal><working_set>{"a":1}</working_set>' },
+  ];
+  /** A transcript: system + goal, then `turns` × (assistant with one tool call, its tool result of ~`size` words). */
+  const transcript = (turns: number, size: number): ChatMessage[] => [
+    { role: "system", content: "You are an agent." },
+    { role: "user", content: "<goal>audit</goal>" },
+    ...Array.from({ length: turns }, (_, i): ChatMessage[] => [
+      { role: "assistant", content: `turn ${i}`, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}"}` } }] },
+      { role: "tool", tool_call_id: `c${i}`, content: `result ${i} `.repeat(size) },
+    ]).flat(),
+  ];
+  const count = (m: ChatMessage[]) => countTokens(m);
+
+  it("sends the whole transcript when it fits", () => {
+    const t = transcript(3, 10);
+    expect(fitSummaryRequest({ transcript: t, state, request, budgetTokens: 10_000, count })).toEqual([...t, request]);
+  });
+
+  it("otherwise sends the state plus the longest whole tail that fits, never starting at a tool result", () => {
+    const t = transcript(20, 200);
+    const budget = Math.floor(count([...t, request]) / 3);
+    const fitted = fitSummaryRequest({ transcript: t, state, request, budgetTokens: budget, count })!;
+    expect(count(fitted)).toBeLessThanOrEqual(budget);
+    expect(fitted.slice(0, 2)).toEqual(state);
+    expect(fitted.at(-1)).toEqual(request);
+    const tail = fitted.slice(2, -1);
+    expect(tail.length).toBeGreaterThan(0);
+    expect(tail[0]!.role).toBe("assistant");
+    // a suffix of the transcript, whole messages
+    expect(t.slice(t.length - tail.length)).toEqual(tail);
+    // and the longest: one more turn would not fit
+    const longer = t.slice(t.length - tail.length - 2);
+    expect(count([...state, ...longer, request])).toBeGreaterThan(budget);
+  });
+
+  it("returns null when even the state and the request do not fit", () => {
+    expect(fitSummaryRequest({ transcript: transcript(5, 200), state, request, budgetTokens: count([...state, request]) - 1, count })).toBeNull();
   });
 });

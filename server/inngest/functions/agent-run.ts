@@ -11,19 +11,23 @@ import {
   checkpointReasonAfterTurn,
   compactCompletedSteps,
   describeToolStep,
+  fitSummaryRequest,
   isSaturated,
   parseCheckpointAnswer,
+  SUMMARY_REQUEST_WINDOW_SHARE,
   type CheckpointReason,
 } from "../../domain/checkpoint.ts";
 import { modelCallCostUsd } from "../../domain/cost.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
 import { detectAlerts, detectDrift, type Alert, type StepRecord } from "../../domain/detectors.ts";
-import { reachedCeiling } from "../../domain/step-budget.ts";
+import { describeCeiling, reachedCeiling } from "../../domain/step-budget.ts";
+import { findRiskyVerdict } from "../../db/approval-repository.ts";
+import { fingerprintFor } from "../../tools/ledger.ts";
 import { ModelCallError } from "../../llm/errors.ts";
 import { createChatCompletion, resolveProvider } from "../../llm/provider.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall, ModelUsage } from "../../llm/types.ts";
-import { executeToolCall, toolDefinitions, type ToolCallResult } from "../../tools/registry.ts";
+import { executeToolCall, toolDefinitions, validateToolCall, type ToolCallResult } from "../../tools/registry.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
@@ -44,6 +48,8 @@ interface ModelTurn {
   checkpointRequested: boolean;
   /** An operator asked to escalate the run (with an optional note). */
   escalationRequested: { note: string | null } | null;
+  /** The task's model spend in USD after this call (all runs, retries included) — for the dollar ceiling. */
+  spendUsd?: number;
 }
 
 /**
@@ -92,7 +98,9 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       usage: res.usage,
     });
     const run = await db.run.findUnique({ where: { id: start.runId }, select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true } });
+    const spend = await taskSpend({ prisma: db, taskId: start.taskId });
     return {
+      spendUsd: spend.usd,
       content: res.message.content,
       toolCalls: calls,
       usage: res.usage,
@@ -127,8 +135,12 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
   }
 }
 
-/** Runs one tool call inside its durable step and records it on the timeline. */
-async function runToolStep({ start, stepId, index, call }: { start: RunStart; stepId: string; index: number; call: ModelToolCall }): Promise<ToolCallResult> {
+/**
+ * Runs one tool call inside its durable step and records it on the timeline. With `refused` (a
+ * human rejected this risky call) the tool is not run: the step records the refusal and the model
+ * gets it as the call's error.
+ */
+async function runToolStep({ start, stepId, index, call, refused }: { start: RunStart; stepId: string; index: number; call: ModelToolCall; refused?: ToolCallResult }): Promise<ToolCallResult> {
   const db = prisma();
   let args: unknown = call.arguments;
   try {
@@ -137,11 +149,13 @@ async function runToolStep({ start, stepId, index, call }: { start: RunStart; st
     // keep the raw text: the gateway reports the malformed call to the model
   }
   await beginStep({ prisma: db, runId: start.runId, stepId, index, kind: "tool", tool: call.name, args: args as never });
-  const result = await executeToolCall({
-    name: call.name,
-    rawArguments: call.arguments,
-    ctx: { prisma: db, taskId: start.taskId, runId: start.runId, stepId, workspace: start.workspace },
-  });
+  const result =
+    refused ??
+    (await executeToolCall({
+      name: call.name,
+      rawArguments: call.arguments,
+      ctx: { prisma: db, taskId: start.taskId, runId: start.runId, stepId, workspace: start.workspace },
+    }));
   await endStep({
     prisma: db,
     runId: start.runId,
@@ -167,6 +181,11 @@ function toolSummary(tool: string, args: unknown, result: ToolCallResult): strin
   const arg = a.path ?? a.key ?? a.name ?? a.to ?? a.reason ?? a.result;
   const dedup = (result.output as { deduplicated?: unknown } | null)?.deduplicated === true ? " · deduplicated: the ledger returned the original result" : "";
   return `${tool}(${typeof arg === "string" ? arg.slice(0, 120) : ""})${dedup}`;
+}
+
+/** The escalation reason for an escalating detector alert (budget ceilings are enforced apart). */
+function escalationReasonOf(alert: Alert): "loop" | "stall" | "tool_failure" {
+  return alert.kind === "loop" || alert.kind === "tool_failure" ? alert.kind : "stall";
 }
 
 /** `[kind] …` prefix of a step error thrown by runModelStep, or "error". */
@@ -201,11 +220,14 @@ async function runCheckpointStep({
   nextTurn,
   nextIndex,
   attempt,
+  openQuestion,
 }: {
   start: SegmentStart;
   stepId: string;
   index: number;
   reason: CheckpointReason;
+  /** The open question when the loop knows it (before a risky action: that action); else the model's. */
+  openQuestion?: string;
   withModel: boolean;
   messages: ChatMessage[];
   segmentSteps: CompletedStepSummary[];
@@ -214,18 +236,30 @@ async function runCheckpointStep({
   nextTurn: number;
   nextIndex: number;
   attempt: number;
-}): Promise<{ id: string; seq: number }> {
+}): Promise<{ id: string; seq: number; spendUsd: number }> {
   const db = prisma();
   await beginStep({ prisma: db, runId: start.runId, stepId, index, kind: "checkpoint", args: { reason } });
   const workingSet = { ...start.workingSet, ...(await runFacts({ prisma: db, runId: start.runId })) };
+  const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
   let answer = parseCheckpointAnswer(null, Object.keys(workingSet).length);
   let answerUsage: ModelUsage = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
-  if (withModel) {
+  // Near saturation the transcript plus the request may not fit the window: send the checkpoint's own
+  // state plus the tail that fits instead, or no request at all (fitSummaryRequest).
+  const request = withModel
+    ? fitSummaryRequest({
+        transcript: messages,
+        state: buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: start.openQuestion }),
+        request: { role: "user", content: CHECKPOINT_REQUEST },
+        budgetTokens: Math.floor(start.profile.contextWindow * SUMMARY_REQUEST_WINDOW_SHARE),
+        count: (m) => countTokens(m),
+      })
+    : null;
+  if (request) {
     const provider = resolveProvider({ profileBaseUrl: start.profile.baseUrl });
     const model = start.profile.model;
     const cause = reason === "saturation" ? "compaction" : "checkpoint";
     try {
-      const res = await createChatCompletion({ baseUrl: provider.baseUrl, apiKey: provider.apiKey, model, messages: [...messages, { role: "user", content: CHECKPOINT_REQUEST }], stream: true });
+      const res = await createChatCompletion({ baseUrl: provider.baseUrl, apiKey: provider.apiKey, model, messages: request, stream: true });
       answerUsage = res.usage;
       answer = parseCheckpointAnswer(res.message.content, Object.keys(workingSet).length);
       await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, ...res.usage, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd: modelCallCostUsd({ model, usage: res.usage, prices: start.profile.prices }).usd });
@@ -241,9 +275,10 @@ async function runCheckpointStep({
       // not retryable, or out of retries: keep the deterministic summary
     }
   }
-  const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
+  if (openQuestion) answer = { ...answer, openQuestion };
   const tools = toolDefinitions(start.profile.tools);
   const context = buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: answer.openQuestion ?? null });
+  const spendUsd = (await taskSpend({ prisma: db, taskId: start.taskId })).usd;
   const transcriptTokens = start.priorTranscriptTokens + countTokens(start.checkpointId ? messages.slice(2) : messages, tools);
   const saved = await saveCheckpoint({
     prisma: db,
@@ -260,7 +295,7 @@ async function runCheckpointStep({
       openQuestion: answer.openQuestion ?? null,
       phase: answer.phase ?? null,
       summary: answer.fromModel ? answer.summary : `${answer.summary} (assembled without a model summary)`,
-      budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: await taskSpend({ prisma: db, taskId: start.taskId }).then((x) => x.usd) },
+      budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: spendUsd },
       contextTokens: countTokens(context, tools),
       transcriptTokens,
     },
@@ -274,10 +309,10 @@ async function runCheckpointStep({
     stepId,
     status: "completed",
     output: { checkpointId: saved.id, seq: saved.seq, reason, summary: answer.summary, openQuestion: answer.openQuestion ?? null, phase: answer.phase ?? null },
-    summary: `checkpoint #${saved.seq} (${reason.replace("_", " ")})`,
+    summary: `checkpoint #${saved.seq} (${reason.replaceAll("_", " ")})`,
     usage: answerUsage,
   });
-  return saved;
+  return { ...saved, spendUsd };
 }
 
 /**
@@ -334,13 +369,18 @@ export const agentRun = inngest.createFunction(
     let index = start.nextIndex;
     let stepsUsed = start.stepsUsed;
     let tokensUsed = start.tokensUsed;
+    /** The task's model spend in USD, as of the latest model or checkpoint step (dollar ceiling). */
+    let costUsd = start.costUsd;
+    /** The latest checkpoint this run can go back to (the one it started from, or one it took). */
+    let latestCheckpointId = start.checkpointId;
     let stepsSinceCheckpoint = 0;
     let lastStepId = "start";
     const segmentSteps: CompletedStepSummary[] = [];
     /** This segment's step history for the detectors, and the working-set keys known so far. */
     const history: StepRecord[] = [];
     const factKeys = new Set(Object.keys(start.workingSet));
-    let previousBudgets = { stepsUsed, tokensUsed, costUsd: 0 };
+    let previousBudgets = { stepsUsed, tokensUsed, costUsd };
+    const ceilingNow = () => reachedCeiling({ stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget, costUsd, costBudgetUsd: start.costBudgetUsd });
 
     /**
      * Runs the detectors on the latest step (pure). Escalating alerts (a loop on the 3rd identical
@@ -349,7 +389,7 @@ export const agentRun = inngest.createFunction(
      * the 80 % warnings only.
      */
     const runDetectors = async (): Promise<Alert | null> => {
-      const budgets = { stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget, costUsd: 0, costBudgetUsd: null };
+      const budgets = { stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget, costUsd, costBudgetUsd: start.costBudgetUsd };
       const raised = detectAlerts({
         steps: history,
         goal: start.goal,
@@ -357,7 +397,7 @@ export const agentRun = inngest.createFunction(
         previousBudgets,
         thresholds: { stallSteps: start.policy.stallSteps, graceSteps: start.policy.stallGraceSteps },
       });
-      previousBudgets = { stepsUsed, tokensUsed, costUsd: 0 };
+      previousBudgets = { stepsUsed, tokensUsed, costUsd };
       const escalating = raised.find((a) => a.escalate && a.kind !== "budget") ?? null;
       for (const alert of raised) {
         if (alert === escalating || (alert.kind === "budget" && alert.escalate)) continue;
@@ -368,17 +408,25 @@ export const agentRun = inngest.createFunction(
       return escalating;
     };
 
-    /** Checkpoint at the boundary before turn `n`; with `cut`, continue in a new segment. */
-    const checkpoint = async (n: number, reason: CheckpointReason, { withModel, cut }: { withModel: boolean; cut: boolean }) => {
-      const stepId = `checkpoint-${n}`;
+    /**
+     * Checkpoint at the boundary before turn `n` (step `checkpoint-<n>`, or `stepId` for one inside a
+     * turn); with `cut`, continue in a new segment.
+     */
+    const checkpoint = async (
+      n: number,
+      reason: CheckpointReason,
+      { withModel, cut, stepId = `checkpoint-${n}`, openQuestion }: { withModel: boolean; cut: boolean; stepId?: string; openQuestion?: string },
+    ) => {
       const cpIndex = index++;
       const snapshot = { steps: stepsUsed, tokens: tokensUsed };
       const afterStepId = lastStepId;
       const nextIndex = index;
       const saved = await step.run(stepId, () =>
-        runCheckpointStep({ start, stepId, index: cpIndex, reason, withModel, messages, segmentSteps, usage: snapshot, afterStepId, nextTurn: n, nextIndex, attempt }),
+        runCheckpointStep({ start, stepId, index: cpIndex, reason, withModel, messages, segmentSteps, usage: snapshot, afterStepId, nextTurn: n, nextIndex, attempt, openQuestion }),
       );
       stepsSinceCheckpoint = 0;
+      latestCheckpointId = saved.id;
+      costUsd = Math.max(costUsd, saved.spendUsd ?? costUsd);
       if (cut) {
         await step.run(`segment-${segment + 1}`, () => prisma().run.updateMany({ where: { id: runId, status: "running" }, data: { segments: segment + 1 } }));
         await step.sendEvent(`continue-${n}`, runContinued.create({ taskId, runId, checkpointId: saved.id, segment: segment + 1 }, { id: `run-continued-${runId}-${saved.id}` }));
@@ -393,15 +441,23 @@ export const agentRun = inngest.createFunction(
      * for again. The decision is applied once — by the handler's request, or by this run if it gets
      * there first (a resume starts a new run from the checkpoint; its event id dedupes the start).
      */
-    const escalate = async (n: number, reason: "budget" | "loop" | "stall" | "saturation" | "request_human" | "manual", message: string, evidence: Record<string, unknown>, endReason: string | null) => {
-      const cpReason: CheckpointReason = reason === "budget" ? "ceiling" : reason === "manual" ? "on_request" : reason;
-      const saved = stepsSinceCheckpoint > 0 ? await checkpoint(n, cpReason, { withModel: false, cut: false }) : null;
-      const checkpointId = saved?.id ?? start.checkpointId;
+    const escalate = async (
+      n: number,
+      reason: "budget" | "loop" | "stall" | "tool_failure" | "saturation" | "request_human" | "risky_action" | "manual",
+      message: string,
+      evidence: Record<string, unknown>,
+      endReason: string | null,
+      fingerprint: string | null = null,
+    ) => {
+      const cpReason: CheckpointReason = reason === "budget" ? "ceiling" : reason === "manual" ? "on_request" : reason === "risky_action" ? "before_risky" : reason;
+      if (stepsSinceCheckpoint > 0) await checkpoint(n, cpReason, { withModel: false, cut: false });
+      const checkpointId = latestCheckpointId;
       const escStepId = `escalate-${n}`;
       const { escalationId } = await step.run(escStepId, async () => {
         const db = prisma();
-        await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: reason === "request_human" ? "escalation" : reason, severity: "critical", message, evidence: evidence as never });
-        return openEscalation({ prisma: db, taskId, runId, stepId: escStepId, reason, message, evidence: evidence as never, checkpointId, endReason });
+        const alertKind = reason === "request_human" || reason === "risky_action" ? "escalation" : reason;
+        await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: alertKind, severity: "critical", message, evidence: evidence as never });
+        return openEscalation({ prisma: db, taskId, runId, stepId: escStepId, reason, message, evidence: evidence as never, checkpointId, endReason, fingerprint });
       });
       const humanIndex = index++;
       await step.run(`notify-${n}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: 0 }));
@@ -440,9 +496,9 @@ export const agentRun = inngest.createFunction(
     };
 
     for (let n = start.nextTurn; ; n++) {
-      const ceiling = reachedCeiling({ stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget });
+      const ceiling = ceilingNow();
       if (ceiling) {
-        return escalate(n, "budget", `The ${ceiling.kind} budget is reached: ${ceiling.used} of ${ceiling.limit}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
+        return escalate(n, "budget", `The ${describeCeiling(ceiling)}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
       }
 
       const promptTokens = countTokens(messages, tools);
@@ -487,10 +543,11 @@ export const agentRun = inngest.createFunction(
       stepsSinceCheckpoint += 1;
       lastStepId = modelStepId;
       tokensUsed += turn.usage.promptTokens + turn.usage.completionTokens;
+      costUsd = turn.spendUsd ?? costUsd + turn.costUsd;
       messages.push(assistantMessage(turn.content, turn.toolCalls));
       history.push({ stepId: modelStepId, kind: "model", factsAfter: factKeys.size, tokens: turn.usage.promptTokens + turn.usage.completionTokens });
       const afterModel = await runDetectors();
-      if (afterModel) return escalate(n + 1, afterModel.kind === "loop" ? "loop" : "stall", afterModel.message, afterModel.evidence, afterModel.kind);
+      if (afterModel) return escalate(n + 1, escalationReasonOf(afterModel), afterModel.message, afterModel.evidence, afterModel.kind);
       if (turn.toolCalls.length === 0) {
         messages.push({ role: "user", content: "Use a tool to make progress, or call finish with your result (or declare_dead_end with the reason)." });
         continue;
@@ -498,23 +555,46 @@ export const agentRun = inngest.createFunction(
 
       let phaseCompleted = false;
       for (const [k, call] of turn.toolCalls.entries()) {
-        const midTurnCeiling = reachedCeiling({ stepsUsed, stepBudget: start.stepBudget, tokensUsed, tokenBudget: start.tokenBudget });
+        const midTurnCeiling = ceilingNow();
         if (midTurnCeiling) {
           // Never overshoot by more than the step in flight: the remaining calls of this turn wait for the decision.
-          return escalate(n + 1, "budget", `The ${midTurnCeiling.kind} budget is reached: ${midTurnCeiling.used} of ${midTurnCeiling.limit}. ${turn.toolCalls.length - k} tool call(s) of this turn were not run.`, { ceiling: midTurnCeiling }, "budget_exhausted");
+          return escalate(n + 1, "budget", `The ${describeCeiling(midTurnCeiling)}. ${turn.toolCalls.length - k} tool call(s) of this turn were not run.`, { ceiling: midTurnCeiling }, "budget_exhausted");
         }
         const toolStepId = `tool-${n}-${k}`;
+
+        // A risky call (the tool says so) that is well-formed: checkpoint before it, then — when the
+        // task requires approval — run it only after a human approved this very call (fingerprint).
+        let refused: ToolCallResult | undefined;
+        const valid = validateToolCall({ name: call.name, rawArguments: call.arguments });
+        if (valid.ok && valid.tool.risky) {
+          const pending = "(not run yet)";
+          // "send_email {to: …, subject: …, body: <812 chars>}": whole values, long ones described.
+          const proposed = describeToolStep(call.name, call.arguments, { ok: true, output: pending }).slice(0, -` → ${JSON.stringify(pending)}`.length);
+          if (stepsSinceCheckpoint > 0) {
+            await checkpoint(n + 1, "before_risky", { withModel: false, cut: false, stepId: `checkpoint-${n}-${k}`, openQuestion: `About to run the risky action ${proposed}.` });
+          }
+          if (start.requireApproval) {
+            const fingerprint = fingerprintFor({ taskId, tool: call.name, args: valid.args });
+            const verdict = await step.run(`approval-${n}-${k}`, () => findRiskyVerdict({ prisma: prisma(), taskId, fingerprint }));
+            if (!verdict) {
+              return escalate(n + 1, "risky_action", `Approval needed: ${proposed}`, { stepId: toolStepId, tool: call.name, arguments: valid.args, fingerprint }, null, fingerprint);
+            }
+            if (verdict.decision === "reject") {
+              refused = { ok: false, error: { code: "rejected_by_human", message: `${call.name} was rejected by ${verdict.decidedBy ?? "a handler"} and not run${verdict.guidance ? `: ${verdict.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.` } };
+            }
+          }
+        }
         const toolIndex = index++;
-        const result = await step.run(toolStepId, () => runToolStep({ start, stepId: toolStepId, index: toolIndex, call }));
+        const result = await step.run(toolStepId, () => runToolStep({ start, stepId: toolStepId, index: toolIndex, call, refused }));
         stepsUsed += 1;
         stepsSinceCheckpoint += 1;
         lastStepId = toolStepId;
         messages.push(toolResultMessage(call.id, result));
         segmentSteps.push(completedEntry(toolStepId, call, result));
         if (result.ok && call.name === "record_fact") factKeys.add((JSON.parse(call.arguments) as { key: string }).key);
-        history.push({ stepId: toolStepId, kind: "tool", tool: call.name, rawArguments: call.arguments, ok: result.ok, factsAfter: factKeys.size });
+        history.push({ stepId: toolStepId, kind: "tool", tool: call.name, rawArguments: call.arguments, ok: result.ok, ...(result.ok ? {} : { errorCode: result.error.code }), factsAfter: factKeys.size });
         const afterTool = await runDetectors();
-        if (afterTool) return escalate(n + 1, afterTool.kind === "loop" ? "loop" : "stall", afterTool.message, afterTool.evidence, afterTool.kind);
+        if (afterTool) return escalate(n + 1, escalationReasonOf(afterTool), afterTool.message, afterTool.evidence, afterTool.kind);
         if (!result.ok) continue;
         if (call.name === "complete_phase") phaseCompleted = true;
         if (call.name === "request_human") {
