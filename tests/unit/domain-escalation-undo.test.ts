@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import {
+  claimEscalation,
+  decideEscalation,
+  decideEscalationInputSchema,
+  releaseEscalation,
+  undoEscalationDecision,
+  type ClaimPorts,
+  type DecidePorts,
+  type EscalationState,
+} from "../../server/domain/decide-escalation.ts";
+import { AppError } from "../../server/errors.ts";
+
+/**
+ * In-memory escalation rows with the guarded writes the Prisma ports make (same conditions), and a
+ * settable clock standing in for the database's.
+ */
+function fakeStore() {
+  let now = 1_000_000;
+  const rows = new Map<string, EscalationState & { guidance: string | null }>();
+  rows.set("esc_1", { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, appliedAt: null, claimedBy: null, claimedAt: null, guidance: null });
+  const events: string[] = [];
+  const state = (id: string) => {
+    const r = rows.get(id);
+    if (!r) return null;
+    const { guidance: _g, ...s } = r;
+    return { ...s };
+  };
+  const decide: DecidePorts = {
+    async recordDecision(input) {
+      const r = rows.get(input.escalationId);
+      if (!r) return null;
+      if (r.status !== "open") return { ok: false, state: state(input.escalationId)! };
+      const applyAfter = input.undoSeconds > 0 ? new Date(now + input.undoSeconds * 1000) : null;
+      Object.assign(r, { status: "decided", decision: input.decision, decidedBy: input.actor, decidedAt: new Date(now), applyAfter, guidance: input.guidance ?? null });
+      return { ok: true, applyAfter };
+    },
+    async sendApplied(e) {
+      events.push(`applied ${e.escalationId} ${e.decision}`);
+    },
+    async sendDecided(e) {
+      events.push(`decided ${e.escalationId} ${e.decision} ${e.applyAt}`);
+    },
+    async applyNow(id) {
+      const r = rows.get(id)!;
+      if (r.status === "decided" && (r.applyAfter === null || r.applyAfter.getTime() <= now)) Object.assign(r, { status: "applied", appliedAt: new Date(now) });
+      events.push(`applyNow ${id}`);
+    },
+    async undoDecision({ escalationId, actor, expectedApplyAfter }) {
+      const r = rows.get(escalationId);
+      if (!r) return null;
+      const inWindow = r.status === "decided" && r.applyAfter !== null && r.applyAfter.getTime() > now && (!expectedApplyAfter || expectedApplyAfter.getTime() === r.applyAfter.getTime());
+      if (!inWindow) return { ok: false, state: state(escalationId)! };
+      const undone = { decision: r.decision!, decidedBy: r.decidedBy, at: new Date(now) };
+      Object.assign(r, { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null });
+      events.push(`undo by ${actor}`);
+      return { ok: true, undone };
+    },
+  };
+  const claim: ClaimPorts = {
+    async setClaim({ escalationId, actor, expected }) {
+      const r = rows.get(escalationId);
+      if (!r) return null;
+      if (r.claimedBy !== expected || (actor !== null && r.status === "applied")) return { ok: false, state: state(escalationId)! };
+      Object.assign(r, { claimedBy: actor, claimedAt: actor === null ? null : new Date(now) });
+      return { ok: true, at: new Date(now) };
+    },
+  };
+  return {
+    decide,
+    claim,
+    rows,
+    events,
+    tick: (ms: number) => {
+      now += ms;
+    },
+    /** Stands in for escalation-apply: applies a decided row whose window has ended. */
+    applyDue(id: string) {
+      const r = rows.get(id)!;
+      if (r.status === "decided" && r.applyAfter !== null && r.applyAfter.getTime() <= now) Object.assign(r, { status: "applied", appliedAt: new Date(now) });
+    },
+  };
+}
+
+const parse = (v: Record<string, unknown>) => decideEscalationInputSchema.parse({ escalationId: "esc_1", decision: "resume", ...v });
+
+async function errorOf(p: Promise<unknown>): Promise<AppError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(e instanceof AppError)) throw new Error(`expected an AppError, got ${String(e)}`);
+  return e;
+}
+
+describe("decide with an undo window", () => {
+  it("undoSeconds defaults to 0: applied in the request, escalation.applied sent, no decided event", async () => {
+    const s = fakeStore();
+    const res = await decideEscalation({ input: parse({}), actor: "ann", ports: s.decide });
+    expect(res).toEqual({ escalationId: "esc_1", decision: "resume", applyAt: null, undoSeconds: 0 });
+    expect(s.events).toEqual(["applyNow esc_1", "applied esc_1 resume"]);
+    expect(s.rows.get("esc_1")!.status).toBe("applied");
+  });
+
+  it("with undoSeconds: recorded with applyAfter = now + window, escalation.decided sent with applyAt, nothing applied", async () => {
+    const s = fakeStore();
+    const res = await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    expect(res.applyAt).toBe(new Date(1_000_000 + 10_000).toISOString());
+    expect(res.undoSeconds).toBe(10);
+    expect(s.events).toEqual([`decided esc_1 resume ${res.applyAt}`]);
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "decided", decidedBy: "ann" });
+  });
+
+  it("undo inside the window puts it back to open; a new decision is then possible", async () => {
+    const s = fakeStore();
+    await decideEscalation({ input: parse({ undoSeconds: 10, guidance: "g" }), actor: "ann", ports: s.decide });
+    s.tick(9_999);
+    const undone = await undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.decide });
+    expect(undone).toMatchObject({ undone: "resume", decidedBy: "ann", undoneBy: "bob" });
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "open", decision: null, applyAfter: null, guidance: null });
+    await decideEscalation({ input: parse({ decision: "cancel" }), actor: "bob", ports: s.decide });
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decision: "cancel" });
+  });
+
+  it("undo at or after the end of the window is CONFLICT; once applied it says when", async () => {
+    const s = fakeStore();
+    const res = await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    s.tick(10_000);
+    const notYetApplied = await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }));
+    expect(notYetApplied.code).toBe("CONFLICT");
+    expect(notYetApplied.message).toBe(`escalation esc_1: too late to undo resume by ann: its undo window ended at ${res.applyAt} and it is being applied`);
+    s.tick(200);
+    s.applyDue("esc_1");
+    const applied = await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }));
+    expect(applied.code).toBe("CONFLICT");
+    expect(applied.message).toBe(`escalation esc_1: resume by ann was already applied at ${new Date(1_010_200).toISOString()}: too late to undo`);
+    expect(s.rows.get("esc_1")!.status).toBe("applied");
+  });
+
+  it("undo of an immediate decision or of an open escalation is CONFLICT; of an unknown one NOT_FOUND", async () => {
+    const s = fakeStore();
+    expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(/no decision to undo/);
+    expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_x" }, actor: "ann", ports: s.decide }))).code).toBe("NOT_FOUND");
+    await decideEscalation({ input: parse({ decision: "dead_end", deadEndReason: "r" }), actor: "ann", ports: s.decide });
+    expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(/dead end by ann was already applied at .*too late to undo/);
+  });
+
+  it("a second decision inside the window is CONFLICT naming who decided and when it applies", async () => {
+    const s = fakeStore();
+    const first = await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    const err = await errorOf(decideEscalation({ input: parse({ decision: "cancel", undoSeconds: 10 }), actor: "bob", ports: s.decide }));
+    expect(err.code).toBe("CONFLICT");
+    expect(err.message).toBe(`escalation esc_1 is already decided (resume by ann, applies at ${first.applyAt})`);
+  });
+
+  it("when escalation.decided cannot be sent the decision is taken back and the call fails UNAVAILABLE", async () => {
+    const s = fakeStore();
+    const ports: DecidePorts = {
+      ...s.decide,
+      sendDecided: async () => {
+        throw new Error("ECONNREFUSED");
+      },
+    };
+    const err = await errorOf(decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports }));
+    expect(err.code).toBe("UNAVAILABLE");
+    expect(err.message).toMatch(/ECONNREFUSED/);
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "open", decision: null });
+  });
+
+  it("validates undoSeconds: a whole number from 0 to 60, named in the message", () => {
+    const bad = (v: unknown) => decideEscalationInputSchema.safeParse({ escalationId: "esc_1", decision: "resume", undoSeconds: v });
+    expect(bad(61).error?.issues[0]?.message).toBe("undoSeconds: at most 60");
+    expect(bad(-1).error?.issues[0]?.message).toBe("undoSeconds: at least 0");
+    expect(bad(1.5).error?.issues[0]?.message).toBe("undoSeconds: a whole number of seconds");
+    expect(bad("10").error?.issues[0]?.message).toBe("undoSeconds: a whole number of seconds");
+    expect(bad(60).success).toBe(true);
+    expect(decideEscalationInputSchema.parse({ escalationId: "esc_1", decision: "resume" }).undoSeconds).toBe(0);
+  });
+});
+
+describe("claims", () => {
+  it("a claim shows who is on it; someone else needs an explicit take-over naming the holder", async () => {
+    const s = fakeStore();
+    expect(await claimEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toMatchObject({ claimedBy: "ann" });
+    // Claiming your own claim again is a no-op.
+    expect(await claimEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toMatchObject({ claimedBy: "ann" });
+    const refused = await errorOf(claimEscalation({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.claim }));
+    expect(refused.code).toBe("CONFLICT");
+    expect(refused.message).toMatch(/^ann is on this since .*: take it over explicitly \(takeOverFrom: "ann"\)$/);
+    // A take-over from someone who no longer holds it is refused (the caller saw a stale claim).
+    const stale = await errorOf(claimEscalation({ input: { escalationId: "esc_1", takeOverFrom: "carl" }, actor: "bob", ports: s.claim }));
+    expect(stale.message).toBe("ann is on this now, not carl: look again before taking it over");
+    expect(await claimEscalation({ input: { escalationId: "esc_1", takeOverFrom: "ann" }, actor: "bob", ports: s.claim })).toMatchObject({ claimedBy: "bob" });
+    expect(s.rows.get("esc_1")!.claimedBy).toBe("bob");
+  });
+
+  it("only the holder releases; a claim never blocks deciding; a closed escalation cannot be claimed", async () => {
+    const s = fakeStore();
+    await claimEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim });
+    expect((await errorOf(releaseEscalation({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.claim }))).message).toMatch(/claimed by ann, not bob/);
+    // bob decides anyway
+    await decideEscalation({ input: parse({}), actor: "bob", ports: s.decide });
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decidedBy: "bob", claimedBy: "ann" });
+    expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
+    expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
+    expect((await errorOf(claimEscalation({ input: { escalationId: "esc_1" }, actor: "carl", ports: s.claim }))).message).toMatch(/is closed: resume by bob was applied at/);
+    expect((await errorOf(claimEscalation({ input: { escalationId: "esc_x" }, actor: "carl", ports: s.claim }))).code).toBe("NOT_FOUND");
+  });
+});
