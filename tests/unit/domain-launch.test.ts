@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { cancelTask, type CancelPorts } from "../../server/domain/cancel-task.ts";
 import { launchTask, launchTaskInputSchema, type LaunchPorts } from "../../server/domain/launch-task.ts";
 import { AppError } from "../../server/errors.ts";
 
@@ -80,31 +79,5 @@ describe("launchTask", () => {
     const tooMany = launchTaskInputSchema.safeParse({ demo: { kind: "license-audit", limit: 6000 } });
     expect(tooMany.success).toBe(false);
     expect(JSON.stringify(tooMany.error?.issues)).toContain("demo.limit: at most 5000");
-  });
-});
-
-describe("cancelTask", () => {
-  function ports(state: { exists: boolean; runIds: string[] | null }) {
-    const sent: string[] = [];
-    const p: CancelPorts = {
-      taskExists: async () => state.exists,
-      cancelTaskAndRuns: async () => (state.runIds ? { runIds: state.runIds } : null),
-      sendRunCancelled: async ({ runId }) => {
-        sent.push(runId);
-      },
-    };
-    return { p, sent };
-  }
-
-  it("cancels the running runs and tells the executor about each", async () => {
-    const { p, sent } = ports({ exists: true, runIds: ["r1"] });
-    await expect(cancelTask({ taskId: "t", actor: "op", ports: p })).resolves.toEqual({ cancelledRuns: ["r1"] });
-    expect(sent).toEqual(["r1"]);
-  });
-
-  it("refuses an ended task and an unknown one with distinct codes", async () => {
-    const ended = await cancelTask({ taskId: "t", actor: "op", ports: ports({ exists: true, runIds: null }).p }).catch((e: AppError) => e.code);
-    const missing = await cancelTask({ taskId: "t", actor: "op", ports: ports({ exists: false, runIds: null }).p }).catch((e: AppError) => e.code);
-    expect([ended, missing]).toEqual(["PRECONDITION_FAILED", "NOT_FOUND"]);
   });
 });
