@@ -1,29 +1,115 @@
 import type { PrismaClient } from "./client.ts";
-import { deliverWebhook, escalationWebhookPayload } from "../notify/webhook.ts";
+import { deliverWebhook, escalationWebhookPayload, type WebhookDeliveryResult } from "../notify/webhook.ts";
+
+/** Outcome of `notifyEscalation`. */
+export interface EscalationNotifyResult {
+  round: number;
+  /** The escalation's role after this round. */
+  assigneeRole: string;
+  /** The role this round moved it to (round ≥ 1, non-empty chain), else null. */
+  reEscalatedTo: string | null;
+  /** False when this call found the round already recorded (a retried step): nothing moved again. */
+  recorded: boolean;
+  /** A webhook request was made (a URL is configured for the role and the escalation is still open). */
+  sent: boolean;
+  delivered: boolean;
+  attempts: number;
+  /** Why nothing was sent, when nothing was. */
+  skipped?: "no_webhook_url" | "not_open";
+}
 
 /**
- * Notifies the configured webhook (LONGHAUL_WEBHOOK_URL; JSON, Slack-compatible) of an open or
- * overdue escalation, with an idempotency key per escalation and notification round so a retried
- * delivery can be recognised. Records the notification on the row. No URL → nothing sent.
- * Never throws for delivery failures (they are returned and logged).
+ * The role an overdue escalation moves to at reminder `round` (≥ 1): `chain[min(round - 1, chain.length - 1)]`,
+ * or null for round 0 or an empty chain (the escalation stays with its role). Pure.
  */
-export async function notifyEscalation({ prisma, escalationId, round }: { prisma: PrismaClient; escalationId: string; round: number }): Promise<{ sent: boolean; delivered: boolean; attempts: number }> {
-  const url = process.env.LONGHAUL_WEBHOOK_URL;
-  if (!url) return { sent: false, delivered: false, attempts: 0 };
-  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, include: { task: { select: { goal: true } } } });
+export function chainRoleForRound(chain: readonly string[], round: number): string | null {
+  if (round < 1 || chain.length === 0) return null;
+  return chain[Math.min(round - 1, chain.length - 1)] ?? null;
+}
+
+/**
+ * The webhook URL for a role: `LONGHAUL_WEBHOOK_URL_<ROLE>` (role upper-cased, runs of other than
+ * A–Z/0–9 as `_`: "team-lead" → LONGHAUL_WEBHOOK_URL_TEAM_LEAD) when set, else LONGHAUL_WEBHOOK_URL,
+ * else null. Empty values count as unset.
+ */
+export function webhookUrlForRole(role: string, env: Record<string, string | undefined> = process.env): string | null {
+  const key = `LONGHAUL_WEBHOOK_URL_${role.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+  return env[key] || env.LONGHAUL_WEBHOOK_URL || null;
+}
+
+/**
+ * One notification round of an escalation: round 0 when it opens, round k ≥ 1 for the k-th overdue
+ * reminder (server/inngest/functions/agent-run.ts calls it inside a step).
+ *
+ * 1. Records the round on the row, once: a guarded write `where notifications <= round` sets
+ *    `notifications = round + 1` and `lastNotifiedAt`; so `notifications` counts the rounds recorded
+ *    (opening included), with or without a webhook. For round k ≥ 1 with a non-empty
+ *    `escalationChain` on the task's profile, the same write moves `assigneeRole` to
+ *    `chainRoleForRound(chain, k)` and pushes `dueAt` one due-period (profile
+ *    `escalationDueMinutes`) past the later of the old `dueAt` and now. A retried step finds the round
+ *    recorded and moves nothing again. A reminder for an escalation no longer open records nothing.
+ * 2. POSTs the message (server/notify/webhook.ts; JSON, Slack-compatible `text` — for a move
+ *    "overdue — re-escalated to <role>") to `webhookUrlForRole(assigneeRole)`, with
+ *    `Idempotency-Key: <escalationId>:<round>`, the same on a retried step, so the receiver can drop
+ *    the repeat. No URL → nothing sent.
+ *
+ * Delivery failures never throw (they are returned and logged). @throws Prisma's NotFound when the
+ * escalation does not exist, and database errors (the step retries).
+ */
+export async function notifyEscalation({
+  prisma,
+  escalationId,
+  round,
+  now = new Date(),
+  deliver = deliverWebhook,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  /** 0 at opening, k ≥ 1 for the k-th overdue reminder (integer). */
+  round: number;
+  now?: Date;
+  /** Injectable for tests; default the retrying webhook delivery. */
+  deliver?: (args: { url: string; payload: ReturnType<typeof escalationWebhookPayload>; idempotencyKey: string }) => Promise<WebhookDeliveryResult>;
+}): Promise<EscalationNotifyResult> {
+  if (!Number.isInteger(round) || round < 0) throw new RangeError(`round: must be an integer ≥ 0, got ${round}`);
+  const before = await prisma.escalation.findUniqueOrThrow({
+    where: { id: escalationId },
+    include: { task: { select: { goal: true, profile: { select: { escalationRole: true, escalationChain: true, escalationDueMinutes: true } } } } },
+  });
+  const profile = before.task.profile;
+  const target = chainRoleForRound(profile.escalationChain, round);
+  if (round > 0 && before.status !== "open") {
+    return { round, assigneeRole: before.assigneeRole, reEscalatedTo: null, recorded: false, sent: false, delivered: false, attempts: 0, skipped: "not_open" };
+  }
+  const dueAt = new Date(Math.max(before.dueAt.getTime(), now.getTime()) + profile.escalationDueMinutes * 60_000);
+  const written = await prisma.escalation.updateMany({
+    where: { id: escalationId, notifications: { lte: round }, ...(round > 0 ? { status: "open" } : {}) },
+    data: { notifications: round + 1, lastNotifiedAt: now, ...(target ? { assigneeRole: target, dueAt } : {}) },
+  });
+  const e = written.count > 0 ? await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } }) : before;
+  // The role this round moved it to: deterministic from the chain (so a retried step reports the same);
+  // "moved" only when it differs from the role before this round.
+  const previousRole = round <= 1 ? profile.escalationRole : chainRoleForRound(profile.escalationChain, round - 1);
+  const reEscalatedTo = target && e.assigneeRole === target && target !== previousRole ? target : null;
+  const base = { round, assigneeRole: e.assigneeRole, reEscalatedTo, recorded: written.count > 0 };
+
+  const url = webhookUrlForRole(e.assigneeRole);
+  if (!url) return { ...base, sent: false, delivered: false, attempts: 0, skipped: "no_webhook_url" };
   const appUrl = (process.env.APP_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`).replace(/\/+$/, "");
   const payload = escalationWebhookPayload({
     id: e.id,
     taskId: e.taskId,
-    taskTitle: e.task.goal.slice(0, 120),
+    taskTitle: before.task.goal.slice(0, 120),
     runId: e.runId,
-    reason: round > 0 ? `${e.reason} (overdue, reminder ${round})` : e.reason,
+    reason: e.reason,
     message: e.message,
     taskUrl: `${appUrl}/escalations?id=${e.id}`,
     dueAt: e.dueAt,
+    assigneeRole: e.assigneeRole,
+    round,
+    reEscalatedTo,
   });
-  const result = await deliverWebhook({ url, payload, idempotencyKey: `${e.id}:${round}` });
-  if (!result.delivered) console.error(`[longhaul] webhook for escalation ${e.id} not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`);
-  await prisma.escalation.update({ where: { id: e.id }, data: { notifications: { increment: 1 }, lastNotifiedAt: new Date() } });
-  return { sent: true, delivered: result.delivered, attempts: result.attempts };
+  const result = await deliver({ url, payload, idempotencyKey: `${e.id}:${round}` });
+  if (!result.delivered) console.error(`[longhaul] webhook for escalation ${e.id} (round ${round}) not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`);
+  return { ...base, sent: true, delivered: result.delivered, attempts: result.attempts };
 }

@@ -5,7 +5,9 @@ import type { PrismaClient } from "./client.ts";
  * databases and operator-made profiles are untouched).
  *
  * The scripted profiles run offline against the scripted model server; their notional prices
- * (USD per million tokens) let dollar budgets be exercised without a provider.
+ * (USD per million tokens) let dollar budgets be exercised without a provider. The scenario
+ * profiles re-escalate an overdue escalation to "team-lead" (escalationChain); `scripted` keeps it
+ * with the operator.
  */
 export const seedProfiles = [
   {
@@ -20,6 +22,8 @@ export const seedProfiles = [
     // without working-set growth are its normal rhythm, not a stall.
     stallSteps: 10,
     stallGraceSteps: 5,
+    // The demo's escalations stay with the operator when overdue (reminders only).
+    escalationChain: [],
     inputPricePerMTok: "0.40",
     cachedPricePerMTok: "0.10",
     outputPricePerMTok: "1.60",
@@ -44,6 +48,8 @@ export const seedProfiles = [
     stepBudget,
     contextWindow: 128_000,
     checkpointEverySteps: 12,
+    // Overdue escalations move from the operator to the team lead at the first reminder (and stay there).
+    escalationChain: ["team-lead"],
     inputPricePerMTok: "0.40",
     cachedPricePerMTok: "0.10",
     outputPricePerMTok: "1.60",
@@ -60,7 +66,7 @@ export const SCENARIOS = { loop: "scripted-loop", stall: "scripted-stall", budge
 /** Upserts the seed profiles. Returns their count. */
 export async function seedDefaults(prisma: PrismaClient): Promise<number> {
   for (const p of seedProfiles) {
-    const data = { ...p, tools: [...p.tools] };
+    const data = { ...p, tools: [...p.tools], escalationChain: [...p.escalationChain] };
     await prisma.agentProfile.upsert({ where: { name: p.name }, create: data, update: data });
   }
   return seedProfiles.length;

@@ -120,7 +120,8 @@ export async function deliverWebhook({
 
 /**
  * What the escalation message needs, as plain data: the Escalation row's id, taskId, runId, reason,
- * message and dueAt, plus the task's title and an absolute link the caller builds from APP_URL.
+ * message, dueAt and assigneeRole, plus the task's title, an absolute link the caller builds from
+ * APP_URL, and the notification round.
  */
 export interface EscalationNotice {
   id: string;
@@ -135,26 +136,48 @@ export interface EscalationNotice {
   taskUrl: string;
   /** When a human answer is due (after which the run re-escalates or times out); null = no deadline. */
   dueAt: Date | string | null;
+  /** The role the escalation is assigned to now (after any re-escalation of this round), e.g. "operator". */
+  assigneeRole?: string;
+  /** 0 = the escalation was just opened; k ≥ 1 = the k-th overdue reminder. Default 0. */
+  round?: number;
+  /** Round ≥ 1: the role this round moved the escalation to (profile's escalationChain), or null when it stayed with its role. */
+  reEscalatedTo?: string | null;
 }
 
 /**
- * Webhook body for an opened escalation: Slack `text` (mrkdwn link `<url|label>`, reason, due time in
- * ISO 8601 UTC) plus the structured fields `event` ("longhaul/escalation.opened") and `escalation`
- * { id, taskId, runId, reason, message, taskUrl, dueAt } for non-Slack receivers.
+ * Webhook body for an escalation notification. Slack `text` (mrkdwn link `<url|label>`, reason, role,
+ * due time in ISO 8601 UTC):
+ * - round 0: "Longhaul needs a human: <task> stopped (<reason>)." — event "longhaul/escalation.opened";
+ * - round k ≥ 1: "Longhaul escalation overdue — re-escalated to <role>: …" when the round moved it
+ *   (`reEscalatedTo`), else "… overdue — reminder k to <role>: …" — event "longhaul/escalation.overdue".
+ * Structured fields next to it for non-Slack receivers: `event`, `round`, and `escalation`
+ * { id, taskId, runId, reason, message, taskUrl, dueAt, assigneeRole, reEscalatedTo }.
  */
 export function escalationWebhookPayload(escalation: EscalationNotice): WebhookPayload {
   const dueAt = escalation.dueAt === null ? null : new Date(escalation.dueAt).toISOString();
+  const round = escalation.round ?? 0;
+  const role = escalation.assigneeRole ?? null;
+  const reEscalatedTo = round > 0 ? (escalation.reEscalatedTo ?? null) : null;
   // Slack mrkdwn control characters (https://api.slack.com/reference/surfaces/formatting#escaping).
   const escape = (t: string) => t.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
   const label = escape(escalation.taskTitle ?? `task ${escalation.taskId}`).replaceAll("|", "¦");
+  const link = `<${escalation.taskUrl}|${label}>`;
+  const headline =
+    round === 0
+      ? `:rotating_light: Longhaul needs a human: ${link} stopped (${escape(escalation.reason)}).`
+      : reEscalatedTo
+        ? `:alarm_clock: Longhaul escalation overdue — re-escalated to ${escape(reEscalatedTo)}: ${link} stopped (${escape(escalation.reason)}) and is still waiting (reminder ${round}).`
+        : `:alarm_clock: Longhaul escalation overdue — reminder ${round}${role ? ` to ${escape(role)}` : ""}: ${link} stopped (${escape(escalation.reason)}) and is still waiting.`;
   const lines = [
-    `:rotating_light: Longhaul needs a human: <${escalation.taskUrl}|${label}> stopped (${escape(escalation.reason)}).`,
+    headline,
     ...(escalation.message ? [escape(escalation.message)] : []),
+    ...(round === 0 && role ? [`For: ${escape(role)}.`] : []),
     dueAt ? `Answer due by ${dueAt}.` : "No deadline.",
   ];
   return {
     text: lines.join("\n"),
-    event: "longhaul/escalation.opened",
+    event: round === 0 ? "longhaul/escalation.opened" : "longhaul/escalation.overdue",
+    round,
     escalation: {
       id: escalation.id,
       taskId: escalation.taskId,
@@ -163,6 +186,8 @@ export function escalationWebhookPayload(escalation: EscalationNotice): WebhookP
       message: escalation.message ?? null,
       taskUrl: escalation.taskUrl,
       dueAt,
+      assigneeRole: role,
+      reEscalatedTo,
     },
   };
 }

@@ -1,0 +1,170 @@
+import { createServer, type Server } from "node:http";
+import { ulid } from "ulid";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { createPrismaClient } from "../../server/db/client.ts";
+import { chainRoleForRound, notifyEscalation, webhookUrlForRole } from "../../server/db/escalation-notify.ts";
+import { openEscalation } from "../../server/db/escalation-repository.ts";
+import { freePort } from "../support/ports.ts";
+
+// Re-escalation along the profile's escalationChain, against real PostgreSQL (the migrated schema)
+// and a local HTTP receiver standing in for the operator's webhook (Slack-compatible JSON).
+
+const prisma = createPrismaClient(inject("databaseUrl"));
+
+interface Delivery {
+  path: string;
+  key: string | undefined;
+  body: { text: string; event: string; round: number; escalation: { id: string; assigneeRole: string | null; reEscalatedTo: string | null; dueAt: string | null; reason: string } };
+}
+let deliveries: Delivery[] = [];
+let receiver: Server;
+let hookBase: string;
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  const port = await freePort();
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      deliveries.push({ path: req.url ?? "", key: req.headers["idempotency-key"] as string | undefined, body: JSON.parse(body) as Delivery["body"] });
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(port, "127.0.0.1", r));
+  hookBase = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  process.env = savedEnv;
+  receiver.closeAllConnections();
+  await new Promise<void>((r) => receiver.close(() => r()));
+  await prisma.$disconnect();
+});
+
+beforeEach(() => {
+  deliveries = [];
+  process.env = { ...savedEnv, LONGHAUL_WEBHOOK_URL: `${hookBase}/hook`, APP_URL: "http://dash.example" };
+  delete process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD;
+  delete process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR;
+});
+
+/** A profile with `chain`, a task on it, a run, and an escalation opened through the real repository. */
+async function openedEscalation(chain: string[], dueMinutes = 60): Promise<{ escalationId: string; taskId: string }> {
+  const suffix = ulid().toLowerCase();
+  const profile = await prisma.agentProfile.create({
+    data: { name: `esc-notify-${suffix}`, model: "scripted", tools: [], escalationRole: "operator", escalationChain: chain, escalationDueMinutes: dueMinutes },
+  });
+  const taskId = `task_${suffix}`;
+  const runId = `run_${suffix}`;
+  await prisma.task.create({ data: { id: taskId, goal: "Audit the licenses <of everything>", profileId: profile.id, status: "running", stepBudget: 10, workspace: "/tmp" } });
+  await prisma.run.create({ data: { id: runId, taskId } });
+  const { escalationId } = await openEscalation({ prisma, taskId, runId, stepId: "escalate-3", reason: "loop", message: "list_files called 3 times", evidence: {}, checkpointId: null, endReason: "loop" });
+  return { escalationId, taskId };
+}
+
+const row = (id: string) => prisma.escalation.findUniqueOrThrow({ where: { id } });
+
+describe("notifyEscalation: re-escalation along the chain", () => {
+  it("round 0 → operator; round 1 → team-lead (row, payload, key <id>:1); a repeat of round 1 moves nothing again", async () => {
+    const { escalationId } = await openedEscalation(["team-lead"]);
+    const opened = await row(escalationId);
+    expect(opened.assigneeRole).toBe("operator");
+
+    const r0 = await notifyEscalation({ prisma, escalationId, round: 0 });
+    expect(r0).toMatchObject({ round: 0, assigneeRole: "operator", reEscalatedTo: null, recorded: true, sent: true, delivered: true });
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]!.key).toBe(`${escalationId}:0`);
+    expect(deliveries[0]!.body.event).toBe("longhaul/escalation.opened");
+    expect(deliveries[0]!.body.text).toContain("Longhaul needs a human: <http://dash.example/escalations?id=");
+    expect(deliveries[0]!.body.escalation).toMatchObject({ id: escalationId, assigneeRole: "operator", reEscalatedTo: null, reason: "loop" });
+    expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", notifications: 1, dueAt: opened.dueAt });
+
+    // The first reminder comes when the wait times out, i.e. at about dueAt.
+    const at1 = new Date(opened.dueAt.getTime() + 1_000);
+    const r1 = await notifyEscalation({ prisma, escalationId, round: 1, now: at1 });
+    expect(r1).toMatchObject({ round: 1, assigneeRole: "team-lead", reEscalatedTo: "team-lead", recorded: true, sent: true, delivered: true });
+    const moved = await row(escalationId);
+    expect(moved.assigneeRole).toBe("team-lead");
+    expect(moved.notifications).toBe(2);
+    expect(moved.dueAt.getTime()).toBe(at1.getTime() + 60 * 60_000);
+    expect(moved.lastNotifiedAt?.getTime()).toBe(at1.getTime());
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries[1]!.key).toBe(`${escalationId}:1`);
+    expect(deliveries[1]!.body.event).toBe("longhaul/escalation.overdue");
+    expect(deliveries[1]!.body.round).toBe(1);
+    expect(deliveries[1]!.body.text).toContain("overdue — re-escalated to team-lead");
+    expect(deliveries[1]!.body.text).toContain(`Answer due by ${moved.dueAt.toISOString()}`);
+    expect(deliveries[1]!.body.escalation).toMatchObject({ assigneeRole: "team-lead", reEscalatedTo: "team-lead", dueAt: moved.dueAt.toISOString() });
+
+    // A retried step (later clock): nothing moves again; the same message goes out with the same key, for the receiver to drop.
+    const again = await notifyEscalation({ prisma, escalationId, round: 1, now: new Date(at1.getTime() + 5 * 60_000) });
+    expect(again).toMatchObject({ round: 1, assigneeRole: "team-lead", reEscalatedTo: "team-lead", recorded: false });
+    expect(await row(escalationId)).toEqual(moved);
+    expect(deliveries.map((d) => d.key)).toEqual([`${escalationId}:0`, `${escalationId}:1`, `${escalationId}:1`]);
+    expect(deliveries[2]!.body).toEqual(deliveries[1]!.body);
+  });
+
+  it("a longer chain moves one role per round and stays on the last; per-role webhook URLs are used when set", async () => {
+    process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD = `${hookBase}/team-lead`;
+    process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR = `${hookBase}/director`;
+    const { escalationId } = await openedEscalation(["team-lead", "director"], 30);
+    const due0 = (await row(escalationId)).dueAt;
+    await notifyEscalation({ prisma, escalationId, round: 0, now: new Date(due0.getTime() - 30 * 60_000) });
+    const roles: string[] = [];
+    let clock = due0.getTime();
+    for (const round of [1, 2, 3]) {
+      clock += 30 * 60_000 + 500;
+      const r = await notifyEscalation({ prisma, escalationId, round, now: new Date(clock) });
+      roles.push(r.assigneeRole);
+      if (round === 3) expect(r.reEscalatedTo).toBeNull(); // already with the last role of the chain: a reminder, not a move
+    }
+    expect(roles).toEqual(["team-lead", "director", "director"]);
+    expect(deliveries.map((d) => d.path)).toEqual(["/hook", "/team-lead", "/director", "/director"]);
+    expect(deliveries[2]!.body.text).toContain("overdue — re-escalated to director");
+    expect(deliveries[3]!.body.text).toContain("overdue — reminder 3 to director");
+    expect((await row(escalationId)).notifications).toBe(4);
+  });
+
+  it("an empty chain (the scripted demo profile) keeps the role and the deadline: reminders only", async () => {
+    const { escalationId } = await openedEscalation([]);
+    const opened = await row(escalationId);
+    await notifyEscalation({ prisma, escalationId, round: 0 });
+    const r1 = await notifyEscalation({ prisma, escalationId, round: 1, now: new Date(opened.dueAt.getTime() + 1_000) });
+    expect(r1).toMatchObject({ assigneeRole: "operator", reEscalatedTo: null, recorded: true });
+    expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", dueAt: opened.dueAt, notifications: 2 });
+    expect(deliveries[1]!.body.text).toContain("overdue — reminder 1 to operator");
+    expect(deliveries[1]!.body.text).not.toContain("re-escalated");
+  });
+
+  it("without a webhook URL the round is still recorded and the escalation still moves", async () => {
+    delete process.env.LONGHAUL_WEBHOOK_URL;
+    const { escalationId } = await openedEscalation(["team-lead"]);
+    await expect(notifyEscalation({ prisma, escalationId, round: 0 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", recorded: true });
+    await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", assigneeRole: "team-lead" });
+    expect(await row(escalationId)).toMatchObject({ assigneeRole: "team-lead", notifications: 2 });
+    expect(deliveries).toEqual([]);
+  });
+
+  it("a reminder for an escalation decided meanwhile neither moves it nor sends anything", async () => {
+    const { escalationId } = await openedEscalation(["team-lead"]);
+    await notifyEscalation({ prisma, escalationId, round: 0 });
+    await prisma.escalation.update({ where: { id: escalationId }, data: { status: "decided", decision: "cancel", decidedBy: "op", decidedAt: new Date() } });
+    await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "not_open", recorded: false, assigneeRole: "operator" });
+    expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", notifications: 1 });
+    expect(deliveries).toHaveLength(1);
+  });
+});
+
+describe("chain and URL rules", () => {
+  it("chainRoleForRound: chain[min(k-1, len-1)], null for round 0 or an empty chain", () => {
+    expect([0, 1, 2, 3].map((k) => chainRoleForRound(["a", "b"], k))).toEqual([null, "a", "b", "b"]);
+    expect(chainRoleForRound([], 2)).toBeNull();
+  });
+  it("webhookUrlForRole: LONGHAUL_WEBHOOK_URL_<ROLE> first, then LONGHAUL_WEBHOOK_URL", () => {
+    const env = { LONGHAUL_WEBHOOK_URL: "http://all", LONGHAUL_WEBHOOK_URL_TEAM_LEAD: "http://lead", LONGHAUL_WEBHOOK_URL_OPERATOR: "" };
+    expect(webhookUrlForRole("team-lead", env)).toBe("http://lead");
+    expect(webhookUrlForRole("operator", env)).toBe("http://all");
+    expect(webhookUrlForRole("director", {})).toBeNull();
+  });
+});
