@@ -26,6 +26,8 @@ export function LaunchForm() {
   const [profile, setProfile] = useState("scripted");
   const [stepBudget, setStepBudget] = useState("");
   const [workspace, setWorkspace] = useState("");
+  /** null = the selected profile's default (sent as omitted, so the server applies the profile's). */
+  const [approvalChoice, setApprovalChoice] = useState<boolean | null>(null);
   const [launchKey] = useState(() => crypto.randomUUID());
   const launch = useMutation(
     trpc.task.launch.mutationOptions({
@@ -41,6 +43,8 @@ export function LaunchForm() {
   const selected = profiles.data?.find((p) => p.name === profile);
   const demoBudget = demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
   const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;
+  const profileRequiresApproval = selected !== undefined && "requireApproval" in selected ? selected.requireApproval === true : false;
+  const requireApproval = approvalChoice ?? profileRequiresApproval;
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -50,6 +54,7 @@ export function LaunchForm() {
       profile,
       stepBudget: budgetNumber,
       workspace: workspace.trim() || undefined,
+      requireApproval: approvalChoice ?? undefined,
       launchKey,
     });
   }
@@ -95,7 +100,16 @@ export function LaunchForm() {
             <label htmlFor="profile" className={label}>
               Agent profile
             </label>
-            <select id="profile" name="profile" className={field} value={profile} onChange={(e) => setProfile(e.target.value)}>
+            <select
+              id="profile"
+              name="profile"
+              className={field}
+              value={profile}
+              onChange={(e) => {
+                setProfile(e.target.value);
+                setApprovalChoice(null);
+              }}
+            >
               {profiles.data?.map((p) => (
                 <option key={p.id} value={p.name}>
                   {p.name} — {p.model === "scripted" || p.model.startsWith("scripted-") ? "offline scripted model" : p.model}
@@ -120,6 +134,16 @@ export function LaunchForm() {
           </label>
           <input id="workspace" name="workspace" placeholder={demo?.workspace} className={cn(field, "font-mono")} value={workspace} onChange={(e) => setWorkspace(e.target.value)} />
           <p className="mt-1 text-xs text-zinc-500">Folder on the server the file tools may read (read-only). Empty = the default shown.</p>
+        </div>
+
+        <div>
+          <label className="flex items-center gap-2 text-sm font-medium text-zinc-800">
+            <input type="checkbox" name="requireApproval" checked={requireApproval} onChange={(e) => setApprovalChoice(e.target.checked)} />
+            Ask a human before risky actions (send_email)
+          </label>
+          <p className="mt-1 text-xs text-zinc-500">
+            The run checkpoints and waits in the escalation inbox for Approve or Reject before the call. Default from the profile ({profileRequiresApproval ? "on" : "off"}).
+          </p>
         </div>
 
         {launch.isError && (

@@ -29,7 +29,7 @@ export function prismaLaunchPorts({
     },
     async findProfile(name) {
       const p = await prisma.agentProfile.findUnique({ where: { name } });
-      return p ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget } : null;
+      return p ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, requireApproval: p.requireApproval } : null;
     },
     async workspaceIsDirectory(path) {
       try {
@@ -47,6 +47,7 @@ export function prismaLaunchPorts({
             profileId: d.profileId,
             stepBudget: d.stepBudget,
             tokenBudget: d.tokenBudget,
+            requireApproval: d.requireApproval,
             workspace: resolve(d.workspace),
             input: d.input as never,
             launchKey: d.launchKey,

@@ -17,6 +17,11 @@ export const launchTaskInputSchema = z
     tokenBudget: z.number().int().min(1).max(1_000_000_000).optional(),
     workspace: z.string().min(1).max(4_096).optional(),
     facts: z.record(z.string().max(200), z.unknown()).optional(),
+    /**
+     * Risky tool calls (send_email) wait for a human's Approve / Reject (a `risky_action` escalation).
+     * Omitted: the profile's `requireApproval`.
+     */
+    requireApproval: z.boolean("requireApproval: true or false").optional(),
     /** Client-chosen key: the same key launches once (double clicks, retried requests). */
     launchKey: z.string().min(8).max(100).optional(),
   })
@@ -27,7 +32,8 @@ export type LaunchTaskInput = z.input<typeof launchTaskInputSchema>;
 /** Ports the launch needs (implemented over Prisma and Inngest in server/db and server/inngest). */
 export interface LaunchPorts {
   findTaskByLaunchKey(launchKey: string): Promise<{ taskId: string; runId: string | null } | null>;
-  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null } | null>;
+  /** The profile by name; `requireApproval` is the default for the task's (false when absent). */
+  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; requireApproval?: boolean } | null>;
   workspaceIsDirectory(path: string): Promise<boolean>;
   createTaskWithRun(data: {
     taskId: string;
@@ -36,6 +42,8 @@ export interface LaunchPorts {
     profileId: string;
     stepBudget: number;
     tokenBudget: number | null;
+    /** Risky tool calls wait for a human's approval (input, else the profile's). */
+    requireApproval: boolean;
     workspace: string;
     input: Record<string, unknown>;
     launchKey: string | null;
@@ -62,6 +70,7 @@ export function demoStepBudget(limit: number): number {
 /**
  * Launches a task: creates Task (queued) + Run (initial) and sends `longhaul/run.started`.
  * Idempotent on `launchKey`: a repeat returns the first launch's ids and creates nothing.
+ * `requireApproval` (risky tools wait for a human) defaults to the profile's.
  *
  * @throws AppError BAD_INPUT (unknown profile, workspace not a directory), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
@@ -87,6 +96,7 @@ export async function launchTask({ input, actor, ports }: { input: z.output<type
     profileId: profile.id,
     stepBudget,
     tokenBudget: input.tokenBudget ?? profile.tokenBudget,
+    requireApproval: input.requireApproval ?? profile.requireApproval ?? false,
     workspace,
     input: { ...(input.demo ? { demo: input.demo.kind, limit: input.demo.limit } : {}), ...(input.facts ? { facts: input.facts } : {}) },
     launchKey: input.launchKey ?? null,
