@@ -7,12 +7,39 @@ import { cn } from "@/components/ui/cn.ts";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { CheckpointsPanel } from "./checkpoints-panel.tsx";
+import { FactChangeLine, factCountLabel } from "./fact-value.tsx";
 import { compactNumber, durationMs, usd } from "./format.ts";
+import { WorkingSetPanel } from "./working-set-panel.tsx";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
 export type PanelTab = "step" | "facts" | "checkpoints" | "artifacts" | "outbox" | "result";
 
-function StepDetail({ selectedKey }: { selectedKey: string | null }) {
+/** The working-set changes the selected step caused (same query as the Working set tab's history). */
+function StepFactChanges({ taskId, runId, stepId, onShowAll }: { taskId: string; runId: string; stepId: string; onShowAll: () => void }) {
+  const trpc = useTRPC();
+  const changes = useQuery(trpc.workingSet.step.queryOptions({ taskId, runId, stepId }));
+  if (changes.isError) return <p className="text-xs text-red-700">Could not load this step's working-set changes: {changes.error.message}</p>;
+  if (!changes.data || changes.data.length === 0) return null;
+  const counts = { added: 0, changed: 0, removed: 0 };
+  for (const c of changes.data) counts[c.kind] += 1;
+  return (
+    <div data-testid="step-fact-changes">
+      <div className="mb-1 flex items-baseline justify-between">
+        <span className="text-xs font-medium uppercase tracking-wide text-zinc-500">Working set · {factCountLabel(counts)}</span>
+        <button type="button" className="text-xs text-zinc-500 underline hover:text-zinc-900" onClick={onShowAll}>
+          Whole history
+        </button>
+      </div>
+      <div className="rounded border border-zinc-200">
+        {changes.data.map((c) => (
+          <FactChangeLine key={`${c.key}:${c.kind}`} change={c} />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function StepDetail({ taskId, selectedKey, onShowWorkingSet }: { taskId: string; selectedKey: string | null; onShowWorkingSet: () => void }) {
   const trpc = useTRPC();
   const [runId, stepId] = selectedKey ? [selectedKey.slice(0, selectedKey.indexOf(":")), selectedKey.slice(selectedKey.indexOf(":") + 1)] : ["", ""];
   const step = useQuery({ ...trpc.task.step.queryOptions({ runId, stepId }), enabled: !!selectedKey });
@@ -50,6 +77,7 @@ function StepDetail({ selectedKey }: { selectedKey: string | null }) {
           Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out
         </div>
       )}
+      <StepFactChanges taskId={taskId} runId={s.runId} stepId={s.stepId} onShowAll={onShowWorkingSet} />
       {s.arguments !== null && <JsonView label="Arguments" value={s.arguments} />}
       {s.output !== null && <JsonView label="Output" value={s.output} />}
       {s.modelCalls.length > 0 && (
@@ -86,30 +114,6 @@ function StepDetail({ selectedKey }: { selectedKey: string | null }) {
         </div>
       )}
     </div>
-  );
-}
-
-function Facts({ task }: { task: TaskDetail }) {
-  if (task.facts.length === 0) return <p className="text-sm text-zinc-500">No facts established yet.</p>;
-  return (
-    <table className="w-full text-sm">
-      <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-        <tr>
-          <th className="py-1">Key</th>
-          <th>Value</th>
-          <th>Step</th>
-        </tr>
-      </thead>
-      <tbody>
-        {task.facts.map((f) => (
-          <tr key={`${f.key}`} className="border-t border-zinc-100 align-top">
-            <td className="py-1.5 pr-3 font-mono text-xs break-all">{f.key}</td>
-            <td className="py-1.5 pr-3 font-mono text-xs break-all text-zinc-700">{JSON.stringify(f.value).slice(0, 300)}</td>
-            <td className="py-1.5 font-mono text-xs text-zinc-500">{f.sourceStepId}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -166,23 +170,34 @@ function Result({ task }: { task: TaskDetail }) {
   return <p className="text-sm text-zinc-500">No result yet.</p>;
 }
 
-/** The right-hand panel of the run page: the selected step, the working set, artifacts, outbox, result. */
+/**
+ * The right-hand panel of the run page: the selected step (with the working-set changes it caused),
+ * the working set (current facts and their step-by-step history, filtered by `keyFilter`),
+ * checkpoints, artifacts, outbox, result. `factsNow` is the size of the current working set (the
+ * tab's count; the task's fact rows until it is known).
+ */
 export function DetailPanel({
   task,
   selectedKey,
   tab,
   onTab,
   onSelectStep,
+  keyFilter,
+  onKeyFilter,
+  factsNow,
 }: {
   task: TaskDetail;
   selectedKey: string | null;
   tab: PanelTab;
   onTab: (tab: PanelTab) => void;
   onSelectStep: (key: string) => void;
+  keyFilter: string;
+  onKeyFilter: (prefix: string) => void;
+  factsNow: number | undefined;
 }) {
   const tabs: { id: PanelTab; label: string }[] = [
     { id: "step", label: "Step" },
-    { id: "facts", label: `Working set (${task.facts.length})` },
+    { id: "facts", label: `Working set (${factsNow ?? task.facts.length})` },
     { id: "checkpoints", label: `Checkpoints (${task.checkpointCount})` },
     { id: "artifacts", label: `Artifacts (${task.artifacts.length})` },
     { id: "outbox", label: `Outbox (${task.outbox.length})` },
@@ -205,8 +220,8 @@ export function DetailPanel({
         ))}
       </div>
       <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
-        {tab === "step" && <StepDetail selectedKey={selectedKey} />}
-        {tab === "facts" && <Facts task={task} />}
+        {tab === "step" && <StepDetail taskId={task.id} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} />}
+        {tab === "facts" && <WorkingSetPanel taskId={task.id} keyFilter={keyFilter} onKeyFilter={onKeyFilter} selectedKey={selectedKey} onSelectStep={onSelectStep} />}
         {tab === "checkpoints" && <CheckpointsPanel taskId={task.id} status={task.status} onSelectStep={onSelectStep} />}
         {tab === "artifacts" && <Artifacts task={task} />}
         {tab === "outbox" && <Outbox task={task} />}

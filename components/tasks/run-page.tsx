@@ -1,15 +1,15 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo, useRef } from "react";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
 import { ago, compactNumber, durationMs, usd } from "./format.ts";
-import { Timeline, type TimelineStep } from "./timeline.tsx";
+import { Timeline, type StepFactCounts, type TimelineStep } from "./timeline.tsx";
 
 const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled"]);
 
@@ -29,6 +29,23 @@ function Meter({ label, value, detail, fraction }: { label: string; value: strin
 }
 
 /**
+ * Live updates invalidate the `task` queries (components/live); the working-set queries follow them:
+ * whenever the task or its steps come back with a new data object (a live change, or the polling
+ * fallback), the `workingSet` queries are invalidated too.
+ */
+function useRefreshWorkingSetWith(task: unknown, steps: unknown) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const previous = useRef<{ task: unknown; steps: unknown } | null>(null);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = { task, steps };
+    const changed = (now: unknown, then: unknown) => now !== undefined && then !== undefined && now !== then;
+    if (before && (changed(task, before.task) || changed(steps, before.steps))) void queryClient.invalidateQueries(trpc.workingSet.pathFilter());
+  }, [task, steps, queryClient, trpc]);
+}
+
+/**
  * The run page (/tasks/[id]): sticky header with status and reason, goal and meters; timeline of
  * steps on the left (virtualised); detail panel on the right. Selection and tab live in the URL
  * (`?step=<runId>:<stepId>&tab=…`), so a link opens the same view.
@@ -42,6 +59,8 @@ export function RunPage({ taskId }: { taskId: string }) {
   const refetchInterval = live === "live" ? 30_000 : 5_000;
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
   const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
+  const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
+  useRefreshWorkingSetWith(task.data, steps.data);
   const cancel = useMutation(trpc.task.cancel.mutationOptions({ onSuccess: () => void task.refetch() }));
   const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions({ onSuccess: () => void task.refetch() }));
   const resume = useMutation(trpc.task.resume.mutationOptions({ onSuccess: () => void task.refetch() }));
@@ -49,12 +68,17 @@ export function RunPage({ taskId }: { taskId: string }) {
 
   const selectedKey = search.get("step");
   const tab = (search.get("tab") as PanelTab | null) ?? "step";
+  const keyFilter = search.get("keys") ?? "";
   const setParams = useCallback(
-    (next: { step?: string | null; tab?: PanelTab }) => {
+    (next: { step?: string | null; tab?: PanelTab; keys?: string }) => {
       const params = new URLSearchParams(search.toString());
       if (next.step !== undefined) {
         if (next.step) params.set("step", next.step);
         else params.delete("step");
+      }
+      if (next.keys !== undefined) {
+        if (next.keys) params.set("keys", next.keys);
+        else params.delete("keys");
       }
       if (next.tab) params.set("tab", next.tab);
       router.replace(`${pathname}?${params.toString()}`, { scroll: false });
@@ -63,6 +87,12 @@ export function RunPage({ taskId }: { taskId: string }) {
   );
 
   const rows: TimelineStep[] = useMemo(() => steps.data ?? [], [steps.data]);
+  const factMarks = useMemo(() => {
+    const marks = new Map<string, StepFactCounts>();
+    for (const s of factSummary.data?.steps ?? []) if (s.stepId) marks.set(`${s.runId}:${s.stepId}`, s);
+    return marks;
+  }, [factSummary.data]);
+  const onKeyFilter = useCallback((keys: string) => setParams({ keys }), [setParams]);
   const selectedIndex = rows.findIndex((s) => `${s.runId}:${s.stepId}` === selectedKey);
 
   useEffect(() => {
@@ -253,10 +283,20 @@ export function RunPage({ taskId }: { taskId: string }) {
             selectedKey={selectedKey}
             onSelect={(key) => setParams({ step: key, tab: "step" })}
             emptyMessage={t.status === "queued" ? "No steps yet: the run is queued for the executor." : "No steps yet."}
+            factMarks={factMarks}
           />
         </section>
         <aside aria-label="Details" className="flex w-[44%] min-w-96 flex-col bg-white">
-          <DetailPanel task={t} selectedKey={selectedKey} tab={tab} onTab={(next) => setParams({ tab: next })} onSelectStep={(key) => setParams({ step: key, tab: "step" })} />
+          <DetailPanel
+            task={t}
+            selectedKey={selectedKey}
+            tab={tab}
+            onTab={(next) => setParams({ tab: next })}
+            onSelectStep={(key) => setParams({ step: key, tab: "step" })}
+            keyFilter={keyFilter}
+            onKeyFilter={onKeyFilter}
+            factsNow={factSummary.data?.currentSize}
+          />
         </aside>
       </div>
     </div>

@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { AlertTriangle, Bot, CheckCircle2, Loader2, User, Wrench, XCircle, Flag } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { cn } from "@/components/ui/cn.ts";
+import { factCountLabel } from "./fact-value.tsx";
 import { compactNumber, durationMs } from "./format.ts";
 
 export interface TimelineStep {
@@ -38,10 +39,18 @@ function StatusIcon({ status, retrying }: { status: string; retrying: boolean })
   return <CheckCircle2 aria-label="completed" className="h-4 w-4 text-emerald-600" />;
 }
 
+/** Working-set changes of one step, for its mark on the timeline ("+2 facts"). */
+export interface StepFactCounts {
+  added: number;
+  changed: number;
+  removed: number;
+}
+
 /**
  * The step timeline: fixed-height virtual rows (a 5,000-step run renders ~30 rows at a time), one
  * per durable step, in execution order. "Follow live" keeps the newest step in view until the user
- * scrolls up; it turns back on when they return to the bottom.
+ * scrolls up; it turns back on when they return to the bottom. Steps that changed the working set
+ * carry a mark from `factMarks` (keyed `<runId>:<stepId>`).
  */
 export function Timeline({
   steps,
@@ -49,12 +58,14 @@ export function Timeline({
   selectedKey,
   onSelect,
   emptyMessage,
+  factMarks,
 }: {
   steps: TimelineStep[];
   loading: boolean;
   selectedKey: string | null;
   onSelect: (key: string) => void;
   emptyMessage: string;
+  factMarks?: Map<string, StepFactCounts>;
 }) {
   const parentRef = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
@@ -109,6 +120,7 @@ export function Timeline({
             const key = `${s.runId}:${s.stepId}`;
             const selected = key === selectedKey;
             const tokens = s.promptTokens + s.completionTokens;
+            const facts = factMarks?.get(key);
             return (
               <button
                 key={key}
@@ -130,6 +142,15 @@ export function Timeline({
                 <span className="w-24 shrink-0 font-mono text-xs text-zinc-500">{s.stepId}</span>
                 <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")}>{s.summary || s.tool || s.kind}</span>
                 {s.summary.includes("· deduplicated") && <span className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900" title="A repeat of a committed side effect: the original result was returned and nothing was sent again">deduplicated</span>}
+                {facts && (
+                  <span
+                    className={cn("shrink-0 rounded px-1.5 text-xs", facts.removed ? "bg-red-50 text-red-800" : facts.changed ? "bg-amber-50 text-amber-900" : "bg-emerald-50 text-emerald-800")}
+                    data-testid="fact-mark"
+                    title="Working-set changes this step caused (details in the Step and Working set tabs)"
+                  >
+                    {factCountLabel(facts)}
+                  </span>
+                )}
                 {s.attempts > 1 && <span className="shrink-0 rounded bg-amber-100 px-1.5 text-xs text-amber-900">{s.attempts} attempts</span>}
                 {tokens > 0 && <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{compactNumber(tokens)} tok</span>}
                 <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{durationMs(s.durationMs)}</span>

@@ -42,6 +42,8 @@ export interface WorkingSetRun {
   cause: string;
   status: string;
   fromCheckpointId: string | null;
+  /** The checkpoint's number within the task (#1, #2, …), null without one. */
+  fromCheckpointSeq: number | null;
   startedAt: Date;
 }
 
@@ -89,7 +91,7 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
   ]);
   const startIds = [...new Set(runRows.map((r) => r.fromCheckpointId).filter((id): id is string => id !== null))];
   const checkpoints = startIds.length
-    ? await prisma.checkpoint.findMany({ where: { id: { in: startIds } }, select: { id: true, runId: true, reason: true, afterStepId: true, workingSet: true, createdAt: true } })
+    ? await prisma.checkpoint.findMany({ where: { id: { in: startIds } }, select: { id: true, seq: true, runId: true, reason: true, afterStepId: true, workingSet: true, createdAt: true } })
     : [];
   const cpById = new Map(checkpoints.map((c) => [c.id, c]));
   const stepIds = [...new Set([...facts.map((f) => f.sourceStepId), ...escalations.map((e) => `human-${e.stepId}`), ...checkpoints.map((c) => c.afterStepId)])];
@@ -109,7 +111,7 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
     return next;
   };
 
-  const runs: WorkingSetRun[] = runRows.map((r, i) => ({ ...r, ordinal: i + 1 }));
+  const runs: WorkingSetRun[] = runRows.map((r, i) => ({ ...r, ordinal: i + 1, fromCheckpointSeq: r.fromCheckpointId ? (cpById.get(r.fromCheckpointId)?.seq ?? null) : null }));
   const ordinal = new Map(runs.map((r) => [r.id, r.ordinal]));
   const factsByRun = new Map<string, typeof facts>();
   for (const f of facts) {
@@ -251,26 +253,26 @@ export async function summariseWorkingSet({ prisma, taskId }: { prisma: PrismaCl
 
 /**
  * The current working set (what the latest run works with), keys in order, at most `limit` entries
- * with keys after `afterKey` and starting with `keyPrefix`; each with the change that set its value
- * (blame). `total` counts the matching keys; `nextKey` is the `afterKey` of the next page (null at
- * the end). @throws AppError NOT_FOUND (task).
+ * with keys after `cursor` (a key, exclusive) and starting with `keyPrefix`; each with the change
+ * that set its value (blame). `total` counts the matching keys; `nextCursor` is the `cursor` of the
+ * next page (null at the end). @throws AppError NOT_FOUND (task).
  */
 export async function listCurrentWorkingSet({
   prisma,
   taskId,
   keyPrefix = "",
-  afterKey = null,
+  cursor = null,
   limit,
 }: {
   prisma: PrismaClient;
   taskId: string;
   keyPrefix?: string;
-  afterKey?: string | null;
+  cursor?: string | null;
   limit: number;
-}): Promise<{ facts: { key: string; value: unknown; change: WorkingSetChange }[]; total: number; nextKey: string | null }> {
+}): Promise<{ facts: { key: string; value: unknown; change: WorkingSetChange }[]; total: number; nextCursor: string | null }> {
   const replay = await replayWorkingSet({ prisma, taskId, keyPrefix });
   const all = [...replay.current].map(([key, v]) => ({ key, ...v }));
-  const rest = afterKey === null ? all : all.filter((f) => f.key > afterKey);
+  const rest = cursor === null ? all : all.filter((f) => f.key > cursor);
   const facts = rest.slice(0, limit);
-  return { facts, total: all.length, nextKey: rest.length > limit ? (facts.at(-1)?.key ?? null) : null };
+  return { facts, total: all.length, nextCursor: rest.length > limit ? (facts.at(-1)?.key ?? null) : null };
 }

@@ -172,10 +172,10 @@ describe("working-set history", () => {
       ["a", 4, run3, "tool-2-1"],
       ["b", { x: 1 }, run3, null],
     ]);
-    expect(current.nextKey).toBe("b");
-    const rest = await listCurrentWorkingSet({ prisma, taskId, afterKey: "b", limit: 2 });
+    expect(current.nextCursor).toBe("b");
+    const rest = await listCurrentWorkingSet({ prisma, taskId, cursor: "b", limit: 2 });
     expect(rest.facts.map((f) => [f.key, f.value, f.change.cause])).toEqual([["note", "x", "input"]]);
-    expect(rest.nextKey).toBeNull();
+    expect(rest.nextCursor).toBeNull();
   });
 
   it("validates input at the tRPC boundary with messages naming the field and the limit", async () => {

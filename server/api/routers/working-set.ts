@@ -33,7 +33,8 @@ export type WorkingSetHistoryInput = z.input<typeof workingSetHistoryInputSchema
 export const workingSetCurrentInputSchema = z.object({
   taskId,
   keyPrefix,
-  afterKey: z.string().max(200, "afterKey: at most 200 characters").nullish(),
+  /** Exclusive: the page starts after this key (the previous page's nextCursor). */
+  cursor: z.string().max(200, "cursor: at most 200 characters (a fact key)").nullish(),
   limit,
 });
 
@@ -52,7 +53,7 @@ export const workingSetRouter = createTRPCRouter({
   /** The working set the latest run works with, by key, each fact with the change that set it. */
   current: publicProcedure
     .input(workingSetCurrentInputSchema)
-    .query(({ ctx, input }) => listCurrentWorkingSet({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, afterKey: input.afterKey ?? null, limit: input.limit })),
+    .query(({ ctx, input }) => listCurrentWorkingSet({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit })),
   /** The changes one step caused (the step detail panel). */
   step: publicProcedure.input(workingSetStepInputSchema).query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
   /** Per-step change counts (timeline marks), current size and number of changes. */
