@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { buildInitialMessages } from "../../server/domain/agent-context.ts";
+import { describeToolStep } from "../../server/domain/checkpoint.ts";
 import { decideNextAction } from "../../server/llm/scripted/agent.ts";
 import { readAgentContext } from "../../server/llm/scripted/context.ts";
 import { compareCodePoints, parseLicenseAuditGoal } from "../../server/llm/scripted/license-audit.ts";
@@ -188,6 +190,54 @@ describe("the competent agent's decisions", () => {
     const end = decide(m);
     expect(end).toHaveLength(1);
     expect(end[0]!.name).toBe("finish");
+  });
+});
+
+describe("the generic agent after a segment cut", () => {
+  // What a checkpoint hands the next segment (server/domain/agent-context.ts): the working set and
+  // one-line summaries of the completed steps (server/domain/checkpoint.ts describeToolStep), never
+  // the listing or the file themselves.
+  const GOAL2 = "Summarise what this project is about.";
+  const entries = [
+    { name: "README.md", type: "file" },
+    { name: "src", type: "dir" },
+    { name: "package.json", type: "file" },
+  ];
+  const listed = { path: ".", entries, total: 3, nextOffset: null };
+  const read = { path: "README.md", content: "# Longhaul\n\nRuns agents.", offset: 0, bytes: 24, totalBytes: 24, nextOffset: null };
+  const step = (n: number, tool: string, args: unknown, output: unknown) => ({ stepId: `tool-${n}-0`, tool, summary: describeToolStep(tool, JSON.stringify(args), { ok: true, output }) });
+  const resumed = (workingSet: Record<string, unknown>, completedSteps: { stepId: string; tool: string; summary: string }[]) =>
+    buildInitialMessages({ systemPrompt: "You are an agent.", goal: GOAL2, workingSet, completedSteps, openQuestion: "What is the next step toward the goal?" });
+  const finishText = (calls: { name: string; args: unknown }[]) => {
+    expect(calls.map((c) => c.name)).toEqual(["finish"]);
+    return (calls[0]!.args as { result: string }).result;
+  };
+
+  it("finishes from its working set: the entry count and README line it recorded, not '0 entries'", () => {
+    const facts = { "workspace:entries": { count: 3, sample: ["README.md", "src/", "package.json"] }, "workspace:readme": "Longhaul" };
+    const m = resumed(facts, [
+      step(1, "list_files", { path: ".", offset: 0 }, listed),
+      step(2, "read_file", { path: "README.md", limit: 4096 }, read),
+      step(3, "record_fact", { key: "workspace:entries", value: facts["workspace:entries"] }, { key: "workspace:entries", recorded: true, previous: null }),
+      step(3, "record_fact", { key: "workspace:readme", value: "Longhaul" }, { key: "workspace:readme", recorded: true, previous: null }),
+    ]);
+    const result = finishText(decide(m));
+    expect(result).toContain('The workspace has 3 entries; its README starts with "Longhaul"');
+    expect(result).not.toContain("0 entries");
+  });
+
+  it("a cut before anything was recorded: the step summaries are not a listing, so it lists again rather than report an empty workspace", () => {
+    const m = resumed({}, [step(1, "list_files", { path: ".", offset: 0 }, listed), step(2, "read_file", { path: "README.md", limit: 4096 }, read)]);
+    expect(decide(m)).toEqual([{ name: "list_files", args: { path: ".", offset: 0 } }]);
+  });
+
+  it("a cut after the entries were recorded: reads the README named in the recorded sample, without listing again", () => {
+    const m = resumed({ "workspace:entries": { count: 3, sample: ["README.md", "src/", "package.json"] } }, [step(1, "list_files", { path: ".", offset: 0 }, listed)]);
+    expect(decide(m)).toEqual([{ name: "read_file", args: { path: "README.md", limit: 4096 } }]);
+    const after = turn(m, 4, [{ name: "read_file", args: { path: "README.md", limit: 4096 }, result: read }]);
+    expect(decide(after)).toEqual([{ name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" } }]);
+    const done = turn(after, 5, [{ name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" }, result: { key: "workspace:readme", recorded: true, previous: null } }]);
+    expect(finishText(decide(done))).toContain('The workspace has 3 entries; its README starts with "Longhaul"');
   });
 });
 

@@ -17,30 +17,55 @@ import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
  */
 export type ScriptedBehaviour = (ctx: AgentContext) => AgentAction;
 
-/** The competent agent for goals it has no plan for: list the workspace, read the README, note, finish. */
+/** The `workspace:entries` fact as the generic agent records it: `{count, sample}` (sample: up to 20 names, folders with a trailing "/"). */
+function entriesFact(value: unknown): { count: number; sample: string[] } | null {
+  if (!value || typeof value !== "object") return null;
+  const { count, sample } = value as Record<string, unknown>;
+  if (typeof count !== "number" || !Array.isArray(sample)) return null;
+  return { count, sample: sample.filter((v): v is string => typeof v === "string") };
+}
+
+const README_NAME = /^readme(\.|$)/i;
+
+/**
+ * The competent agent for goals it has no plan for: list the workspace, read the README, record
+ * `workspace:entries` ({count, sample}) and `workspace:readme` (its first line), then finish with a
+ * summary. What it already established comes from the working set first: after a checkpoint (a
+ * segment cut, a resume) the prompt holds the working set and one-line step summaries, not the
+ * listing or the file, so the facts are what it knows — it lists or reads again only for what no
+ * fact holds.
+ */
 export function decideGeneric(ctx: AgentContext): AgentAction {
+  const entries = entriesFact(ctx.facts["workspace:entries"]);
+  const readmeFact = typeof ctx.facts["workspace:readme"] === "string" ? ctx.facts["workspace:readme"] : null;
   const root = listing(ctx.calls, ".");
-  if (!root.complete && root.errors < 2) {
+  // The README's name: from this segment's listing, else from the recorded sample.
+  const readmeName = root.complete
+    ? (root.items.find((e) => e.type === "file" && README_NAME.test(e.name))?.name ?? null)
+    : (entries?.sample.find((n) => !n.endsWith("/") && README_NAME.test(n)) ?? null);
+  const needListing = !entries || (readmeFact === null && readmeName === null && entries.count > entries.sample.length);
+  if (needListing && !root.complete && root.errors < 2) {
     return { content: "I have no specific procedure for this goal; I'll look at the workspace first.", toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }] };
   }
-  const readme = root.items.find((e) => e.type === "file" && /^readme(\.|$)/i.test(e.name));
-  const readmeRead = readme ? reading(ctx.calls, readme.name) : null;
-  if (readme && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
-    return { content: `Reading ${readme.name} to understand the project.`, toolCalls: [{ name: "read_file", arguments: { path: readme.name, limit: 4096 } }] };
+  const readmeRead = readmeName ? reading(ctx.calls, readmeName) : null;
+  if (readmeFact === null && readmeName && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
+    return { content: `Reading ${readmeName} to understand the project.`, toolCalls: [{ name: "read_file", arguments: { path: readmeName, limit: 4096 } }] };
   }
   const calls: AgentAction["toolCalls"] = [];
-  if (!("workspace:entries" in ctx.facts)) {
+  if (!entries && root.complete) {
     calls.push({
       name: "record_fact",
       arguments: { key: "workspace:entries", value: { count: root.items.length, sample: root.items.slice(0, 20).map((e) => (e.type === "dir" ? `${e.name}/` : e.name)) } },
     });
   }
-  const firstLine = readmeRead?.items.join("").split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l.length > 0) ?? null;
-  if (firstLine && !("workspace:readme" in ctx.facts)) calls.push({ name: "record_fact", arguments: { key: "workspace:readme", value: firstLine.slice(0, 300) } });
+  const firstLine = readmeFact ?? readmeRead?.items.join("").split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l.length > 0) ?? null;
+  if (firstLine && readmeFact === null) calls.push({ name: "record_fact", arguments: { key: "workspace:readme", value: firstLine.slice(0, 300) } });
   if (calls.length > 0) return { content: "Noting what I found.", toolCalls: calls };
-  const summary = root.complete
-    ? `The workspace has ${root.items.length} entries${firstLine ? `; its README starts with "${firstLine.slice(0, 120)}"` : ""}. I have no specific procedure for the goal "${ctx.goal.slice(0, 200)}", so I recorded what the workspace contains and stop here.`
-    : `The workspace could not be listed (${root.lastError?.message ?? "unknown error"}); I have no specific procedure for this goal.`;
+  const count = entries?.count ?? (root.complete ? root.items.length : null);
+  const summary =
+    count !== null
+      ? `The workspace has ${count} entries${firstLine ? `; its README starts with "${firstLine.slice(0, 120)}"` : ""}. I have no specific procedure for the goal "${ctx.goal.slice(0, 200)}", so I recorded what the workspace contains and stop here.`
+      : `The workspace could not be listed (${root.lastError?.message ?? "unknown error"}); I have no specific procedure for this goal.`;
   return { content: null, toolCalls: [{ name: "finish", arguments: { result: summary } }] };
 }
 

@@ -18,6 +18,11 @@ export interface PastCall {
   error: { code: string; message: string } | null;
   /** True when it came from `<completed_steps>` of a checkpoint rather than this segment. */
   fromCheckpoint: boolean;
+  /**
+   * True when `result` only stands in for the output: a checkpoint step that carried a one-line
+   * summary (`{summary}`), not the tool's output. Such a result is not a page of a listing or a file.
+   */
+  summaryOnly: boolean;
 }
 
 export interface AgentContext {
@@ -79,9 +84,10 @@ function checkpointCalls(value: unknown): PastCall[] {
     if (typeof result === "string") result = parseJson(result) ?? result;
     // server/domain/agent-context.ts carries only {stepId, tool, summary}: a summary stands for the result.
     let summaryError: { code: string; message: string } | null = null;
-    if (result === undefined && typeof step.summary === "string") {
-      result = { summary: step.summary };
-      if (/\b(error|failed|refused)\b/i.test(step.summary)) summaryError = { code: "error", message: step.summary };
+    const summary = result === undefined && typeof step.summary === "string" ? step.summary : null;
+    if (summary !== null) {
+      result = { summary };
+      if (/\b(error|failed|refused)\b/i.test(summary)) summaryError = { code: "error", message: summary };
     }
     calls.push({
       name,
@@ -90,6 +96,7 @@ function checkpointCalls(value: unknown): PastCall[] {
       result,
       error: errorOf(result) ?? summaryError ?? (step.error !== undefined && step.error !== null ? errorOf({ error: step.error }) : null),
       fromCheckpoint: true,
+      summaryOnly: summary !== null,
     });
   }
   return calls;
@@ -121,6 +128,7 @@ export function readAgentContext(messages: readonly ChatMessage[]): AgentContext
         result,
         error: rawResult === undefined ? null : errorOf(result),
         fromCheckpoint: false,
+        summaryOnly: false,
       });
     }
   }
@@ -173,6 +181,8 @@ function pages<T>(calls: readonly PastCall[], tool: string, path: string, itemsO
       lastError = call.error;
       continue;
     }
+    // A checkpoint's one-line summary is not the page it stands for (it would read as an empty, complete page).
+    if (call.summaryOnly) continue;
     const result = call.result && typeof call.result === "object" ? (call.result as Record<string, unknown>) : null;
     if (!result) continue;
     const offset = typeof result.offset === "number" ? result.offset : typeof call.args?.offset === "number" ? call.args.offset : 0;
