@@ -27,7 +27,7 @@ export function FactValue({ value, className }: { value: unknown; className?: st
   const text = JSON.stringify(value) ?? "undefined";
   if (text.length <= INLINE_MAX) return <code className={cn("font-mono text-xs break-all", className)}>{text}</code>;
   return (
-    <span className={cn("inline-block max-w-full align-top", className)}>
+    <span className={cn(open ? "block" : "inline-block max-w-full align-top", className)}>
       <button type="button" aria-expanded={open} className="font-mono text-xs text-zinc-600 underline decoration-dotted hover:text-zinc-900" onClick={() => setOpen(!open)} title={open ? "Hide the value" : "Show the whole value"}>
         {open ? "▾" : "▸"} {describe(value, text)}
       </button>

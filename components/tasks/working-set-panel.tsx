@@ -170,7 +170,7 @@ export function WorkingSetPanel({
               <tbody>
                 {facts.map((f) => (
                   <tr key={f.key} className="border-t border-zinc-100 align-top" data-key={f.key}>
-                    <td className="py-1 pr-3 font-mono break-all">{f.key}</td>
+                    <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">{f.key}</td>
                     <td className="py-1 pr-3">
                       <FactValue value={f.value} className="text-zinc-700" />
                     </td>

@@ -10,7 +10,9 @@ import type { PrismaClient } from "./client.ts";
  * - `human_edit`: a handler edited the fact in an escalation (the human step on the escalated run);
  * - `run_start`: a run started (resume, auto resume, fork) from a checkpoint whose working set differs
  *   from the one before — facts recorded after that checkpoint are dropped (removed) or set back
- *   (changed). A run started without a checkpoint sees the task's latest value of every key.
+ *   (changed). A run started without a checkpoint sees the launch facts and the latest fact row of
+ *   every key, which hold no human edits (those live only in the edited checkpoint).
+ * No tool removes a fact: run starts are the only removals today; the diff handles them anyway.
  */
 export type WorkingSetChangeCause = "input" | "record_fact" | "human_edit" | "run_start";
 
