@@ -29,7 +29,9 @@ export function prismaLaunchPorts({
     },
     async findProfile(name) {
       const p = await prisma.agentProfile.findUnique({ where: { name } });
-      return p ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, requireApproval: p.requireApproval } : null;
+      return p
+        ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd), requireApproval: p.requireApproval }
+        : null;
     },
     async workspaceIsDirectory(path) {
       try {
@@ -47,6 +49,7 @@ export function prismaLaunchPorts({
             profileId: d.profileId,
             stepBudget: d.stepBudget,
             tokenBudget: d.tokenBudget,
+            costBudgetUsd: d.costBudgetUsd === null ? null : d.costBudgetUsd.toFixed(6),
             requireApproval: d.requireApproval,
             workspace: resolve(d.workspace),
             input: d.input as never,

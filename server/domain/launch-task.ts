@@ -15,6 +15,12 @@ export const launchTaskInputSchema = z
     profile: z.string().min(1).max(100).default("scripted"),
     stepBudget: z.number().int().min(1, "stepBudget: at least 1").max(100_000, "stepBudget: at most 100000").optional(),
     tokenBudget: z.number().int().min(1).max(1_000_000_000).optional(),
+    /** Dollar ceiling (USD, model spend incl. retries and checkpoints). Omitted: the profile's. */
+    costBudgetUsd: z
+      .number("costBudgetUsd: a number of US dollars")
+      .positive("costBudgetUsd: must be more than 0")
+      .max(1_000_000, "costBudgetUsd: at most 1000000")
+      .optional(),
     workspace: z.string().min(1).max(4_096).optional(),
     facts: z.record(z.string().max(200), z.unknown()).optional(),
     /**
@@ -33,7 +39,7 @@ export type LaunchTaskInput = z.input<typeof launchTaskInputSchema>;
 export interface LaunchPorts {
   findTaskByLaunchKey(launchKey: string): Promise<{ taskId: string; runId: string | null } | null>;
   /** The profile by name; `requireApproval` is the default for the task's (false when absent). */
-  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; requireApproval?: boolean } | null>;
+  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; costBudgetUsd?: number | null; requireApproval?: boolean } | null>;
   workspaceIsDirectory(path: string): Promise<boolean>;
   createTaskWithRun(data: {
     taskId: string;
@@ -42,6 +48,8 @@ export interface LaunchPorts {
     profileId: string;
     stepBudget: number;
     tokenBudget: number | null;
+    /** USD; null = no dollar ceiling. */
+    costBudgetUsd: number | null;
     /** Risky tool calls wait for a human's approval (input, else the profile's). */
     requireApproval: boolean;
     workspace: string;
@@ -70,7 +78,7 @@ export function demoStepBudget(limit: number): number {
 /**
  * Launches a task: creates Task (queued) + Run (initial) and sends `longhaul/run.started`.
  * Idempotent on `launchKey`: a repeat returns the first launch's ids and creates nothing.
- * `requireApproval` (risky tools wait for a human) defaults to the profile's.
+ * `requireApproval` (risky tools wait for a human) and the budgets default to the profile's.
  *
  * @throws AppError BAD_INPUT (unknown profile, workspace not a directory), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
@@ -96,6 +104,7 @@ export async function launchTask({ input, actor, ports }: { input: z.output<type
     profileId: profile.id,
     stepBudget,
     tokenBudget: input.tokenBudget ?? profile.tokenBudget,
+    costBudgetUsd: input.costBudgetUsd ?? profile.costBudgetUsd ?? null,
     requireApproval: input.requireApproval ?? profile.requireApproval ?? false,
     workspace,
     input: { ...(input.demo ? { demo: input.demo.kind, limit: input.demo.limit } : {}), ...(input.facts ? { facts: input.facts } : {}) },
