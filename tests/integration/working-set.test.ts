@@ -2,7 +2,14 @@ import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
+import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
+import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { SCENARIO_GOAL } from "../../server/db/seed.ts";
 import { listCurrentWorkingSet, listStepWorkingSetChanges, listWorkingSetHistory, summariseWorkingSet, type WorkingSetChange } from "../../server/db/working-set-queries.ts";
+import { decideEscalation, decideEscalationInputSchema } from "../../server/domain/decide-escalation.ts";
+import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import { startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
 
 // The step-by-step working-set history of a task over three runs, written straight into the tables
 // the agent-run function and the escalation handler write (fact, step, checkpoint, escalation, run):
@@ -189,5 +196,83 @@ describe("working-set history", () => {
       [run2, "added"],
       [run3, "removed"],
     ]);
+  });
+});
+
+describe("working-set history of a real escalation with edited facts", () => {
+  let stack: AgentStack;
+  beforeAll(async () => {
+    stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
+  });
+  afterAll(async () => {
+    const left = await stack.stop();
+    expect(left.map((c) => c.name)).toEqual([]);
+  });
+
+  async function postEvent(name: string, data: Record<string, unknown>, id?: string): Promise<void> {
+    const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
+    });
+    const body = (await res.json()) as { status?: number };
+    if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
+  }
+
+  it("blames the handler's edits on the human step and the resumed run's facts on its record_fact steps", async () => {
+    // scripted-loop repeats one call until the loop detector escalates; resumed with guidance it reads the README and finishes.
+    const { taskId, runId } = await launchTask({
+      input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile: "scripted-loop", facts: { "launch:note": "from the form" } }),
+      actor: "working-set-test",
+      ports: prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (e) => postEvent("longhaul/run.started", e, `run-started-${e.runId}`) }),
+    });
+    expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
+    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+    await decideEscalation({
+      input: decideEscalationInputSchema.parse({
+        escalationId: esc.id,
+        decision: "resume",
+        guidance: "Stop listing the folder: read the README and finish.",
+        factEdits: { "launch:note": "edited by the handler", "handler:hint": { read: "README.md" } },
+      }),
+      actor: "handler-ws",
+      ports: prismaDecidePorts({
+        prisma: stack.db,
+        sendApplied: (e) => postEvent("longhaul/escalation.applied", e),
+        sendRunStarted: (e) => postEvent("longhaul/run.started", e, `run-started-${e.runId}`),
+      }),
+    });
+    expect(await stack.waitForTaskStatus(taskId, ["completed", "failed", "dead_end"], 60_000)).toBe("completed");
+    const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
+    expect(runs.map((r) => r.cause)).toEqual(["initial", "resume"]);
+    const resumed = runs[1]!;
+    const factRows = await stack.db.fact.findMany({ where: { runId: resumed.id }, orderBy: { createdAt: "asc" } });
+    expect(factRows.length).toBeGreaterThan(0);
+
+    const { changes } = await listWorkingSetHistory({ prisma: stack.db, taskId, limit: 500 });
+    const humanStepId = `human-${esc.stepId}`;
+    const humanIndex = (await stack.db.step.findUniqueOrThrow({ where: { runId_stepId: { runId, stepId: humanStepId } } })).index;
+    expect(changes.map(brief)).toEqual([
+      { runId, stepId: null, stepIndex: -1, key: "launch:note", kind: "added", before: undefined, after: "from the form", cause: "input" },
+      { runId, stepId: humanStepId, stepIndex: humanIndex, key: "handler:hint", kind: "added", before: undefined, after: { read: "README.md" }, cause: "human_edit" },
+      { runId, stepId: humanStepId, stepIndex: humanIndex, key: "launch:note", kind: "changed", before: "from the form", after: "edited by the handler", cause: "human_edit" },
+      // Then what the resumed run recorded, each on its own record_fact step.
+      ...(await Promise.all(
+        factRows.map(async (f) => ({
+          runId: resumed.id,
+          stepId: f.sourceStepId,
+          stepIndex: (await stack.db.step.findUniqueOrThrow({ where: { runId_stepId: { runId: resumed.id, stepId: f.sourceStepId } } })).index,
+          key: f.key,
+          kind: "added",
+          before: undefined,
+          after: f.value,
+          cause: "record_fact",
+        })),
+      )),
+    ]);
+    const human = await listStepWorkingSetChanges({ prisma: stack.db, taskId, runId, stepId: humanStepId });
+    expect(human.map((c) => c.key)).toEqual(["handler:hint", "launch:note"]);
+    const current = await listCurrentWorkingSet({ prisma: stack.db, taskId, limit: 100 });
+    expect(current.facts.find((f) => f.key === "launch:note")).toMatchObject({ value: "edited by the handler", change: { stepId: humanStepId } });
   });
 });
