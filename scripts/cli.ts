@@ -20,7 +20,7 @@ import type { AppRouter } from "../server/api/root.ts";
 import { TASK_STATUSES } from "../server/db/task-queries.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
 import { launchTaskInputSchema } from "../server/domain/launch-task.ts";
-import { formatIssues, helpHint, issuesFromMessage, parseCommandLine, UsageError, type CommandSpec, type FlagValues } from "./lib/cli-args.ts";
+import { formatIssues, helpHint, issuesFromMessage, parseCommandLine, relabelFieldMessage, UsageError, type CommandSpec, type FieldLabel, type FlagValues } from "./lib/cli-args.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
@@ -138,15 +138,22 @@ function launchInput(values: FlagValues) {
   if (!parsed.success) {
     // The schema's cross-field rule ("either goal or demo") only restates a field problem already listed.
     const specific = parsed.error.issues.filter((i) => i.code !== "custom");
-    throw new UsageError(formatIssues(specific.length ? specific : parsed.error.issues, flagOf, values), "launch");
+    throw new UsageError(formatIssues(specific.length ? specific : parsed.error.issues, labeller(values, [])), "launch");
   }
   return input;
 }
 
-/** The CLI flag behind an API input path (`demo.limit` → `limit`), or null. */
-function flagOf(path: string): string | null {
-  const map: Record<string, string> = { goal: "goal", "demo.limit": "limit", profile: "profile", stepBudget: "step-budget", workspace: "workspace", status: "status", limit: "limit", taskId: "taskId" };
-  return map[path] ?? null;
+/**
+ * How an API input field is named on the command line (`demo.limit` → `--limit`, `taskId` →
+ * `<taskId>`), with the raw value given for it; null for fields the CLI does not set.
+ */
+function labeller(values: FlagValues, positionals: readonly string[]): (path: string) => FieldLabel {
+  const flags: Record<string, string> = { goal: "goal", "demo.limit": "limit", profile: "profile", stepBudget: "step-budget", workspace: "workspace", status: "status", limit: "limit" };
+  return (path) => {
+    if (path === "taskId") return { label: "<taskId>", given: positionals[0] };
+    const flag = flags[path];
+    return flag ? { label: `--${flag}`, given: values[flag] } : null;
+  };
 }
 
 async function run(command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
@@ -171,8 +178,9 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
   }
 }
 
-/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection. */
+/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection; never for an answer of the API. */
 function unreachable(error: unknown): boolean {
+  if (error instanceof TRPCClientError && error.data !== undefined) return false;
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (/fetch failed|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(`${e.message} ${(e as { code?: string }).code ?? ""}`)) return true;
   }
@@ -200,9 +208,13 @@ async function main(): Promise<void> {
     process.exit(0);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error.problems, error.command);
-    // The server rejected the input (its zod issues come back as JSON): same one-line-per-problem form.
-    const issues = error instanceof TRPCClientError ? issuesFromMessage(error.message) : null;
-    if (issues) usageExit(formatIssues(issues, flagOf, parsed.values), parsed.command);
+    // The server rejected the input (its zod issues come back as JSON, an AppError BAD_INPUT as
+    // "<field>: …"): the same one-line-per-problem form, exit 2.
+    if (error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "BAD_REQUEST") {
+      const labelOf = labeller(parsed.values, parsed.positionals);
+      const issues = issuesFromMessage(error.message);
+      usageExit(issues ? formatIssues(issues, labelOf) : [relabelFieldMessage(error.message, labelOf) ?? error.message], parsed.command);
+    }
     const message = unreachable(error)
       ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
       : error instanceof Error

@@ -193,25 +193,53 @@ export interface InputIssue {
   path: readonly PropertyKey[];
   message: string;
   code?: string;
+  origin?: string;
   minimum?: number | bigint;
   maximum?: number | bigint;
 }
 
+/** How a field of the API input is named on the command line (`--limit`, `<taskId>`) and the raw value given for it, if any. */
+export type FieldLabel = { label: string; given?: unknown } | null;
+
+/** zod's default wording ("Too big: expected string to have <=100 characters") restated as a limit; other messages as they are. */
+function limitMessage(issue: InputIssue): string {
+  if (!/^(Too big|Too small)/.test(issue.message)) return issue.message;
+  const unit = issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : "";
+  if (issue.code === "too_big" && issue.maximum !== undefined) return `at most ${issue.maximum}${unit}`;
+  if (issue.code === "too_small" && issue.minimum !== undefined) return issue.origin === "string" && Number(issue.minimum) === 1 ? "must not be empty" : `at least ${issue.minimum}${unit}`;
+  return issue.message;
+}
+
+/** `, got "abc"` for a short value, `, got 20001 characters` for a long string, "" when unknown. */
+function gotSuffix(value: unknown): string {
+  if (value === undefined || typeof value === "boolean") return "";
+  return typeof value === "string" && value.length > 60 ? `, got ${value.length} characters` : `, got ${JSON.stringify(value)}`;
+}
+
 /**
- * One line per issue, naming the flag (via `flagOf(path)`, e.g. `demo.limit` → `limit`) and the limit:
- * `--step-budget: at most 100000`. A message that already starts with the field's name has that
- * prefix replaced by the flag; `given` (flag → the raw value) adds `, got "…"` when known.
+ * One line per issue, naming the flag or argument (via `labelOf(path)`, e.g. `demo.limit` →
+ * `--limit`) and the limit: `--step-budget: at most 100000, got 0`. A message that already starts
+ * with the field's name has that prefix replaced by the label; zod's default "Too big/Too small"
+ * wording becomes "at most N characters" / "at least N".
  */
-export function formatIssues(issues: readonly InputIssue[], flagOf: (path: string) => string | null, given: Record<string, unknown> = {}): string[] {
+export function formatIssues(issues: readonly InputIssue[], labelOf: (path: string) => FieldLabel): string[] {
   return issues.map((issue) => {
     const path = issue.path.map(String).join(".");
-    const flag = flagOf(path);
-    const label = flag ? `--${flag}` : path || "input";
-    const message = issue.message.replace(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\s*`), "");
-    const value = flag ? given[flag] : undefined;
-    const got = value === undefined || typeof value === "boolean" ? "" : typeof value === "string" && value.length > 60 ? `, got ${value.length} characters` : `, got ${JSON.stringify(value)}`;
-    return `${label}: ${message}${got}`;
+    const field = labelOf(path);
+    const message = limitMessage(issue).replace(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\s*`), "");
+    return `${field?.label ?? (path || "input")}: ${message}${gotSuffix(field?.given)}`;
   });
+}
+
+/**
+ * A BAD_REQUEST message of the API of the form `<field>: <problem>` (AppError BAD_INPUT, e.g.
+ * `profile: no agent profile named "x"`) with the field restated as its flag; null when the message
+ * names no known field.
+ */
+export function relabelFieldMessage(message: string, labelOf: (path: string) => FieldLabel): string | null {
+  const m = /^([\w.]+):\s*(.*)$/s.exec(message);
+  const field = m ? labelOf(m[1]!) : null;
+  return m && field ? `${field.label}: ${m[2]}` : null;
 }
 
 /** The zod issues inside a tRPC error message (zod 4 serialises them as a JSON array), or null. */
