@@ -48,3 +48,89 @@ test("an operator escalates a running task by hand and a handler marks it a dead
   await card.getByRole("button", { name: "Mark dead end" }).click();
   await expect(page.getByTestId("decided")).toContainText("dead end by operator");
 });
+
+/** Calls a tRPC mutation as another handler (the `x-longhaul-actor` header, as the API and CLI do). */
+async function mutateAs(page: import("@playwright/test").Page, actor: string, procedure: string, input: Record<string, unknown>) {
+  const res = await page.request.post(`/api/trpc/${procedure}`, { headers: { "x-longhaul-actor": actor, "content-type": "application/json" }, data: { json: input } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async ({ page }) => {
+  await page.goto("/tasks/new");
+  await page.getByLabel("A goal of my own").check();
+  await page.getByLabel("Goal", { exact: true }).fill("Find out what this project is from the README in the workspace, record it as a fact, then finish.");
+  await page.getByLabel("Agent profile").selectOption("scripted-loop");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  const taskUrl = page.url();
+  await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
+  await page.getByRole("link", { name: "Decide" }).click();
+  await expect(page).toHaveURL(/\/escalations\?id=esc_/);
+  const escalationId = new URL(page.url()).searchParams.get("id")!;
+  const card = page.getByTestId("context-card");
+
+  // Claim under my name: the card and the list say who is on it.
+  await page.getByLabel("Your name").fill("Ada");
+  await card.getByRole("button", { name: "I’m on this" }).click();
+  await expect(card.getByTestId("claim")).toContainText("Ada is on this (you)");
+  await expect(page.locator(`[data-escalation-id="${escalationId}"]`)).toContainText("Ada is on this");
+
+  // A decision gets a 10 s undo window with a countdown; Undo puts it back to open.
+  await card.getByLabel("Guidance for the agent").fill("Stop listing the folder: read the README and finish.");
+  await card.getByRole("button", { name: "Resume", exact: true }).click();
+  const banner = page.getByTestId("undo-banner");
+  await expect(banner).toContainText(/Resumed by you — decided, applies in ([1-9]|10) s/);
+  const firstSeconds = Number(/applies in (\d+) s/.exec((await banner.textContent()) ?? "")![1]);
+  await expect(banner).toContainText(`applies in ${firstSeconds - 1} s`);
+  await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeDisabled();
+  await banner.getByRole("button", { name: /Undo/ }).click();
+  await expect(banner).toHaveCount(0);
+  await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeEnabled();
+  await expect(card.getByTestId("undos")).toContainText("resume by Ada, taken back by Ada");
+  await expect(card.getByTestId("decided")).toHaveCount(0);
+
+  // Another handler takes it over (explicitly, naming Ada); my card shows it and offers a take-over back.
+  await mutateAs(page, "Bob", "escalation.claim", { escalationId, takeOverFrom: "Ada" });
+  await expect(card.getByTestId("claim")).toContainText("Bob is on this", { timeout: 10_000 });
+  page.once("dialog", (dialog) => void dialog.accept());
+  await card.getByRole("button", { name: "Take over" }).click();
+  await expect(card.getByTestId("claim")).toContainText("Ada is on this (you)");
+
+  // Bob decides anyway (claims never block deciding): my card disables the buttons and says who decided what.
+  await mutateAs(page, "Bob", "escalation.decide", { escalationId, decision: "resume", guidance: "Read the README and finish." });
+  await expect(card.getByTestId("decided")).toContainText("resume by Bob", { timeout: 10_000 });
+  await expect(card.getByTestId("decided")).toContainText("already decided by someone else");
+  await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeDisabled();
+  await expect(card.getByRole("button", { name: "Mark dead end" })).toBeDisabled();
+
+  await page.goto(taskUrl);
+  await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+});
+
+test("a task launched with 'Ask a human before risky actions' waits for approval of send_email; Approve lets it finish", async ({ page }) => {
+  await page.goto("/tasks/new");
+  await page.getByLabel("Package limit").fill("5");
+  const ask = page.getByLabel("Ask a human before risky actions (send_email)");
+  await expect(ask).not.toBeChecked();
+  await ask.check();
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  const taskUrl = page.url();
+  await expect(page.getByTestId("escalation-banner")).toBeVisible({ timeout: 90_000 });
+  await page.getByRole("link", { name: "Decide" }).click();
+  const card = page.getByTestId("context-card");
+  const proposed = card.getByTestId("proposed-call");
+  await expect(proposed).toContainText("send_email");
+  await expect(proposed).toContainText(/"to": "[^"]+@example\.com"/);
+  await expect(proposed).toContainText('"subject": "License audit: 5 packages"');
+  // Approve / Reject come first, before Resume with guidance.
+  const buttons = await card.getByRole("button").allTextContents();
+  expect(buttons.indexOf("Approve")).toBeLessThan(buttons.indexOf("Resume with guidance"));
+  expect(buttons.indexOf("Reject")).toBeLessThan(buttons.indexOf("Resume with guidance"));
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("undo-banner")).toContainText("Approved by you — decided, applies in");
+  await expect(card.getByTestId("decided")).toContainText("· applied", { timeout: 30_000 });
+  await expect(card.getByTestId("decided")).toContainText("approve by operator");
+  await page.goto(taskUrl);
+  await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 90_000 });
+});
