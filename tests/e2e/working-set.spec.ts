@@ -49,3 +49,42 @@ test("the Working set tab lists each fact change blamed on its record_fact step;
   await expect(stepChanges).toContainText("Working set · +1 fact");
   await expect(stepChanges.getByTestId("fact-change")).toHaveAttribute("data-key", key);
 });
+
+test("the open Working set tab follows a resume live: a handler's fact edit is blamed on the human step, then the resumed run's facts", async ({ page, request }) => {
+  // scripted-loop records nothing and escalates on its 3rd identical call; resumed with guidance it reads the README and records it.
+  await page.goto("/tasks/new");
+  await page.getByLabel("A goal of my own").check();
+  await page.getByLabel("Goal", { exact: true }).fill("Find out what this project is from the README in the workspace, record it as a fact, then finish.");
+  await page.getByLabel("Agent profile").selectOption("scripted-loop");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
+
+  await page.getByRole("tab", { name: /Working set/ }).click();
+  const panel = page.getByTestId("working-set-panel");
+  await expect(panel).toContainText("No change yet: the working set is empty.");
+
+  // The handler resumes through the API with an edited fact; the page is not reloaded.
+  const href = (await page.getByRole("link", { name: "Decide" }).getAttribute("href"))!;
+  const escalationId = new URL(href, "http://x").searchParams.get("id")!;
+  const res = await request.post("/api/trpc/escalation.decide", {
+    data: { json: { escalationId, decision: "resume", guidance: "Stop listing the folder: read the README and finish.", factEdits: { "handler:hint": { read: "README.md" } } } },
+  });
+  expect(res.ok()).toBe(true);
+
+  const history = panel.getByTestId("working-set-history");
+  const edit = history.locator('[data-testid="history-group"][data-cause="human_edit"]');
+  await expect(edit).toHaveCount(1, { timeout: 30_000 });
+  await expect(edit).toHaveAttribute("data-step-id", /^human-/);
+  await expect(edit.getByTestId("fact-change")).toHaveAttribute("data-key", "handler:hint");
+  await expect(edit.getByTestId("fact-change")).toHaveAttribute("data-kind", "added");
+  // The resumed run's record_fact steps appear under its own run header as it works.
+  await expect(history.getByTestId("history-run").nth(1)).toHaveText(/^Run 2 · resume from checkpoint #\d+$/, { timeout: 60_000 });
+  await expect(history.locator('[data-testid="history-group"][data-cause="record_fact"]').first()).toHaveAttribute("data-step-id", /^tool-\d+-\d+$/);
+
+  // The edit's step id selects the human step on the timeline.
+  const humanStepId = (await edit.getAttribute("data-step-id"))!;
+  await edit.getByTestId("blame-step").click();
+  await expect(page.getByRole("list", { name: "Steps" }).locator(`[data-step-id="${humanStepId}"]`)).toHaveAttribute("aria-current", "true");
+  await expect(page.getByTestId("step-fact-changes").getByTestId("fact-change")).toHaveAttribute("data-key", "handler:hint");
+});
