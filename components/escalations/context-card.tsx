@@ -82,7 +82,9 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
       {e.status === "decided" && (
         <div role="status" aria-live="polite" data-testid="undo-banner" className="sticky top-0 z-10 flex items-center justify-between gap-3 rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 shadow-sm">
           <span>
-            {DECIDED_VERB[e.decision ?? ""] ?? e.decision} by {who} — {left > 0 ? `decided, applies in ${left} s` : "applying now…"}
+            {DECIDED_VERB[e.decision ?? ""] ?? e.decision} by {who} — {/* The ticking countdown is hidden from screen readers; they hear the deadline once (throttled live region). */}
+            <span aria-hidden="true">{left > 0 ? `decided, applies in ${left} s` : "applying now…"}</span>
+            <span className="sr-only">{left > 0 && e.applyAfter ? `decided; undo possible until ${absolute(e.applyAfter)}` : "applying now"}</span>
           </span>
           {left > 0 && (
             <button type="button" className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50" disabled={undo.isPending} onClick={() => undo.mutate({ escalationId })}>
