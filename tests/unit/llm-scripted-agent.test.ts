@@ -179,17 +179,22 @@ describe("the competent agent's decisions", () => {
     let m = taskMessages("Summarise what this project is about.");
     expect(decide(m)).toEqual([{ name: "list_files", args: { path: ".", offset: 0 } }]);
     m = turn(m, 1, [{ name: "list_files", args: { path: "." }, result: { path: ".", entries: [{ name: "README.md", type: "file" }, { name: "src", type: "dir" }], total: 2, nextOffset: null } }]);
-    expect(decide(m)).toEqual([{ name: "read_file", args: { path: "README.md", limit: 4096 } }]);
-    m = turn(m, 2, [{ name: "read_file", args: { path: "README.md" }, result: { path: "README.md", content: "# Longhaul\n\nRuns agents.", offset: 0, bytes: 24, totalBytes: 24, nextOffset: null } }]);
-    const notes = decide(m);
-    expect(notes).toEqual([
+    // What the listing established goes into the working set while the README is read (a checkpoint keeps facts, not outputs).
+    expect(decide(m)).toEqual([
       { name: "record_fact", args: { key: "workspace:entries", value: { count: 2, sample: ["README.md", "src/"] } } },
-      { name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" } },
+      { name: "read_file", args: { path: "README.md", limit: 4096 } },
     ]);
+    m = turn(m, 2, [
+      { name: "record_fact", args: { key: "workspace:entries", value: { count: 2, sample: ["README.md", "src/"] } }, result: { key: "workspace:entries", recorded: true, previous: null } },
+      { name: "read_file", args: { path: "README.md" }, result: { path: "README.md", content: "# Longhaul\n\nRuns agents.", offset: 0, bytes: 24, totalBytes: 24, nextOffset: null } },
+    ]);
+    const notes = decide(m);
+    expect(notes).toEqual([{ name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" } }]);
     m = turn(m, 3, notes.map((c) => ({ ...c, result: { key: (c.args as { key: string }).key, recorded: true, previous: null } })));
     const end = decide(m);
     expect(end).toHaveLength(1);
     expect(end[0]!.name).toBe("finish");
+    expect((end[0]!.args as { result: string }).result).toContain('The workspace has 2 entries; its README starts with "Longhaul"');
   });
 });
 
@@ -227,8 +232,17 @@ describe("the generic agent after a segment cut", () => {
   });
 
   it("a cut before anything was recorded: the step summaries are not a listing, so it lists again rather than report an empty workspace", () => {
-    const m = resumed({}, [step(1, "list_files", { path: ".", offset: 0 }, listed), step(2, "read_file", { path: "README.md", limit: 4096 }, read)]);
+    const m = resumed({}, [step(1, "list_files", { path: ".", offset: 0 }, listed)]);
     expect(decide(m)).toEqual([{ name: "list_files", args: { path: ".", offset: 0 } }]);
+  });
+
+  it("a resume after a loop of listings (their summaries in the checkpoint) lists afresh and reports the real count", () => {
+    // What a scripted-loop run leaves behind; the resumed agent (with guidance) plays the competent one.
+    const loopSteps = [1, 2, 3].map((n) => step(n, "list_files", { path: "." }, listed));
+    let m = buildInitialMessages({ systemPrompt: "", goal: GOAL2, workingSet: {}, completedSteps: loopSteps, guidance: "Stop listing; read the README and finish." });
+    expect(decideNextAction("scripted-loop", m)?.toolCalls).toEqual([{ name: "list_files", arguments: { path: ".", offset: 0 } }]);
+    m = turn(m, 4, [{ name: "list_files", args: { path: ".", offset: 0 }, result: listed }]);
+    expect(decide(m, "scripted-loop")[0]).toEqual({ name: "record_fact", args: { key: "workspace:entries", value: { count: 3, sample: ["README.md", "src/", "package.json"] } } });
   });
 
   it("a cut after the entries were recorded: reads the README named in the recorded sample, without listing again", () => {

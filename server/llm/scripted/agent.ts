@@ -28,9 +28,9 @@ function entriesFact(value: unknown): { count: number; sample: string[] } | null
 const README_NAME = /^readme(\.|$)/i;
 
 /**
- * The competent agent for goals it has no plan for: list the workspace, read the README, record
- * `workspace:entries` ({count, sample}) and `workspace:readme` (its first line), then finish with a
- * summary. What it already established comes from the working set first: after a checkpoint (a
+ * The competent agent for goals it has no plan for: list the workspace; record `workspace:entries`
+ * ({count, sample}) while reading the README; record `workspace:readme` (its first line); finish
+ * with a summary. What it already established comes from the working set first: after a checkpoint (a
  * segment cut, a resume) the prompt holds the working set and one-line step summaries, not the
  * listing or the file, so the facts are what it knows — it lists or reads again only for what no
  * fact holds.
@@ -48,9 +48,8 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
     return { content: "I have no specific procedure for this goal; I'll look at the workspace first.", toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }] };
   }
   const readmeRead = readmeName ? reading(ctx.calls, readmeName) : null;
-  if (readmeFact === null && readmeName && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
-    return { content: `Reading ${readmeName} to understand the project.`, toolCalls: [{ name: "read_file", arguments: { path: readmeName, limit: 4096 } }] };
-  }
+  // What it learnt goes into the working set in the next turn, together with the next read: a
+  // checkpoint between turns keeps facts, not tool outputs.
   const calls: AgentAction["toolCalls"] = [];
   if (!entries && root.complete) {
     calls.push({
@@ -60,6 +59,9 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
   }
   const firstLine = readmeFact ?? readmeRead?.items.join("").split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l.length > 0) ?? null;
   if (firstLine && readmeFact === null) calls.push({ name: "record_fact", arguments: { key: "workspace:readme", value: firstLine.slice(0, 300) } });
+  if (readmeFact === null && readmeName && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
+    return { content: `Reading ${readmeName} to understand the project.`, toolCalls: [...calls, { name: "read_file", arguments: { path: readmeName, limit: 4096 } }] };
+  }
   if (calls.length > 0) return { content: "Noting what I found.", toolCalls: calls };
   const count = entries?.count ?? (root.complete ? root.items.length : null);
   const summary =
