@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { prismaDecidePorts, readDecision } from "../../server/db/escalation-repository.ts";
+import { prismaClaimPorts, prismaDecidePorts, readDecision } from "../../server/db/escalation-repository.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
-import { decideEscalation, decideEscalationInputSchema, undoEscalationDecision, type EscalationDecision } from "../../server/domain/decide-escalation.ts";
+import {
+  claimEscalation,
+  decideEscalation,
+  decideEscalationInputSchema,
+  releaseEscalation,
+  undoEscalationDecision,
+  type EscalationDecision,
+} from "../../server/domain/decide-escalation.ts";
 import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 import { AppError } from "../../server/errors.ts";
 import { findExecutorRuns, startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
@@ -165,5 +172,35 @@ describe("escalation undo window", () => {
       expect(await stack.waitForTaskStatus(taskId, ["dead_end"], 30_000)).toBe("dead_end");
       await waitFor("applied", async () => ((await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).status === "applied" ? true : undefined), 30_000, 100);
     }
+  });
+
+  it("two handlers claiming at once: one is on it, the other is told who; take-over names the holder; claims do not block deciding", async () => {
+    const { taskId } = await launchTask({
+      input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile: "scripted-loop" }),
+      actor: "undo-test",
+      ports: prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: ({ taskId, runId }) => postEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`) }),
+    });
+    expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
+    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+    const claimPorts = prismaClaimPorts({ prisma: stack.db });
+    const claims = await Promise.allSettled(["ann", "bob"].map((actor) => claimEscalation({ input: { escalationId: esc.id }, actor, ports: claimPorts })));
+    expect(claims.map((c) => c.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const winner = (claims.find((c) => c.status === "fulfilled") as PromiseFulfilledResult<{ claimedBy: string }>).value.claimedBy;
+    const loser = winner === "ann" ? "bob" : "ann";
+    const refused = (claims.find((c) => c.status === "rejected") as PromiseRejectedResult).reason as AppError;
+    expect(refused.code).toBe("CONFLICT");
+    expect(refused.message).toMatch(new RegExp(`^${winner} is on this since .*takeOverFrom: "${winner}"`));
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ claimedBy: winner });
+
+    // Release by the other is refused; an explicit take-over moves it.
+    expect(((await releaseEscalation({ input: { escalationId: esc.id }, actor: loser, ports: claimPorts }).catch((e: unknown) => e)) as AppError).code).toBe("CONFLICT");
+    await claimEscalation({ input: { escalationId: esc.id, takeOverFrom: winner }, actor: loser, ports: claimPorts });
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ claimedBy: loser });
+
+    // Someone not on it decides anyway (immediate); the claim stays as a record, a new claim is refused.
+    await decide(esc.id, "dead_end", { deadEndReason: "nothing to find" }, "carl");
+    expect(await stack.waitForTaskStatus(taskId, ["dead_end"], 30_000)).toBe("dead_end");
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "applied", decidedBy: "carl", claimedBy: loser });
+    expect(((await claimEscalation({ input: { escalationId: esc.id }, actor: "dora", ports: claimPorts }).catch((e: unknown) => e)) as AppError).message).toMatch(/is closed: dead end by carl was applied at/);
   });
 });
