@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import type { AppRouter } from "@/server/api/root.ts";
@@ -81,12 +81,26 @@ export function WorkingSetPanel({
   const [draft, setDraft] = useState(keyFilter);
   const [showCurrent, setShowCurrent] = useState(true);
 
-  // Typing filters after a short pause; the URL keeps the applied filter.
+  // Typing filters after a short pause; the URL keeps the applied filter, and a filter changed in the
+  // URL from elsewhere (back button, a link) replaces the draft.
+  const applied = useRef(keyFilter);
+  const apply = useCallback(
+    (prefix: string) => {
+      applied.current = prefix;
+      onKeyFilter(prefix);
+    },
+    [onKeyFilter],
+  );
   useEffect(() => {
-    if (draft === keyFilter) return;
-    const t = setTimeout(() => onKeyFilter(draft), 250);
+    if (keyFilter === applied.current) return;
+    applied.current = keyFilter;
+    setDraft(keyFilter);
+  }, [keyFilter]);
+  useEffect(() => {
+    if (draft === applied.current) return;
+    const t = setTimeout(() => apply(draft), 250);
     return () => clearTimeout(t);
-  }, [draft, keyFilter, onKeyFilter]);
+  }, [draft, apply]);
 
   const history = useInfiniteQuery({
     ...trpc.workingSet.history.infiniteQueryOptions({ taskId, keyPrefix: keyFilter, limit: PAGE }, { getNextPageParam: (last) => last.nextCursor }),
@@ -120,10 +134,10 @@ export function WorkingSetPanel({
           maxLength={200}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === "Enter") onKeyFilter(draft);
+            if (e.key === "Enter") apply(draft);
             if (e.key === "Escape") {
               setDraft("");
-              onKeyFilter("");
+              apply("");
             }
           }}
         />
@@ -159,34 +173,36 @@ export function WorkingSetPanel({
           ) : facts.length === 0 ? (
             <p className="text-xs text-zinc-500">{keyFilter ? `No current fact has a key starting “${keyFilter}”.` : "No facts established yet."}</p>
           ) : (
-            <table className="w-full text-xs" data-testid="current-facts">
-              <thead className="text-left text-zinc-500">
-                <tr>
-                  <th className="py-1 font-medium">Key</th>
-                  <th className="font-medium">Value</th>
-                  <th className="text-right font-medium">Set by</th>
-                </tr>
-              </thead>
-              <tbody>
-                {facts.map((f) => (
-                  <tr key={f.key} className="border-t border-zinc-100 align-top" data-key={f.key}>
-                    <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">{f.key}</td>
-                    <td className="py-1 pr-3">
-                      <FactValue value={f.value} className="text-zinc-700" />
-                    </td>
-                    <td className="py-1 text-right whitespace-nowrap">
-                      {f.change.stepId ? (
-                        <StepButton runId={f.change.runId} stepId={f.change.stepId} selected={selectedKey === `${f.change.runId}:${f.change.stepId}`} onSelectStep={onSelectStep} />
-                      ) : (
-                        <span className="text-zinc-500" title={causeLabel(f.change, runs.get(f.change.runId))}>
-                          {f.change.cause === "input" ? "launch input" : `run ${runs.get(f.change.runId)?.ordinal ?? "?"} start`}
-                        </span>
-                      )}
-                    </td>
+            <div className="max-h-96 overflow-auto rounded border border-zinc-200 px-2">
+              <table className="w-full text-xs" data-testid="current-facts">
+                <thead className="sticky top-0 bg-white text-left text-zinc-500">
+                  <tr>
+                    <th className="py-1 font-medium">Key</th>
+                    <th className="font-medium">Value</th>
+                    <th className="text-right font-medium">Set by</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {facts.map((f) => (
+                    <tr key={f.key} className="border-t border-zinc-100 align-top" data-key={f.key}>
+                      <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">{f.key}</td>
+                      <td className="py-1 pr-3">
+                        <FactValue value={f.value} className="text-zinc-700" />
+                      </td>
+                      <td className="py-1 text-right whitespace-nowrap">
+                        {f.change.stepId ? (
+                          <StepButton runId={f.change.runId} stepId={f.change.stepId} selected={selectedKey === `${f.change.runId}:${f.change.stepId}`} onSelectStep={onSelectStep} />
+                        ) : (
+                          <span className="text-zinc-500" title={causeLabel(f.change, runs.get(f.change.runId))}>
+                            {f.change.cause === "input" ? "launch input" : `run ${runs.get(f.change.runId)?.ordinal ?? "?"} start`}
+                          </span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           ))}
         {current.hasNextPage && (
           <button type="button" className="mt-1 text-xs font-medium text-zinc-700 underline" disabled={current.isFetchingNextPage} onClick={() => void current.fetchNextPage()}>
