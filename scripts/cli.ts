@@ -44,6 +44,9 @@ const COMMANDS: readonly CommandSpec[] = [
       goal: { type: "string", value: "<text>", description: "the task's goal, verbatim" },
       profile: { type: "string", value: "<name>", description: "agent profile (default scripted)" },
       "step-budget": { type: "string", value: "<n>", description: "model + tool steps allowed", int: { min: stepBudget.minValue ?? 1, max: stepBudget.maxValue ?? 100_000 } },
+      "token-budget": { type: "string", value: "<n>", description: "prompt + completion tokens allowed (default: the profile's)", int: { min: 1, max: 1_000_000_000 } },
+      "cost-budget": { type: "string", value: "<usd>", description: "dollar ceiling, e.g. 0.50 (default: the profile's; model spend incl. retries)" },
+      "require-approval": { type: "boolean", description: "risky actions (send_email) wait for a human's Approve / Reject" },
       workspace: { type: "string", value: "<dir>", description: "folder on the server the file tools read (default LONGHAUL_WORKSPACE)" },
       wait: { type: "boolean", description: "wait until the task ends or waits for a human, printing progress to stderr" },
     },
@@ -132,6 +135,9 @@ function launchInput(values: FlagValues) {
     ...(values.demo !== undefined ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50 } } : { goal }),
     profile,
     stepBudget: num("step-budget"),
+    tokenBudget: num("token-budget"),
+    costBudgetUsd: str("cost-budget") === undefined ? undefined : /^\s*\d+(\.\d+)?\s*$/.test(str("cost-budget")!) ? Number(str("cost-budget")) : Number.NaN,
+    ...(values["require-approval"] === true ? { requireApproval: true } : {}),
     workspace: str("workspace"),
   };
   const parsed = launchTaskInputSchema.safeParse(input);
@@ -148,7 +154,17 @@ function launchInput(values: FlagValues) {
  * `<taskId>`), with the raw value given for it; null for fields the CLI does not set.
  */
 function labeller(values: FlagValues, positionals: readonly string[]): (path: string) => FieldLabel {
-  const flags: Record<string, string> = { goal: "goal", "demo.limit": "limit", profile: "profile", stepBudget: "step-budget", workspace: "workspace", status: "status", limit: "limit" };
+  const flags: Record<string, string> = {
+    goal: "goal",
+    "demo.limit": "limit",
+    profile: "profile",
+    stepBudget: "step-budget",
+    tokenBudget: "token-budget",
+    costBudgetUsd: "cost-budget",
+    workspace: "workspace",
+    status: "status",
+    limit: "limit",
+  };
   return (path) => {
     if (path === "taskId") return { label: "<taskId>", given: positionals[0] };
     const flag = flags[path];
