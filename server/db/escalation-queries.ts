@@ -4,7 +4,7 @@ import { AppError } from "../errors.ts";
 import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
-import { taskSpend } from "./run-repository.ts";
+import { taskSpend, taskUsage } from "./run-repository.ts";
 
 /**
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
@@ -56,11 +56,30 @@ export const proposedCallSchema = z.object({
   stepId: z.string().optional(),
 });
 
+/** Evidence of a `budget` escalation: the ceiling reached (steps, tokens, or USD for `cost`). */
+export const ceilingEvidenceSchema = z.object({
+  ceiling: z.object({ kind: z.enum(["steps", "tokens", "cost"]), used: z.number(), limit: z.number() }),
+});
+
+/**
+ * Evidence of an `unresolved_effect` escalation: an external call sent before a crash whose outcome
+ * was never recorded (the ledger holds its intent without a result).
+ */
+export const unresolvedEffectSchema = z.object({
+  stepId: z.string(),
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  idempotencyKey: z.string(),
+  fingerprint: z.string().optional(),
+});
+
 /**
  * The context card of an escalation: the detector's evidence, the checkpoint it stopped at (open
  * question, working set), the fact diff since the previous checkpoint, the last five steps, alerts,
  * cost so far and waste; who is on it (claim), the decision and its undo window (`applyInMs` by the
- * database clock), undone decisions, and for `risky_action` the proposed call. @throws AppError NOT_FOUND.
+ * database clock), undone decisions, for `risky_action` the proposed call, for `budget` the ceiling
+ * reached, for `unresolved_effect` the call whose outcome is unknown. `spend` holds USD and tokens
+ * used against the task's budgets (null budget = no ceiling). @throws AppError NOT_FOUND.
  */
 export async function getEscalationCardOrThrow({ prisma, escalationId }: { prisma: PrismaClient; escalationId: string }) {
   const e = await prisma.escalation.findUnique({ where: { id: escalationId }, include: { task: { include: { profile: { select: { name: true, model: true } } } } } });
@@ -76,10 +95,12 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
   });
   const alerts = await prisma.alert.findMany({ where: { taskId: e.taskId }, orderBy: { createdAt: "desc" }, take: 20 });
   const spend = await taskSpend({ prisma, taskId: e.taskId });
-  const steps = await prisma.step.count({ where: { run: { taskId: e.taskId }, kind: { in: ["model", "tool"] } } });
+  const usage = await taskUsage({ prisma, taskId: e.taskId });
   const undos = await prisma.step.findMany({ where: { runId: e.runId, kind: "human", stepId: { startsWith: `undo-${e.stepId}-` } }, orderBy: { index: "asc" }, select: { arguments: true, output: true } });
   const now = await dbNow(prisma);
   const proposed = e.reason === "risky_action" ? proposedCallSchema.safeParse(e.evidence) : null;
+  const ceiling = e.reason === "budget" ? ceilingEvidenceSchema.safeParse(e.evidence) : null;
+  const unresolved = e.reason === "unresolved_effect" ? unresolvedEffectSchema.safeParse(e.evidence) : null;
   return {
     id: e.id,
     taskId: e.taskId,
@@ -105,6 +126,10 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     claimedAt: e.claimedAt,
     /** risky_action: the proposed call ({tool, arguments, fingerprint, stepId}); null otherwise or when the evidence does not have that shape. */
     proposedCall: proposed?.success ? proposed.data : null,
+    /** budget: the ceiling reached ({kind: steps|tokens|cost, used, limit}; USD for cost); null otherwise. */
+    ceiling: ceiling?.success ? ceiling.data.ceiling : null,
+    /** unresolved_effect: the call whose outcome is unknown ({stepId, tool, arguments, idempotencyKey, fingerprint?}); null otherwise. */
+    unresolvedEffect: unresolved?.success ? unresolved.data : null,
     /** Decisions taken back inside their undo window, oldest first. */
     undos: undos.map((u) => {
       const a = (u.arguments ?? {}) as { undone?: string; decidedBy?: string | null };
@@ -121,7 +146,19 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     factDiff,
     lastSteps: lastSteps.reverse(),
     alerts: alerts.map((a) => ({ kind: a.kind, severity: a.severity, stepId: a.stepId, message: a.message, createdAt: a.createdAt })),
-    spend: { usd: spend.usd, wastedUsd: spend.wastedUsd, steps, stepBudget: e.task.stepBudget },
+    /**
+     * Use against the task's budgets now: USD spent (all runs, retries included) vs `costBudgetUsd`,
+     * model + tool steps vs `stepBudget`, prompt + completion tokens vs `tokenBudget` (null = no ceiling).
+     */
+    spend: {
+      usd: spend.usd,
+      wastedUsd: spend.wastedUsd,
+      costBudgetUsd: e.task.costBudgetUsd === null ? null : Number(e.task.costBudgetUsd),
+      steps: usage.steps,
+      stepBudget: e.task.stepBudget,
+      tokens: usage.tokens,
+      tokenBudget: e.task.tokenBudget,
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
+import { MAX_COST_BUDGET_USD, MAX_TOKEN_BUDGET, type ClaimPorts, type DecidePorts, type EscalationState } from "../domain/decide-escalation.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
@@ -159,6 +159,16 @@ export function prismaDecidePorts({
   sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
 }): DecidePorts {
   return {
+    async describeTarget(escalationId) {
+      const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { checkpointId: true, task: { select: { id: true, tokenBudget: true, costBudgetUsd: true } } } });
+      if (!e) return null;
+      return {
+        taskId: e.task.id,
+        tokenBudget: e.task.tokenBudget,
+        costBudgetUsd: e.task.costBudgetUsd === null ? null : Number(e.task.costBudgetUsd),
+        hasCheckpoint: e.checkpointId !== null,
+      };
+    },
     async recordDecision(input) {
       const now = await dbNow(prisma);
       const applyAfter = input.undoSeconds > 0 ? new Date(now.getTime() + input.undoSeconds * 1000) : null;
@@ -295,9 +305,12 @@ export async function applyDueDecision({
  * window has ended (`applyAfter` null or ≤ database now). When another caller is applying it right
  * now, returns `byOther` and does nothing; when it is still inside its undo window, returns `pending`
  * and does nothing (escalation-apply applies it when the window ends).
- * - resume / approve / reject: budgets raised, edited facts written into a new "human edit"
- *   checkpoint, and a new run (cause resume) from the checkpoint with the guidance (for reject, the
- *   guidance says the action was rejected). Returns the run for the caller to start.
+ * - resume / approve / reject: budgets raised ({@link raiseBudgets}: steps, tokens, US dollars —
+ *   a task without a token or dollar budget keeps none), edited facts written into a new
+ *   "human_edit" checkpoint (a copy of the escalation's checkpoint with the edits over its working
+ *   set), and a new run (cause resume) from the checkpoint with the guidance ({@link resumeGuidance}:
+ *   for reject the action was rejected; for unresolved_effect approve = "it happened", reject = "it
+ *   did not happen, do it again"). Returns the run for the caller to start.
  * - dead_end: the task ends `dead_end` with the handler's reason. cancel: the task is cancelled.
  * A human step is written on the escalated run's timeline either way.
  */
@@ -327,14 +340,7 @@ export async function applyDecision({
   const decision = e.decision ?? "cancel";
   let start: { runId: string; checkpointId: string | null } | null = null;
   if (decision === "resume" || decision === "approve" || decision === "reject") {
-    const inc = (e.budgetIncrease ?? {}) as { steps?: number; tokens?: number };
-    if (inc.steps || inc.tokens) {
-      const task = await prisma.task.findUniqueOrThrow({ where: { id: e.taskId } });
-      await prisma.task.update({
-        where: { id: e.taskId },
-        data: { stepBudget: task.stepBudget + (inc.steps ?? 0), tokenBudget: task.tokenBudget === null ? null : task.tokenBudget + (inc.tokens ?? 0) },
-      });
-    }
+    await raiseBudgets({ prisma, taskId: e.taskId, increase: (e.budgetIncrease ?? {}) as BudgetIncrease });
     let checkpointId = e.checkpointId;
     const edits = (e.factEdits ?? null) as Record<string, unknown> | null;
     if (edits && Object.keys(edits).length && checkpointId) {
@@ -358,14 +364,7 @@ export async function applyDecision({
       });
       checkpointId = id;
     }
-    const by = e.decidedBy ?? "a handler";
-    const note = e.guidance ? ` ${e.guidance}` : "";
-    const guidance =
-      decision === "reject"
-        ? `The proposed action was rejected by ${by}: do not do it.${note}`
-        : decision === "approve"
-          ? `The proposed action was approved by ${by}: go ahead with it.${note}`
-          : (e.guidance ?? null);
+    const guidance = resumeGuidance({ decision, reason: e.reason, evidence: e.evidence, by: e.decidedBy ?? "a handler", note: e.guidance });
     start = await resumeTask({
       taskId: e.taskId,
       checkpointId,
@@ -397,4 +396,60 @@ export async function applyDecision({
   });
   await prisma.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId: start?.runId ?? null, fromCheckpointForResult: start?.checkpointId ?? null } });
   return { start, decision };
+}
+
+/** A decision's budget raise as stored on the escalation (steps, tokens, US dollars). */
+export interface BudgetIncrease {
+  steps?: number;
+  tokens?: number;
+  usd?: number;
+}
+
+/**
+ * Adds a decision's raise to the task's budgets: `steps` to stepBudget; `tokens` to tokenBudget and
+ * `usd` (US dollars) to costBudgetUsd only when the task has that budget (null = no ceiling, and it
+ * stays none; decideEscalation refuses a dollar raise on such a task before it is recorded). Decimal
+ * arithmetic for dollars (stored to the micro-dollar); totals are capped at what the columns hold
+ * (MAX_TOKEN_BUDGET, MAX_COST_BUDGET_USD) so applying never fails on an overflow.
+ */
+export async function raiseBudgets({ prisma, taskId, increase }: { prisma: PrismaClient; taskId: string; increase: BudgetIncrease }): Promise<void> {
+  if (!increase.steps && !increase.tokens && !increase.usd) return;
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { stepBudget: true, tokenBudget: true, costBudgetUsd: true } });
+  const costBudgetUsd =
+    task.costBudgetUsd === null || !increase.usd ? task.costBudgetUsd : Prisma.Decimal.min(task.costBudgetUsd.plus(new Prisma.Decimal(increase.usd).toDecimalPlaces(6)), MAX_COST_BUDGET_USD_TEXT);
+  await prisma.task.update({
+    where: { id: taskId },
+    data: {
+      stepBudget: task.stepBudget + (increase.steps ?? 0),
+      tokenBudget: task.tokenBudget === null ? null : Math.min(MAX_TOKEN_BUDGET, task.tokenBudget + (increase.tokens ?? 0)),
+      costBudgetUsd,
+    },
+  });
+}
+
+const MAX_COST_BUDGET_USD_TEXT = MAX_COST_BUDGET_USD.toFixed(6);
+
+/** The call of an `unresolved_effect` escalation's evidence, if it has that shape. */
+function unresolvedTool(evidence: unknown): string | null {
+  const tool = (evidence as { tool?: unknown } | null)?.tool;
+  return typeof tool === "string" ? tool : null;
+}
+
+/**
+ * The guidance the resumed run gets for a decision: the handler's own for resume; for approve /
+ * reject a sentence saying what was decided, then the handler's note. For `unresolved_effect`
+ * (an external call whose outcome was unknown) approve means "it happened — don't repeat it" and
+ * reject "it did not happen — do it again".
+ */
+export function resumeGuidance({ decision, reason, evidence, by, note }: { decision: string; reason: string; evidence: unknown; by: string; note: string | null }): string | null {
+  const extra = note ? ` ${note}` : "";
+  if (reason === "unresolved_effect" && (decision === "approve" || decision === "reject")) {
+    const tool = unresolvedTool(evidence) ?? "the external call";
+    return decision === "approve"
+      ? `${by} checked the external system: ${tool} did happen. Do not repeat it; go on from there.${extra}`
+      : `${by} checked the external system: ${tool} did not happen. Do it again.${extra}`;
+  }
+  if (decision === "reject") return `The proposed action was rejected by ${by}: do not do it.${extra}`;
+  if (decision === "approve") return `The proposed action was approved by ${by}: go ahead with it.${extra}`;
+  return note;
 }

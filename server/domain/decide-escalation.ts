@@ -7,6 +7,51 @@ export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
 /** Longest undo window a decision may ask for, in seconds (the UI uses 10). */
 export const MAX_UNDO_SECONDS = 60;
 
+/** Most steps, tokens and US dollars one decision may add to a task's budgets. */
+export const MAX_EXTRA_STEPS = 100_000;
+export const MAX_EXTRA_TOKENS = 1_000_000_000;
+export const MAX_EXTRA_USD = 1_000_000;
+/**
+ * Largest budgets the task columns hold: Task.tokenBudget is a 32-bit integer, Task.costBudgetUsd a
+ * Decimal(12, 6) (USD, to the micro-dollar). A raise that would pass them is refused.
+ */
+export const MAX_TOKEN_BUDGET = 2_147_483_647;
+export const MAX_COST_BUDGET_USD = 999_999.999999;
+/** Fact keys and values as `record_fact` takes them (docs/CONTRACTS.md): keys 1–200 characters, values ≤ 16 KiB of JSON. */
+export const MAX_FACT_KEY_LENGTH = 200;
+export const MAX_FACT_VALUE_BYTES = 16 * 1024;
+/** Most facts one decision may edit. */
+export const MAX_FACT_EDITS = 200;
+
+/**
+ * Why `value` cannot be a fact value, or null when it can: it must survive JSON unchanged (no
+ * undefined, functions, NaN or Infinity) and serialise to at most {@link MAX_FACT_VALUE_BYTES} bytes (UTF-8).
+ */
+export function factValueProblem(value: unknown): string | null {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return "not JSON (it cannot be serialised)";
+  }
+  if (text === undefined) return "not JSON (no value)";
+  if (!isPlainJson(value)) return "not plain JSON (NaN, Infinity or a non-JSON object)";
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > MAX_FACT_VALUE_BYTES) return `at most ${MAX_FACT_VALUE_BYTES} bytes of JSON (got ${bytes})`;
+  return null;
+}
+
+function isPlainJson(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isPlainJson);
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    return (proto === Object.prototype || proto === null) && Object.values(value as Record<string, unknown>).every(isPlainJson);
+  }
+  return false;
+}
+
 const escalationIdSchema = z.string().min(1, "escalationId: must not be empty").max(100, "escalationId: at most 100 characters");
 
 /** A handler's decision (validated at the tRPC boundary). */
@@ -17,11 +62,44 @@ export const decideEscalationInputSchema = z
     guidance: z.string().trim().max(10_000, "guidance: at most 10000 characters").optional(),
     budgetIncrease: z
       .object({
-        steps: z.number().int().min(0).max(100_000, "budgetIncrease.steps: at most 100000").optional(),
-        tokens: z.number().int().min(0).max(1_000_000_000).optional(),
+        steps: z
+          .number("budgetIncrease.steps: a whole number of steps")
+          .int("budgetIncrease.steps: a whole number of steps")
+          .min(0, "budgetIncrease.steps: at least 0")
+          .max(MAX_EXTRA_STEPS, `budgetIncrease.steps: at most ${MAX_EXTRA_STEPS}`)
+          .optional(),
+        tokens: z
+          .number("budgetIncrease.tokens: a whole number of tokens")
+          .int("budgetIncrease.tokens: a whole number of tokens")
+          .min(0, "budgetIncrease.tokens: at least 0")
+          .max(MAX_EXTRA_TOKENS, `budgetIncrease.tokens: at most ${MAX_EXTRA_TOKENS}`)
+          .optional(),
+        /** US dollars added to the task's dollar budget (Task.costBudgetUsd), stored to the micro-dollar. */
+        usd: z
+          .number("budgetIncrease.usd: a number of US dollars")
+          .positive("budgetIncrease.usd: must be more than 0")
+          .max(MAX_EXTRA_USD, `budgetIncrease.usd: at most ${MAX_EXTRA_USD}`)
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * Facts to set in the working set the resumed run starts from ({key: JSON value}), written as a
+     * `human_edit` checkpoint. Keys 1–200 characters (as `record_fact`), values JSON of at most 16 KiB.
+     */
+    factEdits: z
+      .record(z.string(), z.unknown())
+      .superRefine((edits, ctx) => {
+        const keys = Object.keys(edits);
+        if (keys.length > MAX_FACT_EDITS) ctx.addIssue({ code: "custom", message: `factEdits: at most ${MAX_FACT_EDITS} facts per decision (got ${keys.length})` });
+        for (const key of keys) {
+          if (key.length === 0) ctx.addIssue({ code: "custom", path: [key], message: "factEdits: a fact key must not be empty" });
+          if (key.length > MAX_FACT_KEY_LENGTH) ctx.addIssue({ code: "custom", path: [key], message: `factEdits: a fact key has at most ${MAX_FACT_KEY_LENGTH} characters (got ${key.length})` });
+          const problem = factValueProblem(edits[key]);
+          if (problem) ctx.addIssue({ code: "custom", path: [key], message: `factEdits["${key}"]: ${problem}` });
+        }
       })
       .optional(),
-    factEdits: z.record(z.string().min(1).max(200), z.unknown()).optional(),
     deadEndReason: z.string().trim().max(4_000).optional(),
     /**
      * Undo window in seconds (0–60). 0 (the default, what the API and the CLI get) applies the decision
@@ -65,7 +143,59 @@ export interface EscalationState {
 
 export type GuardedWrite<T> = ({ ok: true } & T) | { ok: false; state: EscalationState } | null;
 
+/**
+ * What a decision may change, read before it is recorded: the task's token budget and dollar budget
+ * (USD; null = no such ceiling), and whether the escalation stopped at a checkpoint (fact edits are
+ * written into a copy of it).
+ */
+export interface DecisionTarget {
+  taskId: string;
+  tokenBudget: number | null;
+  costBudgetUsd: number | null;
+  hasCheckpoint: boolean;
+}
+
+const RESUMING_DECISIONS: readonly EscalationDecision[] = ["resume", "approve", "reject"];
+
+/**
+ * Problems of a valid-looking decision against what it would change (pure), each naming the field:
+ * - `budgetIncrease` / `factEdits` only with resume, approve or reject (the decisions that start a run);
+ * - `budgetIncrease.usd` only when the task has a dollar budget (a task without one has no dollar
+ *   ceiling to raise), and not past {@link MAX_COST_BUDGET_USD} in total;
+ * - `budgetIncrease.tokens` on a task without a token budget is accepted and changes nothing (no
+ *   ceiling stays no ceiling); with one, not past {@link MAX_TOKEN_BUDGET} in total;
+ * - `factEdits` only when the escalation has a checkpoint (the working set to edit).
+ * Returns [] when there is none.
+ */
+export function decisionTargetProblems(input: Pick<DecideEscalationInput, "decision" | "budgetIncrease" | "factEdits">, target: DecisionTarget): string[] {
+  const problems: string[] = [];
+  const inc = input.budgetIncrease;
+  const edits = input.factEdits && Object.keys(input.factEdits).length > 0 ? input.factEdits : null;
+  const resuming = RESUMING_DECISIONS.includes(input.decision);
+  if (!resuming) {
+    if (inc && (inc.steps || inc.tokens || inc.usd)) problems.push(`budgetIncrease: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);
+    if (edits) problems.push(`factEdits: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);
+    return problems;
+  }
+  if (inc?.usd !== undefined) {
+    if (target.costBudgetUsd === null) problems.push(`budgetIncrease.usd: task ${target.taskId} has no dollar budget, so there is no dollar ceiling to raise; leave it out`);
+    else if (target.costBudgetUsd + inc.usd > MAX_COST_BUDGET_USD)
+      problems.push(`budgetIncrease.usd: the dollar budget would become $${(target.costBudgetUsd + inc.usd).toFixed(6)}, more than the most a task can hold ($${MAX_COST_BUDGET_USD.toFixed(6)})`);
+  }
+  if (inc?.tokens && target.tokenBudget !== null && target.tokenBudget + inc.tokens > MAX_TOKEN_BUDGET) {
+    problems.push(`budgetIncrease.tokens: the token budget would become ${target.tokenBudget + inc.tokens}, more than the most a task can hold (${MAX_TOKEN_BUDGET})`);
+  }
+  if (edits && !target.hasCheckpoint) problems.push("factEdits: this escalation has no checkpoint (the run stopped before its first one), so there is no working set to edit; resume without edits and give the facts as guidance");
+  return problems;
+}
+
 export interface DecidePorts {
+  /**
+   * The task's budgets and whether the escalation has a checkpoint ({@link DecisionTarget}); null when
+   * the escalation does not exist. Optional: without it the checks of {@link decisionTargetProblems}
+   * are skipped (applyDecision still leaves a task without a dollar budget without one).
+   */
+  describeTarget?(escalationId: string): Promise<DecisionTarget | null>;
   /**
    * Guarded write: the escalation moves from `open` to `decided` with the decision, who and when
    * (database clock), and `applyAfter` = database now + `undoSeconds` when that is above 0. Returns
@@ -127,8 +257,11 @@ export function describeEscalationConflict(escalationId: string, state: Escalati
  *   again (nothing would apply it) and the call fails UNAVAILABLE.
  * Takes effect once: a second click, or a second handler at the same time, gets CONFLICT naming who
  * decided. Claims never block deciding.
+ * Before recording, checks it against the task (`ports.describeTarget`, {@link decisionTargetProblems}):
+ * a dollar raise on a task without a dollar budget, fact edits without a checkpoint, or budgets and
+ * edits on a dead end / cancel are refused BAD_INPUT naming the field.
  * Returns `applyAt` (ISO; null when applied now) and `undoSeconds`.
- * @throws AppError NOT_FOUND, CONFLICT, UNAVAILABLE.
+ * @throws AppError NOT_FOUND, BAD_INPUT, CONFLICT, UNAVAILABLE.
  */
 export async function decideEscalation({
   input,
@@ -139,6 +272,12 @@ export async function decideEscalation({
   actor: string;
   ports: DecidePorts;
 }): Promise<{ escalationId: string; decision: EscalationDecision; applyAt: string | null; undoSeconds: number }> {
+  if (ports.describeTarget) {
+    const target = await ports.describeTarget(input.escalationId);
+    if (target === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
+    const problems = decisionTargetProblems(input, target);
+    if (problems.length) throw new AppError("BAD_INPUT", problems.join("; "));
+  }
   const recorded = await ports.recordDecision({ ...input, actor });
   if (recorded === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
   if (!recorded.ok) throw new AppError("CONFLICT", describeEscalationConflict(input.escalationId, recorded.state, "decide"));
