@@ -33,6 +33,11 @@ export const envSchema = z.object({
   EXECUTOR_BACKOFF_MS: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"').optional(),
   /** Public URL of the web app (links in notifications). */
   APP_URL: z.string().url().optional(),
+  /** Origins the http_post tool may POST to, comma-separated (e.g. "https://hooks.example.com"); unset = none. */
+  LONGHAUL_HTTP_ALLOW: z
+    .string()
+    .refine((v) => v.split(",").every((o) => !o.trim() || URL.canParse(o.trim())), "comma-separated origins, e.g. https://hooks.example.com,http://127.0.0.1:9000")
+    .optional(),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
 });

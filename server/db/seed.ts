@@ -14,7 +14,7 @@ export const seedProfiles = [
     name: "scripted",
     description: "Offline scripted model (deterministic; plays a competent agent). No API key needed.",
     model: "scripted",
-    tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "complete_phase", "finish", "declare_dead_end"],
+    tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "http_post", "complete_phase", "finish", "declare_dead_end"],
     stepBudget: 400,
     contextWindow: 128_000,
     checkpointEverySteps: 40,

@@ -10,6 +10,8 @@ export const launchTaskInputSchema = z
         kind: z.literal("license-audit"),
         limit: z.number().int().min(1, "demo.limit: at least 1").max(5_000, "demo.limit: at most 5000"),
         emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
+        /** Also POST the summary as JSON here (the `http_post` tool; its origin must be in LONGHAUL_HTTP_ALLOW). */
+        postUrl: z.url({ protocol: /^https?$/, error: "demo.postUrl: must be an http(s) URL" }).max(2_048, "demo.postUrl: at most 2048 characters").optional(),
       })
       .optional(),
     profile: z.string().min(1).max(100).default("scripted"),
@@ -60,7 +62,7 @@ export interface LaunchPorts {
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
   newId(prefix: "task" | "run"): string;
-  demoGoal(limit: number, emailTo?: string): string;
+  demoGoal(limit: number, emailTo?: string, postUrl?: string): string;
   defaultWorkspace: string;
 }
 
@@ -93,7 +95,7 @@ export async function launchTask({ input, actor, ports }: { input: z.output<type
   const workspace = input.workspace ?? ports.defaultWorkspace;
   if (!(await ports.workspaceIsDirectory(workspace))) throw new AppError("BAD_INPUT", `workspace: "${workspace}" is not a directory on the server`);
 
-  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo) : input.goal!;
+  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
   const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);
   const taskId = ports.newId("task");
   const runId = ports.newId("run");

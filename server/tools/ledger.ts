@@ -24,7 +24,12 @@ import { ToolError } from "./types.ts";
  * - External effects (performExternalEffect) record the intent in its own transaction before the
  *   call and the result after it. A replay that finds an intent without a result asks the external
  *   system through `resolveByKey` when the tool has one, and otherwise throws UnresolvedEffectError
- *   so the agent loop escalates to a human instead of guessing.
+ *   so the agent loop escalates to a human instead of guessing. While such an intent is unresolved,
+ *   the same effect under another key (a resumed run proposing it again) is refused the same way.
+ *   `perform` throws EffectNotPerformedError when it knows nothing reached the external system
+ *   (connection refused, a 5xx answer): the intent is withdrawn and a retry performs afresh.
+ *   A human's verdict on an unresolved effect (it happened / it did not) is applied by
+ *   server/db/approval-repository.ts `settleEffectByVerdict`.
  */
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -87,6 +92,18 @@ export class UnresolvedEffectError extends Error {
   }
 }
 
+/**
+ * Thrown by an external effect's `perform` when nothing reached the external system (connection
+ * refused, DNS failure, or an answer saying it was not done, e.g. a 5xx). The ledger withdraws the
+ * intent, so the retried step performs the effect afresh instead of escalating.
+ */
+export class EffectNotPerformedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "EffectNotPerformedError";
+  }
+}
+
 type Tx = Prisma.TransactionClient;
 
 interface EffectInput<R extends JsonObject = JsonObject> extends EffectIdentity {
@@ -129,7 +146,7 @@ type LedgerDecision<R> =
  * Looks at the ledger for `key`: a committed row answers with its result; a committed effect with
  * the same fingerprint under another key answers deduplicated (and is recorded under `key`).
  */
-async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: string, fingerprint: string): Promise<LedgerDecision<R>> {
+async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: string, fingerprint: string, external = false): Promise<LedgerDecision<R>> {
   const existing = await tx.sideEffect.findUnique({ where: { idempotencyKey: key } });
   if (existing) {
     if (existing.fingerprint !== fingerprint) {
@@ -166,6 +183,11 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: 
         },
       });
       return { kind: "answer", result, outcome: "deduplicated" };
+    }
+    if (external) {
+      // The same effect is in flight or unresolved under another key: never perform it twice.
+      const pending = await tx.sideEffect.findFirst({ where: { taskId: input.taskId, fingerprint, status: "intent" }, select: { idempotencyKey: true } });
+      if (pending) throw new UnresolvedEffectError(pending.idempotencyKey, input.tool);
     }
   }
   return { kind: "new" };
@@ -233,7 +255,7 @@ export async function performExternalEffect<R extends JsonObject>(
   const fingerprint = fingerprintFor({ taskId: input.taskId, tool: input.tool, args: input.args });
   const phase1 = await input.prisma.$transaction(async (tx) => {
     await lockFingerprint(tx, input.taskId, fingerprint);
-    const decision = await decide<R>(tx, input, idempotencyKey, fingerprint);
+    const decision = await decide<R>(tx, input, idempotencyKey, fingerprint, true);
     if (decision.kind !== "new") return decision;
     await tx.sideEffect.create({
       data: intentRow(input, idempotencyKey, fingerprint),
@@ -248,7 +270,15 @@ export async function performExternalEffect<R extends JsonObject>(
     result = await input.resolveByKey({ idempotencyKey });
   }
   const performed = result === null;
-  if (result === null) result = await input.perform({ idempotencyKey });
+  if (result === null) {
+    try {
+      result = await input.perform({ idempotencyKey });
+    } catch (error) {
+      if (error instanceof EffectNotPerformedError) await input.prisma.sideEffect.deleteMany({ where: { idempotencyKey, status: "intent" } });
+      throw error;
+    }
+    crashPoint("tool:external-after-call");
+  }
   await input.prisma.sideEffect.updateMany({
     where: { idempotencyKey, status: "intent" },
     data: { status: "committed", result, committedAt: new Date() },
@@ -284,3 +314,4 @@ export async function listCommittedEffects({
     committedAt: r.committedAt,
   }));
 }
+

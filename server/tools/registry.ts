@@ -2,6 +2,7 @@ import { z } from "zod";
 import { completePhaseTool } from "./complete-phase.ts";
 import { declareDeadEndTool } from "./declare-dead-end.ts";
 import { finishTool } from "./finish.ts";
+import { httpPostTool } from "./http-post.ts";
 import { listFilesTool } from "./list-files.ts";
 import { readFileTool } from "./read-file.ts";
 import { requestHumanTool } from "./request-human.ts";
@@ -26,6 +27,7 @@ export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
       recordFactTool,
       writeArtifactTool,
       sendEmailTool,
+      httpPostTool,
       completePhaseTool,
       requestHumanTool,
       finishTool,
@@ -64,7 +66,7 @@ export function toolDefinitions(names: readonly string[]): ChatCompletionTool[] 
 }
 
 /** What a tool call gave: the tool's output, or an error for the model to read. */
-export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error: { code: ToolErrorCode; message: string } };
+export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error: { code: ToolErrorCode; message: string; idempotencyKey?: string } };
 
 /**
  * The tool gateway: runs one model tool call. `rawArguments` is the untrusted JSON text the model

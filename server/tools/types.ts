@@ -30,7 +30,11 @@ export type ToolErrorCode =
   | "not_a_directory"
   | "idempotency_conflict"
   /** A human rejected this risky call (an escalation of reason risky_action); it was not run. */
-  | "rejected_by_human";
+  | "rejected_by_human"
+  /** The URL's origin is not in LONGHAUL_HTTP_ALLOW (http_post). */
+  | "not_allowed"
+  /** An external effect's outcome is unknown (intent without result): the run escalates to a human. */
+  | "unresolved_effect";
 
 /**
  * An error the agent can recover from (bad path, bad argument). The gateway turns it into

@@ -4,6 +4,7 @@ import { describeToolStep } from "../../server/domain/checkpoint.ts";
 import { decideNextAction } from "../../server/llm/scripted/agent.ts";
 import { readAgentContext } from "../../server/llm/scripted/context.ts";
 import { compareCodePoints, parseLicenseAuditGoal } from "../../server/llm/scripted/license-audit.ts";
+import { licenseAuditGoal } from "../../server/tools/demo/license-audit.ts";
 import type { ChatMessage } from "../../server/llm/types.ts";
 import { taskMessages } from "./llm-tool-sim.ts";
 
@@ -27,8 +28,9 @@ const decide = (messages: ChatMessage[], model = "scripted") => {
 
 describe("goal parsing", () => {
   it("reads N and the address of the demo goal", () => {
-    expect(parseLicenseAuditGoal(GOAL)).toEqual({ limit: 3, to: "audit@example.com" });
-    expect(parseLicenseAuditGoal("Audit the licenses of all packages in node_modules")).toEqual({ limit: null, to: null });
+    expect(parseLicenseAuditGoal(GOAL)).toEqual({ limit: 3, to: "audit@example.com", postTo: null });
+    expect(parseLicenseAuditGoal("Audit the licenses of all packages in node_modules")).toEqual({ limit: null, to: null, postTo: null });
+    expect(parseLicenseAuditGoal(licenseAuditGoal(7, "a@b.io", "http://127.0.0.1:9/hook?x=1"))).toEqual({ limit: 7, to: "a@b.io", postTo: "http://127.0.0.1:9/hook?x=1" });
     expect(parseLicenseAuditGoal("Write a poem")).toBeNull();
   });
   it("sorts by code point", () => {

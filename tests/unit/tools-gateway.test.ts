@@ -76,6 +76,7 @@ describe("toolDefinitions", () => {
       "record_fact",
       "write_artifact",
       "send_email",
+      "http_post",
       "complete_phase",
       "request_human",
       "finish",

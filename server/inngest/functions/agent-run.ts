@@ -21,8 +21,8 @@ import { modelCallCostUsd } from "../../domain/cost.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
 import { detectAlerts, detectDrift, type Alert, type StepRecord } from "../../domain/detectors.ts";
 import { describeCeiling, reachedCeiling } from "../../domain/step-budget.ts";
-import { findRiskyVerdict } from "../../db/approval-repository.ts";
-import { fingerprintFor } from "../../tools/ledger.ts";
+import { findRiskyVerdict, settleEffectByVerdict } from "../../db/approval-repository.ts";
+import { fingerprintFor, UnresolvedEffectError } from "../../tools/ledger.ts";
 import { ModelCallError } from "../../llm/errors.ts";
 import { createChatCompletion, resolveProvider } from "../../llm/provider.ts";
 import { countTokens } from "../../llm/tokens.ts";
@@ -149,13 +149,27 @@ async function runToolStep({ start, stepId, index, call, refused }: { start: Run
     // keep the raw text: the gateway reports the malformed call to the model
   }
   await beginStep({ prisma: db, runId: start.runId, stepId, index, kind: "tool", tool: call.name, args: args as never });
-  const result =
-    refused ??
-    (await executeToolCall({
-      name: call.name,
-      rawArguments: call.arguments,
-      ctx: { prisma: db, taskId: start.taskId, runId: start.runId, stepId, workspace: start.workspace },
-    }));
+  let result: ToolCallResult;
+  if (refused) result = refused;
+  else {
+    try {
+      // A human's verdict on an earlier unresolved attempt of this very effect settles the ledger first.
+      const valid = validateToolCall({ name: call.name, rawArguments: call.arguments });
+      if (valid.ok && valid.tool.sideEffect) {
+        const fingerprint = fingerprintFor({ taskId: start.taskId, tool: call.name, args: valid.args });
+        await settleEffectByVerdict({ prisma: db, taskId: start.taskId, fingerprint, resultFor: ({ idempotencyKey, confirmedBy }) => ({ status: null, body: null, idempotencyKey, confirmedBy }) });
+      }
+      result = await executeToolCall({
+        name: call.name,
+        rawArguments: call.arguments,
+        ctx: { prisma: db, taskId: start.taskId, runId: start.runId, stepId, workspace: start.workspace },
+      });
+    } catch (error) {
+      if (!(error instanceof UnresolvedEffectError)) throw error;
+      // Outcome unknown (intent without result): the loop escalates; never guessed, never repeated.
+      result = { ok: false, error: { code: "unresolved_effect", message: error.message, idempotencyKey: error.idempotencyKey } };
+    }
+  }
   await endStep({
     prisma: db,
     runId: start.runId,
@@ -443,19 +457,20 @@ export const agentRun = inngest.createFunction(
      */
     const escalate = async (
       n: number,
-      reason: "budget" | "loop" | "stall" | "tool_failure" | "saturation" | "request_human" | "risky_action" | "manual",
+      reason: "budget" | "loop" | "stall" | "tool_failure" | "saturation" | "request_human" | "risky_action" | "unresolved_effect" | "manual",
       message: string,
       evidence: Record<string, unknown>,
       endReason: string | null,
       fingerprint: string | null = null,
     ) => {
-      const cpReason: CheckpointReason = reason === "budget" ? "ceiling" : reason === "manual" ? "on_request" : reason === "risky_action" ? "before_risky" : reason;
+      const cpReason: CheckpointReason =
+        reason === "budget" ? "ceiling" : reason === "manual" ? "on_request" : reason === "risky_action" ? "before_risky" : reason === "unresolved_effect" ? "failure" : reason;
       if (stepsSinceCheckpoint > 0) await checkpoint(n, cpReason, { withModel: false, cut: false });
       const checkpointId = latestCheckpointId;
       const escStepId = `escalate-${n}`;
       const { escalationId } = await step.run(escStepId, async () => {
         const db = prisma();
-        const alertKind = reason === "request_human" || reason === "risky_action" ? "escalation" : reason;
+        const alertKind = reason === "request_human" || reason === "risky_action" || reason === "unresolved_effect" ? "escalation" : reason;
         await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: alertKind, severity: "critical", message, evidence: evidence as never });
         return openEscalation({ prisma: db, taskId, runId, stepId: escStepId, reason, message, evidence: evidence as never, checkpointId, endReason, fingerprint });
       });
@@ -593,6 +608,18 @@ export const agentRun = inngest.createFunction(
         segmentSteps.push(completedEntry(toolStepId, call, result));
         if (result.ok && call.name === "record_fact") factKeys.add((JSON.parse(call.arguments) as { key: string }).key);
         history.push({ stepId: toolStepId, kind: "tool", tool: call.name, rawArguments: call.arguments, ok: result.ok, ...(result.ok ? {} : { errorCode: result.error.code }), factsAfter: factKeys.size });
+        if (!result.ok && result.error.code === "unresolved_effect") {
+          const args = valid.ok ? valid.args : call.arguments;
+          const fingerprint = valid.ok ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null;
+          return escalate(
+            n + 1,
+            "unresolved_effect",
+            `The outcome of ${call.name} is unknown: the process stopped after the request was sent and before its answer was recorded. Check the external system, then say whether it happened.`,
+            { stepId: toolStepId, tool: call.name, arguments: args, idempotencyKey: result.error.idempotencyKey ?? null, fingerprint },
+            null,
+            fingerprint,
+          );
+        }
         const afterTool = await runDetectors();
         if (afterTool) return escalate(n + 1, escalationReasonOf(afterTool), afterTool.message, afterTool.evidence, afterTool.kind);
         if (!result.ok) continue;

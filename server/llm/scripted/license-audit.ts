@@ -15,6 +15,8 @@ export interface LicenseAuditGoal {
   limit: number | null;
   /** Where to email the summary; null when the goal names no address. */
   to: string | null;
+  /** Where to POST the summary as JSON ("post the summary as JSON to <url>"); null = nowhere. */
+  postTo: string | null;
 }
 
 export const ARTIFACT_NAME = "licenses.csv";
@@ -27,7 +29,8 @@ export function parseLicenseAuditGoal(goal: string): LicenseAuditGoal | null {
   if (!/licen[cs]e/i.test(goal) || !/node_modules/i.test(goal)) return null;
   const limit = /first\s+(\d+)/i.exec(goal)?.[1] ?? /(\d+)\s+packages/i.exec(goal)?.[1];
   const to = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/.exec(goal)?.[0] ?? null;
-  return { limit: limit ? Number(limit) : null, to };
+  const postTo = /post the summary as JSON to (https?:\/\/\S+?)[,.]?(?:\s|$)/i.exec(goal)?.[1] ?? null;
+  return { limit: limit ? Number(limit) : null, to, postTo };
 }
 
 function isDirLike(entry: { name: string; type: string }): boolean {
@@ -258,12 +261,28 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     toolCalls.push({ name: "send_email", arguments: { to: goal.to, subject, body: auditSummary(rows, ARTIFACT_NAME) } });
     return { content: `${ARTIFACT_NAME} is written. Emailing the summary to ${goal.to}.`, toolCalls };
   }
-  const top = counts.slice(0, 3).map((c) => `${c.license} ${c.count}`).join(", ");
-  const result = `Audited ${rows.length} packages (${top}${counts.length > 3 ? ", …" : ""}); ${copyleft.length} copyleft${copyleft.length > 0 ? ` (${copyleft.join(", ")})` : ""}. CSV in ${ARTIFACT_NAME}; summary emailed to ${goal.to ?? "the requested address"}.`;
   const toolCalls: AgentAction["toolCalls"] = [];
-  if (!("audit:email" in ctx.facts)) {
+  const recordEmail = () => {
+    if ("audit:email" in ctx.facts) return;
     const messageId = emailCall && typeof (emailCall.result as { messageId?: unknown }).messageId === "string" ? (emailCall.result as { messageId: string }).messageId : null;
     toolCalls.push({ name: "record_fact", arguments: { key: "audit:email", value: { to: goal.to, subject, messageId } } });
+  };
+  // Then, when the goal asks for it, POST the summary (an effect on an external system).
+  const postCall = goal.postTo ? lastSuccess(ctx.calls, "http_post") : undefined;
+  if (goal.postTo && !("audit:post" in ctx.facts) && postCall === undefined) {
+    if (failures(ctx.calls, "http_post") >= 2) {
+      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Posting the summary to ${goal.postTo} failed twice; ${ARTIFACT_NAME} is written and the summary emailed.` } }] };
+    }
+    recordEmail();
+    toolCalls.push({ name: "http_post", arguments: { url: goal.postTo, body: { packages: rows.length, copyleft: copyleft.length, licenses: Object.fromEntries(counts.map((c) => [c.license, c.count])), report: ARTIFACT_NAME } } });
+    return { content: `Posting the summary to ${goal.postTo}.`, toolCalls };
+  }
+  const top = counts.slice(0, 3).map((c) => `${c.license} ${c.count}`).join(", ");
+  const result = `Audited ${rows.length} packages (${top}${counts.length > 3 ? ", …" : ""}); ${copyleft.length} copyleft${copyleft.length > 0 ? ` (${copyleft.join(", ")})` : ""}. CSV in ${ARTIFACT_NAME}; summary emailed to ${goal.to ?? "the requested address"}${goal.postTo ? ` and posted to ${goal.postTo}` : ""}.`;
+  recordEmail();
+  if (goal.postTo && !("audit:post" in ctx.facts)) {
+    const answer = (postCall?.result ?? {}) as { status?: unknown; confirmedBy?: unknown };
+    toolCalls.push({ name: "record_fact", arguments: { key: "audit:post", value: { url: goal.postTo, status: typeof answer.status === "number" ? answer.status : null, ...(typeof answer.confirmedBy === "string" ? { confirmedBy: answer.confirmedBy } : {}) } } });
   }
   toolCalls.push({ name: "finish", arguments: { result } });
   return { content: "The audit is complete.", toolCalls };

@@ -9,10 +9,12 @@ export const DEMO_DEFAULT_LIMIT = 50;
  * The demo goal (CONTRACTS.md "Model context"), verbatim:
  * "Audit the licenses of the first N packages in node_modules: record name, version and license of
  * each as facts, write licenses.csv (name,version,license,copyleft), email the summary to <address>,
- * then finish."
+ * then finish." With `postUrl`, the summary is also POSTed as JSON ("…, email the summary to
+ * <address>, post the summary as JSON to <url>, then finish.") — an effect on an external system.
  */
-export function licenseAuditGoal(limit: number, emailTo = "compliance@example.com"): string {
-  return `Audit the licenses of the first ${limit} packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to ${emailTo}, then finish.`;
+export function licenseAuditGoal(limit: number, emailTo = "compliance@example.com", postUrl?: string): string {
+  const post = postUrl ? ` post the summary as JSON to ${postUrl},` : "";
+  return `Audit the licenses of the first ${limit} packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to ${emailTo},${post} then finish.`;
 }
 
 async function isDirectory(p: string): Promise<boolean> {

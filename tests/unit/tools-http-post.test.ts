@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { allowedOrigins } from "../../server/tools/http-post.ts";
+import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
+
+// The parts of http_post that need no database: the allow-list and argument checks (the ledgered
+// POST itself is tested on the real stack in tests/integration/external-effect.test.ts).
+
+const ctx = { prisma: {} as ToolContext["prisma"], taskId: "t", runId: "r", stepId: "tool-1-0", workspace: "/tmp" } satisfies ToolContext;
+const call = (args: unknown) => executeToolCall({ name: "http_post", rawArguments: JSON.stringify(args), ctx });
+
+afterEach(() => {
+  delete process.env.LONGHAUL_HTTP_ALLOW;
+});
+
+describe("http_post", () => {
+  it("allowedOrigins: comma-separated origins, normalised; empty means none", () => {
+    expect(allowedOrigins("https://hooks.example.com/path, http://127.0.0.1:9000 ,")).toEqual(["https://hooks.example.com", "http://127.0.0.1:9000"]);
+    expect(allowedOrigins("")).toEqual([]);
+  });
+
+  it("refuses an origin that is not allowed, naming the field and the allow-list, before touching the ledger", async () => {
+    process.env.LONGHAUL_HTTP_ALLOW = "https://hooks.example.com";
+    await expect(call({ url: "https://evil.example.net/x", body: { a: 1 } })).resolves.toEqual({
+      ok: false,
+      error: { code: "not_allowed", message: "url: origin https://evil.example.net is not allowed (LONGHAUL_HTTP_ALLOW: https://hooks.example.com)" },
+    });
+    delete process.env.LONGHAUL_HTTP_ALLOW;
+    const none = await call({ url: "https://hooks.example.com/x", body: {} });
+    expect(none).toMatchObject({ ok: false, error: { code: "not_allowed" } });
+    expect(JSON.stringify(none)).toContain("none set");
+  });
+
+  it.each([
+    [{ url: "ftp://x.example/a", body: {} }, "url"],
+    [{ url: "https://x.example/a", body: [1] }, "body"],
+    [{ url: "https://x.example/a", body: { big: "x".repeat(70_000) } }, "65536 bytes"],
+    [{ url: "https://x.example/a" }, "body"],
+  ])("rejects bad arguments %j with a message naming %s", async (args, named) => {
+    const result = await call(args);
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_arguments" } });
+    expect(JSON.stringify(result)).toContain(named);
+  });
+});
