@@ -29,6 +29,11 @@ export const envSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   /** Default folder the read-only file tools read (the demo audits its node_modules). */
   LONGHAUL_WORKSPACE: z.string().optional(),
+  /** Folders a launch's workspace must lie in, comma-separated absolute paths (default: LONGHAUL_WORKSPACE alone). */
+  LONGHAUL_WORKSPACE_ROOTS: z
+    .string()
+    .refine((v) => v.split(",").every((p) => !p.trim() || p.trim().startsWith("/")), "comma-separated absolute paths, e.g. /srv/data,/home/me/projects")
+    .optional(),
   /** Executor retry backoff table, milliseconds, comma-separated (default: Inngest's 15 s … 2 h). */
   EXECUTOR_BACKOFF_MS: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"').optional(),
   /** Public URL of the web app (links in notifications). */

@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { realpath, stat } from "node:fs/promises";
+import { resolve, sep } from "node:path";
 import { ulid } from "ulid";
 import type { LaunchPorts } from "../domain/launch-task.ts";
 import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
@@ -14,11 +14,18 @@ export function prismaLaunchPorts({
   prisma,
   sendRunStarted,
   defaultWorkspace = process.env.LONGHAUL_WORKSPACE || process.cwd(),
+  workspaceRoots = (process.env.LONGHAUL_WORKSPACE_ROOTS ?? "")
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean),
 }: {
   prisma: PrismaClient;
   sendRunStarted: LaunchPorts["sendRunStarted"];
   defaultWorkspace?: string;
+  /** Folders a launch's workspace must lie in (default: the default workspace alone). */
+  workspaceRoots?: string[];
 }): LaunchPorts {
+  const roots = (workspaceRoots.length ? workspaceRoots : [defaultWorkspace]).map((r) => resolve(r));
   return {
     defaultWorkspace: resolve(defaultWorkspace),
     newId: (prefix) => `${prefix}_${ulid().toLowerCase()}`,
@@ -32,6 +39,14 @@ export function prismaLaunchPorts({
       return p
         ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd), requireApproval: p.requireApproval }
         : null;
+    },
+    async workspaceAllowed(path) {
+      const real = await realpath(resolve(path));
+      for (const root of roots) {
+        const realRoot = await realpath(root).catch(() => null);
+        if (realRoot && (real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep))) return { ok: true };
+      }
+      return { ok: false, roots };
     },
     async workspaceIsDirectory(path) {
       try {

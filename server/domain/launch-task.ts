@@ -43,6 +43,12 @@ export interface LaunchPorts {
   /** The profile by name; `requireApproval` is the default for the task's (false when absent). */
   findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; costBudgetUsd?: number | null; requireApproval?: boolean } | null>;
   workspaceIsDirectory(path: string): Promise<boolean>;
+  /**
+   * Whether the workspace lies inside an allowed root (after resolving symlinks), with the roots for
+   * the error message. The file tools read anything inside a task's workspace, and there is no login:
+   * the roots (LONGHAUL_WORKSPACE_ROOTS, default the default workspace) bound what a launch may expose.
+   */
+  workspaceAllowed(path: string): Promise<{ ok: true } | { ok: false; roots: string[] }>;
   createTaskWithRun(data: {
     taskId: string;
     runId: string;
@@ -82,7 +88,7 @@ export function demoStepBudget(limit: number): number {
  * Idempotent on `launchKey`: a repeat returns the first launch's ids and creates nothing.
  * `requireApproval` (risky tools wait for a human) and the budgets default to the profile's.
  *
- * @throws AppError BAD_INPUT (unknown profile, workspace not a directory), UNAVAILABLE (the event
+ * @throws AppError BAD_INPUT (unknown profile, workspace not a directory or outside the allowed roots), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
  */
 export async function launchTask({ input, actor, ports }: { input: z.output<typeof launchTaskInputSchema>; actor: string; ports: LaunchPorts }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
@@ -94,6 +100,10 @@ export async function launchTask({ input, actor, ports }: { input: z.output<type
   if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
   const workspace = input.workspace ?? ports.defaultWorkspace;
   if (!(await ports.workspaceIsDirectory(workspace))) throw new AppError("BAD_INPUT", `workspace: "${workspace}" is not a directory on the server`);
+  const allowed = await ports.workspaceAllowed(workspace);
+  if (!allowed.ok) {
+    throw new AppError("BAD_INPUT", `workspace: "${workspace}" is outside the allowed roots (${allowed.roots.join(", ")}); an administrator can add roots with LONGHAUL_WORKSPACE_ROOTS`);
+  }
 
   const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
   const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);

@@ -14,6 +14,7 @@ function ports(profileRequiresApproval: boolean | undefined) {
     },
     findProfile: async () => ({ id: "p1", stepBudget: 10, tokenBudget: null, ...(profileRequiresApproval === undefined ? {} : { requireApproval: profileRequiresApproval }) }),
     workspaceIsDirectory: async () => true,
+    workspaceAllowed: async (p: string) => (p.startsWith("/outside") ? { ok: false as const, roots: ["/ws"] } : { ok: true as const }),
     createTaskWithRun: async (d) => {
       created.push(d);
     },

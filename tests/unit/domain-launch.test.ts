@@ -16,7 +16,8 @@ function fakePorts(overrides: Partial<LaunchPorts> = {}) {
       return t ? { taskId: t.taskId, runId: t.runId } : null;
     },
     findProfile: async (name) => (name === "scripted" ? { id: "p1", stepBudget: 400, tokenBudget: null } : null),
-    workspaceIsDirectory: async (p) => p === "/ws",
+    workspaceIsDirectory: async (p) => p === "/ws" || p.startsWith("/outside"),
+    workspaceAllowed: async (p: string) => (p.startsWith("/outside") ? { ok: false as const, roots: ["/ws"] } : { ok: true as const }),
     createTaskWithRun: async (d) => {
       created.push(d);
     },
@@ -57,6 +58,9 @@ describe("launchTask", () => {
     const { ports, created } = fakePorts();
     await expect(launchTask({ input: parse({ goal: "g", profile: "nope" }), actor: "op", ports })).rejects.toThrow(/profile: no agent profile named "nope"/);
     await expect(launchTask({ input: parse({ goal: "g", workspace: "/elsewhere" }), actor: "op", ports })).rejects.toThrow(/workspace: "\/elsewhere" is not a directory/);
+    await expect(launchTask({ input: parse({ goal: "g", workspace: "/outside/x" }), actor: "op", ports })).rejects.toThrow(
+      'workspace: "/outside/x" is outside the allowed roots (/ws); an administrator can add roots with LONGHAUL_WORKSPACE_ROOTS',
+    );
     expect(created).toHaveLength(0);
   });
 
