@@ -2,25 +2,63 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
-import { ago, usd } from "@/components/tasks/format.ts";
+import { useEffect, useRef, useState, type RefObject } from "react";
+import { ago, compactNumber, usd } from "@/components/tasks/format.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import { DECIDED_VERB, secondsLeft, useNow } from "./countdown.ts";
+import { FactEditor, parseFactDrafts, type FactDrafts } from "./fact-editor.tsx";
 
 /** Undo window the inbox gives every decision (seconds). */
 export const UI_UNDO_SECONDS = 10;
 
-const REASONS: Record<string, string> = {
+/** What each escalation reason means, for the card's header (every reason the agent loop opens). */
+export const REASONS: Record<string, string> = {
   loop: "Loop: the same tool call with identical arguments, again",
   stall: "Stall: no new fact for several steps",
   budget: "Budget ceiling reached",
   saturation: "Context saturated and compaction cannot make room",
+  tool_failure: "A tool keeps failing",
   request_human: "The agent asks for a decision",
   risky_action: "Approval needed: a risky action",
+  unresolved_effect: "Unknown outcome: an external call may or may not have happened",
   manual: "Escalated by an operator",
 };
+
+/** Short reason words for lists ("unresolved effect" → "unknown outcome"). */
+export const REASON_SHORT: Record<string, string> = {
+  budget: "budget ceiling",
+  tool_failure: "tool failure",
+  request_human: "question",
+  risky_action: "approval",
+  unresolved_effect: "unknown outcome",
+};
+
+/** Limits of a decision's budget raise (server/domain/decide-escalation.ts). */
+const MAX_EXTRA = { steps: 100_000, tokens: 1_000_000_000, usd: 1_000_000 } as const;
+
+/**
+ * A typed budget raise: undefined when empty, else the number, or the error naming the field and
+ * its limits (steps and tokens whole numbers from 0; dollars more than 0).
+ */
+export function parseExtra(kind: "steps" | "tokens" | "usd", text: string): { value?: number; error?: string } {
+  const t = text.trim();
+  if (t === "") return {};
+  const n = Number(t);
+  if (kind === "usd") {
+    return Number.isFinite(n) && n > 0 && n <= MAX_EXTRA.usd ? { value: n } : { error: `Extra dollars: more than 0 and at most ${MAX_EXTRA.usd}` };
+  }
+  const label = kind === "steps" ? "Extra steps" : "Extra tokens";
+  return Number.isInteger(n) && n >= 0 && n <= MAX_EXTRA[kind] ? { value: n } : { error: `${label}: a whole number from 0 to ${MAX_EXTRA[kind]}` };
+}
+
+/** "dollar ceiling: $0.0021 used of $0.0020" — which ceiling a budget escalation hit. */
+function describeCeiling(c: { kind: "steps" | "tokens" | "cost"; used: number; limit: number }): string {
+  if (c.kind === "cost") return `dollar ceiling: ${usd(c.used)} used of ${usd(c.limit)}`;
+  if (c.kind === "tokens") return `token ceiling: ${c.used.toLocaleString("en-US")} used of ${c.limit.toLocaleString("en-US")} tokens`;
+  return `step ceiling: ${c.used} used of ${c.limit} steps`;
+}
 
 type Decision = "resume" | "approve" | "reject" | "dead_end" | "cancel";
 
@@ -42,6 +80,12 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
   });
   const [guidance, setGuidance] = useState("");
   const [extraSteps, setExtraSteps] = useState("");
+  const [extraTokens, setExtraTokens] = useState("");
+  const [extraUsd, setExtraUsd] = useState("");
+  const [factDrafts, setFactDrafts] = useState<FactDrafts>({});
+  const stepsInput = useRef<HTMLInputElement>(null);
+  const tokensInput = useRef<HTMLInputElement>(null);
+  const usdInput = useRef<HTMLInputElement>(null);
   const [deadEndReason, setDeadEndReason] = useState("");
   const [rejectReason, setRejectReason] = useState("");
   const refresh = () => void queryClient.invalidateQueries();
@@ -52,29 +96,54 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
   const e = card.data;
   const waiting = e?.status === "decided" && e.applyInMs > 0;
   const now = useNow(waiting);
+  // A budget escalation: focus the extra-budget field of the ceiling that was hit, once.
+  const ceilingKind = e?.status === "open" ? e.ceiling?.kind : undefined;
+  useEffect(() => {
+    const field = ceilingKind === "cost" ? usdInput : ceilingKind === "tokens" ? tokensInput : ceilingKind === "steps" ? stepsInput : null;
+    field?.current?.focus();
+  }, [ceilingKind]);
 
   if (card.isError) return <p className="p-6 text-sm text-red-700">Could not load the escalation: {card.error.message}</p>;
   if (!e) return <div className="m-6 h-64 animate-pulse rounded bg-zinc-200/60" aria-busy="true" />;
   const open = e.status === "open";
   const busy = decide.isPending || undo.isPending;
-  const steps = extraSteps === "" ? 0 : Number(extraSteps);
-  const stepsError = extraSteps !== "" && (!Number.isInteger(steps) || steps < 0 || steps > 100_000) ? "Extra steps: a whole number from 0 to 100000" : null;
+  const hasTokenBudget = e.spend.tokenBudget !== null;
+  const hasDollarBudget = e.spend.costBudgetUsd !== null;
+  const steps = parseExtra("steps", extraSteps);
+  const tokens = hasTokenBudget ? parseExtra("tokens", extraTokens) : {};
+  const dollars = hasDollarBudget ? parseExtra("usd", extraUsd) : {};
+  const facts = parseFactDrafts(factDrafts);
+  const factProblems = Object.values(facts.problems);
+  const budgetErrors = [steps.error, tokens.error, dollars.error].filter((x): x is string => !!x);
+  /** Resume / Approve / Reject start a run: they carry the budget raise and the fact edits, so these must be valid. */
+  const resumeBlocked = budgetErrors.length > 0 || factProblems.length > 0;
+  const increase = { ...(steps.value ? { steps: steps.value } : {}), ...(tokens.value ? { tokens: tokens.value } : {}), ...(dollars.value ? { usd: dollars.value } : {}) };
   const send = (decision: Decision) => {
     decide.reset();
     undo.reset();
+    const resuming = decision === "resume" || decision === "approve" || decision === "reject";
     decide.mutate({
       escalationId,
       decision,
       guidance: (decision === "reject" ? rejectReason || guidance : guidance) || undefined,
-      budgetIncrease: steps > 0 ? { steps } : undefined,
+      budgetIncrease: resuming && Object.keys(increase).length ? increase : undefined,
+      factEdits: resuming && Object.keys(facts.edits).length ? facts.edits : undefined,
       deadEndReason: decision === "dead_end" ? deadEndReason : undefined,
       undoSeconds: UI_UNDO_SECONDS,
     });
   };
+  // Resuming a budget stop without raising the ceiling that was hit stops again at once.
+  const ceiling = e.ceiling;
+  const ceilingUnraised = ceiling !== null && (ceiling.kind === "cost" ? !dollars.value : ceiling.kind === "tokens" ? !tokens.value : !steps.value);
   const left = waiting ? secondsLeft(e.applyInMs, card.dataUpdatedAt, now) : 0;
   const mine = e.decidedBy === me;
   const who = mine ? "you" : (e.decidedBy ?? "someone");
   const risky = e.proposedCall !== null;
+  const unresolved = e.reason === "unresolved_effect";
+  /** Approve / Reject come first: a risky action's approval, or the verdict on an unknown outcome. */
+  const verdict = risky || unresolved;
+  const approveLabel = unresolved ? "It happened — don’t repeat it" : "Approve";
+  const rejectLabel = unresolved ? "It did not happen — do it again" : "Reject";
   const error = decide.error ?? undo.error ?? claim.error ?? release.error;
 
   return (
@@ -130,17 +199,52 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
         </div>
       )}
 
-      <div className="grid grid-cols-3 gap-3 text-sm">
-        <div className="rounded border border-zinc-200 p-3">
-          <div className="text-xs text-zinc-500">Spent so far</div>
-          <div className="font-semibold">{usd(e.spend.usd)}</div>
+      {unresolved && (
+        <div className="rounded-md border border-amber-300 bg-amber-50/40 p-3" data-testid="unresolved-effect">
+          <p className="mb-2 text-sm">
+            The outcome of <code className="rounded bg-white px-1 font-mono font-semibold">{e.unresolvedEffect?.tool ?? "the call"}</code> is unknown: the process stopped after the request was sent and before its answer was recorded.{" "}
+            <strong>Check the external system.</strong>
+          </p>
+          {e.unresolvedEffect && (
+            <>
+              <p className="mb-1 text-xs text-zinc-600">
+                Idempotency key <code className="font-mono">{e.unresolvedEffect.idempotencyKey ?? "unknown"}</code> · step <code className="font-mono">{e.unresolvedEffect.stepId}</code>
+              </p>
+              <JsonView value={e.unresolvedEffect.arguments} label={`Arguments of ${e.unresolvedEffect.tool}`} />
+            </>
+          )}
+        </div>
+      )}
+
+      {ceiling && (
+        <p className="rounded-md border border-amber-300 bg-amber-50/40 px-3 py-2 text-sm" data-testid="ceiling">
+          Stopped at the <strong>{describeCeiling(ceiling)}</strong>. Raise it below to go on.
+        </p>
+      )}
+
+      <div className="grid grid-cols-4 gap-3 text-sm" data-testid="spend">
+        <div className={cn("rounded border p-3", ceiling?.kind === "cost" ? "border-amber-400" : "border-zinc-200")}>
+          <div className="text-xs text-zinc-500">Dollars</div>
+          <div className="font-semibold">
+            {usd(e.spend.usd)}
+            {e.spend.costBudgetUsd !== null ? ` / ${usd(e.spend.costBudgetUsd)}` : ""}
+          </div>
+          {e.spend.costBudgetUsd === null && <div className="text-xs text-zinc-500">no dollar budget</div>}
           {e.spend.wastedUsd > 0 && <div className="text-xs text-zinc-500">{usd(e.spend.wastedUsd)} wasted on retries</div>}
         </div>
-        <div className="rounded border border-zinc-200 p-3">
+        <div className={cn("rounded border p-3", ceiling?.kind === "steps" ? "border-amber-400" : "border-zinc-200")}>
           <div className="text-xs text-zinc-500">Steps</div>
           <div className="font-semibold">
             {e.spend.steps} / {e.spend.stepBudget}
           </div>
+        </div>
+        <div className={cn("rounded border p-3", ceiling?.kind === "tokens" ? "border-amber-400" : "border-zinc-200")}>
+          <div className="text-xs text-zinc-500">Tokens</div>
+          <div className="font-semibold" title={`${e.spend.tokens.toLocaleString("en-US")}${e.spend.tokenBudget !== null ? ` of ${e.spend.tokenBudget.toLocaleString("en-US")}` : ""}`}>
+            {compactNumber(e.spend.tokens)}
+            {e.spend.tokenBudget !== null ? ` / ${compactNumber(e.spend.tokenBudget)}` : ""}
+          </div>
+          {e.spend.tokenBudget === null && <div className="text-xs text-zinc-500">no token budget</div>}
         </div>
         <div className="rounded border border-zinc-200 p-3">
           <div className="text-xs text-zinc-500">Checkpoint</div>
@@ -216,46 +320,62 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
 
       <fieldset disabled={!open || busy} className="space-y-3 border-t border-zinc-200 pt-4 disabled:opacity-60" aria-describedby={!open ? "decided-note" : undefined}>
         <legend className="sr-only">Decision</legend>
-        {risky && (
+        {verdict && (
           <div className="space-y-2 rounded-md border border-zinc-200 p-3">
             <div className="flex flex-wrap items-center gap-2">
-              <button type="button" className="rounded-md bg-emerald-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-50" onClick={() => send("approve")}>
-                Approve
+              <button type="button" className="rounded-md bg-emerald-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("approve")}>
+                {approveLabel}
               </button>
-              <button type="button" className="rounded-md border border-red-600 px-4 py-2 text-sm text-red-800 disabled:opacity-50" onClick={() => send("reject")}>
-                Reject
+              <button type="button" className="rounded-md border border-red-600 px-4 py-2 text-sm text-red-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("reject")}>
+                {rejectLabel}
               </button>
-              <input
-                aria-label="Reject reason"
-                className="min-w-48 flex-1 rounded-md border border-zinc-300 px-2 py-1.5 text-sm"
-                value={rejectReason}
-                onChange={(ev) => setRejectReason(ev.target.value)}
-                placeholder="Why not (optional, passed to the agent as guidance)"
-              />
+              {risky && (
+                <input
+                  aria-label="Reject reason"
+                  className="min-w-48 flex-1 rounded-md border border-zinc-300 px-2 py-1.5 text-sm"
+                  value={rejectReason}
+                  onChange={(ev) => setRejectReason(ev.target.value)}
+                  placeholder="Why not (optional, passed to the agent as guidance)"
+                />
+              )}
             </div>
+            {unresolved && <p className="text-xs text-zinc-500">Either way the run resumes from its last checkpoint, with the guidance below.</p>}
           </div>
         )}
         <label htmlFor="guidance" className="block text-sm font-medium">
           Guidance for the agent
         </label>
         <textarea id="guidance" rows={3} className="w-full rounded-md border border-zinc-300 px-3 py-2 text-sm" value={guidance} onChange={(ev) => setGuidance(ev.target.value)} placeholder="What should it do differently?" />
-        <div className="flex items-center gap-3">
-          <label htmlFor="extraSteps" className="text-sm">
-            Extra steps
-          </label>
-          <input id="extraSteps" inputMode="numeric" className="w-28 rounded-md border border-zinc-300 px-2 py-1 text-sm" value={extraSteps} onChange={(ev) => setExtraSteps(ev.target.value)} placeholder="0" />
-          {stepsError && <span className="text-xs text-red-700">{stepsError}</span>}
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2" role="group" aria-label="Budget raise">
+          <BudgetField id="extraSteps" label="Extra steps" inputRef={stepsInput} value={extraSteps} onChange={setExtraSteps} placeholder="0" after={steps.value ? `→ ${e.spend.stepBudget + steps.value}` : null} />
+          {hasTokenBudget && (
+            <BudgetField id="extraTokens" label="Extra tokens" inputRef={tokensInput} value={extraTokens} onChange={setExtraTokens} placeholder="0" after={tokens.value ? `→ ${compactNumber((e.spend.tokenBudget ?? 0) + tokens.value)}` : null} />
+          )}
+          {hasDollarBudget && (
+            <BudgetField id="extraUsd" label="Extra dollars" inputRef={usdInput} value={extraUsd} onChange={setExtraUsd} placeholder="0.00" prefix="$" after={dollars.value ? `→ ${usd((e.spend.costBudgetUsd ?? 0) + dollars.value)}` : null} />
+          )}
         </div>
+        {budgetErrors.map((m) => (
+          <p key={m} className="text-xs text-red-700">
+            {m}
+          </p>
+        ))}
+        {ceilingUnraised && open && <p className="text-xs text-amber-800">The {ceiling.kind === "cost" ? "dollar" : ceiling.kind === "tokens" ? "token" : "step"} ceiling is still where it stopped: without a raise the run stops again at once.</p>}
+        {e.checkpoint ? (
+          <FactEditor facts={e.checkpoint.workingSet} drafts={factDrafts} onChange={setFactDrafts} />
+        ) : (
+          <p className="text-xs text-zinc-500">No checkpoint: the run restarts from the launch facts, so there are no facts to edit here (give them as guidance).</p>
+        )}
         <div className="flex flex-wrap gap-2">
-          <button type="button" className={cn("rounded-md px-4 py-2 text-sm font-medium disabled:opacity-50", risky ? "border border-zinc-400" : "bg-zinc-900 text-white")} disabled={!!stepsError} onClick={() => send("resume")}>
-            {risky ? "Resume with guidance" : "Resume"}
+          <button type="button" className={cn("rounded-md px-4 py-2 text-sm font-medium disabled:opacity-50", verdict ? "border border-zinc-400" : "bg-zinc-900 text-white")} disabled={resumeBlocked} onClick={() => send("resume")}>
+            {verdict ? "Resume with guidance" : "Resume"}
           </button>
           {e.reason === "request_human" && (
             <>
-              <button type="button" className="rounded-md border border-emerald-600 px-3 py-2 text-sm text-emerald-800 disabled:opacity-50" onClick={() => send("approve")}>
+              <button type="button" className="rounded-md border border-emerald-600 px-3 py-2 text-sm text-emerald-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("approve")}>
                 Approve
               </button>
-              <button type="button" className="rounded-md border border-red-600 px-3 py-2 text-sm text-red-800 disabled:opacity-50" onClick={() => send("reject")}>
+              <button type="button" className="rounded-md border border-red-600 px-3 py-2 text-sm text-red-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("reject")}>
                 Reject
               </button>
             </>
@@ -277,6 +397,40 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
           {error.message}
         </p>
       )}
+    </div>
+  );
+}
+
+/** One extra-budget input: label, optional unit prefix, and the new total when something is typed. */
+function BudgetField({
+  id,
+  label,
+  inputRef,
+  value,
+  onChange,
+  placeholder,
+  prefix,
+  after,
+}: {
+  id: string;
+  label: string;
+  inputRef: RefObject<HTMLInputElement | null>;
+  value: string;
+  onChange: (v: string) => void;
+  placeholder: string;
+  prefix?: string;
+  after: string | null;
+}) {
+  return (
+    <div className="flex items-center gap-2">
+      <label htmlFor={id} className="text-sm">
+        {label}
+      </label>
+      <span className="flex items-center gap-1">
+        {prefix && <span className="text-sm text-zinc-500">{prefix}</span>}
+        <input ref={inputRef} id={id} inputMode="decimal" className="w-28 rounded-md border border-zinc-300 px-2 py-1 text-sm" value={value} onChange={(ev) => onChange(ev.target.value)} placeholder={placeholder} />
+      </span>
+      {after && <span className="text-xs text-zinc-500">{after}</span>}
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx
 import { ago } from "@/components/tasks/format.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
-import { ContextCard } from "./context-card.tsx";
+import { ContextCard, REASON_SHORT } from "./context-card.tsx";
 import { secondsLeft, useNow } from "./countdown.ts";
 import { DEFAULT_HANDLER, HandlerNameField, useHandlerName } from "./handler-name.tsx";
 
@@ -63,7 +63,7 @@ export function EscalationInbox() {
                   )}
                 >
                   <div className="flex items-center justify-between">
-                    <span className="font-medium">{e.reason.replace("_", " ")}</span>
+                    <span className="font-medium">{REASON_SHORT[e.reason] ?? e.reason.replace("_", " ")}</span>
                     <span className={cn("text-xs", overdue ? "font-semibold text-red-700" : "text-zinc-500")} title={e.dueAt.toLocaleString("en-GB", { hour12: false, timeZoneName: "short" })}>
                       {e.status === "open"
                         ? overdue

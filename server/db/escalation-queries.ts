@@ -68,9 +68,10 @@ export const ceilingEvidenceSchema = z.object({
 export const unresolvedEffectSchema = z.object({
   stepId: z.string(),
   tool: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-  idempotencyKey: z.string(),
-  fingerprint: z.string().optional(),
+  /** The call's arguments (an object; the raw text when they did not parse). */
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+  idempotencyKey: z.string().nullable().default(null),
+  fingerprint: z.string().nullable().optional(),
 });
 
 /**
@@ -128,7 +129,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     proposedCall: proposed?.success ? proposed.data : null,
     /** budget: the ceiling reached ({kind: steps|tokens|cost, used, limit}; USD for cost); null otherwise. */
     ceiling: ceiling?.success ? ceiling.data.ceiling : null,
-    /** unresolved_effect: the call whose outcome is unknown ({stepId, tool, arguments, idempotencyKey, fingerprint?}); null otherwise. */
+    /** unresolved_effect: the call whose outcome is unknown ({stepId, tool, arguments, idempotencyKey (null when unknown), fingerprint?}); null otherwise. */
     unresolvedEffect: unresolved?.success ? unresolved.data : null,
     /** Decisions taken back inside their undo window, oldest first. */
     undos: undos.map((u) => {
