@@ -11,7 +11,8 @@ const label = "block text-sm font-medium text-zinc-800";
 
 /**
  * The launch form: the seeded demo (license audit of node_modules, with a package limit) or a goal
- * of your own, a profile, a step budget and the workspace. A launch key made once per form blocks
+ * of your own, a profile, budgets (steps; optional tokens and US dollars — empty = the profile's,
+ * shown as the placeholder) and the workspace. A launch key made once per form blocks
  * double launches; on success the run page opens.
  */
 export function LaunchForm() {
@@ -25,6 +26,8 @@ export function LaunchForm() {
   const [goal, setGoal] = useState("");
   const [profile, setProfile] = useState("scripted");
   const [stepBudget, setStepBudget] = useState("");
+  const [tokenBudget, setTokenBudget] = useState("");
+  const [costBudget, setCostBudget] = useState("");
   const [workspace, setWorkspace] = useState("");
   /** null = the selected profile's default (sent as omitted, so the server applies the profile's). */
   const [approvalChoice, setApprovalChoice] = useState<boolean | null>(null);
@@ -40,19 +43,25 @@ export function LaunchForm() {
   const budgetNumber = stepBudget === "" ? undefined : Number(stepBudget);
   const budgetError = budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > 100_000) ? "Step budget: a whole number from 1 to 100000" : null;
   const goalError = mode === "goal" && goal.trim() === "" ? "Goal: required" : null;
+  const tokenNumber = tokenBudget.trim() === "" ? undefined : Number(tokenBudget);
+  const tokenError = tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > 1_000_000_000) ? "Token budget: a whole number from 1 to 1000000000" : null;
+  const costNumber = costBudget.trim() === "" ? undefined : Number(costBudget.trim().replace(/^\$/, ""));
+  const costError = costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber <= 0 || costNumber > 1_000_000) ? "Dollar budget: more than 0 and at most 1000000 (USD)" : null;
   const selected = profiles.data?.find((p) => p.name === profile);
   const demoBudget = demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
   const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;
-  const profileRequiresApproval = selected !== undefined && "requireApproval" in selected ? selected.requireApproval === true : false;
+  const profileRequiresApproval = selected?.requireApproval === true;
   const requireApproval = approvalChoice ?? profileRequiresApproval;
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    if (limitError || budgetError || goalError) return;
+    if (limitError || budgetError || goalError || tokenError || costError) return;
     launch.mutate({
       ...(mode === "demo" ? { demo: { kind: "license-audit" as const, limit: limitNumber } } : { goal: goal.trim() }),
       profile,
       stepBudget: budgetNumber,
+      tokenBudget: tokenNumber,
+      costBudgetUsd: costNumber,
       workspace: workspace.trim() || undefined,
       requireApproval: approvalChoice ?? undefined,
       launchKey,
@@ -125,6 +134,49 @@ export function LaunchForm() {
             <input id="stepBudget" name="stepBudget" inputMode="numeric" placeholder={defaultBudget ? String(defaultBudget) : ""} className={field} value={stepBudget} onChange={(e) => setStepBudget(e.target.value)} aria-invalid={!!budgetError} />
             <p className="mt-1 text-xs text-zinc-500">Hard ceiling on model + tool steps{defaultBudget ? ` (default ${defaultBudget})` : ""}.</p>
             {budgetError && <p className="mt-1 text-xs text-red-700">{budgetError}</p>}
+          </div>
+        </div>
+
+        <div className="grid grid-cols-2 gap-4">
+          <div>
+            <label htmlFor="tokenBudget" className={label}>
+              Token budget
+            </label>
+            <input
+              id="tokenBudget"
+              name="tokenBudget"
+              inputMode="numeric"
+              placeholder={selected?.tokenBudget ? String(selected.tokenBudget) : "none"}
+              className={field}
+              value={tokenBudget}
+              onChange={(e) => setTokenBudget(e.target.value)}
+              aria-invalid={!!tokenError}
+              aria-describedby="tokenBudget-help"
+            />
+            <p id="tokenBudget-help" className="mt-1 text-xs text-zinc-500">
+              Optional ceiling on prompt + completion tokens; empty = the profile&apos;s ({selected?.tokenBudget ? selected.tokenBudget.toLocaleString("en-US") : "none"}).
+            </p>
+            {tokenError && <p className="mt-1 text-xs text-red-700">{tokenError}</p>}
+          </div>
+          <div>
+            <label htmlFor="costBudgetUsd" className={label}>
+              Dollar budget (USD)
+            </label>
+            <input
+              id="costBudgetUsd"
+              name="costBudgetUsd"
+              inputMode="decimal"
+              placeholder={selected?.costBudgetUsd ? String(selected.costBudgetUsd) : "none"}
+              className={field}
+              value={costBudget}
+              onChange={(e) => setCostBudget(e.target.value)}
+              aria-invalid={!!costError}
+              aria-describedby="costBudgetUsd-help"
+            />
+            <p id="costBudgetUsd-help" className="mt-1 text-xs text-zinc-500">
+              Optional ceiling on model spend, retries included; empty = the profile&apos;s ({selected?.costBudgetUsd ? `$${selected.costBudgetUsd}` : "none"}).
+            </p>
+            {costError && <p className="mt-1 text-xs text-red-700">{costError}</p>}
           </div>
         </div>
 
