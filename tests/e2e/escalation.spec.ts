@@ -134,3 +134,63 @@ test("a task launched with 'Ask a human before risky actions' waits for approval
   await page.goto(taskUrl);
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 90_000 });
 });
+
+/** Calls a tRPC query (superjson envelope) and returns its data. */
+async function query<T>(page: import("@playwright/test").Page, procedure: string, input: Record<string, unknown>): Promise<T> {
+  const res = await page.request.get(`/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
+  expect(res.status(), await res.text()).toBe(200);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}
+
+test("a dollar ceiling: the card names it and focuses Extra dollars; the handler adds dollars and a fact and resumes; the task completes with the fact", async ({ page }) => {
+  // The license-audit demo with a tiny dollar budget (the scripted profile's notional prices make 5 packages cost a few tenths of a cent).
+  await page.goto("/tasks/new");
+  await page.getByLabel("Package limit").fill("5");
+  const dollarBudget = page.getByLabel("Dollar budget (USD)");
+  await dollarBudget.fill("0");
+  await expect(page.getByText("Dollar budget: more than 0 and at most 1000000 (USD)")).toBeVisible();
+  await dollarBudget.fill("0.002");
+  await expect(page.getByText("Dollar budget: more than 0")).toHaveCount(0);
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  const taskUrl = page.url();
+  const taskId = taskUrl.split("/").at(-1)!;
+  await expect(page.getByTestId("escalation-banner")).toBeVisible({ timeout: 90_000 });
+  await page.getByRole("link", { name: "Decide" }).click();
+  await expect(page).toHaveURL(/\/escalations\?id=esc_/);
+
+  // The card says which ceiling was hit (used vs limit), shows dollars against the budget, and focuses Extra dollars.
+  const card = page.getByTestId("context-card");
+  await expect(card).toContainText("Budget ceiling reached");
+  await expect(card.getByTestId("ceiling")).toContainText(/Stopped at the dollar ceiling: \$0\.0\d{3} used of \$0\.0020/);
+  await expect(card.getByTestId("spend")).toContainText(/Dollars\$0\.0\d{3} \/ \$0\.0020/);
+  const extraDollars = card.getByLabel("Extra dollars");
+  await expect(extraDollars).toBeFocused();
+  await expect(card).toContainText("without a raise the run stops again at once");
+  await extraDollars.fill("1");
+  await expect(card).toContainText("→ $1.00");
+  await expect(card).not.toContainText("without a raise the run stops again at once");
+
+  // A fact: invalid JSON is named inline and blocks Resume; valid JSON unblocks it.
+  await card.getByRole("button", { name: "Add fact" }).click();
+  await card.getByLabel("New fact key").fill("handler:note");
+  await card.getByLabel("New fact key").press("Enter");
+  const value = card.getByLabel("Value of handler:note (JSON)");
+  await expect(value).toBeFocused();
+  await value.fill("{checked: yes}");
+  await expect(card).toContainText('Fact "handler:note": not valid JSON');
+  await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeDisabled();
+  await value.fill('{"checked": "by hand"}');
+  await expect(card).not.toContainText("not valid JSON");
+  await card.getByRole("button", { name: "Resume", exact: true }).click();
+
+  // The 10 s undo window passes (waited for by its state, not slept), then it is applied.
+  await expect(page.getByTestId("undo-banner")).toContainText("Resumed by you — decided, applies in");
+  await expect(card.getByTestId("decided")).toContainText("· applied", { timeout: 30_000 });
+  await page.goto(taskUrl);
+  await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 90_000 });
+
+  // The resumed run started from the edited working set: the fact is there, blamed on the human step.
+  const current = await query<{ facts: { key: string; value: unknown; change: { stepId: string | null; cause: string } | null }[] }>(page, "workingSet.current", { taskId, keyPrefix: "handler:", limit: 10 });
+  expect(current.facts).toEqual([expect.objectContaining({ key: "handler:note", value: { checked: "by hand" }, change: expect.objectContaining({ cause: "human_edit" }) })]);
+});
