@@ -218,7 +218,7 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
 
       {ceiling && (
         <p className="rounded-md border border-amber-300 bg-amber-50/40 px-3 py-2 text-sm" data-testid="ceiling">
-          Stopped at the <strong>{describeCeiling(ceiling)}</strong>. Raise it below to go on.
+          Stopped at the <strong>{describeCeiling(ceiling)}</strong>.{open ? " Raise it below to go on." : ""}
         </p>
       )}
 
