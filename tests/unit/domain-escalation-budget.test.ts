@@ -9,6 +9,7 @@ import {
   type DecidePorts,
   type DecisionTarget,
 } from "../../server/domain/decide-escalation.ts";
+import { resumeGuidance } from "../../server/db/escalation-repository.ts";
 import { AppError } from "../../server/errors.ts";
 
 // The budget raise and fact edits of a resume decision: the schema's limits (messages name the field
@@ -140,5 +141,21 @@ describe("decideEscalation checks the target before recording", () => {
     const missing = ports(null);
     expect(await decideEscalation({ input: parse({}), actor: "ann", ports: missing.p }).catch((e: unknown) => e)).toMatchObject({ code: "NOT_FOUND" });
     expect(missing.recorded).toEqual([]);
+  });
+});
+
+describe("resumeGuidance", () => {
+  const evidence = { stepId: "tool-7-0", tool: "http_post", arguments: { url: "https://x.example" }, idempotencyKey: "k", fingerprint: "f" };
+  it("unresolved_effect: approve says it happened (don't repeat), reject says it did not (do it again)", () => {
+    expect(resumeGuidance({ decision: "approve", reason: "unresolved_effect", evidence, by: "ann", note: "Receipt 42." })).toBe(
+      "ann checked the external system: http_post did happen. Do not repeat it; go on from there. Receipt 42.",
+    );
+    expect(resumeGuidance({ decision: "reject", reason: "unresolved_effect", evidence, by: "ann", note: null })).toBe("ann checked the external system: http_post did not happen. Do it again.");
+  });
+  it("risky actions and plain resumes keep their guidance", () => {
+    expect(resumeGuidance({ decision: "approve", reason: "risky_action", evidence: {}, by: "bob", note: null })).toBe("The proposed action was approved by bob: go ahead with it.");
+    expect(resumeGuidance({ decision: "reject", reason: "risky_action", evidence: {}, by: "bob", note: "no" })).toBe("The proposed action was rejected by bob: do not do it. no");
+    expect(resumeGuidance({ decision: "resume", reason: "budget", evidence: {}, by: "bob", note: "go on" })).toBe("go on");
+    expect(resumeGuidance({ decision: "resume", reason: "budget", evidence: {}, by: "bob", note: null })).toBeNull();
   });
 });
