@@ -21,7 +21,7 @@ export const launchTaskInputSchema = z
     costBudgetUsd: z
       .number("costBudgetUsd: a number of US dollars")
       .positive("costBudgetUsd: must be more than 0")
-      .max(1_000_000, "costBudgetUsd: at most 1000000")
+      .max(999_999, "costBudgetUsd: at most 999999")
       .optional(),
     workspace: z.string().min(1).max(4_096).optional(),
     facts: z.record(z.string().max(200), z.unknown()).optional(),
