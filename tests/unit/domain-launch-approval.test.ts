@@ -1,26 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { launchTask, launchTaskInputSchema, type LaunchPorts } from "../../server/domain/launch-task.ts";
+import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import { fakeLaunchPorts } from "../support/fake-launch-ports.ts";
 
+/** The fake launch ports with one profile (any name) whose requireApproval is `profileRequiresApproval` (absent when undefined). */
 function ports(profileRequiresApproval: boolean | undefined) {
-  const created: Parameters<LaunchPorts["createTaskWithRun"]>[0][] = [];
-  let n = 0;
-  const p: LaunchPorts = {
-    defaultWorkspace: "/ws",
-    newId: (prefix) => `${prefix}_${++n}`,
-    demoGoal: (limit) => `audit ${limit}`,
-    findTaskByLaunchKey: async (key) => {
-      const t = created.find((c) => c.launchKey === key);
-      return t ? { taskId: t.taskId, runId: t.runId } : null;
-    },
+  const { ports: p, created } = fakeLaunchPorts({
     findProfile: async () => ({ id: "p1", stepBudget: 10, tokenBudget: null, ...(profileRequiresApproval === undefined ? {} : { requireApproval: profileRequiresApproval }) }),
     workspaceIsDirectory: async () => true,
-    workspaceAllowed: async (p: string) => (p.startsWith("/outside") ? { ok: false as const, roots: ["/ws"] } : { ok: true as const }),
-    createTaskWithRun: async (d) => {
-      created.push(d);
-    },
-    sendRunStarted: async () => {},
-    failLaunch: async () => {},
-  };
+  });
   return { p, created };
 }
 
