@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { hostname } from "node:os";
 import { startExecutor } from "../../server/executor/index.ts";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
-import { findExecutorRuns, loadRunEvidence, startAgentStack, waitFor, wastedModelCalls, WORKSPACE, type AgentStack, type RunEvidence } from "../support/agent-stack.ts";
+import { findExecutorRuns, loadRunEvidence, waitFor, wastedModelCalls, WORKSPACE, type AgentStack, type RunEvidence } from "../support/agent-stack.ts";
 import { TEST_EVENT_KEY, TEST_SIGNING_KEY } from "../support/executor-harness.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // Durability of the agent run against process deaths, on the real pieces (app process serving the
 // real agent-run function, executor process, scripted model server, test PostgreSQL): kill -9 of the
@@ -13,14 +14,7 @@ import { TEST_EVENT_KEY, TEST_SIGNING_KEY } from "../support/executor-harness.ts
 
 const LIMIT = 8;
 let stack: AgentStack;
-
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
-});
+useAgentStack((started) => (stack = started));
 
 /** The outcome every scenario must reach: completed, exact CSV, one email (one ledger row). */
 async function expectCompletedDemo(ev: RunEvidence): Promise<void> {

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
-import { loadRunEvidence, startAgentStack, wastedModelCalls, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { loadRunEvidence, wastedModelCalls, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // The agent run end to end on the real pieces: the real `agent-run` Inngest function served by an app
 // process, the embedded executor process driving it over the Inngest protocol (signed), the scripted
@@ -8,14 +9,7 @@ import { loadRunEvidence, startAgentStack, wastedModelCalls, WORKSPACE, type Age
 
 const LIMIT = 8;
 let stack: AgentStack;
-
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
-});
+useAgentStack((started) => (stack = started));
 
 describe("agent run", () => {
   it("completes the license-audit demo: exact CSV, one email, every step executed once, no wasted model call", async () => {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
-import { decideEscalation, decideEscalationInputSchema, type EscalationDecision } from "../../server/domain/decide-escalation.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import { describe, expect, it } from "vitest";
+import type { EscalationDecision } from "../../server/domain/decide-escalation.ts";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
-import { loadRunEvidence, startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
-import { sendRunStartedEvent } from "../support/checkpoint-helpers.ts";
-import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
+import { loadRunEvidence, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // Risky actions and dollar ceilings on the real pieces (app process with agent-run, executor process,
 // scripted model, PostgreSQL): send_email is a risky tool — the run checkpoints before it and, when
@@ -14,36 +10,12 @@ import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
 
 const LIMIT = 5;
 let stack: AgentStack;
+useAgentStack((started) => (stack = started));
 
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => c.name)).toEqual([]);
-});
-
-async function launch(extra: Record<string, unknown>): Promise<{ taskId: string; runId: string }> {
-  const ports = prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (e) => sendRunStartedEvent(stack, e) });
-  return launchTask({ input: launchTaskInputSchema.parse({ demo: { kind: "license-audit", limit: LIMIT }, ...extra }), actor: "approval-test", ports });
-}
-
-async function postEvent(name: string, data: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ name, data }]) });
-  const body = (await res.json()) as { status?: number };
-  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-}
+const launch = (extra: Record<string, unknown>) => stack.launch({ input: { demo: { kind: "license-audit", limit: LIMIT }, ...extra }, actor: "approval-test" });
 
 function decide(escalationId: string, decision: EscalationDecision, extra: Record<string, unknown> = {}) {
-  return decideEscalation({
-    input: decideEscalationInputSchema.parse({ escalationId, decision, ...extra }),
-    actor: "handler-b",
-    ports: prismaDecidePorts({
-      prisma: stack.db,
-      sendApplied: (e) => postEvent("longhaul/escalation.applied", e),
-      sendRunStarted: (e) => sendRunStartedEvent(stack, e),
-    }),
-  });
+  return stack.decide({ input: { escalationId, decision, ...extra }, actor: "handler-b" });
 }
 
 /** Launches the demo requiring approval and waits for its risky_action escalation; checks what it holds. */

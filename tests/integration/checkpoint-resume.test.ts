@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startSegment, type SegmentStart } from "../../server/db/checkpoint-repository.ts";
 import type { Checkpoint } from "../../server/db/generated/client.ts";
 import { buildInitialMessages } from "../../server/domain/agent-context.ts";
@@ -9,8 +9,9 @@ import { countTokens } from "../../server/llm/tokens.ts";
 import type { ChatMessage } from "../../server/llm/types.ts";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
 import { toolDefinitions } from "../../server/tools/registry.ts";
-import { findExecutorRuns, loadRunEvidence, startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { findExecutorRuns, loadRunEvidence, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
 import { canonicalJson, createTestProfile, disarmFaults, launchDemoWithProfile, testResumePorts, waitForRunEnd } from "../support/checkpoint-helpers.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // Resume from a checkpoint on the real pieces (app process serving agent-run, executor process,
 // scripted model server, test PostgreSQL): a run failed by persistent 429s resumes — by hand or
@@ -19,14 +20,7 @@ import { canonicalJson, createTestProfile, disarmFaults, launchDemoWithProfile, 
 
 const LIMIT = 12;
 let stack: AgentStack;
-
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
-});
+useAgentStack((started) => (stack = started));
 
 /** A checkpoint's working set. */
 const factsOf = (cp: Checkpoint) => cp.workingSet as Record<string, unknown>;

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { diffCheckpoints } from "../../server/db/checkpoint-queries.ts";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
-import { loadRunEvidence, startAgentStack, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { loadRunEvidence, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
 import { createTestProfile, launchDemoWithProfile } from "../support/checkpoint-helpers.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // Checkpoints and segments on the real pieces (app process serving agent-run, executor process,
 // scripted model server, test PostgreSQL): a run is cut into segments at checkpoints and still does
@@ -11,14 +12,7 @@ import { createTestProfile, launchDemoWithProfile } from "../support/checkpoint-
 
 const LIMIT = 12;
 let stack: AgentStack;
-
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
-});
+useAgentStack((started) => (stack = started));
 
 /** One demo run with an interval checkpoint every 10 steps, run once and shared by the tests that read it. */
 let segmented: Promise<{ taskId: string; runId: string }> | undefined;

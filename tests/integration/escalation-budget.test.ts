@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getEscalationCardOrThrow } from "../../server/db/escalation-queries.ts";
-import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
 import { listWorkingSetHistory } from "../../server/db/working-set-queries.ts";
-import { decideEscalation, decideEscalationInputSchema } from "../../server/domain/decide-escalation.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 import { AppError } from "../../server/errors.ts";
-import { startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
-import { sendRunStartedEvent } from "../support/checkpoint-helpers.ts";
-import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
+import type { AgentStack } from "../support/agent-stack.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // A handler's Resume with a dollar raise and fact edits, on the real pieces (app process with
 // agent-run, executor process, scripted model, PostgreSQL): a demo stopped at its dollar ceiling
@@ -17,33 +12,10 @@ import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
 // the edit; a dollar raise for a task without a dollar budget is refused before anything is recorded.
 
 let stack: AgentStack;
+useAgentStack((started) => (stack = started));
 
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => c.name)).toEqual([]);
-});
-
-async function postEvent(name: string, data: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ name, data }]) });
-  const body = (await res.json()) as { status?: number };
-  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-}
-
-async function launch(input: Record<string, unknown>): Promise<{ taskId: string; runId: string }> {
-  const ports = prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (e) => sendRunStartedEvent(stack, e) });
-  return launchTask({ input: launchTaskInputSchema.parse(input), actor: "budget-test", ports });
-}
-
-function decide(input: Record<string, unknown>) {
-  return decideEscalation({
-    input: decideEscalationInputSchema.parse(input),
-    actor: "handler-usd",
-    ports: prismaDecidePorts({ prisma: stack.db, sendApplied: (e) => postEvent("longhaul/escalation.applied", e), sendRunStarted: (e) => sendRunStartedEvent(stack, e) }),
-  });
-}
+const launch = (input: Record<string, unknown>) => stack.launch({ input, actor: "budget-test" });
+const decide = (input: Record<string, unknown>) => stack.decide({ input, actor: "handler-usd" });
 
 describe("resume with a dollar raise and fact edits", () => {
   it("a demo stopped at its dollar ceiling resumes with $1 more and an edited fact, from a human_edit checkpoint holding it, and completes", async () => {
@@ -101,7 +73,7 @@ describe("resume with a dollar raise and fact edits", () => {
   it("a dollar raise for a task without a dollar budget is refused BAD_INPUT and nothing is recorded; a token raise keeps no token ceiling", async () => {
     const { taskId } = await launch({ goal: SCENARIO_GOAL, profile: "scripted-loop" });
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+    const esc = await stack.waitForOpenEscalation(taskId);
     const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
     expect({ costBudgetUsd: task.costBudgetUsd, tokenBudget: task.tokenBudget }).toEqual({ costBudgetUsd: null, tokenBudget: null });
 

@@ -1,50 +1,32 @@
-import { createServer, type Server } from "node:http";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { chainRoleForRound, notifyEscalation, webhookUrlForRole } from "../../server/db/escalation-notify.ts";
 import { openEscalation } from "../../server/db/escalation-repository.ts";
-import { freePort } from "../support/ports.ts";
+import { startReceiver, type Receiver } from "../support/fixtures.ts";
 
 // Re-escalation along the profile's escalationChain, against real PostgreSQL (the migrated schema)
 // and a local HTTP receiver standing in for the operator's webhook (Slack-compatible JSON).
 
 const prisma = createPrismaClient(inject("databaseUrl"));
 
-interface Delivery {
-  path: string;
-  key: string | undefined;
-  body: { text: string; event: string; round: number; escalation: { id: string; assigneeRole: string | null; reEscalatedTo: string | null; dueAt: string | null; reason: string } };
-}
-let deliveries: Delivery[] = [];
-let receiver: Server;
-let hookBase: string;
+/** The operator's webhook: each delivery's path, Idempotency-Key and JSON body (emptied before each test). */
+let receiver: Receiver<{ text: string; event: string; round: number; escalation: { id: string; assigneeRole: string | null; reEscalatedTo: string | null; dueAt: string | null; reason: string } }>;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  const port = await freePort();
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      deliveries.push({ path: req.url ?? "", key: req.headers["idempotency-key"] as string | undefined, body: JSON.parse(body) as Delivery["body"] });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(port, "127.0.0.1", r));
-  hookBase = `http://127.0.0.1:${port}`;
+  receiver = await startReceiver();
 });
 
 afterAll(async () => {
   process.env = savedEnv;
-  receiver.closeAllConnections();
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await receiver.close();
   await prisma.$disconnect();
 });
 
 beforeEach(() => {
-  deliveries = [];
-  process.env = { ...savedEnv, LONGHAUL_WEBHOOK_URL: `${hookBase}/hook`, APP_URL: "http://dash.example" };
+  receiver.received.length = 0;
+  process.env = { ...savedEnv, LONGHAUL_WEBHOOK_URL: `${receiver.url}/hook`, APP_URL: "http://dash.example" };
   delete process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD;
   delete process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR;
 });
@@ -73,11 +55,11 @@ describe("notifyEscalation: re-escalation along the chain", () => {
 
     const r0 = await notifyEscalation({ prisma, escalationId, round: 0 });
     expect(r0).toMatchObject({ round: 0, assigneeRole: "operator", reEscalatedTo: null, recorded: true, sent: true, delivered: true });
-    expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]!.key).toBe(`${escalationId}:0`);
-    expect(deliveries[0]!.body.event).toBe("longhaul/escalation.opened");
-    expect(deliveries[0]!.body.text).toContain("Longhaul needs a human: <http://dash.example/escalations?id=");
-    expect(deliveries[0]!.body.escalation).toMatchObject({ id: escalationId, assigneeRole: "operator", reEscalatedTo: null, reason: "loop" });
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.key).toBe(`${escalationId}:0`);
+    expect(receiver.received[0]!.body.event).toBe("longhaul/escalation.opened");
+    expect(receiver.received[0]!.body.text).toContain("Longhaul needs a human: <http://dash.example/escalations?id=");
+    expect(receiver.received[0]!.body.escalation).toMatchObject({ id: escalationId, assigneeRole: "operator", reEscalatedTo: null, reason: "loop" });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", notifications: 1, dueAt: opened.dueAt });
 
     // The first reminder comes when the wait times out, i.e. at about dueAt.
@@ -89,25 +71,25 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     expect(moved.notifications).toBe(2);
     expect(moved.dueAt.getTime()).toBe(at1.getTime() + 60 * 60_000);
     expect(moved.lastNotifiedAt?.getTime()).toBe(at1.getTime());
-    expect(deliveries).toHaveLength(2);
-    expect(deliveries[1]!.key).toBe(`${escalationId}:1`);
-    expect(deliveries[1]!.body.event).toBe("longhaul/escalation.overdue");
-    expect(deliveries[1]!.body.round).toBe(1);
-    expect(deliveries[1]!.body.text).toContain("overdue — re-escalated to team-lead");
-    expect(deliveries[1]!.body.text).toContain(`Answer due by ${moved.dueAt.toISOString()}`);
-    expect(deliveries[1]!.body.escalation).toMatchObject({ assigneeRole: "team-lead", reEscalatedTo: "team-lead", dueAt: moved.dueAt.toISOString() });
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]!.key).toBe(`${escalationId}:1`);
+    expect(receiver.received[1]!.body.event).toBe("longhaul/escalation.overdue");
+    expect(receiver.received[1]!.body.round).toBe(1);
+    expect(receiver.received[1]!.body.text).toContain("overdue — re-escalated to team-lead");
+    expect(receiver.received[1]!.body.text).toContain(`Answer due by ${moved.dueAt.toISOString()}`);
+    expect(receiver.received[1]!.body.escalation).toMatchObject({ assigneeRole: "team-lead", reEscalatedTo: "team-lead", dueAt: moved.dueAt.toISOString() });
 
     // A retried step (later clock): nothing moves again; the same message goes out with the same key, for the receiver to drop.
     const again = await notifyEscalation({ prisma, escalationId, round: 1, now: new Date(at1.getTime() + 5 * 60_000) });
     expect(again).toMatchObject({ round: 1, assigneeRole: "team-lead", reEscalatedTo: "team-lead", recorded: false });
     expect(await row(escalationId)).toEqual(moved);
-    expect(deliveries.map((d) => d.key)).toEqual([`${escalationId}:0`, `${escalationId}:1`, `${escalationId}:1`]);
-    expect(deliveries[2]!.body).toEqual(deliveries[1]!.body);
+    expect(receiver.received.map((d) => d.key)).toEqual([`${escalationId}:0`, `${escalationId}:1`, `${escalationId}:1`]);
+    expect(receiver.received[2]!.body).toEqual(receiver.received[1]!.body);
   });
 
   it("a longer chain moves one role per round and stays on the last; per-role webhook URLs are used when set", async () => {
-    process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD = `${hookBase}/team-lead`;
-    process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR = `${hookBase}/director`;
+    process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD = `${receiver.url}/team-lead`;
+    process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR = `${receiver.url}/director`;
     const { escalationId } = await openedEscalation(["team-lead", "director"], 30);
     const due0 = (await row(escalationId)).dueAt;
     await notifyEscalation({ prisma, escalationId, round: 0, now: new Date(due0.getTime() - 30 * 60_000) });
@@ -120,9 +102,9 @@ describe("notifyEscalation: re-escalation along the chain", () => {
       if (round === 3) expect(r.reEscalatedTo).toBeNull(); // already with the last role of the chain: a reminder, not a move
     }
     expect(roles).toEqual(["team-lead", "director", "director"]);
-    expect(deliveries.map((d) => d.path)).toEqual(["/hook", "/team-lead", "/director", "/director"]);
-    expect(deliveries[2]!.body.text).toContain("overdue — re-escalated to director");
-    expect(deliveries[3]!.body.text).toContain("overdue — reminder 3 to director");
+    expect(receiver.received.map((d) => d.path)).toEqual(["/hook", "/team-lead", "/director", "/director"]);
+    expect(receiver.received[2]!.body.text).toContain("overdue — re-escalated to director");
+    expect(receiver.received[3]!.body.text).toContain("overdue — reminder 3 to director");
     expect((await row(escalationId)).notifications).toBe(4);
   });
 
@@ -133,8 +115,8 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     const r1 = await notifyEscalation({ prisma, escalationId, round: 1, now: new Date(opened.dueAt.getTime() + 1_000) });
     expect(r1).toMatchObject({ assigneeRole: "operator", reEscalatedTo: null, recorded: true });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", dueAt: opened.dueAt, notifications: 2 });
-    expect(deliveries[1]!.body.text).toContain("overdue — reminder 1 to operator");
-    expect(deliveries[1]!.body.text).not.toContain("re-escalated");
+    expect(receiver.received[1]!.body.text).toContain("overdue — reminder 1 to operator");
+    expect(receiver.received[1]!.body.text).not.toContain("re-escalated");
   });
 
   it("without a webhook URL the round is still recorded and the escalation still moves", async () => {
@@ -143,7 +125,7 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     await expect(notifyEscalation({ prisma, escalationId, round: 0 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", recorded: true });
     await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", assigneeRole: "team-lead" });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "team-lead", notifications: 2 });
-    expect(deliveries).toEqual([]);
+    expect(receiver.received).toEqual([]);
   });
 
   it("a reminder for an escalation decided meanwhile neither moves it nor sends anything", async () => {
@@ -152,7 +134,7 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     await prisma.escalation.update({ where: { id: escalationId }, data: { status: "decided", decision: "cancel", decidedBy: "op", decidedAt: new Date() } });
     await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "not_open", recorded: false, assigneeRole: "operator" });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", notifications: 1 });
-    expect(deliveries).toHaveLength(1);
+    expect(receiver.received).toHaveLength(1);
   });
 });
 

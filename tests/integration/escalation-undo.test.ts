@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { prismaClaimPorts, prismaDecidePorts, readDecision } from "../../server/db/escalation-repository.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { describe, expect, it } from "vitest";
+import { prismaClaimPorts, readDecision } from "../../server/db/escalation-repository.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
-import {
-  claimEscalation,
-  decideEscalation,
-  decideEscalationInputSchema,
-  releaseEscalation,
-  undoEscalationDecision,
-  type EscalationDecision,
-} from "../../server/domain/decide-escalation.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import { claimEscalation, releaseEscalation, undoEscalationDecision, type EscalationDecision } from "../../server/domain/decide-escalation.ts";
 import { AppError } from "../../server/errors.ts";
-import { findExecutorRuns, startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
-import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
+import { findExecutorRuns, waitFor, type AgentStack } from "../support/agent-stack.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // The undo window on the real pieces (app child serving agent-run and escalation-apply, executor
 // child, scripted model, PostgreSQL): a decision made with undoSeconds is only recorded; undone inside
@@ -21,40 +12,17 @@ import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
 // resumed run completes and the waiting run ends; after the window an undo is refused.
 
 let stack: AgentStack;
+useAgentStack((started) => (stack = started));
 
-beforeAll(async () => {
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-});
-afterAll(async () => {
-  const left = await stack.stop();
-  expect(left.map((c) => c.name)).toEqual([]);
-});
-
-async function postEvent(name: string, data: Record<string, unknown>, id?: string): Promise<void> {
-  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
-  });
-  const body = (await res.json()) as { status?: number };
-  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-}
-
-/** What server/inngest/send.ts sends, posted to the executor's event API (same names and ids). */
-const ports = () =>
-  prismaDecidePorts({
-    prisma: stack.db,
-    sendApplied: (e) => postEvent("longhaul/escalation.applied", e),
-    sendDecided: (e) => postEvent("longhaul/escalation.decided", e, `escalation-decided-${e.escalationId}-${new Date(e.applyAt).getTime()}`),
-    sendRunStarted: ({ taskId, runId, checkpointId }) => postEvent("longhaul/run.started", { taskId, runId, checkpointId }, `run-started-${runId}`),
-  });
+/** Launches the loop scenario (it escalates on its 3rd identical call) as `undo-test`. */
+const launchLoop = () => stack.launch({ input: { goal: SCENARIO_GOAL, profile: "scripted-loop" }, actor: "undo-test" });
 
 function decide(escalationId: string, decision: EscalationDecision, extra: Record<string, unknown>, actor = "handler-a") {
-  return decideEscalation({ input: decideEscalationInputSchema.parse({ escalationId, decision, ...extra }), actor, ports: ports() });
+  return stack.decide({ input: { escalationId, decision, ...extra }, actor });
 }
 
 function undo(escalationId: string, actor = "handler-a") {
-  return undoEscalationDecision({ input: { escalationId }, actor, ports: ports() });
+  return undoEscalationDecision({ input: { escalationId }, actor, ports: stack.decidePorts() });
 }
 
 /** The executor's runs of escalation-apply for one escalation, oldest first, with their output. */
@@ -67,14 +35,9 @@ async function applyRuns(escalationId: string) {
 
 describe("escalation undo window", () => {
   it("an undone decision does nothing; a decision left alone is applied by escalation-apply after its window; an undo after that is refused", async () => {
-    const ids = await launchTask({
-      input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile: "scripted-loop" }),
-      actor: "undo-test",
-      ports: prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: ({ taskId, runId }) => postEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`) }),
-    });
-    const { taskId, runId } = ids;
+    const { taskId, runId } = await launchLoop();
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+    const esc = await stack.waitForOpenEscalation(taskId);
 
     // 1. Decide with a 3 s window: recorded only, not applied; the waiting run sees it as not due.
     const first = await decide(esc.id, "resume", { guidance: "first try", undoSeconds: 3 });
@@ -145,13 +108,9 @@ describe("escalation undo window", () => {
   });
 
   it("an undo racing the end of the window either wins (nothing applied) or is refused (applied once)", async () => {
-    const { taskId } = await launchTask({
-      input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile: "scripted-loop" }),
-      actor: "undo-test",
-      ports: prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: ({ taskId, runId }) => postEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`) }),
-    });
+    const { taskId } = await launchLoop();
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+    const esc = await stack.waitForOpenEscalation(taskId);
     const decided = await decide(esc.id, "dead_end", { deadEndReason: "nothing to find", undoSeconds: 1 });
     // Try to undo right at the end of the window (by the database clock).
     await waitFor("the window's last 50 ms", async () => {
@@ -175,13 +134,9 @@ describe("escalation undo window", () => {
   });
 
   it("two handlers claiming at once: one is on it, the other is told who; take-over names the holder; claims do not block deciding", async () => {
-    const { taskId } = await launchTask({
-      input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile: "scripted-loop" }),
-      actor: "undo-test",
-      ports: prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: ({ taskId, runId }) => postEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`) }),
-    });
+    const { taskId } = await launchLoop();
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+    const esc = await stack.waitForOpenEscalation(taskId);
     const claimPorts = prismaClaimPorts({ prisma: stack.db });
     const claims = await Promise.allSettled(["ann", "bob"].map((actor) => claimEscalation({ input: { escalationId: esc.id }, actor, ports: claimPorts })));
     expect(claims.map((c) => c.status).sort()).toEqual(["fulfilled", "rejected"]);

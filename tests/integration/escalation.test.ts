@@ -1,85 +1,41 @@
-import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
-import { decideEscalation, decideEscalationInputSchema, type EscalationDecision } from "../../server/domain/decide-escalation.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
+import type { EscalationDecision } from "../../server/domain/decide-escalation.ts";
 import { AppError } from "../../server/errors.ts";
-import { startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
-import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
-import { freePort } from "../support/ports.ts";
+import { waitFor, type AgentStack } from "../support/agent-stack.ts";
+import { startReceiver, useAgentStack, type Receiver } from "../support/fixtures.ts";
 
 // Detectors and escalations on the real pieces (app process with the real agent-run function, the
 // executor process, the scripted model, PostgreSQL). Scenarios are chosen by model name, as with any
 // provider: scripted-loop, scripted-budget.
 
-let stack: AgentStack;
 /** A local webhook receiver: what the app delivered (LONGHAUL_WEBHOOK_URL is inherited by the app child). */
-const deliveries: { key: string | undefined; body: { text?: string; escalation?: { id: string; reason: string } } }[] = [];
-let receiver: Server;
-
+let receiver: Receiver<{ text?: string; escalation?: { id: string; reason: string } }>;
 beforeAll(async () => {
-  const port = await freePort();
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      deliveries.push({ key: req.headers["idempotency-key"] as string | undefined, body: JSON.parse(body) as (typeof deliveries)[number]["body"] });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(port, "127.0.0.1", r));
-  process.env.LONGHAUL_WEBHOOK_URL = `http://127.0.0.1:${port}/hook`;
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
+  receiver = await startReceiver();
+  process.env.LONGHAUL_WEBHOOK_URL = `${receiver.url}/hook`;
 });
 afterAll(async () => {
   delete process.env.LONGHAUL_WEBHOOK_URL;
-  receiver.close();
-  const left = await stack.stop();
-  expect(left.map((c) => c.name)).toEqual([]);
+  await receiver.close();
 });
 
-async function postEvent(name: string, data: Record<string, unknown>, id?: string): Promise<void> {
-  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
-  });
-  const body = (await res.json()) as { status?: number };
-  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-}
+let stack: AgentStack;
+useAgentStack((started) => (stack = started));
 
 async function launchScenario(profile: string): Promise<{ taskId: string; runId: string }> {
-  const ports = prismaLaunchPorts({
-    prisma: stack.db,
-    defaultWorkspace: WORKSPACE,
-    sendRunStarted: ({ taskId, runId }) => postEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`),
-  });
-  return launchTask({ input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile }), actor: "escalation-test", ports });
+  return stack.launch({ input: { goal: SCENARIO_GOAL, profile }, actor: "escalation-test" });
 }
 
 function decide(escalationId: string, decision: EscalationDecision, extra: Record<string, unknown> = {}) {
-  return decideEscalation({
-    input: decideEscalationInputSchema.parse({ escalationId, decision, ...extra }),
-    actor: "handler-a",
-    ports: prismaDecidePorts({
-      prisma: stack.db,
-      sendApplied: (e) => postEvent("longhaul/escalation.applied", e),
-      sendRunStarted: ({ taskId, runId, checkpointId }) => postEvent("longhaul/run.started", { taskId, runId, checkpointId }, `run-started-${runId}`),
-    }),
-  });
-}
-
-async function openEscalation(taskId: string) {
-  return waitFor(`an open escalation of ${taskId}`, async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
+  return stack.decide({ input: { escalationId, decision, ...extra }, actor: "handler-a" });
 }
 
 describe("escalations", () => {
   it("a loop escalates on the 3rd identical call, is resumed with guidance, and completes", async () => {
     const { taskId, runId } = await launchScenario("scripted-loop");
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const esc = await openEscalation(taskId);
+    const esc = await stack.waitForOpenEscalation(taskId);
     expect(esc.reason).toBe("loop");
 
     // The third identical list_files call is the one that escalated: two before it, no fourth.
@@ -89,7 +45,7 @@ describe("escalations", () => {
     expect(alerts.map((a) => `${a.severity} ${a.stepId}`)).toEqual([`warning ${toolSteps[1]!.stepId}`, `critical ${toolSteps[2]!.stepId}`]);
     expect((await stack.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("escalated");
     // The handlers were told, once, with a key that identifies the delivery.
-    const told = await waitFor("the escalation webhook", async () => deliveries.find((d) => d.body.escalation?.id === esc.id), 30_000, 100);
+    const told = await waitFor("the escalation webhook", async () => receiver.received.find((d) => d.body.escalation?.id === esc.id), 30_000, 100);
     expect(told.key).toBe(`${esc.id}:0`);
     expect(told.body.text).toContain("loop");
 
@@ -108,7 +64,7 @@ describe("escalations", () => {
     const profile = await stack.db.agentProfile.findUniqueOrThrow({ where: { name: "scripted-budget" } });
     const { taskId } = await launchScenario("scripted-budget");
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed"])).toBe("waiting_for_human");
-    const esc = await openEscalation(taskId);
+    const esc = await stack.waitForOpenEscalation(taskId);
     expect(esc.reason).toBe("budget");
     const used = await stack.db.step.count({ where: { run: { taskId }, kind: { in: ["model", "tool"] } } });
     expect(used).toBe(profile.stepBudget);
@@ -118,7 +74,7 @@ describe("escalations", () => {
 
   it("a decision sent right after the escalation opens is applied once, and a concurrent second decision is refused", async () => {
     const { taskId } = await launchScenario("scripted-loop");
-    const esc = await openEscalation(taskId); // decide as soon as the row exists, racing the run's wait
+    const esc = await stack.waitForOpenEscalation(taskId); // decide as soon as the row exists, racing the run's wait
     const [first, second] = await Promise.allSettled([
       decide(esc.id, "dead_end", { deadEndReason: "the folder listing is all there is" }),
       decide(esc.id, "resume", { guidance: "try again" }),

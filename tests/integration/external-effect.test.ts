@@ -1,13 +1,7 @@
-import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
-import { decideEscalation, decideEscalationInputSchema, type EscalationDecision } from "../../server/domain/decide-escalation.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
-import { startAgentStack, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
-import { sendRunStartedEvent } from "../support/checkpoint-helpers.ts";
-import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
-import { freePort } from "../support/ports.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EscalationDecision } from "../../server/domain/decide-escalation.ts";
+import type { AgentStack } from "../support/agent-stack.ts";
+import { startReceiver, useAgentStack, type Receiver } from "../support/fixtures.ts";
 
 // An effect on an external system (the http_post tool) on the real pieces: the demo POSTs its summary
 // to a local receiver. Intent is recorded before the call and the result after; when the app dies
@@ -15,55 +9,26 @@ import { freePort } from "../support/ports.ts";
 // `unresolved_effect` — a human says whether it happened, and the run goes on without guessing.
 
 const LIMIT = 3;
-let stack: AgentStack;
-let receiver: Server;
+/** The audit's receiver: the Idempotency-Key header and the JSON body of each POST; answers `{"accepted":true}`. */
+let receiver: Receiver<Record<string, unknown>>;
 let hookUrl = "";
-/** What the receiver got: the Idempotency-Key header and the JSON body of each POST. */
-const received: { key: string | undefined; body: Record<string, unknown> }[] = [];
-
 beforeAll(async () => {
-  const port = await freePort();
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      received.push({ key: req.headers["idempotency-key"] as string | undefined, body: JSON.parse(body) as Record<string, unknown> });
-      res.setHeader("content-type", "application/json");
-      res.end('{"accepted":true}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(port, "127.0.0.1", r));
-  hookUrl = `http://127.0.0.1:${port}/audit-hook`;
-  process.env.LONGHAUL_HTTP_ALLOW = `http://127.0.0.1:${port}`; // inherited by the app child
-  stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
+  receiver = await startReceiver({ contentType: "application/json", body: '{"accepted":true}' });
+  hookUrl = `${receiver.url}/audit-hook`;
+  process.env.LONGHAUL_HTTP_ALLOW = receiver.url; // inherited by the app child
 });
 afterAll(async () => {
   delete process.env.LONGHAUL_HTTP_ALLOW;
-  receiver.close();
-  const left = await stack.stop();
-  expect(left.map((c) => c.name)).toEqual([]);
+  await receiver.close();
 });
 
-async function launch(): Promise<{ taskId: string; runId: string }> {
-  const ports = prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (e) => sendRunStartedEvent(stack, e) });
-  return launchTask({ input: launchTaskInputSchema.parse({ demo: { kind: "license-audit", limit: LIMIT, postUrl: hookUrl } }), actor: "external-test", ports });
-}
+let stack: AgentStack;
+useAgentStack((started) => (stack = started));
 
-async function postEvent(name: string, data: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ name, data }]) });
-  const body = (await res.json()) as { status?: number };
-  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-}
+const launch = () => stack.launch({ input: { demo: { kind: "license-audit", limit: LIMIT, postUrl: hookUrl } }, actor: "external-test" });
+const decide = (escalationId: string, decision: EscalationDecision) => stack.decide({ input: { escalationId, decision }, actor: "handler-c" });
 
-function decide(escalationId: string, decision: EscalationDecision) {
-  return decideEscalation({
-    input: decideEscalationInputSchema.parse({ escalationId, decision }),
-    actor: "handler-c",
-    ports: prismaDecidePorts({ prisma: stack.db, sendApplied: (e) => postEvent("longhaul/escalation.applied", e), sendRunStarted: (e) => sendRunStartedEvent(stack, e) }),
-  });
-}
-
-const postsFor = (taskId: string) => received.filter((r) => r.key?.startsWith(`${taskId}:`));
+const postsFor = (taskId: string) => receiver.received.filter((r) => r.key?.startsWith(`${taskId}:`));
 
 /** Launches with the app armed to die right after the POST returned, before its result is recorded; restarts it. */
 async function crashAfterThePost() {

@@ -2,14 +2,10 @@ import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
-import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
 import { listCurrentWorkingSet, listStepWorkingSetChanges, listWorkingSetHistory, summariseWorkingSet, type WorkingSetChange } from "../../server/db/working-set-queries.ts";
-import { decideEscalation, decideEscalationInputSchema } from "../../server/domain/decide-escalation.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
-import { startAgentStack, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
-import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
+import type { AgentStack } from "../support/agent-stack.ts";
+import { useAgentStack } from "../support/fixtures.ts";
 
 // The step-by-step working-set history of a task over three runs, written straight into the tables
 // the agent-run function and the escalation handler write (fact, step, checkpoint, escalation, run):
@@ -201,46 +197,24 @@ describe("working-set history", () => {
 
 describe("working-set history of a real escalation with edited facts", () => {
   let stack: AgentStack;
-  beforeAll(async () => {
-    stack = await startAgentStack({ databaseUrl: inject("databaseUrl") });
-  });
-  afterAll(async () => {
-    const left = await stack.stop();
-    expect(left.map((c) => c.name)).toEqual([]);
-  });
-
-  async function postEvent(name: string, data: Record<string, unknown>, id?: string): Promise<void> {
-    const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
-    });
-    const body = (await res.json()) as { status?: number };
-    if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-  }
+  useAgentStack((started) => (stack = started));
 
   it("blames the handler's edits on the human step and the resumed run's facts on its record_fact steps", async () => {
     // scripted-loop repeats one call until the loop detector escalates; resumed with guidance it reads the README and finishes.
-    const { taskId, runId } = await launchTask({
-      input: launchTaskInputSchema.parse({ goal: SCENARIO_GOAL, profile: "scripted-loop", facts: { "launch:note": "from the form" } }),
+    const { taskId, runId } = await stack.launch({
+      input: { goal: SCENARIO_GOAL, profile: "scripted-loop", facts: { "launch:note": "from the form" } },
       actor: "working-set-test",
-      ports: prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (e) => postEvent("longhaul/run.started", e, `run-started-${e.runId}`) }),
     });
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const esc = await waitFor("the open escalation", async () => (await stack.db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, 60_000, 100);
-    await decideEscalation({
-      input: decideEscalationInputSchema.parse({
+    const esc = await stack.waitForOpenEscalation(taskId);
+    await stack.decide({
+      input: {
         escalationId: esc.id,
         decision: "resume",
         guidance: "Stop listing the folder: read the README and finish.",
         factEdits: { "launch:note": "edited by the handler", "handler:hint": { read: "README.md" } },
-      }),
+      },
       actor: "handler-ws",
-      ports: prismaDecidePorts({
-        prisma: stack.db,
-        sendApplied: (e) => postEvent("longhaul/escalation.applied", e),
-        sendRunStarted: (e) => postEvent("longhaul/run.started", e, `run-started-${e.runId}`),
-      }),
     });
     expect(await stack.waitForTaskStatus(taskId, ["completed", "failed", "dead_end"], 60_000)).toBe("completed");
     const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });

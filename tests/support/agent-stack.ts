@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
+import type { Escalation } from "../../server/db/generated/client.ts";
+import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
+import { decideEscalation, decideEscalationInputSchema, type DecidePorts } from "../../server/domain/decide-escalation.ts";
 import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 import { startScriptedModelServer, type FaultSpec, type ScriptedModelServer } from "../../server/llm/scripted/server.ts";
 import { TEST_EVENT_KEY, TEST_SIGNING_KEY, waitFor } from "./executor-harness.ts";
@@ -50,8 +53,36 @@ export interface AgentStack {
   kill: (which: "app" | "executor", signal?: NodeJS.Signals) => Promise<number | null>;
   /** Arms faults on the scripted model server (`POST /control/faults`). */
   armFaults: (faults: FaultSpec | FaultSpec[]) => Promise<void>;
-  /** Launches the license-audit demo through the real launch domain; returns the ids. */
+  /**
+   * Posts one event `{ name, data, id? }` to the executor's event API (`POST <executorUrl>/e/<TEST_EVENT_KEY>`),
+   * as server/inngest/send.ts does (the id, when given, is the executor's dedupe key).
+   * @throws when the event API does not answer `{ status: 200 }`.
+   */
+  sendEvent: (name: string, data: Record<string, unknown>, id?: string) => Promise<void>;
+  /**
+   * Launches a task through the real launch domain: `launchTask` with `input` parsed by
+   * `launchTaskInputSchema`, over `prismaLaunchPorts` (default workspace {@link WORKSPACE}), sending
+   * `longhaul/run.started` with id `run-started-<runId>` to this stack's executor. Returns the ids.
+   * @throws AppError as launchTask does (BAD_INPUT, UNAVAILABLE …), ZodError for invalid input.
+   */
+  launch: (options: { input: Record<string, unknown>; actor: string }) => Promise<{ taskId: string; runId: string }>;
+  /** Launches the license-audit demo (`limit` packages) as actor `agent-test` through {@link AgentStack.launch}; returns the ids. */
   launchDemo: (options: { limit: number }) => Promise<{ taskId: string; runId: string }>;
+  /**
+   * The real decision ports (`prismaDecidePorts`) over this stack's database, sending what
+   * server/inngest/send.ts sends to this stack's executor: `longhaul/escalation.applied`,
+   * `longhaul/escalation.decided` (id `escalation-decided-<escalationId>-<applyAt ms>`) and
+   * `longhaul/run.started` (id `run-started-<runId>`).
+   */
+  decidePorts: () => DecidePorts;
+  /**
+   * Decides an escalation through the real domain: `decideEscalation` with `input` parsed by
+   * `decideEscalationInputSchema`, as `actor`, over {@link AgentStack.decidePorts}. Returns what decideEscalation returns.
+   * @throws AppError as decideEscalation does (NOT_FOUND, CONFLICT, BAD_INPUT, UNAVAILABLE), ZodError for invalid input.
+   */
+  decide: (options: { input: Record<string, unknown>; actor: string }) => ReturnType<typeof decideEscalation>;
+  /** Polls (every 100 ms, up to `timeoutMs`, default 60 s) until the task has an open escalation; returns its row. */
+  waitForOpenEscalation: (taskId: string, timeoutMs?: number) => Promise<Escalation>;
   /** Polls the task until its status is one of `statuses` (default: any terminal status) or throws after `timeoutMs`. */
   waitForTaskStatus: (taskId: string, statuses?: string[], timeoutMs?: number) => Promise<string>;
   /**
@@ -180,23 +211,45 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
       if (res.status !== 201) throw new Error(`arming faults failed: HTTP ${res.status} ${await res.text()}`);
     },
 
-    async launchDemo({ limit }) {
+    async sendEvent(name, data, id) {
+      const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
+      });
+      const body = (await res.json()) as { status?: number };
+      if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
+    },
+
+    async launch({ input, actor }) {
       const ports = prismaLaunchPorts({
         prisma: db,
         defaultWorkspace: WORKSPACE,
-        // What server/inngest/send.ts sends, posted to the executor's event API (event id = dedupe key).
-        async sendRunStarted({ taskId, runId }) {
-          const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify([{ name: "longhaul/run.started", data: { taskId, runId }, id: `run-started-${runId}` }]),
-          });
-          const body = (await res.json()) as { status?: number };
-          if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-        },
+        sendRunStarted: ({ taskId, runId }) => stack.sendEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`),
       });
-      const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse({ demo: { kind: "license-audit", limit } }), actor: "agent-test", ports });
+      const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse(input), actor, ports });
       return { taskId, runId };
+    },
+
+    async launchDemo({ limit }) {
+      return stack.launch({ input: { demo: { kind: "license-audit", limit } }, actor: "agent-test" });
+    },
+
+    decidePorts() {
+      return prismaDecidePorts({
+        prisma: db,
+        sendApplied: (e) => stack.sendEvent("longhaul/escalation.applied", e),
+        sendDecided: (e) => stack.sendEvent("longhaul/escalation.decided", e, `escalation-decided-${e.escalationId}-${new Date(e.applyAt).getTime()}`),
+        sendRunStarted: ({ taskId, runId, checkpointId }) => stack.sendEvent("longhaul/run.started", { taskId, runId, checkpointId }, `run-started-${runId}`),
+      });
+    },
+
+    async decide({ input, actor }) {
+      return decideEscalation({ input: decideEscalationInputSchema.parse(input), actor, ports: stack.decidePorts() });
+    },
+
+    async waitForOpenEscalation(taskId, timeoutMs = 60_000) {
+      return waitFor(`an open escalation of ${taskId}`, async () => (await db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, timeoutMs, 100);
     },
 
     async waitForTaskStatus(taskId, statuses = TERMINAL_TASK_STATUSES, timeoutMs = 60_000) {

@@ -1,11 +1,8 @@
 import { ulid } from "ulid";
 import type { Prisma, PrismaClient } from "../../server/db/client.ts";
-import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { prismaResumePorts } from "../../server/db/resume-ports.ts";
-import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 import type { ResumePorts } from "../../server/domain/resume-task.ts";
-import { TEST_EVENT_KEY } from "./executor-harness.ts";
-import { waitFor, WORKSPACE, type AgentStack } from "./agent-stack.ts";
+import { waitFor, type AgentStack } from "./agent-stack.ts";
 
 // Helpers of the checkpoint integration tests (tests/integration/checkpoint-*.test.ts), on top of
 // the shared agent stack (tests/support/agent-stack.ts): per-test agent profiles, launches and
@@ -27,22 +24,9 @@ export async function createTestProfile(db: PrismaClient, label: string, overrid
   return name;
 }
 
-/** Posts `longhaul/run.started` to the stack's executor event API (what server/inngest/send.ts sends; event id = dedupe key). */
-export async function sendRunStartedEvent(stack: AgentStack, data: { taskId: string; runId: string; checkpointId?: string | null }): Promise<void> {
-  const res = await fetch(`${stack.executorUrl}/e/${TEST_EVENT_KEY}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify([{ name: "longhaul/run.started", data, id: `run-started-${data.runId}` }]),
-  });
-  const body = (await res.json()) as { status?: number };
-  if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
-}
-
 /** Launches the license-audit demo with agent profile `profile` through the real launch domain. */
 export async function launchDemoWithProfile(stack: AgentStack, { limit, profile }: { limit: number; profile: string }): Promise<{ taskId: string; runId: string }> {
-  const ports = prismaLaunchPorts({ prisma: stack.db, defaultWorkspace: WORKSPACE, sendRunStarted: (event) => sendRunStartedEvent(stack, event) });
-  const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse({ demo: { kind: "license-audit", limit }, profile }), actor: "checkpoint-test", ports });
-  return { taskId, runId };
+  return stack.launch({ input: { demo: { kind: "license-audit", limit }, profile }, actor: "checkpoint-test" });
 }
 
 /**
@@ -55,7 +39,7 @@ export function testResumePorts(stack: AgentStack, beforeSend?: (event: { taskId
     prisma: stack.db,
     async sendRunStarted(event) {
       await beforeSend?.(event);
-      await sendRunStartedEvent(stack, event);
+      await stack.sendEvent("longhaul/run.started", event, `run-started-${event.runId}`);
     },
   });
 }
