@@ -1,15 +1,9 @@
 import { expect, test } from "@playwright/test";
+import { launchGoalFromForm, launchLoopUntilEscalated } from "./helpers.ts";
 
 test("a handler opens the inbox, reads the context card, resumes with guidance, and watches the run finish", async ({ page }) => {
   // A loop scenario (scripted-loop: the same tool call again and again) escalates on its 3rd identical call.
-  await page.goto("/tasks/new");
-  await page.getByLabel("A goal of my own").check();
-  await page.getByLabel("Goal", { exact: true }).fill("Find out what this project is from the README in the workspace, record it as a fact, then finish.");
-  await page.getByLabel("Agent profile").selectOption("scripted-loop");
-  await page.getByRole("button", { name: "Launch" }).click();
-  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
-  const taskUrl = page.url();
-  await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
+  const taskUrl = await launchLoopUntilEscalated(page);
 
   // The inbox: the escalation with its context card.
   await page.getByRole("link", { name: "Decide" }).click();
@@ -31,13 +25,7 @@ test("a handler opens the inbox, reads the context card, resumes with guidance, 
 
 test("an operator escalates a running task by hand and a handler marks it a dead end", async ({ page }) => {
   // The budget scenario works until its budget: long enough to escalate by hand first.
-  await page.goto("/tasks/new");
-  await page.getByLabel("A goal of my own").check();
-  await page.getByLabel("Goal", { exact: true }).fill("Examine every workspace entry and record what you find.");
-  await page.getByLabel("Agent profile").selectOption("scripted-budget");
-  await page.getByLabel("Step budget").fill("400");
-  await page.getByRole("button", { name: "Launch" }).click();
-  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  await launchGoalFromForm(page, { goal: "Examine every workspace entry and record what you find.", profile: "scripted-budget", stepBudget: 400 });
   page.once("dialog", (dialog) => void dialog.accept("checking by hand"));
   await page.getByRole("button", { name: "Escalate" }).click();
   await expect(page.getByTestId("escalation-banner")).toContainText("Escalated by an operator: checking by hand", { timeout: 60_000 });
@@ -56,14 +44,7 @@ async function mutateAs(page: import("@playwright/test").Page, actor: string, pr
 }
 
 test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async ({ page }) => {
-  await page.goto("/tasks/new");
-  await page.getByLabel("A goal of my own").check();
-  await page.getByLabel("Goal", { exact: true }).fill("Find out what this project is from the README in the workspace, record it as a fact, then finish.");
-  await page.getByLabel("Agent profile").selectOption("scripted-loop");
-  await page.getByRole("button", { name: "Launch" }).click();
-  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
-  const taskUrl = page.url();
-  await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
+  const taskUrl = await launchLoopUntilEscalated(page);
   await page.getByRole("link", { name: "Decide" }).click();
   await expect(page).toHaveURL(/\/escalations\?id=esc_/);
   const escalationId = new URL(page.url()).searchParams.get("id")!;

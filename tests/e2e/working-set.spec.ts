@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { launchLoopUntilEscalated } from "./helpers.ts";
 
 const LIMIT = 3;
 
@@ -52,13 +53,7 @@ test("the Working set tab lists each fact change blamed on its record_fact step;
 
 test("the open Working set tab follows a resume live: a handler's fact edit is blamed on the human step, then the resumed run's facts", async ({ page, request }) => {
   // scripted-loop records nothing and escalates on its 3rd identical call; resumed with guidance it reads the README and records it.
-  await page.goto("/tasks/new");
-  await page.getByLabel("A goal of my own").check();
-  await page.getByLabel("Goal", { exact: true }).fill("Find out what this project is from the README in the workspace, record it as a fact, then finish.");
-  await page.getByLabel("Agent profile").selectOption("scripted-loop");
-  await page.getByRole("button", { name: "Launch" }).click();
-  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
-  await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
+  await launchLoopUntilEscalated(page);
 
   await page.getByRole("tab", { name: /Working set/ }).click();
   const panel = page.getByTestId("working-set-panel");
