@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 
@@ -127,57 +127,18 @@ export function LaunchForm() {
             </select>
             {selected && <p className="mt-1 text-xs text-zinc-500">{selected.description}</p>}
           </div>
-          <div>
-            <label htmlFor="stepBudget" className={label}>
-              Step budget
-            </label>
-            <input id="stepBudget" name="stepBudget" inputMode="numeric" placeholder={defaultBudget ? String(defaultBudget) : ""} className={field} value={stepBudget} onChange={(e) => setStepBudget(e.target.value)} aria-invalid={!!budgetError} />
-            <p className="mt-1 text-xs text-zinc-500">Hard ceiling on model + tool steps{defaultBudget ? ` (default ${defaultBudget})` : ""}.</p>
-            {budgetError && <p className="mt-1 text-xs text-red-700">{budgetError}</p>}
-          </div>
+          <BudgetField id="stepBudget" label="Step budget" inputMode="numeric" placeholder={defaultBudget ? String(defaultBudget) : ""} value={stepBudget} onChange={setStepBudget} error={budgetError}>
+            Hard ceiling on model + tool steps{defaultBudget ? ` (default ${defaultBudget})` : ""}.
+          </BudgetField>
         </div>
 
         <div className="grid grid-cols-2 gap-4">
-          <div>
-            <label htmlFor="tokenBudget" className={label}>
-              Token budget
-            </label>
-            <input
-              id="tokenBudget"
-              name="tokenBudget"
-              inputMode="numeric"
-              placeholder={selected?.tokenBudget ? String(selected.tokenBudget) : "none"}
-              className={field}
-              value={tokenBudget}
-              onChange={(e) => setTokenBudget(e.target.value)}
-              aria-invalid={!!tokenError}
-              aria-describedby="tokenBudget-help"
-            />
-            <p id="tokenBudget-help" className="mt-1 text-xs text-zinc-500">
-              Optional ceiling on prompt + completion tokens; empty = the profile&apos;s ({selected?.tokenBudget ? selected.tokenBudget.toLocaleString("en-US") : "none"}).
-            </p>
-            {tokenError && <p className="mt-1 text-xs text-red-700">{tokenError}</p>}
-          </div>
-          <div>
-            <label htmlFor="costBudgetUsd" className={label}>
-              Dollar budget (USD)
-            </label>
-            <input
-              id="costBudgetUsd"
-              name="costBudgetUsd"
-              inputMode="decimal"
-              placeholder={selected?.costBudgetUsd ? String(selected.costBudgetUsd) : "none"}
-              className={field}
-              value={costBudget}
-              onChange={(e) => setCostBudget(e.target.value)}
-              aria-invalid={!!costError}
-              aria-describedby="costBudgetUsd-help"
-            />
-            <p id="costBudgetUsd-help" className="mt-1 text-xs text-zinc-500">
-              Optional ceiling on model spend, retries included; empty = the profile&apos;s ({selected?.costBudgetUsd ? `$${selected.costBudgetUsd}` : "none"}).
-            </p>
-            {costError && <p className="mt-1 text-xs text-red-700">{costError}</p>}
-          </div>
+          <BudgetField id="tokenBudget" label="Token budget" inputMode="numeric" placeholder={selected?.tokenBudget ? String(selected.tokenBudget) : "none"} value={tokenBudget} onChange={setTokenBudget} error={tokenError}>
+            Optional ceiling on prompt + completion tokens; empty = the profile&apos;s ({selected?.tokenBudget ? selected.tokenBudget.toLocaleString("en-US") : "none"}).
+          </BudgetField>
+          <BudgetField id="costBudgetUsd" label="Dollar budget (USD)" inputMode="decimal" placeholder={selected?.costBudgetUsd ? String(selected.costBudgetUsd) : "none"} value={costBudget} onChange={setCostBudget} error={costError}>
+            Optional ceiling on model spend, retries included; empty = the profile&apos;s ({selected?.costBudgetUsd ? `$${selected.costBudgetUsd}` : "none"}).
+          </BudgetField>
         </div>
 
         <div>
@@ -210,6 +171,40 @@ export function LaunchForm() {
           </button>
         </div>
       </form>
+    </div>
+  );
+}
+
+/** One budget input of the form: label, text input, help line (described-by) and its inline error. */
+function BudgetField({
+  id,
+  label: text,
+  inputMode,
+  placeholder,
+  value,
+  onChange,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  inputMode: "numeric" | "decimal";
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | null;
+  children: ReactNode;
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className={label}>
+        {text}
+      </label>
+      <input id={id} name={id} inputMode={inputMode} placeholder={placeholder} className={field} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={!!error} aria-describedby={`${id}-help`} />
+      <p id={`${id}-help`} className="mt-1 text-xs text-zinc-500">
+        {children}
+      </p>
+      {error && <p className="mt-1 text-xs text-red-700">{error}</p>}
     </div>
   );
 }
