@@ -155,7 +155,8 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
             <span aria-hidden="true">{left > 0 ? `decided, applies in ${left} s` : "applying now…"}</span>
             <span className="sr-only">{left > 0 && e.applyAfter ? `decided; undo possible until ${absolute(e.applyAfter)}` : "applying now"}</span>
           </span>
-          {left > 0 && (
+          {/* Only the handler who decided can take it back (the server refuses anyone else). */}
+          {left > 0 && mine && (
             <button type="button" className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50" disabled={undo.isPending} onClick={() => undo.mutate({ escalationId })}>
               Undo ({left} s)
             </button>

@@ -8,7 +8,8 @@ const ENDED: readonly EndedTaskStatus[] = ["completed", "dead_end", "failed", "c
 export function prismaCancelPorts({ prisma, sendRunCancelled }: { prisma: PrismaClient; sendRunCancelled: CancelPorts["sendRunCancelled"] }): CancelPorts {
   return {
     /**
-     * One transaction: a guarded `update … where status not in (ended)` of the task, then its running
+     * One transaction: a guarded `update … where status not in (ended)` of the task, its open (or
+     * decided, undo window running) escalations closed as cancelled by `actor`, then its running
      * or escalated runs. When the guard matches nothing, reports the task's ended status (and, for a
      * cancelled task, its runs ended `cancelled_by_user`) or not_found.
      * @throws AppError CONFLICT when the task is live yet the guard matched nothing (changed concurrently; retry).
@@ -29,6 +30,12 @@ export function prismaCancelPorts({ prisma, sendRunCancelled }: { prisma: Prisma
             status === "cancelled" ? (await tx.run.findMany({ where: { taskId, status: "cancelled", endReason: "cancelled_by_user" }, select: { id: true } })).map((r) => r.id) : [];
           return { kind: "ended" as const, status, runIds };
         }
+        // An escalation still waiting for a decision (or inside its undo window) is closed by the
+        // cancel: a later Resume on it must not bring the cancelled task back.
+        await tx.escalation.updateMany({
+          where: { taskId, status: { in: ["open", "decided"] } },
+          data: { status: "applied", decision: "cancel", decidedBy: actor, decidedAt: now, applyAfter: null, appliedAt: now },
+        });
         const runs = await tx.run.findMany({ where: { taskId, status: { in: ["running", "escalated"] } }, select: { id: true } });
         await tx.run.updateMany({
           where: { id: { in: runs.map((r) => r.id) } },

@@ -4,6 +4,7 @@ import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { resumeTask } from "../domain/resume-task.ts";
+import { AppError } from "../errors.ts";
 
 /**
  * Opens an escalation for a run (idempotent per run + step: a re-executed step finds the one it
@@ -197,7 +198,7 @@ export function prismaDecidePorts({
         throw new Error("no sender for longhaul/escalation.decided was configured");
       }),
     applyNow: (escalationId) => applyDecisionNow({ prisma, escalationId, sendRunStarted }),
-    undoDecision: ({ escalationId, actor, expectedApplyAfter }) => undoDecision({ prisma, escalationId, actor, expectedApplyAfter }),
+    undoDecision: ({ escalationId, actor, expectedApplyAfter, onlyBy }) => undoDecision({ prisma, escalationId, actor, expectedApplyAfter, onlyBy }),
   };
 }
 
@@ -213,20 +214,28 @@ export async function undoDecision({
   escalationId,
   actor,
   expectedApplyAfter,
+  onlyBy,
 }: {
   prisma: PrismaClient;
   escalationId: string;
   actor: string;
   expectedApplyAfter?: Date;
+  /** Undo only a decision made by this actor. */
+  onlyBy?: string;
 }): Promise<{ ok: true; undone: { decision: string; decidedBy: string | null; at: Date } } | { ok: false; state: EscalationState } | null> {
   return prisma.$transaction(async (tx) => {
     const e = await tx.escalation.findUnique({ where: { id: escalationId } });
     if (!e) return null;
     const now = await dbNow(tx);
-    const inWindow = e.status === "decided" && e.applyAfter !== null && e.applyAfter > now && (!expectedApplyAfter || e.applyAfter.getTime() === expectedApplyAfter.getTime());
+    const inWindow =
+      e.status === "decided" &&
+      e.applyAfter !== null &&
+      e.applyAfter > now &&
+      (!expectedApplyAfter || e.applyAfter.getTime() === expectedApplyAfter.getTime()) &&
+      (onlyBy === undefined || e.decidedBy === onlyBy);
     const updated = inWindow
       ? await tx.escalation.updateMany({
-          where: { id: escalationId, status: "decided", applyAfter: { equals: e.applyAfter!, gt: now } },
+          where: { id: escalationId, status: "decided", applyAfter: { equals: e.applyAfter!, gt: now }, ...(onlyBy === undefined ? {} : { decidedBy: onlyBy }) },
           data: { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null, budgetIncrease: Prisma.DbNull, factEdits: Prisma.DbNull, deadEndReason: null },
         })
       : { count: 0 };
@@ -338,6 +347,8 @@ export async function applyDecision({
     throw new Error(`escalation ${escalationId} is ${e.status}, not decided: nothing to apply yet`);
   }
   const decision = e.decision ?? "cancel";
+  /** Why a resume could not start (the task moved on meanwhile), or null. */
+  let notApplied: string | null = null;
   let start: { runId: string; checkpointId: string | null } | null = null;
   if (decision === "resume" || decision === "approve" || decision === "reject") {
     await raiseBudgets({ prisma, taskId: e.taskId, increase: (e.budgetIncrease ?? {}) as BudgetIncrease });
@@ -365,14 +376,21 @@ export async function applyDecision({
       checkpointId = id;
     }
     const guidance = resumeGuidance({ decision, reason: e.reason, evidence: e.evidence, by: e.decidedBy ?? "a handler", note: e.guidance });
-    start = await resumeTask({
-      taskId: e.taskId,
-      checkpointId,
-      guidance,
-      cause: "resume",
-      actor: e.decidedBy ?? "handler",
-      ports: prismaResumePorts({ prisma, sendRunStarted: async () => {} }),
-    });
+    try {
+      start = await resumeTask({
+        taskId: e.taskId,
+        checkpointId,
+        guidance,
+        cause: "resume",
+        actor: e.decidedBy ?? "handler",
+        ports: prismaResumePorts({ prisma, sendRunStarted: async () => {} }),
+      });
+    } catch (error) {
+      // The task moved on without this decision (an operator resumed or cancelled it meanwhile): the
+      // decision is closed as not applicable rather than left `applying` forever.
+      if (!(error instanceof AppError) || !["CONFLICT", "NOT_FOUND"].includes(error.code)) throw error;
+      notApplied = error.message;
+    }
   } else if (decision === "dead_end") {
     await prisma.task.updateMany({ where: { id: e.taskId, status: "waiting_for_human" }, data: { status: "dead_end", deadEndReason: e.deadEndReason ?? "marked a dead end by a handler", endedAt: new Date() } });
   } else {
@@ -389,8 +407,8 @@ export async function applyDecision({
       endedAt: new Date(),
       durationMs: e.decidedAt ? e.decidedAt.getTime() - e.createdAt.getTime() : null,
       arguments: { decision, guidance: e.guidance, budgetIncrease: e.budgetIncrease, factEdits: e.factEdits },
-      output: { decidedBy: e.decidedBy, resultRunId: start?.runId ?? null },
-      summary: `${decision.replace("_", " ")} by ${e.decidedBy ?? "a handler"}${e.guidance ? `: “${e.guidance.slice(0, 100)}”` : ""}`,
+      output: { decidedBy: e.decidedBy, resultRunId: start?.runId ?? null, ...(notApplied ? { notApplied } : {}) },
+      summary: `${decision.replace("_", " ")} by ${e.decidedBy ?? "a handler"}${e.guidance ? `: “${e.guidance.slice(0, 100)}”` : ""}${notApplied ? ` — not applied: ${notApplied}` : ""}`,
     },
     update: {},
   });

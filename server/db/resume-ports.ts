@@ -17,7 +17,7 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
       }
       return prisma.checkpoint.findFirst({ where: { taskId, good: true }, orderBy: { seq: "desc" }, select: { id: true } });
     },
-    async claimTaskAndCreateRun({ taskId, runId, from, cause, checkpointId, guidance }) {
+    async claimTaskAndCreateRun({ taskId, runId, from, cause, checkpointId, guidance, actor }) {
       return prisma.$transaction(async (tx) => {
         const claimed = await tx.task.updateMany({
           where: { id: taskId, status: { in: from } },
@@ -25,6 +25,14 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
         });
         if (claimed.count === 0) return false;
         await tx.run.create({ data: { id: runId, taskId, cause, status: "running", fromCheckpointId: checkpointId, guidance } });
+        // A resume or fork started elsewhere (the checkpoints tab, the API) answers the task's open
+        // escalation: close it as resumed by the same person, so it cannot start a second run later.
+        // (An escalation being applied — the caller here — is `applying`, not touched.)
+        const now = new Date();
+        await tx.escalation.updateMany({
+          where: { taskId, status: { in: ["open", "decided"] } },
+          data: { status: "applied", decision: "resume", decidedBy: actor, decidedAt: now, applyAfter: null, appliedAt: now, guidance, resultRunId: runId, fromCheckpointForResult: checkpointId },
+        });
         return true;
       });
     },

@@ -213,7 +213,8 @@ export interface DecidePorts {
    * cleared, and the undo recorded as a human step on the escalated run's timeline (who, when, what).
    * `expectedApplyAfter`, when given, must also match (undo of that decision only).
    */
-  undoDecision(input: { escalationId: string; actor: string; expectedApplyAfter?: Date }): Promise<GuardedWrite<{ undone: { decision: string; decidedBy: string | null; at: Date } }>>;
+  /** `onlyBy`: undo only a decision made by this actor (a handler may take back their own decision, not another's). */
+  undoDecision(input: { escalationId: string; actor: string; expectedApplyAfter?: Date; onlyBy?: string }): Promise<GuardedWrite<{ undone: { decision: string; decidedBy: string | null; at: Date } }>>;
 }
 
 export interface ClaimPorts {
@@ -314,9 +315,15 @@ export async function undoEscalationDecision({
   actor: string;
   ports: Pick<DecidePorts, "undoDecision">;
 }): Promise<{ escalationId: string; undone: string; decidedBy: string | null; undoneBy: string; at: Date }> {
-  const result = await ports.undoDecision({ escalationId: input.escalationId, actor });
+  const result = await ports.undoDecision({ escalationId: input.escalationId, actor, onlyBy: actor });
   if (result === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
-  if (!result.ok) throw new AppError("CONFLICT", describeEscalationConflict(input.escalationId, result.state, "undo"));
+  if (!result.ok) {
+    const s = result.state;
+    if (s.status === "decided" && s.decidedBy !== null && s.decidedBy !== actor) {
+      throw new AppError("CONFLICT", `escalation ${input.escalationId}: only ${s.decidedBy}, who decided (${describeDecision(s)}), can undo it`);
+    }
+    throw new AppError("CONFLICT", describeEscalationConflict(input.escalationId, s, "undo"));
+  }
   return { escalationId: input.escalationId, undone: result.undone.decision, decidedBy: result.undone.decidedBy, undoneBy: actor, at: result.undone.at };
 }
 

@@ -49,12 +49,14 @@ describe("escalation undo window", () => {
     expect(await readDecision({ prisma: stack.db, escalationId: esc.id })).toMatchObject({ status: "decided", due: false });
 
     // 2. Undo inside the window: open again, decision fields cleared, the undo on the timeline.
-    const undone = await undo(esc.id, "handler-b");
-    expect(undone).toMatchObject({ undone: "resume", decidedBy: "handler-a", undoneBy: "handler-b" });
+    const notYours = await undo(esc.id, "handler-b").catch((e: unknown) => e);
+    expect((notYours as Error).message).toMatch(/only handler-a, who decided/);
+    const undone = await undo(esc.id, "handler-a");
+    expect(undone).toMatchObject({ undone: "resume", decidedBy: "handler-a", undoneBy: "handler-a" });
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null });
     const undoStep = await stack.db.step.findFirstOrThrow({ where: { runId, kind: "human", stepId: { startsWith: "undo-" } } });
-    expect(undoStep.summary).toContain("undo by handler-b");
-    expect(undoStep.output).toMatchObject({ undoneBy: "handler-b" });
+    expect(undoStep.summary).toContain("undo by handler-a");
+    expect(undoStep.output).toMatchObject({ undoneBy: "handler-a" });
 
     // A second undo has nothing to undo.
     const again = await undo(esc.id).catch((e: unknown) => e);

@@ -46,10 +46,15 @@ function fakeStore() {
       if (r.status === "decided" && (r.applyAfter === null || r.applyAfter.getTime() <= now)) Object.assign(r, { status: "applied", appliedAt: new Date(now) });
       events.push(`applyNow ${id}`);
     },
-    async undoDecision({ escalationId, actor, expectedApplyAfter }) {
+    async undoDecision({ escalationId, actor, expectedApplyAfter, onlyBy }) {
       const r = rows.get(escalationId);
       if (!r) return null;
-      const inWindow = r.status === "decided" && r.applyAfter !== null && r.applyAfter.getTime() > now && (!expectedApplyAfter || expectedApplyAfter.getTime() === r.applyAfter.getTime());
+      const inWindow =
+        r.status === "decided" &&
+        r.applyAfter !== null &&
+        r.applyAfter.getTime() > now &&
+        (!expectedApplyAfter || expectedApplyAfter.getTime() === r.applyAfter.getTime()) &&
+        (onlyBy === undefined || r.decidedBy === onlyBy);
       if (!inWindow) return { ok: false, state: state(escalationId)! };
       const undone = { decision: r.decision!, decidedBy: r.decidedBy, at: new Date(now) };
       Object.assign(r, { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null });
@@ -115,8 +120,12 @@ describe("decide with an undo window", () => {
     const s = fakeStore();
     await decideEscalation({ input: parse({ undoSeconds: 10, guidance: "g" }), actor: "ann", ports: s.decide });
     s.tick(9_999);
-    const undone = await undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.decide });
-    expect(undone).toMatchObject({ undone: "resume", decidedBy: "ann", undoneBy: "bob" });
+    // Another handler cannot take back ann's decision (a race loser must not undo the winner).
+    const byBob = await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.decide }));
+    expect(byBob.message).toBe("escalation esc_1: only ann, who decided (resume by ann), can undo it");
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "decided", decision: "resume" });
+    const undone = await undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide });
+    expect(undone).toMatchObject({ undone: "resume", decidedBy: "ann", undoneBy: "ann" });
     expect(s.rows.get("esc_1")).toMatchObject({ status: "open", decision: null, applyAfter: null, guidance: null });
     await decideEscalation({ input: parse({ decision: "cancel" }), actor: "bob", ports: s.decide });
     expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decision: "cancel" });
