@@ -20,7 +20,18 @@ import type { AppRouter } from "../server/api/root.ts";
 import { TASK_STATUSES } from "../server/db/task-queries.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
 import { launchTaskInputSchema } from "../server/domain/launch-task.ts";
-import { formatIssues, helpHint, issuesFromMessage, parseCommandLine, relabelFieldMessage, UsageError, type CommandSpec, type FieldLabel, type FlagValues } from "./lib/cli-args.ts";
+import {
+  formatIssues,
+  helpHint,
+  issuesFromMessage,
+  parseCommandLine,
+  relabelFieldMessage,
+  UsageError,
+  type CommandSpec,
+  type FieldLabel,
+  type FlagValues,
+  type InputIssue,
+} from "./lib/cli-args.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
@@ -47,10 +58,11 @@ const COMMANDS: readonly CommandSpec[] = [
       "token-budget": { type: "string", value: "<n>", description: "prompt + completion tokens allowed (default: the profile's)", int: { min: 1, max: 1_000_000_000 } },
       "cost-budget": { type: "string", value: "<usd>", description: "dollar ceiling, e.g. 0.50 (default: the profile's; model spend incl. retries)" },
       "require-approval": { type: "boolean", description: "risky actions (send_email) wait for a human's Approve / Reject" },
+      "post-url": { type: "string", value: "<url>", description: "with --demo: also POST the summary as JSON here (its origin must be in LONGHAUL_HTTP_ALLOW)" },
       workspace: { type: "string", value: "<dir>", description: "folder on the server the file tools read (default LONGHAUL_WORKSPACE)" },
       wait: { type: "boolean", description: "wait until the task ends or waits for a human, printing progress to stderr" },
     },
-    notes: ["Give exactly one of --demo, --scenario or --goal (--goal may also replace a scenario's goal)."],
+    notes: ["Give --demo, --scenario or --goal (with --scenario, --goal replaces the scenario's short goal)."],
     examples: [
       `${PROGRAM} launch --demo license-audit --limit 20 --wait`,
       `${PROGRAM} launch --goal "Summarise the README" --profile scripted`,
@@ -103,11 +115,30 @@ async function summary(taskId: string) {
   };
 }
 
+/** How long `--wait` keeps trying while the web app cannot be reached (a restart by the supervisor takes seconds). */
+const WAIT_UNREACHABLE_MS = 120_000;
+
 async function waitFor(taskId: string) {
   let last = "";
+  let unreachableSince: number | null = null;
   for (;;) {
-    const s = await summary(taskId);
-    const line = `${s.status} · ${s.steps} steps · ${s.facts} facts`;
+    let s: Awaited<ReturnType<typeof summary>>;
+    try {
+      s = await summary(taskId);
+      unreachableSince = null;
+    } catch (error) {
+      // The task goes on without us: a restarting web app is no reason to report failure (a script
+      // would relaunch and pay twice). Give up only after WAIT_UNREACHABLE_MS without an answer.
+      if (!unreachable(error)) throw error;
+      unreachableSince ??= Date.now();
+      if (Date.now() - unreachableSince > WAIT_UNREACHABLE_MS) throw error;
+      if (last !== "unreachable") process.stderr.write(`  (cannot reach Longhaul at ${baseUrl}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
+      last = "unreachable";
+      await new Promise((r) => setTimeout(r, 1_000));
+      continue;
+    }
+    const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+    const line = `${s.status} · ${plural(s.steps, "step")} · ${plural(s.facts, "fact")}`;
     if (line !== last) process.stderr.write(`  ${line}\n`);
     last = line;
     if (WAIT_DONE.has(s.status)) return s;
@@ -125,6 +156,7 @@ function launchInput(values: FlagValues) {
   if (values.demo !== undefined && values.goal !== undefined) problems.push("--goal: cannot be combined with --demo (the demo has its own goal)");
   if (values.scenario !== undefined && values.profile !== undefined) problems.push("--profile: cannot be combined with --scenario (the scenario picks its profile)");
   if (values.limit !== undefined && values.demo === undefined) problems.push("--limit: only applies with --demo license-audit");
+  if (values["post-url"] !== undefined && values.demo === undefined) problems.push("--post-url: only applies with --demo license-audit");
   if (!sources.length && values.goal === undefined) problems.push('launch needs one of --demo license-audit, --scenario <name> or --goal "…"');
   if (problems.length) throw new UsageError(problems, "launch");
 
@@ -132,7 +164,7 @@ function launchInput(values: FlagValues) {
   const profile = scenario ? SCENARIOS[scenario as keyof typeof SCENARIOS] : (str("profile") ?? "scripted");
   const goal = str("goal") ?? (scenario ? SCENARIO_GOAL : undefined);
   const input = {
-    ...(values.demo !== undefined ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50 } } : { goal }),
+    ...(values.demo !== undefined ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50, ...(str("post-url") ? { postUrl: str("post-url") } : {}) } } : { goal }),
     profile,
     stepBudget: num("step-budget"),
     tokenBudget: num("token-budget"),
@@ -157,6 +189,7 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
   const flags: Record<string, string> = {
     goal: "goal",
     "demo.limit": "limit",
+    "demo.postUrl": "post-url",
     profile: "profile",
     stepBudget: "step-budget",
     tokenBudget: "token-budget",
@@ -228,7 +261,7 @@ async function main(): Promise<void> {
     // "<field>: …"): the same one-line-per-problem form, exit 2.
     if (error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "BAD_REQUEST") {
       const labelOf = labeller(parsed.values, parsed.positionals);
-      const issues = issuesFromMessage(error.message);
+      const issues = (error.data as { issues?: InputIssue[] | null } | undefined)?.issues ?? issuesFromMessage(error.message);
       usageExit(issues ? formatIssues(issues, labelOf) : [relabelFieldMessage(error.message, labelOf) ?? error.message], parsed.command);
     }
     const message = unreachable(error)

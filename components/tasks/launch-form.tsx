@@ -46,7 +46,7 @@ export function LaunchForm() {
   const tokenNumber = tokenBudget.trim() === "" ? undefined : Number(tokenBudget);
   const tokenError = tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > 1_000_000_000) ? "Token budget: a whole number from 1 to 1000000000" : null;
   const costNumber = costBudget.trim() === "" ? undefined : Number(costBudget.trim().replace(/^\$/, ""));
-  const costError = costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber <= 0 || costNumber > 999_999) ? "Dollar budget: more than 0 and at most 999999 (USD)" : null;
+  const costError = costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber < 0.000001 || costNumber > 999_999) ? "Dollar budget: from 0.000001 to 999999 (USD)" : null;
   const selected = profiles.data?.find((p) => p.name === profile);
   const demoBudget = demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
   const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;

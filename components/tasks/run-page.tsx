@@ -178,8 +178,9 @@ export function RunPage({ taskId }: { taskId: string }) {
               disabled={escalateNow.isPending || escalateNow.isSuccess}
               title="Checkpoint and put a decision in front of a human after the turn in flight"
               onClick={() => {
-                const note = window.prompt("Why escalate? (optional note for the handler)") ?? "";
-                escalateNow.mutate({ taskId, note: note || undefined });
+                const note = window.prompt("Why escalate? (optional note for the handler)");
+                if (note === null) return; // Cancel in the prompt: no escalation
+                escalateNow.mutate({ taskId, note: note.trim() || undefined });
               }}
             >
               {escalateNow.isSuccess ? "Escalation requested" : "Escalate"}

@@ -29,6 +29,29 @@ export function actorFrom(headers: Headers): string {
   return name || "operator";
 }
 
+/**
+ * zod issues as one line each, "<field>: <problem>" (our schemas' messages already start with the
+ * field; zod's own defaults get it prefixed), joined with "; ".
+ */
+export function readableIssues(error: ZodError): string {
+  return error.issues
+    .map((i) => {
+      const field = i.path.map(String).join(".");
+      return !field || i.message.startsWith(`${field}:`) ? i.message : `${field}: ${i.message}`;
+    })
+    .join("; ");
+}
+
+/** The limit fields of a too_big / too_small issue (for clients restating "at most N"). */
+function pickLimits(issue: ZodError["issues"][number]): { origin?: string; minimum?: number; maximum?: number } {
+  const i = issue as { origin?: unknown; minimum?: unknown; maximum?: unknown };
+  return {
+    ...(typeof i.origin === "string" ? { origin: i.origin } : {}),
+    ...(typeof i.minimum === "number" || typeof i.minimum === "bigint" ? { minimum: Number(i.minimum) } : {}),
+    ...(typeof i.maximum === "number" || typeof i.maximum === "bigint" ? { maximum: Number(i.maximum) } : {}),
+  };
+}
+
 /** Per-request context: the database and the actor (see {@link actorFrom}). */
 export function createTRPCContext(opts: { headers: Headers }) {
   return { prisma: prisma(), actor: actorFrom(opts.headers) };
@@ -38,11 +61,16 @@ export type TRPCContext = ReturnType<typeof createTRPCContext>;
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
+    const zod = error.cause instanceof ZodError ? error.cause : null;
     return {
       ...shape,
+      // A person reads `message` (the form, the inbox): one line per problem naming the field, not
+      // zod's JSON; programs read the issues themselves in `data.issues`.
+      message: zod ? readableIssues(zod) : shape.message,
       data: {
         ...shape.data,
-        zodError: error.cause instanceof ZodError ? error.cause.flatten() : null,
+        zodError: zod ? zod.flatten() : null,
+        issues: zod ? zod.issues.map((i) => ({ path: i.path.map(String), message: i.message, code: i.code, ...pickLimits(i) })) : null,
         appCode: error.cause instanceof AppError ? error.cause.code : null,
       },
     };

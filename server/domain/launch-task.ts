@@ -20,7 +20,7 @@ export const launchTaskInputSchema = z
     /** Dollar ceiling (USD, model spend incl. retries and checkpoints). Omitted: the profile's. */
     costBudgetUsd: z
       .number("costBudgetUsd: a number of US dollars")
-      .positive("costBudgetUsd: must be more than 0")
+      .min(0.000001, "costBudgetUsd: at least 0.000001 (a millionth of a dollar, the stored precision)")
       .max(999_999, "costBudgetUsd: at most 999999")
       .optional(),
     workspace: z.string().min(1).max(4_096).optional(),

@@ -129,9 +129,9 @@ test("a dollar ceiling: the card names it and focuses Extra dollars; the handler
   await page.getByLabel("Package limit").fill("5");
   const dollarBudget = page.getByLabel("Dollar budget (USD)");
   await dollarBudget.fill("0");
-  await expect(page.getByText("Dollar budget: more than 0 and at most 999999 (USD)")).toBeVisible();
+  await expect(page.getByText("Dollar budget: from 0.000001 to 999999 (USD)")).toBeVisible();
   await dollarBudget.fill("0.002");
-  await expect(page.getByText("Dollar budget: more than 0")).toHaveCount(0);
+  await expect(page.getByText("Dollar budget: from 0.000001")).toHaveCount(0);
   await page.getByRole("button", { name: "Launch" }).click();
   await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
   const taskUrl = page.url();
