@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 // Boundaries (domain/executor imports) are checked by tests/unit/boundaries.test.ts.
 export default tseslint.config(
   {
-    ignores: ["node_modules/", ".next/", ".data/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "*.config.js", "*.config.mjs"],
+    ignores: ["node_modules/", ".next/", ".data/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "*.config.js", "*.config.mjs", "scripts/lib/*.cjs"],
   },
   ...tseslint.configs.recommendedTypeChecked,
   {

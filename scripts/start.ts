@@ -71,6 +71,7 @@ async function main(): Promise<void> {
   let stopPostgres = async () => {};
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
+    await stopOrphanedPostgres(dataDir);
     await assertPortFree(env.EMBEDDED_PG_PORT, "EMBEDDED_PG_PORT");
     const pg = await startEmbeddedPostgres({ dir: join(dataDir, "postgres"), port: env.EMBEDDED_PG_PORT });
     databaseUrl = pg.url;
@@ -131,6 +132,9 @@ async function main(): Promise<void> {
     LONGHAUL_WORKSPACE: env.LONGHAUL_WORKSPACE ?? root,
     NEXT_TELEMETRY_DISABLED: "1",
     CHECKPOINT_DISABLE: "1",
+    // Children stop themselves if this supervisor dies without stopping them (scripts/lib/orphan-guard.cjs).
+    LONGHAUL_SUPERVISOR_PID: String(process.pid),
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${join(root, "scripts/lib/orphan-guard.cjs")}`].filter(Boolean).join(" "),
   };
   const tsx = (file: string) => ({ command: process.execPath, args: ["--import", "tsx", join(root, file)] });
 
@@ -157,6 +161,36 @@ async function main(): Promise<void> {
   log(`Longhaul is up: ${appUrl}/tasks`);
   log(`  executor ${executorUrl}   model ${useScriptedModel ? `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)` : (env.OPENAI_BASE_URL ?? "OpenAI")}`);
   log("  Ctrl-C stops everything.");
+}
+
+/** True when process `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A previous `npm start` killed with -9 cannot stop its embedded PostgreSQL (its node children stop
+ * themselves, orphan-guard.cjs). When `<DATA_DIR>/supervisor.pid` names a dead supervisor and
+ * PostgreSQL's `postmaster.pid` a live server, that server is its orphan: stop it (fast shutdown,
+ * SIGINT) and wait up to 20 s. Then record this supervisor's pid. A live supervisor is another
+ * Longhaul on the same DATA_DIR and is left alone (the start then reports the conflict).
+ */
+async function stopOrphanedPostgres(dataDir: string): Promise<void> {
+  const supervisorFile = join(dataDir, "supervisor.pid");
+  const previous = existsSync(supervisorFile) ? Number(readFileSync(supervisorFile, "utf8").trim()) : NaN;
+  const pgPidFile = join(dataDir, "postgres", "postmaster.pid");
+  const pgPid = existsSync(pgPidFile) ? Number(readFileSync(pgPidFile, "utf8").split("\n")[0]) : NaN;
+  if (Number.isInteger(previous) && previous > 0 && previous !== process.pid && !alive(previous) && Number.isInteger(pgPid) && pgPid > 0 && alive(pgPid)) {
+    log(`stopping PostgreSQL (pid ${pgPid}) left running by a previous start (pid ${previous}) that was killed…`);
+    process.kill(pgPid, "SIGINT");
+    for (let waited = 0; alive(pgPid) && waited < 20_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!Number.isInteger(previous) || previous <= 0 || !alive(previous) || previous === process.pid) writeFileSync(supervisorFile, String(process.pid));
 }
 
 /**
