@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -9,12 +9,21 @@ import type { AppRouter } from "@/server/api/root.ts";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
+/** An answer that will not change by asking again (no such task, bad input) is shown at once. */
+const FINAL_CODES = new Set(["NOT_FOUND", "BAD_REQUEST", "CONFLICT", "FORBIDDEN", "UNAUTHORIZED"]);
+
+/** Retry a failed query once — unless the API gave a final answer. */
+function retryOnce(failures: number, error: unknown): boolean {
+  const code = error instanceof TRPCClientError ? (error.data as { code?: string } | undefined)?.code : undefined;
+  return failures < 1 && !(code && FINAL_CODES.has(code));
+}
+
 /** TanStack Query + tRPC for the dashboard. Live updates invalidate these queries (SSE). */
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>
       new QueryClient({
-        defaultOptions: { queries: { staleTime: 2_000, refetchOnWindowFocus: true, retry: 1 } },
+        defaultOptions: { queries: { staleTime: 2_000, refetchOnWindowFocus: true, retry: retryOnce } },
       }),
   );
   const [trpcClient] = useState(() =>

@@ -47,7 +47,8 @@ export async function listTasks({
   const totals = ids.length
     ? await prisma.$queryRaw<{ taskId: string; steps: bigint; tokens: bigint; last: Date | null }[]>`
         SELECT r."taskId" AS "taskId", count(s.id) FILTER (WHERE s.kind IN ('model', 'tool')) AS steps,
-               coalesce(sum(s."promptTokens" + s."completionTokens"), 0) AS tokens,
+               -- the same count as the task page and the token ceiling: model and tool steps (checkpoint summaries are in the dollars)
+               coalesce(sum(s."promptTokens" + s."completionTokens") FILTER (WHERE s.kind IN ('model', 'tool')), 0) AS tokens,
                max(coalesce(s."endedAt", s."startedAt")) AS last
         FROM run r LEFT JOIN step s ON s."runId" = r.id
         WHERE r."taskId" = ANY(${ids}) GROUP BY r."taskId"`
