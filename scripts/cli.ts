@@ -20,6 +20,7 @@ import type { AppRouter } from "../server/api/root.ts";
 import { TASK_STATUSES } from "../server/db/task-queries.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
 import { launchTaskInputSchema } from "../server/domain/launch-task.ts";
+import { decideEscalationInputSchema } from "../server/domain/decide-escalation.ts";
 import {
   formatIssues,
   helpHint,
@@ -89,6 +90,28 @@ const COMMANDS: readonly CommandSpec[] = [
       limit: { type: "string", value: "<n>", description: "at most this many tasks, default 200", int: LIST_LIMIT },
     },
     examples: [`${PROGRAM} list`, `${PROGRAM} list --status waiting_for_human`],
+  },
+  {
+    name: "escalations",
+    summary: "List escalations: open ones first (overdue marked), then decided ones.",
+    flags: { status: { type: "string", value: "<open|closed>", description: "only open or only decided ones", choices: ["open", "closed"] } },
+    examples: [`${PROGRAM} escalations --status open`],
+  },
+  {
+    name: "decide",
+    summary: "Decide an escalation: resume | approve | reject | dead_end | cancel (applied at once, once).",
+    positionals: [
+      { name: "escalationId", description: "the escalation's id, as printed by escalations or status" },
+      { name: "decision", description: "resume, approve, reject, dead_end or cancel" },
+    ],
+    flags: {
+      guidance: { type: "string", value: "<text>", description: "for the resumed run (resume, approve, reject)" },
+      "extra-steps": { type: "string", value: "<n>", description: "raise the step budget on resume", int: { min: 1, max: 100_000 } },
+      "extra-tokens": { type: "string", value: "<n>", description: "raise the token budget on resume", int: { min: 1, max: 1_000_000_000 } },
+      "extra-usd": { type: "string", value: "<usd>", description: "raise the dollar budget on resume, e.g. 0.50" },
+      reason: { type: "string", value: "<text>", description: "why it is a dead end (required with dead_end)" },
+    },
+    examples: [`${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`, `${PROGRAM} decide esc_01jx… dead_end --reason "the data is not there"`],
   },
 ];
 
@@ -181,6 +204,28 @@ function launchInput(values: FlagValues) {
   return input;
 }
 
+/** The decide input from the arguments, checked against the API's schema. @throws UsageError naming each bad flag. */
+function decideInput(values: FlagValues, positionals: readonly string[]) {
+  const str = (name: string) => (typeof values[name] === "string" ? values[name] : undefined);
+  const num = (name: string) => (typeof values[name] === "number" ? values[name] : undefined);
+  const usd = str("extra-usd");
+  const budgetIncrease = {
+    ...(num("extra-steps") !== undefined ? { steps: num("extra-steps") } : {}),
+    ...(num("extra-tokens") !== undefined ? { tokens: num("extra-tokens") } : {}),
+    ...(usd !== undefined ? { usd: /^\s*\d+(\.\d+)?\s*$/.test(usd) ? Number(usd) : Number.NaN } : {}),
+  };
+  const input = {
+    escalationId: positionals[0],
+    decision: positionals[1],
+    ...(str("guidance") !== undefined ? { guidance: str("guidance") } : {}),
+    ...(str("reason") !== undefined ? { deadEndReason: str("reason") } : {}),
+    ...(Object.keys(budgetIncrease).length ? { budgetIncrease } : {}),
+  };
+  const parsed = decideEscalationInputSchema.safeParse(input);
+  if (!parsed.success) throw new UsageError(formatIssues(parsed.error.issues, labeller(values, positionals)), "decide");
+  return parsed.data;
+}
+
 /**
  * How an API input field is named on the command line (`demo.limit` → `--limit`, `taskId` →
  * `<taskId>`), with the raw value given for it; null for fields the CLI does not set.
@@ -197,9 +242,15 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
     workspace: "workspace",
     status: "status",
     limit: "limit",
+    guidance: "guidance",
+    deadEndReason: "reason",
+    "budgetIncrease.steps": "extra-steps",
+    "budgetIncrease.tokens": "extra-tokens",
+    "budgetIncrease.usd": "extra-usd",
   };
   return (path) => {
-    if (path === "taskId") return { label: "<taskId>", given: positionals[0] };
+    if (path === "taskId" || path === "escalationId") return { label: `<${path}>`, given: positionals[0] };
+    if (path === "decision") return { label: "<decision>", given: positionals[1] };
     const flag = flags[path];
     return flag ? { label: `--${flag}`, given: values[flag] } : null;
   };
@@ -222,6 +273,13 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       for (const r of rows) process.stderr.write(`${r.id}  ${r.status.padEnd(18)} ${r.stepsUsed}/${r.stepBudget}  ${r.goal.slice(0, 70)}\n`);
       return { tasks: rows.map((r) => ({ id: r.id, status: r.status, steps: r.stepsUsed })) };
     }
+    case "escalations": {
+      const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "closed" } : {});
+      for (const e of rows) process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${e.reason.padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
+      return { escalations: rows.map((e) => ({ id: e.id, taskId: e.taskId, reason: e.reason, status: e.status, overdue: e.overdue })) };
+    }
+    case "decide":
+      return api.escalation.decide.mutate(decideInput(values, positionals));
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }
