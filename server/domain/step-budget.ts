@@ -38,8 +38,10 @@ export function reachedCeiling({
   return null;
 }
 
-/** "steps budget is reached: 24 of 24" / "dollar budget is reached: $0.0123 of $0.0100" — for messages. */
+/** "steps budget is reached: 24 of 24" / "dollar budget is reached: $0.0123 of $0.0100" (6 decimals under a cent) — for messages. */
 export function describeCeiling(c: Ceiling): string {
-  if (c.kind === "cost") return `dollar budget is reached: $${c.used.toFixed(4)} of $${c.limit.toFixed(4)}`;
+  // Four decimals, or six for ceilings under a cent (so $0.000004 does not read "$0.0000").
+  const usd = (x: number) => `$${x.toFixed(c.limit < 0.01 ? 6 : 4)}`;
+  if (c.kind === "cost") return `dollar budget is reached: ${usd(c.used)} of ${usd(c.limit)}`;
   return `${c.kind} budget is reached: ${c.used} of ${c.limit}`;
 }

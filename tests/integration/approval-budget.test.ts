@@ -31,7 +31,7 @@ async function untilApprovalAsked() {
     to: "compliance@example.com",
   });
   expect(escalation.fingerprint).toBe(evidence.fingerprint);
-  expect(escalation.message).toMatch(/^Approval needed: send_email \{/);
+  expect(escalation.message).toMatch(/^Approval needed: send_email\(to: "compliance@example\.com", subject: "License audit: 5 packages", body: <\d+ chars>\)$/);
   // The run checkpointed right before the call and escalated from that checkpoint; nothing was sent.
   const checkpoint = await stack.db.checkpoint.findUniqueOrThrow({ where: { id: escalation.checkpointId! } });
   expect(checkpoint).toMatchObject({ reason: "before_risky", runId });
@@ -98,7 +98,7 @@ describe("dollar ceiling", () => {
     const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
     const ceiling = (escalation.evidence as { ceiling?: { kind: string; used: number; limit: number } }).ceiling;
     expect({ reason: escalation.reason, kind: ceiling?.kind, limit: ceiling?.limit }).toEqual({ reason: "budget", kind: "cost", limit: costBudgetUsd });
-    expect(escalation.message).toMatch(/dollar budget is reached: \$0\.\d{4} of \$0\.0020/);
+    expect(escalation.message).toMatch(/dollar budget is reached: \$0\.\d{6} of \$0\.002000/);
     const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
     expect({ status: run.status, endReason: run.endReason }).toEqual({ status: "escalated", endReason: "budget_exhausted" });
 

@@ -2,12 +2,33 @@ import { prisma } from "@/server/db/prisma.ts";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/health → {ok, database} — used by the start script and tests to know the web app is up. */
+/**
+ * The executor's state as the web app sees it: GET `<INNGEST_BASE_URL>/health` within 1 s — a 2xx
+ * is "up", no answer is "down", any other answer "unknown" (e.g. an Inngest server without that route).
+ */
+async function executorState(): Promise<"up" | "down" | "unknown"> {
+  const base = process.env.INNGEST_BASE_URL;
+  if (!base) return "unknown";
+  try {
+    const res = await fetch(`${base.replace(/\/+$/, "")}/health`, { signal: AbortSignal.timeout(1_000) });
+    return res.ok ? "up" : "unknown";
+  } catch {
+    return "down";
+  }
+}
+
+/**
+ * GET /api/health → `{ok, database, executor}`: 200 when the database answers and the executor is
+ * not known to be down (runs cannot advance without it), else 503 — used by the start script and
+ * the end-to-end tests to know the system is up, and by operators to see what is down.
+ */
 export async function GET(): Promise<Response> {
+  const executor = await executorState();
   try {
     await prisma().$queryRaw`SELECT 1`;
-    return Response.json({ ok: true, database: "up" });
   } catch (error) {
-    return Response.json({ ok: false, database: "down", error: String(error) }, { status: 503 });
+    return Response.json({ ok: false, database: "down", executor, error: String(error) }, { status: 503 });
   }
+  const ok = executor !== "down";
+  return Response.json({ ok, database: "up", executor, ...(ok ? {} : { error: "the executor does not answer: runs cannot advance" }) }, { status: ok ? 200 : 503 });
 }

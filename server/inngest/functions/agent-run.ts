@@ -197,6 +197,21 @@ function toolSummary(tool: string, args: unknown, result: ToolCallResult): strin
   return `${tool}(${typeof arg === "string" ? arg.slice(0, 120) : ""})${dedup}`;
 }
 
+/**
+ * A one-line title for a proposed call, for lists and notifications: short single-line strings
+ * quoted whole, longer ones and documents described by size (the full arguments are in the
+ * escalation's evidence). `send_email(to: "a@b.c", subject: "Audit", body: <812 chars>)`.
+ */
+function briefCall(tool: string, args: unknown): string {
+  const entries = typeof args === "object" && args !== null && !Array.isArray(args) ? Object.entries(args as Record<string, unknown>) : [];
+  const brief = (v: unknown): string => {
+    if (typeof v === "string") return v.length <= 60 && !/[\n\r]/.test(v) ? JSON.stringify(v) : `<${v.length} chars>`;
+    if (typeof v === "number" || typeof v === "boolean" || v === null) return String(v);
+    return Array.isArray(v) ? `<${v.length} items>` : `<${Object.keys(v as object).length} keys>`;
+  };
+  return `${tool}(${entries.map(([k, v]) => `${k}: ${brief(v)}`).join(", ")})`;
+}
+
 /** The escalation reason for an escalating detector alert (budget ceilings are enforced apart). */
 function escalationReasonOf(alert: Alert): "loop" | "stall" | "tool_failure" {
   return alert.kind === "loop" || alert.kind === "tool_failure" ? alert.kind : "stall";
@@ -592,7 +607,7 @@ export const agentRun = inngest.createFunction(
             const fingerprint = fingerprintFor({ taskId, tool: call.name, args: valid.args });
             const verdict = await step.run(`approval-${n}-${k}`, () => findRiskyVerdict({ prisma: prisma(), taskId, fingerprint }));
             if (!verdict) {
-              return escalate(n + 1, "risky_action", `Approval needed: ${proposed}`, { stepId: toolStepId, tool: call.name, arguments: valid.args, fingerprint }, null, fingerprint);
+              return escalate(n + 1, "risky_action", `Approval needed: ${briefCall(call.name, valid.args)}`, { stepId: toolStepId, tool: call.name, arguments: valid.args, fingerprint }, null, fingerprint);
             }
             if (verdict.decision === "reject") {
               refused = { ok: false, error: { code: "rejected_by_human", message: `${call.name} was rejected by ${verdict.decidedBy ?? "a handler"} and not run${verdict.guidance ? `: ${verdict.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.` } };
