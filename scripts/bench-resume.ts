@@ -219,4 +219,6 @@ async function main(): Promise<number> {
   return pass ? 0 : 1;
 }
 
-runScript(main);
+/** Printed by `--help` (the full description is the docstring above). */
+const USAGE = "npm run bench:resume -- [--limit 50] [--runs 2000] [--seed 1]";
+runScript(main, USAGE);

@@ -179,4 +179,6 @@ async function main(): Promise<number> {
   }
 }
 
-runScript(main);
+/** Printed by `--help` (the full description is the docstring above). */
+const USAGE = "npm run bench:segments -- [--sizes 100,1000,5000] [--every 50] [--warmup 50]";
+runScript(main, USAGE);

@@ -187,4 +187,6 @@ async function main(): Promise<number> {
   }
 }
 
-runScript(main);
+/** Printed by `--help` (the full description is the docstring above). */
+const USAGE = "npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30] [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]";
+runScript(main, USAGE);

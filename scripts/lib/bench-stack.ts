@@ -96,7 +96,12 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
  * keep the process alive. On an error: the stack to stderr, `{"error": message}` as the last stdout
  * line (ARCHITECTURE.md, "Conventions for scripts and checks"), exit 1.
  */
-export function runScript(main: () => Promise<number>): void {
+export function runScript(main: () => Promise<number>, usage?: string): void {
+  if (process.argv.includes("--help") || process.argv.includes("-h")) {
+    // Nothing is started: print what the script does and how to call it.
+    process.stdout.write(`${usage ?? "See the docstring at the top of the script for its flags."}\n`);
+    process.exit(0);
+  }
   main().then(
     (code) => process.exit(code),
     (error: unknown) => {
