@@ -63,16 +63,19 @@ describe("risky actions", () => {
     expect(first.steps.filter((s) => s.tool === "send_email")).toEqual([]);
   });
 
-  it("rejected: the call is refused without running, the agent gives up on it, nothing is sent", async () => {
+  it("rejected: the call is refused without running, the agent finishes without it, nothing is sent", async () => {
     const { taskId, escalation } = await untilApprovalAsked();
     await decide(escalation.id, "reject", { guidance: "not to that address" });
     const status = await stack.waitForTaskStatus(taskId);
-    expect(status).toBe("dead_end");
+    expect(status).toBe("completed");
+    const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
+    expect(JSON.stringify(task.result)).toContain("was not sent (rejected by a handler)");
     const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
     const resumed = await loadRunEvidence(stack.db, { taskId, runId: runs[1]!.id });
     const refusals = resumed.steps.filter((s) => s.tool === "send_email");
-    expect(refusals.length).toBeGreaterThanOrEqual(1);
+    expect(refusals).toHaveLength(1);
     expect(refusals.every((s) => s.status === "failed" && JSON.stringify(s.output).includes("rejected_by_human"))).toBe(true);
+    expect(resumed.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
     expect(JSON.stringify(refusals[0]!.output)).toContain("not to that address");
     expect(await stack.db.outboxMessage.count({ where: { taskId } })).toBe(0);
     expect(await stack.db.sideEffect.count({ where: { taskId } })).toBe(0);

@@ -246,7 +246,9 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
   }
   const subject = `License audit: ${rows.length} packages`;
   const emailCall = lastSuccess(ctx.calls, "send_email");
-  const emailDone = "audit:email" in ctx.facts || emailCall !== undefined;
+  // A human rejected the email (a risky action): finish without it rather than try again.
+  const emailRejected = ctx.calls.find((c) => c.name === "send_email" && c.error?.code === "rejected_by_human");
+  const emailDone = "audit:email" in ctx.facts || emailCall !== undefined || emailRejected !== undefined;
   if (!emailDone) {
     if (!goal.to) {
       return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: "The goal asks to email the summary but names no address to send it to." } }] };
@@ -264,6 +266,10 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
   const toolCalls: AgentAction["toolCalls"] = [];
   const recordEmail = () => {
     if ("audit:email" in ctx.facts) return;
+    if (emailRejected && !emailCall) {
+      toolCalls.push({ name: "record_fact", arguments: { key: "audit:email", value: { to: goal.to, sent: false, rejected: emailRejected.error?.message ?? "rejected by a handler" } } });
+      return;
+    }
     const messageId = emailCall && typeof (emailCall.result as { messageId?: unknown }).messageId === "string" ? (emailCall.result as { messageId: string }).messageId : null;
     toolCalls.push({ name: "record_fact", arguments: { key: "audit:email", value: { to: goal.to, subject, messageId } } });
   };
@@ -278,7 +284,7 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     return { content: `Posting the summary to ${goal.postTo}.`, toolCalls };
   }
   const top = counts.slice(0, 3).map((c) => `${c.license} ${c.count}`).join(", ");
-  const result = `Audited ${rows.length} packages (${top}${counts.length > 3 ? ", …" : ""}); ${copyleft.length} copyleft${copyleft.length > 0 ? ` (${copyleft.join(", ")})` : ""}. CSV in ${ARTIFACT_NAME}; summary emailed to ${goal.to ?? "the requested address"}${goal.postTo ? ` and posted to ${goal.postTo}` : ""}.`;
+  const result = `Audited ${rows.length} packages (${top}${counts.length > 3 ? ", …" : ""}); ${copyleft.length} copyleft${copyleft.length > 0 ? ` (${copyleft.join(", ")})` : ""}. CSV in ${ARTIFACT_NAME}; ${emailRejected && !emailCall ? `the summary email to ${goal.to ?? "the requested address"} was not sent (rejected by a handler)` : `summary emailed to ${goal.to ?? "the requested address"}`}${goal.postTo ? ` and posted to ${goal.postTo}` : ""}.`;
   recordEmail();
   if (goal.postTo && !("audit:post" in ctx.facts)) {
     const answer = (postCall?.result ?? {}) as { status?: unknown; confirmedBy?: unknown };
