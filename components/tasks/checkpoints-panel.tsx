@@ -133,6 +133,10 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
                       Fork from here
                     </button>
                   </div>
+                  <p className="text-xs text-zinc-500">
+                    Resume continues a stopped task (failed, cancelled or waiting for a human) from this checkpoint; an open escalation is answered by it. Fork starts one more run of
+                    the same task from here — also after it finished — e.g. to try other guidance; earlier runs and their artifacts stay, each labelled with its run.
+                  </p>
                 </div>
               </div>
             )}
