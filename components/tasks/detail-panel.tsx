@@ -124,7 +124,11 @@ function Artifacts({ task }: { task: TaskDetail }) {
       {task.artifacts.map((a) => (
         <li key={a.id} className="flex items-center justify-between rounded-md border border-zinc-200 px-3 py-2 text-sm">
           <span>
-            <span className="font-medium">{a.name}</span> <span className="text-xs text-zinc-500">{a.mime} · {a.bytes.toLocaleString("en-US")} bytes · {a.stepId}</span>
+            <span className="font-medium">{a.name}</span>{" "}
+            <span className="text-xs text-zinc-500">
+              {a.mime} · {a.bytes.toLocaleString("en-US")} bytes · {task.runs.length > 1 ? `run ${task.runs.findIndex((r) => r.id === a.runId) + 1} (${task.runs.find((r) => r.id === a.runId)?.cause ?? "?"}) · ` : ""}
+              {a.stepId}
+            </span>
           </span>
           <span className="flex gap-3">
             <a className="text-zinc-700 underline" href={`/api/artifacts/${a.id}?inline=1`} target="_blank" rel="noreferrer">
