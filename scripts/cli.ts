@@ -124,6 +124,7 @@ async function summary(taskId: string) {
     id: t.id,
     status: t.status,
     steps: t.usage.steps,
+    budgets: { steps: t.stepBudget, tokens: t.tokenBudget, usd: t.costBudgetUsd },
     facts: t.facts.length,
     artifacts: t.artifacts.map((a) => ({ name: a.name, mime: a.mime, bytes: a.bytes })),
     outbox: t.outbox.map((m) => ({ to: m.to, subject: m.subject, messageId: m.messageId })),

@@ -267,11 +267,15 @@ export function RunPage({ taskId }: { taskId: string }) {
           <Meter label="Steps" value={`${t.usage.steps} / ${t.stepBudget}`} fraction={t.usage.steps / t.stepBudget} />
           <Meter
             label="Tokens"
-            value={compactNumber(t.usage.promptTokens + t.usage.completionTokens)}
+            value={`${compactNumber(t.usage.promptTokens + t.usage.completionTokens)}${t.tokenBudget ? ` / ${compactNumber(t.tokenBudget)}` : ""}`}
             detail={`${compactNumber(t.usage.promptTokens)} in (${compactNumber(t.usage.cachedTokens)} cached) · ${compactNumber(t.usage.completionTokens)} out`}
             fraction={t.tokenBudget ? (t.usage.promptTokens + t.usage.completionTokens) / t.tokenBudget : undefined}
           />
-          <Meter label="Cost" value={usd(t.usage.costUsd)} detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`} />
+          <Meter
+            label="Cost"
+            value={`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}
+            fraction={t.costBudgetUsd ? t.usage.costUsd / t.costBudgetUsd : undefined}
+            detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`} />
           <Meter label="Duration" value={durationMs(elapsed)} detail={t.startedAt ? `started ${ago(t.startedAt)}` : "not started"} />
           <Meter label="Last step" value={lastActivity ? ago(lastActivity) : "—"} detail={lastStep ? lastStep.stepId : undefined} />
         </div>

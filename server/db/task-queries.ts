@@ -103,6 +103,9 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     profile: task.profile,
     stepBudget: task.stepBudget,
     tokenBudget: task.tokenBudget,
+    /** Dollar ceiling in USD (null = none). */
+    costBudgetUsd: task.costBudgetUsd === null ? null : Number(task.costBudgetUsd),
+    requireApproval: task.requireApproval,
     workspace: task.workspace,
     input: task.input,
     result: task.result,
