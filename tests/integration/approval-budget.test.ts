@@ -35,7 +35,7 @@ async function untilApprovalAsked() {
   // The run checkpointed right before the call and escalated from that checkpoint; nothing was sent.
   const checkpoint = await stack.db.checkpoint.findUniqueOrThrow({ where: { id: escalation.checkpointId! } });
   expect(checkpoint).toMatchObject({ reason: "before_risky", runId });
-  expect(checkpoint.openQuestion).toMatch(/^About to run the risky action send_email /);
+  expect(checkpoint.openQuestion).toMatch(/^About to run the risky action send_email\(to: "/);
   expect(await stack.db.outboxMessage.count({ where: { taskId } })).toBe(0);
   const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
   expect(run.status).toBe("escalated");

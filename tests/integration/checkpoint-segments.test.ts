@@ -57,7 +57,7 @@ describe("checkpoints and segments", () => {
     const sendAt = ev.steps.findIndex((s) => s.tool === "send_email");
     expect(beforeRisky).toHaveLength(1);
     expect(ev.steps[sendAt - 1]?.stepId, "the step before send_email").toBe(`checkpoint-${beforeRisky[0]!.nextTurn - 1}-${ev.steps[sendAt]!.stepId.split("-")[2]}`);
-    expect(beforeRisky[0]!.openQuestion).toMatch(/^About to run the risky action send_email \{/);
+    expect(beforeRisky[0]!.openQuestion).toMatch(/^About to run the risky action send_email\(to: "/);
     expect(beforeRisky[0]!.workingSet).toHaveProperty(["audit:report"]);
 
     // Every step body ran exactly once; step ids are unique in the run and across the executor's segments.

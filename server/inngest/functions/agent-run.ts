@@ -48,7 +48,7 @@ interface ModelTurn {
   checkpointRequested: boolean;
   /** An operator asked to escalate the run (with an optional note). */
   escalationRequested: { note: string | null } | null;
-  /** The task's model spend in USD after this call (all runs, retries included) — for the dollar ceiling. */
+  /** The task's model spend in USD after this call (all runs, retries included) — only when the task has a dollar ceiling. */
   spendUsd?: number;
 }
 
@@ -98,9 +98,11 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       usage: res.usage,
     });
     const run = await db.run.findUnique({ where: { id: start.runId }, select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true } });
-    const spend = await taskSpend({ prisma: db, taskId: start.taskId });
+    // The task's whole spend (retries included) is summed only where a dollar ceiling needs it: the
+    // query grows with the task, and this is the hottest path of a run.
+    const spendUsd = start.costBudgetUsd !== null ? (await taskSpend({ prisma: db, taskId: start.taskId })).usd : undefined;
     return {
-      spendUsd: spend.usd,
+      spendUsd,
       content: res.message.content,
       toolCalls: calls,
       usage: res.usage,
@@ -140,7 +142,22 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
  * human rejected this risky call) the tool is not run: the step records the refusal and the model
  * gets it as the call's error.
  */
-async function runToolStep({ start, stepId, index, call, refused }: { start: RunStart; stepId: string; index: number; call: ModelToolCall; refused?: ToolCallResult }): Promise<ToolCallResult> {
+async function runToolStep({
+  start,
+  stepId,
+  index,
+  call,
+  refused,
+  fingerprint,
+}: {
+  start: RunStart;
+  stepId: string;
+  index: number;
+  call: ModelToolCall;
+  refused?: ToolCallResult;
+  /** Ledger fingerprint of a well-formed side-effecting call, else null. */
+  fingerprint: string | null;
+}): Promise<ToolCallResult> {
   const db = prisma();
   let args: unknown = call.arguments;
   try {
@@ -154,9 +171,7 @@ async function runToolStep({ start, stepId, index, call, refused }: { start: Run
   else {
     try {
       // A human's verdict on an earlier unresolved attempt of this very effect settles the ledger first.
-      const valid = validateToolCall({ name: call.name, rawArguments: call.arguments });
-      if (valid.ok && valid.tool.sideEffect) {
-        const fingerprint = fingerprintFor({ taskId: start.taskId, tool: call.name, args: valid.args });
+      if (fingerprint) {
         await settleEffectByVerdict({ prisma: db, taskId: start.taskId, fingerprint, resultFor: ({ idempotencyKey, confirmedBy }) => ({ status: null, body: null, idempotencyKey, confirmedBy }) });
       }
       result = await executeToolCall({
@@ -596,18 +611,16 @@ export const agentRun = inngest.createFunction(
         // task requires approval — run it only after a human approved this very call (fingerprint).
         let refused: ToolCallResult | undefined;
         const valid = validateToolCall({ name: call.name, rawArguments: call.arguments });
+        const fingerprint = valid.ok && valid.tool.sideEffect ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null;
         if (valid.ok && valid.tool.risky) {
-          const pending = "(not run yet)";
-          // "send_email {to: …, subject: …, body: <812 chars>}": whole values, long ones described.
-          const proposed = describeToolStep(call.name, call.arguments, { ok: true, output: pending }).slice(0, -` → ${JSON.stringify(pending)}`.length);
+          const proposed = briefCall(call.name, valid.args);
           if (stepsSinceCheckpoint > 0) {
             await checkpoint(n + 1, "before_risky", { withModel: false, cut: false, stepId: `checkpoint-${n}-${k}`, openQuestion: `About to run the risky action ${proposed}.` });
           }
-          if (start.requireApproval) {
-            const fingerprint = fingerprintFor({ taskId, tool: call.name, args: valid.args });
+          if (start.requireApproval && fingerprint) {
             const verdict = await step.run(`approval-${n}-${k}`, () => findRiskyVerdict({ prisma: prisma(), taskId, fingerprint }));
             if (!verdict) {
-              return escalate(n + 1, "risky_action", `Approval needed: ${briefCall(call.name, valid.args)}`, { stepId: toolStepId, tool: call.name, arguments: valid.args, fingerprint }, null, fingerprint);
+              return escalate(n + 1, "risky_action", `Approval needed: ${proposed}`, { stepId: toolStepId, tool: call.name, arguments: valid.args, fingerprint }, null, fingerprint);
             }
             if (verdict.decision === "reject") {
               refused = { ok: false, error: { code: "rejected_by_human", message: `${call.name} was rejected by ${verdict.decidedBy ?? "a handler"} and not run${verdict.guidance ? `: ${verdict.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.` } };
@@ -615,7 +628,7 @@ export const agentRun = inngest.createFunction(
           }
         }
         const toolIndex = index++;
-        const result = await step.run(toolStepId, () => runToolStep({ start, stepId: toolStepId, index: toolIndex, call, refused }));
+        const result = await step.run(toolStepId, () => runToolStep({ start, stepId: toolStepId, index: toolIndex, call, refused, fingerprint }));
         stepsUsed += 1;
         stepsSinceCheckpoint += 1;
         lastStepId = toolStepId;
@@ -625,7 +638,6 @@ export const agentRun = inngest.createFunction(
         history.push({ stepId: toolStepId, kind: "tool", tool: call.name, rawArguments: call.arguments, ok: result.ok, ...(result.ok ? {} : { errorCode: result.error.code }), factsAfter: factKeys.size });
         if (!result.ok && result.error.code === "unresolved_effect") {
           const args = valid.ok ? valid.args : call.arguments;
-          const fingerprint = valid.ok ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null;
           return escalate(
             n + 1,
             "unresolved_effect",
