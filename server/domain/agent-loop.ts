@@ -570,7 +570,8 @@ function afterTool(s: LoopState, result: LoopToolResult): LoopDecision {
     }
     if (call.name === CONTROL_TOOLS.finish) {
       const stated = Array.isArray(args.gaps) ? args.gaps.filter((g): g is string => typeof g === "string" && g.trim() !== "") : [];
-      return act(s, { kind: "finish", summary: str(args.result), gaps: [...new Set([...stated, ...s.rejectedCalls])] });
+      // The agent's own account of what it did not do wins; without one, the calls a human rejected.
+      return act(s, { kind: "finish", summary: str(args.result), gaps: stated.length ? stated : [...new Set(s.rejectedCalls)] });
     }
     if (call.name === CONTROL_TOOLS.declareDeadEnd) return act(s, { kind: "dead_end", reason: str(args.reason) });
   }

@@ -173,7 +173,7 @@ describe("tool calls: ceilings mid-turn, risky calls, approval", () => {
     if (verdict?.decision === "approve") expect(d.action).not.toHaveProperty("refused");
   });
 
-  it("a rejected call is a gap of the finished run", () => {
+  it("a rejected call is a gap of the finished run when the agent names none", () => {
     const verdict = { decision: "reject" as const, decidedBy: "ann", guidance: null };
     const d0 = run(state({ requireApproval: true }), [turn([email, call("finish", { result: "done" })]), { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 }, { kind: "approval", verdict }]);
     if (d0.action.kind !== "run_tool" || !d0.action.refused) throw new Error("expected a refused call");
