@@ -115,8 +115,11 @@ export interface LoopVerdict {
   guidance: string | null;
 }
 
-/** Model-call failure kinds (llm/errors.ts `ModelCallErrorKind`, structurally). */
-export type LoopModelErrorKind = "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "auth" | "aborted" | "context_length";
+/**
+ * Model-call failure kinds (llm/errors.ts `ModelCallErrorKind`, structurally), plus `step_error`: the
+ * model step itself failed for good with anything else (the database was down through its retries).
+ */
+export type LoopModelErrorKind = "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "auth" | "aborted" | "context_length" | "step_error";
 
 /** The outcome of the last action, handed to `nextAction`. */
 export type LoopOutcome =

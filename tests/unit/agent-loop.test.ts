@@ -265,6 +265,7 @@ describe("model failures and compaction", () => {
     ["bad_request", "error", false],
     ["auth", "error", false],
     ["aborted", "error", false],
+    ["step_error", "error", false],
   ] as const)("%s fails %s (auto-resume %s)", (kind: LoopModelErrorKind, endReason, autoResume) => {
     expect(endReasonOfModelError(kind)).toBe(endReason);
     expect(nextAction(state({}, { turn: 2, stepsSinceCheckpoint: 2 }), { kind: "model_failed", errorKind: kind, message: "m" })).toEqual({

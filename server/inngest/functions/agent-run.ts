@@ -204,9 +204,17 @@ export const agentRun = inngest.createFunction(
           const { stepId } = action;
           const modelIndex = index++;
           const costBudgetUsd = start.costBudgetUsd;
-          const turn = await step.run(stepId, () =>
-            runModelStep({ ports: ports(), runId, taskId, stepId, index: modelIndex, messages, tools, profile: start.profile, costBudgetUsd, attempt, retries: AGENT_STEP_RETRIES }),
-          );
+          let turn;
+          try {
+            turn = await step.run(stepId, () =>
+              runModelStep({ ports: ports(), runId, taskId, stepId, index: modelIndex, messages, tools, profile: start.profile, costBudgetUsd, attempt, retries: AGENT_STEP_RETRIES }),
+            );
+          } catch (error) {
+            // Not a model failure (those come back as a result): the step's own infrastructure failed
+            // through its retries. The run still ends with an end reason, never left running.
+            outcome = { kind: "model_failed", errorKind: "step_error", message: error instanceof Error ? error.message : String(error) };
+            break;
+          }
           if (!turn.ok) {
             outcome = { kind: "model_failed", errorKind: turn.errorKind, message: turn.message };
             break;
