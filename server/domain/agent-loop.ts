@@ -11,13 +11,13 @@ import { briefCall } from "./step-summaries.ts";
  * The Inngest function (server/inngest/functions/agent-run.ts) is wiring only:
  *
  *     state = initialLoopState(start); outcome = { kind: "turn_start", promptTokens }
- *     loop: action = nextAction(state, outcome)   ← every decision is made here
- *           outcome = await perform(action)       ← one or more durable steps (server/agent/*)
- *           state = foldOutcome(state, outcome)   ← counters, history, detectors
+ *     loop: { state, action } = decide(state, outcome)  ← every decision is made here
+ *           outcome = await perform(action)             ← one or more durable steps (server/agent/*)
+ *           state = foldOutcome(state, outcome)         ← counters, history, detectors
  *
  * Everything here is pure and deterministic (Inngest replays the function from the top; step ids
  * derive from the turn number `n` and the call's position `k`, exactly as before the redesign):
- * `model-<n>`, `tool-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>` (after a turn, `nextTurn` n),
+ * `model-<n>`, `tool-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>` (at the boundary before turn n),
  * `checkpoint-<n>-<k>` (before a risky call), `compact-<n>`, `escalate-<n>`.
  *
  * Where to add things:
