@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS, tokenListSelect } from "../../auth/api-tokens.ts";
+import { roleListSchema } from "../../auth/users.ts";
+import { AppError } from "../../errors.ts";
+import { oidcConfig } from "../../auth/auth.ts";
+import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
+
+export const createTokenInputSchema = z.object({
+  name: z.string().trim().min(1, "name: required").max(100, "name: at most 100 characters"),
+  /** Default: all of the caller's roles. */
+  roles: roleListSchema.optional(),
+  expiresInDays: z.number().int("expiresInDays: a whole number").min(1, "expiresInDays: at least 1").max(TOKEN_MAX_DAYS, `expiresInDays: at most ${TOKEN_MAX_DAYS}`).default(30),
+});
+
+/** One's own account: who am I, and my API tokens. */
+export const accountRouter = createTRPCRouter({
+  /**
+   * What the sign-in page offers (no sign-in needed): email + password, sign-up (closed by
+   * LONGHAUL_SIGNUP=closed once a user exists), the OIDC provider's name when configured, and
+   * whether no user exists yet (the first sign-up becomes admin). Never any secret.
+   */
+  signInOptions: publicProcedure.query(async ({ ctx }) => {
+    const users = await ctx.prisma.user.count();
+    const oidc = oidcConfig();
+    return {
+      password: process.env.LONGHAUL_PASSWORD_SIGNIN !== "off",
+      signUp: process.env.LONGHAUL_PASSWORD_SIGNIN !== "off" && (users === 0 || process.env.LONGHAUL_SIGNUP !== "closed"),
+      oidc: oidc ? { providerId: oidc.providerId, name: oidc.name } : null,
+      firstUser: users === 0,
+    };
+  }),
+  /** The caller: name (the actor recorded on their actions), email, roles, and how they are signed in. */
+  me: signedInProcedure.query(({ ctx }) => {
+    const p = ctx.principal;
+    return { userId: p.userId, name: p.name, email: p.email, roles: p.roles, via: p.via };
+  }),
+  tokens: signedInProcedure.query(({ ctx }) =>
+    ctx.principal.userId ? ctx.prisma.apiToken.findMany({ where: { userId: ctx.principal.userId }, orderBy: { createdAt: "desc" }, select: tokenListSelect }) : [],
+  ),
+  /**
+   * A new API token for the caller (`Authorization: Bearer <token>`; the CLI's LONGHAUL_TOKEN),
+   * acting with `roles` (a subset of the caller's; default all of them), valid `expiresInDays`.
+   * The token is in the answer once and never again (only its hash is stored).
+   */
+  createToken: signedInProcedure.input(createTokenInputSchema).mutation(({ ctx, input }) => {
+    const p = ctx.principal;
+    if (!p.userId || p.via !== "session") throw new AppError("FORBIDDEN", "tokens are created from a signed-in session (npm run cli -- login), not with another token");
+    const roles = input.roles ?? p.roles;
+    const extra = roles.filter((r) => !p.roles.includes(r));
+    if (extra.length) throw new AppError("FORBIDDEN", `roles: you do not hold ${extra.join(", ")}, so a token of yours cannot either`);
+    return createApiToken({ prisma: ctx.prisma, userId: p.userId, name: input.name, roles, days: input.expiresInDays });
+  }),
+  revokeToken: signedInProcedure
+    .input(z.object({ tokenId: z.string().trim().min(1, "tokenId: required").max(100, "tokenId: at most 100 characters") }))
+    .mutation(({ ctx, input }) => revokeApiToken({ prisma: ctx.prisma, tokenId: input.tokenId, userId: ctx.principal.userId, asAdmin: ctx.principal.roles.includes("admin") })),
+});
