@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/components/auth/form-value.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useMe } from "@/components/auth/use-me.ts";
@@ -21,7 +22,7 @@ export function AccountPage() {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const roles = form.getAll("roles").map(String) as Role[];
-    create.mutate({ name: String(form.get("name") ?? ""), roles, expiresInDays: Number(form.get("days") ?? 30) });
+    create.mutate({ name: formText(form, "name"), roles, expiresInDays: Number(form.get("days") ?? 30) });
   };
   return (
     <div className="max-w-3xl space-y-6 p-8">

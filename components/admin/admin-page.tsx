@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/components/auth/form-value.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
@@ -25,13 +26,13 @@ export function AdminPage() {
   const submitUser = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    createUser.mutate({ email: String(form.get("email")), name: String(form.get("name")), password: String(form.get("password")), roles: form.getAll("roles").map(String) as Role[] });
+    createUser.mutate({ email: formText(form, "email"), name: formText(form, "name"), password: formText(form, "password"), roles: form.getAll("roles").map(String) as Role[] });
     event.currentTarget.reset();
   };
   const submitFilter = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const pick = (k: string) => String(form.get(k) ?? "").trim() || undefined;
+    const pick = (k: string) => formText(form, k).trim() || undefined;
     setFilter({ actor: pick("actor"), action: pick("action"), taskId: pick("taskId") });
   };
 

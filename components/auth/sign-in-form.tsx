@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "./form-value.ts";
 import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -34,7 +35,7 @@ export function SignInForm() {
     const form = new FormData(event.currentTarget);
     setBusy(true);
     setError(null);
-    const body = { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? ""), ...(effective === "sign-up" ? { name: String(form.get("name") ?? "") } : {}) };
+    const body = { email: formText(form, "email"), password: formText(form, "password"), ...(effective === "sign-up" ? { name: formText(form, "name") } : {}) };
     const res = await post(effective === "sign-up" ? "/sign-up/email" : "/sign-in/email", body).catch(() => ({ ok: false, data: { message: "the app cannot be reached" } }));
     setBusy(false);
     if (!res.ok) {

@@ -159,7 +159,7 @@ export const ownTaskProcedure = operatorProcedure.use(async ({ ctx, next, getRaw
   if (taskId) {
     const task = await ctx.prisma.task.findUnique({ where: { id: taskId }, select: { createdBy: true } });
     if (!task) throw new TRPCError({ code: "NOT_FOUND", message: `task ${taskId} not found` });
-    const principal = ctx.principal!;
+    const principal = ctx.principal;
     if (task.createdBy !== principal.name && !principal.roles.includes("admin")) {
       throw new TRPCError({ code: "FORBIDDEN", message: `task ${taskId} was launched by ${task.createdBy}: an operator acts on their own tasks (or ask an admin)` });
     }

@@ -72,6 +72,12 @@ async function trpc(kind: "query" | "mutation", path: string, input: unknown, he
   return { status: res.status, data: json.result?.data?.json as Record<string, unknown> | undefined, message: json.error?.json?.message ?? null };
 }
 
+/** Calls /api/inngest's PUT or POST handler with a plain Request (Next passes a NextRequest; serve() reads only the Request part). */
+function inngestCall(req: Request): Promise<Response> {
+  const handler = inngestRoute[req.method as "PUT" | "POST"] as unknown as (r: Request, ctx: unknown) => Promise<Response>;
+  return handler(req, undefined);
+}
+
 const launchInput = { goal: "Summarise the README in the workspace.", profile: "scripted" };
 
 /** A user with `roles` and an API token acting with them. */
@@ -226,20 +232,18 @@ describe("identity and roles over HTTP", () => {
   it("/api/inngest: an unsigned PUT does not make the app re-register, and an unsigned or forged step call runs nothing", async () => {
     const hitsBefore = stubHits.length;
     const stepsBefore = await db.step.count();
-    const put = await inngestRoute.PUT(new Request(`${APP}/api/inngest`, { method: "PUT" }) as never, undefined as never);
+    const put = await inngestCall(new Request(`${APP}/api/inngest`, { method: "PUT" }));
     expect(put.status).toBe(401);
-    const inBand = await inngestRoute.PUT(
-      new Request(`${APP}/api/inngest`, { method: "PUT", headers: { "content-type": "application/json", "x-inngest-sync-kind": "in_band" }, body: JSON.stringify({ url: "http://attacker.example/api/inngest" }) }) as never,
-      undefined as never,
+    const inBand = await inngestCall(
+      new Request(`${APP}/api/inngest`, { method: "PUT", headers: { "content-type": "application/json", "x-inngest-sync-kind": "in_band" }, body: JSON.stringify({ url: "http://attacker.example/api/inngest" }) }),
     );
     expect(inBand.status).toBe(401);
-    const forged = await inngestRoute.POST(
+    const forged = await inngestCall(
       new Request(`${APP}/api/inngest?fnId=longhaul-agent-run&stepId=step`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-inngest-signature": `t=${Math.floor(Date.now() / 1000)}&s=${"0".repeat(64)}` },
         body: JSON.stringify({ event: { name: "longhaul/run.started", data: {} }, events: [], steps: {}, ctx: { run_id: "r", attempt: 0 } }),
-      }) as never,
-      undefined as never,
+      }),
     );
     expect(forged.status).toBe(401);
     expect(stubHits.slice(hitsBefore).filter((h) => h.includes("/fn/register"))).toEqual([]);
