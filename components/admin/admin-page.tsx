@@ -18,11 +18,24 @@ export function AdminPage() {
   const [filter, setFilter] = useState<{ actor?: string; action?: string; taskId?: string }>({});
   const audit = useQuery(trpc.admin.audit.queryOptions({ ...filter, limit: 200 }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.admin.pathKey() });
-  const setRoles = useMutation(trpc.admin.setRoles.mutationOptions({ onSettled: () => void refresh() }));
+  // Role toggles show at once; the server's answer (or refusal, e.g. the last admin) settles them.
+  const [pendingRoles, setPendingRoles] = useState<Record<string, Role[]>>({});
+  const setRoles = useMutation(
+    trpc.admin.setRoles.mutationOptions({
+      onSettled: async (_data, _error, vars) => {
+        await refresh();
+        setPendingRoles((p) => Object.fromEntries(Object.entries(p).filter(([id]) => id !== vars.userId)));
+      },
+    }),
+  );
   const createUser = useMutation(trpc.admin.createUser.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.account.revokeToken.mutationOptions({ onSuccess: () => void refresh() }));
 
-  const toggle = (userId: string, roles: Role[], role: Role) => setRoles.mutate({ userId, roles: roles.includes(role) ? roles.filter((r) => r !== role) : [...roles, role] });
+  const toggle = (userId: string, roles: Role[], role: Role) => {
+    const next = roles.includes(role) ? roles.filter((r) => r !== role) : [...roles, role];
+    setPendingRoles((p) => ({ ...p, [userId]: next }));
+    setRoles.mutate({ userId, roles: next });
+  };
   const submitUser = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -45,7 +58,7 @@ export function AdminPage() {
         <table className="w-full text-left text-sm">
           <thead className="text-xs text-zinc-500"><tr><th>Name</th><th>Email</th><th>Signs in with</th>{ROLES.map((r) => <th key={r}>{r}</th>)}</tr></thead>
           <tbody>
-            {users.data?.map((u) => (
+            {users.data?.map((user) => ({ ...user, roles: pendingRoles[user.id] ?? user.roles })).map((u) => (
               <tr key={u.id} className="border-t border-zinc-200" data-user-email={u.email}>
                 <td>{u.name}</td>
                 <td>{u.email}</td>
