@@ -116,7 +116,7 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
   return t.middleware(async ({ ctx, next, path, type, getRawInput }) => {
     const principal = ctx.principal;
     if (!principal) {
-      throw new TRPCError({ code: "UNAUTHORIZED", message: ctx.authProblem ?? "sign in first (or send an API token: Authorization: Bearer lh_…)" });
+      throw new TRPCError({ code: "UNAUTHORIZED", message: ctx.authProblem ?? "sign in first (or send an API token: Authorization: Bearer lh_…; for the CLI: npm run cli -- login)" });
     }
     if (type === "mutation" && ctx.csrfProblem) throw new TRPCError({ code: "FORBIDDEN", message: ctx.csrfProblem });
     if (!options.anyRoleOrNone && !hasAnyRole(principal.roles, roles)) throw new TRPCError({ code: "FORBIDDEN", message: needsRoleMessage(roles, path) });

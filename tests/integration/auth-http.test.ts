@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
+import { startScriptedModelServer } from "../../server/llm/scripted/server.ts";
 import { TEST_EVENT_KEY, TEST_SIGNING_KEY } from "../support/executor-harness.ts";
 
 // Identity and roles at the HTTP boundary, through the real route handlers (app/api/auth,
@@ -248,5 +249,29 @@ describe("identity and roles over HTTP", () => {
     expect(forged.status).toBe(401);
     expect(stubHits.slice(hitsBefore).filter((h) => h.includes("/fn/register"))).toEqual([]);
     expect(await db.step.count()).toBe(stepsBefore);
+  });
+
+  it("the scripted model server refuses browsers (an Origin header) and rebound hostnames; nothing gets armed", async () => {
+    const model = await startScriptedModelServer({ port: 0 });
+    const origin = model.baseUrl.replace(/\/v1$/, "");
+    try {
+      const fault = JSON.stringify({ kind: "500", count: 1 });
+      const fromPage = await fetch(`${origin}/control/faults`, { method: "POST", headers: { origin: "https://evil.example", "content-type": "text/plain" }, body: fault });
+      expect(fromPage.status).toBe(403);
+      const { request } = await import("node:http");
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const req = request(`${origin}/control/faults`, { method: "POST", headers: { host: "evil.example", "content-type": "application/json" } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end(fault);
+      });
+      expect(rebound).toBe(403);
+      const armed = (await (await fetch(`${origin}/control/faults`)).json()) as { faults: unknown[] };
+      expect(armed.faults).toEqual([]);
+    } finally {
+      await model.stop();
+    }
   });
 });
