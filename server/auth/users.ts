@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
-import { auth } from "./auth.ts";
+import { tokenListSelect } from "./api-tokens.ts";
+import { auth, oidcConfig } from "./auth.ts";
 import { normaliseRoles, ROLES, type Role } from "./roles.ts";
 
 export const roleListSchema = z.array(z.enum(ROLES, { message: `roles: each one of ${ROLES.join(", ")}` })).max(ROLES.length, `roles: at most ${ROLES.length}`);
@@ -82,4 +83,32 @@ export async function listAuditEvents({ prisma, input }: { prisma: PrismaClient;
   });
   const page = events.slice(0, input.limit);
   return { events: page, nextCursor: events.length > input.limit ? (page.at(-1)?.id ?? null) : null };
+}
+
+/** One user's API tokens, newest first (never the secret or its hash); none for the local CLI token. */
+export async function listOwnTokens({ prisma, userId }: { prisma: PrismaClient; userId: string | null }) {
+  if (!userId) return [];
+  return prisma.apiToken.findMany({ where: { userId }, orderBy: { createdAt: "desc" }, select: tokenListSelect });
+}
+
+/** Every API token with its owner's name (admin page), newest first, at most 500. */
+export async function listAllTokens({ prisma }: { prisma: PrismaClient }) {
+  return prisma.apiToken.findMany({ orderBy: { createdAt: "desc" }, take: 500, select: { ...tokenListSelect, user: { select: { name: true } } } });
+}
+
+/**
+ * What the sign-in page offers: email + password (unless LONGHAUL_PASSWORD_SIGNIN=off), sign-up
+ * (closed by LONGHAUL_SIGNUP=closed once a user exists), the OIDC provider's name when configured,
+ * and whether no user exists yet (the first sign-up becomes admin). Never any secret.
+ */
+export async function signInOptions({ prisma, source = process.env }: { prisma: PrismaClient; source?: Record<string, string | undefined> }) {
+  const users = await prisma.user.count();
+  const oidc = oidcConfig(source);
+  const password = source.LONGHAUL_PASSWORD_SIGNIN !== "off";
+  return {
+    password,
+    signUp: password && (users === 0 || source.LONGHAUL_SIGNUP !== "closed"),
+    oidc: oidc ? { providerId: oidc.providerId, name: oidc.name } : null,
+    firstUser: users === 0,
+  };
 }

@@ -4,7 +4,11 @@ import { redactForAudit } from "../../server/auth/audit.ts";
 import { authBaseUrl, oidcConfig, trustedOrigins } from "../../server/auth/auth.ts";
 import { bearerToken, crossSiteProblem } from "../../server/auth/principal.ts";
 import { hasAnyRole, needsRoleMessage, normaliseRoles } from "../../server/auth/roles.ts";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pageCsp } from "../../proxy.ts";
+import { cliToken } from "../../scripts/lib/local-auth.ts";
 
 describe("roles", () => {
   it("any of the needed roles passes; none needed means any role at all; unknown strings are no role", () => {
@@ -75,5 +79,16 @@ describe("tokens, audit redaction, OIDC config, CSP", () => {
     expect(csp).toContain("script-src 'self' 'nonce-abc123' 'strict-dynamic'");
     expect(csp).not.toContain("unsafe-eval");
     expect(csp).toContain("object-src 'none'");
+  });
+});
+
+describe("the CLI's token", () => {
+  it("LONGHAUL_TOKEN first; else DATA_DIR/cli-token, but only for an app on this machine", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lh-cli-token-"));
+    writeFileSync(join(dir, "cli-token"), "lh_local\n");
+    expect(cliToken("http://127.0.0.1:3000", { DATA_DIR: dir })).toBe("lh_local");
+    expect(cliToken("http://localhost:3000", { DATA_DIR: dir, LONGHAUL_TOKEN: " lh_given " })).toBe("lh_given");
+    expect(cliToken("https://longhaul.example.com", { DATA_DIR: dir })).toBeUndefined();
+    expect(cliToken("http://127.0.0.1:3000", { DATA_DIR: join(dir, "missing") })).toBeUndefined();
   });
 });

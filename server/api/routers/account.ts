@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS, tokenListSelect } from "../../auth/api-tokens.ts";
-import { roleListSchema } from "../../auth/users.ts";
+import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS } from "../../auth/api-tokens.ts";
+import { listOwnTokens, roleListSchema, signInOptions } from "../../auth/users.ts";
 import { AppError } from "../../errors.ts";
-import { oidcConfig } from "../../auth/auth.ts";
 import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
 
 export const createTokenInputSchema = z.object({
@@ -14,29 +13,14 @@ export const createTokenInputSchema = z.object({
 
 /** One's own account: who am I, and my API tokens. */
 export const accountRouter = createTRPCRouter({
-  /**
-   * What the sign-in page offers (no sign-in needed): email + password, sign-up (closed by
-   * LONGHAUL_SIGNUP=closed once a user exists), the OIDC provider's name when configured, and
-   * whether no user exists yet (the first sign-up becomes admin). Never any secret.
-   */
-  signInOptions: publicProcedure.query(async ({ ctx }) => {
-    const users = await ctx.prisma.user.count();
-    const oidc = oidcConfig();
-    return {
-      password: process.env.LONGHAUL_PASSWORD_SIGNIN !== "off",
-      signUp: process.env.LONGHAUL_PASSWORD_SIGNIN !== "off" && (users === 0 || process.env.LONGHAUL_SIGNUP !== "closed"),
-      oidc: oidc ? { providerId: oidc.providerId, name: oidc.name } : null,
-      firstUser: users === 0,
-    };
-  }),
+  /** What the sign-in page offers (no sign-in needed): see {@link signInOptions}. */
+  signInOptions: publicProcedure.query(({ ctx }) => signInOptions({ prisma: ctx.prisma })),
   /** The caller: name (the actor recorded on their actions), email, roles, and how they are signed in. */
   me: signedInProcedure.query(({ ctx }) => {
     const p = ctx.principal;
     return { userId: p.userId, name: p.name, email: p.email, roles: p.roles, via: p.via };
   }),
-  tokens: signedInProcedure.query(({ ctx }) =>
-    ctx.principal.userId ? ctx.prisma.apiToken.findMany({ where: { userId: ctx.principal.userId }, orderBy: { createdAt: "desc" }, select: tokenListSelect }) : [],
-  ),
+  tokens: signedInProcedure.query(({ ctx }) => listOwnTokens({ prisma: ctx.prisma, userId: ctx.principal.userId })),
   /**
    * A new API token for the caller (`Authorization: Bearer <token>`; the CLI's LONGHAUL_TOKEN),
    * acting with `roles` (a subset of the caller's; default all of them), valid `expiresInDays`.
