@@ -56,6 +56,11 @@ test("operator: launches and cancels their own task; sees no Escalations or Admi
   // The admin's task (launched by "operator") cannot be cancelled by Olive: 403 naming the owner.
   const adminTask = await launchGoalFromForm(adminPage, { goal: GOAL, profile: "scripted-stall", stepBudget: 400 });
   const adminTaskId = adminTask.split("/").at(-1)!;
+  // Its page offers the admin (its launcher) Cancel task, and Olive only the reading.
+  await expect(adminPage.getByRole("button", { name: "Cancel task" })).toBeVisible();
+  await page.goto(adminTask);
+  await expect(page.getByText(GOAL).first()).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel task" })).toHaveCount(0);
   const refused = await page.request.post("/api/trpc/task.cancel", { data: { json: { taskId: adminTaskId } } });
   expect(refused.status()).toBe(403);
   expect(await refused.text()).toContain("was launched by operator");
