@@ -59,6 +59,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const live = useLiveUpdates(taskId);
   const refetchInterval = live === "live" ? 30_000 : 5_000;
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
+  const me = useMe().data;
   const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
   const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
   useRefreshWorkingSetWith(task.data, steps.data);
@@ -132,7 +133,6 @@ export function RunPage({ taskId }: { taskId: string }) {
   }
 
   const t = task.data;
-  const me = useMe().data;
   const latestRun = t.runs.at(-1);
   const lastStep = rows.at(-1);
   const lastActivity = lastStep ? (lastStep.endedAt ?? lastStep.startedAt) : null;

@@ -94,6 +94,13 @@ test("handler: sees the inbox as themselves, cannot launch", async ({ browser, b
   const launch = await page.request.post("/api/trpc/task.launch", { data: { json: { goal: GOAL, profile: "scripted" } } });
   expect(launch.status()).toBe(403);
   expect(await launch.text()).toContain("task.launch: this needs the operator role");
+
+  // Sign out ends the session: back to sign-in, and the pages lead there again.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.goto("/escalations");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fescalations$/);
+  expect((await page.request.get(`/api/trpc/account.me?input=${encodeURIComponent(JSON.stringify({ json: null }))}`)).status()).toBe(401);
   await page.context().close();
 });
 
