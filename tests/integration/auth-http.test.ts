@@ -223,6 +223,17 @@ describe("identity and roles over HTTP", () => {
     expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(401);
   });
 
+  it("an expired session is refused: reads 401, mutations change nothing", async () => {
+    const session = await authPost("/sign-in/email", { email: "first@auth.test", password: "first-password-1" });
+    expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(200);
+    const token = decodeURIComponent(/longhaul\.session_token=([^;]+)/.exec(session.cookie)![1]!).split(".")[0]!;
+    await db.session.update({ where: { token }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const before = await db.task.count();
+    expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(401);
+    expect((await trpc("mutation", "task.launch", launchInput, { cookie: session.cookie, origin: APP })).status).toBe(401);
+    expect(await db.task.count()).toBe(before);
+  });
+
   it("artifacts need a signed-in role", async () => {
     const res = await artifactRoute.GET(new Request(`${APP}/api/artifacts/art_x`), { params: Promise.resolve({ id: "art_x" }) });
     expect(res.status).toBe(401);
