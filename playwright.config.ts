@@ -19,8 +19,11 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   workers: 1,
   reporter: [["list"]],
+  // Signs up the first user (admin, every role) once the server is up; every spec starts signed in as it.
+  globalSetup: "./tests/e2e/global-setup.ts",
   use: {
     baseURL: `http://127.0.0.1:${port}`,
+    storageState: join(process.env.LONGHAUL_E2E_DATA, "e2e-admin-state.json"),
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

@@ -1,4 +1,8 @@
+import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+
+/** `@/…` as in tsconfig.json (route handlers under app/ import with it; the auth tests call them). */
+const alias = [{ find: /^@\//, replacement: `${resolve(import.meta.dirname)}/` }];
 
 // Two projects layered by cost (STYLE.md): unit (no database) and integration (real PostgreSQL,
 // real executor process, real Inngest SDK). Playwright end-to-end tests live in tests/e2e.
@@ -13,6 +17,7 @@ export default defineConfig({
         },
       },
       {
+        resolve: { alias },
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],

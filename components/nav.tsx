@@ -3,23 +3,29 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import type { Role } from "@/server/auth/roles.ts";
+import { holdsAny, useMe } from "./auth/use-me.ts";
 import { useTRPC } from "./trpc.tsx";
 import { cn } from "./ui/cn.ts";
 
-const items = [
-  { href: "/tasks", label: "Tasks" },
-  { href: "/tasks/new", label: "Launch task" },
-  { href: "/escalations", label: "Escalations" },
+/** Nav entries and the roles that may use each page (none = any role); the nav shows only the caller's. */
+const items: { href: string; label: string; roles: Role[] }[] = [
+  { href: "/tasks", label: "Tasks", roles: [] },
+  { href: "/tasks/new", label: "Launch task", roles: ["operator"] },
+  { href: "/escalations", label: "Escalations", roles: ["handler"] },
+  { href: "/admin", label: "Admin", roles: ["admin"] },
 ];
 
 export function Nav() {
   const pathname = usePathname();
   const trpc = useTRPC();
-  const escalations = useQuery({ ...trpc.escalation.list.queryOptions({ status: "open" }), refetchInterval: 10_000 });
+  const me = useMe();
+  const roles = me.data?.roles;
+  const escalations = useQuery({ ...trpc.escalation.list.queryOptions({ status: "open" }), refetchInterval: 10_000, enabled: holdsAny(roles, ["handler"]) });
   const open = escalations.data?.length ?? 0;
   return (
     <nav aria-label="Main" className="flex flex-col gap-1 p-3">
-      {items.map((item) => {
+      {items.filter((item) => holdsAny(roles, item.roles)).map((item) => {
         const active = item.href === "/tasks" ? pathname === "/tasks" || (pathname.startsWith("/tasks/") && pathname !== "/tasks/new") : pathname === item.href;
         return (
           <Link

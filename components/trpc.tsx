@@ -1,6 +1,6 @@
 "use client";
 
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
@@ -23,6 +23,15 @@ export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>
       new QueryClient({
+        // A session that expired (or was signed out elsewhere): back to the sign-in page, then here.
+        queryCache: new QueryCache({
+          onError: (error) => {
+            const code = error instanceof TRPCClientError ? (error.data as { code?: string } | undefined)?.code : undefined;
+            if (code === "UNAUTHORIZED" && window.location.pathname !== "/sign-in") {
+              window.location.href = `/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+            }
+          },
+        }),
         defaultOptions: { queries: { staleTime: 2_000, refetchOnWindowFocus: true, retry: retryOnce } },
       }),
   );

@@ -8,6 +8,10 @@
  *   npm run cli -- status <taskId>
  *   npm run cli -- cancel <taskId>
  *   npm run cli -- list [--status <status>] [--limit N]
+ *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
+ *
+ * Auth: LONGHAUL_TOKEN (an API token), else on this machine the admin token `npm start` keeps in
+ * DATA_DIR/cli-token (scripts/lib/local-auth.ts).
  *
  * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
@@ -33,11 +37,15 @@ import {
   type FlagValues,
   type InputIssue,
 } from "./lib/cli-args.ts";
+import { cliToken } from "./lib/local-auth.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
-const api = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson })] });
+const token = cliToken(baseUrl);
+const api = createTRPCClient<AppRouter>({
+  links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+});
 
 // Limits come from the API's own input schemas, so the CLI and the server agree.
 const launchShape = launchTaskInputSchema.shape;
@@ -113,7 +121,50 @@ const COMMANDS: readonly CommandSpec[] = [
     },
     examples: [`${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`, `${PROGRAM} decide esc_01jx… dead_end --reason "the data is not there"`],
   },
+  {
+    name: "login",
+    summary: "Sign in with email and password and create an API token for this CLI (printed once: export LONGHAUL_TOKEN=…).",
+    flags: {
+      email: { type: "string", value: "<email>", description: "your account's email" },
+      password: { type: "string", value: "<password>", description: "your password (default: read from stdin, or LONGHAUL_PASSWORD)" },
+      days: { type: "string", value: "<n>", description: "days until the token expires (default 30)", int: { min: 1, max: 366 } },
+      roles: { type: "string", value: "<a,b>", description: "roles the token acts with (default: all of yours)" },
+      name: { type: "string", value: "<text>", description: "the token's name (default cli@<host>)" },
+    },
+    examples: [`${PROGRAM} login --email ada@example.com`, `LONGHAUL_URL=https://longhaul.example.com ${PROGRAM} login --email ada@example.com --roles operator --days 7`],
+  },
 ];
+
+/** Reads all of stdin (a password piped in, or typed and ended with Ctrl-D), trimmed of the final newline. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+/**
+ * `login`: signs in at better-auth's /api/auth/sign-in/email, creates a token with the session
+ * (account.createToken), signs the session out again. Returns `{token, id, roles, expiresAt}`.
+ */
+async function login(values: FlagValues) {
+  const email = typeof values.email === "string" ? values.email : undefined;
+  if (!email) throw new UsageError(["--email: required"], "login");
+  if (process.stdin.isTTY && typeof values.password !== "string" && !process.env.LONGHAUL_PASSWORD) process.stderr.write("password (then Enter and Ctrl-D): ");
+  const password = typeof values.password === "string" ? values.password : (process.env.LONGHAUL_PASSWORD ?? (await readStdin()));
+  const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: baseUrl }, body: JSON.stringify({ email, password }) });
+  if (!res.ok) throw new Error(`sign-in refused (${res.status}): ${((await res.json().catch(() => ({}))) as { message?: string }).message ?? res.statusText}`);
+  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const session = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: baseUrl }) })] });
+  const roles = typeof values.roles === "string" ? values.roles.split(",").map((r) => r.trim()).filter(Boolean) : undefined;
+  const created = await session.account.createToken.mutate({
+    name: typeof values.name === "string" ? values.name : `cli@${(await import("node:os")).hostname()}`,
+    ...(roles ? { roles: roles as ("operator" | "handler" | "manager" | "admin")[] } : {}),
+    ...(typeof values.days === "number" ? { expiresInDays: values.days } : {}),
+  });
+  await fetch(`${baseUrl}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: baseUrl, "content-type": "application/json" }, body: "{}" }).catch(() => undefined);
+  process.stderr.write(`token "${created.name}" created (roles ${created.roles.join(", ")}, expires ${created.expiresAt.toISOString()}); it is shown once:\n  export LONGHAUL_TOKEN=${created.token}\n`);
+  return { token: created.token, id: created.id, roles: created.roles, expiresAt: created.expiresAt.toISOString() };
+}
 
 const ABOUT = `Longhaul CLI — talks to the web app's API at ${baseUrl} (LONGHAUL_URL, or PORT). The last stdout line of a command is one JSON object.`;
 const FOOTER = ["Exit codes: 0 ok, 1 the command failed, 2 bad usage."];
@@ -281,6 +332,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     }
     case "decide":
       return api.escalation.decide.mutate(decideInput(values, positionals));
+    case "login":
+      return login(values);
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }

@@ -16,6 +16,7 @@ import { createPrismaClient } from "../server/db/client.ts";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../server/db/migrations.ts";
 import { seedDefaults } from "../server/db/seed.ts";
+import { authSecret, ensureLocalCliToken } from "./lib/local-auth.ts";
 import { assertPortFree, Supervisor, waitForUrl } from "./lib/supervisor.ts";
 
 const root = resolve(import.meta.dirname, "..");
@@ -106,6 +107,8 @@ async function main(): Promise<void> {
   if (applied.length) log(`migrations applied: ${applied.join(", ")}`);
   const prisma = createPrismaClient(databaseUrl, { max: 2 });
   await seedDefaults(prisma);
+  const cliTokenFile = await ensureLocalCliToken(prisma, dataDir);
+  const accounts = await prisma.user.count();
   await prisma.$disconnect();
 
   const dev = flags.has("--dev");
@@ -128,6 +131,7 @@ async function main(): Promise<void> {
     INNGEST_EVENT_KEY: keys.eventKey,
     INNGEST_BASE_URL: env.INNGEST_BASE_URL ?? executorUrl,
     INNGEST_DEV: undefined,
+    BETTER_AUTH_SECRET: authSecret(dataDir, process.env.BETTER_AUTH_SECRET),
     MODEL_PORT: String(env.MODEL_PORT),
     LONGHAUL_WORKSPACE: env.LONGHAUL_WORKSPACE ?? root,
     NEXT_TELEMETRY_DISABLED: "1",
@@ -160,6 +164,8 @@ async function main(): Promise<void> {
   log("");
   log(`Longhaul is up: ${appUrl}/tasks`);
   log(`  executor ${executorUrl}   model ${useScriptedModel ? `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)` : (env.OPENAI_BASE_URL ?? "OpenAI")}`);
+  log(`  sign in: ${appUrl}/sign-in${accounts === 0 ? " — no account yet: the first one you create becomes admin (every role)" : ` (${accounts} account${accounts === 1 ? "" : "s"})`}`);
+  log(`  CLI on this machine: npm run cli -- … uses the admin token in ${cliTokenFile}; elsewhere: npm run cli -- login`);
   log("  Ctrl-C stops everything.");
 }
 

@@ -45,6 +45,31 @@ export const envSchema = z.object({
     .optional(),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
+  /** Signs session cookies (better-auth); npm start generates one into DATA_DIR/auth-secret when unset. */
+  BETTER_AUTH_SECRET: z.string().min(32, "at least 32 characters (e.g. `openssl rand -hex 32`)").optional(),
+  /** Public origin of the web app for sign-in (cookies are Secure when it is https); default APP_URL, else http://127.0.0.1:$PORT. */
+  BETTER_AUTH_URL: z.string().url().optional(),
+  /** More origins allowed to post to the app with a session (comma-separated), e.g. a second hostname. */
+  BETTER_AUTH_TRUSTED_ORIGINS: z
+    .string()
+    .refine((v) => v.split(",").every((o) => !o.trim() || URL.canParse(o.trim())), "comma-separated origins, e.g. https://longhaul.example.com")
+    .optional(),
+  /** OIDC sign-in (any provider with discovery: Keycloak, Okta, Entra ID, Google, Authentik…); both needed to enable it. */
+  OIDC_DISCOVERY_URL: z.string().url().optional(),
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  /** Label of the OIDC button ("Sign in with <name>"). */
+  OIDC_PROVIDER_NAME: z.string().max(60).optional(),
+  /** Scopes, space- or comma-separated (default "openid email profile"). */
+  OIDC_SCOPES: z.string().optional(),
+  /** "closed": after the first account, only admins create accounts (default open: new accounts get no role). */
+  LONGHAUL_SIGNUP: z.enum(["open", "closed"]).optional(),
+  /** "off": no email + password sign-in (OIDC only). */
+  LONGHAUL_PASSWORD_SIGNIN: z.enum(["on", "off"]).optional(),
+  /** Session lifetime in days (default 7; refreshed daily while used). */
+  LONGHAUL_SESSION_DAYS: z.coerce.number().min(0.01).max(365).optional(),
+  /** CLI: the API token it sends (else, on this machine, DATA_DIR/cli-token from npm start). */
+  LONGHAUL_TOKEN: z.string().regex(/^lh_[A-Za-z0-9_-]+$/, 'an API token ("lh_…"), from npm run cli -- login').optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

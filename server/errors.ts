@@ -4,6 +4,10 @@
  */
 export const appErrorCodes = {
   BAD_INPUT: { trpc: "BAD_REQUEST", http: 400, retryable: false },
+  /** Not signed in, or the API token is invalid / expired / revoked. */
+  UNAUTHENTICATED: { trpc: "UNAUTHORIZED", http: 401, retryable: false },
+  /** Signed in without the role the action needs (the message names it). */
+  FORBIDDEN: { trpc: "FORBIDDEN", http: 403, retryable: false },
   NOT_FOUND: { trpc: "NOT_FOUND", http: 404, retryable: false },
   CONFLICT: { trpc: "CONFLICT", http: 409, retryable: false },
   PRECONDITION_FAILED: { trpc: "PRECONDITION_FAILED", http: 412, retryable: false },

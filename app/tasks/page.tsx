@@ -1,7 +1,12 @@
+import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { TaskList } from "@/components/tasks/task-list.tsx";
 
 export const dynamic = "force-dynamic";
 
 export default function TasksPage() {
-  return <TaskList />;
+  return (
+    <RoleGate needs={[]} what="The task list">
+      <TaskList />
+    </RoleGate>
+  );
 }

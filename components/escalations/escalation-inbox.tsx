@@ -8,12 +8,12 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { ContextCard, REASON_SHORT } from "./context-card.tsx";
 import { secondsLeft, useNow } from "./countdown.ts";
-import { DEFAULT_HANDLER, HandlerNameField, useHandlerName } from "./handler-name.tsx";
+import { useMe } from "@/components/auth/use-me.ts";
 
 /**
  * /escalations — the handlers' inbox: open ones first (SLA breaches on top), then decisions waiting
- * out their undo window, then recent ones; who is on each; the selected one's context card. The
- * header holds "Your name" (the actor of claims and decisions).
+ * out their undo window, then recent ones; who is on each; the selected one's context card. Claims
+ * and decisions are the signed-in user's (the header says who that is).
  */
 export function EscalationInbox() {
   const trpc = useTRPC();
@@ -21,8 +21,7 @@ export function EscalationInbox() {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
-  const [name, setName] = useHandlerName();
-  const me = name.trim() || DEFAULT_HANDLER;
+  const me = useMe().data?.name ?? "";
   const list = useQuery({
     ...trpc.escalation.list.queryOptions({}),
     refetchInterval: (q) => (q.state.data?.some((e) => e.status === "decided" || e.status === "applying") ? 2_000 : live === "live" ? 30_000 : 5_000),
@@ -39,7 +38,7 @@ export function EscalationInbox() {
             <h1 className="text-xl font-semibold">Escalations</h1>
             <LivePill state={live} />
           </div>
-          <HandlerNameField name={name} onChange={setName} />
+          {me && <p className="text-xs text-zinc-600" data-testid="handler-identity">Claims and decisions are yours: {me}</p>}
           {overdueCount > 0 && <p className="text-xs font-semibold text-red-700">⚠ {overdueCount} past due (SLA breached), on top</p>}
         </div>
         {list.isPending && <div className="m-4 h-24 animate-pulse rounded bg-zinc-200/60" />}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMe } from "@/components/auth/use-me.ts";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef } from "react";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
@@ -58,6 +59,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const live = useLiveUpdates(taskId);
   const refetchInterval = live === "live" ? 30_000 : 5_000;
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
+  const me = useMe().data;
   const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
   const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
   useRefreshWorkingSetWith(task.data, steps.data);
@@ -160,7 +162,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             {t.profile.name} · {offline ? "offline scripted model" : t.profile.model}
           </span>
           <span className="ml-auto" />
-          {t.status === "running" && (
+          {canAct(me, t.createdBy) && t.status === "running" && (
             <button
               type="button"
               className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
@@ -171,7 +173,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
             </button>
           )}
-          {t.status === "running" && (
+          {canAct(me, t.createdBy) && t.status === "running" && (
             <button
               type="button"
               className="rounded-md border border-amber-500 px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-50 disabled:opacity-50"
@@ -186,7 +188,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               {escalateNow.isSuccess ? "Escalation requested" : "Escalate"}
             </button>
           )}
-          {(t.status === "failed" || t.status === "cancelled") && (
+          {canAct(me, t.createdBy) && (t.status === "failed" || t.status === "cancelled") && (
             <button
               type="button"
               className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
@@ -197,7 +199,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               Resume
             </button>
           )}
-          {!TERMINAL.has(t.status) && (
+          {canAct(me, t.createdBy) && !TERMINAL.has(t.status) && (
             <button
               type="button"
               className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
@@ -312,4 +314,9 @@ export function RunPage({ taskId }: { taskId: string }) {
       </div>
     </div>
   );
+}
+
+/** Operator actions (checkpoint, escalate, resume, cancel) are shown to the task's launcher and to admins — what the API allows. */
+function canAct(me: { name: string; roles: string[] } | undefined, createdBy: string): boolean {
+  return !!me && (me.roles.includes("admin") || (me.roles.includes("operator") && me.name === createdBy));
 }

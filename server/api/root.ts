@@ -1,3 +1,5 @@
+import { accountRouter } from "./routers/account.ts";
+import { adminRouter } from "./routers/admin.ts";
 import { demoRouter } from "./routers/demo.ts";
 import { escalationRouter } from "./routers/escalation.ts";
 import { profileRouter } from "./routers/profile.ts";
@@ -11,6 +13,8 @@ export const appRouter = createTRPCRouter({
   demo: demoRouter,
   escalation: escalationRouter,
   workingSet: workingSetRouter,
+  account: accountRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

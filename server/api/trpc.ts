@@ -1,33 +1,14 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
+import { recordAudit } from "../auth/audit.ts";
+import { trustedOrigins } from "../auth/auth.ts";
+import { crossSiteProblem, identify, type Principal } from "../auth/principal.ts";
+import { hasAnyRole, needsRoleMessage, type Role } from "../auth/roles.ts";
+import { sessionUser } from "../auth/session.ts";
+import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";
 import { AppError, appErrorCodes } from "../errors.ts";
-
-/** Cookie the dashboard's "Your name" field sets (the browser sends it with every tRPC request). */
-export const ACTOR_COOKIE = "longhaul_actor";
-
-/**
- * Who is calling, from the `x-longhaul-actor` header (API, CLI) or else the `longhaul_actor` cookie
- * (the dashboard's "Your name"), URI-decoded, control characters removed, trimmed, at most 100
- * characters; "operator" when neither is set (no auth yet: names are self-declared).
- */
-export function actorFrom(headers: Headers): string {
-  const cookie = headers
-    .get("cookie")
-    ?.split(";")
-    .map((c) => c.trim())
-    .find((c) => c.startsWith(`${ACTOR_COOKIE}=`))
-    ?.slice(ACTOR_COOKIE.length + 1);
-  let raw = headers.get("x-longhaul-actor") ?? cookie ?? "";
-  try {
-    raw = decodeURIComponent(raw);
-  } catch {
-    // not URI-encoded: keep as is
-  }
-  const name = raw.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 100);
-  return name || "operator";
-}
 
 /**
  * zod issues as one line each, "<field>: <problem>" (our schemas' messages already start with the
@@ -52,11 +33,34 @@ function pickLimits(issue: ZodError["issues"][number]): { origin?: string; minim
   };
 }
 
-/** Per-request context: the database and the actor (see {@link actorFrom}). */
-export function createTRPCContext(opts: { headers: Headers }) {
-  return { prisma: prisma(), actor: actorFrom(opts.headers) };
+/**
+ * Per-request context: the database, who is calling (`principal`: a session or an API token, see
+ * server/auth/principal.ts; null when signed out) and `actor`, the name the domain records on
+ * launches, claims and decisions — always the principal's, never taken from input.
+ * `authProblem`: why a presented token was refused; `csrfProblem`: why a cookie-authenticated
+ * request looks cross-site (mutations are then refused). Server-side callers (tests,
+ * `createCaller`) pass `principal` themselves.
+ */
+export interface TRPCContext {
+  prisma: PrismaClient;
+  actor: string;
+  principal?: Principal | null;
+  authProblem?: string | null;
+  csrfProblem?: string | null;
 }
-export type TRPCContext = ReturnType<typeof createTRPCContext>;
+
+/** Builds the {@link TRPCContext} of an HTTP request from its headers. */
+export async function createTRPCContext(opts: { headers: Headers }): Promise<TRPCContext> {
+  const db = prisma();
+  const identity = await identify({ prisma: db, headers: opts.headers, getSessionUser: sessionUser });
+  return {
+    prisma: db,
+    actor: identity.principal?.name ?? "anonymous",
+    principal: identity.principal,
+    authProblem: identity.problem,
+    csrfProblem: identity.principal?.via === "session" ? crossSiteProblem(opts.headers, trustedOrigins()) : null,
+  };
+}
 
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
@@ -94,4 +98,71 @@ const errorMapping = t.middleware(async ({ next, path }) => {
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
+/** No sign-in needed (nothing in Longhaul uses it for data; kept for health-like procedures). */
 export const publicProcedure = t.procedure.use(errorMapping);
+
+function str(value: unknown): string | null {
+  return typeof value === "string" && value.length > 0 && value.length <= 200 ? value : null;
+}
+
+/**
+ * The one authorisation middleware (issue 10): signed in (UNAUTHORIZED otherwise, with why a token
+ * was refused), a mutation from this app's origin when cookie-authenticated (FORBIDDEN "cross-site
+ * request refused" otherwise), holding one of `roles` (FORBIDDEN "<procedure>: this needs the
+ * <role> role"; `roles` empty = any role). A mutation that succeeds is written to the audit log
+ * (who, what, on which task, the redacted input).
+ */
+function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean } = {}) {
+  return t.middleware(async ({ ctx, next, path, type, getRawInput }) => {
+    const principal = ctx.principal;
+    if (!principal) {
+      throw new TRPCError({ code: "UNAUTHORIZED", message: ctx.authProblem ?? "sign in first (or send an API token: Authorization: Bearer lh_…; for the CLI: npm run cli -- login)" });
+    }
+    if (type === "mutation" && ctx.csrfProblem) throw new TRPCError({ code: "FORBIDDEN", message: ctx.csrfProblem });
+    if (!options.anyRoleOrNone && !hasAnyRole(principal.roles, roles)) throw new TRPCError({ code: "FORBIDDEN", message: needsRoleMessage(roles, path) });
+    const result = await next({ ctx: { ...ctx, principal, actor: principal.name } });
+    if (type === "mutation" && result.ok) {
+      const input = (await getRawInput().catch(() => null)) as Record<string, unknown> | null;
+      const data = result.data as Record<string, unknown> | null | undefined;
+      const escalationId = str(input?.escalationId);
+      let taskId = str(input?.taskId) ?? str(data && typeof data === "object" ? data.taskId : null);
+      if (!taskId && escalationId) taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
+      const target = escalationId ?? str(input?.userId) ?? str(input?.tokenId) ?? str(data && typeof data === "object" ? data.id : null);
+      await recordAudit({ prisma: ctx.prisma, principal, action: path, input, taskId, target });
+    }
+    return result;
+  });
+}
+
+/** A procedure for holders of one of `roles` (none given: any role) — see {@link requireRoles}. */
+export function procedureFor(...roles: Role[]) {
+  return publicProcedure.use(requireRoles(roles));
+}
+
+/** Signed in, whatever the roles (one's own account and tokens). */
+export const signedInProcedure = publicProcedure.use(requireRoles([], { anyRoleOrNone: true }));
+/** Reads of tasks, runs, steps, artifacts, escalations: any role. */
+export const readProcedure = procedureFor();
+export const operatorProcedure = procedureFor("operator");
+export const handlerProcedure = procedureFor("handler");
+export const managerProcedure = procedureFor("manager");
+export const adminProcedure = procedureFor("admin");
+
+/**
+ * Operator actions on one task (`input.taskId`): the caller must hold `operator` and have launched
+ * the task (Task.createdBy is their name), or hold `admin`. FORBIDDEN names the owner; NOT_FOUND
+ * when there is no such task.
+ */
+export const ownTaskProcedure = operatorProcedure.use(async ({ ctx, next, getRawInput }) => {
+  const input = (await getRawInput().catch(() => null)) as { taskId?: unknown } | null;
+  const taskId = typeof input?.taskId === "string" ? input.taskId : null;
+  if (taskId) {
+    const task = await ctx.prisma.task.findUnique({ where: { id: taskId }, select: { createdBy: true } });
+    if (!task) throw new TRPCError({ code: "NOT_FOUND", message: `task ${taskId} not found` });
+    const principal = ctx.principal;
+    if (task.createdBy !== principal.name && !principal.roles.includes("admin")) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `task ${taskId} was launched by ${task.createdBy}: an operator acts on their own tasks (or ask an admin)` });
+    }
+  }
+  return next();
+});

@@ -100,6 +100,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     id: task.id,
     goal: task.goal,
     status: task.status,
+    /** Who launched it (the operator who may cancel, resume and fork it). */
+    createdBy: task.createdBy,
     profile: task.profile,
     stepBudget: task.stepBudget,
     tokenBudget: task.tokenBudget,

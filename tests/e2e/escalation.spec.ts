@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { launchGoalFromForm, launchLoopUntilEscalated } from "./helpers.ts";
+import { createUser, launchGoalFromForm, launchLoopUntilEscalated, signedInRequest, type E2eUser } from "./helpers.ts";
 
 test("a handler opens the inbox, reads the context card, resumes with guidance, and watches the run finish", async ({ page }) => {
   // A loop scenario (scripted-loop: the same tool call again and again) escalates on its 3rd identical call.
@@ -37,10 +37,16 @@ test("an operator escalates a running task by hand and a handler marks it a dead
   await expect(page.getByTestId("decided")).toContainText("dead end by operator");
 });
 
-/** Calls a tRPC mutation as another handler (the `x-longhaul-actor` header, as the API and CLI do). */
-async function mutateAs(page: import("@playwright/test").Page, actor: string, procedure: string, input: Record<string, unknown>) {
-  const res = await page.request.post(`/api/trpc/${procedure}`, { headers: { "x-longhaul-actor": actor, "content-type": "application/json" }, data: { json: input } });
+/** Another handler, signed in as themselves (the actor is the signed-in user, never a header). */
+const BOB: E2eUser = { email: "bob@e2e.test", name: "Bob", password: "bob-password-1", roles: ["handler"] };
+
+/** Calls a tRPC mutation as {@link BOB} (created through the admin API on first use, signed in with his password). */
+async function mutateAsBob(page: import("@playwright/test").Page, procedure: string, input: Record<string, unknown>) {
+  await createUser(page.request, BOB);
+  const bob = await signedInRequest(new URL(page.url()).origin, BOB);
+  const res = await bob.post(`/api/trpc/${procedure}`, { data: { json: input } });
   expect(res.status(), await res.text()).toBe(200);
+  await bob.dispose();
 }
 
 test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async ({ page }) => {
@@ -50,11 +56,10 @@ test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async (
   const escalationId = new URL(page.url()).searchParams.get("id")!;
   const card = page.getByTestId("context-card");
 
-  // Claim under my name: the card and the list say who is on it.
-  await page.getByLabel("Your name").fill("Ada");
+  // Claim as the signed-in user ("operator", the e2e admin): the card and the list say who is on it.
   await card.getByRole("button", { name: "I’m on this" }).click();
-  await expect(card.getByTestId("claim")).toContainText("Ada is on this (you)");
-  await expect(page.locator(`[data-escalation-id="${escalationId}"]`)).toContainText("Ada is on this");
+  await expect(card.getByTestId("claim")).toContainText("operator is on this (you)");
+  await expect(page.locator(`[data-escalation-id="${escalationId}"]`)).toContainText("operator is on this");
 
   // A decision gets a 10 s undo window with a countdown; Undo puts it back to open.
   await card.getByLabel("Guidance for the agent").fill("Stop listing the folder: read the README and finish.");
@@ -67,18 +72,18 @@ test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async (
   await banner.getByRole("button", { name: /Undo/ }).click();
   await expect(banner).toHaveCount(0);
   await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeEnabled();
-  await expect(card.getByTestId("undos")).toContainText("resume by Ada, taken back by Ada");
+  await expect(card.getByTestId("undos")).toContainText("resume by operator, taken back by operator");
   await expect(card.getByTestId("decided")).toHaveCount(0);
 
-  // Another handler takes it over (explicitly, naming Ada); my card shows it and offers a take-over back.
-  await mutateAs(page, "Bob", "escalation.claim", { escalationId, takeOverFrom: "Ada" });
+  // Another handler takes it over (explicitly, naming me); my card shows it and offers a take-over back.
+  await mutateAsBob(page, "escalation.claim", { escalationId, takeOverFrom: "operator" });
   await expect(card.getByTestId("claim")).toContainText("Bob is on this", { timeout: 10_000 });
   page.once("dialog", (dialog) => void dialog.accept());
   await card.getByRole("button", { name: "Take over" }).click();
-  await expect(card.getByTestId("claim")).toContainText("Ada is on this (you)");
+  await expect(card.getByTestId("claim")).toContainText("operator is on this (you)");
 
   // Bob decides anyway (claims never block deciding): my card disables the buttons and says who decided what.
-  await mutateAs(page, "Bob", "escalation.decide", { escalationId, decision: "resume", guidance: "Read the README and finish." });
+  await mutateAsBob(page, "escalation.decide", { escalationId, decision: "resume", guidance: "Read the README and finish." });
   await expect(card.getByTestId("decided")).toContainText("resume by Bob", { timeout: 10_000 });
   await expect(card.getByTestId("decided")).toContainText("already decided by someone else");
   await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeDisabled();

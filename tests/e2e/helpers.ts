@@ -1,6 +1,51 @@
-import { expect, type Page } from "@playwright/test";
+import { join } from "node:path";
+import { expect, request as playwrightRequest, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 
 // Shared steps of the Playwright specs (tests/e2e/*.spec.ts); not a spec itself.
+
+/**
+ * The first user of the e2e data folder (tests/e2e/global-setup.ts signs it up: admin, every role).
+ * Named "operator" so a spec that reads "resume by operator" reads the default user's actions.
+ */
+export const E2E_ADMIN = { email: "operator@e2e.test", password: "e2e-admin-password-1", name: "operator" };
+
+/** Where global setup saves the admin's session (the default storageState of every spec). */
+export function e2eAdminStatePath(): string {
+  const dir = process.env.LONGHAUL_E2E_DATA;
+  if (!dir) throw new Error("LONGHAUL_E2E_DATA is not set (playwright.config.ts sets it)");
+  return join(dir, "e2e-admin-state.json");
+}
+
+/** A user for a per-role spec. */
+export interface E2eUser {
+  email: string;
+  name: string;
+  password: string;
+  roles: ("operator" | "handler" | "manager" | "admin")[];
+}
+
+/** Creates `user` through the admin API (`admin.createUser`) with `admin`'s request context (the default: signed in as {@link E2E_ADMIN}). A user that exists already is left as it is. */
+export async function createUser(admin: APIRequestContext, user: E2eUser): Promise<void> {
+  const res = await admin.post("/api/trpc/admin.createUser", { data: { json: user } });
+  if (res.status() === 409) return;
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+/** An API request context signed in as `user` (email + password at /api/auth/sign-in/email), no other state. */
+export async function signedInRequest(baseURL: string, user: Pick<E2eUser, "email" | "password">): Promise<APIRequestContext> {
+  const ctx = await playwrightRequest.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const res = await ctx.post("/api/auth/sign-in/email", { data: { email: user.email, password: user.password } });
+  expect(res.status(), await res.text()).toBe(200);
+  return ctx;
+}
+
+/** A browser context signed in as `user` (its own cookies, not the admin's). Close it at the end. */
+export async function signedInContext(browser: Browser, baseURL: string, user: Pick<E2eUser, "email" | "password">): Promise<BrowserContext> {
+  const api = await signedInRequest(baseURL, user);
+  const context = await browser.newContext({ baseURL, storageState: await api.storageState() });
+  await api.dispose();
+  return context;
+}
 
 /** A goal the scripted-loop profile loops on (the same list_files call) until the loop detector escalates; resumed with guidance it reads the README and finishes. */
 export const README_GOAL = "Find out what this project is from the README in the workspace, record it as a fact, then finish.";

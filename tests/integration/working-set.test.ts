@@ -182,7 +182,7 @@ describe("working-set history", () => {
   });
 
   it("validates input at the tRPC boundary with messages naming the field and the limit", async () => {
-    const caller = createCaller({ prisma, actor: "test" });
+    const caller = createCaller({ prisma, actor: "test", principal: { userId: null, name: "test", email: null, roles: ["manager"], via: "token" } });
     await expect(caller.workingSet.history({ taskId, limit: 501 })).rejects.toThrow(/limit: at most 500/);
     await expect(caller.workingSet.history({ taskId, keyPrefix: "k".repeat(201) })).rejects.toThrow(/keyPrefix: at most 200 characters/);
     await expect(caller.workingSet.history({ taskId, cursor: { runId: "run_elsewhere", stepIndex: 0, key: "a" } })).rejects.toThrow(/cursor.runId: run run_elsewhere is not a run of task/);

@@ -1,3 +1,4 @@
+import { optionalPrincipal } from "@/server/auth/route-guard.ts";
 import { prisma } from "@/server/db/prisma.ts";
 
 export const dynamic = "force-dynamic";
@@ -21,13 +22,18 @@ async function executorState(): Promise<"up" | "down" | "unknown"> {
  * GET /api/health → `{ok, database, executor}`: 200 when the database answers and the executor is
  * not known to be down (runs cannot advance without it), else 503 — used by the start script and
  * the end-to-end tests to know the system is up, and by operators to see what is down.
+ * Signed out, the answer is only `{ok, database, executor}`; the database error text (which can name
+ * hosts and users) is given to admins only.
  */
-export async function GET(): Promise<Response> {
+export async function GET(request: Request): Promise<Response> {
   const executor = await executorState();
   try {
     await prisma().$queryRaw`SELECT 1`;
   } catch (error) {
-    return Response.json({ ok: false, database: "down", executor, error: String(error) }, { status: 503 });
+    const admin = (await optionalPrincipal(request))?.roles.includes("admin") ?? false;
+    if (admin) return Response.json({ ok: false, database: "down", executor, error: String(error) }, { status: 503 });
+    console.error(`[health] database down: ${String(error)}`);
+    return Response.json({ ok: false, database: "down", executor, error: "the database does not answer" }, { status: 503 });
   }
   const ok = executor !== "down";
   return Response.json({ ok, database: "up", executor, ...(ok ? {} : { error: "the executor does not answer: runs cannot advance" }) }, { status: ok ? 200 : 503 });

@@ -1,3 +1,4 @@
+import { requireRole } from "@/server/auth/route-guard.ts";
 import { changeFeed, type ChangeEvent } from "@/server/db/change-feed.ts";
 
 export const dynamic = "force-dynamic";
@@ -6,8 +7,11 @@ export const dynamic = "force-dynamic";
  * GET /api/live[?taskId=…] — server-sent events: `data: {"t": table, "taskId": …}` whenever run
  * state changes (PostgreSQL LISTEN/NOTIFY), filtered to one task when `taskId` is given; coalesced to
  * at most one event per 200 ms per table; a comment every 15 s keeps proxies from closing the stream.
+ * Any role; 401 signed out.
  */
-export function GET(request: Request): Response {
+export async function GET(request: Request): Promise<Response> {
+  const who = await requireRole(request, [], "live updates");
+  if (who instanceof Response) return who;
   const taskId = new URL(request.url).searchParams.get("taskId");
   const encoder = new TextEncoder();
   let cleanup = () => {};

@@ -1,4 +1,5 @@
 import { Suspense } from "react";
+import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { RunPage } from "@/components/tasks/run-page.tsx";
 
 export const dynamic = "force-dynamic";
@@ -6,8 +7,10 @@ export const dynamic = "force-dynamic";
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   return (
-    <Suspense>
-      <RunPage taskId={id} />
-    </Suspense>
+    <RoleGate needs={[]} what="A task's run page">
+      <Suspense>
+        <RunPage taskId={id} />
+      </Suspense>
+    </RoleGate>
   );
 }

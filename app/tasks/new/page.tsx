@@ -1,7 +1,12 @@
+import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { LaunchForm } from "@/components/tasks/launch-form.tsx";
 
 export const dynamic = "force-dynamic";
 
 export default function NewTaskPage() {
-  return <LaunchForm />;
+  return (
+    <RoleGate needs={["operator"]} what="Launching a task">
+      <LaunchForm />
+    </RoleGate>
+  );
 }

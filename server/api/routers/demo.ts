@@ -1,10 +1,10 @@
 import { DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE } from "../../domain/launch-task.ts";
 import { DEMO_DEFAULT_LIMIT, licenseAuditGoal } from "../../tools/demo/license-audit.ts";
-import { createTRPCRouter, publicProcedure } from "../trpc.ts";
+import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 export const demoRouter = createTRPCRouter({
   /** The demos offered in the launch form. */
-  list: publicProcedure.query(() => [
+  list: readProcedure.query(() => [
     {
       kind: "license-audit" as const,
       title: "License audit of node_modules",

@@ -1,4 +1,4 @@
-import { createTRPCRouter, publicProcedure } from "../trpc.ts";
+import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 export const profileRouter = createTRPCRouter({
   /**
@@ -6,7 +6,7 @@ export const profileRouter = createTRPCRouter({
    * (null = no token ceiling), `costBudgetUsd` (USD as a number; null = no dollar ceiling) and
    * `requireApproval`.
    */
-  list: publicProcedure.query(async ({ ctx }) => {
+  list: readProcedure.query(async ({ ctx }) => {
     const profiles = await ctx.prisma.agentProfile.findMany({
       orderBy: { name: "asc" },
       select: { id: true, name: true, description: true, model: true, baseUrl: true, tools: true, stepBudget: true, tokenBudget: true, costBudgetUsd: true, requireApproval: true },

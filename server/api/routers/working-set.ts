@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listCurrentWorkingSet, listStepWorkingSetChanges, listWorkingSetHistory, summariseWorkingSet } from "../../db/working-set-queries.ts";
-import { createTRPCRouter, publicProcedure } from "../trpc.ts";
+import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 /** Most changes (or current facts) one page returns. */
 export const WORKING_SET_PAGE_MAX = 500;
@@ -47,15 +47,15 @@ export const workingSetStepInputSchema = z.object({
 /** Working-set history of a task (step-by-step fact changes, blamed on the step that caused each). */
 export const workingSetRouter = createTRPCRouter({
   /** Changes oldest first, paged by (run, step index, key); filter by key prefix. */
-  history: publicProcedure
+  history: readProcedure
     .input(workingSetHistoryInputSchema)
     .query(({ ctx, input }) => listWorkingSetHistory({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit })),
   /** The working set the latest run works with, by key, each fact with the change that set it. */
-  current: publicProcedure
+  current: readProcedure
     .input(workingSetCurrentInputSchema)
     .query(({ ctx, input }) => listCurrentWorkingSet({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit })),
   /** The changes one step caused (the step detail panel). */
-  step: publicProcedure.input(workingSetStepInputSchema).query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
+  step: readProcedure.input(workingSetStepInputSchema).query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
   /** Per-step change counts (timeline marks), current size and number of changes. */
-  summary: publicProcedure.input(z.object({ taskId })).query(({ ctx, input }) => summariseWorkingSet({ prisma: ctx.prisma, taskId: input.taskId })),
+  summary: readProcedure.input(z.object({ taskId })).query(({ ctx, input }) => summariseWorkingSet({ prisma: ctx.prisma, taskId: input.taskId })),
 });

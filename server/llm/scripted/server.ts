@@ -282,6 +282,11 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const route = `${req.method} ${path}`;
     const handle = async () => {
+      // Loopback callers only, and never a web page: a browser adds Origin to cross-site requests, and a
+      // Host other than a loopback name means DNS rebinding — either could arm faults or spend the scripted budget.
+      if (req.headers.origin !== undefined || !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(req.headers.host ?? "")) {
+        return apiError(res, 403, "the scripted model server answers local programs only (no browser origins, loopback Host)", "invalid_request_error", "forbidden");
+      }
       if (route === "POST /v1/chat/completions") return chatCompletions(req, res);
       if (route === "GET /health") return sendJson(res, 200, { ok: true, models: Object.keys(SCRIPTED_MODELS) });
       if (route === "GET /v1/models") {

@@ -1,0 +1,12 @@
+import { AdminPage } from "@/components/admin/admin-page.tsx";
+import { RoleGate } from "@/components/auth/role-gate.tsx";
+
+export const dynamic = "force-dynamic";
+
+export default function Admin() {
+  return (
+    <RoleGate needs={["admin"]} what="The admin page (users, roles, tokens, audit log)">
+      <AdminPage />
+    </RoleGate>
+  );
+}

@@ -1,0 +1,82 @@
+"use client";
+
+import { formText } from "@/components/auth/form-value.ts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useMe } from "@/components/auth/use-me.ts";
+import { useTRPC } from "@/components/trpc.tsx";
+import type { Role } from "@/server/auth/roles.ts";
+
+/** /account: who I am, and my API tokens (create — shown once —, list, revoke). */
+export function AccountPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const me = useMe();
+  const tokens = useQuery(trpc.account.tokens.queryOptions());
+  const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.account.tokens.queryKey() });
+  const create = useMutation(trpc.account.createToken.mutationOptions({ onSuccess: (t) => { setCreated({ token: t.token, name: t.name }); void invalidate(); } }));
+  const revoke = useMutation(trpc.account.revokeToken.mutationOptions({ onSuccess: () => void invalidate() }));
+  if (!me.data) return null;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const roles = form.getAll("roles").map(String) as Role[];
+    create.mutate({ name: formText(form, "name"), roles, expiresInDays: Number(form.get("days") ?? 30) });
+  };
+  return (
+    <div className="max-w-3xl space-y-6 p-8">
+      <div>
+        <h1 className="text-2xl font-semibold">Account</h1>
+        <p className="mt-1 text-sm text-zinc-700">
+          {me.data.name} · {me.data.email} · roles: {me.data.roles.join(", ") || "none yet"}
+        </p>
+      </div>
+      <section className="space-y-3">
+        <h2 className="text-lg font-semibold">API tokens</h2>
+        <p className="text-sm text-zinc-600">For scripts and the CLI: <code>LONGHAUL_TOKEN=… npm run cli -- list</code> (or <code>Authorization: Bearer …</code>). A token acts with the roles you give it, never more than yours.</p>
+        <form className="flex flex-wrap items-end gap-3 rounded border border-zinc-200 bg-white p-3" onSubmit={submit}>
+          <label className="text-sm">
+            Name
+            <input name="name" required maxLength={100} className="ml-2 rounded border border-zinc-300 px-2 py-1" defaultValue="cli" />
+          </label>
+          <fieldset className="text-sm">
+            <legend>Roles</legend>
+            {me.data.roles.map((r) => (
+              <label key={r} className="mr-2">
+                <input type="checkbox" name="roles" value={r} defaultChecked /> {r}
+              </label>
+            ))}
+          </fieldset>
+          <label className="text-sm">
+            Expires in (days)
+            <input name="days" type="number" min={1} max={366} defaultValue={30} className="ml-2 w-20 rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white" disabled={create.isPending}>Create token</button>
+        </form>
+        {create.isError && <p className="text-sm text-red-700" role="alert">{create.error.message}</p>}
+        {created && (
+          <div className="rounded border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="new-token">
+            Token “{created.name}” — copy it now, it is not shown again:
+            <code className="mt-1 block break-all font-mono">{created.token}</code>
+          </div>
+        )}
+        <table className="w-full text-left text-sm">
+          <thead className="text-xs text-zinc-500"><tr><th>Name</th><th>Token</th><th>Roles</th><th>Expires</th><th>Last used</th><th /></tr></thead>
+          <tbody>
+            {tokens.data?.map((t) => (
+              <tr key={t.id} className="border-t border-zinc-200" data-token-id={t.id}>
+                <td>{t.name}</td>
+                <td className="font-mono">{t.prefix}…</td>
+                <td>{t.roles.join(", ")}</td>
+                <td>{t.expiresAt.toISOString().slice(0, 10)}</td>
+                <td>{t.lastUsedAt ? t.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
+                <td>{t.revokedAt ? "revoked" : <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>Revoke</button>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </div>
+  );
+}

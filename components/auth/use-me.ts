@@ -1,0 +1,22 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/components/trpc.tsx";
+import type { Role } from "@/server/auth/roles.ts";
+
+/** The signed-in user (`account.me`): name (the actor on their actions), email, roles; errors when signed out. */
+export function useMe() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.account.me.queryOptions(), staleTime: 30_000, retry: false });
+}
+
+/** True when `roles` holds one of `needed` (none = any role). Mirrors server/auth/roles.ts hasAnyRole. */
+export function holdsAny(roles: readonly string[] | undefined, needed: readonly Role[]): boolean {
+  if (!roles) return false;
+  return needed.length === 0 ? roles.length > 0 : needed.some((r) => roles.includes(r));
+}
+
+/** "the operator role" / "one of the roles a, b" (as the API's 403 says it). */
+export function roleWords(needed: readonly Role[]): string {
+  return needed.length === 1 ? `the ${needed[0]} role` : `one of the roles ${(needed.length ? needed : ["operator", "handler", "manager", "admin"]).join(", ")}`;
+}

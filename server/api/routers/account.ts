@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS } from "../../auth/api-tokens.ts";
+import { listOwnTokens, roleListSchema, signInOptions } from "../../auth/users.ts";
+import { AppError } from "../../errors.ts";
+import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
+
+export const createTokenInputSchema = z.object({
+  name: z.string().trim().min(1, "name: required").max(100, "name: at most 100 characters"),
+  /** Default: all of the caller's roles. */
+  roles: roleListSchema.optional(),
+  expiresInDays: z.number().int("expiresInDays: a whole number").min(1, "expiresInDays: at least 1").max(TOKEN_MAX_DAYS, `expiresInDays: at most ${TOKEN_MAX_DAYS}`).default(30),
+});
+
+/** One's own account: who am I, and my API tokens. */
+export const accountRouter = createTRPCRouter({
+  /** What the sign-in page offers (no sign-in needed): see {@link signInOptions}. */
+  signInOptions: publicProcedure.query(({ ctx }) => signInOptions({ prisma: ctx.prisma })),
+  /** The caller: name (the actor recorded on their actions), email, roles, and how they are signed in. */
+  me: signedInProcedure.query(({ ctx }) => {
+    const p = ctx.principal;
+    return { userId: p.userId, name: p.name, email: p.email, roles: p.roles, via: p.via };
+  }),
+  tokens: signedInProcedure.query(({ ctx }) => listOwnTokens({ prisma: ctx.prisma, userId: ctx.principal.userId })),
+  /**
+   * A new API token for the caller (`Authorization: Bearer <token>`; the CLI's LONGHAUL_TOKEN),
+   * acting with `roles` (a subset of the caller's; default all of them), valid `expiresInDays`.
+   * The token is in the answer once and never again (only its hash is stored).
+   */
+  createToken: signedInProcedure.input(createTokenInputSchema).mutation(({ ctx, input }) => {
+    const p = ctx.principal;
+    if (!p.userId || p.via !== "session") throw new AppError("FORBIDDEN", "tokens are created from a signed-in session (npm run cli -- login), not with another token");
+    const roles = input.roles ?? p.roles;
+    const extra = roles.filter((r) => !p.roles.includes(r));
+    if (extra.length) throw new AppError("FORBIDDEN", `roles: you do not hold ${extra.join(", ")}, so a token of yours cannot either`);
+    return createApiToken({ prisma: ctx.prisma, userId: p.userId, name: input.name, roles, days: input.expiresInDays });
+  }),
+  revokeToken: signedInProcedure
+    .input(z.object({ tokenId: z.string().trim().min(1, "tokenId: required").max(100, "tokenId: at most 100 characters") }))
+    .mutation(({ ctx, input }) => revokeApiToken({ prisma: ctx.prisma, tokenId: input.tokenId, userId: ctx.principal.userId, asAdmin: ctx.principal.roles.includes("admin") })),
+});

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { auditListInputSchema, createUserInputSchema, createUserWithPassword, listAllTokens, listAuditEvents, listUsers, roleListSchema, setUserRoles } from "../../auth/users.ts";
+import { adminProcedure, createTRPCRouter } from "../trpc.ts";
+
+const userId = z.string().trim().min(1, "userId: required").max(100, "userId: at most 100 characters");
+
+/** Users, roles, tokens and the audit log: admin only. */
+export const adminRouter = createTRPCRouter({
+  users: adminProcedure.query(({ ctx }) => listUsers({ prisma: ctx.prisma })),
+  /** Replaces a user's roles; the last admin keeps admin (CONFLICT). */
+  setRoles: adminProcedure.input(z.object({ userId, roles: roleListSchema })).mutation(({ ctx, input }) => setUserRoles({ prisma: ctx.prisma, userId: input.userId, roles: input.roles })),
+  createUser: adminProcedure.input(createUserInputSchema).mutation(({ ctx, input }) => createUserWithPassword({ prisma: ctx.prisma, input })),
+  /** Every API token (never the secret or its hash), newest first, with its owner. */
+  tokens: adminProcedure.query(({ ctx }) => listAllTokens({ prisma: ctx.prisma })),
+  /** Human actions, newest first; filter by actor, action prefix, task. */
+  audit: adminProcedure.input(auditListInputSchema.default({ limit: 100 })).query(({ ctx, input }) => listAuditEvents({ prisma: ctx.prisma, input })),
+});

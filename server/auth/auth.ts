@@ -1,0 +1,134 @@
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError } from "better-auth/api";
+import { nextCookies } from "better-auth/next-js";
+import { genericOAuth } from "better-auth/plugins/generic-oauth";
+import type { PrismaClient } from "../db/generated/client.ts";
+import { prisma } from "../db/prisma.ts";
+import { ROLES } from "./roles.ts";
+
+/** Cookie name prefix: cookies are `longhaul.session_token` (`__Secure-longhaul.…` over https). */
+export const COOKIE_PREFIX = "longhaul";
+/** Session lifetime (seconds) unless LONGHAUL_SESSION_DAYS says otherwise: 7 days, refreshed daily while used. */
+export const DEFAULT_SESSION_DAYS = 7;
+/** Provider id of the configured OIDC provider (callback: /api/auth/oauth2/callback/oidc). */
+export const OIDC_PROVIDER_ID = "oidc";
+
+/** The web app's public origin: BETTER_AUTH_URL, else APP_URL, else http://127.0.0.1:$PORT. */
+export function authBaseUrl(source: Record<string, string | undefined> = process.env): string {
+  const url = source.BETTER_AUTH_URL || source.APP_URL || `http://127.0.0.1:${source.PORT || 3000}`;
+  return url.replace(/\/+$/, "");
+}
+
+/**
+ * Origins allowed to send cookie-authenticated mutations (better-auth's origin check and the tRPC
+ * CSRF check): the base URL; for a loopback base URL also its `localhost` / `127.0.0.1` twin (the
+ * start banner prints one, a browser may be pointed at the other); plus BETTER_AUTH_TRUSTED_ORIGINS
+ * (comma-separated).
+ */
+export function trustedOrigins(source: Record<string, string | undefined> = process.env): string[] {
+  const base = new URL(authBaseUrl(source));
+  const origins = new Set([base.origin]);
+  if (base.hostname === "127.0.0.1" || base.hostname === "localhost") {
+    for (const host of ["127.0.0.1", "localhost"]) origins.add(`${base.protocol}//${host}${base.port ? `:${base.port}` : ""}`);
+  }
+  for (const o of (source.BETTER_AUTH_TRUSTED_ORIGINS ?? "").split(",")) if (o.trim()) origins.add(o.trim().replace(/\/+$/, ""));
+  return [...origins];
+}
+
+/** The OIDC provider configured by env (OIDC_DISCOVERY_URL + OIDC_CLIENT_ID [+ OIDC_CLIENT_SECRET]), or null. */
+export function oidcConfig(source: Record<string, string | undefined> = process.env) {
+  if (!source.OIDC_DISCOVERY_URL || !source.OIDC_CLIENT_ID) return null;
+  return {
+    providerId: OIDC_PROVIDER_ID,
+    name: source.OIDC_PROVIDER_NAME || "single sign-on",
+    discoveryUrl: source.OIDC_DISCOVERY_URL,
+    clientId: source.OIDC_CLIENT_ID,
+    clientSecret: source.OIDC_CLIENT_SECRET || undefined,
+    scopes: (source.OIDC_SCOPES || "openid email profile").split(/[\s,]+/).filter(Boolean),
+    pkce: true,
+    requireIdTokenVerification: true,
+  };
+}
+
+/**
+ * Makes the first user an admin with every role, atomically: under a transaction-scoped advisory
+ * lock, `userId` gets all roles only if no user holds `admin` yet (two first sign-ups at the same
+ * moment cannot both become admin). Returns true when it did.
+ */
+export async function promoteFirstUser(db: PrismaClient, userId: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('longhaul:first-admin'))`;
+    const admins = await tx.user.count({ where: { roles: { has: "admin" } } });
+    if (admins > 0) return false;
+    await tx.user.update({ where: { id: userId }, data: { roles: [...ROLES] } });
+    return true;
+  });
+}
+
+/**
+ * A display name no other user has (case-insensitively): `name` itself, else `name (email)`. The
+ * name is the actor on launches, claims and decisions, so two people must not share one.
+ */
+export async function uniqueDisplayName(db: PrismaClient, name: string, email: string): Promise<string> {
+  const wanted = name.trim().slice(0, 100) || email.split("@")[0] || email;
+  const taken = await db.user.findFirst({ where: { name: { equals: wanted, mode: "insensitive" } }, select: { id: true } });
+  return taken ? `${wanted} (${email})`.slice(0, 200) : wanted;
+}
+
+function createAuth() {
+  const db = prisma();
+  const oidc = oidcConfig();
+  const secret = process.env.BETTER_AUTH_SECRET;
+  if (!secret && process.env.NODE_ENV === "production") throw new Error("BETTER_AUTH_SECRET is not set (npm start generates one into DATA_DIR)");
+  const baseURL = authBaseUrl();
+  const days = Number(process.env.LONGHAUL_SESSION_DAYS || DEFAULT_SESSION_DAYS);
+  return betterAuth({
+    appName: "Longhaul",
+    baseURL,
+    basePath: "/api/auth",
+    secret: secret ?? "longhaul-development-secret-not-for-production-use",
+    database: prismaAdapter(db, { provider: "postgresql" }),
+    trustedOrigins: trustedOrigins(),
+    telemetry: { enabled: false },
+    emailAndPassword: {
+      enabled: process.env.LONGHAUL_PASSWORD_SIGNIN !== "off",
+      minPasswordLength: 8,
+      maxPasswordLength: 128,
+      autoSignIn: true,
+    },
+    session: { expiresIn: Math.round(days * 86_400), updateAge: 86_400 },
+    advanced: {
+      cookiePrefix: COOKIE_PREFIX,
+      useSecureCookies: baseURL.startsWith("https://"),
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+    },
+    // Sign-in attempts from one address: at most 30 a minute (better-auth's own default, 3 per 10 s, trips a team behind one NAT).
+    rateLimit: { window: 60, max: 300, customRules: { "/sign-in/email": { window: 60, max: 30 }, "/sign-up/email": { window: 60, max: 30 } } },
+    databaseHooks: {
+      user: {
+        create: {
+          before: async (user) => {
+            if (process.env.LONGHAUL_SIGNUP === "closed" && (await db.user.count()) > 0) {
+              throw new APIError("FORBIDDEN", { message: "sign-up is closed (LONGHAUL_SIGNUP=closed): ask an admin to create your account" });
+            }
+            return { data: { ...user, name: await uniqueDisplayName(db, user.name, user.email) } };
+          },
+          after: async (user) => {
+            await promoteFirstUser(db, user.id);
+          },
+        },
+      },
+    },
+    plugins: [...(oidc ? [genericOAuth({ config: [oidc] })] : []), nextCookies()],
+  });
+}
+
+type Auth = ReturnType<typeof createAuth>;
+const globalForAuth = globalThis as unknown as { longhaulAuth?: Auth };
+
+/** The web process's better-auth instance (created on first use, kept across hot reloads). */
+export function auth(): Auth {
+  globalForAuth.longhaulAuth ??= createAuth();
+  return globalForAuth.longhaulAuth;
+}

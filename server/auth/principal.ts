@@ -1,0 +1,81 @@
+import type { PrismaClient } from "../db/generated/client.ts";
+import { verifyApiToken } from "./api-tokens.ts";
+import { normaliseRoles, type Role } from "./roles.ts";
+
+/**
+ * Who a request acts as: a signed-in person (session cookie) or an API token. `name` is the actor
+ * the domain records (launches, claims, decisions): the user's unique display name, or `local-cli`
+ * for the local CLI token. Roles are read from the database on every request, so a role change
+ * takes effect at once.
+ */
+export interface Principal {
+  userId: string | null;
+  name: string;
+  email: string | null;
+  roles: Role[];
+  via: "session" | "token";
+  tokenId?: string;
+}
+
+/** A request's identity: the principal, or null with why (a bad token is not the same as no credentials). */
+export type Identity = { principal: Principal; problem: null } | { principal: null; problem: string | null };
+
+/** The token in `Authorization: Bearer <token>`, or null. */
+export function bearerToken(headers: Headers): string | null {
+  const value = headers.get("authorization");
+  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+  return match?.[1] ?? null;
+}
+
+/**
+ * Resolves the identity of a request: `Authorization: Bearer lh_…` (API token; a bad one is refused
+ * even when a cookie is sent too) else better-auth's session cookie.
+ * `getSessionUser` is better-auth's session lookup (injected so this stays testable without Next).
+ */
+export async function identify({
+  prisma,
+  headers,
+  getSessionUser,
+}: {
+  prisma: PrismaClient;
+  headers: Headers;
+  getSessionUser: (headers: Headers) => Promise<{ id: string } | null>;
+}): Promise<Identity> {
+  const token = bearerToken(headers);
+  if (token) {
+    const verified = await verifyApiToken({ prisma, token });
+    if ("problem" in verified) return { principal: null, problem: verified.problem };
+    const { via, ...rest } = verified.principal;
+    return { principal: { ...rest, via }, problem: null };
+  }
+  const sessionUser = await getSessionUser(headers).catch(() => null);
+  if (!sessionUser) return { principal: null, problem: null };
+  const user = await prisma.user.findUnique({ where: { id: sessionUser.id }, select: { id: true, name: true, email: true, roles: true } });
+  if (!user) return { principal: null, problem: null };
+  return { principal: { userId: user.id, name: user.name, email: user.email, roles: normaliseRoles(user.roles), via: "session" }, problem: null };
+}
+
+/**
+ * CSRF check for cookie-authenticated writes (OWASP "verifying origin with standard headers"): a
+ * request whose `Sec-Fetch-Site` says cross-site / same-site, or whose `Origin` (else `Referer`) is
+ * not one of `allowed`, is refused. Requests without those headers (the CLI, scripts) carry no
+ * ambient browser credentials of another site and pass; API-token requests are never at risk (a
+ * browser does not add the header on its own). Returns the reason to refuse, or null.
+ */
+export function crossSiteProblem(headers: Headers, allowed: readonly string[]): string | null {
+  const site = headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return `cross-site request refused (Sec-Fetch-Site: ${site})`;
+  const origin = headers.get("origin") ?? refererOrigin(headers.get("referer"));
+  if (origin && origin !== "null" && !allowed.includes(origin)) return `cross-site request refused (origin ${origin} is not this app's)`;
+  if (origin === "null") return "cross-site request refused (opaque origin)";
+  return null;
+}
+
+function refererOrigin(referer: string | null): string | null {
+  if (!referer) return null;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,114 @@
+import { z } from "zod";
+import type { PrismaClient } from "../db/generated/client.ts";
+import { AppError } from "../errors.ts";
+import { tokenListSelect } from "./api-tokens.ts";
+import { auth, oidcConfig } from "./auth.ts";
+import { normaliseRoles, ROLES, type Role } from "./roles.ts";
+
+export const roleListSchema = z.array(z.enum(ROLES, { message: `roles: each one of ${ROLES.join(", ")}` })).max(ROLES.length, `roles: at most ${ROLES.length}`);
+
+/** Users as the admin page lists them (oldest first), with their roles and how they sign in. */
+export async function listUsers({ prisma }: { prisma: PrismaClient }) {
+  const users = await prisma.user.findMany({
+    orderBy: { createdAt: "asc" },
+    select: { id: true, name: true, email: true, roles: true, createdAt: true, accounts: { select: { providerId: true } } },
+  });
+  return users.map(({ accounts, roles, ...u }) => ({ ...u, roles: normaliseRoles(roles), signIn: [...new Set(accounts.map((a) => (a.providerId === "credential" ? "password" : a.providerId)))] }));
+}
+
+/**
+ * Sets user `userId`'s roles to `roles` (replacing them). Refuses to leave Longhaul without an
+ * admin: taking `admin` from the last admin is a CONFLICT. Returns the user with the roles now held.
+ * @throws AppError NOT_FOUND (no such user), CONFLICT (the last admin).
+ */
+export async function setUserRoles({ prisma, userId, roles }: { prisma: PrismaClient; userId: string; roles: readonly Role[] }) {
+  const clean = normaliseRoles(roles);
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('longhaul:first-admin'))`;
+    const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true, roles: true } });
+    if (!user) throw new AppError("NOT_FOUND", `user ${userId} not found`);
+    if (user.roles.includes("admin") && !clean.includes("admin")) {
+      const admins = await tx.user.count({ where: { roles: { has: "admin" } } });
+      if (admins <= 1) throw new AppError("CONFLICT", "roles: this is the last admin; give another user admin first");
+    }
+    return tx.user.update({ where: { id: userId }, data: { roles: clean }, select: { id: true, name: true, email: true, roles: true } });
+  });
+}
+
+export const createUserInputSchema = z.object({
+  email: z.email("email: a valid email address").max(200, "email: at most 200 characters"),
+  name: z.string().trim().min(1, "name: required").max(100, "name: at most 100 characters"),
+  password: z.string().min(8, "password: at least 8 characters").max(128, "password: at most 128 characters"),
+  roles: roleListSchema.default([]),
+});
+
+/**
+ * An admin creates an account with a password and roles (for a closed sign-up, and for tests).
+ * Goes through better-auth's own adapter and password hashing (scrypt), not a raw insert.
+ * @throws AppError CONFLICT when the email is taken.
+ */
+export async function createUserWithPassword({ prisma, input }: { prisma: PrismaClient; input: z.output<typeof createUserInputSchema> }) {
+  const email = input.email.toLowerCase();
+  if (await prisma.user.findUnique({ where: { email }, select: { id: true } })) throw new AppError("CONFLICT", `email: ${email} already has an account`);
+  const ctx = await auth().$context;
+  const user = await ctx.internalAdapter.createUser({ email, name: input.name, emailVerified: false }, { method: "admin" });
+  await ctx.internalAdapter.linkAccount({ providerId: "credential", accountId: user.id, userId: user.id, password: await ctx.password.hash(input.password) });
+  const roles = normaliseRoles([...(await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).roles, ...input.roles]);
+  return prisma.user.update({ where: { id: user.id }, data: { roles }, select: { id: true, name: true, email: true, roles: true } });
+}
+
+export const auditListInputSchema = z.object({
+  actor: z.string().trim().max(200, "actor: at most 200 characters").optional(),
+  action: z.string().trim().max(100, "action: at most 100 characters").optional(),
+  taskId: z.string().trim().max(100, "taskId: at most 100 characters").optional(),
+  /** Exclusive: the page starts after this event id (the previous page's nextCursor). */
+  cursor: z.string().max(100).nullish(),
+  limit: z.number().int().min(1, "limit: at least 1").max(500, "limit: at most 500").default(100),
+});
+
+/**
+ * The audit log, newest first, filtered by actor (substring, case-insensitive), action (prefix,
+ * e.g. "escalation.") and task id (exact). Returns `{events, nextCursor}`.
+ */
+export async function listAuditEvents({ prisma, input }: { prisma: PrismaClient; input: z.output<typeof auditListInputSchema> }) {
+  const events = await prisma.auditEvent.findMany({
+    where: {
+      ...(input.actor ? { actor: { contains: input.actor, mode: "insensitive" as const } } : {}),
+      ...(input.action ? { action: { startsWith: input.action } } : {}),
+      ...(input.taskId ? { taskId: input.taskId } : {}),
+      ...(input.cursor ? { id: { lt: input.cursor } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: input.limit + 1,
+  });
+  const page = events.slice(0, input.limit);
+  return { events: page, nextCursor: events.length > input.limit ? (page.at(-1)?.id ?? null) : null };
+}
+
+/** One user's API tokens, newest first (never the secret or its hash); none for the local CLI token. */
+export async function listOwnTokens({ prisma, userId }: { prisma: PrismaClient; userId: string | null }) {
+  if (!userId) return [];
+  return prisma.apiToken.findMany({ where: { userId }, orderBy: { createdAt: "desc" }, select: tokenListSelect });
+}
+
+/** Every API token with its owner's name (admin page), newest first, at most 500. */
+export async function listAllTokens({ prisma }: { prisma: PrismaClient }) {
+  return prisma.apiToken.findMany({ orderBy: { createdAt: "desc" }, take: 500, select: { ...tokenListSelect, user: { select: { name: true } } } });
+}
+
+/**
+ * What the sign-in page offers: email + password (unless LONGHAUL_PASSWORD_SIGNIN=off), sign-up
+ * (closed by LONGHAUL_SIGNUP=closed once a user exists), the OIDC provider's name when configured,
+ * and whether no user exists yet (the first sign-up becomes admin). Never any secret.
+ */
+export async function signInOptions({ prisma, source = process.env }: { prisma: PrismaClient; source?: Record<string, string | undefined> }) {
+  const users = await prisma.user.count();
+  const oidc = oidcConfig(source);
+  const password = source.LONGHAUL_PASSWORD_SIGNIN !== "off";
+  return {
+    password,
+    signUp: password && (users === 0 || source.LONGHAUL_SIGNUP !== "closed"),
+    oidc: oidc ? { providerId: oidc.providerId, name: oidc.name } : null,
+    firstUser: users === 0,
+  };
+}

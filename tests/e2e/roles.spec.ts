@@ -1,0 +1,148 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { createUser, launchGoalFromForm, signedInContext, type E2eUser } from "./helpers.ts";
+
+// Per role (issue 10): what each sees and does, and what it is refused — in a real browser, each
+// user in their own context (their own session cookie). The default context is the e2e admin.
+
+const OPERATOR: E2eUser = { email: "olive@e2e.test", name: "Olive", password: "olive-password-1", roles: ["operator"] };
+const HANDLER: E2eUser = { email: "hal@e2e.test", name: "Hal", password: "hal-password-1", roles: ["handler"] };
+const MANAGER: E2eUser = { email: "mona@e2e.test", name: "Mona", password: "mona-password-1", roles: ["manager"] };
+
+const GOAL = "Find out what this project is from the README in the workspace, record it as a fact, then finish.";
+
+/** Opens a page as `user` (created through the admin API first); returns it with its context. */
+async function pageAs(browser: Browser, adminPage: Page, baseURL: string, user: E2eUser): Promise<Page> {
+  await createUser(adminPage.request, user);
+  const context = await signedInContext(browser, baseURL, user);
+  return context.newPage();
+}
+
+/** The nav's link labels. */
+async function navLinks(page: Page): Promise<string[]> {
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(nav.getByRole("link", { name: "Tasks" })).toBeVisible();
+  return (await nav.getByRole("link").allTextContents()).map((t) => t.replace(/\d+$/, "").trim());
+}
+
+test("signed out: every page leads to sign-in, and the API answers 401 and changes nothing", async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await page.goto("/tasks/new");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Ftasks%2Fnew$/);
+  await expect(page.getByRole("heading", { name: "Sign in to Longhaul" })).toBeVisible();
+  await expect(page.getByTestId("first-user-note")).toHaveCount(0);
+  const before = await page.request.get("/api/health");
+  expect(before.status()).toBe(200);
+  const launch = await page.request.post("/api/trpc/task.launch", { data: { json: { goal: GOAL, profile: "scripted" } } });
+  expect(launch.status()).toBe(401);
+  expect((await page.request.get("/api/live")).status()).toBe(401);
+  expect((await page.request.get("/api/artifacts/art_anything")).status()).toBe(401);
+  // Security headers on pages and API answers.
+  const html = await page.request.get("/sign-in");
+  expect(html.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+  expect(html.headers()["x-content-type-options"]).toBe("nosniff");
+  expect(html.headers()["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+  expect(launch.headers()["x-content-type-options"]).toBe("nosniff");
+  await context.close();
+});
+
+test("operator: launches and cancels their own task; sees no Escalations or Admin; is refused another's task and the inbox", async ({ browser, baseURL, page: adminPage }) => {
+  await adminPage.goto("/tasks");
+  const page = await pageAs(browser, adminPage, baseURL!, OPERATOR);
+  await page.goto("/tasks");
+  await expect(page.getByTestId("signed-in-as")).toHaveText("Olive");
+  expect(await navLinks(page)).toEqual(["Tasks", "Launch task"]);
+
+  // The admin's task (launched by "operator") cannot be cancelled by Olive: 403 naming the owner.
+  const adminTask = await launchGoalFromForm(adminPage, { goal: GOAL, profile: "scripted-stall", stepBudget: 400 });
+  const adminTaskId = adminTask.split("/").at(-1)!;
+  // Its page offers the admin (its launcher) Cancel task, and Olive only the reading.
+  await expect(adminPage.getByRole("button", { name: "Cancel task" })).toBeVisible();
+  await page.goto(adminTask);
+  await expect(page.getByText(GOAL).first()).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+  const refused = await page.request.post("/api/trpc/task.cancel", { data: { json: { taskId: adminTaskId } } });
+  expect(refused.status()).toBe(403);
+  expect(await refused.text()).toContain("was launched by operator");
+  await adminPage.request.post("/api/trpc/task.cancel", { data: { json: { taskId: adminTaskId } } });
+
+  // Her own task: launched from the form, cancelled from the run page.
+  await launchGoalFromForm(page, { goal: GOAL, profile: "scripted-stall", stepBudget: 400 });
+  page.once("dialog", (d) => void d.accept());
+  await page.getByRole("button", { name: "Cancel task" }).click();
+  await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+
+  await page.goto("/escalations");
+  await expect(page.getByTestId("refused")).toContainText("needs the handler role");
+  await page.goto("/admin");
+  await expect(page.getByTestId("refused")).toContainText("needs the admin role");
+  const decide = await page.request.post("/api/trpc/escalation.claim", { data: { json: { escalationId: "esc_none" } } });
+  expect(decide.status()).toBe(403);
+  expect(await decide.text()).toContain("this needs the handler role");
+  await page.context().close();
+});
+
+test("handler: sees the inbox as themselves, cannot launch", async ({ browser, baseURL, page: adminPage }) => {
+  await adminPage.goto("/tasks");
+  const page = await pageAs(browser, adminPage, baseURL!, HANDLER);
+  await page.goto("/escalations");
+  await expect(page.getByTestId("handler-identity")).toContainText("Hal");
+  await expect(page.getByLabel("Your name")).toHaveCount(0);
+  expect(await navLinks(page)).toEqual(["Tasks", "Escalations"]);
+  await page.goto("/tasks/new");
+  await expect(page.getByTestId("refused")).toContainText("Launching a task needs the operator role");
+  const launch = await page.request.post("/api/trpc/task.launch", { data: { json: { goal: GOAL, profile: "scripted" } } });
+  expect(launch.status()).toBe(403);
+  expect(await launch.text()).toContain("task.launch: this needs the operator role");
+
+  // Sign out ends the session: back to sign-in, and the pages lead there again.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.goto("/escalations");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fescalations$/);
+  expect((await page.request.get(`/api/trpc/account.me?input=${encodeURIComponent(JSON.stringify({ json: null }))}`)).status()).toBe(401);
+  await page.context().close();
+});
+
+test("manager: reads every task, read-only; refused launching and deciding", async ({ browser, baseURL, page: adminPage }) => {
+  await adminPage.goto("/tasks");
+  const page = await pageAs(browser, adminPage, baseURL!, MANAGER);
+  await page.goto("/tasks");
+  expect(await navLinks(page)).toEqual(["Tasks"]);
+  await expect(page.getByRole("heading", { name: "Tasks" })).toBeVisible();
+  await expect(page.locator('a[href^="/tasks/task_"]').first()).toBeVisible();
+  const launch = await page.request.post("/api/trpc/task.launch", { data: { json: { goal: GOAL, profile: "scripted" } } });
+  expect(launch.status()).toBe(403);
+  const decide = await page.request.post("/api/trpc/escalation.decide", { data: { json: { escalationId: "esc_none", decision: "cancel" } } });
+  expect(decide.status()).toBe(403);
+  await page.context().close();
+});
+
+test("admin: manages roles, sees the audit log of human actions with a filter, and a role change takes effect at once", async ({ browser, baseURL, page }) => {
+  await page.goto("/admin");
+  await createUser(page.request, MANAGER);
+  await page.reload();
+  const row = page.locator(`[data-user-email="${MANAGER.email}"]`);
+  await expect(row).toBeVisible();
+  const managerPage = await (await signedInContext(browser, baseURL!, MANAGER)).newPage();
+  await managerPage.goto("/tasks/new");
+  await expect(managerPage.getByTestId("refused")).toBeVisible();
+
+  await row.getByLabel(`operator for ${MANAGER.email}`).check();
+  await expect(row.getByLabel(`operator for ${MANAGER.email}`)).toBeChecked();
+  await managerPage.reload();
+  await expect(managerPage.getByLabel("A goal of my own")).toBeVisible();
+  await row.getByLabel(`operator for ${MANAGER.email}`).uncheck();
+  await expect(row.getByLabel(`operator for ${MANAGER.email}`)).not.toBeChecked();
+
+  // The audit log: the role changes above, by the admin; filtered to admin actions.
+  await page.getByLabel("Action").fill("admin.setRoles");
+  await page.getByRole("button", { name: "Filter" }).click();
+  const rows = page.getByTestId("audit-row");
+  await expect(rows.first()).toHaveAttribute("data-action", "admin.setRoles");
+  await expect(rows.first()).toContainText("operator");
+  await page.getByLabel("Action").fill("task.cancel");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(rows.first()).toHaveAttribute("data-action", "task.cancel");
+  await managerPage.context().close();
+});
