@@ -28,6 +28,7 @@ import { createChatCompletion, resolveProvider } from "../../llm/provider.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import { executeToolCall, toolDefinitions, validateToolCall, type ToolCallResult } from "../../tools/registry.ts";
+import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
@@ -613,14 +614,22 @@ export const agentRun = inngest.createFunction(
         const valid = validateToolCall({ name: call.name, rawArguments: call.arguments });
         const fingerprint = valid.ok && valid.tool.sideEffect ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null;
         if (valid.ok && valid.tool.risky) {
-          const proposed = briefCall(call.name, valid.args);
+          // The egress gate (server/tools/egress-gate.ts): a destination outside the policy, or a
+          // secret / workspace file content in what it sends, needs a handler's approval whatever
+          // the task's requireApproval says. Its card shows the arguments redacted.
+          const tool = valid.tool;
+          const egress = tool.egress ? await step.run(`egress-${n}-${k}`, () => gateToolCall({ prisma: prisma(), taskId, tool, args: valid.args })) : null;
+          const breach = egress?.action === "escalate" ? egress : null;
+          const proposed = briefCall(call.name, breach ? breach.redactedArguments : valid.args);
           if (stepsSinceCheckpoint > 0) {
             await checkpoint(n + 1, "before_risky", { withModel: false, cut: false, stepId: `checkpoint-${n}-${k}`, openQuestion: `About to run the risky action ${proposed}.` });
           }
-          if (start.requireApproval && fingerprint) {
+          if ((start.requireApproval || breach) && fingerprint) {
             const verdict = await step.run(`approval-${n}-${k}`, () => findRiskyVerdict({ prisma: prisma(), taskId, fingerprint }));
             if (!verdict) {
-              return escalate(n + 1, "risky_action", `Approval needed: ${proposed}`, { stepId: toolStepId, tool: call.name, arguments: valid.args, fingerprint }, null, fingerprint);
+              const message = breach ? `Approval needed (${breach.reasons.join("; ")}): ${proposed}. ${breach.summary}`.slice(0, 2_000) : `Approval needed: ${proposed}`;
+              const egressEvidence = breach ? { egress: { reasons: breach.reasons, summary: breach.summary, breaches: breach.breaches, findings: breach.findings } } : {};
+              return escalate(n + 1, "risky_action", message, { stepId: toolStepId, tool: call.name, arguments: breach ? breach.redactedArguments : valid.args, fingerprint, ...egressEvidence }, null, fingerprint);
             }
             if (verdict.decision === "reject") {
               refused = { ok: false, error: { code: "rejected_by_human", message: `${call.name} was rejected by ${verdict.decidedBy ?? "a handler"} and not run${verdict.guidance ? `: ${verdict.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.` } };
