@@ -35,7 +35,7 @@ export const launchTaskInputSchema = z
     requireApproval: z.boolean("requireApproval: true or false").optional(),
     /** Client-chosen key: the same key launches once (double clicks, retried requests); reused with another goal: CONFLICT. */
     launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
-  })
+  }, "input: must be an object with goal or demo (and optional profile, budgets, workspace, facts)")
   // PostgreSQL text and jsonb cannot hold NUL characters (or unpaired surrogates): refused here, in
   // our words, rather than as a database error after part of the launch was written.
   .superRefine((v, ctx) => {
