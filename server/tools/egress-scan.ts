@@ -30,17 +30,18 @@ export interface ContentFinding {
  *   (IAM "Understanding unique ID prefixes"); the preset only reports it beside a secret key;
  * - `jwt`: three base64url parts starting `eyJ` (RFC 7519 §3, a JSON header);
  * - `password-assignment`: `password|passwd|pwd|secret|token|api_key|access_key|client_secret`
- *   followed by `=` or `:` and a value of 8+ non-space characters (the generic-credential idea of
- *   gitleaks' `generic-api-key` rule, simplified).
+ *   followed by `=` or `:` and a value of 8+ non-space characters with a digit or a symbol in it (so
+ *   "token: described below" is prose, "token: s3cr3t-value" is not; the generic-credential idea of
+ *   gitleaks' `generic-api-key` rule, simplified). OpenAI keys need a digit and a capital letter.
  */
 const EXTRA_RULES: { id: string; label: string; pattern: RegExp; group?: number }[] = [
-  { id: "longhaul/openai-key", label: "OpenAI API key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+  { id: "longhaul/openai-key", label: "OpenAI API key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g },
   { id: "longhaul/aws-access-key-id", label: "AWS access key id", pattern: /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g },
   { id: "longhaul/jwt", label: "JSON Web Token", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   {
     id: "longhaul/password-assignment",
     label: "password or secret assignment",
-    pattern: /\b(?:[a-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret))["']?\s*[:=]\s*["']?([^\s"',;]{8,})/gi,
+    pattern: /\b(?:[a-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret))["']?\s*[:=]\s*["']?((?=[^\s"',;]*[\d_\-+/=!@#$%^&*])[^\s"',;]{8,})/gi,
     group: 1,
   },
 ];

@@ -69,8 +69,14 @@ describe("outgoing content scan", () => {
     expect(findings[0]!.preview).toBe("ghp_… (40 chars)");
   });
 
+  it("an OpenAI-style key and a JWT are found", async () => {
+    const key = `sk-proj-${"Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56"}`;
+    const jwt = `eyJ${"hbGciOiJIUzI1NiJ9"}.eyJ${"zdWIiOiIxMjM0NTY3ODkwIn0"}.${"dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}`;
+    expect((await scanForSecrets(`use ${key} and ${jwt}`, "body")).map((f) => f.label)).toEqual(["OpenAI API key", "JSON Web Token"]);
+  });
+
   it("ordinary prose and reports are clean", async () => {
-    expect(await scanForSecrets("Audited 50 packages: 44 MIT, 3 ISC, 2 Apache-2.0, 1 BSD-3-Clause. No copyleft found. The password policy is documented.", "body")).toEqual([]);
+    expect(await scanForSecrets("Audited 50 packages: 44 MIT, 3 ISC, 2 Apache-2.0, 1 BSD-3-Clause. No copyleft found. The password policy is documented. Access token: described below; see sk-learn-documentation-pages.", "body")).toEqual([]);
   });
 
   it("finds long verbatim runs of files the run read, not short shared phrases", () => {
