@@ -260,6 +260,12 @@ export function RunPage({ taskId }: { taskId: string }) {
             Result: {typeof t.result.summary === "string" ? t.result.summary : JSON.stringify(t.result.summary)}
           </p>
         )}
+        {t.status === "completed" && t.outcome === "completed_with_gaps" && t.result && typeof t.result === "object" && "gaps" in t.result && Array.isArray(t.result.gaps) && (
+          <p className="mt-1 text-sm text-amber-800" data-testid="result-gaps">
+            <span className="mr-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium">Completed with gaps</span>
+            Not done: {t.result.gaps.map(String).join("; ")}
+          </p>
+        )}
         <h1 className="mt-2 line-clamp-2 text-base font-medium text-zinc-900" title={t.goal}>
           {t.goal}
         </h1>

@@ -174,6 +174,7 @@ export async function finishRun({
   taskStatus,
   endReason,
   result,
+  outcome,
   deadEndReason,
   error,
 }: {
@@ -184,6 +185,8 @@ export async function finishRun({
   taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
   endReason?: string;
   result?: Prisma.InputJsonValue;
+  /** Task.outcome of a completed task: `completed`, or `completed_with_gaps` when result.gaps is not empty. */
+  outcome?: "completed" | "completed_with_gaps";
   deadEndReason?: string;
   error?: string;
 }): Promise<boolean> {
@@ -200,6 +203,7 @@ export async function finishRun({
         status: taskStatus,
         endedAt: taskStatus === "waiting_for_human" ? null : now,
         result: result ?? undefined,
+        outcome: outcome ?? null,
         deadEndReason: deadEndReason ?? null,
         error: error ?? null,
       },

@@ -109,6 +109,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     workspace: task.workspace,
     input: task.input,
     result: task.result,
+    /** completed · completed_with_gaps (result.gaps) · null before the task completes. */
+    outcome: task.outcome,
     deadEndReason: task.deadEndReason,
     error: task.error,
     createdAt: task.createdAt,

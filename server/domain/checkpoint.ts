@@ -93,7 +93,7 @@ export function compactCompletedSteps(steps: CompletedStepSummary[], keep = KEEP
   }
   const byTool = [...counts].map(([name, n]) => `${name} ×${n}`).join(", ");
   const summary: CompletedStepSummary = { stepId: "earlier", summary: `${total} earlier steps: ${byTool}; their results are in the working set` };
-  return [summary, ...effects, ...plain.slice(-keep)];
+  return [summary, ...effects, ...(keep > 0 ? plain.slice(-keep) : [])];
 }
 
 /** The model's answer to a checkpoint request; anything else is replaced by a deterministic summary. */
@@ -236,4 +236,75 @@ export function describeToolStep(tool: string, rawArguments: string, result: { o
   }
   const outcome = result.ok ? describe(result.output) : `error ${result.error.code}`;
   return `${tool} ${args} → ${outcome}`;
+}
+
+/** Working-set values at most this long (JSON characters) stay whole when a checkpoint is compacted. */
+export const COMPACT_VALUE_MIN_CHARS = 200;
+
+/** Completed steps a compacted checkpoint keeps itemised (the rest are folded into one line). */
+export const COMPACT_KEEP_STEPS = 5;
+
+/** What a large working-set value becomes in a compacted checkpoint: where it is, and what it was. */
+export interface FactReference {
+  $ref: string;
+  description: string;
+}
+
+/** "<12,345 chars of JSON: object with 40 keys>" — a value described by shape and size, never cut. */
+export function describeValue(value: unknown): string {
+  const chars = JSON.stringify(value)?.length ?? 0;
+  const shape =
+    typeof value === "string"
+      ? "a string"
+      : Array.isArray(value)
+        ? `an array of ${value.length} items`
+        : value && typeof value === "object"
+          ? `an object with ${Object.keys(value).length} keys (${Object.keys(value).slice(0, 5).join(", ")}${Object.keys(value).length > 5 ? ", …" : ""})`
+          : typeof value;
+  return `${chars.toLocaleString("en-US")} chars of JSON: ${shape}`;
+}
+
+/**
+ * Compacts a checkpoint's own state until the prompt it starts from fits `limitTokens` (issue 8: a
+ * checkpoint too big for the window). In order, each step only while still over the limit:
+ * 1. completed steps folded to the newest COMPACT_KEEP_STEPS (`compactCompletedSteps`);
+ * 2. the largest working-set values (over COMPACT_VALUE_MIN_CHARS characters of JSON), largest
+ *    first, replaced by a FactReference `{ $ref: refFor(key), description }` — the whole value stays
+ *    in the row `refFor` names (the source checkpoint, or the task's input);
+ * 3. completed steps folded entirely (side effects are never folded).
+ * Returns the compacted state, its size (`count` of the messages it yields) and whether it fits.
+ * Pure; `measure` builds and counts the prompt a state yields (the loop's own count).
+ */
+export function compactCheckpointState({
+  workingSet,
+  completedSteps,
+  limitTokens,
+  measure,
+  refFor,
+}: {
+  workingSet: WorkingSet;
+  completedSteps: CompletedStepSummary[];
+  limitTokens: number;
+  measure: (state: { workingSet: WorkingSet; completedSteps: CompletedStepSummary[] }) => number;
+  refFor: (key: string) => string;
+}): { workingSet: WorkingSet; completedSteps: CompletedStepSummary[]; tokens: number; fits: boolean; referenced: string[] } {
+  let steps = compactCompletedSteps(completedSteps, COMPACT_KEEP_STEPS);
+  const ws: WorkingSet = { ...workingSet };
+  const referenced: string[] = [];
+  let tokens = measure({ workingSet: ws, completedSteps: steps });
+  const large = Object.entries(workingSet)
+    .map(([key, value]) => ({ key, value, chars: JSON.stringify(value)?.length ?? 0 }))
+    .filter((e) => e.chars > COMPACT_VALUE_MIN_CHARS)
+    .sort((a, b) => b.chars - a.chars || (a.key < b.key ? -1 : 1));
+  for (const e of large) {
+    if (tokens <= limitTokens) break;
+    ws[e.key] = { $ref: refFor(e.key), description: describeValue(e.value) } satisfies FactReference;
+    referenced.push(e.key);
+    tokens = measure({ workingSet: ws, completedSteps: steps });
+  }
+  if (tokens > limitTokens) {
+    steps = compactCompletedSteps(steps, 0);
+    tokens = measure({ workingSet: ws, completedSteps: steps });
+  }
+  return { workingSet: ws, completedSteps: steps, tokens, fits: tokens <= limitTokens, referenced };
 }

@@ -368,7 +368,10 @@ const STOP_WORDS = new Set(
     "i if in into is it its itself just me more most my no nor not now of off on once only or other our ours out over own " +
     "same she should so some such than that the their theirs them then there these they this those through to too under " +
     "until up very was we were what when where which while who whom why will with would you your yours yet still " +
-    "get got make made let us use used using want need please then first next last one ones thing things"
+    "get got make made let us use used using want need please then first next last one ones thing things " +
+    // Words about the work itself, not its topic: "What is the next step toward the goal?" names no
+    // subject that could drift (the budget scenario's question never left its goal).
+    "step steps goal goals task tasks toward towards progress continue done work working"
   ).split(" "),
 );
 

@@ -7,7 +7,9 @@ import type { ModelUsage } from "./types.ts";
  * - `timeout`      no response headers within `timeoutMs`, or no chunk within `chunkTimeoutMs` (retryable)
  * - `stream_cut`   the response ended or broke before a `finish_reason` (retryable)
  * - `network`      connection refused/reset before any response (retryable)
- * - `bad_request`  other 4xx: bad parameters, unknown model, context too long (not retryable)
+ * - `context_length` the prompt does not fit the model's context window (OpenAI: HTTP 400 with code
+ *                  `context_length_exceeded`): not retryable as is; the agent loop compacts and tries once more
+ * - `bad_request`  other 4xx: bad parameters, unknown model (not retryable)
  * - `auth`         401/403 (not retryable)
  * - `aborted`      the caller's own AbortSignal fired (not retryable: the caller asked to stop)
  */
@@ -18,6 +20,7 @@ export type ModelCallErrorKind =
   | "stream_cut"
   | "network"
   | "bad_request"
+  | "context_length"
   | "auth"
   | "aborted";
 
@@ -28,6 +31,7 @@ const RETRYABLE: Record<ModelCallErrorKind, boolean> = {
   stream_cut: true,
   network: true,
   bad_request: false,
+  context_length: false,
   auth: false,
   aborted: false,
 };
@@ -103,8 +107,13 @@ export function parseRetryAfter(headers: HeaderSource | null | undefined, now: n
   return Math.max(0, date - now);
 }
 
-/** Maps an HTTP status of a failed response to an error kind (see ModelCallErrorKind). */
-export function kindForStatus(status: number): ModelCallErrorKind {
+/**
+ * Maps an HTTP status (and the provider's error `code`, when it sent one) of a failed response to an
+ * error kind (see ModelCallErrorKind). A 400 whose code is `context_length_exceeded` (OpenAI's
+ * documented code; also sent by vLLM and llama.cpp servers in OpenAI mode) is `context_length`.
+ */
+export function kindForStatus(status: number, code?: string | null): ModelCallErrorKind {
+  if ((status === 400 || status === 413) && code === "context_length_exceeded") return "context_length";
   if (status === 429) return "rate_limited";
   if (status === 401 || status === 403) return "auth";
   if (status === 408) return "timeout";

@@ -3,6 +3,11 @@ import { defineTool } from "./types.ts";
 
 export const finishArgsSchema = z.strictObject({
   result: z.string().min(1).max(65_536).describe("The final result: what was done and where it is"),
+  gaps: z
+    .array(z.string().min(1).max(2_000))
+    .max(50)
+    .optional()
+    .describe("What the goal asked for that was not done (a part given up on, a rejected action), one line each; omit when everything was done"),
 });
 
 /** `finish` (CONTRACTS.md): validates and returns; the agent loop ends the run as completed with `result`. */

@@ -47,6 +47,7 @@ describe("risky actions", () => {
     const { taskId, runId, escalation, checkpoint } = await untilApprovalAsked();
     await decide(escalation.id, "approve");
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    expect(await stack.db.task.findUniqueOrThrow({ where: { id: taskId } })).toMatchObject({ outcome: "completed", result: { summary: expect.any(String) } });
 
     const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
     expect(runs.map((r) => `${r.cause} ${r.status}`)).toEqual(["initial escalated", "resume completed"]);
@@ -70,6 +71,9 @@ describe("risky actions", () => {
     expect(status).toBe("completed");
     const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
     expect(JSON.stringify(task.result)).toContain("was not sent (rejected by a handler)");
+    // Completed, with what was not done: the task list and /costs can tell it from a full success.
+    expect(task.outcome).toBe("completed_with_gaps");
+    expect((task.result as { gaps?: string[] }).gaps).toEqual([expect.stringMatching(/^the summary email to .+ was not sent: send_email was rejected by handler-\w+ and not run: not to that address$/)]);
     const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
     const resumed = await loadRunEvidence(stack.db, { taskId, runId: runs[1]!.id });
     const refusals = resumed.steps.filter((s) => s.tool === "send_email");

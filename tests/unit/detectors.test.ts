@@ -271,6 +271,14 @@ describe("drift", () => {
     expect([...contentWords("The Licenses, licensing and LICENSE of packages")]).toEqual(["licens", "packag"]);
   });
 
+  it("a generic progress question names no topic and does not drift (the budget scenario never leaves its goal)", () => {
+    // scripted-budget's checkpoint answer (server/llm/scripted/agent.ts) on a goal it shares no word with.
+    const goal = "Examine every entry of the workspace, one per step, and record a fact for each";
+    expect(detectDrift({ goal, openQuestion: "What is the next step toward the goal?", stepId: "s1" })).toBeNull();
+    // A question with a topic of its own still drifts.
+    expect(detectDrift({ goal, openQuestion: "What is the next step toward the bundler's logo colours?", stepId: "s1" })).not.toBeNull();
+  });
+
   it("no open question → no alert", () => {
     expect(detectDrift({ goal: LICENSE_GOAL, openQuestion: "  ", stepId: "s1" })).toBeNull();
     expect(detectDrift({ goal: LICENSE_GOAL, openQuestion: undefined, stepId: "s1" })).toBeNull();

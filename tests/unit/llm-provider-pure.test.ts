@@ -33,6 +33,10 @@ describe("error kinds", () => {
     expect(kindForStatus(401)).toBe("auth");
     expect(kindForStatus(403)).toBe("auth");
     expect(kindForStatus(400)).toBe("bad_request");
+    // OpenAI answers a prompt over the window with 400 + code context_length_exceeded: saturation, not a bad request.
+    expect(kindForStatus(400, "context_length_exceeded")).toBe("context_length");
+    expect(kindForStatus(400, "invalid_request_error")).toBe("bad_request");
+    expect(new ModelCallError({ kind: "context_length", message: "too long" }).retryable).toBe(false);
     expect(kindForStatus(404)).toBe("bad_request");
     expect(kindForStatus(408)).toBe("timeout");
     expect(kindForStatus(500)).toBe("server");

@@ -290,6 +290,8 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     const answer = (postCall?.result ?? {}) as { status?: unknown; confirmedBy?: unknown };
     toolCalls.push({ name: "record_fact", arguments: { key: "audit:post", value: { url: goal.postTo, status: typeof answer.status === "number" ? answer.status : null, ...(typeof answer.confirmedBy === "string" ? { confirmedBy: answer.confirmedBy } : {}) } } });
   }
-  toolCalls.push({ name: "finish", arguments: { result } });
+  // What the goal asked for and was not done, stated as the finish tool asks (result.gaps).
+  const gaps = emailRejected && !emailCall ? [`the summary email to ${goal.to ?? "the requested address"} was not sent: ${emailRejected.error?.message.split(". ")[0] ?? "rejected by a handler"}`] : [];
+  toolCalls.push({ name: "finish", arguments: gaps.length ? { result, gaps } : { result } });
   return { content: "The audit is complete.", toolCalls };
 }

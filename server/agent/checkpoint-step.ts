@@ -1,0 +1,215 @@
+import { buildInitialMessages, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
+import type { CompactionSizes } from "../domain/agent-loop.ts";
+import {
+  CHECKPOINT_REQUEST,
+  compactCheckpointState,
+  compactCompletedSteps,
+  fitSummaryRequest,
+  parseCheckpointAnswer,
+  SUMMARY_REQUEST_WINDOW_SHARE,
+  type CheckpointReason,
+} from "../domain/checkpoint.ts";
+import { detectDrift } from "../domain/detectors.ts";
+import { inngestErrorForModelCall, isFinalModelFailure } from "../inngest/errors.ts";
+import { countTokens } from "../llm/tokens.ts";
+import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
+import { callModelRecorded, type ModelProfile } from "./model-call.ts";
+import type { CheckpointPorts, ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
+
+/** What a checkpoint step needs of the segment's start (db/checkpoint-repository.ts SegmentStart). */
+export interface CheckpointStart {
+  taskId: string;
+  runId: string;
+  goal: string;
+  checkpointId: string | null;
+  workingSet: WorkingSet;
+  completedSteps: CompletedStepSummary[];
+  openQuestion: string | null;
+  guidance: string | null;
+  priorTranscriptTokens: number;
+  profile: ModelProfile & { systemPrompt: string; contextWindow: number };
+}
+
+type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
+
+/**
+ * The body of a checkpoint step (`checkpoint-<n>`, `checkpoint-<n>-<k>`): asks the model for a
+ * summary and the open question (`withModel`; through `callModelRecorded`, recorded as `checkpoint`
+ * cost — `compaction` for a saturation checkpoint), then assembles the rest deterministically: goal
+ * verbatim, working set (whole facts), compacted completed steps, budgets used, committed side
+ * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Without
+ * the model (at a ceiling, a failure, before a risky call), or when even the checkpoint's own state
+ * does not fit the request window (`fitSummaryRequest`), the summary is built from the state. A
+ * retryable model failure throws the typed Inngest error until the last attempt (`retries`); then,
+ * as for a non-retryable one, the checkpoint is taken without the model's summary.
+ */
+export async function runCheckpointStep({
+  ports,
+  start,
+  tools,
+  stepId,
+  index,
+  reason,
+  withModel,
+  messages,
+  segmentSteps,
+  usage,
+  afterStepId,
+  nextTurn,
+  nextIndex,
+  attempt,
+  retries,
+  openQuestion,
+}: {
+  ports: Ports;
+  start: CheckpointStart;
+  tools: ToolSchema[];
+  stepId: string;
+  index: number;
+  reason: CheckpointReason;
+  /** The open question when the loop knows it (before a risky action: that action); else the model's. */
+  openQuestion?: string;
+  withModel: boolean;
+  messages: ChatMessage[];
+  segmentSteps: CompletedStepSummary[];
+  usage: { steps: number; tokens: number };
+  afterStepId: string;
+  nextTurn: number;
+  nextIndex: number;
+  attempt: number;
+  retries: number;
+}): Promise<{ id: string; seq: number; spendUsd: number }> {
+  await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason } });
+  const workingSet = { ...start.workingSet, ...(await ports.runFacts(start.runId)) };
+  const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
+  let answer = parseCheckpointAnswer(null, Object.keys(workingSet).length);
+  let answerUsage: ModelUsage = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
+  // Near saturation the transcript plus the request may not fit the window: send the checkpoint's own
+  // state plus the tail that fits instead, or no request at all (fitSummaryRequest).
+  const request = withModel
+    ? fitSummaryRequest({
+        transcript: messages,
+        state: buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: start.openQuestion }),
+        request: { role: "user", content: CHECKPOINT_REQUEST },
+        budgetTokens: Math.floor(start.profile.contextWindow * SUMMARY_REQUEST_WINDOW_SHARE),
+        count: (m) => countTokens(m),
+      })
+    : null;
+  if (request) {
+    const called = await callModelRecorded({ ports, profile: start.profile, runId: start.runId, stepId, attempt, messages: request, cause: reason === "saturation" ? "compaction" : "checkpoint" });
+    if (called.ok) {
+      answerUsage = called.res.usage;
+      answer = parseCheckpointAnswer(called.res.message.content, Object.keys(workingSet).length);
+    } else if (!isFinalModelFailure(called.error, attempt, retries)) {
+      // Retryable: the executor retries the step. On its last attempt the checkpoint is taken without
+      // the model's summary rather than failing the run here (a checkpoint is state, assembled below).
+      throw inngestErrorForModelCall(called.error);
+    }
+  }
+  if (openQuestion) answer = { ...answer, openQuestion };
+  const context = buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: answer.openQuestion ?? null });
+  const spendUsd = await ports.taskSpendUsd(start.taskId);
+  const transcriptTokens = start.priorTranscriptTokens + countTokens(start.checkpointId ? messages.slice(2) : messages, tools);
+  const saved = await ports.saveCheckpoint({
+    taskId: start.taskId,
+    runId: start.runId,
+    reason,
+    afterStepId,
+    nextTurn,
+    nextIndex,
+    goal: start.goal,
+    workingSet,
+    completedSteps,
+    openQuestion: answer.openQuestion ?? null,
+    phase: answer.phase ?? null,
+    summary: answer.fromModel ? answer.summary : `${answer.summary} (assembled without a model summary)`,
+    budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: spendUsd },
+    contextTokens: countTokens(context, tools),
+    transcriptTokens,
+  });
+  if (reason === "on_request") await ports.clearCheckpointRequest(start.runId);
+  const drift = answer.openQuestion ? detectDrift({ goal: start.goal, openQuestion: answer.openQuestion, stepId }) : null;
+  if (drift) await ports.recordAlert({ taskId: start.taskId, runId: start.runId, stepId, kind: drift.kind, severity: drift.severity, message: drift.message, evidence: drift.evidence });
+  await ports.endStep({
+    runId: start.runId,
+    stepId,
+    status: "completed",
+    output: { checkpointId: saved.id, seq: saved.seq, reason, summary: answer.summary, openQuestion: answer.openQuestion ?? null, phase: answer.phase ?? null },
+    summary: `checkpoint #${saved.seq} (${reason.replaceAll("_", " ")})`,
+    usage: answerUsage,
+  });
+  return { ...saved, spendUsd };
+}
+
+/**
+ * The body of step `compact-<n>`: the segment's starting state does not fit the window (a resume
+ * into a smaller window, a few huge facts). Compacts the checkpoint itself (`compactCheckpointState`:
+ * completed steps summarised, the largest facts made references to the row that keeps them — the
+ * source checkpoint's working set, or the task's input) and, when it now fits `limitTokens`, saves it
+ * as a new `saturation` checkpoint the next segment starts from. No model call. Returns the sizes
+ * either way; `checkpointId` only when it fits (the loop escalates with the sizes otherwise).
+ */
+export async function runCompactStep({
+  ports,
+  start,
+  tools,
+  stepId,
+  index,
+  nextTurn,
+  nextIndex,
+  limitTokens,
+  beforeTokens,
+  usage,
+}: {
+  ports: StepPorts & ModelPorts & CheckpointPorts;
+  start: CheckpointStart;
+  tools: ToolSchema[];
+  stepId: string;
+  index: number;
+  nextTurn: number;
+  nextIndex: number;
+  limitTokens: number;
+  beforeTokens: number;
+  usage: { steps: number; tokens: number };
+}): Promise<{ fits: boolean; checkpointId: string | null; sizes: CompactionSizes }> {
+  await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason: "saturation", compaction: true } });
+  const measure = (s: { workingSet: WorkingSet; completedSteps: CompletedStepSummary[] }) =>
+    countTokens(
+      buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet: s.workingSet, completedSteps: s.completedSteps, openQuestion: start.openQuestion, guidance: start.guidance }),
+      tools,
+    );
+  const source = start.checkpointId ? `checkpoint ${start.checkpointId}, workingSet` : `task ${start.taskId}, input.facts`;
+  const compacted = compactCheckpointState({ workingSet: start.workingSet, completedSteps: start.completedSteps, limitTokens, measure, refFor: (key) => `${source}.${JSON.stringify(key)}` });
+  const sizes: CompactionSizes = { contextWindow: start.profile.contextWindow, beforeTokens, afterTokens: compacted.tokens, limitTokens, referencedFacts: compacted.referenced.length };
+  let checkpointId: string | null = null;
+  if (compacted.fits) {
+    const spendUsd = await ports.taskSpendUsd(start.taskId);
+    const saved = await ports.saveCheckpoint({
+      taskId: start.taskId,
+      runId: start.runId,
+      reason: "saturation",
+      afterStepId: stepId,
+      nextTurn,
+      nextIndex,
+      goal: start.goal,
+      workingSet: compacted.workingSet,
+      completedSteps: compacted.completedSteps,
+      openQuestion: start.openQuestion,
+      phase: null,
+      summary: `Compacted to fit the ${start.profile.contextWindow}-token window: ${beforeTokens} → ${compacted.tokens} prompt tokens${compacted.referenced.length ? `; ${compacted.referenced.length} large fact(s) kept as references (${compacted.referenced.join(", ")})` : ""}.`,
+      budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: spendUsd },
+      contextTokens: compacted.tokens,
+      transcriptTokens: start.priorTranscriptTokens,
+    });
+    checkpointId = saved.id;
+  }
+  await ports.endStep({
+    runId: start.runId,
+    stepId,
+    status: compacted.fits ? "completed" : "failed",
+    output: { checkpointId, sizes, referenced: compacted.referenced },
+    ...(compacted.fits ? {} : { error: `the checkpoint does not fit even compacted: ${compacted.tokens} of ${limitTokens} tokens` }),
+    summary: compacted.fits ? `compacted checkpoint (${beforeTokens} → ${compacted.tokens} tokens)` : `compaction cannot fit the window (${compacted.tokens} > ${limitTokens} tokens)`,
+  });
+  return { fits: compacted.fits, checkpointId, sizes };
+}

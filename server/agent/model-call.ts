@@ -1,0 +1,72 @@
+import { modelCallCostUsd } from "../domain/cost.ts";
+import { ModelCallError } from "../llm/errors.ts";
+import type { ChatCompletionResult } from "../llm/provider.ts";
+import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
+import type { ModelCallRecord, ModelPorts } from "./ports.ts";
+
+/** The profile fields a model call needs (RunStart.profile). */
+export interface ModelProfile {
+  model: string;
+  baseUrl: string | null;
+  prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
+}
+
+/** A recorded model call: the result, or the typed failure (already recorded as an error row). */
+export type RecordedModelCall = { ok: true; res: ChatCompletionResult; costUsd: number } | { ok: false; error: ModelCallError };
+
+/**
+ * One model call and its ModelCall row — the single place that calls the provider and records the
+ * call, for the model step and the checkpoint/compaction request alike. Success: one `ok` row
+ * (tokens, cost in USD from the profile's prices or the price package, `cause`). A ModelCallError:
+ * one `error` row (cause `retry`; billed attempts carry their estimated usage and cost) and
+ * `{ok: false, error}` — the caller decides to retry, give up or go on. Any other error is thrown.
+ *
+ * - `cause`: `productive` / `replay` for the agent's own turn, `checkpoint` / `compaction` for a summary.
+ * - `attempt`: the step's attempt (0-based), recorded on the row.
+ */
+export async function callModelRecorded({
+  ports,
+  profile,
+  runId,
+  stepId,
+  attempt,
+  messages,
+  tools,
+  cause,
+}: {
+  ports: ModelPorts;
+  profile: ModelProfile;
+  runId: string;
+  stepId: string;
+  attempt: number;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  cause: ModelCallRecord["cause"];
+}): Promise<RecordedModelCall> {
+  const model = profile.model;
+  let res: ChatCompletionResult;
+  try {
+    res = await ports.chat({ profileBaseUrl: profile.baseUrl, model, messages, ...(tools ? { tools } : {}), stream: true });
+  } catch (error) {
+    if (!(error instanceof ModelCallError)) throw error;
+    const usage: ModelUsage = error.estimatedUsage ?? { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
+    await ports.recordModelCall({
+      runId,
+      stepId,
+      attempt,
+      model,
+      ...usage,
+      status: "error",
+      httpStatus: error.status,
+      billed: error.billed,
+      cause: "retry",
+      latencyMs: error.latencyMs,
+      error: error.message.slice(0, 2000),
+      costUsd: error.billed ? modelCallCostUsd({ model, usage, prices: profile.prices }).usd : 0,
+    });
+    return { ok: false, error };
+  }
+  const costUsd = modelCallCostUsd({ model, usage: res.usage, prices: profile.prices }).usd;
+  await ports.recordModelCall({ runId, stepId, attempt, model, ...res.usage, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd });
+  return { ok: true, res, costUsd };
+}

@@ -1,0 +1,85 @@
+import type { ModelTurn } from "../domain/agent-loop.ts";
+import { summarizeCalls } from "../domain/step-summaries.ts";
+import type { ModelCallErrorKind } from "../llm/errors.ts";
+import type { ChatMessage, ToolSchema } from "../llm/types.ts";
+import { inngestErrorForModelCall, isFinalModelFailure } from "../inngest/errors.ts";
+import { callModelRecorded, type ModelProfile } from "./model-call.ts";
+import type { ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
+
+/** What the memoized model step returns: the turn, or a failure for good (the loop decides). */
+export type ModelStepResult = ({ ok: true } & ModelTurn) | { ok: false; errorKind: ModelCallErrorKind; message: string };
+
+/**
+ * The body of durable step `model-<n>`: records the step, calls the model through
+ * `callModelRecorded` (one ModelCall row per HTTP attempt), ends the step with its output and
+ * summary, and reads what an operator asked of the run (checkpoint, escalation) — memoized with it.
+ *
+ * A failed call that will be retried throws the typed Inngest error (inngest/errors.ts: 429 →
+ * RetryAfterError, other transient kinds → Error) after noting the error on the step. A failure
+ * for good — a kind that is not retried, or the last attempt (`attempt` ≥ `retries`) — marks the
+ * step `failed` with its end time and returns `{ok: false, errorKind, message}`.
+ *
+ * `spendUsd` (the task's whole model spend) is read only with a dollar ceiling (`costBudgetUsd`):
+ * the query grows with the task and this is the hottest path of a run.
+ */
+export async function runModelStep({
+  ports,
+  runId,
+  taskId,
+  stepId,
+  index,
+  messages,
+  tools,
+  profile,
+  costBudgetUsd,
+  attempt,
+  retries,
+}: {
+  ports: StepPorts & ModelPorts & RunRequestPorts;
+  runId: string;
+  taskId: string;
+  stepId: string;
+  index: number;
+  messages: ChatMessage[];
+  tools: ToolSchema[];
+  profile: ModelProfile;
+  costBudgetUsd: number | null;
+  attempt: number;
+  retries: number;
+}): Promise<ModelStepResult> {
+  const { completedBefore } = await ports.beginStep({ runId, stepId, index, kind: "model" });
+  const called = await callModelRecorded({ ports, profile, runId, stepId, attempt, messages, tools, cause: completedBefore ? "replay" : "productive" });
+  if (!called.ok) {
+    const { error } = called;
+    const text = `[${error.kind}] ${error.message}`.slice(0, 2000);
+    if (!isFinalModelFailure(error, attempt, retries)) {
+      await ports.noteStepError({ runId, stepId, error: text });
+      throw inngestErrorForModelCall(error);
+    }
+    await ports.endStep({ runId, stepId, status: "failed", error: text, summary: `model call failed: ${error.kind}` });
+    return { ok: false, errorKind: error.kind, message: error.message };
+  }
+  const { res, costUsd } = called;
+  const calls = res.message.toolCalls;
+  await ports.endStep({
+    runId,
+    stepId,
+    status: "completed",
+    output: { content: res.message.content, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), finishReason: res.finishReason },
+    summary: calls.length ? summarizeCalls(calls) : (res.message.content ?? "").slice(0, 120),
+    usage: res.usage,
+  });
+  const requests = await ports.runRequests(runId);
+  const spendUsd = costBudgetUsd !== null ? await ports.taskSpendUsd(taskId) : undefined;
+  return {
+    ok: true,
+    spendUsd,
+    content: res.message.content,
+    toolCalls: calls,
+    usage: res.usage,
+    finishReason: res.finishReason,
+    costUsd,
+    checkpointRequested: requests.checkpointRequested,
+    escalationRequested: requests.escalationRequested,
+  };
+}

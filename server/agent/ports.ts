@@ -1,0 +1,98 @@
+import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { ChatCompletionRequest, ChatCompletionResult } from "../llm/provider.ts";
+import type { ToolCallResult } from "../tools/registry.ts";
+
+/**
+ * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume)
+ * work over. The Prisma-backed implementation is `prismaAgentPorts` (prisma-ports.ts); unit tests
+ * pass fakes (tests/unit/agent-steps.test.ts). Every method is one row write or read, so a step's
+ * behaviour is what its body does with them.
+ */
+
+/** One recorded model call (db/run-repository.ts `recordModelCall`, without the client). */
+export interface ModelCallRecord {
+  runId: string;
+  stepId: string;
+  attempt: number;
+  model: string;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  status: "ok" | "error";
+  httpStatus: number | null;
+  billed: boolean;
+  cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded";
+  latencyMs: number;
+  error?: string;
+  costUsd: number;
+}
+
+/** The timeline's step rows. */
+export interface StepPorts {
+  beginStep(input: { runId: string; stepId: string; index: number; kind: "model" | "tool" | "checkpoint"; tool?: string; args?: unknown }): Promise<{ completedBefore: boolean }>;
+  endStep(input: {
+    runId: string;
+    stepId: string;
+    status: "completed" | "failed";
+    output?: unknown;
+    error?: string;
+    summary?: string;
+    usage?: { promptTokens: number; cachedTokens: number; completionTokens: number };
+  }): Promise<void>;
+  /** Notes a failed attempt on a step that will be retried (it stays running). */
+  noteStepError(input: { runId: string; stepId: string; error: string }): Promise<void>;
+}
+
+/** The model provider and the cost ledger. */
+export interface ModelPorts {
+  chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey"> & { profileBaseUrl: string | null }): Promise<ChatCompletionResult>;
+  recordModelCall(record: ModelCallRecord): Promise<void>;
+  /** The task's whole model spend in USD (all runs, retries included). */
+  taskSpendUsd(taskId: string): Promise<number>;
+}
+
+/** What an operator asked of the run (read after each model call). */
+export interface RunRequestPorts {
+  runRequests(runId: string): Promise<{ checkpointRequested: boolean; escalationRequested: { note: string | null } | null }>;
+  clearCheckpointRequest(runId: string): Promise<void>;
+}
+
+/** The tool gateway. */
+export interface ToolPorts {
+  /** Settles the ledger from a human's verdict on an earlier unresolved attempt of this effect. */
+  settleEffectByVerdict(input: { taskId: string; fingerprint: string }): Promise<void>;
+  /** Runs the call; throws UnresolvedEffectError when an effect's outcome is unknown. */
+  executeToolCall(input: { name: string; rawArguments: string; taskId: string; runId: string; stepId: string; workspace: string }): Promise<ToolCallResult>;
+}
+
+/** The checkpoint rows. */
+export interface CheckpointPorts {
+  /** This run's facts (latest value per key). */
+  runFacts(runId: string): Promise<WorkingSet>;
+  saveCheckpoint(data: {
+    taskId: string;
+    runId: string;
+    reason: string;
+    afterStepId: string;
+    nextTurn: number;
+    nextIndex: number;
+    goal: string;
+    workingSet: WorkingSet;
+    completedSteps: CompletedStepSummary[];
+    openQuestion: string | null;
+    phase: string | null;
+    summary: string;
+    budgetsUsed: { steps: number; tokens: number; costUsd: number };
+    contextTokens: number;
+    transcriptTokens: number;
+  }): Promise<{ id: string; seq: number }>;
+  recordAlert(input: { taskId: string; runId: string; stepId: string; kind: string; severity: string; message: string; evidence: unknown }): Promise<void>;
+}
+
+/** Automatic resume after a transient failure. */
+export interface AutoResumePorts {
+  countAutoResumes(taskId: string): Promise<number>;
+  resume(taskId: string): Promise<{ runId: string; checkpointId: string | null } | null>;
+}
+
+export type AgentPorts = StepPorts & ModelPorts & RunRequestPorts & ToolPorts & CheckpointPorts & AutoResumePorts;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { Checkpoint } from "../../server/db/generated/client.ts";
+import { resumeTask } from "../../server/domain/resume-task.ts";
+import { AGENT_STEP_RETRIES } from "../../server/inngest/functions/agent-run.ts";
+import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
+import { loadRunEvidence, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
+import { createTestProfile, disarmFaults, testResumePorts, waitForRunEnd } from "../support/checkpoint-helpers.ts";
+import { useAgentStack } from "../support/fixtures.ts";
+
+// A checkpoint too big for the model's window (issue 8), on the real pieces (app, executor,
+// scripted model server, test PostgreSQL): a resume into a smaller window compacts the checkpoint
+// itself (the huge fact becomes a reference) and completes; a start that cannot fit even compacted
+// escalates `saturation` with the sizes instead of failing.
+
+const LIMIT = 6;
+let stack: AgentStack;
+useAgentStack((started) => (stack = started));
+
+/** ~35k tokens of background notes: far more than a 12k-token window, irrelevant to the audit. */
+const HUGE_NOTES = Array.from({ length: 5_000 }, (_, i) => `note ${i}: background on package metadata`).join("\n");
+
+describe("a checkpoint too big for the window", () => {
+  it("a resume into a smaller window compacts the checkpoint (huge fact → reference) and completes", async () => {
+    const profile = await createTestProfile(stack.db, "cp-compact", { checkpointEverySteps: 8, autoResumeMax: 0 });
+    const { taskId, runId } = await stack.launch({ input: { demo: { kind: "license-audit", limit: LIMIT }, profile, facts: { "notes:background": HUGE_NOTES } }, actor: "compaction-test" });
+    const factsOf = (cp: Checkpoint) => cp.workingSet as Record<string, unknown>;
+    const checkpoint = await waitFor("a checkpoint carrying the huge fact", async () => {
+      const rows = await stack.db.checkpoint.findMany({ where: { taskId, reason: "interval" }, orderBy: { seq: "asc" } });
+      return rows.find((c) => typeof factsOf(c)["notes:background"] === "string");
+    }, 90_000, 25);
+    await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
+    const failed = await waitForRunEnd(stack.db, runId);
+    await disarmFaults(stack);
+    expect(failed).toMatchObject({ status: "failed", endReason: "transient" });
+    expect(checkpoint.contextTokens).toBeGreaterThan(12_000);
+
+    // The task moves to a model with a 12k-token window: its latest checkpoint no longer fits.
+    await stack.db.agentProfile.update({ where: { name: profile }, data: { contextWindow: 12_000, saturationRatio: 0.7 } });
+    const resumed = await resumeTask({ taskId, cause: "resume", actor: "compaction-test", ports: testResumePorts(stack) });
+    expect(await stack.waitForTaskStatus(taskId, undefined, 120_000)).toBe("completed");
+
+    const ev = await loadRunEvidence(stack.db, { taskId, runId: resumed.runId });
+    expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
+    expect(ev.outbox).toHaveLength(1);
+    // The resumed run compacted at its first turn, before any model call of its own.
+    const compact = ev.steps.find((s) => s.stepId.startsWith("compact-"));
+    expect(compact, "a compact step").toBeDefined();
+    expect(compact!.status).toBe("completed");
+    const compacted = await stack.db.checkpoint.findFirstOrThrow({ where: { runId: resumed.runId, afterStepId: compact!.stepId } });
+    expect(compacted.reason).toBe("saturation");
+    expect(compacted.contextTokens).toBeLessThan(Math.floor(12_000 * 0.7));
+    expect(factsOf(compacted)["notes:background"]).toEqual({
+      $ref: `checkpoint ${checkpoint.id}, workingSet."notes:background"`,
+      description: expect.stringMatching(/^[\d,]+ chars of JSON: a string$/),
+    });
+    // Every productive prompt of the resumed run fitted the new window.
+    const productive = await stack.db.modelCall.findMany({ where: { runId: resumed.runId, cause: "productive" }, select: { stepId: true, promptTokens: true } });
+    expect(productive.length).toBeGreaterThan(0);
+    expect(productive.filter((c) => c.promptTokens >= 12_000).map((c) => `${c.stepId} ${c.promptTokens}`)).toEqual([]);
+    // The step whose model call failed for good (the 429s) was marked failed, with its end time.
+    const failedSteps = await stack.db.step.findMany({ where: { runId, kind: "model", status: { not: "completed" } } });
+    expect(failedSteps.map((s) => ({ status: s.status, ended: s.endedAt !== null, error: s.error?.slice(0, 14) }))).toEqual([{ status: "failed", ended: true, error: "[rate_limited]" }]);
+  });
+
+  it("a start that cannot fit even compacted escalates saturation with the sizes, never fails", async () => {
+    const profile = await createTestProfile(stack.db, "cp-nofit", { contextWindow: 1_000, saturationRatio: 0.8 });
+    const { taskId, runId } = await stack.launch({ input: { demo: { kind: "license-audit", limit: LIMIT }, profile }, actor: "compaction-test" });
+    expect(await stack.waitForTaskStatus(taskId)).toBe("waiting_for_human");
+    const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect({ status: run.status, endReason: run.endReason }).toEqual({ status: "escalated", endReason: "saturation" });
+    const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
+    expect(escalation.reason).toBe("saturation");
+    expect(escalation.message).toMatch(/does not fit the 1000-token window even compacted: \d+ tokens \(limit 800/);
+    const sizes = escalation.evidence as { contextWindow: number; beforeTokens: number; afterTokens: number; limitTokens: number };
+    expect(sizes).toMatchObject({ contextWindow: 1_000, limitTokens: 800 });
+    expect(sizes.afterTokens).toBeGreaterThan(800);
+    expect(sizes.beforeTokens).toBeGreaterThanOrEqual(sizes.afterTokens);
+    // No model call was made: nothing was sent that the provider would refuse.
+    expect(await stack.db.modelCall.count({ where: { runId } })).toBe(0);
+  });
+});

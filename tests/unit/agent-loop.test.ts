@@ -1,0 +1,314 @@
+import { describe, expect, it } from "vitest";
+import {
+  alertKindForEscalation,
+  checkpointReasonForEscalation,
+  decide,
+  endReasonOfModelError,
+  foldOutcome,
+  initialLoopState,
+  nextAction,
+  type InspectedCall,
+  type LoopConfig,
+  type LoopEscalationReason,
+  type LoopModelErrorKind,
+  type LoopOutcome,
+  type LoopState,
+  type ModelTurn,
+} from "../../server/domain/agent-loop.ts";
+
+// The agent loop's decisions (server/domain/agent-loop.ts), one table per concern: ceilings,
+// saturation, checkpoint triggers, risky calls and approval, control tools, detectors, model
+// failures, compaction, and the reason mappings. Pure: no database, no executor.
+
+const CONFIG: LoopConfig = {
+  firstTurn: 0,
+  goal: "Audit the licenses of the first 12 packages in node_modules and write licenses.csv",
+  stepBudget: 100,
+  tokenBudget: null,
+  costBudgetUsd: null,
+  contextWindow: 10_000,
+  saturationRatio: 0.8,
+  expensiveStepUsd: null,
+  checkpointEverySteps: 10,
+  stallSteps: 5,
+  stallGraceSteps: 3,
+  requireApproval: false,
+  fromReason: null,
+  repeatableTools: [],
+};
+
+function state(overrides: Partial<LoopConfig> = {}, s: Partial<LoopState> = {}): LoopState {
+  return { ...initialLoopState({ config: { ...CONFIG, ...overrides }, stepsUsed: 0, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] }), ...s };
+}
+
+function call(name: string, args: Record<string, unknown>, extra: Partial<InspectedCall> = {}, id = `c-${name}`): InspectedCall {
+  return { call: { id, name, arguments: JSON.stringify(args) }, valid: true, args, risky: false, fingerprint: null, ...extra };
+}
+
+function turn(calls: InspectedCall[], extra: Partial<ModelTurn> = {}): Extract<LoopOutcome, { kind: "model" }> {
+  return {
+    kind: "model",
+    calls,
+    turn: {
+      content: null,
+      toolCalls: calls.map((c) => c.call),
+      usage: { promptTokens: 100, cachedTokens: 0, completionTokens: 10 },
+      finishReason: "tool_calls",
+      costUsd: 0.001,
+      checkpointRequested: false,
+      escalationRequested: null,
+      ...extra,
+    },
+  };
+}
+
+const ok = (output: unknown = {}): LoopOutcome => ({ kind: "tool", result: { ok: true, output } });
+
+/** Feeds outcomes through fold + decide as the Inngest function does; returns the last decision. */
+function run(s: LoopState, outcomes: LoopOutcome[]) {
+  let st = s;
+  let decision = decide(st, { kind: "turn_start", promptTokens: 100 });
+  for (const o of outcomes) {
+    st = foldOutcome(decision.state, o);
+    decision = decide(st, o);
+  }
+  return decision;
+}
+
+describe("turn start: ceilings and saturation", () => {
+  it.each([
+    ["steps", { stepsUsed: 100 }, {}, "steps budget is reached: 100 of 100"],
+    ["tokens", { tokensUsed: 5_000 }, { tokenBudget: 5_000 }, "tokens budget is reached: 5000 of 5000"],
+    ["cost", { costUsd: 0.02 }, { costBudgetUsd: 0.01 }, "dollar budget is reached"],
+  ] as const)("the %s ceiling escalates budget before the model call", (_kind, s, cfg, text) => {
+    const a = nextAction(state(cfg, s), { kind: "turn_start", promptTokens: 100 });
+    expect(a).toMatchObject({ kind: "escalate", reason: "budget", endReason: "budget_exhausted", n: 0, checkpointFirst: null, alertKind: "budget" });
+    expect(a.kind === "escalate" && a.message).toContain(text);
+  });
+
+  it("a ceiling after work checkpoints first (reason ceiling, checkpoint-<n>)", () => {
+    const a = nextAction(state({}, { stepsUsed: 100, stepsSinceCheckpoint: 3, turn: 4 }), { kind: "turn_start", promptTokens: 100 });
+    expect(a).toMatchObject({ kind: "escalate", checkpointFirst: { reason: "ceiling", stepId: "checkpoint-4", nextTurn: 4 } });
+  });
+
+  it.each([
+    ["under the threshold: call the model", {}, { turn: 3 }, 7_999, { kind: "call_model", stepId: "model-3" }],
+    ["saturated after progress: checkpoint saturation and cut", { fromReason: "saturation" }, { turn: 3, recordedFact: true }, 8_000, { kind: "checkpoint", reason: "saturation", cut: true, withModel: true, stepId: "checkpoint-3", nextTurn: 3 }],
+    ["saturated, not started from a compaction: checkpoint and cut", { fromReason: "interval" }, { turn: 3 }, 8_000, { kind: "checkpoint", reason: "saturation", cut: true }],
+    ["saturated again without progress but inside the window: go on", { fromReason: "saturation" }, { turn: 3 }, 9_000, { kind: "call_model" }],
+    ["saturated without progress, over the window: escalate with the sizes", { fromReason: "saturation" }, { turn: 3 }, 10_000, { kind: "escalate", reason: "saturation", evidence: { promptTokens: 10_000, contextWindow: 10_000, limitTokens: 8_000 } }],
+    ["the segment's own start does not fit: compact it", {}, { turn: 0 }, 12_000, { kind: "compact", stepId: "compact-0", beforeTokens: 12_000, limitTokens: 8_000 }],
+  ] as const)("%s", (_name, cfg, s, promptTokens, expected) => {
+    expect(nextAction(state(cfg, s), { kind: "turn_start", promptTokens })).toMatchObject(expected);
+  });
+});
+
+describe("after the model", () => {
+  it("no tool call: next turn with a nudge", () => {
+    expect(run(state(), [turn([])]).action).toEqual({ kind: "next_turn", nudge: true });
+  });
+
+  it("folds steps, tokens and spend (spendUsd wins over the sum)", () => {
+    const s = foldOutcome(state(), turn([], { spendUsd: 0.5 }));
+    expect({ steps: s.stepsUsed, tokens: s.tokensUsed, cost: s.costUsd, last: s.lastStepId }).toEqual({ steps: 1, tokens: 110, cost: 0.5, last: "model-0" });
+  });
+
+  it("the first call runs as tool-<n>-0", () => {
+    expect(run(state(), [turn([call("read_file", { path: "a" })])]).action).toMatchObject({ kind: "run_tool", stepId: "tool-0-0" });
+  });
+});
+
+describe("checkpoint triggers after a turn", () => {
+  it.each([
+    ["on request", [call("read_file", { path: "a" })], { checkpointRequested: true }, {}, "on_request"],
+    ["phase end (complete_phase)", [call("complete_phase", { phase: "listing" })], {}, {}, "phase_complete"],
+    ["expensive step", [call("read_file", { path: "a" })], { costUsd: 0.5 }, { expensiveStepUsd: 0.1 }, "expensive_step"],
+    ["interval", [call("read_file", { path: "a" })], {}, { checkpointEverySteps: 2 }, "interval"],
+  ] as const)("%s → checkpoint-<n+1>, cut", (_name, calls, t, cfg, reason) => {
+    const d = run(state(cfg), [turn([...calls], t), ok()]);
+    expect(d.action).toEqual({ kind: "checkpoint", stepId: "checkpoint-1", reason, withModel: true, cut: true, nextTurn: 1 });
+  });
+
+  it("none: next turn", () => {
+    expect(run(state(), [turn([call("read_file", { path: "a" })]), ok()]).action).toEqual({ kind: "next_turn", nudge: false });
+  });
+
+  it("an operator's escalation request wins over a checkpoint", () => {
+    const d = run(state(), [turn([call("read_file", { path: "a" })], { escalationRequested: { note: "look" }, checkpointRequested: true }), ok()]);
+    expect(d.action).toMatchObject({ kind: "escalate", reason: "manual", message: "Escalated by an operator: look.", n: 1, checkpointFirst: { reason: "on_request", stepId: "checkpoint-1" }, alertKind: "manual" });
+  });
+});
+
+describe("tool calls: ceilings mid-turn, risky calls, approval", () => {
+  it("a ceiling between two calls escalates with the calls not run", () => {
+    const d = run(state({ stepBudget: 2 }), [turn([call("read_file", { path: "a" }, {}, "1"), call("read_file", { path: "b" }, {}, "2")]), ok()]);
+    expect(d.action).toMatchObject({ kind: "escalate", reason: "budget", n: 1 });
+    expect(d.action.kind === "escalate" && d.action.message).toContain("1 tool call(s) of this turn were not run");
+  });
+
+  const email = call("send_email", { to: "a@b.c", subject: "Audit", body: "x".repeat(100) }, { risky: true, fingerprint: "fp1" });
+
+  it("a risky call after work: checkpoint before_risky (checkpoint-<n>-<k>, no cut) with the proposed action", () => {
+    const d = run(state(), [turn([email])]);
+    expect(d.action).toEqual({ kind: "checkpoint", stepId: "checkpoint-0-0", reason: "before_risky", withModel: false, cut: false, nextTurn: 1, openQuestion: 'About to run the risky action send_email(to: "a@b.c", subject: "Audit", body: <100 chars>).' });
+  });
+
+  it.each([
+    ["approval not required: runs", false, null, { kind: "run_tool", stepId: "tool-0-0", fingerprint: "fp1" }],
+    ["approval required: asks for the verdict", true, null, { kind: "check_approval", stepId: "approval-0-0", fingerprint: "fp1" }],
+  ] as const)("after the checkpoint, %s", (_n, requireApproval, _v, expected) => {
+    const d = run(state({ requireApproval }), [turn([email]), { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 }]);
+    expect(d.action).toMatchObject(expected);
+    expect(d.state.stepsSinceCheckpoint).toBe(0);
+    expect(d.state.latestCheckpointId).toBe("cp1");
+  });
+
+  it.each([
+    ["no verdict → escalate risky_action", null, { kind: "escalate", reason: "risky_action", fingerprint: "fp1", alertKind: "escalation", checkpointFirst: null }],
+    ["approved → runs", { decision: "approve", decidedBy: "ann", guidance: null }, { kind: "run_tool", stepId: "tool-0-0" }],
+    ["rejected → refused", { decision: "reject", decidedBy: "ann", guidance: "not now" }, { kind: "run_tool", refused: { ok: false, error: { code: "rejected_by_human" } } }],
+  ] as const)("verdict: %s", (_n, verdict, expected) => {
+    const d = run(state({ requireApproval: true }), [turn([email]), { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 }, { kind: "approval", verdict }]);
+    expect(d.action).toMatchObject(expected);
+    if (verdict?.decision === "approve") expect(d.action).not.toHaveProperty("refused");
+  });
+
+  it("a rejected call is a gap of the finished run when the agent names none", () => {
+    const verdict = { decision: "reject" as const, decidedBy: "ann", guidance: null };
+    const d0 = run(state({ requireApproval: true }), [turn([email, call("finish", { result: "done" })]), { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 }, { kind: "approval", verdict }]);
+    if (d0.action.kind !== "run_tool" || !d0.action.refused) throw new Error("expected a refused call");
+    const s1 = foldOutcome(d0.state, { kind: "tool", result: d0.action.refused });
+    const d1 = decide(s1, { kind: "tool", result: d0.action.refused });
+    const s2 = foldOutcome(d1.state, ok());
+    expect(nextAction(s2, ok())).toEqual({ kind: "finish", summary: "done", gaps: ['send_email(to: "a@b.c", subject: "Audit", body: <100 chars>) was not run: rejected by ann'] });
+  });
+});
+
+describe("control tools and end reasons", () => {
+  it.each([
+    ["finish", call("finish", { result: "All done" }), { kind: "finish", summary: "All done", gaps: [] }],
+    ["finish with gaps", call("finish", { result: "Most done", gaps: ["email not sent"] }), { kind: "finish", gaps: ["email not sent"] }],
+    ["declare_dead_end", call("declare_dead_end", { reason: "no data" }), { kind: "dead_end", reason: "no data" }],
+    ["request_human", call("request_human", { question: "Which?" }), { kind: "escalate", reason: "request_human", message: "Which?", alertKind: "escalation", n: 1 }],
+    ["request_human with a proposed action", call("request_human", { question: "OK?", proposedAction: "delete" }), { kind: "escalate", message: "Approval needed: delete — OK?" }],
+  ] as const)("%s", (_n, c, expected) => {
+    expect(run(state(), [turn([c]), ok()]).action).toMatchObject(expected);
+  });
+
+  it("a failed control tool is not acted upon: the next call runs", () => {
+    const d = run(state(), [turn([call("finish", { result: "x" }), call("read_file", { path: "a" }, {}, "2")]), { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "bad" } } }]);
+    expect(d.action).toMatchObject({ kind: "run_tool", stepId: "tool-0-1" });
+  });
+
+  it("an unresolved effect escalates with its idempotency key", () => {
+    const post = call("http_post", { url: "https://x" }, { fingerprint: "fp2" });
+    const d = run(state(), [turn([post]), { kind: "tool", result: { ok: false, error: { code: "unresolved_effect", message: "unknown", idempotencyKey: "k1" } } }]);
+    expect(d.action).toMatchObject({ kind: "escalate", reason: "unresolved_effect", fingerprint: "fp2", evidence: { idempotencyKey: "k1", stepId: "tool-0-0" }, checkpointFirst: { reason: "failure" } });
+  });
+
+  it("a recorded fact is the structured progress flag (not a failed one)", () => {
+    const rf = call("record_fact", { key: "k", value: 1 });
+    expect(foldOutcome(run(state(), [turn([rf])]).state, ok()).recordedFact).toBe(true);
+    expect(foldOutcome(run(state(), [turn([rf])]).state, { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "x" } } }).recordedFact).toBe(false);
+  });
+});
+
+describe("detectors", () => {
+  it("the 3rd identical call escalates loop", () => {
+    const same = () => call("read_file", { path: "a" });
+    let s = state();
+    let dec = decide(s, { kind: "turn_start", promptTokens: 10 });
+    for (let i = 0; i < 3; i++) {
+      const t = turn([same()]);
+      s = foldOutcome(dec.state, t);
+      dec = decide(s, t);
+      s = foldOutcome(dec.state, ok());
+      dec = decide(s, ok());
+      if (dec.action.kind === "next_turn") {
+        s = { ...dec.state, turn: dec.state.turn + 1, turnProgress: null };
+        dec = decide(s, { kind: "turn_start", promptTokens: 10 });
+      }
+    }
+    expect(dec.action).toMatchObject({ kind: "escalate", reason: "loop", endReason: "loop", alertKind: "loop" });
+  });
+
+  it("a repeatable tool never raises a loop", () => {
+    let s = state({ repeatableTools: ["read_file"] });
+    let dec = decide(s, { kind: "turn_start", promptTokens: 10 });
+    for (let i = 0; i < 3; i++) {
+      const t = turn([call("read_file", { path: "a" }), call("record_fact", { key: `k${i}`, value: i }, {}, "f")]);
+      s = foldOutcome(dec.state, t);
+      dec = decide(s, t);
+      s = foldOutcome(dec.state, ok());
+      dec = decide(s, ok());
+      s = foldOutcome(dec.state, ok());
+      dec = decide(s, ok());
+      s = { ...dec.state, turn: dec.state.turn + 1, turnProgress: null };
+      dec = decide(s, { kind: "turn_start", promptTokens: 10 });
+    }
+    expect(dec.action.kind).toBe("call_model");
+  });
+
+  it("a saturated prompt after a model step is a saturation info alert to record", () => {
+    const s = foldOutcome(state(), { ...turn([]), turn: { ...turn([]).turn, usage: { promptTokens: 8_500, cachedTokens: 0, completionTokens: 1 } } });
+    expect(s.alertsToRecord.map((a) => `${a.kind} ${a.severity}`)).toContain("saturation info");
+  });
+});
+
+describe("model failures and compaction", () => {
+  it.each([
+    ["rate_limited", "transient", true],
+    ["server", "transient", true],
+    ["timeout", "transient", true],
+    ["stream_cut", "transient", true],
+    ["network", "transient", true],
+    ["bad_request", "error", false],
+    ["auth", "error", false],
+    ["aborted", "error", false],
+    ["step_error", "error", false],
+  ] as const)("%s fails %s (auto-resume %s)", (kind: LoopModelErrorKind, endReason, autoResume) => {
+    expect(endReasonOfModelError(kind)).toBe(endReason);
+    expect(nextAction(state({}, { turn: 2, stepsSinceCheckpoint: 2 }), { kind: "model_failed", errorKind: kind, message: "m" })).toEqual({
+      kind: "fail",
+      endReason,
+      error: `[${kind}] m`,
+      checkpointFirst: { reason: "failure", stepId: "checkpoint-2", nextTurn: 2 },
+      autoResume,
+    });
+  });
+
+  it.each([
+    ["mid-segment: checkpoint saturation and cut", {}, { turn: 2, stepsSinceCheckpoint: 2 }, { kind: "checkpoint", reason: "saturation", cut: true, stepId: "checkpoint-2" }],
+    ["at a segment's first turn: compact", {}, { turn: 0 }, { kind: "compact", stepId: "compact-0" }],
+    ["again after a saturation start: escalate saturation", { fromReason: "saturation" }, { turn: 0 }, { kind: "escalate", reason: "saturation", endReason: "saturation", checkpointFirst: null }],
+  ] as const)("context length exceeded %s", (_n, cfg, s, expected) => {
+    expect(nextAction(state(cfg, s), { kind: "model_failed", errorKind: "context_length", message: "too long" })).toMatchObject(expected);
+  });
+
+  const sizes = { contextWindow: 1_000, beforeTokens: 5_000, afterTokens: 900, limitTokens: 800, referencedFacts: 2 };
+  it("a compaction that fits continues from its checkpoint", () => {
+    expect(nextAction(state(), { kind: "compacted", fits: true, checkpointId: "cp9", sizes })).toEqual({ kind: "continue", checkpointId: "cp9", n: 0, reason: "saturation" });
+  });
+  it("a compaction that cannot fit escalates saturation with the sizes — never fails", () => {
+    const a = nextAction(state(), { kind: "compacted", fits: false, checkpointId: null, sizes });
+    expect(a).toMatchObject({ kind: "escalate", reason: "saturation", evidence: sizes });
+    expect(a.kind === "escalate" && a.message).toContain("900 tokens (limit 800, 5000 before compaction");
+  });
+});
+
+describe("reason mappings", () => {
+  it.each([
+    ["budget", "ceiling", "budget"],
+    ["manual", "on_request", "manual"],
+    ["risky_action", "before_risky", "escalation"],
+    ["unresolved_effect", "failure", "escalation"],
+    ["request_human", "request_human", "escalation"],
+    ["loop", "loop", "loop"],
+    ["stall", "stall", "stall"],
+    ["tool_failure", "tool_failure", "tool_failure"],
+    ["saturation", "saturation", "saturation"],
+  ] as const)("%s → checkpoint %s, alert %s", (reason: LoopEscalationReason, cp, alert) => {
+    expect(checkpointReasonForEscalation(reason)).toBe(cp);
+    expect(alertKindForEscalation(reason)).toBe(alert);
+  });
+});

@@ -1,0 +1,183 @@
+import { NonRetriableError, RetryAfterError } from "inngest";
+import { describe, expect, it } from "vitest";
+import { openAutoResume } from "../../server/agent/auto-resume.ts";
+import { runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
+import { runModelStep } from "../../server/agent/model-step.ts";
+import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
+import { runToolStep } from "../../server/agent/tool-step.ts";
+import { inngestErrorForModelCall, isFinalModelFailure } from "../../server/inngest/errors.ts";
+import { ModelCallError } from "../../server/llm/errors.ts";
+import type { ChatCompletionResult } from "../../server/llm/provider.ts";
+import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
+
+// The step bodies of server/agent/ over fake ports: what each writes (step rows, model-call rows,
+// checkpoints) and returns, without a database, a provider or an executor.
+
+type Call = { method: string; input: unknown };
+
+function fakePorts(overrides: Partial<AgentPorts> = {}): { ports: AgentPorts; calls: Call[]; modelCalls: ModelCallRecord[] } {
+  const calls: Call[] = [];
+  const modelCalls: ModelCallRecord[] = [];
+  const log = (method: string) => async (input: unknown) => {
+    calls.push({ method, input });
+  };
+  const ports: AgentPorts = {
+    beginStep: async (input) => {
+      calls.push({ method: "beginStep", input });
+      return { completedBefore: false };
+    },
+    endStep: log("endStep"),
+    noteStepError: log("noteStepError"),
+    chat: () => Promise.reject(new Error("no chat scripted")),
+    recordModelCall: async (r) => {
+      modelCalls.push(r);
+    },
+    taskSpendUsd: async () => 0.25,
+    runRequests: async () => ({ checkpointRequested: false, escalationRequested: null }),
+    clearCheckpointRequest: log("clearCheckpointRequest"),
+    settleEffectByVerdict: log("settleEffectByVerdict"),
+    executeToolCall: async () => ({ ok: true, output: { read: true } }),
+    runFacts: async () => ({}),
+    saveCheckpoint: async (data) => {
+      calls.push({ method: "saveCheckpoint", input: data });
+      return { id: "cp_new", seq: 7 };
+    },
+    recordAlert: log("recordAlert"),
+    countAutoResumes: async () => 0,
+    resume: async () => ({ runId: "run_2", checkpointId: "cp_1" }),
+    ...overrides,
+  };
+  return { ports, calls, modelCalls };
+}
+
+const PROFILE = { model: "gpt-4o-mini", baseUrl: null, prices: { inputPerMTok: 1, cachedPerMTok: 0.5, outputPerMTok: 2 } };
+const base = { runId: "run_1", taskId: "task_1", stepId: "model-3", index: 9, messages: [{ role: "user" as const, content: "hi" }], tools: [], profile: PROFILE, costBudgetUsd: null, retries: 4 };
+
+const result = (over: Partial<ChatCompletionResult> = {}): ChatCompletionResult => ({
+  message: { content: null, toolCalls: [{ id: "c1", name: "read_file", arguments: '{"path":"a"}' }] },
+  finishReason: "tool_calls",
+  usage: { promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 500_000 },
+  usageEstimated: false,
+  latencyMs: 12,
+  httpStatus: 200,
+  responseId: null,
+  requestId: null,
+  ...over,
+});
+
+describe("model step", () => {
+  it("records one ok model call with its cost and ends the step with the turn's summary", async () => {
+    const { ports, calls, modelCalls } = fakePorts({ chat: async () => result(), runRequests: async () => ({ checkpointRequested: true, escalationRequested: null }) });
+    const turn = await runModelStep({ ports, ...base, attempt: 0 });
+    expect(turn).toMatchObject({ ok: true, costUsd: 2, checkpointRequested: true, toolCalls: [{ name: "read_file" }] });
+    expect(turn.ok && turn.spendUsd).toBeUndefined();
+    expect(modelCalls).toEqual([expect.objectContaining({ status: "ok", cause: "productive", costUsd: 2, stepId: "model-3", attempt: 0 })]);
+    expect(calls.find((c) => c.method === "endStep")?.input).toMatchObject({ status: "completed", summary: "read_file" });
+  });
+
+  it("reads the task's spend only with a dollar ceiling", async () => {
+    const { ports } = fakePorts({ chat: async () => result() });
+    expect(await runModelStep({ ports, ...base, costBudgetUsd: 1, attempt: 0 })).toMatchObject({ ok: true, spendUsd: 0.25 });
+  });
+
+  it("a retryable failure before the last attempt throws RetryAfterError (429) and leaves the step running", async () => {
+    const { ports, calls, modelCalls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind: "rate_limited", message: "slow down", status: 429, retryAfterMs: 1500 })) });
+    const thrown = await runModelStep({ ports, ...base, attempt: 1 }).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(RetryAfterError);
+    expect(modelCalls.map((c) => `${c.status} ${c.cause}`)).toEqual(["error retry"]);
+    expect(calls.map((c) => c.method)).toEqual(["beginStep", "noteStepError"]);
+  });
+
+  it.each([
+    ["the last attempt of a retryable kind", "server", 4],
+    ["a kind that is never retried", "bad_request", 0],
+    ["context length exceeded", "context_length", 0],
+  ] as const)("%s: the step is marked failed with its end and the failure returned", async (_n, kind, attempt) => {
+    const { ports, calls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind, message: "nope", status: 400 })) });
+    expect(await runModelStep({ ports, ...base, attempt })).toEqual({ ok: false, errorKind: kind, message: "nope" });
+    expect(calls.at(-1)).toEqual({ method: "endStep", input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] nope`, summary: `model call failed: ${kind}` } });
+  });
+});
+
+describe("tool step", () => {
+  const call = { id: "c1", name: "http_post", arguments: '{"url":"https://x"}' };
+  const args = { taskId: "task_1", runId: "run_1", workspace: "/w", stepId: "tool-3-0", index: 10, call };
+
+  it("settles a verdict first for a side effect, runs the call, records it", async () => {
+    const { ports, calls } = fakePorts();
+    expect(await runToolStep({ ports, ...args, fingerprint: "fp" })).toEqual({ ok: true, output: { read: true } });
+    expect(calls.map((c) => c.method)).toEqual(["beginStep", "settleEffectByVerdict", "endStep"]);
+  });
+
+  it("a refused call is recorded as failed and not run", async () => {
+    const { ports, calls } = fakePorts({ executeToolCall: () => Promise.reject(new Error("must not run")) });
+    const refused = { ok: false as const, error: { code: "rejected_by_human" as const, message: "no" } };
+    expect(await runToolStep({ ports, ...args, fingerprint: "fp", refused })).toBe(refused);
+    expect(calls.at(-1)?.input).toMatchObject({ status: "failed", error: "[rejected_by_human] no" });
+  });
+
+  it("an unknown outcome becomes the result unresolved_effect", async () => {
+    const { ports } = fakePorts({ executeToolCall: () => Promise.reject(new UnresolvedEffectError("k1", "http_post")) });
+    const r = await runToolStep({ ports, ...args, fingerprint: null });
+    expect(r).toMatchObject({ ok: false, error: { code: "unresolved_effect", idempotencyKey: "k1" } });
+  });
+});
+
+describe("compact step", () => {
+  const start: CheckpointStart = {
+    taskId: "task_1",
+    runId: "run_1",
+    goal: "Audit licenses",
+    checkpointId: "cp_1",
+    workingSet: { small: 1, huge: "word ".repeat(5_000) },
+    completedSteps: Array.from({ length: 40 }, (_, i) => ({ stepId: `tool-${i}-0`, tool: "read_file", summary: `read_file {"path":"f${i}"} → ${"x".repeat(100)}` })),
+    openQuestion: null,
+    guidance: null,
+    priorTranscriptTokens: 0,
+    profile: { ...PROFILE, systemPrompt: "Be careful.", contextWindow: 2_000 },
+  };
+  const args = { start, tools: [], stepId: "compact-4", index: 20, nextTurn: 4, nextIndex: 21, beforeTokens: 9_000, usage: { steps: 30, tokens: 1_000 } };
+
+  it("fits: saves a saturation checkpoint with the huge fact as a reference", async () => {
+    const { ports, calls } = fakePorts();
+    const out = await runCompactStep({ ports, ...args, limitTokens: 1_600 });
+    expect(out).toMatchObject({ fits: true, checkpointId: "cp_new", sizes: { contextWindow: 2_000, beforeTokens: 9_000, limitTokens: 1_600, referencedFacts: 1 } });
+    const saved = calls.find((c) => c.method === "saveCheckpoint")!.input as { reason: string; afterStepId: string; workingSet: Record<string, unknown>; contextTokens: number };
+    expect(saved).toMatchObject({ reason: "saturation", afterStepId: "compact-4", workingSet: { small: 1, huge: { $ref: 'checkpoint cp_1, workingSet."huge"', description: "25,002 chars of JSON: a string" } } });
+    expect(saved.contextTokens).toBeLessThanOrEqual(1_600);
+  });
+
+  it("cannot fit: no checkpoint, the step failed, the sizes returned", async () => {
+    const { ports, calls } = fakePorts();
+    const out = await runCompactStep({ ports, ...args, limitTokens: 10 });
+    expect(out.fits).toBe(false);
+    expect(out.checkpointId).toBeNull();
+    expect(out.sizes.afterTokens).toBeGreaterThan(10);
+    expect(calls.map((c) => c.method)).toEqual(["beginStep", "endStep"]);
+    expect(calls.at(-1)?.input).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("auto-resume and the Inngest error mapping", () => {
+  it.each([
+    [0, 1, { runId: "run_2", checkpointId: "cp_1" }],
+    [1, 1, null],
+  ])("with %i of %i auto-resumes used → %j", async (used, max, expected) => {
+    const { ports } = fakePorts({ countAutoResumes: async () => used });
+    expect(await openAutoResume({ ports, taskId: "task_1", max })).toEqual(expected);
+  });
+
+  it.each([
+    ["rate_limited", RetryAfterError],
+    ["server", Error],
+    ["bad_request", NonRetriableError],
+    ["context_length", NonRetriableError],
+    ["auth", NonRetriableError],
+  ] as const)("%s → %s", (kind, type) => {
+    const err = inngestErrorForModelCall(new ModelCallError({ kind, message: "m" }));
+    expect(err).toBeInstanceOf(type);
+    if (type === Error) expect(err).not.toBeInstanceOf(NonRetriableError);
+    expect(err.message).toBe(`[${kind}] m`);
+    expect(isFinalModelFailure(new ModelCallError({ kind, message: "m" }), 0, 4)).toBe(type === NonRetriableError);
+  });
+});
