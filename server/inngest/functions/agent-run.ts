@@ -45,7 +45,7 @@ function inspectCalls(taskId: string, calls: ModelToolCall[]): InspectedCall[] {
  * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop.ts,
  * pure: every ceiling, checkpoint trigger, control tool and end reason) → perform the action as
  * durable steps (bodies in server/agent/*-step.ts) → `foldOutcome` (pure). Step ids: `model-<n>`,
- * `tool-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
+ * `tool-<n>-<k>`, `egress-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
  * `escalate-<n>`, `notify-<n>`, `decision-<n>-<round>`, `segment-<s>`, `continue-<n>`, `end`,
  * `auto-resume` — derived from the turn number and the call's position, never from time or
  * randomness; turn numbers continue across segments, so ids stay unique within a run.
