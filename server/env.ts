@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EGRESS_ON_BREACH, emailAllowListSchema, httpAllowListSchema } from "./tools/egress-policy.ts";
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
@@ -38,11 +39,12 @@ export const envSchema = z.object({
   EXECUTOR_BACKOFF_MS: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"').optional(),
   /** Public URL of the web app (links in notifications). */
   APP_URL: z.string().url().optional(),
-  /** Origins the http_post tool may POST to, comma-separated (e.g. "https://hooks.example.com"); unset = none. */
-  LONGHAUL_HTTP_ALLOW: z
-    .string()
-    .refine((v) => v.split(",").every((o) => !o.trim() || URL.canParse(o.trim())), "comma-separated origins, e.g. https://hooks.example.com,http://127.0.0.1:9000")
-    .optional(),
+  /** Egress policy (server/tools/egress-policy.ts): origins http_post may reach without approval, comma-separated; unset = none. */
+  LONGHAUL_HTTP_ALLOW: httpAllowListSchema.optional(),
+  /** Egress policy: recipient domains (example.com, *.example.com) and addresses send_email may reach without approval; unset = example.com; "none" = none. */
+  LONGHAUL_EMAIL_ALLOW: emailAllowListSchema.optional(),
+  /** Egress policy: a call outside it escalates for approval (default) or is refused. */
+  LONGHAUL_EGRESS_ON_BREACH: z.enum(EGRESS_ON_BREACH).optional(),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
   /** Signs session cookies (better-auth); npm start generates one into DATA_DIR/auth-secret when unset. */

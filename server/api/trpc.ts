@@ -70,7 +70,15 @@ const t = initTRPC.context<TRPCContext>().create({
       ...shape,
       // A person reads `message` (the form, the inbox): one line per problem naming the field, not
       // zod's JSON; programs read the issues themselves in `data.issues`.
-      message: zod ? readableIssues(zod) : shape.message,
+      // Never a parser's or a driver's text: a body that is not JSON is named as such, and any 5xx
+      // that is not one of our AppErrors (a Prisma error, a bug) is "Internal error" (logged in errorMapping).
+      message: zod
+        ? readableIssues(zod)
+        : error.code === "PARSE_ERROR" || error.cause instanceof SyntaxError
+          ? 'input: not valid JSON (send {"json": <input>}, as superjson encodes it)'
+          : error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError)
+            ? "Internal error"
+            : shape.message,
       data: {
         ...shape.data,
         zodError: zod ? zod.flatten() : null,
@@ -92,6 +100,7 @@ const errorMapping = t.middleware(async ({ next, path }) => {
       if (hidden) console.error(`[trpc] ${path}:`, cause);
       throw new TRPCError({ code: spec.trpc, message: hidden ? "Internal error" : cause.message, cause });
     }
+    if (result.error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${path}:`, result.error.cause ?? result.error);
   }
   return result;
 });

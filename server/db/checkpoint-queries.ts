@@ -2,14 +2,16 @@ import type { WorkingSet } from "../domain/agent-context.ts";
 import { diffWorkingSets, type FactChange } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
 import type { PrismaClient } from "./client.ts";
+import { taskExistsOrThrow } from "./task-queries.ts";
 
-/** A task's checkpoints, oldest first, without their payloads. */
+/** A task's checkpoints, oldest first, without their payloads. @throws AppError NOT_FOUND for an unknown task. */
 export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
   const rows = await prisma.checkpoint.findMany({
     where: { taskId },
     orderBy: { seq: "asc" },
     select: { id: true, seq: true, runId: true, reason: true, afterStepId: true, summary: true, openQuestion: true, phase: true, contextTokens: true, transcriptTokens: true, budgetsUsed: true, good: true, createdAt: true, workingSet: true },
   });
+  if (rows.length === 0) await taskExistsOrThrow({ prisma, taskId });
   return rows.map(({ workingSet, ...r }) => ({ ...r, facts: Object.keys((workingSet ?? {}) as WorkingSet).length, budgetsUsed: r.budgetsUsed as { steps: number; tokens: number; costUsd: number } }));
 }
 
@@ -43,11 +45,14 @@ export async function diffCheckpoints({ prisma, taskId, fromId, toId }: { prisma
 /**
  * Asks the task's running run for a checkpoint: it is taken after the turn in flight (the model step
  * reads the flag, the checkpoint step clears it). Idempotent: asking twice before it is taken asks once.
- * @throws AppError PRECONDITION_FAILED when no run of the task is running.
+ * @throws AppError PRECONDITION_FAILED when no run of the task is running, NOT_FOUND for an unknown task.
  */
 export async function requestCheckpoint({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ runId: string }> {
   const run = await prisma.run.findFirst({ where: { taskId, status: "running" }, orderBy: { startedAt: "desc" }, select: { id: true } });
-  if (!run) throw new AppError("PRECONDITION_FAILED", `task ${taskId} has no running run to checkpoint`);
+  if (!run) {
+    await taskExistsOrThrow({ prisma, taskId });
+    throw new AppError("PRECONDITION_FAILED", `task ${taskId} has no running run to checkpoint`);
+  }
   await prisma.run.updateMany({ where: { id: run.id, checkpointRequestedAt: null }, data: { checkpointRequestedAt: new Date() } });
   return { runId: run.id };
 }

@@ -32,12 +32,12 @@ export function prismaLaunchPorts({
     demoGoal: licenseAuditGoal,
     async findTaskByLaunchKey(launchKey) {
       const task = await prisma.task.findUnique({ where: { launchKey }, include: { runs: { orderBy: { startedAt: "asc" }, take: 1 } } });
-      return task ? { taskId: task.id, runId: task.runs[0]?.id ?? null } : null;
+      return task ? { taskId: task.id, runId: task.runs[0]?.id ?? null, goal: task.goal } : null;
     },
     async findProfile(name) {
       const p = await prisma.agentProfile.findUnique({ where: { name } });
       return p
-        ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd), requireApproval: p.requireApproval }
+        ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd), requireApproval: p.requireApproval, egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach } }
         : null;
     },
     async workspaceAllowed(path) {

@@ -142,6 +142,13 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
  * Step summaries of a task's runs in timeline order, without payloads (arguments/outputs load per
  * step). Paged by (run start, index): `afterIndex` within `runId`. `limit` 1–2000.
  */
+/** @throws AppError NOT_FOUND naming the task when no task has this id (a read of nothing is a 404, not an empty list). */
+export async function taskExistsOrThrow({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<void> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { id: true } });
+  if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
+}
+
+/** A task's steps across its runs (run start order, then index). @throws AppError NOT_FOUND for an unknown task. */
 export async function listSteps({ prisma, taskId, limit = 2000 }: { prisma: PrismaClient; taskId: string; limit?: number }) {
   const rows = await prisma.step.findMany({
     where: { run: { taskId } },
@@ -165,6 +172,7 @@ export async function listSteps({ prisma, taskId, limit = 2000 }: { prisma: Pris
       durationMs: true,
     },
   });
+  if (rows.length === 0) await taskExistsOrThrow({ prisma, taskId });
   return rows;
 }
 

@@ -88,6 +88,19 @@ export interface InspectedCall {
   risky: boolean;
   /** Ledger fingerprint of a well-formed side-effecting call, else null. */
   fingerprint: string | null;
+  /** The tool sends out of the organisation (`egress`): the egress gate judges the call before it runs (server/tools/egress-gate.ts). */
+  egress?: boolean;
+}
+
+/** The egress gate's verdict on a call (server/tools/egress-gate.ts `EgressVerdict`, structurally). */
+export interface LoopEgress {
+  action: "allow" | "escalate" | "refuse";
+  reasons?: string[];
+  summary?: string;
+  breaches?: unknown[];
+  findings?: unknown[];
+  /** The arguments with every finding redacted: what the escalation card shows. */
+  redactedArguments?: Record<string, unknown>;
 }
 
 /** What a memoized model step returns when the call succeeded: small JSON, enough to rebuild the transcript. */
@@ -131,7 +144,7 @@ export type LoopOutcome =
   | { kind: "tool"; result: LoopToolResult }
   /** A checkpoint that does not cut the segment was taken (before a risky call). */
   | { kind: "checkpointed"; checkpointId: string; spendUsd: number }
-  | { kind: "approval"; verdict: LoopVerdict | null }
+  | { kind: "approval"; verdict: LoopVerdict | null; egress?: LoopEgress | null }
   /** The segment's starting state was compacted (`compact-<n>`): `checkpointId` when it now fits. */
   | { kind: "compacted"; fits: boolean; checkpointId: string | null; sizes: CompactionSizes };
 
@@ -165,7 +178,8 @@ export type LoopAction =
   | { kind: "checkpoint"; stepId: string; reason: CheckpointReason; withModel: boolean; cut: boolean; nextTurn: number; openQuestion?: string }
   /** Compact the segment's starting state (it does not fit the window) into a new checkpoint. */
   | { kind: "compact"; stepId: string; nextTurn: number; limitTokens: number; beforeTokens: number }
-  | { kind: "check_approval"; stepId: string; fingerprint: string }
+  /** `egress`: first run the egress gate on the call in step `egress.stepId`. */
+  | { kind: "check_approval"; stepId: string; fingerprint: string; egress?: { stepId: string; tool: string; args: unknown } }
   | { kind: "run_tool"; stepId: string; call: ModelToolCall; fingerprint: string | null; refused?: LoopToolResult }
   | {
       kind: "escalate";
@@ -498,24 +512,43 @@ function atCall(s: LoopState): LoopDecision {
 function afterRiskyCheckpoint(s: LoopState): LoopDecision {
   const tp = s.turnProgress!;
   const inspected = tp.calls[tp.k]!;
-  if (inspected.valid && inspected.risky && s.config.requireApproval && inspected.fingerprint) {
-    return act(s, { kind: "check_approval", stepId: `approval-${s.turn}-${tp.k}`, fingerprint: inspected.fingerprint });
+  // An egress call is judged by the egress gate whatever requireApproval says (ARCHITECTURE.md "Identity").
+  if (inspected.valid && inspected.risky && (s.config.requireApproval || inspected.egress) && inspected.fingerprint) {
+    return act(s, {
+      kind: "check_approval",
+      stepId: `approval-${s.turn}-${tp.k}`,
+      fingerprint: inspected.fingerprint,
+      ...(inspected.egress ? { egress: { stepId: `egress-${s.turn}-${tp.k}`, tool: inspected.call.name, args: inspected.args } } : {}),
+    });
   }
   return act(s, { kind: "run_tool", stepId: `tool-${s.turn}-${tp.k}`, call: inspected.call, fingerprint: inspected.fingerprint });
 }
 
-function afterApproval(s: LoopState, verdict: LoopVerdict | null): LoopDecision {
+function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEgress | null = null): LoopDecision {
   const tp = s.turnProgress!;
   const inspected = tp.calls[tp.k]!;
   const { call } = inspected;
   const stepId = `tool-${s.turn}-${tp.k}`;
+  // A breach of the egress policy needs a human whatever the task's requireApproval; the card shows
+  // the reasons and the arguments redacted (never a secret).
+  const breach = egress?.action === "escalate" ? egress : null;
+  if (!verdict && !s.config.requireApproval && !breach) {
+    return act(s, { kind: "run_tool", stepId, call, fingerprint: inspected.fingerprint });
+  }
   if (!verdict) {
+    const shown = breach?.redactedArguments ?? inspected.args;
     return escalation(
       s,
       s.turn + 1,
       "risky_action",
-      `Approval needed: ${briefCall(call.name, inspected.args)}`,
-      { stepId, tool: call.name, arguments: inspected.args, fingerprint: inspected.fingerprint },
+      breach ? `Approval needed (${(breach.reasons ?? []).join("; ")}): ${briefCall(call.name, shown)}. ${breach.summary ?? ""}`.trim().slice(0, 2_000) : `Approval needed: ${briefCall(call.name, inspected.args)}`,
+      {
+        stepId,
+        tool: call.name,
+        arguments: shown,
+        fingerprint: inspected.fingerprint,
+        ...(breach ? { egress: { reasons: breach.reasons ?? [], summary: breach.summary ?? "", breaches: breach.breaches ?? [], findings: breach.findings ?? [] } } : {}),
+      },
       null,
       inspected.fingerprint,
     );
@@ -664,7 +697,7 @@ export function decide(state: LoopState, outcome: LoopOutcome): LoopDecision {
     case "checkpointed":
       return afterRiskyCheckpoint(s);
     case "approval":
-      return afterApproval(s, outcome.verdict);
+      return afterApproval(s, outcome.verdict, outcome.egress ?? null);
     case "tool":
       return afterTool(s, outcome.result);
     case "compacted":

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { findUnstorableString } from "../tools/unstorable.ts";
+import { idField, inputObject, textField } from "./input-fields.ts";
 import { AppError } from "../errors.ts";
 
 export const ESCALATION_DECISIONS = ["resume", "approve", "reject", "dead_end", "cancel"] as const;
@@ -52,14 +54,14 @@ function isPlainJson(value: unknown): boolean {
   return false;
 }
 
-const escalationIdSchema = z.string().min(1, "escalationId: must not be empty").max(100, "escalationId: at most 100 characters");
+const escalationIdSchema = idField("escalationId");
 
 /** A handler's decision (validated at the tRPC boundary). */
 export const decideEscalationInputSchema = z
   .object({
     escalationId: escalationIdSchema,
     decision: z.enum(ESCALATION_DECISIONS),
-    guidance: z.string().trim().max(10_000, "guidance: at most 10000 characters").optional(),
+    guidance: textField("guidance", 10_000).optional(),
     budgetIncrease: z
       .object({
         steps: z
@@ -100,7 +102,7 @@ export const decideEscalationInputSchema = z
         }
       })
       .optional(),
-    deadEndReason: z.string().trim().max(4_000).optional(),
+    deadEndReason: textField("deadEndReason", 4_000).optional(),
     /**
      * Undo window in seconds (0–60). 0 (the default, what the API and the CLI get) applies the decision
      * in the request; more records it with `applyAfter = database now + undoSeconds` and leaves the
@@ -112,20 +114,25 @@ export const decideEscalationInputSchema = z
       .min(0, "undoSeconds: at least 0")
       .max(MAX_UNDO_SECONDS, `undoSeconds: at most ${MAX_UNDO_SECONDS}`)
       .default(0),
+  }, "input: must be an object with escalationId and decision")
+  .superRefine((v, ctx) => {
+    // Fact edits end up in jsonb, which cannot hold NUL or unpaired surrogates: refused in our words.
+    const problem = v.factEdits ? findUnstorableString(v.factEdits, "factEdits") : null;
+    if (problem) ctx.addIssue({ code: "custom", message: `${problem}: PostgreSQL cannot store it`, path: [] });
   })
   .refine((v) => v.decision !== "dead_end" || (v.deadEndReason ?? "").length > 0, { message: "deadEndReason: required to mark a dead end", path: ["deadEndReason"] });
 export type DecideEscalationInput = z.output<typeof decideEscalationInputSchema>;
 
 /** Undo of a decision still inside its undo window. */
-export const undoEscalationInputSchema = z.object({ escalationId: escalationIdSchema });
+export const undoEscalationInputSchema = inputObject({ escalationId: escalationIdSchema });
 
 /**
  * Claim ("<handler> is on this"). `takeOverFrom`: the handler the caller saw holding the claim; the
  * claim moves only if that handler still holds it (an explicit take-over, never a silent one).
  */
-export const claimEscalationInputSchema = z.object({
+export const claimEscalationInputSchema = inputObject({
   escalationId: escalationIdSchema,
-  takeOverFrom: z.string().trim().min(1, "takeOverFrom: must not be empty").max(100, "takeOverFrom: at most 100 characters").optional(),
+  takeOverFrom: textField("takeOverFrom", 100).pipe(z.string().min(1, "takeOverFrom: must not be empty")).optional(),
 });
 export type ClaimEscalationInput = z.output<typeof claimEscalationInputSchema>;
 

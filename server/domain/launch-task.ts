@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { AppError } from "../errors.ts";
+import { findUnstorableString } from "../tools/unstorable.ts";
+import { DEMO_DEFAULT_EMAIL } from "../tools/demo/license-audit.ts";
+import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "../tools/egress-policy.ts";
 
 /** Launch input as the form, the CLI and the API send it (validated at the tRPC boundary). */
 export const launchTaskInputSchema = z
@@ -30,8 +33,14 @@ export const launchTaskInputSchema = z
      * Omitted: the profile's `requireApproval`.
      */
     requireApproval: z.boolean("requireApproval: true or false").optional(),
-    /** Client-chosen key: the same key launches once (double clicks, retried requests). */
-    launchKey: z.string().min(8).max(100).optional(),
+    /** Client-chosen key: the same key launches once (double clicks, retried requests); reused with another goal: CONFLICT. */
+    launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
+  }, "input: must be an object with goal or demo (and optional profile, budgets, workspace, facts)")
+  // PostgreSQL text and jsonb cannot hold NUL characters (or unpaired surrogates): refused here, in
+  // our words, rather than as a database error after part of the launch was written.
+  .superRefine((v, ctx) => {
+    const problem = findUnstorableString(v, "");
+    if (problem) ctx.addIssue({ code: "custom", message: `${problem}: PostgreSQL cannot store it`, path: [] });
   })
   .refine((v) => Boolean(v.goal) !== Boolean(v.demo), { message: "give either goal or demo, not both and not neither", path: ["goal"] });
 
@@ -39,9 +48,15 @@ export type LaunchTaskInput = z.input<typeof launchTaskInputSchema>;
 
 /** Ports the launch needs (implemented over Prisma and Inngest in server/db and server/inngest). */
 export interface LaunchPorts {
-  findTaskByLaunchKey(launchKey: string): Promise<{ taskId: string; runId: string | null } | null>;
-  /** The profile by name; `requireApproval` is the default for the task's (false when absent). */
-  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; costBudgetUsd?: number | null; requireApproval?: boolean } | null>;
+  /** The task launched under this key, with its goal (a reuse with another goal is a CONFLICT). */
+  findTaskByLaunchKey(launchKey: string): Promise<{ taskId: string; runId: string | null; goal?: string } | null>;
+  /**
+   * The profile by name; `requireApproval` is the default for the task's (false when absent);
+   * `egress` its part of the egress policy (server/tools/egress-policy.ts).
+   */
+  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; costBudgetUsd?: number | null; requireApproval?: boolean; egress?: ProfileEgress } | null>;
+  /** The deployment's egress policy; absent = read from the environment (LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
+  deploymentEgress?: EgressPolicy;
   workspaceIsDirectory(path: string): Promise<boolean>;
   /**
    * Whether the workspace lies inside an allowed root (after resolving symlinks), with the roots for
@@ -85,19 +100,37 @@ export function demoStepBudget(limit: number): number {
 
 /**
  * Launches a task: creates Task (queued) + Run (initial) and sends `longhaul/run.started`.
- * Idempotent on `launchKey`: a repeat returns the first launch's ids and creates nothing.
- * `requireApproval` (risky tools wait for a human) and the budgets default to the profile's.
+ * Idempotent on `launchKey`: a repeat with the same goal returns the first launch's ids and creates
+ * nothing; the key reused with another goal is refused. `requireApproval` (risky tools wait for a
+ * human) and the budgets default to the profile's. A demo's recipient (`emailTo`, default
+ * compliance@example.com) and `postUrl` are checked against the task's egress policy here, so a
+ * destination the policy does not allow fails at launch with the rule it breaks, not steps later.
  *
- * @throws AppError BAD_INPUT (unknown profile, workspace not a directory or outside the allowed roots), UNAVAILABLE (the event
+ * @throws AppError BAD_INPUT (unknown profile, workspace not a directory or outside the allowed roots,
+ *   a demo destination outside the egress policy), CONFLICT (launchKey already used for another goal), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
  */
 export async function launchTask({ input, actor, ports }: { input: z.output<typeof launchTaskInputSchema>; actor: string; ports: LaunchPorts }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
+  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
   if (input.launchKey) {
     const existing = await ports.findTaskByLaunchKey(input.launchKey);
-    if (existing) return { taskId: existing.taskId, runId: existing.runId ?? "", deduplicated: true };
+    if (existing) {
+      if (existing.goal !== undefined && existing.goal !== goal) {
+        throw new AppError("CONFLICT", `launchKey: "${input.launchKey}" already launched task ${existing.taskId} with another goal; use a new key for a new launch`);
+      }
+      return { taskId: existing.taskId, runId: existing.runId ?? "", deduplicated: true };
+    }
   }
   const profile = await ports.findProfile(input.profile);
   if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
+  if (input.demo) {
+    const policy = mergeEgressPolicies(ports.deploymentEgress ?? deploymentEgressPolicy(), profile.egress);
+    const breaches = checkDestinations(
+      { email: [{ field: "emailTo", address: input.demo.emailTo ?? DEMO_DEFAULT_EMAIL }], http: input.demo.postUrl ? [{ field: "postUrl", url: input.demo.postUrl }] : [] },
+      policy,
+    );
+    if (breaches.length) throw new AppError("BAD_INPUT", `${breaches.map((b) => describeBreach(b, "demo.")).join("; ")}: refused at launch by the egress policy of profile "${input.profile}"`);
+  }
   const workspace = input.workspace ?? ports.defaultWorkspace;
   if (!(await ports.workspaceIsDirectory(workspace))) throw new AppError("BAD_INPUT", `workspace: "${workspace}" is not a directory on the server`);
   const allowed = await ports.workspaceAllowed(workspace);
@@ -105,7 +138,6 @@ export async function launchTask({ input, actor, ports }: { input: z.output<type
     throw new AppError("BAD_INPUT", `workspace: "${workspace}" is outside the allowed roots (${allowed.roots.join(", ")}); an administrator can add roots with LONGHAUL_WORKSPACE_ROOTS`);
   }
 
-  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
   const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);
   const taskId = ports.newId("task");
   const runId = ports.newId("run");

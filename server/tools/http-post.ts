@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { EffectNotPerformedError, performExternalEffect, type JsonObject } from "./ledger.ts";
 import { utf8Bytes } from "./limits.ts";
-import { defineTool, ToolError } from "./types.ts";
+import { deploymentEgressPolicy } from "./egress-policy.ts";
+import { defineTool } from "./types.ts";
 
 export const HTTP_POST_MAX_BODY_BYTES = 65_536;
 /** Longest answer body kept in the result; a longer one is described, not cut. */
@@ -10,7 +11,7 @@ export const HTTP_POST_MAX_ANSWER_CHARS = 4_000;
 export const HTTP_POST_TIMEOUT_MS = 30_000;
 
 export const httpPostArgsSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_048).describe("Where to POST; its origin must be allowed by LONGHAUL_HTTP_ALLOW"),
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_048).describe("Where to POST; an origin outside the egress policy needs a human's approval"),
   body: z
     .record(z.string(), z.unknown())
     .refine((b) => utf8Bytes(JSON.stringify(b)) <= HTTP_POST_MAX_BODY_BYTES, `must be ≤ ${HTTP_POST_MAX_BODY_BYTES} bytes of JSON`)
@@ -28,15 +29,11 @@ export const httpPostOutputSchema = z.object({
 export type HttpPostOutput = z.output<typeof httpPostOutputSchema>;
 
 /**
- * Origins the tool may POST to: `LONGHAUL_HTTP_ALLOW`, comma-separated origins
- * (e.g. "https://hooks.example.com,http://127.0.0.1:9000"). Empty = none: egress is opt-in.
+ * The deployment's origins (`LONGHAUL_HTTP_ALLOW`, comma-separated, normalised; empty = none).
+ * Kept for callers of the old helper; the policy itself is server/tools/egress-policy.ts.
  */
 export function allowedOrigins(value = process.env.LONGHAUL_HTTP_ALLOW ?? ""): string[] {
-  return value
-    .split(",")
-    .map((o) => o.trim())
-    .filter(Boolean)
-    .map((o) => new URL(o).origin);
+  return deploymentEgressPolicy({ LONGHAUL_HTTP_ALLOW: value }).httpOrigins;
 }
 
 /** Network errors that mean the request never reached the server (so nothing happened there). */
@@ -52,7 +49,8 @@ const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH/;
  *   withdrawn and the step retries (EffectNotPerformedError);
  * - a timeout or a connection cut after sending → unknown: the intent stays, the retried step finds
  *   it without a result and the run escalates `unresolved_effect` — a human checks, never a guess.
- * Errors for the agent: `not_allowed` (origin not in LONGHAUL_HTTP_ALLOW).
+ * The destination is checked by the egress gate before this runs (an origin outside the policy
+ * escalates or is refused, server/tools/egress-gate.ts).
  */
 export const httpPostTool = defineTool({
   name: "http_post",
@@ -61,12 +59,8 @@ export const httpPostTool = defineTool({
   parameters: httpPostArgsSchema,
   sideEffect: true,
   risky: true,
+  egress: (args) => ({ http: [{ field: "url", url: args.url }] }),
   async execute(args, ctx): Promise<HttpPostOutput> {
-    const origin = new URL(args.url).origin;
-    const allowed = allowedOrigins();
-    if (!allowed.includes(origin)) {
-      throw new ToolError("not_allowed", `url: origin ${origin} is not allowed (LONGHAUL_HTTP_ALLOW: ${allowed.length ? allowed.join(", ") : "none set"})`);
-    }
     const { result } = await performExternalEffect<JsonObject>({
       prisma: ctx.prisma,
       taskId: ctx.taskId,

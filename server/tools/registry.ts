@@ -12,10 +12,15 @@ import { sendEmailTool } from "./send-email.ts";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolErrorCode } from "./types.ts";
 import { describeZodError, MAX_RAW_ARGUMENTS_BYTES } from "./validation.ts";
 import { utf8Bytes } from "./limits.ts";
+import { findUnstorableString } from "./unstorable.ts";
 import { writeArtifactTool } from "./write-artifact.ts";
+import { findRiskyVerdict } from "../db/approval-repository.ts";
+import { gateToolCall } from "./egress-gate.ts";
+import { fingerprintFor } from "./ledger.ts";
 
 export type { ToolContext, ToolDefinition, ToolErrorCode } from "./types.ts";
 export { ToolError } from "./types.ts";
+export { findUnstorableString } from "./unstorable.ts";
 
 /** Every built-in tool by name (CONTRACTS.md "Tools"). */
 export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
@@ -73,7 +78,9 @@ export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error:
  * produced. Unknown tool, invalid JSON, arguments failing the schema, and agent-level failures (path
  * outside the workspace, file not found…) give `{ok: false, error}` with a message naming the field
  * and the limit. Never throws for bad input; throws only for infrastructure failures (database down,
- * I/O errors other than not-found), so the durable step retries. Also throws UnresolvedEffectError
+ * I/O errors other than not-found), so the durable step retries. A tool with `egress` passes the
+ * egress gate first (see enforceEgress): outside the policy it is not sent without an Approve.
+ * Also throws UnresolvedEffectError
  * (server/tools/ledger.ts) when an external effect's outcome is unknown: the caller escalates.
  */
 export async function executeToolCall({
@@ -87,12 +94,37 @@ export async function executeToolCall({
 }): Promise<ToolCallResult> {
   const checked = validateToolCall({ name, rawArguments });
   if (!checked.ok) return checked;
+  if (checked.tool.egress) {
+    const stopped = await enforceEgress({ tool: checked.tool, args: checked.args, ctx });
+    if (stopped) return stopped;
+  }
   try {
     return { ok: true, output: await checked.tool.execute(checked.args, ctx) };
   } catch (error) {
     if (error instanceof ToolError) return { ok: false, error: { code: error.code, message: error.message } };
     throw error;
   }
+}
+
+/**
+ * The egress gate as the gateway enforces it (server/tools/egress-gate.ts): a call inside the
+ * policy passes (null); outside it, with `refuse` → `not_allowed`; with `escalate` → it runs only
+ * when a handler applied Approve to this very call (its ledger fingerprint, the risky_action
+ * verdict), a Reject → `rejected_by_human`, no verdict yet → `approval_required`. Either way the
+ * message names the rules broken with redacted findings, never the secret.
+ */
+async function enforceEgress({ tool, args, ctx }: { tool: ToolDefinition; args: unknown; ctx: ToolContext }): Promise<ToolCallResult | null> {
+  const verdict = await gateToolCall({ prisma: ctx.prisma, taskId: ctx.taskId, tool, args });
+  if (verdict.action === "allow") return null;
+  if (verdict.action === "refuse") {
+    return { ok: false, error: { code: "not_allowed", message: `${tool.name} was not sent: ${verdict.summary}. The egress policy refuses such calls; do not try it again.` } };
+  }
+  const approval = await findRiskyVerdict({ prisma: ctx.prisma, taskId: ctx.taskId, fingerprint: fingerprintFor({ taskId: ctx.taskId, tool: tool.name, args }) });
+  if (approval?.decision === "approve") return null;
+  if (approval?.decision === "reject") {
+    return { ok: false, error: { code: "rejected_by_human", message: `${tool.name} was rejected by ${approval.decidedBy ?? "a handler"} and not run${approval.guidance ? `: ${approval.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.` } };
+  }
+  return { ok: false, error: { code: "approval_required", message: `${tool.name} was not sent: ${verdict.summary}. It needs a handler's approval of this very call.` } };
 }
 
 /**
@@ -128,36 +160,4 @@ export function validateToolCall({
   const checked = tool.parameters.safeParse(parsed, { reportInput: true });
   if (!checked.success) return fail("invalid_arguments", describeZodError(checked.error));
   return { ok: true, tool, args: checked.data };
-}
-
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * PostgreSQL text and jsonb cannot hold NUL characters or unpaired UTF-16 surrogates (a database
- * error would make the step retry forever), so they are refused up front as bad input. Returns a
- * message naming the first offending field, or null.
- */
-export function findUnstorableString(value: unknown, path = ""): string | null {
-  const field = path || "arguments";
-  if (typeof value === "string") {
-    if (value.includes("\0")) return `${field}: must not contain NUL characters (\\u0000)`;
-    if (loneSurrogate.test(value)) return `${field}: must not contain unpaired UTF-16 surrogates`;
-    return null;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnstorableString(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (typeof value === "object" && value !== null) {
-    for (const [key, inner] of Object.entries(value)) {
-      const keyProblem = findUnstorableString(key, `${field} key`);
-      if (keyProblem) return keyProblem;
-      const found = findUnstorableString(inner, path ? `${path}.${key}` : key);
-      if (found) return found;
-    }
-  }
-  return null;
 }

@@ -39,6 +39,7 @@ export const sendEmailTool = defineTool({
   parameters: sendEmailArgsSchema,
   sideEffect: true,
   risky: true,
+  egress: (args) => ({ email: [{ field: "to", address: args.to }] }),
   async execute(args, ctx): Promise<SendEmailOutput> {
     const { result } = await performInternalEffect<SendEmailOutput>({
       prisma: ctx.prisma,

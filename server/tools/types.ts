@@ -31,8 +31,14 @@ export type ToolErrorCode =
   | "idempotency_conflict"
   /** A human rejected this risky call (an escalation of reason risky_action); it was not run. */
   | "rejected_by_human"
-  /** The URL's origin is not in LONGHAUL_HTTP_ALLOW (http_post). */
+  /** The call breaks the egress policy and the policy refuses breaches (server/tools/egress-policy.ts): never sent. */
   | "not_allowed"
+  /**
+   * The call breaks the egress policy (a destination outside it, a secret or workspace file content
+   * in what it sends) and no handler has approved this very call: not sent. The agent loop escalates
+   * such a call as `risky_action` before it gets here (server/tools/egress-gate.ts).
+   */
+  | "approval_required"
   /** An external effect's outcome is unknown (intent without result): the run escalates to a human. */
   | "unresolved_effect";
 
@@ -59,6 +65,10 @@ export class ToolError extends Error {
  *   the task requires approval, asks a human to Approve or Reject the call first.
  * - `repeatable`: identical repeats of a committed effect by another run are legitimate and are
  *   performed again instead of deduplicated (only meaningful with `sideEffect`).
+ * - `egress`: the call sends something out of the organisation; returns its destinations (email
+ *   recipients, URLs, each with the argument naming it). Such a call passes the egress gate
+ *   (server/tools/egress-gate.ts) before it runs: destinations checked against the policy, every
+ *   string argument scanned for secrets and workspace file contents.
  */
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
@@ -67,7 +77,14 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   sideEffect: boolean;
   risky?: boolean;
   repeatable?: boolean;
+  egress?(args: z.output<S>): EgressDestinations;
   execute(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** Where an egress call sends (server/tools/egress-policy.ts `checkDestinations`). */
+export interface EgressDestinations {
+  email?: { field: string; address: string }[];
+  http?: { field: string; url: string }[];
 }
 
 /** Identity helper that keeps the schema's inferred type for `execute`'s arguments. */

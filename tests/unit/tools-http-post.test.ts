@@ -5,7 +5,14 @@ import { executeToolCall, type ToolContext } from "../../server/tools/registry.t
 // The parts of http_post that need no database: the allow-list and argument checks (the ledgered
 // POST itself is tested on the real stack in tests/integration/external-effect.test.ts).
 
-const ctx = { prisma: {} as ToolContext["prisma"], taskId: "t", runId: "r", stepId: "tool-1-0", workspace: "/tmp" } satisfies ToolContext;
+// A database with the task (no profile egress fields), no reads and no approval: the egress gate's
+// queries only; the ledger would need more, so a call that got past the gate would throw.
+const prisma = {
+  task: { findUnique: async () => ({ profile: { egressEmailAllow: [], egressHttpAllow: [], egressOnBreach: null } }) },
+  step: { findMany: async () => [] },
+  escalation: { findFirst: async () => null },
+} as unknown as ToolContext["prisma"];
+const ctx = { prisma, taskId: "t", runId: "r", stepId: "tool-1-0", workspace: "/tmp" } satisfies ToolContext;
 const call = (args: unknown) => executeToolCall({ name: "http_post", rawArguments: JSON.stringify(args), ctx });
 
 afterEach(() => {
@@ -18,16 +25,26 @@ describe("http_post", () => {
     expect(allowedOrigins("")).toEqual([]);
   });
 
-  it("refuses an origin that is not allowed, naming the field and the allow-list, before touching the ledger", async () => {
+  it("an origin outside the policy is not sent: approval_required naming the rule (escalate), not_allowed when the policy refuses", async () => {
     process.env.LONGHAUL_HTTP_ALLOW = "https://hooks.example.com";
     await expect(call({ url: "https://evil.example.net/x", body: { a: 1 } })).resolves.toEqual({
       ok: false,
-      error: { code: "not_allowed", message: "url: origin https://evil.example.net is not allowed (LONGHAUL_HTTP_ALLOW: https://hooks.example.com)" },
+      error: {
+        code: "approval_required",
+        message: "http_post was not sent: url: origin outside allowed origins (https://evil.example.net; allowed: https://hooks.example.com). It needs a handler's approval of this very call.",
+      },
     });
+    process.env.LONGHAUL_EGRESS_ON_BREACH = "refuse";
+    try {
+      const refused = await call({ url: "https://evil.example.net/x", body: { a: 1 } });
+      expect(refused).toMatchObject({ ok: false, error: { code: "not_allowed", message: expect.stringContaining("The egress policy refuses such calls") } });
+    } finally {
+      delete process.env.LONGHAUL_EGRESS_ON_BREACH;
+    }
     delete process.env.LONGHAUL_HTTP_ALLOW;
     const none = await call({ url: "https://hooks.example.com/x", body: {} });
-    expect(none).toMatchObject({ ok: false, error: { code: "not_allowed" } });
-    expect(JSON.stringify(none)).toContain("none set");
+    expect(none).toMatchObject({ ok: false, error: { code: "approval_required" } });
+    expect(JSON.stringify(none)).toContain("no origin is allowed (LONGHAUL_HTTP_ALLOW unset)");
   });
 
   it.each([

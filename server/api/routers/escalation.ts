@@ -11,15 +11,16 @@ import {
   undoEscalationInputSchema,
 } from "../../domain/decide-escalation.ts";
 import { sendEscalationApplied, sendEscalationDecided, sendRunStarted } from "../../inngest/send.ts";
+import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
 
-const idInput = z.object({ escalationId: z.string().min(1, "escalationId: must not be empty").max(100, "escalationId: at most 100 characters") });
+const idInput = inputObject({ escalationId: idField("escalationId") });
 
 const decidePorts = (ctx: TRPCContext) => prismaDecidePorts({ prisma: ctx.prisma, sendApplied: sendEscalationApplied, sendDecided: sendEscalationDecided, sendRunStarted });
 
 export const escalationRouter = createTRPCRouter({
   list: readProcedure
-    .input(z.object({ status: z.enum(["open", "closed"]).optional() }).default({}))
+    .input(inputObject({ status: z.enum(["open", "closed"], "status: open or closed").optional() }).default({}))
     .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, status: input.status })),
   get: readProcedure.input(idInput).query(({ ctx, input }) => getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId })),
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
@@ -31,6 +32,6 @@ export const escalationRouter = createTRPCRouter({
   release: handlerProcedure.input(idInput).mutation(({ ctx, input }) => releaseEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
   /** An operator escalates a running task by hand: it checkpoints and escalates after the turn in flight. */
   request: ownTaskProcedure
-    .input(z.object({ taskId: z.string().min(1).max(100), note: z.string().trim().max(4_000).optional() }))
+    .input(inputObject({ taskId: idField("taskId"), note: textField("note", 4_000).optional() }))
     .mutation(({ ctx, input }) => requestEscalation({ prisma: ctx.prisma, taskId: input.taskId, note: input.note || null })),
 });

@@ -1,13 +1,18 @@
 import { z } from "zod";
 import { listCurrentWorkingSet, listStepWorkingSetChanges, listWorkingSetHistory, summariseWorkingSet } from "../../db/working-set-queries.ts";
+import { idField, inputObject } from "../../domain/input-fields.ts";
 import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 /** Most changes (or current facts) one page returns. */
 export const WORKING_SET_PAGE_MAX = 500;
 
-const taskId = z.string().min(1, "taskId: required").max(100, "taskId: at most 100 characters");
+const taskId = idField("taskId");
 /** Fact keys are 1–200 characters (record_fact), so a longer prefix cannot match anything. */
-const keyPrefix = z.string().max(200, "keyPrefix: at most 200 characters (a fact key's limit)").default("");
+const keyPrefix = z
+  .string("keyPrefix: must be text")
+  .max(200, "keyPrefix: at most 200 characters (a fact key's limit)")
+  .refine((v) => !v.includes("\0"), "keyPrefix: must not contain NUL characters (\\u0000): PostgreSQL cannot store them")
+  .default("");
 const limit = z
   .number()
   .int("limit: a whole number")
@@ -15,33 +20,33 @@ const limit = z
   .max(WORKING_SET_PAGE_MAX, `limit: at most ${WORKING_SET_PAGE_MAX} per page; follow nextCursor for more`)
   .default(200);
 
-export const workingSetHistoryInputSchema = z.object({
+export const workingSetHistoryInputSchema = inputObject({
   taskId,
   keyPrefix,
   /** Exclusive: the page starts after this change (the previous page's nextCursor). */
   cursor: z
     .object({
-      runId: z.string().min(1, "cursor.runId: required").max(100, "cursor.runId: at most 100 characters"),
+      runId: idField("cursor.runId"),
       stepIndex: z.number().int("cursor.stepIndex: a whole number").min(-1, "cursor.stepIndex: at least -1 (a run's start)"),
-      key: z.string().max(200, "cursor.key: at most 200 characters"),
-    })
+      key: z.string("cursor.key: must be text").max(200, "cursor.key: at most 200 characters").refine((v) => !v.includes("\0"), "cursor.key: must not contain NUL characters (\\u0000)"),
+    }, "cursor: must be {runId, stepIndex, key} (the previous page's nextCursor) or null")
     .nullish(),
   limit,
 });
 export type WorkingSetHistoryInput = z.input<typeof workingSetHistoryInputSchema>;
 
-export const workingSetCurrentInputSchema = z.object({
+export const workingSetCurrentInputSchema = inputObject({
   taskId,
   keyPrefix,
   /** Exclusive: the page starts after this key (the previous page's nextCursor). */
-  cursor: z.string().max(200, "cursor: at most 200 characters (a fact key)").nullish(),
+  cursor: z.string("cursor: must be text (a fact key)").max(200, "cursor: at most 200 characters (a fact key)").refine((v) => !v.includes("\0"), "cursor: must not contain NUL characters (\\u0000)").nullish(),
   limit,
 });
 
-export const workingSetStepInputSchema = z.object({
+export const workingSetStepInputSchema = inputObject({
   taskId,
-  runId: z.string().min(1, "runId: required").max(100, "runId: at most 100 characters"),
-  stepId: z.string().min(1, "stepId: required").max(200, "stepId: at most 200 characters"),
+  runId: idField("runId"),
+  stepId: idField("stepId", 200),
 });
 
 /** Working-set history of a task (step-by-step fact changes, blamed on the step that caused each). */
@@ -57,5 +62,5 @@ export const workingSetRouter = createTRPCRouter({
   /** The changes one step caused (the step detail panel). */
   step: readProcedure.input(workingSetStepInputSchema).query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
   /** Per-step change counts (timeline marks), current size and number of changes. */
-  summary: readProcedure.input(z.object({ taskId })).query(({ ctx, input }) => summariseWorkingSet({ prisma: ctx.prisma, taskId: input.taskId })),
+  summary: readProcedure.input(inputObject({ taskId })).query(({ ctx, input }) => summariseWorkingSet({ prisma: ctx.prisma, taskId: input.taskId })),
 });

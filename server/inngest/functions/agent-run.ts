@@ -15,6 +15,7 @@ import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
 import { builtinTools, toolDefinitions, validateToolCall, type ToolCallResult } from "../../tools/registry.ts";
+import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
@@ -33,6 +34,7 @@ function inspectCalls(taskId: string, calls: ModelToolCall[]): InspectedCall[] {
       valid: valid.ok,
       args: valid.ok ? valid.args : call.arguments,
       risky: valid.ok && !!valid.tool.risky,
+      egress: valid.ok && !!valid.tool.egress,
       fingerprint: valid.ok && valid.tool.sideEffect ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null,
     };
   });
@@ -43,7 +45,7 @@ function inspectCalls(taskId: string, calls: ModelToolCall[]): InspectedCall[] {
  * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop.ts,
  * pure: every ceiling, checkpoint trigger, control tool and end reason) → perform the action as
  * durable steps (bodies in server/agent/*-step.ts) → `foldOutcome` (pure). Step ids: `model-<n>`,
- * `tool-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
+ * `tool-<n>-<k>`, `egress-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
  * `escalate-<n>`, `notify-<n>`, `decision-<n>-<round>`, `segment-<s>`, `continue-<n>`, `end`,
  * `auto-resume` — derived from the turn number and the call's position, never from time or
  * randomness; turn numbers continue across segments, so ids stay unique within a run.
@@ -224,9 +226,12 @@ export const agentRun = inngest.createFunction(
           break;
         }
         case "check_approval": {
-          const { fingerprint } = action;
+          const { fingerprint, egress } = action;
+          // The egress gate first (server/tools/egress-gate.ts): a breach escalates whatever requireApproval says.
+          const tool = egress ? builtinTools.get(egress.tool) : undefined;
+          const gate = egress && tool ? await step.run(egress.stepId, () => gateToolCall({ prisma: prisma(), taskId, tool, args: egress.args })) : null;
           const verdict = await step.run(action.stepId, () => findRiskyVerdict({ prisma: prisma(), taskId, fingerprint }));
-          outcome = { kind: "approval", verdict };
+          outcome = { kind: "approval", verdict, egress: gate };
           break;
         }
         case "run_tool": {

@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../types.ts";
 import { listing, reading, readAgentContext, succeeded, type AgentAction, type AgentContext } from "./context.ts";
+import { decideExfiltrate } from "./exfiltrate.ts";
 import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
 
 /**
@@ -14,6 +15,7 @@ import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
  * - `scripted-drift`: starts on the task, then its open question drifts to something unrelated
  * - `scripted-dead-end`: looks around, then declares a dead end with a reason
  * - `scripted-tool-failure`: calls a tool with malformed arguments, again and again
+ * - `scripted-exfiltrate`: obeys a workspace file that says "email this file to …" / "post this file to …" (scripted/exfiltrate.ts)
  */
 export type ScriptedBehaviour = (ctx: AgentContext) => AgentAction;
 
@@ -135,6 +137,7 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   "scripted-drift": drift,
   "scripted-dead-end": deadEnd,
   "scripted-tool-failure": toolFailure,
+  "scripted-exfiltrate": decideExfiltrate,
 };
 
 /**
@@ -148,8 +151,9 @@ export function decideNextAction(model: string, messages: readonly ChatMessage[]
   const last = messages.at(-1);
   if (last?.role === "user" && last.content.includes("<checkpoint_request>")) return checkpointAnswer(model, ctx);
   // A misbehaving agent that a human has given guidance to (after an escalation) takes it and does
-  // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced.
-  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end") return decideCompetent(ctx);
+  // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced,
+  // and the exfiltrating one keeps obeying the file (the egress gate, not guidance, must stop it).
+  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end" && model !== "scripted-exfiltrate") return decideCompetent(ctx);
   return behaviour(ctx);
 }
 

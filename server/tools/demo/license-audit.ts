@@ -12,7 +12,10 @@ export const DEMO_DEFAULT_LIMIT = 50;
  * then finish." With `postUrl`, the summary is also POSTed as JSON ("…, email the summary to
  * <address>, post the summary as JSON to <url>, then finish.") — an effect on an external system.
  */
-export function licenseAuditGoal(limit: number, emailTo = "compliance@example.com", postUrl?: string): string {
+/** Where the demo emails its summary when the launch names no recipient (inside the default egress policy, example.com). */
+export const DEMO_DEFAULT_EMAIL = "compliance@example.com";
+
+export function licenseAuditGoal(limit: number, emailTo = DEMO_DEFAULT_EMAIL, postUrl?: string): string {
   const post = postUrl ? ` post the summary as JSON to ${postUrl},` : "";
   return `Audit the licenses of the first ${limit} packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to ${emailTo},${post} then finish.`;
 }

@@ -1,0 +1,100 @@
+import type { PrismaClient } from "../db/client.ts";
+import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type DestinationBreach, type EgressPolicy } from "./egress-policy.ts";
+import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, type ContentFinding, type ReadContent } from "./egress-scan.ts";
+import type { ToolDefinition } from "./types.ts";
+
+/**
+ * The egress gate: the check every call of a tool that sends something out (a tool with `egress`:
+ * send_email, http_post) passes before it runs. It applies the task's policy (deployment + profile,
+ * server/tools/egress-policy.ts) to the call's destinations and scans what it sends for secrets and
+ * for long verbatim runs of the workspace files the task read (server/tools/egress-scan.ts).
+ *
+ * The gateway (`executeToolCall`) enforces the verdict: a call outside the policy is never sent
+ * without an applied Approve of that very call (its fingerprint). The agent loop calls
+ * {@link gateToolCall} before a risky call, inside a durable step, and escalates `risky_action`
+ * with {@link EgressVerdict.summary} whenever `action` is `escalate`, whatever the task's
+ * `requireApproval` says.
+ */
+
+/** What the gate decided for one call. JSON-serialisable (it is memoized as a step's output). */
+export type EgressVerdict =
+  | { action: "allow" }
+  | {
+      /** `escalate`: send only after a handler's Approve; `refuse`: never send (the policy's onBreach). */
+      action: "escalate" | "refuse";
+      /** Each rule the call breaks, in words a handler reads: "recipient outside allowed domains", "body carries a GitHub Token". */
+      reasons: string[];
+      breaches: DestinationBreach[];
+      /** Secrets and file contents found, each with a redacted preview (never the secret itself). */
+      findings: ContentFinding[];
+      /** One line: the reasons with their details ("to: recipient outside allowed domains (x@y.org; allowed: example.com); body: …"). */
+      summary: string;
+      /** The call's arguments with every finding replaced by `[redacted: <label>]`, for the escalation card. */
+      redactedArguments: Record<string, unknown>;
+    };
+
+/**
+ * The effective policy of a task: the deployment's (environment) merged with its profile's egress
+ * fields. A task that does not exist gets the deployment's policy alone.
+ */
+export async function loadEgressPolicy({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<EgressPolicy> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { profile: { select: { egressEmailAllow: true, egressHttpAllow: true, egressOnBreach: true } } } });
+  return mergeEgressPolicies(deploymentEgressPolicy(), task?.profile ?? null);
+}
+
+/** Most read_file outputs the gate compares outgoing content with (the latest ones). */
+export const MAX_READS_COMPARED = 2_000;
+
+/**
+ * The text the task's agent got from `read_file` (completed steps of all its runs, latest first,
+ * at most {@link MAX_READS_COMPARED}): what "the contents of workspace files the run read" means.
+ */
+export async function loadReadContents({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<ReadContent[]> {
+  const steps = await prisma.step.findMany({
+    where: { run: { taskId }, kind: "tool", tool: "read_file", status: "completed" },
+    orderBy: { startedAt: "desc" },
+    take: MAX_READS_COMPARED,
+    select: { output: true },
+  });
+  return steps.flatMap((s) => {
+    const o = s.output as { path?: unknown; content?: unknown; offset?: unknown } | null;
+    return o && typeof o.content === "string" && typeof o.path === "string" ? [{ path: o.path, offset: typeof o.offset === "number" ? o.offset : 0, content: o.content }] : [];
+  });
+}
+
+/**
+ * The verdict on one call, pure given its inputs (secretlint's API is async): destinations checked
+ * against `policy`, every string argument scanned for secrets and for verbatim runs of `reads`.
+ * A tool without `egress` is always allowed.
+ */
+export async function assessEgress({ tool, args, policy, reads }: { tool: ToolDefinition; args: unknown; policy: EgressPolicy; reads: readonly ReadContent[] }): Promise<EgressVerdict> {
+  if (!tool.egress) return { action: "allow" };
+  const breaches = checkDestinations(tool.egress(args), policy);
+  const findings: ContentFinding[] = [];
+  for (const { field, text } of stringLeaves(args)) {
+    findings.push(...(await scanForSecrets(text, field)), ...findVerbatimRuns(text, field, reads));
+  }
+  if (breaches.length === 0 && findings.length === 0) return { action: "allow" };
+  const reasons = [
+    ...new Set([
+      ...breaches.map((b) => b.reason),
+      ...findings.map((f) => (f.kind === "secret" ? `${f.field} carries a secret (${f.label})` : `${f.field} carries the contents of a workspace file the run read`)),
+    ]),
+  ];
+  const summary = [...breaches.map((b) => describeBreach(b)), ...findings.map((f) => `${f.field}: ${f.label} — ${f.preview}`)].join("; ");
+  return {
+    action: policy.onBreach,
+    reasons,
+    breaches,
+    findings,
+    summary,
+    redactedArguments: redactValue(args, findings) as Record<string, unknown>,
+  };
+}
+
+/** Loads the task's policy and reads, then {@link assessEgress}. Database errors propagate (the step retries). */
+export async function gateToolCall({ prisma, taskId, tool, args }: { prisma: PrismaClient; taskId: string; tool: ToolDefinition; args: unknown }): Promise<EgressVerdict> {
+  if (!tool.egress) return { action: "allow" };
+  const [policy, reads] = await Promise.all([loadEgressPolicy({ prisma, taskId }), loadReadContents({ prisma, taskId })]);
+  return assessEgress({ tool, args, policy, reads });
+}
