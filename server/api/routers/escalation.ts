@@ -19,8 +19,16 @@ const decidePorts = (ctx: TRPCContext) => prismaDecidePorts({ prisma: ctx.prisma
 
 export const escalationRouter = createTRPCRouter({
   list: publicProcedure
-    .input(z.object({ status: z.enum(["open", "closed"]).optional() }).default({}))
-    .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, status: input.status })),
+    .input(
+      z
+        .object({
+          status: z.enum(["open", "closed", "decided"]).optional(),
+          reason: z.string().max(50, "reason: at most 50 characters").optional(),
+          assignee: z.string().max(100, "assignee: at most 100 characters").optional(),
+        })
+        .default({}),
+    )
+    .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
   get: publicProcedure.input(idInput).query(({ ctx, input }) => getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId })),
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
   decide: publicProcedure.input(decideEscalationInputSchema).mutation(({ ctx, input }) => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
