@@ -64,7 +64,7 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
     let index = 0;
     let turn = 0;
     let sinceCheckpoint = 0;
-    const push = (row: Row) => stepRows.push({ id: `st_${prefix}${r}_${index}`, runId, index: index++, ...row });
+    const push = (row: Row) => stepRows.push({ id: `st_${prefix}L${r}_${index}`, runId, index: index++, ...row });
     while (index < count) {
       // model step
       const stepId = `model-${turn}`;
@@ -80,7 +80,7 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
       push({ stepId, kind: "model", tool: null, arguments: null, output: json({ content: null, toolCalls: [call], finishReason: "tool_calls" }), status: "completed", error: null, attempts, promptTokens: 1200 + turn * 3, cachedTokens: 800, completionTokens: 60 + (turn % 40), summary: tool, startedAt: started, endedAt: ended, durationMs: ended.getTime() - started.getTime() });
       for (let a = 0; a < attempts; a++) {
         const ok = a === attempts - 1;
-        callRows.push({ id: `mc_${prefix}${r}_${turn}_${a}`, runId, stepId, attempt: a, model: "scripted", promptTokens: ok ? 1200 + turn * 3 : 0, cachedTokens: ok ? 800 : 0, completionTokens: ok ? 60 + (turn % 40) : 0, status: ok ? "ok" : "error", httpStatus: ok ? 200 : 500, billed: ok, cause: ok ? "productive" : "retry", latencyMs: ok ? modelMs : 300, error: ok ? null : "upstream 500", costUsd: ok ? 0.0004 + (turn % 7) * 0.0001 : 0, createdAt: new Date(t + a * 2_000) });
+        callRows.push({ id: `mc_${prefix}L${r}_${turn}_${a}`, runId, stepId, attempt: a, model: "scripted", promptTokens: ok ? 1200 + turn * 3 : 0, cachedTokens: ok ? 800 : 0, completionTokens: ok ? 60 + (turn % 40) : 0, status: ok ? "ok" : "error", httpStatus: ok ? 200 : 500, billed: ok, cause: ok ? "productive" : "retry", latencyMs: ok ? modelMs : 300, error: ok ? null : "upstream 500", costUsd: ok ? 0.0004 + (turn % 7) * 0.0001 : 0, createdAt: new Date(t + a * 2_000) });
       }
       t = ended.getTime() + 40;
       if (index >= count) break;
@@ -181,8 +181,8 @@ export async function seedManyTasks(client: pg.ClientBase, { prefix, count, prof
       const model = k % 2 === 0;
       const stepId = model ? `model-${k / 2}` : `tool-${(k - 1) / 2}-0`;
       const s = new Date(created.getTime() + k * 3_000);
-      steps.push({ id: `st_${prefix}${i}_${k}`, runId, index: k, stepId, kind: model ? "model" : "tool", tool: model ? null : "read_file", arguments: model ? null : json({ path: "README.md" }), output: json(model ? { content: null, toolCalls: [], finishReason: "stop" } : { text: "…" }), status: "completed", attempts: 1, promptTokens: model ? 900 + (i % 300) : 0, cachedTokens: 0, completionTokens: model ? 40 : 0, summary: model ? "read_file" : "read_file(README.md)", startedAt: s, endedAt: new Date(s.getTime() + 1_500), durationMs: 1_500 });
-      if (model) calls.push({ id: `mc_${prefix}${i}_${k}`, runId, stepId, attempt: 0, model: "scripted", promptTokens: 900 + (i % 300), cachedTokens: 0, completionTokens: 40, status: "ok", httpStatus: 200, billed: true, cause: "productive", latencyMs: 1_400, costUsd: 0.0003 + (i % 11) * 0.0001, createdAt: s });
+      steps.push({ id: `st_${prefix}T${i}_${k}`, runId, index: k, stepId, kind: model ? "model" : "tool", tool: model ? null : "read_file", arguments: model ? null : json({ path: "README.md" }), output: json(model ? { content: null, toolCalls: [], finishReason: "stop" } : { text: "…" }), status: "completed", attempts: 1, promptTokens: model ? 900 + (i % 300) : 0, cachedTokens: 0, completionTokens: model ? 40 : 0, summary: model ? "read_file" : "read_file(README.md)", startedAt: s, endedAt: new Date(s.getTime() + 1_500), durationMs: 1_500 });
+      if (model) calls.push({ id: `mc_${prefix}T${i}_${k}`, runId, stepId, attempt: 0, model: "scripted", promptTokens: 900 + (i % 300), cachedTokens: 0, completionTokens: 40, status: "ok", httpStatus: 200, billed: true, cause: "productive", latencyMs: 1_400, costUsd: 0.0003 + (i % 11) * 0.0001, createdAt: s });
     }
     if (status === "completed" && i % 10 === 0) alerts.push({ id: `al_${prefix}${i}`, taskId: id, runId, stepId: "tool-0-0", kind: "stall", severity: "warning", message: "No working-set growth in 5 steps", evidence: json({}), createdAt: created });
   }
