@@ -2,6 +2,7 @@
 
 import type React from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
@@ -14,9 +15,12 @@ import { absoluteUtc, compactNumber, elapsed, usd } from "./format.ts";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
 import { RunSwitcher } from "./run-switcher.tsx";
 import { StepFilterBar } from "./step-filter-bar.tsx";
+import { decodeStepRows } from "./step-rows.ts";
 import { buildSegments, isFiltering, parseStepFilter, stepMatches, timelineItems, writeStepFilter, type StepFilter } from "./step-filter.ts";
 import { Timeline, type StepFactCounts, type TimelineRun, type TimelineStep } from "./timeline.tsx";
-import { Waterfall } from "./waterfall.tsx";
+
+// The waterfall (recharts) loads after the first rows: it is not needed to read the timeline.
+const Waterfall = dynamic(() => import("./waterfall.tsx").then((m) => m.Waterfall), { ssr: false, loading: () => <div className="h-24 border-b border-zinc-200" aria-hidden /> });
 
 const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled"]);
 
@@ -110,7 +114,7 @@ export function RunPage({ taskId }: { taskId: string }) {
     [router, pathname, search],
   );
 
-  const rows: TimelineStep[] = useMemo(() => steps.data?.rows ?? [], [steps.data]);
+  const rows: TimelineStep[] = useMemo(() => decodeStepRows(steps.data), [steps.data]);
   const textSearch = useQuery({ ...trpc.task.searchSteps.queryOptions({ taskId, text: filter.text }), enabled: !!filter.text, placeholderData: (prev) => prev });
   const textMatches = useMemo(() => (filter.text && textSearch.data ? new Set(textSearch.data) : null), [filter.text, textSearch.data]);
   const factMarks = useMemo(() => {

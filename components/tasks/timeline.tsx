@@ -169,6 +169,7 @@ export function Timeline({
                 type="button"
                 role="listitem"
                 data-step-id={s.stepId}
+                data-run-id={s.runId}
                 data-status={s.status}
                 data-kind={s.kind}
                 aria-current={selected ? "true" : undefined}

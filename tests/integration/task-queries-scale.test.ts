@@ -4,6 +4,7 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { taskSpend } from "../../server/db/run-repository.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
 import { getModelPromptOrThrow, listSteps, listTasks, searchSteps } from "../../server/db/task-queries.ts";
+import { decodeStepRows } from "../../components/tasks/step-rows.ts";
 import { profileIdOrThrow, seedLongTask, seedManyTasks, type SeededLongTask } from "../../scripts/lib/seed-ui.ts";
 
 const prisma = createPrismaClient(inject("databaseUrl"), { max: 4 });
@@ -81,7 +82,9 @@ describe("task.list at scale: server-side filters, keyset paging, totals", () =>
 
 describe("run page queries", () => {
   it("lists every step in timeline order with its model dollars and checkpoint reasons", async () => {
-    const { rows, truncated } = await listSteps({ prisma, taskId: long.taskId });
+    const listed = await listSteps({ prisma, taskId: long.taskId });
+    const truncated = listed.truncated;
+    const rows = decodeStepRows(listed);
     expect(truncated).toBe(false);
     expect(rows).toHaveLength(long.steps);
     expect(rows[0]!.runId).toBe(long.runIds[0]);
