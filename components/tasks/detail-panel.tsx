@@ -331,7 +331,7 @@ export function DetailPanel({
   ];
   return (
     <>
-      <div role="tablist" aria-label="Details" className="flex gap-1 border-b border-zinc-200 px-3 pt-2">
+      <div role="tablist" aria-label="Details" className="flex shrink-0 gap-1 overflow-x-auto border-b border-zinc-200 px-3 pt-2">
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -339,7 +339,7 @@ export function DetailPanel({
             type="button"
             aria-selected={tab === t.id}
             onClick={() => onTab(t.id)}
-            className={cn("rounded-t-md px-3 py-2 text-sm", tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
+            className={cn("shrink-0 rounded-t-md px-3 py-2 text-sm whitespace-nowrap", tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
           >
             {t.label}
           </button>

@@ -223,12 +223,50 @@ export function RunPage({ taskId }: { taskId: string }) {
       </div>
     );
   }
+  const shownRun = runId ? runs.get(runId) : undefined;
+  // The timeline renders as soon as the steps are in, even before the task's header (panel-only skeletons).
+  const timelineSection = (
+        <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
+          <RunSwitcher runs={[...runs.values()]} value={runId} onChange={(id) => setParams({ run: id })} />
+          <StepFilterBar
+            filter={filter}
+            onChange={(next) => setParams({ filter: next })}
+            tools={[...new Set(rows.map((s) => s.tool).filter((x): x is string => !!x))].sort()}
+            matchCount={matchCount}
+            total={runId ? rows.filter((s) => s.runId === runId).length : rows.length}
+            searching={!!filter.text && textSearch.isFetching}
+            searchError={textSearch.isError ? textSearch.error.message : null}
+            truncated={steps.data?.truncated ?? false}
+            waterfall={showWaterfall}
+            onWaterfall={(on) => setParams({ wf: on })}
+            onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
+          />
+          {showWaterfall && waterfallWindow && <Waterfall steps={waterfallWindow.steps} title={waterfallWindow.title} selectedKey={selectedKey} onSelect={(key) => setParams({ step: key, tab: "step" })} />}
+          <Timeline
+            items={items}
+            runs={runs}
+            loading={steps.isPending}
+            selectedKey={selectedKey}
+            onSelect={(key) => setParams({ step: key, tab: "step" })}
+            onToggleSegment={toggleSegment}
+            emptyMessage={filtering ? "No step matches this filter." : shownRun ? `No steps in run ${shownRun.number} yet.` : task.data?.status === "queued" ? "No steps yet: the run is queued for the executor." : "No steps yet."}
+            factMarks={factMarks}
+          />
+        </section>
+  );
   if (!task.data) {
     return (
-      <div className="space-y-3 p-8" aria-busy="true">
-        <div className="h-8 w-1/3 animate-pulse rounded bg-zinc-200" />
-        <div className="h-24 animate-pulse rounded bg-zinc-200/70" />
-        <div className="h-96 animate-pulse rounded bg-zinc-200/50" />
+      <div className="flex h-screen min-w-0 flex-col">
+        <div className="space-y-3 border-b border-zinc-200 bg-white px-8 py-5" aria-busy="true">
+          <div className="h-6 w-1/3 animate-pulse rounded bg-zinc-200" />
+          <div className="h-16 animate-pulse rounded bg-zinc-200/70" />
+        </div>
+        <div className="flex min-h-0 flex-1">
+          {timelineSection}
+          <aside aria-label="Details" className="w-[44%] min-w-96 space-y-3 bg-white p-4" aria-busy="true">
+            <div className="h-40 animate-pulse rounded bg-zinc-200/60" />
+          </aside>
+        </div>
       </div>
     );
   }
@@ -236,7 +274,6 @@ export function RunPage({ taskId }: { taskId: string }) {
   const t = task.data;
   const latestRun = t.runs.at(-1);
   const lastStep = rows.at(-1);
-  const shownRun = runId ? runs.get(runId) : undefined;
   const lastActivity = lastStep ? (lastStep.endedAt ?? lastStep.startedAt) : null;
   const reason =
     t.status === "dead_end"
@@ -405,33 +442,7 @@ export function RunPage({ taskId }: { taskId: string }) {
         </div>
       </header>
       <div className="flex min-h-0 flex-1">
-        <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
-          <RunSwitcher runs={[...runs.values()]} value={runId} onChange={(id) => setParams({ run: id })} />
-          <StepFilterBar
-            filter={filter}
-            onChange={(next) => setParams({ filter: next })}
-            tools={[...new Set(rows.map((s) => s.tool).filter((x): x is string => !!x))].sort()}
-            matchCount={matchCount}
-            total={runId ? rows.filter((s) => s.runId === runId).length : rows.length}
-            searching={!!filter.text && textSearch.isFetching}
-            searchError={textSearch.isError ? textSearch.error.message : null}
-            truncated={steps.data?.truncated ?? false}
-            waterfall={showWaterfall}
-            onWaterfall={(on) => setParams({ wf: on })}
-            onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
-          />
-          {showWaterfall && waterfallWindow && <Waterfall steps={waterfallWindow.steps} title={waterfallWindow.title} selectedKey={selectedKey} onSelect={(key) => setParams({ step: key, tab: "step" })} />}
-          <Timeline
-            items={items}
-            runs={runs}
-            loading={steps.isPending}
-            selectedKey={selectedKey}
-            onSelect={(key) => setParams({ step: key, tab: "step" })}
-            onToggleSegment={toggleSegment}
-            emptyMessage={filtering ? "No step matches this filter." : shownRun ? `No steps in run ${shownRun.number} yet.` : t.status === "queued" ? "No steps yet: the run is queued for the executor." : "No steps yet."}
-            factMarks={factMarks}
-          />
-        </section>
+        {timelineSection}
         <aside aria-label="Details" className="flex w-[44%] min-w-96 flex-col bg-white">
           <DetailPanel
             task={t}

@@ -10,7 +10,6 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
-import { cn } from "@/components/ui/cn.ts";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { absoluteUtc, compactNumber, elapsed, shortId, usd } from "./format.ts";
@@ -74,10 +73,21 @@ function Duration({ row }: { row: TaskRow }) {
 
 const col = createColumnHelper<TaskRow>();
 const columns = [
-  col.accessor("id", { header: "ID", size: 120, cell: (c) => <CopyId id={c.getValue()} /> }),
+  col.accessor("id", {
+    header: "ID",
+    size: 110,
+    cell: (c) => (
+      <div>
+        <CopyId id={c.getValue()} />
+        <div className="truncate text-xs text-zinc-500" title={`launched by ${c.row.original.createdBy}`}>
+          by {c.row.original.createdBy}
+        </div>
+      </div>
+    ),
+  }),
   col.accessor("status", {
     header: "Status",
-    size: 170,
+    size: 150,
     cell: (c) => (
       <div className="flex flex-col items-start gap-0.5">
         <StatusBadge status={c.getValue()} />
@@ -96,19 +106,18 @@ const columns = [
   }),
   col.accessor("goal", {
     header: "Goal",
-    size: 360,
+    size: 280,
     cell: (c) => (
       <div className="min-w-0">
         <Link href={`/tasks/${c.row.original.id}`} className="line-clamp-2 font-medium break-words text-zinc-900 hover:underline" title={c.getValue()}>
           {c.getValue()}
         </Link>
-        <div className="truncate text-xs text-zinc-500">launched by {c.row.original.createdBy}</div>
       </div>
     ),
   }),
   col.accessor("profileName", {
     header: "Profile",
-    size: 150,
+    size: 130,
     cell: (c) => (
       <div className="min-w-0">
         <div className="truncate">{c.getValue()}</div>
@@ -116,12 +125,12 @@ const columns = [
       </div>
     ),
   }),
-  col.display({ id: "steps", header: "Steps / budget", size: 110, cell: (c) => <span className="tabular-nums">{c.row.original.stepsUsed} / {c.row.original.stepBudget}</span> }),
-  col.accessor("tokens", { header: "Tokens", size: 90, cell: (c) => <span className="tabular-nums" title={c.getValue().toLocaleString("en-US")}>{compactNumber(c.getValue())}</span> }),
-  col.accessor("costUsd", { header: "Cost", size: 90, cell: (c) => <span className="tabular-nums">{usd(c.getValue())}</span> }),
+  col.display({ id: "steps", header: "Steps / budget", size: 100, cell: (c) => <span className="tabular-nums">{c.row.original.stepsUsed} / {c.row.original.stepBudget}</span> }),
+  col.accessor("tokens", { header: "Tokens", size: 80, cell: (c) => <span className="tabular-nums" title={c.getValue().toLocaleString("en-US")}>{compactNumber(c.getValue())}</span> }),
+  col.accessor("costUsd", { header: "Cost", size: 80, cell: (c) => <span className="tabular-nums">{usd(c.getValue())}</span> }),
   col.accessor("createdAt", {
     header: "Started",
-    size: 190,
+    size: 180,
     cell: (c) => (
       <div className="whitespace-nowrap">
         <RelativeTime date={c.row.original.startedAt ?? c.getValue()} />
@@ -129,7 +138,7 @@ const columns = [
       </div>
     ),
   }),
-  col.display({ id: "duration", header: "Duration", size: 100, cell: (c) => <Duration row={c.row.original} /> }),
+  col.display({ id: "duration", header: "Duration", size: 90, cell: (c) => <Duration row={c.row.original} /> }),
 ];
 const TABLE_WIDTH = columns.reduce((sum, c) => sum + (c.size ?? 100), 0);
 
@@ -230,7 +239,7 @@ export function TaskList() {
       </div>
 
       <form role="search" aria-label="Filter tasks" className="mb-3 flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
-        <label className="flex min-w-56 flex-1 flex-col gap-1">
+        <label className="flex w-72 flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Search goal or id</span>
           <input type="search" value={qDraft} onChange={(e) => setQDraft(e.target.value)} placeholder="e.g. license audit, or 7p2qk9d" className="rounded-md border border-zinc-300 px-2.5 py-1.5" />
         </label>
@@ -321,10 +330,11 @@ export function TaskList() {
         </div>
       ) : (
         <div ref={scrollRef} className="min-h-0 flex-1 overflow-auto rounded-lg border border-zinc-200 bg-white" data-testid="task-table-scroll">
-          <table className="table-fixed text-sm" style={{ width: TABLE_WIDTH, minWidth: "100%" }} aria-rowcount={total}>
+          <table className="w-full table-fixed text-sm" style={{ minWidth: TABLE_WIDTH }} aria-rowcount={total}>
             <colgroup>
               {table.getFlatHeaders().map((h) => (
-                <col key={h.id} style={{ width: h.getSize() }} />
+                // The goal column takes whatever width is left beyond the others' (at least its own size, via the table's min width).
+                <col key={h.id} style={h.id === "goal" ? undefined : { width: h.getSize() }} />
               ))}
             </colgroup>
             <thead className="sticky top-0 z-10 bg-zinc-50 text-left text-xs tracking-wide text-zinc-500 uppercase shadow-[0_1px_0_#e4e4e7]">
@@ -350,7 +360,7 @@ export function TaskList() {
                 return (
                   <tr key={row.id} data-task-id={row.id} className="border-b border-zinc-100 align-top hover:bg-zinc-50" style={{ height: ROW_HEIGHT }}>
                     {row.getVisibleCells().map((cell) => (
-                      <td key={cell.id} className={cn("overflow-hidden px-3 py-2", cell.column.id === "goal" ? "" : "")}>
+                      <td key={cell.id} className="overflow-hidden px-3 py-2">
                         {flexRender(cell.column.columnDef.cell, cell.getContext())}
                       </td>
                     ))}
