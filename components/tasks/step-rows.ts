@@ -2,12 +2,13 @@ import type { StepTuple } from "@/server/db/task-queries.ts";
 import type { TimelineStep } from "./timeline.tsx";
 
 /**
- * Turns task.steps' compact tuples (server/db/task-queries.ts `StepTuple`) back into timeline steps
+ * Parses task.steps' compact tuples (`rowsJson`) (server/db/task-queries.ts `StepTuple`) back into timeline steps
  * with Dates. Pure; ~1 ms for 5,000 rows.
  */
-export function decodeStepRows(data: { runIds: string[]; rows: StepTuple[] } | undefined): TimelineStep[] {
+export function decodeStepRows(data: { runIds: string[]; rowsJson: string } | undefined): TimelineStep[] {
   if (!data) return [];
-  return data.rows.map(([ri, stepId, index, kind, tool, status, summary, error, attempts, promptTokens, cachedTokens, completionTokens, costUsd, checkpointReason, startedMs, endedMs, durationMs]) => ({
+  const rows = JSON.parse(data.rowsJson) as StepTuple[];
+  return rows.map(([ri, stepId, index, kind, tool, status, summary, error, attempts, promptTokens, cachedTokens, completionTokens, costUsd, checkpointReason, startedMs, endedMs, durationMs]) => ({
     runId: data.runIds[ri] ?? "",
     stepId,
     index,

@@ -265,36 +265,35 @@ export type StepTuple = [number, string, number, string, string | null, string, 
 
 /**
  * Step summaries of a task's runs in timeline order (runs by start, steps by index), without
- * payloads, each with the dollars of its model calls, as compact tuples ({@link StepTuple}). At most
- * `limit` (1–20,000) rows; `truncated` says when the task has more. One query (~60 ms for 5,000
- * steps here): step(runId, index) and model_call(runId, stepId) indexes.
+ * payloads, each with the dollars of its model calls, as compact tuples ({@link StepTuple}) that
+ * PostgreSQL writes as one JSON text (`rowsJson`, a JSON array of tuples; parse with
+ * `decodeStepRows`): nothing is decoded and re-encoded row by row in Node, so 5,000 steps cost one
+ * ~60 ms query. At most `limit` (1–20,000) rows; `truncated` says when the task has more. Indexes:
+ * step(runId, index), model_call(runId, stepId).
  */
-export async function listSteps({ prisma, taskId, limit = 10_000 }: { prisma: PrismaClient; taskId: string; limit?: number }): Promise<{ runIds: string[]; rows: StepTuple[]; truncated: boolean }> {
-  const rows = await prisma.$queryRaw<
-    { runId: string; stepId: string; index: number; kind: string; tool: string | null; status: string; summary: string; error: string | null; attempts: number; promptTokens: number; cachedTokens: number; completionTokens: number; costUsd: number | null; checkpointReason: string | null; startedMs: number; endedMs: number | null; durationMs: number | null }[]
-  >`
-    SELECT s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, left(s.error, 300) AS error, s.attempts,
-           s."promptTokens", s."cachedTokens", s."completionTokens",
-           (extract(epoch FROM s."startedAt") * 1000)::float8 AS "startedMs", (extract(epoch FROM s."endedAt") * 1000)::float8 AS "endedMs", s."durationMs",
-           CASE WHEN s.kind = 'checkpoint' THEN s.arguments->>'reason' END AS "checkpointReason",
-           mc.usd AS "costUsd"
-    FROM run r JOIN step s ON s."runId" = r.id
-    LEFT JOIN LATERAL (SELECT sum(m."costUsd")::float8 AS usd FROM model_call m WHERE m."runId" = s."runId" AND m."stepId" = s."stepId") mc ON s.kind = 'model'
-    WHERE r."taskId" = ${taskId}
-    ORDER BY r."startedAt" ASC, r.id ASC, s.index ASC
-    LIMIT ${limit + 1}`;
-  const runIds: string[] = [];
-  const runIndex = new Map<string, number>();
-  const out: StepTuple[] = [];
-  for (const r of rows.slice(0, limit)) {
-    let ri = runIndex.get(r.runId);
-    if (ri === undefined) {
-      ri = runIds.push(r.runId) - 1;
-      runIndex.set(r.runId, ri);
-    }
-    out.push([ri, r.stepId, r.index, r.kind, r.tool, r.status, r.summary, r.error, r.attempts, r.promptTokens, r.cachedTokens, r.completionTokens, Number(r.costUsd ?? 0), r.checkpointReason, Number(r.startedMs), r.endedMs === null ? null : Number(r.endedMs), r.durationMs]);
-  }
-  return { runIds, rows: out, truncated: rows.length > limit };
+export async function listSteps({ prisma, taskId, limit = 10_000 }: { prisma: PrismaClient; taskId: string; limit?: number }): Promise<{ runIds: string[]; rowsJson: string; truncated: boolean }> {
+  const runs = await prisma.run.findMany({ where: { taskId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], select: { id: true } });
+  const runIds = runs.map((r) => r.id);
+  if (runIds.length === 0) return { runIds, rowsJson: "[]", truncated: false };
+  const [[row], [counted]] = await Promise.all([
+    prisma.$queryRaw<{ rows: string | null }[]>`
+      SELECT (json_agg(json_build_array(
+                p.ri, p."stepId", p.index, p.kind, p.tool, p.status, p.summary, p.error, p.attempts,
+                p."promptTokens", p."cachedTokens", p."completionTokens",
+                coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE p.kind = 'model' AND m."runId" = p."runId" AND m."stepId" = p."stepId"), 0),
+                CASE WHEN p.kind = 'checkpoint' THEN p.arguments->>'reason' END,
+                floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs"
+              ) ORDER BY p.ri, p.index))::text AS rows
+      FROM (
+        SELECT array_position(${runIds}::text[], s."runId") - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, left(s.error, 300) AS error, s.attempts,
+               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.arguments
+        FROM step s WHERE s."runId" = ANY(${runIds}::text[])
+        ORDER BY array_position(${runIds}::text[], s."runId"), s.index
+        LIMIT ${limit}
+      ) p`,
+    prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM (SELECT 1 FROM step WHERE "runId" = ANY(${runIds}::text[]) LIMIT ${limit + 1}) x`,
+  ]);
+  return { runIds, rowsJson: row?.rows ?? "[]", truncated: Number(counted?.n ?? 0) > limit };
 }
 
 /**

@@ -88,13 +88,15 @@ describe("run page queries", () => {
     expect(truncated).toBe(false);
     expect(rows).toHaveLength(long.steps);
     expect(rows[0]!.runId).toBe(long.runIds[0]);
+    expect(rows[0]!.startedAt.getTime()).toBe(start.getTime() - 200 * 60_000); // epoch ms survive the JSON round trip
+    expect(rows[0]!.endedAt!.getTime() - rows[0]!.startedAt.getTime()).toBe(rows[0]!.durationMs);
     expect(rows.at(-1)!.runId).toBe(long.runIds[1]);
     expect(rows.filter((r) => r.kind === "checkpoint").every((r) => r.checkpointReason === "interval")).toBe(true);
     expect(rows.filter((r) => r.status === "failed")).toHaveLength(long.failedSteps);
     expect(rows.find((r) => r.kind === "model")!.costUsd).toBeGreaterThan(0);
     expect(rows.filter((r) => r.kind === "tool").every((r) => r.costUsd === 0)).toBe(true);
     const some = await listSteps({ prisma, taskId: long.taskId, limit: 10 });
-    expect(some.rows).toHaveLength(10);
+    expect(decodeStepRows(some)).toHaveLength(10);
     expect(some.truncated).toBe(true);
   });
 
