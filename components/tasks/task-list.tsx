@@ -87,7 +87,7 @@ const columns = [
   }),
   col.accessor("status", {
     header: "Status",
-    size: 150,
+    size: 165,
     cell: (c) => (
       <div className="flex flex-col items-start gap-0.5">
         <StatusBadge status={c.getValue()} />
@@ -125,7 +125,7 @@ const columns = [
       </div>
     ),
   }),
-  col.display({ id: "steps", header: "Steps / budget", size: 100, cell: (c) => <span className="tabular-nums">{c.row.original.stepsUsed} / {c.row.original.stepBudget}</span> }),
+  col.display({ id: "steps", header: "Steps / budget", size: 120, cell: (c) => <span className="tabular-nums">{c.row.original.stepsUsed} / {c.row.original.stepBudget}</span> }),
   col.accessor("tokens", { header: "Tokens", size: 80, cell: (c) => <span className="tabular-nums" title={c.getValue().toLocaleString("en-US")}>{compactNumber(c.getValue())}</span> }),
   col.accessor("costUsd", { header: "Cost", size: 80, cell: (c) => <span className="tabular-nums">{usd(c.getValue())}</span> }),
   col.accessor("createdAt", {
@@ -245,14 +245,14 @@ export function TaskList() {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Status</span>
-          <select value={status.join(",")} onChange={(e) => setParam({ status: e.target.value || null })} className="rounded-md border border-zinc-300 px-2 py-1.5">
+          <select value={status.join(",")} onChange={(e) => setParam({ status: e.target.value || null })} className="w-52 rounded-md border border-zinc-300 px-2 py-1.5">
             <option value="">Any status</option>
             {STATUS_OPTIONS.map(([v, label]) => (
               <option key={v} value={v}>
                 {label}
               </option>
             ))}
-            <option value="running,waiting_for_human,queued">Active (queued, running, waiting)</option>
+            <option value="running,waiting_for_human,queued">Active (not ended)</option>
             <option value="failed,dead_end,cancelled">Ended without result</option>
           </select>
         </label>
@@ -341,7 +341,7 @@ export function TaskList() {
               {table.getHeaderGroups().map((g) => (
                 <tr key={g.id}>
                   {g.headers.map((h) => (
-                    <th key={h.id} scope="col" className="px-3 py-2 font-medium whitespace-nowrap">
+                    <th key={h.id} scope="col" className="truncate px-3 py-2 font-medium whitespace-nowrap">
                       {flexRender(h.column.columnDef.header, h.getContext())}
                     </th>
                   ))}
