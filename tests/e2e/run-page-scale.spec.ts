@@ -82,14 +82,18 @@ test("switch between the runs of a resumed task; segments fold; a model step sho
   await expect(stepRows(page).first()).toHaveAttribute("data-run-id", long.runIds[1]);
   for (const run of await stepRows(page).evaluateAll((els) => els.map((e) => e.getAttribute("data-run-id")))) expect(run).toBe(long.runIds[1]);
 
-  // Segments are groups: fold the first one and its steps leave the list.
-  const header = page.getByTestId("segment-header").first();
-  await expect(header).toContainText("Segment 1");
-  await expect(header).toHaveAttribute("aria-expanded", "true");
-  const before = await stepRows(page).first().getAttribute("data-step-id");
-  await header.click();
+  // Segments are groups: fold them all and no step row is left; unfold one and its steps come back.
+  await page.getByRole("button", { name: "Collapse segments" }).click();
+  await expect(stepRows(page)).toHaveCount(0);
+  const header = page.getByTestId("segment-header").last();
   await expect(header).toHaveAttribute("aria-expanded", "false");
-  await expect(stepRows(page).first()).not.toHaveAttribute("data-step-id", before!);
+  await expect(header).toContainText(/Segment \d+\s*from (checkpoint \(interval\)|the run's start)\s*· \d+ steps/);
+  const segment = (await header.getAttribute("data-segment"))!;
+  await header.click();
+  // Its steps are listed again (the list follows live to its end, where this last segment is).
+  await expect(stepRows(page).first()).toHaveAttribute("data-run-id", long.runIds[1]);
+  expect(segment.startsWith(`${long.runIds[1]}#`)).toBe(true);
+  await page.getByRole("button", { name: "Expand" }).click();
 
   // A model step: dollars beside tokens, the prompt with the checkpoint context marked, Fork beside it.
   await page.goto(`/tasks/${long.taskId}?step=${long.runIds[0]}:model-25`);
