@@ -203,7 +203,8 @@ export function RunPage({ taskId }: { taskId: string }) {
       if (e.metaKey || e.ctrlKey || e.altKey) return;
       if (e.key !== "j" && e.key !== "k") return;
       if (stepItems.length === 0) return;
-      const next = selectedPos < 0 ? (e.key === "j" ? 0 : stepItems.length - 1) : e.key === "j" ? Math.min(stepItems.length - 1, selectedPos + 1) : Math.max(0, selectedPos - 1);
+      // From no selection (or one the filter hides) both keys open the first match.
+      const next = selectedPos < 0 ? 0 : e.key === "j" ? Math.min(stepItems.length - 1, selectedPos + 1) : Math.max(0, selectedPos - 1);
       const s = stepItems[next];
       if (s) setParams({ step: s.key, tab: "step" });
     }
