@@ -1,4 +1,5 @@
 import { RoleGate } from "@/components/auth/role-gate.tsx";
+import { Suspense } from "react";
 import { TaskList } from "@/components/tasks/task-list.tsx";
 
 export const dynamic = "force-dynamic";
@@ -6,7 +7,9 @@ export const dynamic = "force-dynamic";
 export default function TasksPage() {
   return (
     <RoleGate needs={[]} what="The task list">
-      <TaskList />
+      <Suspense>
+        <TaskList />
+      </Suspense>
     </RoleGate>
   );
 }

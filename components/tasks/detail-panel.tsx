@@ -1,6 +1,7 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
@@ -8,7 +9,9 @@ import { JsonView } from "@/components/ui/json-view.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { CheckpointsPanel } from "./checkpoints-panel.tsx";
 import { FactChangeLine, factCountLabel } from "./fact-value.tsx";
-import { compactNumber, durationMs, usd } from "./format.ts";
+import { Dialog, DialogClose } from "./dialog.tsx";
+import { absoluteUtc, compactNumber, durationMs, usd } from "./format.ts";
+import { RelativeTime } from "./relative-time.tsx";
 import { WorkingSetPanel } from "./working-set-panel.tsx";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
@@ -39,7 +42,117 @@ function StepFactChanges({ taskId, runId, stepId, onShowAll }: { taskId: string;
   );
 }
 
-function StepDetail({ taskId, selectedKey, onShowWorkingSet }: { taskId: string; selectedKey: string | null; onShowWorkingSet: () => void }) {
+/** The checkpoint a fork of the selected step would start from. */
+export interface ForkPoint {
+  id: string;
+  seq: number;
+  reason: string;
+}
+
+/** "Fork from checkpoint #n" beside a step: a dialog with optional guidance, then a new run of the task (cause fork). */
+function ForkButton({ taskId, forkFrom }: { taskId: string; forkFrom: ForkPoint | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [guidance, setGuidance] = useState("");
+  const fork = useMutation(
+    trpc.task.fork.mutationOptions({
+      onSuccess: () => {
+        setOpen(false);
+        void queryClient.invalidateQueries(trpc.task.pathFilter());
+      },
+    }),
+  );
+  if (!forkFrom) return <span className="text-xs text-zinc-500" data-testid="fork-none">No checkpoint at or before this step to fork from.</span>;
+  return (
+    <>
+      <button
+        type="button"
+        className="rounded-md border border-zinc-300 px-2.5 py-1 text-xs font-medium hover:bg-zinc-50"
+        title="Start a new run of this task from the checkpoint at or before this step"
+        onClick={() => setOpen(true)}
+        data-testid="fork-step"
+      >
+        Fork from checkpoint #{forkFrom.seq}
+      </button>
+      {fork.isSuccess && <span className="text-xs text-emerald-800">Forked: a new run started (see the run switcher).</span>}
+      <Dialog open={open} onOpenChange={setOpen} title={`Fork from checkpoint #${forkFrom.seq}`} description={`A new run of this task starts from checkpoint #${forkFrom.seq} (${forkFrom.reason.replace("_", " ")}); the runs so far stay as they are.`}>
+        <form
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            fork.mutate({ taskId, checkpointId: forkFrom.id, guidance: guidance.trim() || undefined });
+          }}
+        >
+          <label className="block text-sm">
+            <span className="font-medium text-zinc-800">Guidance for the new run (optional)</span>
+            <textarea className="mt-1 block w-full rounded-md border border-zinc-300 px-2 py-1.5" rows={3} maxLength={10000} value={guidance} onChange={(e) => setGuidance(e.target.value)} />
+          </label>
+          {fork.error && <p role="alert" className="text-sm text-red-800">{fork.error.message}</p>}
+          <div className="flex justify-end gap-2">
+            <DialogClose asChild>
+              <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50">
+                Cancel
+              </button>
+            </DialogClose>
+            <button type="submit" disabled={fork.isPending} className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50">
+              Fork
+            </button>
+          </div>
+        </form>
+      </Dialog>
+    </>
+  );
+}
+
+function messageText(content: unknown): string {
+  if (content === null || content === undefined) return "";
+  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+}
+
+/** The messages a model step was sent (loaded when opened), the checkpoint context marked. */
+function PromptView({ runId, stepId }: { runId: string; stepId: string }) {
+  const trpc = useTRPC();
+  const [open, setOpen] = useState(false);
+  const prompt = useQuery({ ...trpc.task.stepPrompt.queryOptions({ runId, stepId }), enabled: open });
+  return (
+    <details className="rounded-md border border-zinc-200" onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="prompt">
+      <summary className="cursor-pointer px-3 py-2 text-xs font-medium tracking-wide text-zinc-600 uppercase">Prompt sent{prompt.data ? ` · ${prompt.data.messages.length} messages` : ""}</summary>
+      <div className="space-y-2 border-t border-zinc-200 p-3">
+        {prompt.isError && <p className="text-xs text-red-700">Could not rebuild the prompt: {prompt.error.message}</p>}
+        {open && !prompt.data && !prompt.isError && <div className="h-16 animate-pulse rounded bg-zinc-200/60" />}
+        {prompt.data && (
+          <>
+            <p className="text-xs text-zinc-500">
+              Rebuilt from the stored steps with the run&apos;s own context builder (the prompt itself is not stored). The first {prompt.data.contextMessages} messages are the segment&apos;s opening context
+              {prompt.data.fromCheckpoint ? `, built from checkpoint #${prompt.data.fromCheckpoint.seq} (${prompt.data.fromCheckpoint.reason.replace("_", " ")})` : ", built from the task's start"}.
+            </p>
+            {prompt.data.messages.map((m, i) => {
+              const context = i < prompt.data.contextMessages;
+              const calls = "tool_calls" in m && m.tool_calls ? m.tool_calls : [];
+              return (
+                <div key={i} className={cn("rounded border px-2 py-1.5", context ? "border-amber-300 bg-amber-50/60" : "border-zinc-200")} data-testid="prompt-message" data-context={context ? "checkpoint" : undefined}>
+                  <div className="mb-1 flex items-center gap-2 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">
+                    {m.role}
+                    {context && <span className="rounded bg-amber-200 px-1 text-amber-950 normal-case">{prompt.data.fromCheckpoint ? `checkpoint #${prompt.data.fromCheckpoint.seq} context` : "start context"}</span>}
+                  </div>
+                  {messageText(m.content) && <pre className="max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap text-zinc-800">{messageText(m.content)}</pre>}
+                  {calls.map((c) => (
+                    <pre key={c.id} className="font-mono text-xs break-words whitespace-pre-wrap text-zinc-700">
+                      → {c.function.name}({c.function.arguments})
+                    </pre>
+                  ))}
+                </div>
+              );
+            })}
+          </>
+        )}
+      </div>
+    </details>
+  );
+}
+
+function StepDetail({ taskId, selectedKey, onShowWorkingSet, forkFrom }: { taskId: string; selectedKey: string | null; onShowWorkingSet: () => void; forkFrom: ForkPoint | null }) {
   const trpc = useTRPC();
   const [runId, stepId] = selectedKey ? [selectedKey.slice(0, selectedKey.indexOf(":")), selectedKey.slice(selectedKey.indexOf(":") + 1)] : ["", ""];
   const step = useQuery({ ...trpc.task.step.queryOptions({ runId, stepId }), enabled: !!selectedKey });
@@ -55,28 +168,34 @@ function StepDetail({ taskId, selectedKey, onShowWorkingSet }: { taskId: string;
     );
   if (!step.data) return <div className="h-40 animate-pulse rounded bg-zinc-200/60" aria-busy="true" />;
   const s = step.data;
+  const costUsd = s.modelCalls.reduce((sum, m) => sum + m.costUsd, 0);
   return (
-    <div className="space-y-4">
+    <div className="space-y-4" data-testid="step-detail">
       <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1 text-sm">
         <span className="font-mono font-medium">{s.stepId}</span>
         <span className="text-zinc-600">{s.kind}{s.tool ? ` · ${s.tool}` : ""}</span>
         <span className="text-zinc-600">{s.status}</span>
         <span className="text-zinc-600">{s.attempts} attempt{s.attempts === 1 ? "" : "s"}</span>
         <span className="text-zinc-600">{durationMs(s.durationMs)}</span>
-        <span className="text-zinc-500" title={s.startedAt.toISOString()}>
-          {s.startedAt.toLocaleString("en-GB", { hour12: false, timeZoneName: "short" })}
-        </span>
+      </div>
+      <div className="text-xs text-zinc-600">
+        started <span className="font-mono">{absoluteUtc(s.startedAt)}</span> (<RelativeTime date={s.startedAt} />){s.endedAt && <> · ended <span className="font-mono">{absoluteUtc(s.endedAt)}</span></>}
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <ForkButton taskId={taskId} forkFrom={forkFrom} />
       </div>
       {s.error && (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 font-mono text-xs whitespace-pre-wrap text-red-900">
           {s.error}
         </div>
       )}
-      {s.kind === "model" && (
-        <div className="text-sm text-zinc-700">
-          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out
+      {(s.kind === "model" || costUsd > 0) && (
+        <div className="text-sm text-zinc-700" data-testid="step-usage">
+          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out · <span className="font-medium tabular-nums">{usd(costUsd)}</span>
+          {s.modelCalls.length > 1 ? ` over ${s.modelCalls.length} model calls` : ""}
         </div>
       )}
+      {s.kind === "model" && <PromptView runId={s.runId} stepId={s.stepId} />}
       <StepFactChanges taskId={taskId} runId={s.runId} stepId={s.stepId} onShowAll={onShowWorkingSet} />
       {s.arguments !== null && <JsonView label="Arguments" value={s.arguments} />}
       {s.output !== null && <JsonView label="Output" value={s.output} />}
@@ -189,6 +308,7 @@ export function DetailPanel({
   keyFilter,
   onKeyFilter,
   factsNow,
+  forkFrom,
 }: {
   task: TaskDetail;
   selectedKey: string | null;
@@ -198,6 +318,8 @@ export function DetailPanel({
   keyFilter: string;
   onKeyFilter: (prefix: string) => void;
   factsNow: number | undefined;
+  /** The checkpoint at or before the selected step (Fork beside the step); null when none. */
+  forkFrom: ForkPoint | null;
 }) {
   const tabs: { id: PanelTab; label: string }[] = [
     { id: "step", label: "Step" },
@@ -209,7 +331,7 @@ export function DetailPanel({
   ];
   return (
     <>
-      <div role="tablist" aria-label="Details" className="flex gap-1 border-b border-zinc-200 px-3 pt-2">
+      <div role="tablist" aria-label="Details" className="flex shrink-0 gap-1 overflow-x-auto border-b border-zinc-200 px-3 pt-2">
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -217,14 +339,14 @@ export function DetailPanel({
             type="button"
             aria-selected={tab === t.id}
             onClick={() => onTab(t.id)}
-            className={cn("rounded-t-md px-3 py-2 text-sm", tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
+            className={cn("shrink-0 rounded-t-md px-3 py-2 text-sm whitespace-nowrap", tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
           >
             {t.label}
           </button>
         ))}
       </div>
       <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
-        {tab === "step" && <StepDetail taskId={task.id} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} />}
+        {tab === "step" && <StepDetail taskId={task.id} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} forkFrom={forkFrom} />}
         {tab === "facts" && <WorkingSetPanel taskId={task.id} keyFilter={keyFilter} onKeyFilter={onKeyFilter} selectedKey={selectedKey} onSelectStep={onSelectStep} />}
         {tab === "checkpoints" && <CheckpointsPanel taskId={task.id} status={task.status} onSelectStep={onSelectStep} />}
         {tab === "artifacts" && <Artifacts task={task} />}

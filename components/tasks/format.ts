@@ -24,3 +24,23 @@ export function durationMs(ms: number | null | undefined): string {
 export function ago(date: Date | null | undefined): string {
   return date ? `${formatDistanceToNowStrict(date)} ago` : "—";
 }
+
+/** Pads to two digits. */
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** An unambiguous absolute time: "2026-12-01 08:19:06 UTC" (24 h, always UTC). */
+export function absoluteUtc(date: Date | null | undefined): string {
+  if (!date) return "—";
+  return `${date.getUTCFullYear()}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())} ${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} UTC`;
+}
+
+/** The last 8 characters of an id ("task_01kb…x7p2qk9d" → "x7p2qk9d"): the random tail of a ULID, distinct between tasks launched together. */
+export function shortId(id: string): string {
+  return id.length > 8 ? id.slice(-8) : id;
+}
+
+/** Elapsed time between two instants (`end` null = now) as {@link durationMs}; "—" when not started. */
+export function elapsed(start: Date | null | undefined, end: Date | null | undefined, now: number = Date.now()): string {
+  if (!start) return "—";
+  return durationMs(Math.max(0, (end?.getTime() ?? now) - start.getTime()));
+}

@@ -1,20 +1,31 @@
 "use client";
 
+import type React from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMe } from "@/components/auth/use-me.ts";
+import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
-import { ago, compactNumber, durationMs, usd } from "./format.ts";
-import { Timeline, type StepFactCounts, type TimelineStep } from "./timeline.tsx";
+import { EscalateDialog } from "./escalate-dialog.tsx";
+import { absoluteUtc, compactNumber, elapsed, usd } from "./format.ts";
+import { RelativeTime, useTickingNow } from "./relative-time.tsx";
+import { RunSwitcher } from "./run-switcher.tsx";
+import { StepFilterBar } from "./step-filter-bar.tsx";
+import { decodeStepRows } from "./step-rows.ts";
+import { buildSegments, isFiltering, parseStepFilter, stepMatches, timelineItems, writeStepFilter, type StepFilter } from "./step-filter.ts";
+import { Timeline, type StepFactCounts, type TimelineRun, type TimelineStep } from "./timeline.tsx";
+
+// The waterfall (recharts) loads after the first rows: it is not needed to read the timeline.
+const Waterfall = dynamic(() => import("./waterfall.tsx").then((m) => m.Waterfall), { ssr: false, loading: () => <div className="h-24 border-b border-zinc-200" aria-hidden /> });
 
 const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled"]);
 
-function Meter({ label, value, detail, fraction }: { label: string; value: string; detail?: string; fraction?: number }) {
+function Meter({ label, value, detail, fraction }: { label: string; value: React.ReactNode; detail?: React.ReactNode; fraction?: number }) {
   return (
     <div className="min-w-32">
       <div className="text-xs uppercase tracking-wide text-zinc-500">{label}</div>
@@ -67,13 +78,22 @@ export function RunPage({ taskId }: { taskId: string }) {
   const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions({ onSuccess: () => void task.refetch() }));
   const resume = useMutation(trpc.task.resume.mutationOptions({ onSuccess: () => void task.refetch() }));
   const escalateNow = useMutation(trpc.escalation.request.mutationOptions({ onSuccess: () => void task.refetch() }));
+  const checkpoints = useQuery({ ...trpc.task.checkpoints.queryOptions({ taskId }), refetchInterval });
+  const [escalateOpen, setEscalateOpen] = useState(false);
+  const [goalOpen, setGoalOpen] = useState(false);
+  const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
+  const now = useTickingNow();
 
   const selectedKey = search.get("step");
   const tab = (search.get("tab") as PanelTab | null) ?? "step";
   const keyFilter = search.get("keys") ?? "";
+  const filter = useMemo(() => parseStepFilter(new URLSearchParams(search.toString())), [search]);
+  const runParam = search.get("run");
+  const showWaterfall = search.get("wf") !== "0";
   const setParams = useCallback(
-    (next: { step?: string | null; tab?: PanelTab; keys?: string }) => {
-      const params = new URLSearchParams(search.toString());
+    (next: { step?: string | null; tab?: PanelTab; keys?: string; run?: string | null; wf?: boolean; filter?: StepFilter }) => {
+      let params = new URLSearchParams(search.toString());
+      if (next.filter) params = writeStepFilter(params, next.filter);
       if (next.step !== undefined) {
         if (next.step) params.set("step", next.step);
         else params.delete("step");
@@ -82,33 +102,117 @@ export function RunPage({ taskId }: { taskId: string }) {
         if (next.keys) params.set("keys", next.keys);
         else params.delete("keys");
       }
+      if (next.run !== undefined) {
+        if (next.run) params.set("run", next.run);
+        else params.delete("run");
+      }
+      if (next.wf !== undefined) {
+        if (next.wf) params.delete("wf");
+        else params.set("wf", "0");
+      }
       if (next.tab) params.set("tab", next.tab);
       router.replace(`${pathname}?${params.toString()}`, { scroll: false });
     },
     [router, pathname, search],
   );
 
-  const rows: TimelineStep[] = useMemo(() => steps.data ?? [], [steps.data]);
+  const rows: TimelineStep[] = useMemo(() => decodeStepRows(steps.data), [steps.data]);
+  const textSearch = useQuery({ ...trpc.task.searchSteps.queryOptions({ taskId, text: filter.text }), enabled: !!filter.text, placeholderData: (prev) => prev });
+  const textMatches = useMemo(() => (filter.text && textSearch.data ? new Set(textSearch.data) : null), [filter.text, textSearch.data]);
   const factMarks = useMemo(() => {
     const marks = new Map<string, StepFactCounts>();
     for (const s of factSummary.data?.steps ?? []) if (s.stepId) marks.set(`${s.runId}:${s.stepId}`, s);
     return marks;
   }, [factSummary.data]);
   const onKeyFilter = useCallback((keys: string) => setParams({ keys }), [setParams]);
-  const selectedIndex = rows.findIndex((s) => `${s.runId}:${s.stepId}` === selectedKey);
+
+  const runs = useMemo(() => {
+    const seqById = new Map((checkpoints.data ?? []).map((c) => [c.id, c.seq]));
+    const out = new Map<string, TimelineRun & { startedAt: Date; endedAt: Date | null; endReason: string | null; fromCheckpointReason: string | null; guidance: string | null }>();
+    (task.data?.runs ?? []).forEach((r, i) => {
+      out.set(r.id, {
+        id: r.id,
+        number: i + 1,
+        cause: r.cause,
+        status: r.status,
+        fromCheckpointSeq: r.fromCheckpointId ? (seqById.get(r.fromCheckpointId) ?? null) : null,
+        fromCheckpointReason: r.fromCheckpointId ? ((checkpoints.data ?? []).find((c) => c.id === r.fromCheckpointId)?.reason ?? null) : null,
+        startedAt: r.startedAt,
+        endedAt: r.endedAt,
+        endReason: r.endReason,
+        guidance: r.guidance,
+      });
+    });
+    return out;
+  }, [task.data?.runs, checkpoints.data]);
+  const runId = runParam && runs.has(runParam) ? runParam : null;
+  const segments = useMemo(() => buildSegments(rows), [rows]);
+  const filtering = isFiltering(filter);
+  const items = useMemo(
+    () => timelineItems(segments, { runId, collapsed, matches: (s) => stepMatches(s, filter, textMatches), filtering, runCount: runs.size }),
+    [segments, runId, collapsed, filter, textMatches, filtering, runs.size],
+  );
+  const stepItems = useMemo(() => items.filter((i) => i.type === "step"), [items]);
+  const matchCount = useMemo(() => (filtering ? rows.filter((s) => (!runId || s.runId === runId) && stepMatches(s, filter, textMatches)).length : null), [filtering, rows, runId, filter, textMatches]);
+  const selectedPos = stepItems.findIndex((s) => s.key === selectedKey);
+  const selectedStep = useMemo(() => rows.find((s) => `${s.runId}:${s.stepId}` === selectedKey) ?? null, [rows, selectedKey]);
+  const toggleSegment = useCallback((key: string) => {
+    setCollapsed((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }, []);
+  // Opening a step (deep link, j/k, the waterfall) expands its segment.
+  useEffect(() => {
+    if (!selectedStep) return;
+    const seg = segments.find((g) => g.runId === selectedStep.runId && g.steps.includes(selectedStep));
+    if (seg && collapsed.has(seg.key)) toggleSegment(seg.key);
+  }, [selectedStep, segments, collapsed, toggleSegment]);
+
+  // The waterfall shows the selected step's segment, else the last segment in view (at most 400 bars around the selection).
+  const waterfallWindow = useMemo(() => {
+    const inView = segments.filter((g) => !runId || g.runId === runId);
+    const seg = (selectedStep && inView.find((g) => g.runId === selectedStep.runId && g.steps.includes(selectedStep))) ?? inView.at(-1);
+    if (!seg) return null;
+    let list = seg.steps;
+    if (list.length > 400) {
+      const at = selectedStep ? Math.max(0, list.indexOf(selectedStep)) : list.length - 1;
+      const from = Math.max(0, Math.min(list.length - 400, at - 200));
+      list = list.slice(from, from + 400);
+    }
+    const run = runs.get(seg.runId);
+    return { steps: list, title: `run ${run?.number ?? "?"}, segment ${seg.n}${list.length < seg.steps.length ? ` (${list.length} of ${seg.steps.length} steps)` : ""}` };
+  }, [segments, runId, selectedStep, runs]);
+
+  // The checkpoint at or before the selected step: the latest of its run whose last covered step is at or before it, else the one its run started from.
+  const forkFrom = useMemo(() => {
+    if (!selectedStep || !checkpoints.data) return null;
+    const indexOf = new Map(rows.filter((s) => s.runId === selectedStep.runId).map((s) => [s.stepId, s.index]));
+    const own = checkpoints.data.filter((c) => c.runId === selectedStep.runId && (indexOf.get(c.afterStepId) ?? Infinity) <= selectedStep.index && c.good);
+    const best = own.at(-1);
+    if (best) return { id: best.id, seq: best.seq, reason: best.reason };
+    const from = task.data?.runs.find((r) => r.id === selectedStep.runId)?.fromCheckpointId;
+    const cp = from ? checkpoints.data.find((c) => c.id === from) : undefined;
+    return cp ? { id: cp.id, seq: cp.seq, reason: cp.reason } : null;
+  }, [selectedStep, checkpoints.data, rows, task.data?.runs]);
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
       const target = e.target as HTMLElement | null;
-      if (target && ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+      if (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
       if (e.key !== "j" && e.key !== "k") return;
-      const next = e.key === "j" ? Math.min(rows.length - 1, selectedIndex + 1) : Math.max(0, selectedIndex - 1);
-      const s = rows[next];
-      if (s) setParams({ step: `${s.runId}:${s.stepId}`, tab: "step" });
+      if (stepItems.length === 0) return;
+      // From no selection (or one the filter hides) both keys open the first match.
+      const next = selectedPos < 0 ? 0 : e.key === "j" ? Math.min(stepItems.length - 1, selectedPos + 1) : Math.max(0, selectedPos - 1);
+      const s = stepItems[next];
+      if (s) setParams({ step: s.key, tab: "step" });
     }
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [rows, selectedIndex, setParams]);
+  }, [stepItems, selectedPos, setParams]);
 
   if (task.isError) {
     return (
@@ -122,12 +226,50 @@ export function RunPage({ taskId }: { taskId: string }) {
       </div>
     );
   }
+  const shownRun = runId ? runs.get(runId) : undefined;
+  // The timeline renders as soon as the steps are in, even before the task's header (panel-only skeletons).
+  const timelineSection = (
+        <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
+          <RunSwitcher runs={[...runs.values()]} value={runId} onChange={(id) => setParams({ run: id })} />
+          <StepFilterBar
+            filter={filter}
+            onChange={(next) => setParams({ filter: next })}
+            tools={[...new Set(rows.map((s) => s.tool).filter((x): x is string => !!x))].sort()}
+            matchCount={matchCount}
+            total={runId ? rows.filter((s) => s.runId === runId).length : rows.length}
+            searching={!!filter.text && textSearch.isFetching}
+            searchError={textSearch.isError ? textSearch.error.message : null}
+            truncated={steps.data?.truncated ?? false}
+            waterfall={showWaterfall}
+            onWaterfall={(on) => setParams({ wf: on })}
+            onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
+          />
+          {showWaterfall && waterfallWindow && <Waterfall steps={waterfallWindow.steps} title={waterfallWindow.title} selectedKey={selectedKey} onSelect={(key) => setParams({ step: key, tab: "step" })} />}
+          <Timeline
+            items={items}
+            runs={runs}
+            loading={steps.isPending}
+            selectedKey={selectedKey}
+            onSelect={(key) => setParams({ step: key, tab: "step" })}
+            onToggleSegment={toggleSegment}
+            emptyMessage={filtering ? "No step matches this filter." : shownRun ? `No steps in run ${shownRun.number} yet.` : task.data?.status === "queued" ? "No steps yet: the run is queued for the executor." : "No steps yet."}
+            factMarks={factMarks}
+          />
+        </section>
+  );
   if (!task.data) {
     return (
-      <div className="space-y-3 p-8" aria-busy="true">
-        <div className="h-8 w-1/3 animate-pulse rounded bg-zinc-200" />
-        <div className="h-24 animate-pulse rounded bg-zinc-200/70" />
-        <div className="h-96 animate-pulse rounded bg-zinc-200/50" />
+      <div className="flex h-screen min-w-0 flex-col">
+        <div className="space-y-3 border-b border-zinc-200 bg-white px-8 py-5" aria-busy="true">
+          <div className="h-6 w-1/3 animate-pulse rounded bg-zinc-200" />
+          <div className="h-16 animate-pulse rounded bg-zinc-200/70" />
+        </div>
+        <div className="flex min-h-0 flex-1">
+          {timelineSection}
+          <aside aria-label="Details" className="w-[44%] min-w-96 space-y-3 bg-white p-4" aria-busy="true">
+            <div className="h-40 animate-pulse rounded bg-zinc-200/60" />
+          </aside>
+        </div>
       </div>
     );
   }
@@ -148,11 +290,16 @@ export function RunPage({ taskId }: { taskId: string }) {
             : t.status === "running" && lastStep
               ? `Working: ${lastStep.stepId}${lastStep.status === "running" ? " in progress" : ""}${lastStep.attempts > 1 ? ` (attempt ${lastStep.attempts})` : ""}${lastStep.error && lastStep.status === "running" ? ` — last error ${lastStep.error.slice(0, 80)}` : ""}`
               : null;
-  const elapsed = t.startedAt ? (t.endedAt ?? new Date()).getTime() - t.startedAt.getTime() : null;
   const offline = t.profile.model === "scripted" || t.profile.model.startsWith("scripted-");
 
   return (
-    <div className="flex h-screen flex-col">
+    <div className="flex h-screen min-w-0 flex-col">
+      <EscalateDialog
+        open={escalateOpen}
+        onOpenChange={setEscalateOpen}
+        pending={escalateNow.isPending}
+        onSubmit={(note) => escalateNow.mutate({ taskId, note }, { onSuccess: () => setEscalateOpen(false) })}
+      />
       <header className="border-b border-zinc-200 bg-white px-8 py-5">
         <div className="flex flex-wrap items-center gap-3">
           <StatusBadge status={t.status} className="text-sm" />
@@ -179,11 +326,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               className="rounded-md border border-amber-500 px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-50 disabled:opacity-50"
               disabled={escalateNow.isPending || escalateNow.isSuccess}
               title="Checkpoint and put a decision in front of a human after the turn in flight"
-              onClick={() => {
-                const note = window.prompt("Why escalate? (optional note for the handler)");
-                if (note === null) return; // Cancel in the prompt: no escalation
-                escalateNow.mutate({ taskId, note: note.trim() || undefined });
-              }}
+              onClick={() => setEscalateOpen(true)}
             >
               {escalateNow.isSuccess ? "Escalation requested" : "Escalate"}
             </button>
@@ -247,8 +390,8 @@ export function RunPage({ taskId }: { taskId: string }) {
         )}
         {latestRun && (
           <p className="mt-1 text-xs text-zinc-500" data-testid="run-line">
-            Run {t.runs.length} of {t.runs.length} · {latestRun.cause.replace("_", " ")}
-            {latestRun.fromCheckpointId ? " from a checkpoint" : ""} · {latestRun.segments} segment{latestRun.segments === 1 ? "" : "s"}
+            {t.runs.length} run{t.runs.length === 1 ? "" : "s"} · latest: run {t.runs.length}, {latestRun.cause.replace("_", " ")}
+            {latestRun.fromCheckpointId ? ` from checkpoint #${runs.get(latestRun.id)?.fromCheckpointSeq ?? "?"}` : ""} · {latestRun.segments} segment{latestRun.segments === 1 ? "" : "s"}
             {latestRun.guidance ? ` · guidance: “${latestRun.guidance.slice(0, 80)}”` : ""}
           </p>
         )}
@@ -268,9 +411,16 @@ export function RunPage({ taskId }: { taskId: string }) {
             Not done: {t.result.gaps.map(String).join("; ")}
           </p>
         )}
-        <h1 className="mt-2 line-clamp-2 text-base font-medium text-zinc-900" title={t.goal}>
-          {t.goal}
-        </h1>
+        <div className="mt-2 flex items-start gap-2">
+          <h1 className={cn("min-w-0 text-base font-medium break-words whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere]", !goalOpen && "line-clamp-3")} title={t.goal} data-testid="goal">
+            {t.goal}
+          </h1>
+          {t.goal.length > 240 && (
+            <button type="button" className="shrink-0 text-xs text-zinc-500 underline hover:text-zinc-900" aria-expanded={goalOpen} onClick={() => setGoalOpen((o) => !o)}>
+              {goalOpen ? "Fold goal" : "Whole goal"}
+            </button>
+          )}
+        </div>
         <div className="mt-4 flex flex-wrap gap-8">
           <Meter label="Steps" value={`${t.usage.steps} / ${t.stepBudget}`} fraction={t.usage.steps / t.stepBudget} />
           <Meter
@@ -284,21 +434,24 @@ export function RunPage({ taskId }: { taskId: string }) {
             value={`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}
             fraction={t.costBudgetUsd ? t.usage.costUsd / t.costBudgetUsd : undefined}
             detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`} />
-          <Meter label="Duration" value={durationMs(elapsed)} detail={t.startedAt ? `started ${ago(t.startedAt)}` : "not started"} />
-          <Meter label="Last step" value={lastActivity ? ago(lastActivity) : "—"} detail={lastStep ? lastStep.stepId : undefined} />
+          <Meter
+            label="Duration"
+            value={elapsed(t.startedAt, t.endedAt, now)}
+            detail={
+              t.startedAt ? (
+                <>
+                  started <span className="font-mono">{absoluteUtc(t.startedAt)}</span>
+                </>
+              ) : (
+                "not started"
+              )
+            }
+          />
+          <Meter label="Last step" value={lastActivity ? <RelativeTime date={lastActivity} /> : "—"} detail={lastStep ? lastStep.stepId : undefined} />
         </div>
       </header>
       <div className="flex min-h-0 flex-1">
-        <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
-          <Timeline
-            steps={rows}
-            loading={steps.isPending}
-            selectedKey={selectedKey}
-            onSelect={(key) => setParams({ step: key, tab: "step" })}
-            emptyMessage={t.status === "queued" ? "No steps yet: the run is queued for the executor." : "No steps yet."}
-            factMarks={factMarks}
-          />
-        </section>
+        {timelineSection}
         <aside aria-label="Details" className="flex w-[44%] min-w-96 flex-col bg-white">
           <DetailPanel
             task={t}
@@ -309,6 +462,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             keyFilter={keyFilter}
             onKeyFilter={onKeyFilter}
             factsNow={factSummary.data?.currentSize}
+            forkFrom={forkFrom}
           />
         </aside>
       </div>

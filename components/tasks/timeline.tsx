@@ -1,28 +1,28 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { AlertTriangle, Bot, CheckCircle2, Loader2, User, Wrench, XCircle, Flag } from "lucide-react";
+import { AlertTriangle, Bot, CheckCircle2, ChevronDown, ChevronRight, Flag, Loader2, User, Wrench, XCircle } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { cn } from "@/components/ui/cn.ts";
 import { factCountLabel } from "./fact-value.tsx";
-import { compactNumber, durationMs } from "./format.ts";
+import { compactNumber, durationMs, usd } from "./format.ts";
+import { isDeduplicated, type FilterableStep, type TimelineItem } from "./step-filter.ts";
 
-export interface TimelineStep {
-  runId: string;
-  stepId: string;
-  index: number;
-  kind: string;
-  tool: string | null;
-  status: string;
-  summary: string;
+export interface TimelineStep extends FilterableStep {
   error: string | null;
-  attempts: number;
   promptTokens: number;
   cachedTokens: number;
   completionTokens: number;
-  startedAt: Date;
-  endedAt: Date | null;
   durationMs: number | null;
+}
+
+/** A run as the timeline labels it. */
+export interface TimelineRun {
+  id: string;
+  number: number;
+  cause: string;
+  status: string;
+  fromCheckpointSeq: number | null;
 }
 
 const ROW_HEIGHT = 44;
@@ -34,7 +34,7 @@ function KindIcon({ kind }: { kind: string }) {
 
 function StatusIcon({ status, retrying }: { status: string; retrying: boolean }) {
   if (status === "running")
-    return retrying ? <AlertTriangle aria-label="retrying" className="h-4 w-4 text-amber-600" /> : <Loader2 aria-label="running" className="h-4 w-4 animate-spin text-blue-600" />;
+    return retrying ? <AlertTriangle aria-label="retrying" className="h-4 w-4 text-amber-600" /> : <Loader2 aria-label="running" className="h-4 w-4 animate-spin text-blue-600 motion-reduce:animate-none" />;
   if (status === "failed") return <XCircle aria-label="failed" className="h-4 w-4 text-red-600" />;
   return <CheckCircle2 aria-label="completed" className="h-4 w-4 text-emerald-600" />;
 }
@@ -46,40 +46,49 @@ export interface StepFactCounts {
   removed: number;
 }
 
+export function causeLabel(run: Pick<TimelineRun, "cause" | "fromCheckpointSeq">): string {
+  const cause = run.cause.replace("_", " ");
+  return run.fromCheckpointSeq !== null ? `${cause} from checkpoint #${run.fromCheckpointSeq}` : cause === "initial" ? "initial" : cause;
+}
+
 /**
- * The step timeline: fixed-height virtual rows (a 5,000-step run renders ~30 rows at a time), one
- * per durable step, in execution order. "Follow live" keeps the newest step in view until the user
- * scrolls up; it turns back on when they return to the bottom. Steps that changed the working set
- * carry a mark from `factMarks` (keyed `<runId>:<stepId>`).
+ * The step timeline: fixed-height virtual rows (a 5,000-step run renders ~30 rows at a time) built
+ * by `timelineItems` — run headers, collapsible segment headers (checkpoint to checkpoint), steps in
+ * execution order. "Follow live" keeps the newest row in view until the user scrolls up; it turns
+ * back on at the bottom. Steps that changed the working set carry a mark from `factMarks`.
  */
 export function Timeline({
-  steps,
+  items,
+  runs,
   loading,
   selectedKey,
   onSelect,
+  onToggleSegment,
   emptyMessage,
   factMarks,
 }: {
-  steps: TimelineStep[];
+  items: TimelineItem<TimelineStep>[];
+  runs: Map<string, TimelineRun>;
   loading: boolean;
   selectedKey: string | null;
   onSelect: (key: string) => void;
+  onToggleSegment: (segmentKey: string) => void;
   emptyMessage: string;
   factMarks?: Map<string, StepFactCounts>;
 }) {
   const parentRef = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
-  const virtualizer = useVirtualizer({ count: steps.length, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({ count: items.length, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12, getItemKey: (i) => items[i]?.key ?? i });
 
   useEffect(() => {
-    if (follow && steps.length > 0 && !selectedKey) virtualizer.scrollToIndex(steps.length - 1, { align: "end" });
-  }, [steps.length, follow, selectedKey, virtualizer]);
+    if (follow && items.length > 0 && !selectedKey) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+  }, [items.length, follow, selectedKey, virtualizer]);
 
   useEffect(() => {
     if (!selectedKey) return;
-    const i = steps.findIndex((s) => `${s.runId}:${s.stepId}` === selectedKey);
+    const i = items.findIndex((it) => it.type === "step" && it.key === selectedKey);
     if (i >= 0) virtualizer.scrollToIndex(i, { align: "auto" });
-  }, [selectedKey, steps, virtualizer]);
+  }, [selectedKey, items, virtualizer]);
 
   if (loading) {
     return (
@@ -90,14 +99,11 @@ export function Timeline({
       </div>
     );
   }
-  if (steps.length === 0) return <p className="p-8 text-sm text-zinc-500">{emptyMessage}</p>;
+  if (items.length === 0) return <p className="p-8 text-sm text-zinc-500">{emptyMessage}</p>;
 
   return (
     <>
-      <div className="flex items-center justify-between border-b border-zinc-200 bg-zinc-50 px-4 py-2 text-xs text-zinc-600">
-        <span>
-          {steps.length} timeline entries ({steps.filter((s) => s.kind === "model" || s.kind === "tool").length} model and tool steps) · <kbd className="rounded border px-1">j</kbd>/<kbd className="rounded border px-1">k</kbd> to move
-        </span>
+      <div className="flex items-center justify-end border-b border-zinc-100 px-4 py-1 text-xs text-zinc-600">
         <label className="flex items-center gap-1.5">
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow live
         </label>
@@ -107,6 +113,7 @@ export function Timeline({
         className="min-h-0 flex-1 overflow-auto"
         role="list"
         aria-label="Steps"
+        data-testid="timeline"
         onScroll={(e) => {
           const el = e.currentTarget;
           const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < ROW_HEIGHT;
@@ -115,9 +122,44 @@ export function Timeline({
         }}
       >
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const s = steps[item.index]!;
-            const key = `${s.runId}:${s.stepId}`;
+          {virtualizer.getVirtualItems().map((v) => {
+            const item = items[v.index]!;
+            const style = { top: v.start, height: ROW_HEIGHT };
+            if (item.type === "run") {
+              const run = runs.get(item.runId);
+              return (
+                <div key={item.key} className="absolute left-0 flex w-full items-center gap-2 border-b border-zinc-200 bg-zinc-100 px-4 text-xs font-semibold text-zinc-700" style={style} data-testid="run-header">
+                  Run {run?.number ?? "?"} · {run ? causeLabel(run) : ""} · {run?.status.replace("_", " ")}
+                </div>
+              );
+            }
+            if (item.type === "segment") {
+              const seg = item.segment;
+              return (
+                <button
+                  key={item.key}
+                  type="button"
+                  aria-expanded={!item.collapsed}
+                  data-testid="segment-header"
+                  data-segment={seg.key}
+                  onClick={() => onToggleSegment(seg.key)}
+                  className="absolute left-0 flex w-full items-center gap-2 border-b border-zinc-200 bg-zinc-50 px-3 text-left text-xs text-zinc-600 hover:bg-zinc-100"
+                  style={style}
+                >
+                  {item.collapsed ? <ChevronRight aria-hidden className="h-4 w-4" /> : <ChevronDown aria-hidden className="h-4 w-4" />}
+                  <span className="font-medium text-zinc-800">Segment {seg.n}</span>
+                  <span>{seg.fromReason ? `from checkpoint (${seg.fromReason.replace("_", " ")})` : "from the run's start"}</span>
+                  <span>
+                    · {item.shown === seg.steps.length ? `${seg.steps.length} steps` : `${item.shown} of ${seg.steps.length} steps`}
+                  </span>
+                  {seg.failed > 0 && <span className="rounded bg-red-50 px-1.5 text-red-800">{seg.failed} failed</span>}
+                  {seg.retried > 0 && <span className="rounded bg-amber-50 px-1.5 text-amber-900">{seg.retried} retried</span>}
+                  <span className="ml-auto tabular-nums">{usd(seg.costUsd)}</span>
+                </button>
+              );
+            }
+            const s = item.step;
+            const key = item.key;
             const selected = key === selectedKey;
             const tokens = s.promptTokens + s.completionTokens;
             const facts = factMarks?.get(key);
@@ -127,21 +169,28 @@ export function Timeline({
                 type="button"
                 role="listitem"
                 data-step-id={s.stepId}
+                data-run-id={s.runId}
                 data-status={s.status}
+                data-kind={s.kind}
                 aria-current={selected ? "true" : undefined}
                 onClick={() => onSelect(key)}
-                className={cn(
-                  "absolute left-0 flex w-full items-center gap-3 border-b border-zinc-100 px-4 text-left text-sm hover:bg-zinc-50",
-                  selected && "bg-blue-50 hover:bg-blue-50",
-                )}
-                style={{ top: item.start, height: ROW_HEIGHT }}
+                className={cn("absolute left-0 flex w-full items-center gap-3 border-b border-zinc-100 px-4 text-left text-sm hover:bg-zinc-50", selected && "bg-blue-50 hover:bg-blue-50")}
+                style={style}
               >
-                <span className="w-10 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">{item.index + 1}</span>
+                <span className="w-10 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">{item.position}</span>
                 <KindIcon kind={s.kind} />
                 <StatusIcon status={s.status} retrying={s.status === "running" && !!s.error} />
-                <span className="w-24 shrink-0 font-mono text-xs text-zinc-500">{s.stepId}</span>
-                <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")}>{s.summary || s.tool || s.kind}</span>
-                {s.summary.includes("· deduplicated") && <span className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900" title="A repeat of a committed side effect: the original result was returned and nothing was sent again">deduplicated</span>}
+                <span className="w-24 shrink-0 truncate font-mono text-xs text-zinc-500" title={s.stepId}>
+                  {s.stepId}
+                </span>
+                <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary}>
+                  {s.summary || s.tool || s.kind}
+                </span>
+                {isDeduplicated(s) && (
+                  <span className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900" title="A repeat of a committed side effect: the original result was returned and nothing was sent again">
+                    deduplicated
+                  </span>
+                )}
                 {facts && (
                   <span
                     className={cn("shrink-0 rounded px-1.5 text-xs", facts.removed ? "bg-red-50 text-red-800" : facts.changed ? "bg-amber-50 text-amber-900" : "bg-emerald-50 text-emerald-800")}
@@ -152,7 +201,8 @@ export function Timeline({
                   </span>
                 )}
                 {s.attempts > 1 && <span className="shrink-0 rounded bg-amber-100 px-1.5 text-xs text-amber-900">{s.attempts} attempts</span>}
-                {tokens > 0 && <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{compactNumber(tokens)} tok</span>}
+                {tokens > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{compactNumber(tokens)} tok</span>}
+                {s.costUsd > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{usd(s.costUsd)}</span>}
                 <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{durationMs(s.durationMs)}</span>
               </button>
             );

@@ -10,16 +10,26 @@ import { taskExistsOrThrow } from "./task-queries.ts";
 /**
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
  * time — then those decided and waiting out their undo window, then the 100 most recently decided.
- * Times are judged by the database clock: `overdue`, and `applyInMs` (ms left of an undo window, 0
- * when none or over). Each row says who is on it (`claimedBy`, `claimedAt`).
+ * `status`: `open` (only open ones), `decided`/`closed` (only decided ones), none = both. `reason`
+ * filters by reason; `assignee` matches the claimant or the assignee role (exact). Times are judged
+ * by the database clock: `overdue`, and `applyInMs` (ms left of an undo window, 0 when none or over).
+ * Each row says who is on it (`claimedBy`, `claimedAt`) and the task's spend so far (`taskCostUsd`,
+ * the same sum as task.get's usage.costUsd).
  */
-export async function listEscalations({ prisma, status }: { prisma: PrismaClient; status?: "open" | "closed" }) {
+export async function listEscalations({ prisma, status, reason, assignee }: { prisma: PrismaClient; status?: "open" | "closed" | "decided"; reason?: string; assignee?: string }) {
   const include = { task: { select: { goal: true, status: true } } } as const;
+  const common = { ...(reason ? { reason } : {}), ...(assignee ? { OR: [{ claimedBy: assignee }, { assigneeRole: assignee }] } : {}) };
   const [open, closed, now] = await Promise.all([
-    status === "closed" ? [] : prisma.escalation.findMany({ where: { status: "open" }, orderBy: { dueAt: "asc" }, take: 200, include }),
-    status === "open" ? [] : prisma.escalation.findMany({ where: { status: { not: "open" } }, orderBy: [{ decidedAt: { sort: "desc", nulls: "last" } }], take: 100, include }),
+    status === "closed" || status === "decided" ? [] : prisma.escalation.findMany({ where: { status: "open", ...common }, orderBy: { dueAt: "asc" }, take: 200, include }),
+    status === "open" ? [] : prisma.escalation.findMany({ where: { status: { not: "open" }, ...common }, orderBy: [{ decidedAt: { sort: "desc", nulls: "last" } }], take: 100, include }),
     dbNow(prisma),
   ]);
+  const taskIds = [...new Set([...open, ...closed].map((e) => e.taskId))];
+  const spend = taskIds.length
+    ? await prisma.$queryRaw<{ taskId: string; usd: string | null }[]>`
+        SELECT r."taskId" AS "taskId", sum(m."costUsd")::text AS usd FROM run r JOIN model_call m ON m."runId" = r.id WHERE r."taskId" = ANY(${taskIds}) GROUP BY r."taskId"`
+    : [];
+  const spendByTask = new Map(spend.map((s) => [s.taskId, Number(s.usd ?? 0)]));
   const pendingFirst = [...closed].sort((a, b) => Number(b.status !== "applied") - Number(a.status !== "applied"));
   return [...open, ...pendingFirst].map((e) => ({
     id: e.id,
@@ -41,6 +51,8 @@ export async function listEscalations({ prisma, status }: { prisma: PrismaClient
     overdue: e.status === "open" && e.dueAt.getTime() < now.getTime(),
     createdAt: e.createdAt,
     costUsd: Number(e.costUsd),
+    /** USD the task has spent so far (all runs). */
+    taskCostUsd: spendByTask.get(e.taskId) ?? 0,
     notifications: e.notifications,
   }));
 }

@@ -26,9 +26,14 @@ test("a handler opens the inbox, reads the context card, resumes with guidance, 
 test("an operator escalates a running task by hand and a handler marks it a dead end", async ({ page }) => {
   // The budget scenario works until its budget: long enough to escalate by hand first.
   await launchGoalFromForm(page, { goal: "Examine every workspace entry and record what you find.", profile: "scripted-budget", stepBudget: 400 });
-  page.once("dialog", (dialog) => void dialog.accept("checking by hand"));
   await page.getByRole("button", { name: "Escalate" }).click();
-  await expect(page.getByTestId("escalation-banner")).toContainText("Escalated by an operator: checking by hand", { timeout: 60_000 });
+  // A proper dialog (not the browser's prompt): a reason and an optional note.
+  const dialog = page.getByRole("dialog", { name: "Escalate to a human" });
+  await dialog.getByLabel("Reason").selectOption("Looks stuck or looping");
+  await dialog.getByLabel("Note for the handler (optional)").fill("checking by hand");
+  await dialog.getByRole("button", { name: "Escalate" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("escalation-banner")).toContainText("Escalated by an operator: Looks stuck or looping: checking by hand", { timeout: 60_000 });
 
   await page.getByRole("link", { name: "Decide" }).click();
   const card = page.getByTestId("context-card");

@@ -1,6 +1,7 @@
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { preload } from "react-dom";
 import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { RunPage } from "@/components/tasks/run-page.tsx";
 
@@ -37,6 +38,9 @@ function decoded(segment: string): string {
 
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  // The step list is the page's biggest request: the browser fetches it while the scripts load, and
+  // the run page's tRPC query (the same GET URL: httpLink, superjson input {json: {taskId}}) finds it ready.
+  preload(`/api/trpc/task.steps?input=${encodeURIComponent(JSON.stringify({ json: { taskId: id } }))}`, { as: "fetch", crossOrigin: "anonymous" });
   if (await taskMissing(decoded(id))) notFound();
   return (
     <RoleGate needs={[]} what="A task's run page">

@@ -20,8 +20,14 @@ const decidePorts = (ctx: TRPCContext) => prismaDecidePorts({ prisma: ctx.prisma
 
 export const escalationRouter = createTRPCRouter({
   list: readProcedure
-    .input(inputObject({ status: z.enum(["open", "closed"], "status: open or closed").optional() }).default({}))
-    .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, status: input.status })),
+    .input(
+      inputObject({
+        status: z.enum(["open", "closed", "decided"], "status: open, closed or decided").optional(),
+        reason: textField("reason", 50).optional(),
+        assignee: textField("assignee", 100).optional(),
+      }).default({}),
+    )
+    .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
   get: readProcedure.input(idInput).query(({ ctx, input }) => getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId })),
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
   decide: handlerProcedure.input(decideEscalationInputSchema).mutation(({ ctx, input }) => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) })),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { prismaCancelPorts } from "../../db/cancel-ports.ts";
 import { prismaLaunchPorts } from "../../db/launch-ports.ts";
-import { getStepOrThrow, getTaskDetailOrThrow, listSteps, listTasks, TASK_STATUSES } from "../../db/task-queries.ts";
+import { getModelPromptOrThrow, getStepOrThrow, getTaskDetailOrThrow, listProfileNames, listSteps, listTasks, searchSteps, TASK_OUTCOMES, TASK_SORTS, TASK_STATUSES } from "../../db/task-queries.ts";
 import { diffCheckpoints, getCheckpointOrThrow, listCheckpoints, requestCheckpoint } from "../../db/checkpoint-queries.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
 import { cancelTask } from "../../domain/cancel-task.ts";
@@ -12,9 +12,22 @@ import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
 
+const dateSchema = (field: string) =>
+  z.coerce.date({ error: `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)` }).refine((d) => !Number.isNaN(d.getTime()), `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)`);
+
 export const listTasksInputSchema = inputObject({
-  status: z.enum(TASK_STATUSES, `status: one of ${TASK_STATUSES.join(", ")}`).optional(),
-  cursor: idField("cursor").optional(),
+  /** One status or several (any of them). */
+  status: z
+    .union([z.enum(TASK_STATUSES), z.array(z.enum(TASK_STATUSES)).max(TASK_STATUSES.length)])
+    .transform((s) => (Array.isArray(s) ? s : [s]))
+    .optional(),
+  profile: textField("profile", 100).optional(),
+  outcome: z.enum(TASK_OUTCOMES).optional(),
+  from: dateSchema("from").optional(),
+  to: dateSchema("to").optional(),
+  q: textField("q", 200).optional(),
+  sort: z.enum(TASK_SORTS).default("newest"),
+  cursor: textField("cursor", 200).optional(),
   limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(200, "limit: at most 200").default(50),
 });
 
@@ -25,12 +38,21 @@ const guidanceSchema = textField("guidance", 10_000).optional();
 export const taskRouter = createTRPCRouter({
   list: readProcedure.input(listTasksInputSchema).query(({ ctx, input }) => listTasks({ prisma: ctx.prisma, ...input })),
   get: readProcedure.input(taskIdSchema).query(({ ctx, input }) => getTaskDetailOrThrow({ prisma: ctx.prisma, taskId: input.taskId })),
+  profiles: readProcedure.query(({ ctx }) => listProfileNames({ prisma: ctx.prisma })),
   steps: readProcedure
-    .input(taskIdSchema.extend({ limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(5000, "limit: at most 5000").default(2000) }))
+    .input(taskIdSchema.extend({ limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(20_000, "limit: at most 20000").default(10_000) }))
     .query(({ ctx, input }) => listSteps({ prisma: ctx.prisma, taskId: input.taskId, limit: input.limit })),
+  /** Steps whose arguments, output, summary or error contain `text`: `<runId>:<stepId>` keys. */
+  searchSteps: readProcedure
+    .input(taskIdSchema.extend({ text: textField("text", 200).pipe(z.string().min(1, "text: at least 1 character")) }))
+    .query(({ ctx, input }) => searchSteps({ prisma: ctx.prisma, taskId: input.taskId, text: input.text })),
   step: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
     .query(({ ctx, input }) => getStepOrThrow({ prisma: ctx.prisma, ...input })),
+  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow). */
+  stepPrompt: readProcedure
+    .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
+    .query(({ ctx, input }) => getModelPromptOrThrow({ prisma: ctx.prisma, ...input })),
   launch: operatorProcedure
     .input(launchTaskInputSchema)
     .mutation(({ ctx, input }) => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }) })),

@@ -1,0 +1,48 @@
+"use client";
+
+import { formatDistanceStrict } from "date-fns";
+import { useSyncExternalStore } from "react";
+import { absoluteUtc } from "./format.ts";
+
+/** One shared 5 s clock for every relative time on the page (so "4 m ago" keeps ticking). */
+const listeners = new Set<() => void>();
+let timer: ReturnType<typeof setInterval> | null = null;
+let now = Date.now();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  if (!timer) {
+    now = Date.now();
+    timer = setInterval(() => {
+      now = Date.now();
+      for (const l of listeners) l();
+    }, 5_000);
+  }
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && timer) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+}
+
+/** The current time in ms, re-rendering every 5 s. */
+export function useTickingNow(): number {
+  return useSyncExternalStore(subscribe, () => now, () => now);
+}
+
+/**
+ * "4 minutes ago" / "in 12 minutes", re-rendered every 5 s; the exact UTC time
+ * ("2026-12-01 08:19:06 UTC") on hover and in `dateTime`.
+ */
+export function RelativeTime({ date, className }: { date: Date | null | undefined; className?: string }) {
+  const t = useTickingNow();
+  if (!date) return <span className={className}>—</span>;
+  const rel = formatDistanceStrict(date, Math.max(t, 0), { addSuffix: true });
+  return (
+    <time dateTime={date.toISOString()} title={absoluteUtc(date)} className={className} suppressHydrationWarning>
+      {rel}
+    </time>
+  );
+}

@@ -1,0 +1,115 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { cn } from "@/components/ui/cn.ts";
+import { STEP_KINDS, isFiltering, type StepFilter } from "./step-filter.ts";
+
+const EMPTY: StepFilter = { kinds: [], tool: null, failed: false, retried: false, dedup: false, text: "" };
+
+function Toggle({ on, onClick, children, title }: { on: boolean; onClick: () => void; children: React.ReactNode; title?: string }) {
+  return (
+    <button type="button" aria-pressed={on} title={title} onClick={onClick} className={cn("rounded-full border px-2.5 py-0.5 text-xs", on ? "border-zinc-900 bg-zinc-900 text-white" : "border-zinc-300 text-zinc-700 hover:bg-zinc-100")}>
+      {children}
+    </button>
+  );
+}
+
+/**
+ * The timeline's filter and search bar: kind chips, a tool, failed / retried / deduplicated, and a
+ * text search in arguments and output (on the server, 300 ms after typing stops); says how many
+ * steps match and that j/k moves through them.
+ */
+export function StepFilterBar({
+  filter,
+  onChange,
+  tools,
+  matchCount,
+  total,
+  searching,
+  searchError,
+  truncated,
+  waterfall,
+  onWaterfall,
+  onCollapseAll,
+}: {
+  filter: StepFilter;
+  onChange: (f: StepFilter) => void;
+  tools: string[];
+  matchCount: number | null;
+  total: number;
+  searching: boolean;
+  searchError: string | null;
+  truncated: boolean;
+  waterfall: boolean;
+  onWaterfall: (on: boolean) => void;
+  onCollapseAll: (collapse: boolean) => void;
+}) {
+  const [text, setText] = useState(filter.text);
+  useEffect(() => setText(filter.text), [filter.text]);
+  useEffect(() => {
+    if (text.trim() === filter.text) return;
+    const t = setTimeout(() => onChange({ ...filter, text: text.trim() }), 300);
+    return () => clearTimeout(t);
+  }, [text, filter, onChange]);
+  const set = (patch: Partial<StepFilter>) => onChange({ ...filter, ...patch });
+  return (
+    <div className="space-y-2 border-b border-zinc-200 bg-zinc-50 px-4 py-2 text-xs text-zinc-600" role="search" aria-label="Filter steps">
+      <div className="flex flex-wrap items-center gap-2">
+        <input
+          type="search"
+          aria-label="Search steps"
+          placeholder="Search arguments and output…"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          className="w-56 rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm"
+        />
+        {STEP_KINDS.map((k) => (
+          <Toggle key={k} on={filter.kinds.includes(k)} onClick={() => set({ kinds: filter.kinds.includes(k) ? filter.kinds.filter((x) => x !== k) : [...filter.kinds, k] })}>
+            {k}
+          </Toggle>
+        ))}
+        <select aria-label="Tool" value={filter.tool ?? ""} onChange={(e) => set({ tool: e.target.value || null })} className="rounded-md border border-zinc-300 bg-white px-1.5 py-0.5">
+          <option value="">any tool</option>
+          {tools.map((t) => (
+            <option key={t}>{t}</option>
+          ))}
+        </select>
+        <Toggle on={filter.failed} onClick={() => set({ failed: !filter.failed })}>
+          failed
+        </Toggle>
+        <Toggle on={filter.retried} onClick={() => set({ retried: !filter.retried })} title="Steps that took more than one attempt">
+          retried
+        </Toggle>
+        <Toggle on={filter.dedup} onClick={() => set({ dedup: !filter.dedup })} title="Repeats of a committed side effect that got the recorded result">
+          deduplicated
+        </Toggle>
+        {isFiltering(filter) && (
+          <button type="button" className="underline hover:text-zinc-900" onClick={() => onChange(EMPTY)}>
+            Clear
+          </button>
+        )}
+      </div>
+      <div className="flex flex-wrap items-center gap-3">
+        <span data-testid="match-count" aria-live="polite">
+          {matchCount === null ? `${total} steps` : searching ? "Searching…" : `${matchCount} of ${total} steps match`}
+          {truncated ? " (the first 10,000 are listed)" : ""}
+        </span>
+        {searchError && <span className="text-red-700">Search failed: {searchError}</span>}
+        <span>
+          <kbd className="rounded border bg-white px-1">j</kbd>/<kbd className="rounded border bg-white px-1">k</kbd> {matchCount === null ? "move" : "move through the matches"}
+        </span>
+        <span className="ml-auto flex items-center gap-3">
+          <button type="button" className="underline hover:text-zinc-900" onClick={() => onCollapseAll(true)}>
+            Collapse segments
+          </button>
+          <button type="button" className="underline hover:text-zinc-900" onClick={() => onCollapseAll(false)}>
+            Expand
+          </button>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" checked={waterfall} onChange={(e) => onWaterfall(e.target.checked)} /> Waterfall
+          </label>
+        </span>
+      </div>
+    </div>
+  );
+}

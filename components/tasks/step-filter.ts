@@ -1,0 +1,161 @@
+/**
+ * Pure logic of the run page's timeline: the step filter (kept in the URL), the cut of runs into
+ * segments, and the flat list of rows the virtual timeline renders (run headers, collapsible segment
+ * headers, steps). No React here, so it is unit tested on plain data (tests/unit/step-filter.test.ts).
+ */
+
+export const STEP_KINDS = ["model", "tool", "checkpoint", "human"] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+/** The fields of a timeline step these functions read. */
+export interface FilterableStep {
+  runId: string;
+  stepId: string;
+  index: number;
+  kind: string;
+  tool: string | null;
+  status: string;
+  summary: string;
+  attempts: number;
+  costUsd: number;
+  checkpointReason: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+/** What the timeline shows; URL params `kind` (comma list), `tool`, `failed=1`, `retried=1`, `dedup=1`, `q`. */
+export interface StepFilter {
+  kinds: StepKind[];
+  tool: string | null;
+  failed: boolean;
+  retried: boolean;
+  dedup: boolean;
+  /** Text searched on the server in arguments, output, summary and error. */
+  text: string;
+}
+
+/** Reads the filter from URL params (unknown kinds are ignored). */
+export function parseStepFilter(params: URLSearchParams): StepFilter {
+  return {
+    kinds: (params.get("kind") ?? "").split(",").filter((k): k is StepKind => (STEP_KINDS as readonly string[]).includes(k)),
+    tool: params.get("tool") || null,
+    failed: params.get("failed") === "1",
+    retried: params.get("retried") === "1",
+    dedup: params.get("dedup") === "1",
+    text: (params.get("q") ?? "").trim(),
+  };
+}
+
+/** Writes the filter into URL params (empty parts removed). */
+export function writeStepFilter(params: URLSearchParams, f: StepFilter): URLSearchParams {
+  const out = new URLSearchParams(params.toString());
+  const set = (k: string, v: string | null) => (v ? out.set(k, v) : out.delete(k));
+  set("kind", f.kinds.join(","));
+  set("tool", f.tool);
+  set("failed", f.failed ? "1" : null);
+  set("retried", f.retried ? "1" : null);
+  set("dedup", f.dedup ? "1" : null);
+  set("q", f.text || null);
+  return out;
+}
+
+export function isFiltering(f: StepFilter): boolean {
+  return f.kinds.length > 0 || !!f.tool || f.failed || f.retried || f.dedup || !!f.text;
+}
+
+/** A deduplicated side effect: the tool step returned the recorded result of a committed effect (its summary says "· deduplicated"). */
+export function isDeduplicated(s: Pick<FilterableStep, "summary">): boolean {
+  return s.summary.includes("· deduplicated");
+}
+
+/**
+ * Whether a step passes the filter: every active part must hold (kind in `kinds`, tool equal,
+ * failed, attempts > 1, deduplicated, and `<runId>:<stepId>` in `textMatches` when searching).
+ * `textMatches` null while a search is loading: the text part then passes nothing.
+ */
+export function stepMatches(s: FilterableStep, f: StepFilter, textMatches: Set<string> | null): boolean {
+  if (f.kinds.length && !(f.kinds as readonly string[]).includes(s.kind)) return false;
+  if (f.tool && s.tool !== f.tool) return false;
+  if (f.failed && s.status !== "failed") return false;
+  if (f.retried && s.attempts <= 1) return false;
+  if (f.dedup && !isDeduplicated(s)) return false;
+  if (f.text && !textMatches?.has(`${s.runId}:${s.stepId}`)) return false;
+  return true;
+}
+
+/** Checkpoint reasons after which the run goes on in a new segment (agent-run's `cut: true` checkpoints). */
+export const CUTTING_CHECKPOINT_REASONS = new Set(["phase_complete", "expensive_step", "saturation", "interval", "on_request"]);
+
+export interface Segment<T extends FilterableStep = FilterableStep> {
+  /** `<runId>#<n>` */
+  key: string;
+  runId: string;
+  /** 1-based within its run. */
+  n: number;
+  /** Reason of the checkpoint it starts from; null for the run's first segment. */
+  fromReason: string | null;
+  steps: T[];
+  failed: number;
+  retried: number;
+  costUsd: number;
+}
+
+/**
+ * Cuts steps (already in timeline order: runs by start, steps by index) into segments: a new one
+ * starts after every checkpoint step whose reason cuts (see {@link CUTTING_CHECKPOINT_REASONS}) and at
+ * every new run. The checkpoint step closes its segment.
+ */
+export function buildSegments<T extends FilterableStep>(steps: T[]): Segment<T>[] {
+  const out: Segment<T>[] = [];
+  let current: Segment<T> | null = null;
+  let cutNext = false;
+  for (const s of steps) {
+    if (!current || current.runId !== s.runId || cutNext) {
+      const n: number = current && current.runId === s.runId ? current.n + 1 : 1;
+      const fromReason: string | null = n > 1 && current ? (current.steps.at(-1)?.checkpointReason ?? null) : null;
+      current = { key: `${s.runId}#${n}`, runId: s.runId, n, fromReason, steps: [], failed: 0, retried: 0, costUsd: 0 };
+      out.push(current);
+    }
+    current.steps.push(s);
+    if (s.status === "failed") current.failed += 1;
+    if (s.attempts > 1) current.retried += 1;
+    current.costUsd += s.costUsd;
+    cutNext = s.kind === "checkpoint" && s.checkpointReason !== null && CUTTING_CHECKPOINT_REASONS.has(s.checkpointReason);
+  }
+  return out;
+}
+
+export type TimelineItem<T extends FilterableStep = FilterableStep> =
+  | { type: "run"; runId: string; key: string }
+  | { type: "segment"; segment: Segment<T>; key: string; collapsed: boolean; shown: number }
+  | { type: "step"; step: T; key: string; position: number };
+
+/**
+ * The flat rows of the timeline: for each run (only `runId` when given) a run header (when there
+ * are several runs), for each segment a header, then its matching steps unless the segment is
+ * collapsed. While filtering, segments without a match are left out. `position` is the step's
+ * 1-based place in the whole timeline.
+ */
+export function timelineItems<T extends FilterableStep>(
+  segments: Segment<T>[],
+  { runId, collapsed, matches, filtering, runCount }: { runId: string | null; collapsed: Set<string>; matches: (s: T) => boolean; filtering: boolean; runCount: number },
+): TimelineItem<T>[] {
+  const items: TimelineItem<T>[] = [];
+  let position = 0;
+  let lastRun: string | null = null;
+  for (const seg of segments) {
+    const shownSteps: { step: T; position: number }[] = [];
+    for (const s of seg.steps) {
+      position += 1;
+      if (matches(s)) shownSteps.push({ step: s, position });
+    }
+    if (runId && seg.runId !== runId) continue;
+    if (filtering && shownSteps.length === 0) continue;
+    if (runCount > 1 && !runId && seg.runId !== lastRun) items.push({ type: "run", runId: seg.runId, key: `run:${seg.runId}` });
+    lastRun = seg.runId;
+    const isCollapsed = collapsed.has(seg.key);
+    items.push({ type: "segment", segment: seg, key: `seg:${seg.key}`, collapsed: isCollapsed, shown: shownSteps.length });
+    if (!isCollapsed) for (const { step, position: p } of shownSteps) items.push({ type: "step", step, key: `${step.runId}:${step.stepId}`, position: p });
+  }
+  return items;
+}

@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:ui -- [--steps 5000] [--tasks 10000] [--repeat 5]`
+ *
+ * How fast the run page and the task list show their first rows at the scale of real use, in a real
+ * browser. Starts an ephemeral embedded PostgreSQL (migrations applied, default profiles seeded),
+ * bulk-inserts one task of `--steps` steps (two runs, interval checkpoints, failed / retried /
+ * deduplicated steps, model calls with costs) and `--tasks` short tasks with scripts/lib/seed-ui.ts
+ * (the same rows the write paths produce), then starts the app on it (`scripts/start.ts`, building
+ * the web app first when the build is missing or stale) on free ports, and opens both pages in
+ * Debian's Chromium through Playwright (STACK.md pitfall 5).
+ *
+ * firstRowsMs = time from navigation start (the page's `performance.timeOrigin`) until the first
+ * step row (`[data-step-id]`) / task row (`[data-task-id]`) is in the DOM, read inside the page
+ * with `performance.now()`; one warm-up load, then the median of `--repeat` loads (`samples` lists
+ * them). Also: `filterFailedMs` (click "failed" on the 5,000-step page until only failed rows show)
+ * and, for the list, `searchMs` (a `?q=` load until rows show).
+ *
+ * Progress goes to stderr; the LAST stdout line is one compact JSON object:
+ * `{"taskPage5000":{"firstRowsMs":…,"samples":[…],"filterFailedMs":…},"taskList10000":{"firstRowsMs":…,"samples":[…],"searchMs":…},"steps":…,"tasks":…,"pass":…}`.
+ * Pass (exit 0) when both medians are under 1,000 ms (issue 12); exit 1 otherwise.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type Page } from "@playwright/test";
+import pg from "pg";
+import { createPrismaClient } from "../server/db/client.ts";
+import { seedDefaults } from "../server/db/seed.ts";
+import { freePort, intFlag, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { profileIdOrThrow, seedLongTask, seedManyTasks } from "./lib/seed-ui.ts";
+import { waitForUrl } from "./lib/supervisor.ts";
+
+const TAG = "bench:ui";
+const root = resolve(import.meta.dirname, "..");
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** ms since navigation start when `selector` first matched, measured inside the page. */
+async function firstMatchMs(page: Page, url: string, selector: string): Promise<number> {
+  await page.goto(url, { waitUntil: "commit" });
+  const handle = await page.waitForFunction((sel) => (document.querySelector(sel) ? performance.now() : false), selector, { polling: "raf", timeout: 60_000 });
+  return round(Number(await handle.jsonValue()), 0);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+};
+
+async function main(): Promise<number> {
+  const steps = intFlag("steps", 5000, 10, 20_000);
+  const taskCount = intFlag("tasks", 10_000, 1, 100_000);
+  const repeat = intFlag("repeat", 5, 1, 50);
+  const db = await startBenchDatabase({ name: "bench_ui", tag: TAG });
+  const dataDir = mkdtempSync(join(tmpdir(), "longhaul-bench-ui-"));
+  let app: ReturnType<typeof spawn> | null = null;
+  let browser: Awaited<ReturnType<typeof chromium.launch>> | null = null;
+  try {
+    const prisma = createPrismaClient(db.url, { max: 2 });
+    await seedDefaults(prisma);
+    await prisma.$disconnect();
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const profileId = await profileIdOrThrow(client);
+    const t0 = Date.now();
+    const long = await seedLongTask(client, { prefix: "bench", steps, profileId, start: new Date(Date.now() - 6 * 3_600_000) });
+    await seedManyTasks(client, { prefix: "bench", count: taskCount, profileId, start: new Date() });
+    await client.query("ANALYZE");
+    await client.end();
+    progress(TAG, `seeded ${long.steps} steps (${long.failedSteps} failed, ${long.retriedSteps} retried, ${long.checkpoints} checkpoints) and ${taskCount} tasks in ${Date.now() - t0} ms`);
+
+    const [port, executorPort, modelPort] = [await freePort(), await freePort(), await freePort()];
+    progress(TAG, `starting the app on port ${port} (builds first when needed)`);
+    app = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), EXECUTOR_PORT: String(executorPort), MODEL_PORT: String(modelPort), DATA_DIR: dataDir, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", INNGEST_BASE_URL: "", INNGEST_SIGNING_KEY: "", INNGEST_EVENT_KEY: "", NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1" },
+    });
+    app.stdout?.on("data", (d: Buffer) => process.stderr.write(`[app] ${d.toString()}`));
+    app.stderr?.on("data", (d: Buffer) => process.stderr.write(`[app] ${d.toString()}`));
+    const base = `http://127.0.0.1:${port}`;
+    await waitForUrl(`${base}/api/health`, 600_000, () => app?.exitCode === null);
+
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    const taskUrl = `${base}/tasks/${long.taskId}`;
+    const listUrl = `${base}/tasks`;
+    await firstMatchMs(page, taskUrl, "[data-step-id]"); // warm-up: route compiled, caches filled
+    await firstMatchMs(page, listUrl, "[data-task-id]");
+    const pageSamples: number[] = [];
+    const listSamples: number[] = [];
+    for (let i = 0; i < repeat; i++) {
+      pageSamples.push(await firstMatchMs(page, taskUrl, "[data-step-id]"));
+      listSamples.push(await firstMatchMs(page, listUrl, "[data-task-id]"));
+    }
+    progress(TAG, `task page: ${pageSamples.join(", ")} ms; task list: ${listSamples.join(", ")} ms`);
+
+    // Filtering the long run to its failed steps: click until every row shown is a failed one.
+    await firstMatchMs(page, taskUrl, "[data-step-id]");
+    const filterStart = Date.now();
+    await page.getByRole("button", { name: "failed", exact: true }).click();
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll("[data-step-id]")];
+      return rows.length > 0 && rows.every((r) => r.getAttribute("data-status") === "failed");
+    }, undefined, { polling: "raf", timeout: 30_000 });
+    const filterFailedMs = Date.now() - filterStart;
+    const searchMs = await firstMatchMs(page, `${listUrl}?q=incidents&status=completed`, "[data-task-id]");
+
+    const result = {
+      taskPage5000: { firstRowsMs: median(pageSamples), samples: pageSamples, filterFailedMs },
+      taskList10000: { firstRowsMs: median(listSamples), samples: listSamples, searchMs },
+      steps: long.steps,
+      tasks: taskCount + 1,
+      pass: median(pageSamples) < 1000 && median(listSamples) < 1000,
+    };
+    console.log(JSON.stringify(result));
+    return result.pass ? 0 : 1;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    if (app && app.exitCode === null) {
+      app.kill("SIGINT");
+      await new Promise<void>((r) => {
+        const timer = setTimeout(() => {
+          app?.kill("SIGKILL");
+          r();
+        }, 20_000);
+        app?.once("exit", () => {
+          clearTimeout(timer);
+          r();
+        });
+      });
+    }
+    await db.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+runScript(main, "npm run bench:ui -- [--steps 5000] [--tasks 10000] [--repeat 5]  (see scripts/bench-ui.ts)");

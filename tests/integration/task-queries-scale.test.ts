@@ -1,0 +1,124 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createPrismaClient } from "../../server/db/client.ts";
+import { taskSpend } from "../../server/db/run-repository.ts";
+import { seedDefaults } from "../../server/db/seed.ts";
+import { getModelPromptOrThrow, listSteps, listTasks, searchSteps } from "../../server/db/task-queries.ts";
+import { decodeStepRows } from "../../components/tasks/step-rows.ts";
+import { profileIdOrThrow, seedLongTask, seedManyTasks, type SeededLongTask } from "../../scripts/lib/seed-ui.ts";
+
+const prisma = createPrismaClient(inject("databaseUrl"), { max: 4 });
+const client = new pg.Client({ connectionString: inject("databaseUrl") });
+const prefix = `q${Date.now().toString(36)}`;
+/** Tasks of this file launch in the future, so other files' tasks never fall in its date range. */
+const start = new Date(Date.UTC(2031, 0, 10, 12, 0, 0));
+const from = new Date(start.getTime() - 400 * 60_000);
+let long: SeededLongTask;
+
+beforeAll(async () => {
+  await client.connect();
+  await seedDefaults(prisma);
+  const profileId = await profileIdOrThrow(client);
+  long = await seedLongTask(client, { prefix, steps: 600, profileId, start: new Date(start.getTime() - 200 * 60_000) });
+  await seedManyTasks(client, { prefix, count: 240, profileId, start });
+}, 120_000);
+afterAll(async () => {
+  await client.end();
+  await prisma.$disconnect();
+});
+
+describe("task.list at scale: server-side filters, keyset paging, totals", () => {
+  it("pages newest first through every matching task exactly once, and oldest first in reverse", async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listTasks({ prisma, from, limit: 50, cursor });
+      expect(page.total).toBe(241);
+      seen.push(...page.rows.map((r) => r.id));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 20);
+    expect(seen).toHaveLength(241);
+    expect(new Set(seen).size).toBe(241);
+    expect(seen[0]).toBe(`task_${prefix}000239`);
+    const oldest = await listTasks({ prisma, from, sort: "oldest", limit: 241 });
+    expect(oldest.rows.map((r) => r.id)).toEqual([...seen].reverse());
+  });
+
+  it("filters by status (any of several), profile, outcome, date range and text over goal and id", async () => {
+    const failed = await listTasks({ prisma, from, status: ["failed", "dead_end"], limit: 200 });
+    expect(failed.total).toBe(60);
+    expect(new Set(failed.rows.map((r) => r.status))).toEqual(new Set(["failed", "dead_end"]));
+    expect((await listTasks({ prisma, from, profile: "scripted-loop" })).total).toBe(0);
+    expect((await listTasks({ prisma, from, profile: "scripted" })).total).toBe(241);
+    const alerted = await listTasks({ prisma, from, outcome: "with_alerts", limit: 200 });
+    expect(alerted.rows.every((r) => r.status === "completed" && r.outcome === "with_alerts" && r.alerts === 1)).toBe(true);
+    expect(alerted.total).toBe(12); // every 10th short task has an alert; half of those completed (statuses cycle by 8)
+    const clean = await listTasks({ prisma, from, outcome: "clean", limit: 200 });
+    expect(clean.total + alerted.total).toBe(91); // 90 completed short tasks + the long one
+    const window = await listTasks({ prisma, from: new Date(start.getTime() - 10 * 60_000), to: new Date(start.getTime() - 5 * 60_000) });
+    expect(window.rows.map((r) => r.id)).toEqual([234, 233, 232, 231, 230].map((i) => `task_${prefix}000${i}`));
+    const byGoal = await listTasks({ prisma, from, q: "INCIDENTS of last", limit: 200 });
+    expect(byGoal.total).toBe(60);
+    const byId = await listTasks({ prisma, from, q: `${prefix}000123` });
+    expect(byId.rows.map((r) => r.id)).toEqual([`task_${prefix}000123`]);
+    expect((await listTasks({ prisma, from, q: "100%_" })).total).toBe(0); // LIKE wildcards are literal
+  });
+
+  it("reports each task's steps, tokens and the same dollars as task.get (taskSpend)", async () => {
+    const page = await listTasks({ prisma, q: `${prefix}long` });
+    const row = page.rows[0]!;
+    expect(row.id).toBe(long.taskId);
+    expect(row.stepsUsed).toBe(long.steps - long.checkpoints);
+    expect(row.costUsd).toBeGreaterThan(0);
+    expect(row.costUsd).toBeCloseTo((await taskSpend({ prisma, taskId: long.taskId })).usd, 8);
+  });
+
+  it("refuses a cursor it did not make, naming the field", async () => {
+    await expect(listTasks({ prisma, cursor: "nonsense" })).rejects.toThrow(/cursor/);
+  });
+});
+
+describe("run page queries", () => {
+  it("lists every step in timeline order with its model dollars and checkpoint reasons", async () => {
+    const listed = await listSteps({ prisma, taskId: long.taskId });
+    const truncated = listed.truncated;
+    const rows = decodeStepRows(listed);
+    expect(truncated).toBe(false);
+    expect(rows).toHaveLength(long.steps);
+    expect(rows[0]!.runId).toBe(long.runIds[0]);
+    expect(rows[0]!.startedAt.getTime()).toBe(start.getTime() - 200 * 60_000); // epoch ms survive the JSON round trip
+    expect(rows[0]!.endedAt!.getTime() - rows[0]!.startedAt.getTime()).toBe(rows[0]!.durationMs);
+    expect(rows.at(-1)!.runId).toBe(long.runIds[1]);
+    expect(rows.filter((r) => r.kind === "checkpoint").every((r) => r.checkpointReason === "interval")).toBe(true);
+    expect(rows.filter((r) => r.status === "failed")).toHaveLength(long.failedSteps);
+    expect(rows.find((r) => r.kind === "model")!.costUsd).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.kind === "tool").every((r) => r.costUsd === 0)).toBe(true);
+    const some = await listSteps({ prisma, taskId: long.taskId, limit: 10 });
+    expect(decodeStepRows(some)).toHaveLength(10);
+    expect(some.truncated).toBe(true);
+  });
+
+  it("searches arguments and output text on the server", async () => {
+    const keys = await searchSteps({ prisma, taskId: long.taskId, text: "enoent" });
+    expect(keys).toHaveLength(long.failedSteps);
+    expect(keys).toContain(`${long.runIds[0]}:${long.aFailedStepId}`);
+    expect(await searchSteps({ prisma, taskId: long.taskId, text: "src/file-6.ts" })).toEqual(expect.arrayContaining([`${long.runIds[0]}:tool-6-0`, `${long.runIds[0]}:model-6`]));
+  });
+
+  it("rebuilds a model step's prompt: checkpoint context first, then the segment's earlier turns", async () => {
+    // The first segment of run 1 starts from the task's start; model-3 follows three turns.
+    const first = await getModelPromptOrThrow({ prisma, runId: long.runIds[0], stepId: "model-3" });
+    expect(first.fromCheckpoint).toBeNull();
+    expect(first.contextMessages).toBe(2);
+    expect(first.messages[1]!.content).toContain("<goal>Audit the licenses");
+    expect(first.messages.slice(2).map((m) => m.role)).toEqual(["assistant", "tool", "assistant", "tool", "assistant", "tool"]);
+    // After an interval checkpoint the context is rebuilt from it: its working set is in the opening message.
+    const later = await getModelPromptOrThrow({ prisma, runId: long.runIds[0], stepId: "model-25" });
+    expect(later.fromCheckpoint?.reason).toBe("interval");
+    expect(later.messages[1]!.content).toContain('"fact:20"');
+    expect(later.messages.length).toBeLessThan(2 + 2 * 25);
+    await expect(getModelPromptOrThrow({ prisma, runId: long.runIds[0], stepId: "tool-3-0" })).rejects.toThrow(/only model steps/);
+  });
+});
