@@ -1,3 +1,4 @@
+import { costRouter } from "./routers/cost.ts";
 import { demoRouter } from "./routers/demo.ts";
 import { escalationRouter } from "./routers/escalation.ts";
 import { profileRouter } from "./routers/profile.ts";
@@ -11,6 +12,7 @@ export const appRouter = createTRPCRouter({
   demo: demoRouter,
   escalation: escalationRouter,
   workingSet: workingSetRouter,
+  cost: costRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -84,6 +84,7 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       httpStatus: res.httpStatus,
       billed: true,
       cause: completedBefore ? "replay" : "productive",
+      estimated: res.usageEstimated,
       latencyMs: res.latencyMs,
       costUsd: cost.usd,
     });
@@ -125,6 +126,7 @@ async function runModelStep({ start, stepId, index, messages, attempt }: { start
       httpStatus: error.status,
       billed: error.billed,
       cause: "retry",
+      estimated: error.estimatedUsage !== null,
       latencyMs: error.latencyMs,
       error: error.message.slice(0, 2000),
       costUsd: error.billed ? modelCallCostUsd({ model, usage, prices: start.profile.prices }).usd : 0,
@@ -306,10 +308,10 @@ async function runCheckpointStep({
       const res = await createChatCompletion({ baseUrl: provider.baseUrl, apiKey: provider.apiKey, model, messages: request, stream: true });
       answerUsage = res.usage;
       answer = parseCheckpointAnswer(res.message.content, Object.keys(workingSet).length);
-      await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, ...res.usage, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd: modelCallCostUsd({ model, usage: res.usage, prices: start.profile.prices }).usd });
+      await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, ...res.usage, status: "ok", httpStatus: res.httpStatus, billed: true, cause, estimated: res.usageEstimated, latencyMs: res.latencyMs, costUsd: modelCallCostUsd({ model, usage: res.usage, prices: start.profile.prices }).usd });
     } catch (error) {
       if (!(error instanceof ModelCallError)) throw error;
-      await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, promptTokens: 0, cachedTokens: 0, completionTokens: 0, status: "error", httpStatus: error.status, billed: error.billed, cause: "retry", latencyMs: error.latencyMs, error: error.message.slice(0, 2000), costUsd: 0 });
+      await recordModelCall({ prisma: db, runId: start.runId, stepId, attempt, model, promptTokens: 0, cachedTokens: 0, completionTokens: 0, ...error.estimatedUsage, estimated: error.estimatedUsage !== null, status: "error", httpStatus: error.status, billed: error.billed, cause: "retry", latencyMs: error.latencyMs, error: error.message.slice(0, 2000), costUsd: 0 });
       // Retryable: the executor retries the step. On its last attempt the checkpoint is taken without
       // the model's summary rather than failing the run here (a checkpoint is state, assembled below).
       if (error.retryable && attempt < AGENT_STEP_RETRIES) {
