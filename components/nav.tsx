@@ -10,6 +10,7 @@ const items = [
   { href: "/tasks", label: "Tasks" },
   { href: "/tasks/new", label: "Launch task" },
   { href: "/escalations", label: "Escalations" },
+  { href: "/costs", label: "Costs" },
 ];
 
 export function Nav() {

@@ -7,6 +7,7 @@ import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import { cn } from "@/components/ui/cn.ts";
+import { TaskCostPanel } from "@/components/costs/task-cost-panel.tsx";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
 import { ago, compactNumber, durationMs, usd } from "./format.ts";
 import { Timeline, type StepFactCounts, type TimelineStep } from "./timeline.tsx";
@@ -279,6 +280,7 @@ export function RunPage({ taskId }: { taskId: string }) {
           <Meter label="Duration" value={durationMs(elapsed)} detail={t.startedAt ? `started ${ago(t.startedAt)}` : "not started"} />
           <Meter label="Last step" value={lastActivity ? ago(lastActivity) : "—"} detail={lastStep ? lastStep.stepId : undefined} />
         </div>
+        <TaskCostPanel taskId={t.id} />
       </header>
       <div className="flex min-h-0 flex-1">
         <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">

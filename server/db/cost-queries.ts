@@ -1,5 +1,5 @@
 import { COST_CAUSES, type CostCause } from "../domain/cost-causes.ts";
-import type { CostFilters, CostGroup, CostOutcome, FailureClass, OutcomeRow } from "../domain/cost-rollup.ts";
+import { OUTCOME_TABLE_HEADER, outcomeTableCells, toCsv, type CostFilters, type CostGroup, type CostOutcome, type FailureClass, type OutcomeRow } from "../domain/cost-rollup.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 /** The whole /costs page (and `cli costs`, and the `cost.rollup` procedure) in one shape. USD. */
@@ -37,6 +37,9 @@ export interface CostRollup {
   /** Time series by `filters.bucket` (UTC day or ISO week starting Monday, key YYYY-MM-DD), with spend by cause for the stacked chart. */
   byPeriod: (CostGroup & { byCause: Record<CostCause, number> })[];
   outcomes: OutcomeRow[];
+  /** The outcomes table exactly as shown (cells formatted by the domain), and the same as CSV. */
+  outcomeTable: { header: string[]; rows: string[][] };
+  outcomeCsv: string;
   queryMs: number;
 }
 
@@ -192,6 +195,7 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       estimatedUsd: Number(r.estimated ?? 0),
     }))
     .sort((a, b) => a.profile.localeCompare(b.profile) || a.model.localeCompare(b.model));
+  const cells = outcomeTableCells(outcomes);
   return {
     filters,
     headline: {
@@ -226,6 +230,8 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       .map((r) => ({ ...groupOf(r.period ?? "", r), byCause: causesOf(r) }))
       .sort((a, b) => a.key.localeCompare(b.key)),
     outcomes,
+    outcomeTable: { header: [...OUTCOME_TABLE_HEADER], rows: cells },
+    outcomeCsv: toCsv(OUTCOME_TABLE_HEADER, cells),
     queryMs,
   };
 }
