@@ -8,6 +8,7 @@
  *   npm run cli -- status <taskId>
  *   npm run cli -- cancel <taskId>
  *   npm run cli -- list [--status <status>] [--limit N]
+ *   npm run cli -- costs [--since <date|Nd>] [--by profile|model|week|day|outcome|failure]
  *
  * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
@@ -33,6 +34,7 @@ import {
   type FlagValues,
   type InputIssue,
 } from "./lib/cli-args.ts";
+import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
@@ -113,6 +115,7 @@ const COMMANDS: readonly CommandSpec[] = [
     },
     examples: [`${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`, `${PROGRAM} decide esc_01jx… dead_end --reason "the data is not there"`],
   },
+  COSTS_COMMAND,
 ];
 
 const ABOUT = `Longhaul CLI — talks to the web app's API at ${baseUrl} (LONGHAUL_URL, or PORT). The last stdout line of a command is one JSON object.`;
@@ -281,6 +284,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     }
     case "decide":
       return api.escalation.decide.mutate(decideInput(values, positionals));
+    case "costs":
+      return runCosts(api, values);
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }
