@@ -65,13 +65,10 @@ interface GroupRow {
   calls: number;
   unbilled: number;
   steps_completed: number;
-  steps_median: number | null;
-  steps_p90: number | null;
   escalations: number;
   resumed: number;
   kept: string;
   lost: string;
-  versions: string[] | null;
   c_productive: string;
   c_retry: string;
   c_replay: string;
@@ -86,7 +83,7 @@ interface GroupRow {
  * by triggers; never model_call), grouped by GROUPING SETS so headline, every breakdown and the
  * outcomes table come from the same rows. Dates are UTC on Task.createdAt.
  */
-function rollupSql(f: CostFilters): Prisma.Sql {
+function scopeSql(f: CostFilters): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (f.from) where.push(Prisma.sql`t."createdAt" >= ${f.from}::date`);
   if (f.to) where.push(Prisma.sql`t."createdAt" < (${f.to}::date + 1)`);
@@ -94,8 +91,7 @@ function rollupSql(f: CostFilters): Prisma.Sql {
   if (f.model) where.push(Prisma.sql`coalesce(c.model, p.model) = ${f.model}`);
   const outcomeFilter = f.outcome ? Prisma.sql`WHERE outcome = ${f.outcome}` : Prisma.empty;
   const bucket = f.bucket === "week" ? "week" : "day";
-  return Prisma.sql`
-    WITH scope AS (
+  return Prisma.sql`WITH scope AS (
       SELECT p.name AS profile, coalesce(c.model, p.model) AS model,
              CASE t.status WHEN 'completed' THEN 'completed' WHEN 'dead_end' THEN 'dead_end' WHEN 'failed' THEN 'failed'
                            WHEN 'cancelled' THEN 'cancelled' WHEN 'waiting_for_human' THEN 'waiting' ELSE 'running' END AS outcome,
@@ -117,18 +113,20 @@ function rollupSql(f: CostFilters): Prisma.Sql {
              coalesce(c."compactionUsd", 0) AS c_compaction, coalesce(c."discardedUsd", 0) AS c_discarded, coalesce(c."restartUsd", 0) AS c_restart
       FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
       WHERE ${Prisma.join(where, " AND ")}
-    ), s AS (SELECT * FROM scope ${outcomeFilter})
+    ), s AS (SELECT * FROM scope ${outcomeFilter})`;
+}
+
+function rollupSql(f: CostFilters): Prisma.Sql {
+  return Prisma.sql`
+    ${scopeSql(f)}
     SELECT grouping(profile)::int AS gp, grouping(model)::int AS gm, grouping(outcome)::int AS go, grouping(failure)::int AS gf, grouping(period)::int AS gd,
            profile, model, outcome, failure, period,
            count(*)::int AS tasks, (count(*) FILTER (WHERE outcome = 'completed'))::int AS completed,
            sum(usd)::text AS usd, sum(productive)::text AS productive, sum(overhead)::text AS overhead, sum(waste)::text AS waste,
            sum(estimated)::text AS estimated, sum(est_calls)::int AS est_calls, sum(calls)::int AS calls, sum(unbilled)::int AS unbilled,
            coalesce(sum(steps) FILTER (WHERE outcome = 'completed'), 0)::int AS steps_completed,
-           (percentile_cont(0.5) WITHIN GROUP (ORDER BY steps) FILTER (WHERE outcome = 'completed'))::float8 AS steps_median,
-           (percentile_cont(0.9) WITHIN GROUP (ORDER BY steps) FILTER (WHERE outcome = 'completed'))::float8 AS steps_p90,
            sum(escalations)::int AS escalations, (count(*) FILTER (WHERE resumes > 0))::int AS resumed,
            sum(kept)::text AS kept, sum(lost)::text AS lost,
-           CASE WHEN grouping(profile, model, outcome, failure, period) = 31 THEN array_remove(array_agg(DISTINCT version), NULL) END AS versions,
            sum(productive)::text AS c_productive, sum(c_retry)::text AS c_retry, sum(c_replay)::text AS c_replay, sum(c_checkpoint)::text AS c_checkpoint,
            sum(c_compaction)::text AS c_compaction, sum(c_discarded)::text AS c_discarded, sum(c_restart)::text AS c_restart
     FROM s
@@ -170,7 +168,16 @@ const byUsd = (a: CostGroup, b: CostGroup) => b.usd - a.usd || a.key.localeCompa
  */
 export async function costRollup({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<CostRollup> {
   const started = performance.now();
-  const rows = await prisma.$queryRaw<GroupRow[]>(rollupSql(filters));
+  const [rows, extra] = await Promise.all([
+    prisma.$queryRaw<GroupRow[]>(rollupSql(filters)),
+    // Ordered-set aggregates and DISTINCT apart from the GROUPING SETS (they would sort every set).
+    prisma.$queryRaw<{ median: number | null; p90: number | null; versions: string[] | null }[]>`
+      ${scopeSql(filters)}
+      SELECT (percentile_cont(0.5) WITHIN GROUP (ORDER BY steps) FILTER (WHERE outcome = 'completed'))::float8 AS median,
+             (percentile_cont(0.9) WITHIN GROUP (ORDER BY steps) FILTER (WHERE outcome = 'completed'))::float8 AS p90,
+             (SELECT array_agg(v ORDER BY v) FROM (SELECT DISTINCT version AS v FROM s WHERE version IS NOT NULL) d) AS versions
+      FROM s`,
+  ]);
   const queryMs = Math.round(performance.now() - started);
   const total = rows.find((r) => r.gp + r.gm + r.go + r.gf + r.gd === 5);
   const only = (flag: keyof Pick<GroupRow, "gp" | "gm" | "go" | "gf" | "gd">) => rows.filter((r) => r[flag] === 0 && r.gp + r.gm + r.go + r.gf + r.gd === 4);
@@ -204,8 +211,8 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       completionRate: tasks > 0 ? completed / tasks : null,
       usd,
       costPerCompletedUsd: completed > 0 ? usd / completed : null,
-      stepsMedian: total?.steps_median ?? null,
-      stepsP90: total?.steps_p90 ?? null,
+      stepsMedian: extra[0]?.median ?? null,
+      stepsP90: extra[0]?.p90 ?? null,
       productiveUsd: Number(total?.productive ?? 0),
       overheadUsd: Number(total?.overhead ?? 0),
       wasteUsd: waste,
@@ -216,7 +223,7 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       unbilledCalls: total?.unbilled ?? 0,
       escalations: total?.escalations ?? 0,
       resume: { tasks: total?.resumed ?? 0, keptUsd: kept, discardedUsd: lost, restartCostUsd: kept + lost, resumeCostUsd: lost, savedUsd: kept },
-      priceVersions: (total?.versions ?? []).sort(),
+      priceVersions: extra[0]?.versions ?? [],
     },
     byCause: total ? causesOf(total) : zeroCauses,
     byProfile: only("gp").map((r) => groupOf(r.profile ?? "", r)).sort(byUsd),
