@@ -1,5 +1,6 @@
 import { correctedEarlierCause, type CostCause } from "../domain/cost-causes.ts";
 import { priceModelCall } from "../domain/cost.ts";
+import { crashPoint } from "../fault-injection.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -69,6 +70,7 @@ export async function recordModelCall({
   await prisma.modelCall.create({
     data: { ...data, estimated, reasoningTokens, costUsd: price.usd.toFixed(8), priceVersion: price.priceVersion },
   });
+  crashPoint("model:after-call-recorded");
   return { usd: price.usd, priceVersion: price.priceVersion };
 }
 
