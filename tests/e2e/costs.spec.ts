@@ -61,7 +61,7 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   const downloadPromise = page.waitForEvent("download");
   await page.getByRole("button", { name: "Download CSV" }).click();
   const download = await downloadPromise;
-  const csv = readFileSync((await download.path())!, "utf8").trimEnd().split("\r\n");
+  const csv = readFileSync(await download.path(), "utf8").trimEnd().split("\r\n");
   const header = await table.locator("thead th").allInnerTexts();
   expect(csv[0]).toBe(header.join(","));
   expect(csv[1]).toBe(rowCells.join(","));
