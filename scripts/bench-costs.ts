@@ -1,5 +1,5 @@
 /**
- * `npm run bench:costs -- [--max 100000] [--repeat 5]`
+ * `npm run bench:costs -- [--max 100000] [--repeat 5] [--explain]`
  *
  * How fast the /costs rollups answer as the ledger grows (issue 9: under 1 s at 10,000 tasks, usable
  * at 100,000). Seeds a realistic month into an ephemeral embedded PostgreSQL with all migrations and
@@ -29,7 +29,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { createPrismaClient } from "../server/db/client.ts";
-import { costRollup } from "../server/db/cost-queries.ts";
+import { costRollup, explainCostRollup } from "../server/db/cost-queries.ts";
 import { taskCostTotals } from "../server/db/cost-repository.ts";
 import { costFiltersSchema } from "../server/domain/cost-rollup.ts";
 import { intFlag, progress, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
@@ -163,6 +163,7 @@ async function main(): Promise<number> {
         times.sort((a, b) => a - b);
         medians[name] = Math.round(times[Math.floor(times.length / 2)]! * 10) / 10;
       }
+      if (process.argv.includes("--explain")) progress(TAG, `plan at ${level}:\n${await explainCostRollup({ prisma, filters: costFiltersSchema.parse({}) })}`);
       const headline = (await costRollup({ prisma, filters: costFiltersSchema.parse({}) })).headline;
       progress(TAG, `level ${level}: ${JSON.stringify(medians)} ms · cost per completed task $${headline.costPerCompletedUsd?.toFixed(4)} · waste ${Math.round((headline.wasteShare ?? 0) * 100)}%`);
       detail[level] = medians;
