@@ -35,7 +35,7 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   await expect(page.getByTestId("headline-cpc")).toContainText("$");
   await expect(page.getByTestId("estimated-note")).toContainText("estimated");
 
-  await page.getByLabel("Profile").selectOption("scripted");
+  await page.getByRole("combobox", { name: "Profile", exact: true }).selectOption("scripted");
   await expect(page).toHaveURL(/profile=scripted/);
   await page.getByRole("button", { name: "Week" }).click();
   await expect(page).toHaveURL(/bucket=week/);
