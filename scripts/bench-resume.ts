@@ -197,7 +197,18 @@ async function liveRun(stack: AgentStack, { limit, nominalTokens, strikeAt }: { 
     await waitFor(`task ${taskId} to pass ${Math.round(strikeAt * 100)} % of nominal tokens`, async () => (await ledgerTokens(stack, taskId)) >= strikeAt * nominalTokens, 600_000, 20);
     await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
   }
-  const status = await stack.waitForTaskStatus(taskId, ["completed", "dead_end", "failed", "cancelled"], 600_000);
+  // A transient failure ends the run failed and opens the auto-resume right after: the task is
+  // "failed" for a moment. Done = completed, or ended with no auto-resume coming (another end
+  // reason, or the profile's auto-resumes used up).
+  const status = await waitFor(`task ${taskId} to complete (auto-resumed)`, async () => {
+    const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, profile: { select: { autoResumeMax: true } } } });
+    if (task.status === "completed") return task.status;
+    if (!["dead_end", "failed", "cancelled"].includes(task.status)) return undefined;
+    const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "desc" }, select: { status: true, endReason: true, cause: true } });
+    const autoResumes = runs.filter((r) => r.cause === "auto_resume").length;
+    const last = runs[0];
+    return last && last.status !== "running" && (last.endReason !== "transient" || autoResumes >= task.profile.autoResumeMax) ? task.status : undefined;
+  }, 600_000, 100);
   await fetch(`${stack.model.url}/control/faults`, { method: "DELETE" });
   if (status !== "completed") throw new Error(`live run ${taskId} ended ${status}, not completed`);
   const runs = await stack.db.run.count({ where: { taskId } });
