@@ -13,6 +13,7 @@ const items: { href: string; label: string; roles: Role[] }[] = [
   { href: "/tasks", label: "Tasks", roles: [] },
   { href: "/tasks/new", label: "Launch task", roles: ["operator"] },
   { href: "/escalations", label: "Escalations", roles: ["handler"] },
+  { href: "/costs", label: "Costs", roles: ["manager"] },
   { href: "/admin", label: "Admin", roles: ["admin"] },
 ];
 

@@ -36,14 +36,24 @@
  *    The at-80 % ratio depends on where 80 % falls between checkpoints: what a resume loses is the
  *    work since the last checkpoint, and within a segment the calls grow (the transcript is re-sent).
  *
+ * 3. `--live` (with `--live-runs 4`, `--live-share 0.5`): the economics measured in the product, not
+ *    simulated. On the same stack, `--live-runs` more demo runs with the seeded profile's auto-resume
+ *    on (the seeded `scripted` profile: autoResumeMax 2); in a seeded share of them a run-ending
+ *    failure is armed through the scripted model's control endpoint (429 × retries + 1, outlasting
+ *    the step's retries) once the task's tokens in the ledger (task_cost: prompt + completion, all
+ *    runs) pass a seeded point between 20 % and 90 % of nominal; one more run is struck at 80 %.
+ *    Tokens per completed task are read from the ledger. Adds `live: {nominal, resume, resume80,
+ *    ratio80, runs, struck}` (ratio80 = resume80 ÷ nominal; the goal is ≤ 1.05).
+ *
  * Progress goes to stderr; the LAST stdout line is one compact JSON object:
  * `{"p15":{"nominal","restart","resume"},"p50":{…},"at80":{…},"ratio80", …}` in tokens per completed
  * task; ratio80 = restart ÷ resume at 80 %. Pass (exit 0): ratio80 ≥ 1.5 and resume at 15 % ≤
  * 1.1 × nominal; exit 1 otherwise.
  */
 import { performance } from "node:perf_hooks";
-import { startAgentStack, type AgentStack } from "../tests/support/agent-stack.ts";
-import { intFlag, progress, round, runScript, seededRandom, startBenchDatabase } from "./lib/bench-stack.ts";
+import { AGENT_STEP_RETRIES } from "../server/inngest/functions/agent-run.ts";
+import { startAgentStack, waitFor, type AgentStack } from "../tests/support/agent-stack.ts";
+import { flag, intFlag, progress, round, runScript, seededRandom, startBenchDatabase } from "./lib/bench-stack.ts";
 
 const TAG = "bench:resume";
 
@@ -161,6 +171,69 @@ function failureAt(profile: TokenProfile, share: number, billing: "spent" | "who
   return { nominal, restart: paid + nominal, resume: paid + (cp?.contextTokens ?? 0) + after, failedCall: f, resumedAfterCalls: cp?.afterCalls ?? 0 };
 }
 
+interface LiveResult {
+  nominal: number;
+  resume: number;
+  resume80: number;
+  ratio80: number;
+  runs: number;
+  struck: number;
+}
+
+/** Tokens (prompt + completion) of a task's model calls, all runs, from its ledger summary. */
+async function ledgerTokens(stack: AgentStack, taskId: string): Promise<number> {
+  const [row] = await stack.db.$queryRaw<{ tokens: string | null }[]>`SELECT ("promptTokens" + "completionTokens")::text AS tokens FROM task_cost WHERE "taskId" = ${taskId}`;
+  return Number(row?.tokens ?? 0);
+}
+
+/**
+ * One live demo run: when `strikeAt` (share of nominal tokens) is given, arms a run-ending failure
+ * once the task's ledger tokens pass it; waits for the task to complete (auto-resumed). Returns its
+ * ledger tokens and whether a run actually failed (the task has more than one run).
+ */
+async function liveRun(stack: AgentStack, { limit, nominalTokens, strikeAt }: { limit: number; nominalTokens: number; strikeAt: number | null }): Promise<{ tokens: number; struck: boolean }> {
+  const { taskId } = await stack.launchDemo({ limit });
+  if (strikeAt !== null) {
+    await waitFor(`task ${taskId} to pass ${Math.round(strikeAt * 100)} % of nominal tokens`, async () => (await ledgerTokens(stack, taskId)) >= strikeAt * nominalTokens, 600_000, 20);
+    await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
+  }
+  // A transient failure ends the run failed and opens the auto-resume right after: the task is
+  // "failed" for a moment. Done = completed, or ended with no auto-resume coming (another end
+  // reason, or the profile's auto-resumes used up).
+  const status = await waitFor(`task ${taskId} to complete (auto-resumed)`, async () => {
+    const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, profile: { select: { autoResumeMax: true } } } });
+    if (task.status === "completed") return task.status;
+    if (!["dead_end", "failed", "cancelled"].includes(task.status)) return undefined;
+    const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "desc" }, select: { status: true, endReason: true, cause: true } });
+    const autoResumes = runs.filter((r) => r.cause === "auto_resume").length;
+    const last = runs[0];
+    return last && last.status !== "running" && (last.endReason !== "transient" || autoResumes >= task.profile.autoResumeMax) ? task.status : undefined;
+  }, 600_000, 100);
+  await fetch(`${stack.model.url}/control/faults`, { method: "DELETE" });
+  if (status !== "completed") throw new Error(`live run ${taskId} ended ${status}, not completed`);
+  const runs = await stack.db.run.count({ where: { taskId } });
+  return { tokens: await ledgerTokens(stack, taskId), struck: runs > 1 };
+}
+
+/** `--live`: N seeded runs (a share struck at a seeded point) and one struck at 80 %, tokens from the ledger. */
+async function measureLive(stack: AgentStack, { limit, nominalTokens, runs, share, seed }: { limit: number; nominalTokens: number; runs: number; share: number; seed: number }): Promise<LiveResult> {
+  if (!(share >= 0 && share <= 1)) throw new Error(`--live-share must be a number from 0 to 1, got ${share}`);
+  const rand = seededRandom(seed + 7);
+  const totals: number[] = [];
+  let struck = 0;
+  for (let r = 0; r < runs; r++) {
+    const strikeAt = rand() < share ? 0.2 + 0.7 * rand() : null;
+    const out = await liveRun(stack, { limit, nominalTokens, strikeAt });
+    if (out.struck) struck++;
+    totals.push(out.tokens);
+    progress(TAG, `live run ${r + 1}/${runs}: ${strikeAt === null ? "no failure" : `failure armed at ${Math.round(strikeAt * 100)} %`}${out.struck ? " (a run failed and auto-resumed)" : ""}: ${out.tokens} tokens`);
+  }
+  const at80 = await liveRun(stack, { limit, nominalTokens, strikeAt: 0.8 });
+  progress(TAG, `live run at 80 %: ${at80.tokens} tokens${at80.struck ? " (failed and auto-resumed)" : " (the failure did not end the run)"}`);
+  const resume = Math.round(totals.reduce((a, b) => a + b, 0) / totals.length);
+  return { nominal: nominalTokens, resume, resume80: at80.tokens, ratio80: round(at80.tokens / nominalTokens, 3), runs, struck: struck + (at80.struck ? 1 : 0) };
+}
+
 async function main(): Promise<number> {
   const limit = intFlag("limit", 50, 1, 500);
   const runs = intFlag("runs", 2_000, 1, 1_000_000);
@@ -169,11 +242,16 @@ async function main(): Promise<number> {
 
   const database = await startBenchDatabase({ name: "longhaul_bench_resume", tag: TAG });
   let profile: TokenProfile;
+  let live: LiveResult | undefined;
   try {
     progress(TAG, "starting the model server, the app and the executor");
     const stack = await startAgentStack({ databaseUrl: database.url });
     try {
       profile = await measureProfile(stack, limit);
+      if (process.argv.includes("--live")) {
+        const nominalTokens = profile.calls.reduce((a, c) => a + c.tokens, 0);
+        live = await measureLive(stack, { limit, nominalTokens, runs: intFlag("live-runs", 4, 1, 100), share: Number(flag("live-share", "0.5")), seed });
+      }
     } finally {
       await stack.stop();
     }
@@ -214,11 +292,12 @@ async function main(): Promise<number> {
       hazard: { p15: p15.hazard, p50: p50.hazard },
       failedRuns: { p15: p15.failedRuns, p50: p50.failedRuns },
       measuredMs,
+      ...(live ? { live } : {}),
     }),
   );
   return pass ? 0 : 1;
 }
 
 /** Printed by `--help` (the full description is the docstring above). */
-const USAGE = "npm run bench:resume -- [--limit 50] [--runs 2000] [--seed 1]";
+const USAGE = "npm run bench:resume -- [--limit 50] [--runs 2000] [--seed 1] [--live [--live-runs 4] [--live-share 0.5]]";
 runScript(main, USAGE);

@@ -12,6 +12,7 @@
  *
  * Auth: LONGHAUL_TOKEN (an API token), else on this machine the admin token `npm start` keeps in
  * DATA_DIR/cli-token (scripts/lib/local-auth.ts).
+ *   npm run cli -- costs [--since <date|Nd>] [--by profile|model|week|day|outcome|failure]
  *
  * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
@@ -38,6 +39,7 @@ import {
   type InputIssue,
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
+import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
@@ -133,6 +135,7 @@ const COMMANDS: readonly CommandSpec[] = [
     },
     examples: [`${PROGRAM} login --email ada@example.com`, `LONGHAUL_URL=https://longhaul.example.com ${PROGRAM} login --email ada@example.com --roles operator --days 7`],
   },
+  COSTS_COMMAND,
 ];
 
 /** Reads all of stdin (a password piped in, or typed and ended with Ctrl-D), trimmed of the final newline. */
@@ -334,6 +337,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return api.escalation.decide.mutate(decideInput(values, positionals));
     case "login":
       return login(values);
+    case "costs":
+      return runCosts(api, values);
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }

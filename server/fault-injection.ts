@@ -9,6 +9,7 @@
  * - `executor:checkpoint-received`   executor, an async checkpoint POST arrived, before persisting it
  * - `tool:after-side-effect`         web, a side-effecting tool committed its effect, before the step returns
  * - `tool:external-after-call`       web, an external effect's call returned, before its result is recorded in the ledger
+ * - `model:after-call-recorded`      web, a model call's ledger row was written, before its step returns
  */
 const armed = new Map<string, number>();
 for (const raw of (process.env.LONGHAUL_CRASH_AT ?? "").split(",")) {

@@ -10,6 +10,7 @@ import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import { cn } from "@/components/ui/cn.ts";
+import { TaskCostPanel } from "@/components/costs/task-cost-panel.tsx";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
 import { EscalateDialog } from "./escalate-dialog.tsx";
 import { absoluteUtc, compactNumber, elapsed, usd } from "./format.ts";
@@ -449,6 +450,7 @@ export function RunPage({ taskId }: { taskId: string }) {
           />
           <Meter label="Last step" value={lastActivity ? <RelativeTime date={lastActivity} /> : "—"} detail={lastStep ? lastStep.stepId : undefined} />
         </div>
+        <TaskCostPanel taskId={t.id} />
       </header>
       <div className="flex min-h-0 flex-1">
         {timelineSection}

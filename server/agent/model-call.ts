@@ -56,6 +56,7 @@ export async function callModelRecorded({
       attempt,
       model,
       ...usage,
+      estimated: error.estimatedUsage !== null,
       status: "error",
       httpStatus: error.status,
       billed: error.billed,
@@ -67,6 +68,6 @@ export async function callModelRecorded({
     return { ok: false, error };
   }
   const costUsd = modelCallCostUsd({ model, usage: res.usage, prices: profile.prices }).usd;
-  await ports.recordModelCall({ runId, stepId, attempt, model, ...res.usage, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd });
+  await ports.recordModelCall({ runId, stepId, attempt, model, ...res.usage, estimated: res.usageEstimated, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd });
   return { ok: true, res, costUsd };
 }

@@ -18,10 +18,14 @@ export interface ModelCallRecord {
   promptTokens: number;
   cachedTokens: number;
   completionTokens: number;
+  /** Reasoning tokens, when the provider reports them. */
+  reasoningTokens?: number;
+  /** The provider reported no usage: the tokens were counted with the tokenizer (flagged wherever shown). */
+  estimated?: boolean;
   status: "ok" | "error";
   httpStatus: number | null;
   billed: boolean;
-  cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded";
+  cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded" | "restart";
   latencyMs: number;
   error?: string;
   costUsd: number;
@@ -46,7 +50,7 @@ export interface StepPorts {
 /** The model provider and the cost ledger. */
 export interface ModelPorts {
   chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey"> & { profileBaseUrl: string | null }): Promise<ChatCompletionResult>;
-  recordModelCall(record: ModelCallRecord): Promise<void>;
+  recordModelCall(record: ModelCallRecord): Promise<unknown>;
   /** The task's whole model spend in USD (all runs, retries included). */
   taskSpendUsd(taskId: string): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account.ts";
 import { adminRouter } from "./routers/admin.ts";
+import { costRouter } from "./routers/cost.ts";
 import { demoRouter } from "./routers/demo.ts";
 import { escalationRouter } from "./routers/escalation.ts";
 import { profileRouter } from "./routers/profile.ts";
@@ -15,6 +16,7 @@ export const appRouter = createTRPCRouter({
   workingSet: workingSetRouter,
   account: accountRouter,
   admin: adminRouter,
+  cost: costRouter,
 });
 
 export type AppRouter = typeof appRouter;

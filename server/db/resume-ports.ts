@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import type { ResumePorts } from "../domain/resume-task.ts";
 import type { PrismaClient } from "./client.ts";
+import { correctCausesOnResume } from "./cost-repository.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
 /** Resume ports over Prisma; `sendRunStarted` comes from the caller (Inngest client or a step). */
@@ -25,6 +26,7 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
         });
         if (claimed.count === 0) return false;
         await tx.run.create({ data: { id: runId, taskId, cause, status: "running", fromCheckpointId: checkpointId, guidance } });
+        await correctCausesOnResume({ prisma: tx, taskId, runId, checkpointId, cause });
         // A resume or fork started elsewhere (the checkpoints tab, the API) answers the task's open
         // escalation: close it as resumed by the same person, so it cannot start a second run later.
         // (An escalation being applied — the caller here — is `applying`, not touched.)

@@ -1,5 +1,8 @@
 import type { Prisma, PrismaClient } from "./client.ts";
 
+// The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
+export { recordModelCall, taskSpend } from "./cost-repository.ts";
+
 /** What the agent-run function needs to start a run: the task, its profile, the working set. */
 export interface RunStart {
   taskId: string;
@@ -132,33 +135,9 @@ export async function endStep({
       summary: summary ?? undefined,
       endedAt,
       durationMs: endedAt.getTime() - row.startedAt.getTime(),
-      ...(usage ?? {}),
+      ...(usage ? { promptTokens: usage.promptTokens, cachedTokens: usage.cachedTokens, completionTokens: usage.completionTokens } : {}),
     },
   });
-}
-
-/** One row per model HTTP attempt (ARCHITECTURE.md, "Cost"). */
-export async function recordModelCall({
-  prisma,
-  ...data
-}: {
-  prisma: PrismaClient;
-  runId: string;
-  stepId: string;
-  attempt: number;
-  model: string;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  status: "ok" | "error";
-  httpStatus: number | null;
-  billed: boolean;
-  cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded";
-  latencyMs: number;
-  error?: string;
-  costUsd: number;
-}): Promise<void> {
-  await prisma.modelCall.create({ data: { ...data, costUsd: data.costUsd.toFixed(8) } });
 }
 
 /**
@@ -219,21 +198,6 @@ export async function taskUsage({ prisma, taskId }: { prisma: PrismaClient; task
     FROM step s JOIN run r ON r.id = s."runId"
     WHERE r."taskId" = ${taskId} AND s.kind IN ('model', 'tool')`;
   return { steps: Number(rows[0]?.steps ?? 0), tokens: Number(rows[0]?.tokens ?? 0) };
-}
-
-/**
- * A task's model spend in USD (all runs): total, waste (ARCHITECTURE.md: retries, replays, discarded
- * work) and checkpoint/compaction overhead (work that saves work, reported apart), and the number
- * of model HTTP attempts.
- */
-export async function taskSpend({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ usd: number; wastedUsd: number; checkpointUsd: number; calls: number }> {
-  const [row] = await prisma.$queryRaw<{ usd: string | null; wasted: string | null; overhead: string | null; calls: bigint }[]>`
-    SELECT sum(m."costUsd")::text AS usd,
-           sum(CASE WHEN m.cause IN ('retry', 'replay', 'discarded') THEN m."costUsd" ELSE 0 END)::text AS wasted,
-           sum(CASE WHEN m.cause IN ('checkpoint', 'compaction') THEN m."costUsd" ELSE 0 END)::text AS overhead,
-           count(*) AS calls
-    FROM model_call m JOIN run r ON r.id = m."runId" WHERE r."taskId" = ${taskId}`;
-  return { usd: Number(row?.usd ?? 0), wastedUsd: Number(row?.wasted ?? 0), checkpointUsd: Number(row?.overhead ?? 0), calls: Number(row?.calls ?? 0) };
 }
 
 /**

@@ -35,3 +35,36 @@ export function modelCallCostUsd({
   );
   return result ? { usd: result.total_price, priced: true } : { usd: 0, priced: false };
 }
+
+/** Version of the bundled price table (`@pydantic/genai-prices`, pinned in package.json; a unit test checks they agree). */
+export const PRICE_PACKAGE_VERSION = "0.1.8";
+/** The price-table version a figure priced by the package carries. */
+export const PRICE_TABLE_VERSION = `genai-prices@${PRICE_PACKAGE_VERSION}`;
+
+/**
+ * Prices one model HTTP attempt for the ledger: dollars (USD) and the version of the price table
+ * they come from — `profile:<name>` when the profile's own prices apply, else `genai-prices@<v>`.
+ * An attempt the provider did not bill (`billed: false`: a 400, a 401, a 429 without a body, a
+ * connection refused) costs 0 whatever its tokens; a billed one is priced from its tokens, cached
+ * tokens at the cached price (see modelCallCostUsd). Tokens stay the source of truth: the figure
+ * can be re-priced from the row.
+ */
+export function priceModelCall({
+  model,
+  usage,
+  billed,
+  prices,
+  profileName,
+}: {
+  model: string;
+  usage: { promptTokens: number; cachedTokens: number; completionTokens: number };
+  billed: boolean;
+  prices: ProfilePrices;
+  profileName: string;
+}): { usd: number; priced: boolean; priceVersion: string } {
+  const override = prices.inputPerMTok !== null && prices.outputPerMTok !== null;
+  const priceVersion = override ? `profile:${profileName}` : PRICE_TABLE_VERSION;
+  if (!billed) return { usd: 0, priced: true, priceVersion };
+  const { usd, priced } = modelCallCostUsd({ model, usage, prices });
+  return { usd, priced, priceVersion: priced ? priceVersion : `${priceVersion} (model not listed)` };
+}

@@ -182,7 +182,7 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
         message: { content: choice.message.content ?? null, toolCalls },
         finishReason: choice.finish_reason,
         usage: usage
-          ? { promptTokens: usage.prompt_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0, completionTokens: usage.completion_tokens }
+          ? { promptTokens: usage.prompt_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0, completionTokens: usage.completion_tokens, reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 }
           : estimate(),
         usageEstimated: !usage,
         latencyMs: elapsed(),
@@ -216,6 +216,7 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
             promptTokens: chunk.usage.prompt_tokens,
             cachedTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
             completionTokens: chunk.usage.completion_tokens,
+            reasoningTokens: chunk.usage.completion_tokens_details?.reasoning_tokens ?? 0,
           };
         }
         for (const choice of chunk.choices ?? []) {

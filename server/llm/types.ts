@@ -36,4 +36,6 @@ export interface ModelUsage {
   promptTokens: number;
   cachedTokens: number;
   completionTokens: number;
+  /** Part of completionTokens spent on hidden reasoning, when the provider reports it. */
+  reasoningTokens?: number;
 }

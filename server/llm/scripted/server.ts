@@ -22,12 +22,13 @@ import { PrefixCache } from "./prefix-cache.ts";
  *   Each served fault uses up one `count`; faults are served first-armed first. `GET` lists,
  *   `DELETE` clears. A stall is silence, then the normal answer if the client is still there; a cut
  *   is half the stream (or half the JSON body) and then the end of the response, with no
- *   finish_reason and no `[DONE]`.
+ *   finish_reason and no `[DONE]`. `no_usage` answers normally but reports no `usage` (as some
+ *   OpenAI-compatible servers do), so the client has to estimate the tokens.
  * - `GET /control/stats` counts requests; `POST /control/reset` clears faults, stats and the cache.
  */
 
 const faultSchema = z.object({
-  kind: z.enum(["429", "500", "stall", "cut"]),
+  kind: z.enum(["429", "500", "stall", "cut", "no_usage"]),
   count: z.number().int().min(1).max(1_000_000).default(1),
   retryAfterSeconds: z.number().min(0).max(86_400).default(1),
   stallMs: z.number().int().min(0).max(3_600_000).default(600_000),
@@ -230,7 +231,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
             finish_reason: finishReason,
           },
         ],
-        usage,
+        ...(fault?.kind === "no_usage" ? {} : { usage }),
         system_fingerprint: "fp_scripted",
       };
       const text = JSON.stringify(completion);
@@ -245,7 +246,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       return;
     }
 
-    const includeUsage = body.stream_options?.include_usage === true;
+    const includeUsage = body.stream_options?.include_usage === true && fault?.kind !== "no_usage";
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_scripted", choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`;
     const events: string[] = [chunk([{ index: 0, delta: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: null }])];

@@ -1,0 +1,74 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/components/trpc.tsx";
+
+const money = (usd: number, estimated = false) => `$${usd.toFixed(4)}${estimated ? "*" : ""}`;
+const WASTE = ["retry", "replay", "restart", "discarded"] as const;
+
+/**
+ * The task page's cost split per run (issue 9): productive, overhead (checkpoints, compaction) and
+ * waste by cause, tokens, unbilled attempts, price table; figures counted from estimated tokens end
+ * in "*" with a note. The task's total is the sum of its runs (both from `cost.task`).
+ */
+export function TaskCostPanel({ taskId }: { taskId: string }) {
+  const trpc = useTRPC();
+  const q = useQuery({ ...trpc.cost.task.queryOptions({ taskId }), refetchInterval: 5_000 });
+  if (!q.data) return null;
+  const { runs, totals } = q.data;
+  const est = totals.estimatedUsd > 0;
+  return (
+    <details className="mt-3 text-sm" data-testid="task-cost-panel">
+      <summary className="cursor-pointer text-xs font-medium text-zinc-600">
+        Cost split: {money(totals.usd, est)} over {runs.length} run{runs.length === 1 ? "" : "s"} · productive {money(totals.productiveUsd)} · overhead {money(totals.overheadUsd)} · waste{" "}
+        {money(totals.wasteUsd)}
+      </summary>
+      <table className="mt-2 w-full max-w-4xl text-xs">
+        <thead className="text-left text-zinc-500">
+          <tr>
+            <th className="py-1 pr-3 font-medium">Run</th>
+            <th className="py-1 pr-3 font-medium">Calls</th>
+            <th className="py-1 pr-3 font-medium">Tokens in (cached) / out</th>
+            <th className="py-1 pr-3 font-medium">Productive</th>
+            <th className="py-1 pr-3 font-medium">Overhead</th>
+            <th className="py-1 pr-3 font-medium">Waste by cause</th>
+            <th className="py-1 pr-3 font-medium">Total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r, i) => {
+            const e = r.estimatedUsd > 0 || r.estimatedCalls > 0;
+            const waste = WASTE.filter((c) => r.byCause[c] > 0);
+            return (
+              <tr key={r.runId} className="border-t border-zinc-100" data-run={r.runId}>
+                <td className="py-1 pr-3">
+                  #{i + 1} {r.runCause} · {r.status}
+                </td>
+                <td className="py-1 pr-3 tabular-nums">
+                  {r.calls}
+                  {r.unbilledCalls > 0 ? ` (${r.unbilledCalls} unbilled)` : ""}
+                </td>
+                <td className="py-1 pr-3 tabular-nums">
+                  {r.promptTokens} ({r.cachedTokens}) / {r.completionTokens}
+                  {r.reasoningTokens > 0 ? ` (${r.reasoningTokens} reasoning)` : ""}
+                </td>
+                <td className="py-1 pr-3 tabular-nums">{money(r.byCause.productive)}</td>
+                <td className="py-1 pr-3 tabular-nums">{money(r.byCause.checkpoint + r.byCause.compaction)}</td>
+                <td className="py-1 pr-3 tabular-nums">{waste.length ? waste.map((c) => `${c} ${money(r.byCause[c])}`).join(" · ") : "—"}</td>
+                <td className="py-1 pr-3 tabular-nums" data-col="total">
+                  {money(r.usd, e)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {totals.estimatedCalls > 0 && (
+        <p className="mt-1 text-xs text-amber-800" data-testid="task-cost-estimated">
+          * {totals.estimatedCalls} model call{totals.estimatedCalls === 1 ? "" : "s"} without provider usage: tokens counted with gpt-tokenizer (estimated).
+        </p>
+      )}
+      <p className="mt-1 text-xs text-zinc-500">Prices: {totals.priceVersion ?? "—"}</p>
+    </details>
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * `npm run cli -- costs [--since …] [--until …] [--by profile|model|week|day|outcome|failure]`: the
+ * /costs rollups from the API (`cost.rollup`, the same query as the page). Human table on stderr,
+ * last stdout line JSON (printed by scripts/cli.ts). Kept apart from cli.ts so the CLI's other
+ * commands and this one change independently.
+ */
+import type { TRPCClient } from "@trpc/client";
+import type { AppRouter } from "../../server/api/root.ts";
+import { COST_OUTCOMES } from "../../server/domain/cost-rollup.ts";
+import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+
+const BY = ["profile", "model", "week", "day", "outcome", "failure"] as const;
+type By = (typeof BY)[number];
+
+export const COSTS_COMMAND: CommandSpec = {
+  name: "costs",
+  summary: "Cost per completed task, waste, resume savings and breakdowns (the /costs rollups).",
+  flags: {
+    since: { type: "string", value: "<date|Nd>", description: "tasks launched on or after this UTC day (YYYY-MM-DD), or in the last N days (e.g. 7d)" },
+    until: { type: "string", value: "<date>", description: "tasks launched on or before this UTC day (YYYY-MM-DD)" },
+    by: { type: "string", value: "<dimension>", description: "breakdown to print (default profile)", choices: BY },
+    profile: { type: "string", value: "<name>", description: "only this agent profile" },
+    model: { type: "string", value: "<name>", description: "only this model" },
+    outcome: { type: "string", value: "<outcome>", description: "only tasks with this outcome", choices: COST_OUTCOMES },
+  },
+  examples: ["npm run cli -- costs --since 30d --by week", "npm run cli -- costs --by model --profile scripted"],
+};
+
+/**
+ * `--since` as a UTC day: a YYYY-MM-DD date as given, or `Nd` = N days before `now` (1–3650).
+ * @throws UsageError naming --since and the accepted forms.
+ */
+export function parseSince(value: string, now = new Date()): string {
+  const days = /^(\d{1,4})d$/.exec(value);
+  if (days) {
+    const n = Number(days[1]);
+    if (n < 1 || n > 3650) throw new UsageError([`--since: days must be between 1 and 3650, got ${n}`], "costs");
+    return new Date(now.getTime() - n * 86_400_000).toISOString().slice(0, 10);
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+  throw new UsageError([`--since: expected a date YYYY-MM-DD or a number of days like 30d, got "${value}"`], "costs");
+}
+
+const r6 = (x: number | null) => (x === null ? null : Number(x.toFixed(6)));
+
+/** Runs `costs`: fetches the rollup, prints the chosen breakdown to stderr, returns the JSON line's object. */
+export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): Promise<unknown> {
+  const by = (values.by as By | undefined) ?? "profile";
+  if (typeof values.until === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(values.until)) {
+    throw new UsageError([`--until: expected a date YYYY-MM-DD, got "${values.until}"`], "costs");
+  }
+  const input = {
+    from: typeof values.since === "string" ? parseSince(values.since) : undefined,
+    to: typeof values.until === "string" ? values.until : undefined,
+    profile: values.profile as string | undefined,
+    model: values.model as string | undefined,
+    outcome: values.outcome as (typeof COST_OUTCOMES)[number] | undefined,
+    bucket: by === "week" ? ("week" as const) : ("day" as const),
+  };
+  const r = await api.cost.rollup.query(input);
+  const groups = { profile: r.byProfile, model: r.byModel, week: r.byPeriod, day: r.byPeriod, outcome: r.byOutcome, failure: r.byFailureClass }[by];
+  const h = r.headline;
+  const star = h.estimatedUsd > 0 ? "*" : "";
+  process.stderr.write(
+    `${h.tasks} tasks, ${h.completed} completed (${h.completionRate === null ? "—" : Math.round(h.completionRate * 100)}%) · spend $${h.usd.toFixed(4)}${star} · ` +
+      `cost per completed task ${h.costPerCompletedUsd === null ? "—" : `$${h.costPerCompletedUsd.toFixed(4)}${star}`} · waste ${h.wasteShare === null ? "—" : Math.round(h.wasteShare * 100)}% · ` +
+      `resume savings $${h.resume.savedUsd.toFixed(4)}\n`,
+  );
+  process.stderr.write(`${by.padEnd(24)} ${"tasks".padStart(6)} ${"done".padStart(6)} ${"spend".padStart(12)} ${"waste".padStart(10)} ${"per done".padStart(12)}\n`);
+  for (const g of groups) {
+    const e = g.estimatedUsd > 0 ? "*" : "";
+    process.stderr.write(
+      `${g.key.slice(0, 24).padEnd(24)} ${String(g.tasks).padStart(6)} ${String(g.completed).padStart(6)} ${`$${g.usd.toFixed(4)}${e}`.padStart(12)} ${`$${g.wasteUsd.toFixed(4)}`.padStart(10)} ${(g.costPerCompletedUsd === null ? "—" : `$${g.costPerCompletedUsd.toFixed(4)}${e}`).padStart(12)}\n`,
+    );
+  }
+  if (star) process.stderr.write(`* includes $${h.estimatedUsd.toFixed(4)} on ${h.estimatedCalls} calls with estimated tokens (the provider reported no usage)\n`);
+  return {
+    filters: r.filters,
+    headline: {
+      tasks: h.tasks,
+      completed: h.completed,
+      completionRate: r6(h.completionRate),
+      usd: r6(h.usd),
+      costPerCompletedUsd: r6(h.costPerCompletedUsd),
+      stepsMedian: h.stepsMedian,
+      stepsP90: h.stepsP90,
+      wasteShare: r6(h.wasteShare),
+      productiveUsd: r6(h.productiveUsd),
+      overheadUsd: r6(h.overheadUsd),
+      wasteUsd: r6(h.wasteUsd),
+      estimatedUsd: r6(h.estimatedUsd),
+      resume: { tasks: h.resume.tasks, savedUsd: r6(h.resume.savedUsd), restartCostUsd: r6(h.resume.restartCostUsd), resumeCostUsd: r6(h.resume.resumeCostUsd) },
+      priceVersions: h.priceVersions,
+    },
+    by,
+    rows: groups.map((g) => ({
+      key: g.key,
+      tasks: g.tasks,
+      completed: g.completed,
+      usd: r6(g.usd),
+      productiveUsd: r6(g.productiveUsd),
+      overheadUsd: r6(g.overheadUsd),
+      wasteUsd: r6(g.wasteUsd),
+      costPerCompletedUsd: r6(g.costPerCompletedUsd),
+      estimated: g.estimatedUsd > 0,
+    })),
+    queryMs: r.queryMs,
+  };
+}

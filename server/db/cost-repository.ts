@@ -1,0 +1,255 @@
+import { correctedEarlierCause, type CostCause } from "../domain/cost-causes.ts";
+import { priceModelCall } from "../domain/cost.ts";
+import { crashPoint } from "../fault-injection.ts";
+import type { Prisma, PrismaClient } from "./client.ts";
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * Records one model HTTP attempt in the cost ledger (ARCHITECTURE.md "Cost"; one row per attempt)
+ * and corrects the causes the attempt reveals:
+ * - dollars are priced here, from the row's tokens and the run's profile (its price overrides, else
+ *   `@pydantic/genai-prices`), with the price table's version; an unbilled attempt costs 0
+ *   (`costUsd` from the caller is ignored, kept for call-site compatibility);
+ * - `estimated`: the provider reported no usage and the tokens were counted with gpt-tokenizer;
+ * - an earlier successful attempt of the same step whose result this attempt replaces becomes
+ *   `retry` (earlier executor attempt) or `restart` (same attempt: the process died before the
+ *   step's result was saved) — not for a `replay` of a completed step, which keeps the earlier row.
+ * The per-task summary (task_cost) follows through triggers (server/db/sql/task-cost.sql).
+ * @throws Error when the run does not exist.
+ */
+export async function recordModelCall({
+  prisma,
+  estimated = false,
+  reasoningTokens = 0,
+  costUsd: _ignored,
+  ...data
+}: {
+  prisma: Db;
+  runId: string;
+  stepId: string;
+  attempt: number;
+  model: string;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  reasoningTokens?: number;
+  estimated?: boolean;
+  status: "ok" | "error";
+  httpStatus: number | null;
+  billed: boolean;
+  cause: CostCause;
+  latencyMs: number;
+  error?: string;
+  costUsd?: number;
+}): Promise<{ usd: number; priceVersion: string }> {
+  void _ignored;
+  const run = await prisma.run.findUniqueOrThrow({
+    where: { id: data.runId },
+    select: { task: { select: { profile: { select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true } } } } },
+  });
+  const p = run.task.profile;
+  const num = (d: { toString(): string } | null) => (d === null ? null : Number(d.toString()));
+  const price = priceModelCall({
+    model: data.model,
+    usage: data,
+    billed: data.billed,
+    prices: { inputPerMTok: num(p.inputPricePerMTok), cachedPerMTok: num(p.cachedPricePerMTok), outputPerMTok: num(p.outputPricePerMTok) },
+    profileName: p.name,
+  });
+  if (data.cause !== "replay") {
+    const earlier = await prisma.modelCall.findMany({
+      where: { runId: data.runId, stepId: data.stepId, status: "ok", cause: { in: ["productive", "checkpoint", "compaction"] } },
+      select: { id: true, cause: true, attempt: true },
+    });
+    for (const row of earlier) {
+      const cause = correctedEarlierCause({ earlier: row.cause as CostCause, earlierAttempt: row.attempt, currentAttempt: data.attempt });
+      if (cause) await prisma.modelCall.update({ where: { id: row.id }, data: { cause } });
+    }
+  }
+  await prisma.modelCall.create({
+    data: { ...data, estimated, reasoningTokens, costUsd: price.usd.toFixed(8), priceVersion: price.priceVersion },
+  });
+  crashPoint("model:after-call-recorded");
+  return { usd: price.usd, priceVersion: price.priceVersion };
+}
+
+/**
+ * Cause correction when a task is resumed or forked, inside the transaction that creates the new run
+ * (server/db/resume-ports.ts): the task's kept work (productive, checkpoint, compaction) in its other
+ * runs after the checkpoint the new run starts from — all of it when it starts from the beginning —
+ * becomes `discarded`; a resume (not a fork) adds what a restart from scratch would redo (the work
+ * before the checkpoint) and what it discarded to the task's resume figures. Returns the discarded
+ * USD. Implemented in PL/pgSQL (longhaul_cost_on_resume in server/db/sql/task-cost.sql).
+ */
+export async function correctCausesOnResume({
+  prisma,
+  taskId,
+  runId,
+  checkpointId,
+  cause,
+}: {
+  prisma: Db;
+  taskId: string;
+  runId: string;
+  checkpointId: string | null;
+  cause: "resume" | "auto_resume" | "fork";
+}): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ lost: string }[]>`SELECT longhaul_cost_on_resume(${taskId}, ${runId}, ${checkpointId}, ${cause})::text AS lost`;
+  return Number(row?.lost ?? 0);
+}
+
+/** A task's spend split (USD), from its summary row. */
+export interface TaskCostTotals {
+  taskId: string;
+  usd: number;
+  productiveUsd: number;
+  /** checkpoint + compaction */
+  overheadUsd: number;
+  /** retry + replay + discarded + restart */
+  wasteUsd: number;
+  /** Part of usd counted from estimated tokens; > 0 → flag the figure. */
+  estimatedUsd: number;
+  estimatedCalls: number;
+  calls: number;
+  tokens: number;
+  steps: number;
+  priceVersion: string | null;
+}
+
+interface TotalsRow {
+  taskId: string;
+  usd: string;
+  productive: string;
+  overhead: string;
+  waste: string;
+  estimated: string;
+  estimatedCalls: number;
+  calls: number;
+  tokens: string;
+  steps: number;
+  priceVersion: string | null;
+}
+
+const toTotals = (r: TotalsRow): TaskCostTotals => ({
+  taskId: r.taskId,
+  usd: Number(r.usd),
+  productiveUsd: Number(r.productive),
+  overheadUsd: Number(r.overhead),
+  wasteUsd: Number(r.waste),
+  estimatedUsd: Number(r.estimated),
+  estimatedCalls: r.estimatedCalls,
+  calls: r.calls,
+  tokens: Number(r.tokens),
+  steps: r.steps,
+  priceVersion: r.priceVersion,
+});
+
+/**
+ * The one query for task totals (issue 9: "totals of a task are the sum of its runs, whatever the
+ * path"): per-task spend split from task_cost, by primary key — cheap for any number of ids (the
+ * task list joins it for its cost column). Tasks without spend get zeros. At most 1,000 ids.
+ * @throws Error when more than 1,000 ids are asked for.
+ */
+export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds: readonly string[] }): Promise<Map<string, TaskCostTotals>> {
+  if (taskIds.length > 1000) throw new Error(`taskIds: at most 1000 ids per call, got ${taskIds.length}`);
+  const out = new Map<string, TaskCostTotals>();
+  for (const id of taskIds) out.set(id, toTotals({ taskId: id, usd: "0", productive: "0", overhead: "0", waste: "0", estimated: "0", estimatedCalls: 0, calls: 0, tokens: "0", steps: 0, priceVersion: null }));
+  if (taskIds.length === 0) return out;
+  const rows = await prisma.$queryRaw<TotalsRow[]>`
+    SELECT c."taskId", c."costUsd"::text AS usd, c."productiveUsd"::text AS productive,
+           (c."checkpointUsd" + c."compactionUsd")::text AS overhead,
+           (c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd")::text AS waste,
+           c."estimatedUsd"::text AS estimated, c."estimatedCalls", c.calls,
+           (c."promptTokens" + c."completionTokens")::text AS tokens, c.steps, c."priceVersion"
+    FROM task_cost c WHERE c."taskId" = ANY(${[...taskIds]}::text[])`;
+  for (const r of rows) out.set(r.taskId, toTotals(r));
+  return out;
+}
+
+/**
+ * A task's model spend in USD over all its runs, from its summary row (kept by triggers, so the
+ * dollar ceiling's check is one primary-key read however long the task): total, waste (retries,
+ * replays, discarded work, restarts), checkpoint/compaction overhead, and the model HTTP attempts.
+ */
+export async function taskSpend({ prisma, taskId }: { prisma: Db; taskId: string }): Promise<{ usd: number; wastedUsd: number; checkpointUsd: number; calls: number }> {
+  const t = (await taskCostTotals({ prisma, taskIds: [taskId] })).get(taskId)!;
+  return { usd: t.usd, wastedUsd: t.wasteUsd, checkpointUsd: t.overheadUsd, calls: t.calls };
+}
+
+/** One run's cost split for the task page (USD, by cause), with its tokens and estimated share. */
+export interface RunCostSplit {
+  runId: string;
+  runCause: string;
+  status: string;
+  startedAt: Date;
+  calls: number;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  usd: number;
+  byCause: Record<CostCause, number>;
+  estimatedUsd: number;
+  estimatedCalls: number;
+  unbilledCalls: number;
+  priceVersions: string[];
+}
+
+/**
+ * The cost split of every run of a task (task page): one grouped read of the task's model calls by
+ * run (index model_call(runId, …)), and the task's totals from taskCostTotals — the runs sum to it.
+ */
+export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: string }): Promise<{ runs: RunCostSplit[]; totals: TaskCostTotals }> {
+  const rows = await prisma.$queryRaw<
+    { runId: string; runCause: string; status: string; startedAt: Date; cause: string | null; calls: number; p: string; c: string; o: string; r: string; usd: string; est: string; estCalls: number; unbilled: number; versions: string[] | null }[]
+  >`
+    SELECT r.id AS "runId", r.cause AS "runCause", r.status, r."startedAt", m.cause,
+           count(m.id)::int AS calls, coalesce(sum(m."promptTokens"), 0)::text AS p, coalesce(sum(m."cachedTokens"), 0)::text AS c,
+           coalesce(sum(m."completionTokens"), 0)::text AS o, coalesce(sum(m."reasoningTokens"), 0)::text AS r,
+           coalesce(sum(m."costUsd"), 0)::text AS usd, coalesce(sum(m."costUsd") FILTER (WHERE m.estimated), 0)::text AS est,
+           (count(m.id) FILTER (WHERE m.estimated))::int AS "estCalls", (count(m.id) FILTER (WHERE NOT m.billed))::int AS unbilled,
+           array_remove(array_agg(DISTINCT m."priceVersion"), NULL) AS versions
+    FROM run r LEFT JOIN model_call m ON m."runId" = r.id
+    WHERE r."taskId" = ${taskId}
+    GROUP BY r.id, r.cause, r.status, r."startedAt", m.cause
+    ORDER BY r."startedAt", r.id`;
+  const runs = new Map<string, RunCostSplit>();
+  for (const row of rows) {
+    let run = runs.get(row.runId);
+    if (!run) {
+      run = {
+        runId: row.runId,
+        runCause: row.runCause,
+        status: row.status,
+        startedAt: row.startedAt,
+        calls: 0,
+        promptTokens: 0,
+        cachedTokens: 0,
+        completionTokens: 0,
+        reasoningTokens: 0,
+        usd: 0,
+        byCause: { productive: 0, retry: 0, replay: 0, checkpoint: 0, compaction: 0, discarded: 0, restart: 0 },
+        estimatedUsd: 0,
+        estimatedCalls: 0,
+        unbilledCalls: 0,
+        priceVersions: [],
+      };
+      runs.set(row.runId, run);
+    }
+    if (row.cause === null) continue;
+    run.calls += row.calls;
+    run.promptTokens += Number(row.p);
+    run.cachedTokens += Number(row.c);
+    run.completionTokens += Number(row.o);
+    run.reasoningTokens += Number(row.r);
+    run.usd += Number(row.usd);
+    if (row.cause in run.byCause) run.byCause[row.cause as CostCause] += Number(row.usd);
+    run.estimatedUsd += Number(row.est);
+    run.estimatedCalls += row.estCalls;
+    run.unbilledCalls += row.unbilled;
+    for (const v of row.versions ?? []) if (v && !run.priceVersions.includes(v)) run.priceVersions.push(v);
+  }
+  const totals = (await taskCostTotals({ prisma, taskIds: [taskId] })).get(taskId)!;
+  return { runs: [...runs.values()], totals };
+}

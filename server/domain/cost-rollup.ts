@@ -1,0 +1,131 @@
+import { z } from "zod";
+
+/**
+ * The managers' cost rollups (issue 9): filters, the outcome and failure-class vocabularies, and the
+ * pure shaping of the outcomes table into cells and CSV (one function, so the CSV is exactly what
+ * the table shows: same rows, same rounding). The SQL lives in server/db/cost-queries.ts.
+ */
+
+/** Outcome of a task for the cost pages (from Task.status; `running` = queued or running). */
+export const COST_OUTCOMES = ["completed", "dead_end", "failed", "cancelled", "waiting", "running"] as const;
+export type CostOutcome = (typeof COST_OUTCOMES)[number];
+
+/** Failure classes (from the latest run's end reason; dead end from the task status). */
+export const FAILURE_CLASSES = ["transient", "saturation", "drift", "dead_end", "budget", "loop", "stall", "error"] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
+  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "must be a real calendar date");
+
+/**
+ * Filters of /costs, the API and the CLI, all optional. `from`/`to`: inclusive UTC days on the
+ * task's launch time (Task.createdAt); `profile`: agent profile name; `model`: model name;
+ * `outcome`; `bucket`: day or week (ISO weeks, Monday) for the time series.
+ */
+export const costFiltersSchema = z
+  .object({
+    from: day.optional(),
+    to: day.optional(),
+    profile: z.string().min(1).max(200).optional(),
+    model: z.string().min(1).max(200).optional(),
+    outcome: z.enum(COST_OUTCOMES).optional(),
+    bucket: z.enum(["day", "week"]).default("day"),
+  })
+  .refine((f) => !f.from || !f.to || f.from <= f.to, { message: "from must be on or before to", path: ["from"] });
+export type CostFilters = z.infer<typeof costFiltersSchema>;
+
+/** Task.status → outcome. */
+export function outcomeOf(status: string): CostOutcome {
+  if (status === "completed" || status === "dead_end" || status === "failed" || status === "cancelled") return status;
+  if (status === "waiting_for_human") return "waiting";
+  return "running";
+}
+
+/**
+ * The failure class of a task that did not complete: `dead_end` for a dead end, else from the end
+ * reason of its latest run that has one (Run.endReason: budget_exhausted → budget; loop, stall,
+ * transient, saturation, drift, error as they are; tool failures and unknown reasons → error).
+ * Completed, running and user-cancelled tasks have none (null).
+ */
+export function failureClassOf(status: string, lastEndReason: string | null): FailureClass | null {
+  if (status === "completed" || status === "queued" || status === "running") return null;
+  if (status === "dead_end") return "dead_end";
+  if (lastEndReason === null || lastEndReason === "cancelled_by_user") return null;
+  if (lastEndReason === "budget_exhausted") return "budget";
+  return (FAILURE_CLASSES as readonly string[]).includes(lastEndReason) ? (lastEndReason as FailureClass) : "error";
+}
+
+/** Money and spend split of a group of tasks (USD). */
+export interface CostGroup {
+  key: string;
+  tasks: number;
+  completed: number;
+  usd: number;
+  productiveUsd: number;
+  overheadUsd: number;
+  wasteUsd: number;
+  /** Part of `usd` whose tokens were estimated (the provider reported none); > 0 → the figure is flagged. */
+  estimatedUsd: number;
+  /** usd / completed; null when nothing completed. */
+  costPerCompletedUsd: number | null;
+}
+
+/** One row of the outcomes-by-profile-and-model table. */
+export interface OutcomeRow {
+  profile: string;
+  model: string;
+  launched: number;
+  completed: number;
+  /** Mean model + tool steps per completed task; null when none completed. */
+  stepsPerCompleted: number | null;
+  escalationsPerTask: number;
+  usd: number;
+  costPerCompletedUsd: number | null;
+  estimatedUsd: number;
+}
+
+/** USD with 4 decimals ("$0.0123"), "—" for null; an estimated figure gets a trailing "*". */
+export function formatUsd(usd: number | null, estimated = false): string {
+  if (usd === null) return "—";
+  return `$${usd.toFixed(4)}${estimated ? "*" : ""}`;
+}
+
+/** The outcomes table's header, as shown and as exported. */
+export const OUTCOME_TABLE_HEADER = ["Profile", "Model", "Launched", "Completed", "Completion rate", "Steps / completed", "Escalations / task", "Spend", "Cost / completed task", "Estimated"] as const;
+
+/**
+ * The cells of the outcomes table, as strings, exactly as the page shows them (the CSV is built from
+ * the same cells). Rounding: USD 4 decimals, rates in whole percent, means 1 decimal; an estimated
+ * figure ends in "*" and the Estimated column says "yes".
+ */
+export function outcomeTableCells(rows: readonly OutcomeRow[]): string[][] {
+  return rows.map((r) => {
+    const est = r.estimatedUsd > 0;
+    return [
+      r.profile,
+      r.model,
+      String(r.launched),
+      String(r.completed),
+      r.launched > 0 ? `${Math.round((100 * r.completed) / r.launched)}%` : "—",
+      r.stepsPerCompleted === null ? "—" : r.stepsPerCompleted.toFixed(1),
+      r.escalationsPerTask.toFixed(2),
+      formatUsd(r.usd, est),
+      formatUsd(r.costPerCompletedUsd, est),
+      est ? "yes" : "no",
+    ];
+  });
+}
+
+/** RFC 4180 CSV of a header and rows (fields quoted when they hold a comma, quote or line break). */
+export function toCsv(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const field = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  return [header, ...rows].map((r) => r.map(field).join(",")).join("\r\n") + "\r\n";
+}
+
+/** The outcomes table as CSV: the same header, rows and rounding as outcomeTableCells. */
+export function outcomeTableCsv(rows: readonly OutcomeRow[]): string {
+  return toCsv(OUTCOME_TABLE_HEADER, outcomeTableCells(rows));
+}
+

@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+
+// A manager on /costs (issue 9): tasks launched and finished through the real stack (one of them
+// answered once without usage by the scripted model, so its figure is estimated), then the page
+// filtered by profile and week, the chart's labels checked against the table, a figure followed
+// to its tasks, and the CSV downloaded and compared with the table cell by cell.
+
+async function launch(request: APIRequestContext, input: Record<string, unknown>): Promise<string> {
+  const res = await request.post("/api/trpc/task.launch", { data: { json: input } });
+  expect(res.ok(), await res.text()).toBe(true);
+  return ((await res.json()) as { result: { data: { json: { taskId: string } } } }).result.data.json.taskId;
+}
+
+async function status(request: APIRequestContext, taskId: string): Promise<string> {
+  const res = await request.get(`/api/trpc/task.get?input=${encodeURIComponent(JSON.stringify({ json: { taskId } }))}`);
+  return ((await res.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status;
+}
+
+test("a manager filters /costs by profile and week, the chart agrees with the table, a figure leads to its tasks, the CSV equals the table", async ({ page, request }) => {
+  // One reply without usage: that call's tokens are estimated, and the figures built on it say so.
+  const fault = await request.post(`http://127.0.0.1:${process.env.E2E_MODEL_PORT ?? 8887}/control/faults`, { data: { kind: "no_usage", count: 1 } });
+  expect(fault.ok()).toBe(true);
+  const tasks = [
+    await launch(request, { demo: { kind: "license-audit", limit: 3 }, profile: "scripted" }),
+    await launch(request, { demo: { kind: "license-audit", limit: 4 }, profile: "scripted" }),
+    await launch(request, { goal: "Find the licence of a package that is not installed, or say why it cannot be done.", profile: "scripted-dead-end" }),
+  ];
+  for (const id of tasks) {
+    await expect.poll(() => status(request, id), { timeout: 120_000, intervals: [500] }).toMatch(/^(completed|dead_end|failed|waiting_for_human)$/);
+  }
+
+  await page.goto("/costs");
+  await expect(page.getByRole("heading", { name: "Costs" })).toBeVisible();
+  await expect(page.getByTestId("headline-cpc")).toContainText("$");
+  await expect(page.getByTestId("estimated-note")).toContainText("estimated");
+
+  await page.getByRole("combobox", { name: "Profile", exact: true }).selectOption("scripted");
+  await expect(page).toHaveURL(/profile=scripted/);
+  await page.getByRole("button", { name: "Week" }).click();
+  await expect(page).toHaveURL(/bucket=week/);
+  await expect(page.getByRole("heading", { name: "By week (starting Monday)" })).toBeVisible();
+
+  // The outcomes table holds the one profile; its spend is the headline's.
+  const table = page.getByTestId("outcomes-table");
+  await expect(table.locator("tbody tr")).toHaveCount(1);
+  const rowCells = await table.locator("tbody tr").first().locator("td").allInnerTexts();
+  expect(rowCells[0]).toBe("scripted");
+  expect(rowCells[2]).toBe("2");
+  await expect(page.getByTestId("headline-spend")).toContainText(rowCells[7]!);
+
+  // Chart vs table: the line's labels are the by-week table's cost per completed task, in order.
+  const periodCpc = await page.getByTestId("by-period").locator('td[data-col="cpc"]').allInnerTexts();
+  expect(periodCpc.length).toBeGreaterThan(0);
+  const labels = page.getByTestId("chart-cpc").locator(".recharts-label-list text");
+  await expect(labels).toHaveCount(periodCpc.length);
+  expect((await labels.allTextContents()).map((t) => t.trim())).toEqual(periodCpc.map((t) => t.replace(/\*$/, "")));
+  await expect(page.getByTestId("chart-causes").locator(".recharts-bar-rectangle").first()).toBeVisible();
+
+  // The CSV is the table: same header, same cells.
+  const downloadPromise = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Download CSV" }).click();
+  const download = await downloadPromise;
+  const csv = readFileSync(await download.path(), "utf8").trimEnd().split("\r\n");
+  const header = await table.locator("thead th").allInnerTexts();
+  expect(csv[0]).toBe(header.join(","));
+  expect(csv[1]).toBe(rowCells.join(","));
+  expect(rowCells.at(-1)).toBe("yes");
+
+  // A figure leads to the tasks behind it.
+  await page.getByTestId("headline-cpc").click();
+  await expect(page).toHaveURL(/\/tasks\?(.*&)?profile=scripted(&|$)/);
+  expect(new URL(page.url()).searchParams.get("outcome")).toBe("completed");
+});

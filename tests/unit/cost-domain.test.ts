@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { correctedEarlierCause, costSideOf, COST_CAUSES } from "../../server/domain/cost-causes.ts";
+import { costFiltersSchema, failureClassOf, outcomeOf, outcomeTableCells, outcomeTableCsv, type OutcomeRow } from "../../server/domain/cost-rollup.ts";
+import { PRICE_PACKAGE_VERSION, PRICE_TABLE_VERSION, priceModelCall } from "../../server/domain/cost.ts";
+import { parseSince } from "../../scripts/lib/cli-costs.ts";
+
+const NO_OVERRIDE = { inputPerMTok: null, cachedPerMTok: null, outputPerMTok: null };
+
+describe("cost pricing", () => {
+  it("names the installed price package's version", () => {
+    const require = createRequire(import.meta.url);
+    const pkgDir = dirname(require.resolve("@pydantic/genai-prices"));
+    const pkg = JSON.parse(readFileSync(join(pkgDir, "..", "package.json"), "utf8")) as { version: string };
+    expect(PRICE_PACKAGE_VERSION).toBe(pkg.version);
+  });
+
+  it("prices cached tokens as cached with the package and with a profile override", () => {
+    const uncached = priceModelCall({ model: "gpt-4o", usage: { promptTokens: 10_000, cachedTokens: 0, completionTokens: 0 }, billed: true, prices: NO_OVERRIDE, profileName: "p" });
+    const cached = priceModelCall({ model: "gpt-4o", usage: { promptTokens: 10_000, cachedTokens: 8_000, completionTokens: 0 }, billed: true, prices: NO_OVERRIDE, profileName: "p" });
+    expect(uncached.priceVersion).toBe(PRICE_TABLE_VERSION);
+    expect(uncached.usd).toBeGreaterThan(0);
+    expect(cached.usd).toBeLessThan(uncached.usd);
+    const own = priceModelCall({ model: "x", usage: { promptTokens: 1000, cachedTokens: 400, completionTokens: 100 }, billed: true, prices: { inputPerMTok: 10, cachedPerMTok: 1, outputPerMTok: 30 }, profileName: "mine" });
+    // 600 × $10/M + 400 × $1/M + 100 × $30/M
+    expect(own.usd).toBeCloseTo(0.006 + 0.0004 + 0.003, 12);
+    expect(own.priceVersion).toBe("profile:mine");
+  });
+
+  it("an unbilled attempt costs 0 whatever its tokens", () => {
+    const r = priceModelCall({ model: "gpt-4o", usage: { promptTokens: 50_000, cachedTokens: 0, completionTokens: 0 }, billed: false, prices: NO_OVERRIDE, profileName: "p" });
+    expect(r.usd).toBe(0);
+  });
+});
+
+describe("cost causes", () => {
+  it("a re-executed step turns the earlier kept attempt into retry (higher attempt) or restart (same attempt)", () => {
+    expect(correctedEarlierCause({ earlier: "productive", earlierAttempt: 0, currentAttempt: 1 })).toBe("retry");
+    expect(correctedEarlierCause({ earlier: "checkpoint", earlierAttempt: 2, currentAttempt: 2 })).toBe("restart");
+    expect(correctedEarlierCause({ earlier: "discarded", earlierAttempt: 0, currentAttempt: 1 })).toBeNull();
+    expect(COST_CAUSES.map(costSideOf)).toEqual(["productive", "waste", "waste", "overhead", "overhead", "waste", "waste"]);
+  });
+});
+
+describe("cost rollup vocabulary", () => {
+  it("maps statuses and end reasons to outcomes and failure classes", () => {
+    expect(["completed", "waiting_for_human", "queued", "dead_end"].map(outcomeOf)).toEqual(["completed", "waiting", "running", "dead_end"]);
+    expect(failureClassOf("failed", "budget_exhausted")).toBe("budget");
+    expect(failureClassOf("failed", "transient")).toBe("transient");
+    expect(failureClassOf("waiting_for_human", "tool_failure")).toBe("error");
+    expect(failureClassOf("dead_end", null)).toBe("dead_end");
+    expect(failureClassOf("cancelled", "cancelled_by_user")).toBeNull();
+    expect(failureClassOf("completed", "transient")).toBeNull();
+  });
+
+  it("rejects bad filters naming the field", () => {
+    const bad = costFiltersSchema.safeParse({ from: "2026-13-40" });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(["from"]);
+    const reversed = costFiltersSchema.safeParse({ from: "2026-11-10", to: "2026-11-01" });
+    expect(reversed.error?.issues[0]?.message).toMatch(/from must be on or before to/);
+  });
+
+  it("the CSV holds exactly the table's cells, quoted where needed", () => {
+    const rows: OutcomeRow[] = [
+      { profile: "a, b", model: "m", launched: 4, completed: 1, stepsPerCompleted: 12, escalationsPerTask: 0.25, usd: 0.5, costPerCompletedUsd: 0.5, estimatedUsd: 0 },
+      { profile: "z", model: "m2", launched: 2, completed: 0, stepsPerCompleted: null, escalationsPerTask: 0, usd: 0.01, costPerCompletedUsd: null, estimatedUsd: 0.01 },
+    ];
+    const cells = outcomeTableCells(rows);
+    expect(cells).toEqual([
+      ["a, b", "m", "4", "1", "25%", "12.0", "0.25", "$0.5000", "$0.5000", "no"],
+      ["z", "m2", "2", "0", "0%", "—", "0.00", "$0.0100*", "—", "yes"],
+    ]);
+    const lines = outcomeTableCsv(rows).trimEnd().split("\r\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('"a, b",m,4,1,25%,12.0,0.25,$0.5000,$0.5000,no');
+    expect(lines[2]).toBe(cells[1]!.join(","));
+  });
+});
+
+describe("cli costs --since", () => {
+  it("takes a date or a number of days", () => {
+    expect(parseSince("2026-11-01")).toBe("2026-11-01");
+    expect(parseSince("7d", new Date("2026-12-01T10:00:00Z"))).toBe("2026-11-24");
+    expect(() => parseSince("yesterday")).toThrow(/--since: expected a date/);
+    expect(() => parseSince("0d")).toThrow(/between 1 and 3650/);
+  });
+});
