@@ -43,6 +43,10 @@ export const envSchema = z.object({
     .string()
     .refine((v) => v.split(",").every((o) => !o.trim() || URL.canParse(o.trim())), "comma-separated origins, e.g. https://hooks.example.com,http://127.0.0.1:9000")
     .optional(),
+  /** Fault injection for tests: `<point>[@n][,<point>…]` (server/fault-injection.ts); unset = off. */
+  LONGHAUL_CRASH_AT: z.string().regex(/^[a-z0-9:_-]+(@[1-9][0-9]*)?(,[a-z0-9:_-]+(@[1-9][0-9]*)?)*$/i, "comma-separated crash points, each optionally @n, e.g. executor:after-step-saved@2").optional(),
+  /** How long a due escalation decision may stay unapplied before the web app's recovery sweep applies it, ms. */
+  LONGHAUL_RECOVERY_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
 });

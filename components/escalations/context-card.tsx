@@ -371,16 +371,6 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
           <button type="button" className={cn("rounded-md px-4 py-2 text-sm font-medium disabled:opacity-50", verdict ? "border border-zinc-400" : "bg-zinc-900 text-white")} disabled={resumeBlocked} onClick={() => send("resume")}>
             {verdict ? "Resume with guidance" : "Resume"}
           </button>
-          {e.reason === "request_human" && (
-            <>
-              <button type="button" className="rounded-md border border-emerald-600 px-3 py-2 text-sm text-emerald-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("approve")}>
-                Approve
-              </button>
-              <button type="button" className="rounded-md border border-red-600 px-3 py-2 text-sm text-red-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("reject")}>
-                Reject
-              </button>
-            </>
-          )}
           <button type="button" className="rounded-md border border-zinc-300 px-3 py-2 text-sm disabled:opacity-50" onClick={() => window.confirm("Cancel this task?") && send("cancel")}>
             Cancel task
           </button>

@@ -150,6 +150,8 @@ export type GuardedWrite<T> = ({ ok: true } & T) | { ok: false; state: Escalatio
  */
 export interface DecisionTarget {
   taskId: string;
+  /** Escalation.reason (loop, stall, budget, …, risky_action, unresolved_effect): which decisions fit ({@link decisionsFor}). */
+  reason: string;
   tokenBudget: number | null;
   costBudgetUsd: number | null;
   hasCheckpoint: boolean;
@@ -157,8 +159,22 @@ export interface DecisionTarget {
 
 const RESUMING_DECISIONS: readonly EscalationDecision[] = ["resume", "approve", "reject"];
 
+/** Escalation reasons that put a proposed call before the handler, so `approve` / `reject` mean something. */
+export const APPROVAL_REASONS = ["risky_action", "unresolved_effect"] as const;
+
+/**
+ * The decisions that fit an escalation with `reason`: all five for a proposed call (`risky_action`:
+ * approve = run it, reject = refuse it; `unresolved_effect`: approve = "it happened", reject = "it did
+ * not happen"); resume, dead_end and cancel for every other reason (there is nothing to approve).
+ */
+export function decisionsFor(reason: string): EscalationDecision[] {
+  return (APPROVAL_REASONS as readonly string[]).includes(reason) ? [...ESCALATION_DECISIONS] : ESCALATION_DECISIONS.filter((d) => d !== "approve" && d !== "reject");
+}
+
 /**
  * Problems of a valid-looking decision against what it would change (pure), each naming the field:
+ * - `decision` must fit the escalation ({@link decisionsFor}: approve / reject only for risky_action
+ *   and unresolved_effect); a misfit is the only problem reported;
  * - `budgetIncrease` / `factEdits` only with resume, approve or reject (the decisions that start a run);
  * - `budgetIncrease.usd` only when the task has a dollar budget (a task without one has no dollar
  *   ceiling to raise), and not past {@link MAX_COST_BUDGET_USD} in total;
@@ -171,6 +187,11 @@ export function decisionTargetProblems(input: Pick<DecideEscalationInput, "decis
   const problems: string[] = [];
   const inc = input.budgetIncrease;
   const edits = input.factEdits && Object.keys(input.factEdits).length > 0 ? input.factEdits : null;
+  const fitting = decisionsFor(target.reason);
+  if (!fitting.includes(input.decision)) {
+    problems.push(`decision: ${input.decision} does not fit a ${target.reason} escalation (only ${APPROVAL_REASONS.join(" and ")} escalations propose a call to approve or reject); decide one of ${fitting.join(", ")}`);
+    return problems;
+  }
   const resuming = RESUMING_DECISIONS.includes(input.decision);
   if (!resuming) {
     if (inc && (inc.steps || inc.tokens || inc.usd)) problems.push(`budgetIncrease: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);
