@@ -2,8 +2,9 @@ import { AppError } from "../errors.ts";
 import { taskSpend } from "./run-repository.ts";
 import type { PrismaClient } from "./client.ts";
 
-export const TASK_STATUSES = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import type { TaskStatus } from "../../lib/contracts/status.ts";
+
+export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
 export interface TaskListRow {
   id: string;

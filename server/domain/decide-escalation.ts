@@ -1,27 +1,32 @@
 import { z } from "zod";
+import {
+  APPROVAL_REASONS,
+  decisionsFor,
+  ESCALATION_DECISIONS,
+  MAX_COST_BUDGET_USD,
+  MAX_EXTRA_STEPS,
+  MAX_EXTRA_TOKENS,
+  MAX_EXTRA_USD,
+  MAX_TOKEN_BUDGET,
+  MAX_UNDO_SECONDS,
+  type EscalationDecision,
+} from "../../lib/contracts/escalation.ts";
+import { MAX_FACT_EDITS, MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES, MAX_GUIDANCE_CHARS } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 
-export const ESCALATION_DECISIONS = ["resume", "approve", "reject", "dead_end", "cancel"] as const;
-export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
-
-/** Longest undo window a decision may ask for, in seconds (the UI uses 10). */
-export const MAX_UNDO_SECONDS = 60;
-
-/** Most steps, tokens and US dollars one decision may add to a task's budgets. */
-export const MAX_EXTRA_STEPS = 100_000;
-export const MAX_EXTRA_TOKENS = 1_000_000_000;
-export const MAX_EXTRA_USD = 1_000_000;
-/**
- * Largest budgets the task columns hold: Task.tokenBudget is a 32-bit integer, Task.costBudgetUsd a
- * Decimal(12, 6) (USD, to the micro-dollar). A raise that would pass them is refused.
- */
-export const MAX_TOKEN_BUDGET = 2_147_483_647;
-export const MAX_COST_BUDGET_USD = 999_999.999999;
-/** Fact keys and values as `record_fact` takes them (docs/CONTRACTS.md): keys 1–200 characters, values ≤ 16 KiB of JSON. */
-export const MAX_FACT_KEY_LENGTH = 200;
-export const MAX_FACT_VALUE_BYTES = 16 * 1024;
-/** Most facts one decision may edit. */
-export const MAX_FACT_EDITS = 200;
+export {
+  ESCALATION_DECISIONS,
+  MAX_UNDO_SECONDS,
+  MAX_EXTRA_STEPS,
+  MAX_EXTRA_TOKENS,
+  MAX_EXTRA_USD,
+  MAX_TOKEN_BUDGET,
+  MAX_COST_BUDGET_USD,
+  APPROVAL_REASONS,
+  decisionsFor,
+  type EscalationDecision,
+} from "../../lib/contracts/escalation.ts";
+export { MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES, MAX_FACT_EDITS } from "../../lib/contracts/limits.ts";
 
 /**
  * Why `value` cannot be a fact value, or null when it can: it must survive JSON unchanged (no
@@ -59,7 +64,7 @@ export const decideEscalationInputSchema = z
   .object({
     escalationId: escalationIdSchema,
     decision: z.enum(ESCALATION_DECISIONS),
-    guidance: z.string().trim().max(10_000, "guidance: at most 10000 characters").optional(),
+    guidance: z.string().trim().max(MAX_GUIDANCE_CHARS, `guidance: at most ${MAX_GUIDANCE_CHARS} characters`).optional(),
     budgetIncrease: z
       .object({
         steps: z
@@ -158,18 +163,6 @@ export interface DecisionTarget {
 }
 
 const RESUMING_DECISIONS: readonly EscalationDecision[] = ["resume", "approve", "reject"];
-
-/** Escalation reasons that put a proposed call before the handler, so `approve` / `reject` mean something. */
-export const APPROVAL_REASONS = ["risky_action", "unresolved_effect"] as const;
-
-/**
- * The decisions that fit an escalation with `reason`: all five for a proposed call (`risky_action`:
- * approve = run it, reject = refuse it; `unresolved_effect`: approve = "it happened", reject = "it did
- * not happen"); resume, dead_end and cancel for every other reason (there is nothing to approve).
- */
-export function decisionsFor(reason: string): EscalationDecision[] {
-  return (APPROVAL_REASONS as readonly string[]).includes(reason) ? [...ESCALATION_DECISIONS] : ESCALATION_DECISIONS.filter((d) => d !== "approve" && d !== "reject");
-}
 
 /**
  * Problems of a valid-looking decision against what it would change (pure), each naming the field:
