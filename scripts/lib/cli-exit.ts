@@ -3,7 +3,6 @@
  * the README ("Exit codes") and in `npm run cli -- --help`. Pure, no I/O.
  */
 
-
 /** Every exit code the CLI uses, by meaning. */
 export const EXIT_CODES = {
   /** The command did what it was asked; with `--wait` (or `status`): the task completed. */
