@@ -51,7 +51,13 @@ export const envSchema = z.object({
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
 });
 
-export type Env = z.infer<typeof envSchema>;
+/** Per-role webhooks: `LONGHAUL_WEBHOOK_URL_<ROLE>` (role upper-cased, other characters `_`), each a URL. */
+const ROLE_WEBHOOK = /^LONGHAUL_WEBHOOK_URL_([A-Z0-9_]+)$/;
+
+export type Env = z.infer<typeof envSchema> & {
+  /** `LONGHAUL_WEBHOOK_URL_<ROLE>` values by variable name (e.g. `LONGHAUL_WEBHOOK_URL_TEAM_LEAD`), validated as URLs. */
+  roleWebhookUrls: Record<string, string>;
+};
 
 /**
  * Parses `source` (default process.env); empty values count as unset.
@@ -61,16 +67,28 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   // An empty variable (`FOO=`) means unset, as in most twelve-factor tools.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = envSchema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  const roleWebhookUrls: Record<string, string> = {};
+  const lines = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  for (const [name, value] of Object.entries(cleaned)) {
+    if (!ROLE_WEBHOOK.test(name)) continue;
+    if (URL.canParse(value!)) roleWebhookUrls[name] = value!;
+    else lines.push(`  ${name}: Invalid URL`);
   }
-  return result.data;
+  if (!result.success || lines.length) throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  return { ...result.data, roleWebhookUrls };
 }
 
 let cached: Env | undefined;
-/** The validated process environment (parsed once). */
+/**
+ * The validated process environment, parsed on first use and kept: the one way server code reads
+ * configuration (review 718b751 §4). @throws Error naming each invalid variable.
+ */
 export function env(): Env {
   cached ??= parseEnv();
   return cached;
+}
+
+/** Forgets the parsed environment, so the next {@link env} call reads process.env again (for tests that change it). */
+export function resetEnv(): void {
+  cached = undefined;
 }

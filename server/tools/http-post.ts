@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { env } from "../env.ts";
 import { EffectNotPerformedError, performExternalEffect, type JsonObject } from "./ledger.ts";
 import { utf8Bytes } from "./limits.ts";
 import { defineTool, ToolError } from "./types.ts";
@@ -31,7 +32,7 @@ export type HttpPostOutput = z.output<typeof httpPostOutputSchema>;
  * Origins the tool may POST to: `LONGHAUL_HTTP_ALLOW`, comma-separated origins
  * (e.g. "https://hooks.example.com,http://127.0.0.1:9000"). Empty = none: egress is opt-in.
  */
-export function allowedOrigins(value = process.env.LONGHAUL_HTTP_ALLOW ?? ""): string[] {
+export function allowedOrigins(value = env().LONGHAUL_HTTP_ALLOW ?? ""): string[] {
   return value
     .split(",")
     .map((o) => o.trim())

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { resetEnv } from "../../server/env.ts";
 import { allowedOrigins } from "../../server/tools/http-post.ts";
 import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
 
@@ -10,6 +11,7 @@ const call = (args: unknown) => executeToolCall({ name: "http_post", rawArgument
 
 afterEach(() => {
   delete process.env.LONGHAUL_HTTP_ALLOW;
+  resetEnv();
 });
 
 describe("http_post", () => {
@@ -20,11 +22,13 @@ describe("http_post", () => {
 
   it("refuses an origin that is not allowed, naming the field and the allow-list, before touching the ledger", async () => {
     process.env.LONGHAUL_HTTP_ALLOW = "https://hooks.example.com";
+    resetEnv(); // server/env.ts parses process.env once
     await expect(call({ url: "https://evil.example.net/x", body: { a: 1 } })).resolves.toEqual({
       ok: false,
       error: { code: "not_allowed", message: "url: origin https://evil.example.net is not allowed (LONGHAUL_HTTP_ALLOW: https://hooks.example.com)" },
     });
     delete process.env.LONGHAUL_HTTP_ALLOW;
+    resetEnv();
     const none = await call({ url: "https://hooks.example.com/x", body: {} });
     expect(none).toMatchObject({ ok: false, error: { code: "not_allowed" } });
     expect(JSON.stringify(none)).toContain("none set");

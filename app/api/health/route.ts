@@ -1,4 +1,6 @@
+import { pingDatabase } from "@/server/db/health-queries.ts";
 import { prisma } from "@/server/db/prisma.ts";
+import { env } from "@/server/env.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -7,7 +9,7 @@ export const dynamic = "force-dynamic";
  * is "up", no answer is "down", any other answer "unknown" (e.g. an Inngest server without that route).
  */
 async function executorState(): Promise<"up" | "down" | "unknown"> {
-  const base = process.env.INNGEST_BASE_URL;
+  const base = env().INNGEST_BASE_URL;
   if (!base) return "unknown";
   try {
     const res = await fetch(`${base.replace(/\/+$/, "")}/health`, { signal: AbortSignal.timeout(1_000) });
@@ -24,11 +26,8 @@ async function executorState(): Promise<"up" | "down" | "unknown"> {
  */
 export async function GET(): Promise<Response> {
   const executor = await executorState();
-  try {
-    await prisma().$queryRaw`SELECT 1`;
-  } catch (error) {
-    return Response.json({ ok: false, database: "down", executor, error: String(error) }, { status: 503 });
-  }
+  const database = await pingDatabase({ prisma: prisma() });
+  if (!database.up) return Response.json({ ok: false, database: "down", executor, error: database.error }, { status: 503 });
   const ok = executor !== "down";
   return Response.json({ ok, database: "up", executor, ...(ok ? {} : { error: "the executor does not answer: runs cannot advance" }) }, { status: ok ? 200 : 503 });
 }
