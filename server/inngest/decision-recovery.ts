@@ -40,7 +40,8 @@ export function startDecisionRecovery({ intervalMs = 15_000 }: { intervalMs?: nu
       if (failing) process.stderr.write("[recovery] escalation decisions: sweep works again\n");
       failing = false;
     } catch (error) {
-      if (!failing) process.stderr.write(`[recovery] escalation decisions: sweep failed (retried every ${intervalMs} ms): ${error instanceof Error ? error.message : String(error)}\n`);
+      const why = error instanceof Error && error.message ? error.message : `${error instanceof Error ? error.name : "error"} ${(error as { code?: string })?.code ?? String(error)}`;
+      if (!failing) process.stderr.write(`[recovery] escalation decisions: sweep failed (retried every ${intervalMs} ms): ${why}\n`);
       failing = true;
     }
   };
