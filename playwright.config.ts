@@ -18,6 +18,8 @@ export default defineConfig({
   timeout: 180_000,
   expect: { timeout: 15_000 },
   workers: 1,
+  // A stray test.only must not pass CI with the rest of the suite skipped.
+  forbidOnly: !!process.env.CI,
   reporter: [["list"]],
   // Signs up the first user (admin, every role) once the server is up; every spec starts signed in as it.
   globalSetup: "./tests/e2e/global-setup.ts",

@@ -16,13 +16,16 @@
  *
  * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
- * Exit codes: 0 done (or help printed), 1 the command failed (API error, unreachable app),
- * 2 bad usage (unknown command or flag, bad value — one line per problem, naming the flag and limit).
+ * Exit codes (scripts/lib/cli-exit.ts, README "Exit codes"): 0 ok (with --wait or status: completed),
+ * 1 the command failed (API error, unreachable app), 2 bad usage (unknown command or flag, bad value —
+ * one line per problem, naming the flag and limit), 3 waiting for a human, 4 dead end, 5 failed,
+ * 6 cancelled, 7 (status) still queued or running.
  */
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
-import { TASK_STATUSES } from "../server/db/task-queries.ts";
+import { TASK_STATUSES } from "../lib/contracts/status.ts";
+import { EXIT_CODE_TABLE, EXIT_CODES, exitCodeForTaskStatus } from "./lib/cli-exit.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
 import { launchTaskInputSchema } from "../server/domain/launch-task.ts";
 import { decideEscalationInputSchema } from "../server/domain/decide-escalation.ts";
@@ -170,7 +173,7 @@ async function login(values: FlagValues) {
 }
 
 const ABOUT = `Longhaul CLI — talks to the web app's API at ${baseUrl} (LONGHAUL_URL, or PORT). The last stdout line of a command is one JSON object.`;
-const FOOTER = ["Exit codes: 0 ok, 1 the command failed, 2 bad usage."];
+const FOOTER = ["Exit codes:", ...EXIT_CODE_TABLE.map((e) => `  ${e.code}  ${e.meaning}`)];
 
 async function summary(taskId: string) {
   const t = await api.task.get.query({ taskId });
@@ -207,10 +210,13 @@ async function waitFor(taskId: string) {
     } catch (error) {
       // The task goes on without us: a restarting web app is no reason to report failure (a script
       // would relaunch and pay twice). Give up only after WAIT_UNREACHABLE_MS without an answer.
-      if (!unreachable(error)) throw error;
+      if (!unreachable(error) && !serverTrouble(error)) throw error;
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince > WAIT_UNREACHABLE_MS) throw error;
-      if (last !== "unreachable") process.stderr.write(`  (cannot reach Longhaul at ${baseUrl}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
+      if (last !== "unreachable") {
+        const why = unreachable(error) ? `cannot reach Longhaul at ${baseUrl}` : `Longhaul answers ${error instanceof Error ? error.message.slice(0, 120) : "an error"} (its database may be restarting)`;
+        process.stderr.write(`  (${why}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
+      }
       last = "unreachable";
       await new Promise((r) => setTimeout(r, 1_000));
       continue;
@@ -223,6 +229,9 @@ async function waitFor(taskId: string) {
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+/** A dollar amount as typed (`0.50`, `-1`): a number, so the API schema's range message names the limit; anything else is "not a number". */
+const USD_TEXT = /^\s*-?\d+(\.\d+)?\s*$/;
 
 /** The launch input from the flags, checked against the API's schema. @throws UsageError naming each bad flag. */
 function launchInput(values: FlagValues) {
@@ -246,7 +255,7 @@ function launchInput(values: FlagValues) {
     profile,
     stepBudget: num("step-budget"),
     tokenBudget: num("token-budget"),
-    costBudgetUsd: str("cost-budget") === undefined ? undefined : /^\s*\d+(\.\d+)?\s*$/.test(str("cost-budget")!) ? Number(str("cost-budget")) : Number.NaN,
+    costBudgetUsd: str("cost-budget") === undefined ? undefined : USD_TEXT.test(str("cost-budget")!) ? Number(str("cost-budget")) : Number.NaN,
     ...(values["require-approval"] === true ? { requireApproval: true } : {}),
     workspace: str("workspace"),
   };
@@ -267,7 +276,7 @@ function decideInput(values: FlagValues, positionals: readonly string[]) {
   const budgetIncrease = {
     ...(num("extra-steps") !== undefined ? { steps: num("extra-steps") } : {}),
     ...(num("extra-tokens") !== undefined ? { tokens: num("extra-tokens") } : {}),
-    ...(usd !== undefined ? { usd: /^\s*\d+(\.\d+)?\s*$/.test(usd) ? Number(usd) : Number.NaN } : {}),
+    ...(usd !== undefined ? { usd: USD_TEXT.test(usd) ? Number(usd) : Number.NaN } : {}),
   };
   const input = {
     escalationId: positionals[0],
@@ -311,15 +320,20 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
   };
 }
 
+/** Runs a command; returns what to print (the JSON line) and, for outcomes of a task, the exit code (else 0). */
 async function run(command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
   switch (command) {
     case "launch": {
       const launched = await api.task.launch.mutate(launchInput(values));
       process.stderr.write(`launched ${launched.taskId} (${baseUrl}/tasks/${launched.taskId})\n`);
-      return values.wait ? waitFor(launched.taskId) : summary(launched.taskId);
+      if (!values.wait) return summary(launched.taskId);
+      const done = await waitFor(launched.taskId);
+      return { ...done, [EXIT]: exitCodeForTaskStatus(done.status) };
     }
-    case "status":
-      return summary(positionals[0]!);
+    case "status": {
+      const s = await summary(positionals[0]!);
+      return { ...s, [EXIT]: exitCodeForTaskStatus(s.status) };
+    }
     case "cancel":
       return api.task.cancel.mutate({ taskId: positionals[0]! });
     case "list": {
@@ -344,6 +358,9 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
   }
 }
 
+/** Key under which run() hands back the exit code of a task outcome (not printed: JSON.stringify skips symbols). */
+const EXIT = Symbol("exit code");
+
 /** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection; never for an answer of the API. */
 function unreachable(error: unknown): boolean {
   if (error instanceof TRPCClientError && error.data !== undefined) return false;
@@ -353,12 +370,19 @@ function unreachable(error: unknown): boolean {
   return false;
 }
 
+/** True for an answer of the API that says the server is in trouble for now (HTTP 5xx: a database outage, a restart), not that the request is wrong. */
+function serverTrouble(error: unknown): boolean {
+  if (!(error instanceof TRPCClientError)) return false;
+  const status = (error.data as { httpStatus?: number } | undefined)?.httpStatus;
+  return typeof status === "number" && status >= 500;
+}
+
 /** Prints usage problems (stderr, one a line, then the help hint) and the JSON line; exit 2. */
 function usageExit(problems: string[], command: string | null): never {
   for (const p of problems) console.error(p);
   console.error(helpHint(PROGRAM, command));
   console.log(JSON.stringify({ error: problems.join("; "), problems }));
-  process.exit(2);
+  process.exit(EXIT_CODES.usage);
 }
 
 async function main(): Promise<void> {
@@ -371,7 +395,8 @@ async function main(): Promise<void> {
   try {
     const out = await run(parsed.command, parsed.values, parsed.positionals);
     console.log(JSON.stringify(out));
-    process.exit(0);
+    const code = out && typeof out === "object" && EXIT in out ? (out as { [EXIT]: number })[EXIT] : EXIT_CODES.ok;
+    process.exit(code);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error.problems, error.command);
     // The server rejected the input (its zod issues come back as JSON, an AppError BAD_INPUT as
@@ -388,7 +413,7 @@ async function main(): Promise<void> {
         : String(error);
     console.error(message);
     console.log(JSON.stringify({ error: message }));
-    process.exit(1);
+    process.exit(EXIT_CODES.commandFailed);
   }
 }
 

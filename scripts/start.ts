@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   if (!databaseUrl) {
     await stopOrphanedPostgres(dataDir);
     await assertPortFree(env.EMBEDDED_PG_PORT, "EMBEDDED_PG_PORT");
-    const pg = await startEmbeddedPostgres({ dir: join(dataDir, "postgres"), port: env.EMBEDDED_PG_PORT });
+    // Supervised like the other children: killed, it is restarted on the same data and port; the web
+    // app and the executor reconnect (their pools drop dead connections), `cli --wait` rides it out.
+    const pg = await startEmbeddedPostgres({ dir: join(dataDir, "postgres"), port: env.EMBEDDED_PG_PORT, supervise: true, supervisorLog: (line) => log(`[supervisor] ${line}`) });
     databaseUrl = pg.url;
     stopPostgres = pg.stop;
     abort = pg.stop;

@@ -1,5 +1,6 @@
 /**
- * `npm test`: typecheck, lint, unit, integration, build, end-to-end — in that order (cheapest
+ * `npm test`: typecheck, lint, boundaries (dependency-cruiser, .dependency-cruiser.cjs), unit,
+ * integration, build, end-to-end — in that order (cheapest
  * first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
  * `npm test -- --skip=e2e,lint` skips stages (for local loops; CI runs everything).
  */
@@ -14,10 +15,13 @@ const skip = new Set(
     .flatMap((a) => a.slice(7).split(",")),
 );
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
+/** What `npm run boundaries` runs (keep the two in step). */
+const BOUNDARY_ARGS = ["--config", ".dependency-cruiser.cjs", "--output-type", "err", "app", "components", "lib", "server", "scripts", "tests", "instrumentation.ts"];
 
 const stages: { name: string; cmd: string; args: string[] }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
+  { name: "boundaries", cmd: bin("depcruise"), args: [...BOUNDARY_ARGS] },
   { name: "unit", cmd: bin("vitest"), args: ["run", "--project", "unit"] },
   { name: "integration", cmd: bin("vitest"), args: ["run", "--project", "integration"] },
   { name: "build", cmd: bin("next"), args: ["build"] },

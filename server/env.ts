@@ -45,6 +45,10 @@ export const envSchema = z.object({
   LONGHAUL_EMAIL_ALLOW: emailAllowListSchema.optional(),
   /** Egress policy: a call outside it escalates for approval (default) or is refused. */
   LONGHAUL_EGRESS_ON_BREACH: z.enum(EGRESS_ON_BREACH).optional(),
+  /** Fault injection for tests: `<point>[@n][,<point>…]` (server/fault-injection.ts); unset = off. */
+  LONGHAUL_CRASH_AT: z.string().regex(/^[a-z0-9:_-]+(@[1-9][0-9]*)?(,[a-z0-9:_-]+(@[1-9][0-9]*)?)*$/i, "comma-separated crash points, each optionally @n, e.g. executor:after-step-saved@2").optional(),
+  /** How long a due escalation decision may stay unapplied before the web app's recovery sweep applies it, ms. */
+  LONGHAUL_RECOVERY_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
   /** Signs session cookies (better-auth); npm start generates one into DATA_DIR/auth-secret when unset. */
@@ -74,7 +78,13 @@ export const envSchema = z.object({
   LONGHAUL_TOKEN: z.string().regex(/^lh_[A-Za-z0-9_-]+$/, 'an API token ("lh_…"), from npm run cli -- login').optional(),
 });
 
-export type Env = z.infer<typeof envSchema>;
+/** Per-role webhooks: `LONGHAUL_WEBHOOK_URL_<ROLE>` (role upper-cased, other characters `_`), each a URL. */
+const ROLE_WEBHOOK = /^LONGHAUL_WEBHOOK_URL_([A-Z0-9_]+)$/;
+
+export type Env = z.infer<typeof envSchema> & {
+  /** `LONGHAUL_WEBHOOK_URL_<ROLE>` values by variable name (e.g. `LONGHAUL_WEBHOOK_URL_TEAM_LEAD`), validated as URLs. */
+  roleWebhookUrls: Record<string, string>;
+};
 
 /**
  * Parses `source` (default process.env); empty values count as unset.
@@ -84,16 +94,28 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   // An empty variable (`FOO=`) means unset, as in most twelve-factor tools.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = envSchema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  const roleWebhookUrls: Record<string, string> = {};
+  const lines = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  for (const [name, value] of Object.entries(cleaned)) {
+    if (!ROLE_WEBHOOK.test(name)) continue;
+    if (URL.canParse(value!)) roleWebhookUrls[name] = value!;
+    else lines.push(`  ${name}: Invalid URL`);
   }
-  return result.data;
+  if (!result.success || lines.length) throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  return { ...result.data, roleWebhookUrls };
 }
 
 let cached: Env | undefined;
-/** The validated process environment (parsed once). */
+/**
+ * The validated process environment, parsed on first use and kept: the one way server code reads
+ * configuration (review 718b751 §4). @throws Error naming each invalid variable.
+ */
 export function env(): Env {
   cached ??= parseEnv();
   return cached;
+}
+
+/** Forgets the parsed environment, so the next {@link env} call reads process.env again (for tests that change it). */
+export function resetEnv(): void {
+  cached = undefined;
 }

@@ -9,6 +9,8 @@ import { cn } from "@/components/ui/cn.ts";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import { DECIDED_VERB, secondsLeft, useNow } from "./countdown.ts";
 import { FactEditor, parseFactDrafts, type FactDrafts } from "./fact-editor.tsx";
+import { describeCeilingUsage as describeCeiling } from "@/lib/contracts/ceiling.ts";
+import { MAX_EXTRA, type EscalationDecision } from "@/lib/contracts/escalation.ts";
 
 /** Undo window the inbox gives every decision (seconds). */
 export const UI_UNDO_SECONDS = 10;
@@ -35,8 +37,6 @@ export const REASON_SHORT: Record<string, string> = {
   unresolved_effect: "unknown outcome",
 };
 
-/** Limits of a decision's budget raise (server/domain/decide-escalation.ts). */
-const MAX_EXTRA = { steps: 100_000, tokens: 1_000_000_000, usd: 1_000_000 } as const;
 
 /**
  * A typed budget raise: undefined when empty, else the number, or the error naming the field and
@@ -53,14 +53,7 @@ export function parseExtra(kind: "steps" | "tokens" | "usd", text: string): { va
   return Number.isInteger(n) && n >= 0 && n <= MAX_EXTRA[kind] ? { value: n } : { error: `${label}: a whole number from 0 to ${MAX_EXTRA[kind]}` };
 }
 
-/** "dollar ceiling: $0.0021 used of $0.0020" — which ceiling a budget escalation hit. */
-function describeCeiling(c: { kind: "steps" | "tokens" | "cost"; used: number; limit: number }): string {
-  if (c.kind === "cost") return `dollar ceiling: ${usd(c.used)} used of ${usd(c.limit)}`;
-  if (c.kind === "tokens") return `token ceiling: ${c.used.toLocaleString("en-US")} used of ${c.limit.toLocaleString("en-US")} tokens`;
-  return `step ceiling: ${c.used} used of ${c.limit} steps`;
-}
-
-type Decision = "resume" | "approve" | "reject" | "dead_end" | "cancel";
+type Decision = EscalationDecision;
 
 const absolute = (d: Date) => d.toLocaleString("en-GB", { hour12: false, timeZoneName: "short" });
 
@@ -371,16 +364,6 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
           <button type="button" className={cn("rounded-md px-4 py-2 text-sm font-medium disabled:opacity-50", verdict ? "border border-zinc-400" : "bg-zinc-900 text-white")} disabled={resumeBlocked} onClick={() => send("resume")}>
             {verdict ? "Resume with guidance" : "Resume"}
           </button>
-          {e.reason === "request_human" && (
-            <>
-              <button type="button" className="rounded-md border border-emerald-600 px-3 py-2 text-sm text-emerald-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("approve")}>
-                Approve
-              </button>
-              <button type="button" className="rounded-md border border-red-600 px-3 py-2 text-sm text-red-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("reject")}>
-                Reject
-              </button>
-            </>
-          )}
           <button type="button" className="rounded-md border border-zinc-300 px-3 py-2 text-sm disabled:opacity-50" onClick={() => window.confirm("Cancel this task?") && send("cancel")}>
             Cancel task
           </button>

@@ -123,6 +123,26 @@ function parseArgsProblem(error: Error, known: readonly string[]): string {
 }
 
 /**
+ * `--limit -5` → `--limit=-5` for a flag that takes a value, when the next argument is a negative
+ * number (node's parseArgs otherwise calls it "ambiguous"), so the flag's own range check reports it.
+ */
+function joinNegativeValues(args: readonly string[], specs: Readonly<Record<string, FlagSpec>>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const name = arg.startsWith("--") && !arg.includes("=") ? arg.slice(2) : null;
+    if (name !== null && specs[name]?.type === "string" && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/**
  * Parses `argv` (without node and the script): `<command> [positionals] [flags]`.
  * - `--help`/`-h` anywhere → `help` (the command's help when a known command comes first).
  * - No command, an unknown command, an unknown flag, a flag missing its value, a wrong number of
@@ -152,7 +172,7 @@ export function parseCommandLine(argv: readonly string[], program: string, about
   const options = Object.fromEntries(Object.entries(specs).map(([name, f]) => [name, { type: f.type, ...(f.short ? { short: f.short } : {}) }]));
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinNegativeValues(rest, specs), options, allowPositionals: true, strict: true });
   } catch (error) {
     return { kind: "usage_error", command: command.name, problems: [parseArgsProblem(error as Error, Object.keys(specs))] };
   }

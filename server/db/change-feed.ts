@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { env } from "../env.ts";
 
 /** One change notification: the table written and the task it belongs to. */
 export interface ChangeEvent {
@@ -78,7 +79,7 @@ const globalForFeed = globalThis as unknown as { longhaulChangeFeed?: ChangeFeed
 
 /** The change feed of this process (DATABASE_URL). */
 export function changeFeed(): ChangeFeed {
-  const url = process.env.DATABASE_URL;
+  const url = env().DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set");
   globalForFeed.longhaulChangeFeed ??= new ChangeFeed(url);
   return globalForFeed.longhaulChangeFeed;

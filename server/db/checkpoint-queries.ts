@@ -42,17 +42,5 @@ export async function diffCheckpoints({ prisma, taskId, fromId, toId }: { prisma
   return changes.map((c) => ({ ...c, sourceStepId: blame.get(c.key)?.sourceStepId ?? null, runId: blame.get(c.key)?.runId ?? null }));
 }
 
-/**
- * Asks the task's running run for a checkpoint: it is taken after the turn in flight (the model step
- * reads the flag, the checkpoint step clears it). Idempotent: asking twice before it is taken asks once.
- * @throws AppError PRECONDITION_FAILED when no run of the task is running, NOT_FOUND for an unknown task.
- */
-export async function requestCheckpoint({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ runId: string }> {
-  const run = await prisma.run.findFirst({ where: { taskId, status: "running" }, orderBy: { startedAt: "desc" }, select: { id: true } });
-  if (!run) {
-    await taskExistsOrThrow({ prisma, taskId });
-    throw new AppError("PRECONDITION_FAILED", `task ${taskId} has no running run to checkpoint`);
-  }
-  await prisma.run.updateMany({ where: { id: run.id, checkpointRequestedAt: null }, data: { checkpointRequestedAt: new Date() } });
-  return { runId: run.id };
-}
+// requestCheckpoint (a write) moved to run-requests.ts; re-exported for existing imports.
+export { requestCheckpoint } from "./run-requests.ts";

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -7,8 +8,25 @@ export interface EmbeddedPostgresHandle {
   /** postgresql:// URL of the `longhaul` database on the embedded cluster. */
   url: string;
   port: number;
-  /** Stops the cluster (fast shutdown); data stays in `dir` unless it was ephemeral. */
+  /** Stops the cluster (fast shutdown); data stays in `dir` unless it was ephemeral. Ends supervision. */
   stop: () => Promise<void>;
+  /** The postmaster's pid (changes when a supervised cluster is restarted); undefined while it is down. */
+  pid: () => number | undefined;
+  /** How many times supervision restarted the cluster. */
+  restarts: () => number;
+}
+
+/** Longest Unix socket path Linux takes (sun_path is 108 bytes, with its NUL). */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * The `unix_socket_directories` setting for a cluster in `dir`: the data folder itself, so two
+ * clusters on the same port number (two checkouts, a test beside `npm start`) never share a socket or
+ * its lock file (STACK.md pitfall 14); '' (no socket, TCP only) when the path would be too long.
+ */
+export function socketDirectorySetting(dir: string, port: number): string {
+  const absolute = resolve(dir);
+  return `${absolute}/.s.PGSQL.${port}`.length <= MAX_SOCKET_PATH ? absolute : "";
 }
 
 /**
@@ -21,7 +39,12 @@ export interface EmbeddedPostgresHandle {
  *
  * As root PostgreSQL refuses to run, so the package creates its own `postgres` OS user
  * (`createPostgresUser`, STACK.md pitfall 2). A stale `postmaster.pid` left by a `kill -9` is
- * removed when the process it names is gone.
+ * removed when the process it names is gone. Its Unix socket lives in `dir` ({@link socketDirectorySetting}).
+ *
+ * `supervise`: when PostgreSQL exits without `stop()` (killed, crashed), it is started again on the
+ * same data and port, with a backoff of 0.5 s doubling to 5 s, until it runs — like `npm start`'s other
+ * children. One line per outage (`PostgreSQL exited (…); restarting`), at most one while it stays
+ * down, and one when it is back (`PostgreSQL is back after N ms`), through `log`.
  *
  * @throws Error when the cluster cannot start (the message carries PostgreSQL's own log lines).
  */
@@ -31,12 +54,19 @@ export async function startEmbeddedPostgres({
   database = "longhaul",
   ephemeral = false,
   log = () => {},
+  supervise = false,
+  supervisorLog = () => {},
 }: {
   dir: string;
   port: number;
   database?: string;
   ephemeral?: boolean;
+  /** PostgreSQL's own log lines. */
   log?: (line: string) => void;
+  /** Restart the cluster whenever it exits unexpectedly. */
+  supervise?: boolean;
+  /** Supervision's own lines (exit, still down, back). */
+  supervisorLog?: (line: string) => void;
 }): Promise<EmbeddedPostgresHandle> {
   mkdirSync(dir, { recursive: true });
   const logs: string[] = [];
@@ -47,7 +77,7 @@ export async function startEmbeddedPostgres({
     password: "postgres",
     persistent: !ephemeral,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=on"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${socketDirectorySetting(dir, port)}`, "-c", "max_connections=200", "-c", "fsync=on"],
     onLog: (m) => {
       const line = String(m).trim();
       logs.push(line);
@@ -86,10 +116,49 @@ export async function startEmbeddedPostgres({
   } finally {
     await client.end();
   }
+  const processOf = () => (pg as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
+  let restarts = 0;
+  const watch = () => {
+    const proc = processOf();
+    if (!supervise || !proc) return;
+    proc.once("exit", (code, signal) => {
+      if (stopping || processOf() !== proc) return;
+      (pg as unknown as { process?: ChildProcess }).process = undefined;
+      void restartLoop(signal ?? `code ${code}`);
+    });
+  };
+  const restartLoop = async (why: string) => {
+    const since = Date.now();
+    supervisorLog(`PostgreSQL exited (${why}); restarting it on port ${port}`);
+    let waitMs = 500;
+    let reported = false;
+    while (!stopping) {
+      await new Promise((r) => setTimeout(r, waitMs));
+      if (stopping) return;
+      removeStalePid(dir);
+      try {
+        await pg.start();
+        restarts += 1;
+        supervisorLog(`PostgreSQL is back after ${Date.now() - since} ms (restart #${restarts}, pid ${processOf()?.pid ?? "?"})`);
+        watch();
+        return;
+      } catch (error) {
+        (pg as unknown as { process?: ChildProcess }).process = undefined;
+        if (!reported) supervisorLog(`PostgreSQL still down, retrying every ≤ 5 s: ${error instanceof Error ? error.message : (logs.at(-1) ?? "no reason given")}`);
+        reported = true;
+        waitMs = Math.min(waitMs * 2, 5_000);
+      }
+    }
+  };
+  watch();
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/${database}`,
     port,
+    pid: () => processOf()?.pid,
+    restarts: () => restarts,
     stop: async () => {
+      stopping = true;
       await pg.stop();
       if (ephemeral) rmSync(dir, { recursive: true, force: true });
     },

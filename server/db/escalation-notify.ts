@@ -1,3 +1,4 @@
+import { env } from "../env.ts";
 import type { PrismaClient } from "./client.ts";
 import { deliverWebhook, escalationWebhookPayload, type WebhookDeliveryResult } from "../notify/webhook.ts";
 
@@ -32,9 +33,15 @@ export function chainRoleForRound(chain: readonly string[], round: number): stri
  * A–Z/0–9 as `_`: "team-lead" → LONGHAUL_WEBHOOK_URL_TEAM_LEAD) when set, else LONGHAUL_WEBHOOK_URL,
  * else null. Empty values count as unset.
  */
-export function webhookUrlForRole(role: string, env: Record<string, string | undefined> = process.env): string | null {
+export function webhookUrlForRole(role: string, vars: Record<string, string | undefined> = webhookVariables()): string | null {
   const key = `LONGHAUL_WEBHOOK_URL_${role.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
-  return env[key] || env.LONGHAUL_WEBHOOK_URL || null;
+  return vars[key] || vars.LONGHAUL_WEBHOOK_URL || null;
+}
+
+/** The webhook variables of the validated environment (server/env.ts): LONGHAUL_WEBHOOK_URL and every LONGHAUL_WEBHOOK_URL_<ROLE>. */
+function webhookVariables(): Record<string, string | undefined> {
+  const e = env();
+  return { ...e.roleWebhookUrls, LONGHAUL_WEBHOOK_URL: e.LONGHAUL_WEBHOOK_URL };
 }
 
 /**
@@ -95,7 +102,7 @@ export async function notifyEscalation({
 
   const url = webhookUrlForRole(e.assigneeRole);
   if (!url) return { ...base, sent: false, delivered: false, attempts: 0, skipped: "no_webhook_url" };
-  const appUrl = (process.env.APP_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`).replace(/\/+$/, "");
+  const appUrl = (env().APP_URL ?? `http://127.0.0.1:${env().PORT}`).replace(/\/+$/, "");
   const payload = escalationWebhookPayload({
     id: e.id,
     taskId: e.taskId,

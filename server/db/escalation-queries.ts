@@ -5,7 +5,6 @@ import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
-import { taskExistsOrThrow } from "./task-queries.ts";
 
 /**
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
@@ -176,16 +175,5 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
   };
 }
 
-/**
- * Asks the task's running run to escalate after the turn in flight (an operator's "Escalate").
- * Idempotent. @throws AppError PRECONDITION_FAILED when no run is running, NOT_FOUND for an unknown task.
- */
-export async function requestEscalation({ prisma, taskId, note }: { prisma: PrismaClient; taskId: string; note: string | null }): Promise<{ runId: string }> {
-  const run = await prisma.run.findFirst({ where: { taskId, status: "running" }, orderBy: { startedAt: "desc" }, select: { id: true } });
-  if (!run) {
-    await taskExistsOrThrow({ prisma, taskId });
-    throw new AppError("PRECONDITION_FAILED", `task ${taskId} has no running run to escalate`);
-  }
-  await prisma.run.updateMany({ where: { id: run.id, escalationRequestedAt: null }, data: { escalationRequestedAt: new Date(), escalationRequestNote: note } });
-  return { runId: run.id };
-}
+// requestEscalation (a write) moved to run-requests.ts; re-exported for existing imports.
+export { requestEscalation } from "./run-requests.ts";

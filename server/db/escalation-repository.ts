@@ -1,10 +1,15 @@
 import { ulid } from "ulid";
-import { MAX_COST_BUDGET_USD, MAX_TOKEN_BUDGET, type ClaimPorts, type DecidePorts, type EscalationState } from "../domain/decide-escalation.ts";
+import { applyEscalationDecision, type ApplyDecisionResult } from "../domain/apply-escalation-decision.ts";
+import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
+import { crashPoint } from "../fault-injection.ts";
+import { prismaApplyDecisionPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
-import { prismaResumePorts } from "./resume-ports.ts";
-import { resumeTask } from "../domain/resume-task.ts";
-import { AppError } from "../errors.ts";
+
+// Moved (review 718b751 §2); re-exported so existing imports keep working.
+export { recordAlert } from "./alert-repository.ts";
+export { raiseBudgets, type BudgetIncrease } from "./task-repository.ts";
+export { resumeGuidance } from "../domain/apply-escalation-decision.ts";
 
 /**
  * Opens an escalation for a run (idempotent per run + step: a re-executed step finds the one it
@@ -63,27 +68,6 @@ export async function openEscalation({
   return { escalationId: id };
 }
 
-/** Records an alert (idempotent per run + step + kind). */
-export async function recordAlert({
-  prisma,
-  ...data
-}: {
-  prisma: PrismaClient;
-  taskId: string;
-  runId: string;
-  stepId: string;
-  kind: string;
-  severity: string;
-  message: string;
-  evidence: Prisma.InputJsonValue;
-}): Promise<void> {
-  await prisma.alert.upsert({
-    where: { runId_stepId_kind: { runId: data.runId, stepId: data.stepId, kind: data.kind } },
-    create: data,
-    update: {},
-  });
-}
-
 /**
  * Applies a decision right away and starts the resumed run, if any (the handler's request does this,
  * so a decision never depends on the waiting run having registered its wait in time; the waiting run,
@@ -101,6 +85,8 @@ export async function applyDecisionNow({
   const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { taskId: true, runId: true } });
   const index = (await prisma.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
   const applied = await applyDecision({ prisma, escalationId, stepIndex: index + 1 });
+  // Committed, start not sent yet: the recovery sweep re-sends it (recoverEscalationDecisions, part 3).
+  crashPoint("escalation:applied-before-start");
   if (applied.start) await sendRunStarted({ taskId: e.taskId, ...applied.start });
 }
 
@@ -161,10 +147,11 @@ export function prismaDecidePorts({
 }): DecidePorts {
   return {
     async describeTarget(escalationId) {
-      const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { checkpointId: true, task: { select: { id: true, tokenBudget: true, costBudgetUsd: true } } } });
+      const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { checkpointId: true, reason: true, task: { select: { id: true, tokenBudget: true, costBudgetUsd: true } } } });
       if (!e) return null;
       return {
         taskId: e.task.id,
+        reason: e.reason,
         tokenBudget: e.task.tokenBudget,
         costBudgetUsd: e.task.costBudgetUsd === null ? null : Number(e.task.costBudgetUsd),
         hasCheckpoint: e.checkpointId !== null,
@@ -310,164 +297,11 @@ export async function applyDueDecision({
 }
 
 /**
- * Applies a recorded decision, once (status decided → applying → applied), and only once its undo
- * window has ended (`applyAfter` null or ≤ database now). When another caller is applying it right
- * now, returns `byOther` and does nothing; when it is still inside its undo window, returns `pending`
- * and does nothing (escalation-apply applies it when the window ends).
- * - resume / approve / reject: budgets raised ({@link raiseBudgets}: steps, tokens, US dollars —
- *   a task without a token or dollar budget keeps none), edited facts written into a new
- *   "human_edit" checkpoint (a copy of the escalation's checkpoint with the edits over its working
- *   set), and a new run (cause resume) from the checkpoint with the guidance ({@link resumeGuidance}:
- *   for reject the action was rejected; for unresolved_effect approve = "it happened", reject = "it
- *   did not happen, do it again"). Returns the run for the caller to start.
- * - dead_end: the task ends `dead_end` with the handler's reason. cancel: the task is cancelled.
- * A human step is written on the escalated run's timeline either way.
+ * Applies a recorded decision exactly once, in one transaction: {@link applyEscalationDecision}
+ * (server/domain/apply-escalation-decision.ts) over the Prisma ports. `stepIndex`: index of the
+ * human step on the escalated run. Kept here (same name and result) for its callers (agent-run,
+ * applyDecisionNow, applyDueDecision).
  */
-export async function applyDecision({
-  prisma,
-  escalationId,
-  stepIndex,
-}: {
-  prisma: PrismaClient;
-  escalationId: string;
-  stepIndex: number;
-}): Promise<{ start: { runId: string; checkpointId: string | null } | null; decision: string; byOther?: true; pending?: true }> {
-  // Claim the application (decided → applying), only once its undo window (applyAfter) has ended by
-  // the database clock: the handler's request, escalation-apply and the waiting run may all get here;
-  // exactly one applies, the others find it applied (or being applied: retry later).
-  const now = await dbNow(prisma);
-  const claimed = await prisma.escalation.updateMany({ where: { id: escalationId, status: "decided", OR: [{ applyAfter: null }, { applyAfter: { lte: now } }] }, data: { status: "applying" } });
-  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } });
-  const humanStepId = `human-${e.stepId}`;
-  if (claimed.count === 0) {
-    if (e.status === "applied") return { start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.fromCheckpointForResult ?? e.checkpointId } : null, decision: e.decision ?? "" };
-    if (e.status === "applying") return { start: null, decision: e.decision ?? "", byOther: true };
-    // Decided, inside its undo window: escalation-apply applies it when the window ends.
-    if (e.status === "decided") return { start: null, decision: e.decision ?? "", pending: true };
-    throw new Error(`escalation ${escalationId} is ${e.status}, not decided: nothing to apply yet`);
-  }
-  const decision = e.decision ?? "cancel";
-  /** Why a resume could not start (the task moved on meanwhile), or null. */
-  let notApplied: string | null = null;
-  let start: { runId: string; checkpointId: string | null } | null = null;
-  if (decision === "resume" || decision === "approve" || decision === "reject") {
-    await raiseBudgets({ prisma, taskId: e.taskId, increase: (e.budgetIncrease ?? {}) as BudgetIncrease });
-    let checkpointId = e.checkpointId;
-    const edits = (e.factEdits ?? null) as Record<string, unknown> | null;
-    if (edits && Object.keys(edits).length && checkpointId) {
-      const cp = await prisma.checkpoint.findUniqueOrThrow({ where: { id: checkpointId } });
-      const last = await prisma.checkpoint.findFirst({ where: { taskId: e.taskId }, orderBy: { seq: "desc" }, select: { seq: true } });
-      const id = `cp_${ulid().toLowerCase()}`;
-      await prisma.checkpoint.create({
-        data: {
-          ...cp,
-          id,
-          seq: (last?.seq ?? 0) + 1,
-          reason: "human_edit",
-          afterStepId: humanStepId,
-          workingSet: { ...(cp.workingSet as Record<string, unknown>), ...edits } as Prisma.InputJsonValue,
-          completedSteps: cp.completedSteps as Prisma.InputJsonValue,
-          budgetsUsed: cp.budgetsUsed as Prisma.InputJsonValue,
-          sideEffects: cp.sideEffects as Prisma.InputJsonValue,
-          summary: `${cp.summary} Facts edited by ${e.decidedBy ?? "a handler"}: ${Object.keys(edits).join(", ")}.`,
-          createdAt: new Date(),
-        },
-      });
-      checkpointId = id;
-    }
-    const guidance = resumeGuidance({ decision, reason: e.reason, evidence: e.evidence, by: e.decidedBy ?? "a handler", note: e.guidance });
-    try {
-      start = await resumeTask({
-        taskId: e.taskId,
-        checkpointId,
-        guidance,
-        cause: "resume",
-        actor: e.decidedBy ?? "handler",
-        ports: prismaResumePorts({ prisma, sendRunStarted: async () => {} }),
-      });
-    } catch (error) {
-      // The task moved on without this decision (an operator resumed or cancelled it meanwhile): the
-      // decision is closed as not applicable rather than left `applying` forever.
-      if (!(error instanceof AppError) || !["CONFLICT", "NOT_FOUND"].includes(error.code)) throw error;
-      notApplied = error.message;
-    }
-  } else if (decision === "dead_end") {
-    await prisma.task.updateMany({ where: { id: e.taskId, status: "waiting_for_human" }, data: { status: "dead_end", deadEndReason: e.deadEndReason ?? "marked a dead end by a handler", endedAt: new Date() } });
-  } else {
-    await prisma.task.updateMany({ where: { id: e.taskId, status: "waiting_for_human" }, data: { status: "cancelled", error: `cancelled by ${e.decidedBy ?? "a handler"}`, endedAt: new Date() } });
-  }
-  await prisma.step.upsert({
-    where: { runId_stepId: { runId: e.runId, stepId: humanStepId } },
-    create: {
-      runId: e.runId,
-      stepId: humanStepId,
-      index: stepIndex,
-      kind: "human",
-      status: "completed",
-      endedAt: new Date(),
-      durationMs: e.decidedAt ? e.decidedAt.getTime() - e.createdAt.getTime() : null,
-      arguments: { decision, guidance: e.guidance, budgetIncrease: e.budgetIncrease, factEdits: e.factEdits },
-      output: { decidedBy: e.decidedBy, resultRunId: start?.runId ?? null, ...(notApplied ? { notApplied } : {}) },
-      summary: `${decision.replace("_", " ")} by ${e.decidedBy ?? "a handler"}${e.guidance ? `: “${e.guidance.slice(0, 100)}”` : ""}${notApplied ? ` — not applied: ${notApplied}` : ""}`,
-    },
-    update: {},
-  });
-  await prisma.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId: start?.runId ?? null, fromCheckpointForResult: start?.checkpointId ?? null } });
-  return { start, decision };
-}
-
-/** A decision's budget raise as stored on the escalation (steps, tokens, US dollars). */
-export interface BudgetIncrease {
-  steps?: number;
-  tokens?: number;
-  usd?: number;
-}
-
-/**
- * Adds a decision's raise to the task's budgets: `steps` to stepBudget; `tokens` to tokenBudget and
- * `usd` (US dollars) to costBudgetUsd only when the task has that budget (null = no ceiling, and it
- * stays none; decideEscalation refuses a dollar raise on such a task before it is recorded). Decimal
- * arithmetic for dollars (stored to the micro-dollar); totals are capped at what the columns hold
- * (MAX_TOKEN_BUDGET, MAX_COST_BUDGET_USD) so applying never fails on an overflow.
- */
-export async function raiseBudgets({ prisma, taskId, increase }: { prisma: PrismaClient; taskId: string; increase: BudgetIncrease }): Promise<void> {
-  if (!increase.steps && !increase.tokens && !increase.usd) return;
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { stepBudget: true, tokenBudget: true, costBudgetUsd: true } });
-  const costBudgetUsd =
-    task.costBudgetUsd === null || !increase.usd ? task.costBudgetUsd : Prisma.Decimal.min(task.costBudgetUsd.plus(new Prisma.Decimal(increase.usd).toDecimalPlaces(6)), MAX_COST_BUDGET_USD_TEXT);
-  await prisma.task.update({
-    where: { id: taskId },
-    data: {
-      stepBudget: task.stepBudget + (increase.steps ?? 0),
-      tokenBudget: task.tokenBudget === null ? null : Math.min(MAX_TOKEN_BUDGET, task.tokenBudget + (increase.tokens ?? 0)),
-      costBudgetUsd,
-    },
-  });
-}
-
-const MAX_COST_BUDGET_USD_TEXT = MAX_COST_BUDGET_USD.toFixed(6);
-
-/** The call of an `unresolved_effect` escalation's evidence, if it has that shape. */
-function unresolvedTool(evidence: unknown): string | null {
-  const tool = (evidence as { tool?: unknown } | null)?.tool;
-  return typeof tool === "string" ? tool : null;
-}
-
-/**
- * The guidance the resumed run gets for a decision: the handler's own for resume; for approve /
- * reject a sentence saying what was decided, then the handler's note. For `unresolved_effect`
- * (an external call whose outcome was unknown) approve means "it happened — don't repeat it" and
- * reject "it did not happen — do it again".
- */
-export function resumeGuidance({ decision, reason, evidence, by, note }: { decision: string; reason: string; evidence: unknown; by: string; note: string | null }): string | null {
-  const extra = note ? ` ${note}` : "";
-  if (reason === "unresolved_effect" && (decision === "approve" || decision === "reject")) {
-    const tool = unresolvedTool(evidence) ?? "the external call";
-    return decision === "approve"
-      ? `${by} checked the external system: ${tool} did happen. Do not repeat it; go on from there.${extra}`
-      : `${by} checked the external system: ${tool} did not happen. Do it again.${extra}`;
-  }
-  if (decision === "reject") return `The proposed action was rejected by ${by}: do not do it.${extra}`;
-  if (decision === "approve") return `The proposed action was approved by ${by}: go ahead with it.${extra}`;
-  return note;
+export async function applyDecision({ prisma, escalationId, stepIndex }: { prisma: PrismaClient; escalationId: string; stepIndex: number }): Promise<ApplyDecisionResult> {
+  return applyEscalationDecision({ escalationId, stepIndex, ports: prismaApplyDecisionPorts({ prisma }) });
 }

@@ -3,6 +3,7 @@ import { resolve, sep } from "node:path";
 import { ulid } from "ulid";
 import type { LaunchPorts } from "../domain/launch-task.ts";
 import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
+import { env } from "../env.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
@@ -13,8 +14,8 @@ import { failUndeliveredStart } from "./run-repository.ts";
 export function prismaLaunchPorts({
   prisma,
   sendRunStarted,
-  defaultWorkspace = process.env.LONGHAUL_WORKSPACE || process.cwd(),
-  workspaceRoots = (process.env.LONGHAUL_WORKSPACE_ROOTS ?? "")
+  defaultWorkspace = env().LONGHAUL_WORKSPACE ?? process.cwd(),
+  workspaceRoots = (env().LONGHAUL_WORKSPACE_ROOTS ?? "")
     .split(",")
     .map((r) => r.trim())
     .filter(Boolean),

@@ -1,3 +1,4 @@
+import { env } from "../env.ts";
 import { createPrismaClient, type PrismaClient } from "./client.ts";
 
 const globalForPrisma = globalThis as unknown as { longhaulPrisma?: PrismaClient };
@@ -8,7 +9,7 @@ const globalForPrisma = globalThis as unknown as { longhaulPrisma?: PrismaClient
  */
 export function prisma(): PrismaClient {
   if (!globalForPrisma.longhaulPrisma) {
-    const url = process.env.DATABASE_URL;
+    const url = env().DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set (npm start sets it for the embedded PostgreSQL)");
     globalForPrisma.longhaulPrisma = createPrismaClient(url);
   }

@@ -1,11 +1,21 @@
 import { ulid } from "ulid";
 import type { ResumePorts } from "../domain/resume-task.ts";
-import type { PrismaClient } from "./client.ts";
+import type { Prisma, PrismaClient } from "./client.ts";
 import { correctCausesOnResume } from "./cost-repository.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
-/** Resume ports over Prisma; `sendRunStarted` comes from the caller (Inngest client or a step). */
-export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaClient; sendRunStarted: ResumePorts["sendRunStarted"] }): ResumePorts {
+/** Runs `work` in a transaction on a client, or directly on a transaction client (already inside one). */
+function inTransaction<T>(db: PrismaClient | Prisma.TransactionClient, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  return "$transaction" in db ? db.$transaction(work) : work(db);
+}
+
+/**
+ * Resume ports over Prisma; `sendRunStarted` comes from the caller (Inngest client or a step).
+ * `prisma` may be a transaction client (applying an escalation decision resumes inside its
+ * transaction): the guarded claim then joins that transaction, and `failLaunch` is not available
+ * (the caller sends the start after its commit).
+ */
+export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaClient | Prisma.TransactionClient; sendRunStarted: ResumePorts["sendRunStarted"] }): ResumePorts {
   return {
     newRunId: () => `run_${ulid().toLowerCase()}`,
     async taskStatus(taskId) {
@@ -19,7 +29,7 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
       return prisma.checkpoint.findFirst({ where: { taskId, good: true }, orderBy: { seq: "desc" }, select: { id: true } });
     },
     async claimTaskAndCreateRun({ taskId, runId, from, cause, checkpointId, guidance, actor }) {
-      return prisma.$transaction(async (tx) => {
+      return inTransaction(prisma, async (tx) => {
         const claimed = await tx.task.updateMany({
           where: { id: taskId, status: { in: from } },
           data: { status: "queued", endedAt: null, error: null, deadEndReason: null, result: undefined },
@@ -39,6 +49,9 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
       });
     },
     sendRunStarted,
-    failLaunch: ({ taskId, runId }, error) => failUndeliveredStart({ prisma, taskId, runId, error }),
+    failLaunch: ({ taskId, runId }, error) => {
+      if (!("$transaction" in prisma)) throw new Error(`cannot mark run ${runId} failed inside a transaction: ${error}`);
+      return failUndeliveredStart({ prisma: prisma as PrismaClient, taskId, runId, error });
+    },
   };
 }

@@ -4,8 +4,9 @@ import { AppError } from "../errors.ts";
 import { taskSpend } from "./run-repository.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
-export const TASK_STATUSES = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import type { TaskStatus } from "../../lib/contracts/status.ts";
+
+export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
 export const TASK_OUTCOMES = ["clean", "with_alerts"] as const;
 /** Outcome of a completed task: `clean` (no alert raised) or `with_alerts` (completed, but a detector raised one). */

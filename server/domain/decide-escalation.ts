@@ -1,29 +1,34 @@
 import { z } from "zod";
 import { findUnstorableString } from "../tools/unstorable.ts";
 import { idField, inputObject, textField } from "./input-fields.ts";
+import {
+  APPROVAL_REASONS,
+  decisionsFor,
+  ESCALATION_DECISIONS,
+  MAX_COST_BUDGET_USD,
+  MAX_EXTRA_STEPS,
+  MAX_EXTRA_TOKENS,
+  MAX_EXTRA_USD,
+  MAX_TOKEN_BUDGET,
+  MAX_UNDO_SECONDS,
+  type EscalationDecision,
+} from "../../lib/contracts/escalation.ts";
+import { MAX_FACT_EDITS, MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES, MAX_GUIDANCE_CHARS } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 
-export const ESCALATION_DECISIONS = ["resume", "approve", "reject", "dead_end", "cancel"] as const;
-export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
-
-/** Longest undo window a decision may ask for, in seconds (the UI uses 10). */
-export const MAX_UNDO_SECONDS = 60;
-
-/** Most steps, tokens and US dollars one decision may add to a task's budgets. */
-export const MAX_EXTRA_STEPS = 100_000;
-export const MAX_EXTRA_TOKENS = 1_000_000_000;
-export const MAX_EXTRA_USD = 1_000_000;
-/**
- * Largest budgets the task columns hold: Task.tokenBudget is a 32-bit integer, Task.costBudgetUsd a
- * Decimal(12, 6) (USD, to the micro-dollar). A raise that would pass them is refused.
- */
-export const MAX_TOKEN_BUDGET = 2_147_483_647;
-export const MAX_COST_BUDGET_USD = 999_999.999999;
-/** Fact keys and values as `record_fact` takes them (docs/CONTRACTS.md): keys 1–200 characters, values ≤ 16 KiB of JSON. */
-export const MAX_FACT_KEY_LENGTH = 200;
-export const MAX_FACT_VALUE_BYTES = 16 * 1024;
-/** Most facts one decision may edit. */
-export const MAX_FACT_EDITS = 200;
+export {
+  ESCALATION_DECISIONS,
+  MAX_UNDO_SECONDS,
+  MAX_EXTRA_STEPS,
+  MAX_EXTRA_TOKENS,
+  MAX_EXTRA_USD,
+  MAX_TOKEN_BUDGET,
+  MAX_COST_BUDGET_USD,
+  APPROVAL_REASONS,
+  decisionsFor,
+  type EscalationDecision,
+} from "../../lib/contracts/escalation.ts";
+export { MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES, MAX_FACT_EDITS } from "../../lib/contracts/limits.ts";
 
 /**
  * Why `value` cannot be a fact value, or null when it can: it must survive JSON unchanged (no
@@ -61,7 +66,7 @@ export const decideEscalationInputSchema = z
   .object({
     escalationId: escalationIdSchema,
     decision: z.enum(ESCALATION_DECISIONS),
-    guidance: textField("guidance", 10_000).optional(),
+    guidance: textField("guidance", MAX_GUIDANCE_CHARS).optional(),
     budgetIncrease: z
       .object({
         steps: z
@@ -157,6 +162,8 @@ export type GuardedWrite<T> = ({ ok: true } & T) | { ok: false; state: Escalatio
  */
 export interface DecisionTarget {
   taskId: string;
+  /** Escalation.reason (loop, stall, budget, …, risky_action, unresolved_effect): which decisions fit ({@link decisionsFor}). */
+  reason: string;
   tokenBudget: number | null;
   costBudgetUsd: number | null;
   hasCheckpoint: boolean;
@@ -166,6 +173,8 @@ const RESUMING_DECISIONS: readonly EscalationDecision[] = ["resume", "approve", 
 
 /**
  * Problems of a valid-looking decision against what it would change (pure), each naming the field:
+ * - `decision` must fit the escalation ({@link decisionsFor}: approve / reject only for risky_action
+ *   and unresolved_effect); a misfit is the only problem reported;
  * - `budgetIncrease` / `factEdits` only with resume, approve or reject (the decisions that start a run);
  * - `budgetIncrease.usd` only when the task has a dollar budget (a task without one has no dollar
  *   ceiling to raise), and not past {@link MAX_COST_BUDGET_USD} in total;
@@ -178,6 +187,11 @@ export function decisionTargetProblems(input: Pick<DecideEscalationInput, "decis
   const problems: string[] = [];
   const inc = input.budgetIncrease;
   const edits = input.factEdits && Object.keys(input.factEdits).length > 0 ? input.factEdits : null;
+  const fitting = decisionsFor(target.reason);
+  if (!fitting.includes(input.decision)) {
+    problems.push(`decision: ${input.decision} does not fit a ${target.reason} escalation (only ${APPROVAL_REASONS.join(" and ")} escalations propose a call to approve or reject); decide one of ${fitting.join(", ")}`);
+    return problems;
+  }
   const resuming = RESUMING_DECISIONS.includes(input.decision);
   if (!resuming) {
     if (inc && (inc.steps || inc.tokens || inc.usd)) problems.push(`budgetIncrease: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);

@@ -1,13 +1,40 @@
 import { z } from "zod";
+import { EXECUTOR_MAX_STEP_OUTPUT_BYTES, jsonBytes, MAX_FACT_KEY_LENGTH, MAX_GOAL_CHARS, MAX_LAUNCH_FACTS, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "../tools/unstorable.ts";
 import { DEMO_DEFAULT_EMAIL } from "../tools/demo/license-audit.ts";
 import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "../tools/egress-policy.ts";
+import { factValueProblem } from "./decide-escalation.ts";
+
+/**
+ * The launch's facts (the working set its first run starts from): at most {@link MAX_LAUNCH_FACTS}
+ * facts, keys 1–{@link MAX_FACT_KEY_LENGTH} characters, each value plain JSON of at most 16 KiB (as
+ * `record_fact` takes them), and all of them together at most {@link MAX_LAUNCH_FACTS_BYTES} of JSON —
+ * the working set travels in the executor's step outputs (limit {@link EXECUTOR_MAX_STEP_OUTPUT_BYTES}),
+ * so a launch the executor could not run is refused here, naming the field and the limit.
+ */
+export const launchFactsSchema = z.record(z.string(), z.unknown()).superRefine((facts, ctx) => {
+  const keys = Object.keys(facts);
+  if (keys.length > MAX_LAUNCH_FACTS) ctx.addIssue({ code: "custom", message: `facts: at most ${MAX_LAUNCH_FACTS} facts per launch (got ${keys.length})` });
+  for (const key of keys) {
+    if (key.length === 0) ctx.addIssue({ code: "custom", message: "facts: a fact key must not be empty" });
+    if (key.length > MAX_FACT_KEY_LENGTH) ctx.addIssue({ code: "custom", message: `facts: a fact key has at most ${MAX_FACT_KEY_LENGTH} characters (got ${key.length})` });
+    const problem = factValueProblem(facts[key]);
+    if (problem) ctx.addIssue({ code: "custom", message: `facts: "${key.slice(0, 80)}": ${problem}` });
+  }
+  const bytes = jsonBytes(facts);
+  if (bytes > MAX_LAUNCH_FACTS_BYTES) {
+    ctx.addIssue({
+      code: "custom",
+      message: `facts: at most ${MAX_LAUNCH_FACTS_BYTES} bytes of JSON in all (got ${bytes}): the working set travels in the executor's step outputs, limited to ${EXECUTOR_MAX_STEP_OUTPUT_BYTES} bytes; store large data as a file in the workspace and pass its path`,
+    });
+  }
+});
 
 /** Launch input as the form, the CLI and the API send it (validated at the tRPC boundary). */
 export const launchTaskInputSchema = z
   .object({
-    goal: z.string().trim().min(1, "goal: must not be empty").max(20_000, "goal: at most 20000 characters").optional(),
+    goal: z.string().trim().min(1, "goal: must not be empty").max(MAX_GOAL_CHARS, `goal: at most ${MAX_GOAL_CHARS} characters`).optional(),
     demo: z
       .object({
         kind: z.literal("license-audit"),
@@ -27,7 +54,7 @@ export const launchTaskInputSchema = z
       .max(999_999, "costBudgetUsd: at most 999999")
       .optional(),
     workspace: z.string().min(1).max(4_096).optional(),
-    facts: z.record(z.string().max(200), z.unknown()).optional(),
+    facts: launchFactsSchema.optional(),
     /**
      * Risky tool calls (send_email) wait for a human's Approve / Reject (a `risky_action` escalation).
      * Omitted: the profile's `requireApproval`.

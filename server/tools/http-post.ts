@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { env } from "../env.ts";
 import { EffectNotPerformedError, performExternalEffect, type JsonObject } from "./ledger.ts";
 import { utf8Bytes } from "./limits.ts";
 import { deploymentEgressPolicy } from "./egress-policy.ts";
@@ -32,7 +33,7 @@ export type HttpPostOutput = z.output<typeof httpPostOutputSchema>;
  * The deployment's origins (`LONGHAUL_HTTP_ALLOW`, comma-separated, normalised; empty = none).
  * Kept for callers of the old helper; the policy itself is server/tools/egress-policy.ts.
  */
-export function allowedOrigins(value = process.env.LONGHAUL_HTTP_ALLOW ?? ""): string[] {
+export function allowedOrigins(value = env().LONGHAUL_HTTP_ALLOW ?? ""): string[] {
   return deploymentEgressPolicy({ LONGHAUL_HTTP_ALLOW: value }).httpOrigins;
 }
 

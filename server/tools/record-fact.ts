@@ -1,13 +1,15 @@
 import { z } from "zod";
+import { MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES } from "../../lib/contracts/limits.ts";
 import { Prisma } from "../db/client.ts";
 import type { JsonValue } from "./ledger.ts";
 import { utf8Bytes } from "./limits.ts";
 import { defineTool } from "./types.ts";
 
-export const FACT_VALUE_MAX_BYTES = 16_384;
+/** Largest fact value, bytes of JSON (lib/contracts/limits.ts: shared with launches and decisions' fact edits). */
+export const FACT_VALUE_MAX_BYTES = MAX_FACT_VALUE_BYTES;
 
 export const recordFactArgsSchema = z.strictObject({
-  key: z.string().min(1).max(200).describe("Fact key (1–200 characters), e.g. \"package:left-pad\""),
+  key: z.string().min(1).max(MAX_FACT_KEY_LENGTH).describe("Fact key (1–200 characters), e.g. \"package:left-pad\""),
   value: z
     .unknown()
     .check((ctx) => {

@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
+import { resetEnv } from "../../server/env.ts";
 import { chainRoleForRound, notifyEscalation, webhookUrlForRole } from "../../server/db/escalation-notify.ts";
 import { openEscalation } from "../../server/db/escalation-repository.ts";
 import { startReceiver, type Receiver } from "../support/fixtures.ts";
@@ -20,6 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   process.env = savedEnv;
+  resetEnv();
   await receiver.close();
   await prisma.$disconnect();
 });
@@ -29,6 +31,7 @@ beforeEach(() => {
   process.env = { ...savedEnv, LONGHAUL_WEBHOOK_URL: `${receiver.url}/hook`, APP_URL: "http://dash.example" };
   delete process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD;
   delete process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR;
+  resetEnv(); // server/env.ts parses process.env once; each test sets its own
 });
 
 /** A profile with `chain`, a task on it, a run, and an escalation opened through the real repository. */
@@ -90,6 +93,7 @@ describe("notifyEscalation: re-escalation along the chain", () => {
   it("a longer chain moves one role per round and stays on the last; per-role webhook URLs are used when set", async () => {
     process.env.LONGHAUL_WEBHOOK_URL_TEAM_LEAD = `${receiver.url}/team-lead`;
     process.env.LONGHAUL_WEBHOOK_URL_DIRECTOR = `${receiver.url}/director`;
+    resetEnv();
     const { escalationId } = await openedEscalation(["team-lead", "director"], 30);
     const due0 = (await row(escalationId)).dueAt;
     await notifyEscalation({ prisma, escalationId, round: 0, now: new Date(due0.getTime() - 30 * 60_000) });
@@ -121,6 +125,7 @@ describe("notifyEscalation: re-escalation along the chain", () => {
 
   it("without a webhook URL the round is still recorded and the escalation still moves", async () => {
     delete process.env.LONGHAUL_WEBHOOK_URL;
+    resetEnv();
     const { escalationId } = await openedEscalation(["team-lead"]);
     await expect(notifyEscalation({ prisma, escalationId, round: 0 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", recorded: true });
     await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", assigneeRole: "team-lead" });

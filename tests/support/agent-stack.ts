@@ -43,8 +43,8 @@ export interface AgentStack {
   /** The current app / executor child (replaced by startApp / startExecutor). */
   app: () => StackChild | undefined;
   executor: () => StackChild | undefined;
-  /** Spawns the app child (`LONGHAUL_CRASH_AT` from `crashAt`) and waits until it answers. @throws when one is running. */
-  startApp: (options?: { crashAt?: string }) => Promise<StackChild>;
+  /** Spawns the app child (`LONGHAUL_CRASH_AT` from `crashAt`, more variables in `env`) and waits until it answers. @throws when one is running. */
+  startApp: (options?: { crashAt?: string; env?: Record<string, string> }) => Promise<StackChild>;
   /** Spawns the executor child (`crashAt` → LONGHAUL_CRASH_AT) and waits until it answers /health and has synced the app. */
   startExecutor: (options?: { crashAt?: string; waitForSync?: boolean }) => Promise<StackChild>;
   /** Starts the app and/or the executor (without crash points) when not running, so a test does not inherit an earlier test's failure. */
@@ -142,7 +142,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     app: () => app,
     executor: () => executor,
 
-    async startApp({ crashAt } = {}) {
+    async startApp({ crashAt, env: extraEnv } = {}) {
       if (app?.alive()) throw new Error("the app is already running");
       const started = spawnChild("app", "tests/support/serve-functions.ts", {
         APP_PORT: String(appPort),
@@ -155,6 +155,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
         OPENAI_BASE_URL: undefined,
         LONGHAUL_WORKSPACE: WORKSPACE,
         LONGHAUL_CRASH_AT: crashAt ?? "",
+        ...extraEnv,
       });
       app = started;
       spawned.push(started);

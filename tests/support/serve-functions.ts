@@ -14,6 +14,7 @@ import { serve } from "inngest/node";
 import { prisma } from "../../server/db/prisma.ts";
 import { inngest } from "../../server/inngest/client.ts";
 import { functions } from "../../server/inngest/functions/index.ts";
+import { startDecisionRecovery } from "../../server/inngest/decision-recovery.ts";
 
 const port = Number(process.env.APP_PORT);
 if (!Number.isInteger(port) || port <= 0 || port > 65535) {
@@ -34,6 +35,8 @@ const server = createServer((req, res) => {
   void handler(req, res);
 });
 server.listen(port, "127.0.0.1", () => process.stderr.write(`[app] listening on http://127.0.0.1:${port}/api/inngest\n`));
+// As the web app does at boot (instrumentation.ts): apply decisions a dead process left behind.
+startDecisionRecovery({ intervalMs: 1_000 });
 
 // Exit with the test process: if it dies without stopping us (a killed worker), we are re-parented.
 const parent = process.ppid;

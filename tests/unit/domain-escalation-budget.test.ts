@@ -9,7 +9,7 @@ import {
   type DecidePorts,
   type DecisionTarget,
 } from "../../server/domain/decide-escalation.ts";
-import { resumeGuidance } from "../../server/db/escalation-repository.ts";
+import { resumeGuidance } from "../../server/domain/apply-escalation-decision.ts";
 import { AppError } from "../../server/errors.ts";
 
 // The budget raise and fact edits of a resume decision: the schema's limits (messages name the field
@@ -73,8 +73,8 @@ describe("factEdits", () => {
   });
 });
 
-const withDollars: DecisionTarget = { taskId: "task_1", tokenBudget: 10_000, costBudgetUsd: 0.002, hasCheckpoint: true };
-const noBudgets: DecisionTarget = { taskId: "task_1", tokenBudget: null, costBudgetUsd: null, hasCheckpoint: true };
+const withDollars: DecisionTarget = { taskId: "task_1", reason: "risky_action", tokenBudget: 10_000, costBudgetUsd: 0.002, hasCheckpoint: true };
+const noBudgets: DecisionTarget = { taskId: "task_1", reason: "budget", tokenBudget: null, costBudgetUsd: null, hasCheckpoint: true };
 const parse = (input: Record<string, unknown>) => decideEscalationInputSchema.parse({ ...base, ...input });
 
 describe("decisionTargetProblems", () => {

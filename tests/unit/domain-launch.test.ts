@@ -56,3 +56,20 @@ describe("launchTask", () => {
     expect(JSON.stringify(tooMany.error?.issues)).toContain("demo.limit: at most 5000");
   });
 });
+
+describe("launch facts limits", () => {
+  it("accepts facts up to the limits and refuses past them, naming the field and the limit", () => {
+    const ok = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, "x".repeat(16_000)]));
+    expect(launchTaskInputSchema.safeParse({ goal: "g", facts: ok }).success).toBe(true);
+    const tooMany = Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, i]));
+    expect(launchTaskInputSchema.safeParse({ goal: "g", facts: tooMany }).error?.issues.map((i) => i.message)).toEqual(["facts: at most 1000 facts per launch (got 1001)"]);
+    const tooBig = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`k${i}`, "x".repeat(16_000)]));
+    expect(launchTaskInputSchema.safeParse({ goal: "g", facts: tooBig }).error?.issues.map((i) => i.message)).toEqual([
+      expect.stringMatching(/^facts: at most 1048576 bytes of JSON in all \(got 112\d{4}\)/),
+    ]);
+    expect(launchTaskInputSchema.safeParse({ goal: "g", facts: { ["k".repeat(201)]: 1, nan: Number.NaN } }).error?.issues.map((i) => i.message)).toEqual([
+      "facts: a fact key has at most 200 characters (got 201)",
+      'facts: "nan": not plain JSON (NaN, Infinity or a non-JSON object)',
+    ]);
+  });
+});

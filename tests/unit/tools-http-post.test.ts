@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { resetEnv } from "../../server/env.ts";
 import { allowedOrigins } from "../../server/tools/http-post.ts";
 import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
 
@@ -17,6 +18,7 @@ const call = (args: unknown) => executeToolCall({ name: "http_post", rawArgument
 
 afterEach(() => {
   delete process.env.LONGHAUL_HTTP_ALLOW;
+  resetEnv();
 });
 
 describe("http_post", () => {
@@ -27,6 +29,7 @@ describe("http_post", () => {
 
   it("an origin outside the policy is not sent: approval_required naming the rule (escalate), not_allowed when the policy refuses", async () => {
     process.env.LONGHAUL_HTTP_ALLOW = "https://hooks.example.com";
+    resetEnv(); // server/env.ts parses process.env once
     await expect(call({ url: "https://evil.example.net/x", body: { a: 1 } })).resolves.toEqual({
       ok: false,
       error: {
@@ -42,6 +45,7 @@ describe("http_post", () => {
       delete process.env.LONGHAUL_EGRESS_ON_BREACH;
     }
     delete process.env.LONGHAUL_HTTP_ALLOW;
+    resetEnv();
     const none = await call({ url: "https://hooks.example.com/x", body: {} });
     expect(none).toMatchObject({ ok: false, error: { code: "approval_required" } });
     expect(JSON.stringify(none)).toContain("no origin is allowed (LONGHAUL_HTTP_ALLOW unset)");

@@ -1,5 +1,7 @@
 import { optionalPrincipal } from "@/server/auth/route-guard.ts";
+import { pingDatabase } from "@/server/db/health-queries.ts";
 import { prisma } from "@/server/db/prisma.ts";
+import { env } from "@/server/env.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -8,7 +10,7 @@ export const dynamic = "force-dynamic";
  * is "up", no answer is "down", any other answer "unknown" (e.g. an Inngest server without that route).
  */
 async function executorState(): Promise<"up" | "down" | "unknown"> {
-  const base = process.env.INNGEST_BASE_URL;
+  const base = env().INNGEST_BASE_URL;
   if (!base) return "unknown";
   try {
     const res = await fetch(`${base.replace(/\/+$/, "")}/health`, { signal: AbortSignal.timeout(1_000) });
@@ -27,12 +29,11 @@ async function executorState(): Promise<"up" | "down" | "unknown"> {
  */
 export async function GET(request: Request): Promise<Response> {
   const executor = await executorState();
-  try {
-    await prisma().$queryRaw`SELECT 1`;
-  } catch (error) {
+  const database = await pingDatabase({ prisma: prisma() });
+  if (!database.up) {
     const admin = (await optionalPrincipal(request))?.roles.includes("admin") ?? false;
-    if (admin) return Response.json({ ok: false, database: "down", executor, error: String(error) }, { status: 503 });
-    console.error(`[health] database down: ${String(error)}`);
+    if (admin) return Response.json({ ok: false, database: "down", executor, error: database.error }, { status: 503 });
+    console.error(`[health] database down: ${database.error}`);
     return Response.json({ ok: false, database: "down", executor, error: "the database does not answer" }, { status: 503 });
   }
   const ok = executor !== "down";

@@ -1,5 +1,6 @@
 import { DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE } from "../../domain/launch-task.ts";
 import { DEMO_DEFAULT_LIMIT, licenseAuditGoal } from "../../tools/demo/license-audit.ts";
+import { env } from "../../env.ts";
 import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 export const demoRouter = createTRPCRouter({
@@ -14,7 +15,7 @@ export const demoRouter = createTRPCRouter({
       stepsPerPackage: DEMO_STEPS_PER_PACKAGE,
       stepsBase: DEMO_STEPS_BASE,
       goalPreview: licenseAuditGoal(DEMO_DEFAULT_LIMIT),
-      workspace: process.env.LONGHAUL_WORKSPACE || process.cwd(),
+      workspace: env().LONGHAUL_WORKSPACE ?? process.cwd(),
     },
   ]),
 });

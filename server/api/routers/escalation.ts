@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { getEscalationCardOrThrow, listEscalations, requestEscalation } from "../../db/escalation-queries.ts";
+import { getEscalationCardOrThrow, listEscalations } from "../../db/escalation-queries.ts";
+import { requestEscalation } from "../../db/run-requests.ts";
 import { prismaClaimPorts, prismaDecidePorts } from "../../db/escalation-repository.ts";
 import {
   claimEscalation,

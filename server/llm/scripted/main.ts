@@ -2,11 +2,15 @@
  * Entry point of the scripted model server: `tsx server/llm/scripted/main.ts`. Listens on
  * 127.0.0.1:MODEL_PORT (default 8787) and stops cleanly on SIGINT/SIGTERM.
  */
+import { env } from "../../env.ts";
 import { startScriptedModelServer } from "./server.ts";
 
-const port = Number(process.env.MODEL_PORT ?? 8787);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  process.stderr.write(`MODEL_PORT must be a TCP port number, got "${process.env.MODEL_PORT}"\n`);
+let port: number;
+try {
+  port = env().MODEL_PORT;
+} catch (error) {
+  // The validated environment names the bad variable (e.g. "MODEL_PORT: Too big: expected number to be <=65535").
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
 const server = await startScriptedModelServer({ port });

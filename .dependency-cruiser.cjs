@@ -1,0 +1,78 @@
+/**
+ * Longhaul's layer boundaries (ARCHITECTURE.md "Layout", STYLE.md "Boundaries written down and
+ * checked"), checked by dependency-cruiser in `npm test` (stage "boundaries": `npm run boundaries`).
+ * dependency-cruiser 17.4.x: the last line that runs on Node 20 (STACK.md pitfall 13).
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "No import cycles: a cycle makes load order matter and layers meaningless.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "domain-no-framework",
+      severity: "error",
+      comment: "server/domain is pure logic over ports: no next, Prisma, inngest, openai or pg, and no adapter code (db, api, inngest, executor, tools, agent) — it talks to ports.",
+      from: { path: "^server/domain/" },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        path: ["^node_modules/(next|@prisma|inngest|openai|pg|@trpc)/", "^server/(db|api|inngest|executor|tools|agent)/", "^(app|components)/"],
+      },
+    },
+    {
+      name: "domain-no-framework-types",
+      severity: "error",
+      comment: "Not even types from the frameworks: the domain's shapes are its own.",
+      from: { path: "^server/domain/" },
+      to: { path: "^node_modules/(next|@prisma|inngest|openai)/" },
+    },
+    {
+      name: "routers-no-prisma",
+      severity: "error",
+      comment: "tRPC routers are thin: they call a domain function or a db query/repository function, never the Prisma client or its generated models.",
+      from: { path: "^server/api/routers/" },
+      to: { dependencyTypesNot: ["type-only"], path: ["^node_modules/@prisma/", "^server/db/(client|prisma)\\.ts$", "^server/db/generated/"] },
+    },
+    {
+      name: "ui-server-types-only",
+      severity: "error",
+      comment: "Components and pages import server/ only as types (they run in the browser); shared values come from lib/contracts/.",
+      from: { path: "^(components|app)/", pathNot: "^app/api/" },
+      to: { dependencyTypesNot: ["type-only"], path: "^server/" },
+    },
+    {
+      name: "route-handlers-no-prisma",
+      severity: "error",
+      comment: "Route handlers (app/api) go through server/db functions, not Prisma itself.",
+      from: { path: "^app/api/" },
+      to: { dependencyTypesNot: ["type-only"], path: ["^node_modules/@prisma/", "^server/db/generated/"] },
+    },
+    {
+      name: "executor-isolated",
+      severity: "error",
+      comment: "The embedded executor is its own process that speaks Inngest's protocol: nothing from the app, the UI or Longhaul's product code.",
+      from: { path: "^server/executor/" },
+      to: { path: ["^(app|components)/", "^server/(domain|inngest|tools|llm|api|agent|notify)/"] },
+    },
+    {
+      name: "contracts-client-safe",
+      severity: "error",
+      comment: "lib/contracts is imported by the browser and the server: it imports nothing but itself.",
+      from: { path: "^lib/" },
+      to: { pathNot: "^lib/" },
+    },
+  ],
+  options: {
+    // Reached but not cruised (so a rule can still name them as a target).
+    doNotFollow: { path: ["node_modules", "^server/db/generated/"] },
+    exclude: { path: ["^\\.next/"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

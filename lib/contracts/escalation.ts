@@ -1,0 +1,45 @@
+/**
+ * Escalation contracts shared by the inbox (components/escalations) and the domain
+ * (server/domain/decide-escalation.ts): decisions, which decisions fit which reason, and the limits
+ * of a decision. Client-safe: no imports but ./limits.ts.
+ */
+
+export const ESCALATION_DECISIONS = ["resume", "approve", "reject", "dead_end", "cancel"] as const;
+export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
+
+/** Every reason the agent loop opens an escalation with (Escalation.reason). */
+export const ESCALATION_REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
+export type EscalationReason = (typeof ESCALATION_REASONS)[number];
+
+/** Escalation.status: open → decided → (applying, inside the applying transaction only) → applied; an undo goes decided → open. */
+export const ESCALATION_STATUSES = ["open", "decided", "applying", "applied"] as const;
+export type EscalationStatus = (typeof ESCALATION_STATUSES)[number];
+
+/** Escalation reasons that put a proposed call before the handler, so `approve` / `reject` mean something. */
+export const APPROVAL_REASONS = ["risky_action", "unresolved_effect"] as const;
+
+/**
+ * The decisions that fit an escalation with `reason`: all five for a proposed call (`risky_action`:
+ * approve = run it, reject = refuse it; `unresolved_effect`: approve = "it happened", reject = "it did
+ * not happen"); resume, dead_end and cancel for every other reason (there is nothing to approve).
+ */
+export function decisionsFor(reason: string): EscalationDecision[] {
+  return (APPROVAL_REASONS as readonly string[]).includes(reason) ? [...ESCALATION_DECISIONS] : ESCALATION_DECISIONS.filter((d) => d !== "approve" && d !== "reject");
+}
+
+/** Longest undo window a decision may ask for, in seconds (the inbox uses 10). */
+export const MAX_UNDO_SECONDS = 60;
+
+/** Most steps, tokens and US dollars one decision may add to a task's budgets. */
+export const MAX_EXTRA_STEPS = 100_000;
+export const MAX_EXTRA_TOKENS = 1_000_000_000;
+export const MAX_EXTRA_USD = 1_000_000;
+/** The same limits keyed by field (the inbox's budget inputs). */
+export const MAX_EXTRA = { steps: MAX_EXTRA_STEPS, tokens: MAX_EXTRA_TOKENS, usd: MAX_EXTRA_USD } as const;
+
+/**
+ * Largest budgets the task columns hold: Task.tokenBudget is a 32-bit integer, Task.costBudgetUsd a
+ * Decimal(12, 6) (USD, to the micro-dollar). A raise that would pass them is refused.
+ */
+export const MAX_TOKEN_BUDGET = 2_147_483_647;
+export const MAX_COST_BUDGET_USD = 999_999.999999;

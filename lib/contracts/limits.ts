@@ -1,0 +1,43 @@
+/**
+ * Size limits shared by the UI, the server and the executor (client-safe: no imports). Each says
+ * where it comes from; a limit checked in two places is defined once, here.
+ */
+
+/**
+ * Largest JSON output of one durable step, bytes: Inngest's per-step state limit (4 MB,
+ * `consts.go` MaxStepOutputSize; INNGEST-PROTOCOL.md §7 "A state-size limit"), which the embedded
+ * executor enforces too (`OutputTooLarge`). State the agent carries between steps must stay below it.
+ */
+export const EXECUTOR_MAX_STEP_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** Largest request body the executor accepts (Inngest: 32 MB of state per run). */
+export const EXECUTOR_MAX_RUN_STATE_BYTES = 32 * 1024 * 1024;
+
+/** Fact keys and values as `record_fact` takes them (docs/CONTRACTS.md): keys 1–200 characters, values ≤ 16 KiB of JSON. */
+export const MAX_FACT_KEY_LENGTH = 200;
+export const MAX_FACT_VALUE_BYTES = 16 * 1024;
+/** Most facts one escalation decision may edit. */
+export const MAX_FACT_EDITS = 200;
+
+/** Longest goal a launch may carry, characters (it is copied verbatim into every checkpoint and model context). */
+export const MAX_GOAL_CHARS = 20_000;
+/** Most facts a launch may carry. */
+export const MAX_LAUNCH_FACTS = 1_000;
+/**
+ * Most bytes of JSON all of a launch's facts may take together: a quarter of the executor's step
+ * output limit ({@link EXECUTOR_MAX_STEP_OUTPUT_BYTES}), because the working set travels inside step
+ * outputs (the run's start, every checkpoint) next to the goal, the completed steps and their outputs.
+ */
+export const MAX_LAUNCH_FACTS_BYTES = EXECUTOR_MAX_STEP_OUTPUT_BYTES / 4;
+/** Longest guidance a human may give a resumed run (escalation decision, resume, fork), characters. */
+export const MAX_GUIDANCE_CHARS = 10_000;
+
+/** UTF-8 size of `value` serialised as JSON, bytes (0 for a value JSON cannot hold). */
+export function jsonBytes(value: unknown): number {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return 0;
+  }
+  return text === undefined ? 0 : new TextEncoder().encode(text).length;
+}

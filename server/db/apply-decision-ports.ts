@@ -1,0 +1,125 @@
+import { ulid } from "ulid";
+import type { ApplyDecisionPorts, ApplyDecisionTx, BudgetIncrease, RecoverDecisionsPorts } from "../domain/apply-escalation-decision.ts";
+import { crashPoint } from "../fault-injection.ts";
+import { Prisma, type PrismaClient } from "./client.ts";
+import { prismaResumePorts } from "./resume-ports.ts";
+import { endWaitingTask, raiseBudgets } from "./task-repository.ts";
+
+/** The database clock (`clock_timestamp()`) inside a transaction or on a client. */
+async function dbNowMs(db: PrismaClient | Prisma.TransactionClient): Promise<number> {
+  const [row] = await db.$queryRaw<{ ms: number }[]>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
+  return Math.floor(row!.ms);
+}
+
+function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
+  return {
+    async claim(escalationId) {
+      const now = new Date(await dbNowMs(tx));
+      const claimed = await tx.escalation.updateMany({ where: { id: escalationId, status: "decided", OR: [{ applyAfter: null }, { applyAfter: { lte: now } }] }, data: { status: "applying" } });
+      return claimed.count === 1;
+    },
+    async read(escalationId) {
+      const e = await tx.escalation.findUniqueOrThrow({ where: { id: escalationId } });
+      return { ...e, budgetIncrease: (e.budgetIncrease ?? null) as BudgetIncrease | null, factEdits: (e.factEdits ?? null) as Record<string, unknown> | null };
+    },
+    raiseBudgets: (taskId, increase) => raiseBudgets({ prisma: tx, taskId, increase }),
+    async copyCheckpointWithEdits({ checkpointId, edits, afterStepId, by }) {
+      const cp = await tx.checkpoint.findUniqueOrThrow({ where: { id: checkpointId } });
+      const last = await tx.checkpoint.findFirst({ where: { taskId: cp.taskId }, orderBy: { seq: "desc" }, select: { seq: true } });
+      const id = `cp_${ulid().toLowerCase()}`;
+      await tx.checkpoint.create({
+        data: {
+          ...cp,
+          id,
+          seq: (last?.seq ?? 0) + 1,
+          reason: "human_edit",
+          afterStepId,
+          workingSet: { ...(cp.workingSet as Record<string, unknown>), ...edits } as Prisma.InputJsonValue,
+          completedSteps: cp.completedSteps as Prisma.InputJsonValue,
+          budgetsUsed: cp.budgetsUsed as Prisma.InputJsonValue,
+          sideEffects: cp.sideEffects as Prisma.InputJsonValue,
+          summary: `${cp.summary} Facts edited by ${by}: ${Object.keys(edits).join(", ")}.`,
+          createdAt: new Date(),
+        },
+      });
+      return id;
+    },
+    resumePorts: prismaResumePorts({ prisma: tx, sendRunStarted: async () => {} }),
+    async endTask({ taskId, status, reason }) {
+      await endWaitingTask({ prisma: tx, taskId, status, reason });
+    },
+    async writeHumanStep({ runId, stepId, index, durationMs, arguments: args, output, summary }) {
+      await tx.step.upsert({
+        where: { runId_stepId: { runId, stepId } },
+        create: { runId, stepId, index, kind: "human", status: "completed", endedAt: new Date(), durationMs, arguments: args as Prisma.InputJsonValue, output: output as Prisma.InputJsonValue, summary },
+        update: {},
+      });
+    },
+    async markApplied({ escalationId, resultRunId, fromCheckpointId }) {
+      // Every other write of the application is made (uncommitted): a crash here must leave nothing.
+      crashPoint("escalation:apply-before-commit");
+      await tx.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId, fromCheckpointForResult: fromCheckpointId } });
+    },
+  };
+}
+
+/**
+ * Apply ports over Prisma: one interactive transaction per application (timeout 60 s: a loaded
+ * machine must not abort a valid application half-way; a lock wait on the row counts against it).
+ */
+export function prismaApplyDecisionPorts({ prisma }: { prisma: PrismaClient }): ApplyDecisionPorts {
+  return {
+    atomically: (work) => prisma.$transaction((tx) => work(txPorts(tx)), { maxWait: 20_000, timeout: 60_000 }),
+  };
+}
+
+/** Recovery-sweep ports over Prisma (see recoverEscalationDecisions); the senders come from the caller. */
+export function prismaRecoverDecisionsPorts({
+  prisma,
+  sendRunStarted,
+  sendApplied,
+}: {
+  prisma: PrismaClient;
+  sendRunStarted: RecoverDecisionsPorts["sendRunStarted"];
+  sendApplied: RecoverDecisionsPorts["sendApplied"];
+}): RecoverDecisionsPorts {
+  return {
+    async findStuckApplying() {
+      return (await prisma.escalation.findMany({ where: { status: "applying" }, select: { id: true } })).map((e) => e.id);
+    },
+    async revertApplying(escalationId) {
+      return (await prisma.escalation.updateMany({ where: { id: escalationId, status: "applying" }, data: { status: "decided" } })).count === 1;
+    },
+    async findUnappliedDue(graceMs) {
+      const cutoff = new Date((await dbNowMs(prisma)) - graceMs);
+      const rows = await prisma.escalation.findMany({
+        where: { status: "decided", OR: [{ applyAfter: null, decidedAt: { lte: cutoff } }, { applyAfter: { lte: cutoff } }] },
+        select: { id: true, taskId: true, runId: true },
+        orderBy: { decidedAt: "asc" },
+        take: 100,
+      });
+      return rows.map((r) => ({ escalationId: r.id, taskId: r.taskId, runId: r.runId }));
+    },
+    async findUnstartedResults(graceMs) {
+      const cutoff = new Date((await dbNowMs(prisma)) - graceMs);
+      const rows = await prisma.escalation.findMany({
+        where: { status: "applied", resultRunId: { not: null }, appliedAt: { lte: cutoff }, task: { status: "queued" } },
+        select: { id: true, taskId: true, resultRunId: true, fromCheckpointForResult: true, decision: true },
+        take: 100,
+      });
+      // Only a run that is still the task's latest and has not begun (no step yet).
+      const out: Awaited<ReturnType<RecoverDecisionsPorts["findUnstartedResults"]>> = [];
+      for (const r of rows) {
+        const run = await prisma.run.findUnique({ where: { id: r.resultRunId! }, select: { status: true, _count: { select: { steps: true } } } });
+        if (run?.status === "running" && run._count.steps === 0) out.push({ escalationId: r.id, taskId: r.taskId, runId: r.resultRunId!, checkpointId: r.fromCheckpointForResult, decision: r.decision ?? "" });
+      }
+      return out;
+    },
+    async nextStepIndex(runId) {
+      return ((await prisma.step.aggregate({ where: { runId }, _max: { index: true } }))._max.index ?? 0) + 1;
+    },
+    apply: prismaApplyDecisionPorts({ prisma }),
+    sendRunStarted,
+    sendApplied,
+  };
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyEscalationDecision,
+  recoverEscalationDecisions,
+  type ApplyDecisionPorts,
+  type ApplyDecisionTx,
+  type EscalationToApply,
+  type RecoverDecisionsPorts,
+} from "../../server/domain/apply-escalation-decision.ts";
+
+// Applying a decision over fake ports with real transaction semantics (a copy of the state that is
+// committed only when the work returns): all or nothing, once, and recoverable.
+
+interface State {
+  escalation: EscalationToApply & { applyAfterPassed: boolean };
+  task: { status: string; stepBudget: number };
+  runs: { id: string; cause: string; checkpointId: string | null; guidance: string | null }[];
+  humanSteps: string[];
+  checkpoints: string[];
+}
+
+function initial(overrides: Partial<EscalationToApply> = {}): State {
+  return {
+    escalation: {
+      id: "esc_1",
+      taskId: "task_1",
+      runId: "run_1",
+      stepId: "escalate-3",
+      reason: "risky_action",
+      status: "decided",
+      decision: "approve",
+      decidedBy: "ann",
+      decidedAt: new Date(2_000),
+      createdAt: new Date(1_000),
+      guidance: null,
+      evidence: { tool: "send_email" },
+      checkpointId: "cp_1",
+      budgetIncrease: { steps: 10 },
+      factEdits: null,
+      deadEndReason: null,
+      resultRunId: null,
+      fromCheckpointForResult: null,
+      applyAfterPassed: true,
+      ...overrides,
+    },
+    task: { status: "waiting_for_human", stepBudget: 40 },
+    runs: [],
+    humanSteps: [],
+    checkpoints: ["cp_1"],
+  };
+}
+
+/** Ports over `db.state`; `crashAt` makes the named write throw (a process dying there: the copy is dropped). */
+function fakePorts(db: { state: State }, crashAt?: keyof ApplyDecisionTx): ApplyDecisionPorts {
+  let n = 0;
+  return {
+    async atomically(work) {
+      const s = structuredClone(db.state);
+      const crash = (name: keyof ApplyDecisionTx) => {
+        if (name === crashAt) throw new Error(`crash at ${name}`);
+      };
+      const tx: ApplyDecisionTx = {
+        async claim() {
+          crash("claim");
+          if (s.escalation.status !== "decided" || !s.escalation.applyAfterPassed) return false;
+          s.escalation.status = "applying";
+          return true;
+        },
+        async read() {
+          return s.escalation;
+        },
+        async raiseBudgets(_taskId, inc) {
+          crash("raiseBudgets");
+          s.task.stepBudget += inc.steps ?? 0;
+        },
+        async copyCheckpointWithEdits() {
+          const id = `cp_${s.checkpoints.length + 1}`;
+          s.checkpoints.push(id);
+          return id;
+        },
+        resumePorts: {
+          newRunId: () => `run_${++n + 1}`,
+          taskStatus: async () => s.task.status,
+          findCheckpoint: async (_t, id) => (id ? { id } : null),
+          claimTaskAndCreateRun: async ({ runId, from, cause, checkpointId, guidance }) => {
+            if (!from.includes(s.task.status)) return false;
+            s.task.status = "queued";
+            s.runs.push({ id: runId, cause, checkpointId, guidance });
+            return true;
+          },
+          sendRunStarted: async () => {},
+          failLaunch: async () => {},
+        },
+        async endTask({ status }) {
+          if (s.task.status === "waiting_for_human") s.task.status = status;
+        },
+        async writeHumanStep({ stepId }) {
+          crash("writeHumanStep");
+          if (!s.humanSteps.includes(stepId)) s.humanSteps.push(stepId);
+        },
+        async markApplied({ resultRunId, fromCheckpointId }) {
+          crash("markApplied");
+          Object.assign(s.escalation, { status: "applied", resultRunId, fromCheckpointForResult: fromCheckpointId });
+        },
+      };
+      const result = await work(tx);
+      db.state = s; // commit
+      return result;
+    },
+  };
+}
+
+describe("applyEscalationDecision", () => {
+  it("applies once: budgets, a resumed run with the guidance, the human step, applied; a second call returns the same run", async () => {
+    const db = { state: initial() };
+    const first = await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) });
+    const second = await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) });
+    expect(first).toEqual({ start: { runId: "run_2", checkpointId: "cp_1" }, decision: "approve" });
+    expect(second).toEqual({ start: { runId: "run_2", checkpointId: "cp_1" }, decision: "approve" });
+    expect(db.state.runs).toEqual([{ id: "run_2", cause: "resume", checkpointId: "cp_1", guidance: "The proposed action was approved by ann: go ahead with it." }]);
+    expect(db.state.task).toEqual({ status: "queued", stepBudget: 50 });
+    expect(db.state.humanSteps).toEqual(["human-escalate-3"]);
+    expect(db.state.escalation.status).toBe("applied");
+  });
+
+  it.each(["raiseBudgets", "writeHumanStep", "markApplied"] as const)("a crash at %s keeps nothing: still decided, and the next call applies it once", async (point) => {
+    const db = { state: initial() };
+    await expect(applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db, point) })).rejects.toThrow(`crash at ${point}`);
+    expect(db.state).toEqual(initial());
+    await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) });
+    expect({ runs: db.state.runs.length, stepBudget: db.state.task.stepBudget, status: db.state.escalation.status }).toEqual({ runs: 1, stepBudget: 50, status: "applied" });
+  });
+
+  it("inside the undo window: pending, nothing changes; dead_end ends the task; a task that moved on closes the decision as not applied", async () => {
+    const db = { state: initial({}) };
+    db.state.escalation.applyAfterPassed = false;
+    expect(await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) })).toEqual({ start: null, decision: "approve", pending: true });
+    const dead = { state: initial({ decision: "dead_end", deadEndReason: "no way", reason: "stall" }) };
+    expect(await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(dead) })).toEqual({ start: null, decision: "dead_end" });
+    expect(dead.state.task.status).toBe("dead_end");
+    const moved = { state: initial() };
+    moved.state.task.status = "running";
+    expect(await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(moved) })).toEqual({ start: null, decision: "approve" });
+    expect({ status: moved.state.escalation.status, runs: moved.state.runs }).toEqual({ status: "applied", runs: [] });
+  });
+});
+
+describe("recoverEscalationDecisions", () => {
+  function recoverPorts(db: { state: State }, rows: { stuck?: string[]; due?: boolean; unstarted?: boolean }) {
+    const sent: string[] = [];
+    const ports: RecoverDecisionsPorts = {
+      findStuckApplying: async () => rows.stuck ?? [],
+      revertApplying: async () => {
+        if (db.state.escalation.status !== "applying") return false;
+        db.state.escalation.status = "decided";
+        return true;
+      },
+      findUnappliedDue: async () => (rows.due && db.state.escalation.status === "decided" ? [{ escalationId: "esc_1", taskId: "task_1", runId: "run_1" }] : []),
+      findUnstartedResults: async () => (rows.unstarted ? [{ escalationId: "esc_9", taskId: "task_9", runId: "run_9", checkpointId: null, decision: "resume" }] : []),
+      nextStepIndex: async () => 8,
+      apply: fakePorts(db),
+      sendRunStarted: async ({ runId }) => void sent.push(`started ${runId}`),
+      sendApplied: async ({ escalationId }) => void sent.push(`applied ${escalationId}`),
+    };
+    return { ports, sent };
+  }
+
+  it("reverts a committed applying row and applies it; applies a due decision nobody applied; re-sends a lost start; idempotent", async () => {
+    const db = { state: initial() };
+    db.state.escalation.status = "applying";
+    const { ports, sent } = recoverPorts(db, { stuck: ["esc_1"], due: true, unstarted: true });
+    expect(await recoverEscalationDecisions({ ports, graceMs: 0 })).toEqual({ reverted: ["esc_1"], applied: ["esc_1"], restarted: ["esc_9"] });
+    expect(sent).toEqual(["started run_2", "applied esc_1", "started run_9", "applied esc_9"]);
+    expect(db.state.runs).toHaveLength(1);
+    // A second pass finds nothing left to apply.
+    const again = recoverPorts(db, { stuck: [], due: true });
+    expect(await recoverEscalationDecisions({ ports: again.ports, graceMs: 0 })).toEqual({ reverted: [], applied: [], restarted: [] });
+    expect(db.state.runs).toHaveLength(1);
+  });
+});
