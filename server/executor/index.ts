@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
 import { createPrismaClient, type PrismaClient } from "../db/client.ts";
-import { Executor, errorText } from "./engine.ts";
+import { errorText } from "./engine/context.ts";
+import { Executor } from "./engine/executor.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
 import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
 
@@ -291,5 +292,5 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export { Executor } from "./engine.ts";
+export { Executor } from "./engine/executor.ts";
 export { RegistrationRefusedError } from "./registry.ts";

@@ -1,0 +1,107 @@
+import { evalCel } from "../cel.ts";
+import type { FunctionConfig } from "../registry.ts";
+import { eventIds } from "../util.ts";
+import { DEDUPE_WINDOW_MS, inTx, type EngineContext, type ExecutorEventPayload, type Json, type Tx } from "./context.ts";
+import { cancelRun, resolveAsyncStep, startRun } from "./runs.ts";
+import { PAUSES_FOR_EVENT } from "./sql.ts";
+
+/** Event ingest: store, dedupe, then cancel pauses, wait pauses and triggers (§7.1 item 2). */
+
+/** An event as a sender may give it to `POST /e/{key}`. */
+export interface IncomingEvent {
+  name: string;
+  data?: unknown;
+  id?: unknown;
+  ts?: unknown;
+  user?: unknown;
+  v?: unknown;
+}
+
+/**
+ * Ingests events from `POST /e/{key}` (or internal ones). Assigns ULIDs (derived from
+ * `x-inngest-event-id-seed` when given, so a retried send gets the same ids and is not processed
+ * twice), stores each event, and in one transaction per call: matches cancel pauses, then wait
+ * pauses, then starts runs of functions triggered by it (CEL `expression`, `idempotency`). An
+ * event whose user-supplied `id` was seen within 24 h is stored but triggers nothing (§2.10).
+ * Returns the ids in input order.
+ */
+export async function ingest(ctx: EngineContext, raw: IncomingEvent[], seed?: string): Promise<string[]> {
+  const ids = eventIds(seed, raw.length);
+  await inTx(ctx, async (tx) => {
+    for (const [i, r] of raw.entries()) {
+      const event: ExecutorEventPayload = {
+        name: r.name,
+        data: r.data && typeof r.data === "object" ? (r.data as Record<string, unknown>) : {},
+        id: ids[i]!,
+        ts: typeof r.ts === "number" ? r.ts : Date.now(),
+        ...(r.user !== undefined ? { user: r.user } : {}),
+        ...(typeof r.v === "string" ? { v: r.v } : {}),
+      };
+      const userId = typeof r.id === "string" && r.id ? r.id : undefined;
+      await storeAndProcess(ctx, tx, event, userId);
+    }
+  });
+  ctx.wake();
+  return ids;
+}
+
+/** Stores `event` (once per id) and processes it unless its user id was seen within 24 h. */
+export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: ExecutorEventPayload, userId?: string): Promise<void> {
+  if (userId) {
+    // Serialise concurrent sends of the same user id so the dedupe check is race-free.
+    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))`, `event-id:${userId}`);
+  }
+  const duplicate = userId
+    ? await tx.executorEvent.findFirst({ where: { userId, receivedAt: { gt: new Date(Date.now() - DEDUPE_WINDOW_MS) } }, select: { id: true } })
+    : null;
+  const inserted = await tx.executorEvent.createMany({
+    data: [{ id: event.id, name: event.name, data: event.data as Json, raw: event as unknown as Json, ts: BigInt(Math.trunc(event.ts)), userId }],
+    skipDuplicates: true,
+  });
+  if (inserted.count === 0) return; // a retried send with the same seed: already processed
+  if (duplicate) {
+    ctx.o.log(`event ${event.name} ${event.id}: user id "${userId}" already seen within 24 h; not triggering`);
+    return;
+  }
+  await processEvent(ctx, tx, event);
+}
+
+/** (a) cancel pauses, (b) wait pauses, (c) triggers — INNGEST-PROTOCOL.md §7.1 item 2. */
+async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayload): Promise<void> {
+  const pauses = await tx.$queryRawUnsafe<{ id: string; runId: string; kind: string; hashedId: string | null; expression: string | null; runEvent: unknown }[]>(
+    PAUSES_FOR_EVENT,
+    event.name,
+  );
+  const cancelled = new Set<string>();
+  for (const p of pauses.filter((x) => x.kind === "cancel")) {
+    if (cancelled.has(p.runId) || !pauseMatches(ctx, p, event)) continue;
+    if (await cancelRun(ctx, tx, p.runId, `cancelOn event ${event.name} ${event.id}`)) cancelled.add(p.runId);
+  }
+  for (const p of pauses.filter((x) => x.kind === "wait")) {
+    if (cancelled.has(p.runId) || !pauseMatches(ctx, p, event)) continue;
+    // Consume atomically: whoever deletes the pause (event or timeout) wins.
+    const consumed = await tx.$queryRawUnsafe<{ id: string }[]>(`DELETE FROM executor_pause WHERE id = $1 RETURNING id`, p.id);
+    if (!consumed.length) continue;
+    await tx.executorQueueItem.deleteMany({ where: { jobId: `${p.runId}-${p.hashedId}-timeout` } });
+    await resolveAsyncStep(tx, p.runId, p.hashedId!, { data: event } as unknown as Json, `waitForEvent ${event.name}`);
+  }
+  const fns = await tx.executorFunction.findMany({ where: { events: { has: event.name } } });
+  for (const fn of fns) {
+    const config = fn.config as unknown as FunctionConfig;
+    const triggered = (config.triggers ?? []).some((t) => {
+      if (t.event !== event.name) return false;
+      if (!t.expression) return true;
+      const res = evalCel(t.expression, { event });
+      if (res.error) ctx.o.log(`trigger expression of ${fn.id} on ${event.name}: ${res.error} → no match`);
+      return res.match;
+    });
+    if (triggered) await startRun(ctx, tx, fn.id, config, fn.retries, event);
+  }
+}
+
+function pauseMatches(ctx: EngineContext, p: { id: string; expression: string | null; runEvent: unknown }, event: ExecutorEventPayload): boolean {
+  if (!p.expression) return true;
+  const res = evalCel(p.expression, { event: p.runEvent, async: event });
+  if (res.error) ctx.o.log(`pause ${p.id}: "${p.expression}": ${res.error} → no match`);
+  return res.match;
+}

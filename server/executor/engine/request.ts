@@ -1,0 +1,166 @@
+import { evalCelValue } from "../cel.ts";
+import { normalizeConcurrency, type FunctionConfig } from "../registry.ts";
+import { canonicalJson, newUlid, signBody, stableUuid } from "../util.ts";
+import { applyResponse } from "./apply-response.ts";
+import { TERMINAL, errorText, inTx, type EngineContext, type QueueItem } from "./context.ts";
+import { ownItem, release } from "./leases.ts";
+import { failRun } from "./runs.ts";
+import { LOAD_RUN_FOR_CALL } from "./sql.ts";
+
+/** The run as loaded for one request: run state, its function and its memoized steps in stack order. */
+interface CallRun {
+  id: string;
+  status: string;
+  event: unknown;
+  events: unknown;
+  requestVersion: number;
+  forceStepPlan: boolean;
+  maxAttempts: number;
+  functionId: string;
+  fnId: string | null;
+  fnUrl: string | null;
+  fnConfig: unknown;
+  steps: { h: string; v: unknown }[] | null;
+}
+
+/** Sends one request (discovery or a planned step) to the app and applies the response. */
+export async function call(ctx: EngineContext, item: QueueItem): Promise<void> {
+  const db = ctx.o.db;
+  const rows = await db.$queryRawUnsafe<CallRun[]>(LOAD_RUN_FOR_CALL, item.runId);
+  const run = rows[0];
+  if (!run || TERMINAL.has(run.status)) {
+    await db.executorQueueItem.deleteMany({ where: { id: item.id, owner: item.owner } });
+    return;
+  }
+  const fn = run.fnId && run.fnUrl ? { id: run.fnId, url: run.fnUrl, config: run.fnConfig } : undefined;
+  if (!fn) {
+    await inTx(ctx, async (tx) => {
+      if (await ownItem(tx, item)) await failRun(ctx, tx, run.id, { name: "FunctionNotFound", message: `function ${run.functionId} is no longer registered` });
+    });
+    return;
+  }
+  const config = fn.config as FunctionConfig;
+  // Concurrency (single executor process): a per-function / per-key limit on items in flight.
+  const inflight = ctx.state.inflightByKey;
+  const keys = concurrencyKeys(fn.id, config, run.event);
+  if (keys.some((k) => (inflight.get(k.key) ?? 0) >= k.limit)) {
+    await release(ctx, item, 100);
+    return;
+  }
+  for (const k of keys) inflight.set(k.key, (inflight.get(k.key) ?? 0) + 1);
+  try {
+    await callLimited(ctx, item, run, fn.url, fn.id);
+  } finally {
+    for (const k of keys) {
+      const n = (inflight.get(k.key) ?? 1) - 1;
+      if (n <= 0) inflight.delete(k.key);
+      else inflight.set(k.key, n);
+    }
+  }
+}
+
+function concurrencyKeys(fnId: string, config: FunctionConfig, event: unknown): { key: string; limit: number }[] {
+  return normalizeConcurrency(config.concurrency)
+    .filter((c) => c.limit > 0)
+    .map((c, i) => {
+      const value = c.key ? evalCelValue(c.key, { event }) : "";
+      return { key: `${fnId}#${i}#${typeof value === "string" ? value : JSON.stringify(value ?? null)}`, limit: c.limit };
+    });
+}
+
+async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fnUrl: string, fnId: string): Promise<void> {
+  const { o, state } = ctx;
+  const db = o.db;
+  if (run.status === "queued") await db.executorRun.updateMany({ where: { id: run.id, status: "queued" }, data: { status: "running", startedAt: new Date() } });
+  const stepRows = run.steps ?? [];
+  const steps: Record<string, unknown> = {};
+  for (const s of stepRows) steps[s.h] = s.v;
+  const stack = stepRows.map((s) => s.h);
+  const discovery = item.stepId === "step";
+  const checkpointing = o.checkpointing && discovery && !run.forceStepPlan;
+  const requestId = newUlid();
+  const body = {
+    event: run.event,
+    events: run.events,
+    steps,
+    ctx: {
+      run_id: run.id,
+      attempt: item.attempt,
+      max_attempts: run.maxAttempts,
+      disable_immediate_execution: run.forceStepPlan || !discovery,
+      use_api: false,
+      stack: { stack, current: stack.length },
+      // qi_id names this dispatch, not just the queue item: `<item id>~<lease owner>`. A request left
+      // running by a dead executor must not checkpoint into a lease a restarted executor has taken
+      // since (its steps would run twice): a different owner is stale (409).
+      ...(checkpointing ? { fn_id: stableUuid(fnId), qi_id: `${item.id}~${item.owner}` } : {}),
+    },
+    version: run.requestVersion,
+    request_id: requestId,
+    job_id: item.jobId,
+  };
+  const text = canonicalJson(body);
+  const url = new URL(fnUrl);
+  url.searchParams.set("fnId", fnId);
+  url.searchParams.set("stepId", item.stepId);
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-inngest-signature": signBody(text, o.signingKey),
+    "x-run-id": run.id,
+    "x-request-id": requestId,
+    "x-inngest-job-id": item.jobId,
+    "x-inngest-step-id": item.stepId,
+    "x-inngest-server-kind": "cloud",
+  };
+  if (run.requestVersion >= 0) headers["x-inngest-req-version"] = String(run.requestVersion);
+
+  const controller = new AbortController();
+  state.controllers.add(controller);
+  const timeout = setTimeout(() => controller.abort(new Error("request timeout")), o.requestTimeoutMs);
+  const started = Date.now();
+  let status: number;
+  let resHeaders: Headers;
+  let resText: string;
+  try {
+    const res = await fetch(url, { method: "POST", headers, body: text, signal: controller.signal });
+    status = res.status;
+    resHeaders = res.headers;
+    resText = await res.text();
+  } catch (error) {
+    clearTimeout(timeout);
+    state.controllers.delete(controller);
+    if (!state.running) {
+      await release(ctx, item, 0).catch(() => {});
+      return;
+    }
+    if (controller.signal.aborted) {
+      // Timed out: counts as an attempt, like a function-level error.
+      await applyResponse(ctx, item, 0, new Headers(), { name: "RequestTimeout", message: `no response within ${o.requestTimeoutMs} ms` }, started, fnId);
+      return;
+    }
+    // The app could not be reached or the connection broke before a response (web down, restarting):
+    // the step was not (reliably) attempted, so the attempt is not used up; retry the same item shortly.
+    const wait = Math.min(5000, 250 * 2 ** Math.min(5, Number(item.payload.connectFailures ?? 0)));
+    o.log(`run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`);
+    await db.executorQueueItem.updateMany({
+      where: { id: item.id, owner: item.owner },
+      data: {
+        leaseUntil: null,
+        owner: null,
+        availableAt: new Date(Date.now() + wait),
+        payload: { ...item.payload, connectFailures: Number(item.payload.connectFailures ?? 0) + 1 },
+      },
+    });
+    return;
+  }
+  clearTimeout(timeout);
+  state.controllers.delete(controller);
+  let parsed: unknown = null;
+  try {
+    parsed = resText ? JSON.parse(resText) : null;
+  } catch {
+    parsed = { name: "InvalidResponse", message: `non-JSON response body (HTTP ${status}): ${resText.slice(0, 200)}` };
+    if (status === 200 || status === 206) status = 500;
+  }
+  await applyResponse(ctx, item, status, resHeaders, parsed, started, fnId);
+}
