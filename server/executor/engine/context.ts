@@ -5,13 +5,13 @@ export type Tx = Prisma.TransactionClient;
 /** A JSON value Prisma accepts for a Json column. */
 export type Json = Prisma.InputJsonValue;
 
-/** An event as stored and sent to functions: `{name, data, id, ts, user, v?}` (§2.10). */
+/** An event as stored and sent to functions: `{name, data, id, ts, user, v?}` (§2.10; `user` is `{}` when the sender gave none). */
 export interface ExecutorEventPayload {
   name: string;
   data: Record<string, unknown>;
   id: string;
   ts: number;
-  user?: unknown;
+  user: unknown;
   v?: string;
 }
 
@@ -73,7 +73,10 @@ export const NOW = `(now() AT TIME ZONE 'UTC')`;
 /** Options of the executor engine. */
 export interface ExecutorEngineOptions {
   db: PrismaClient;
-  signingKey: string;
+  /** Key requests to the app are signed with; undefined (dev mode only) = unsigned requests. */
+  signingKey: string | undefined;
+  /** `x-inngest-server-kind` sent to the app: "cloud" (signed mode) or "dev" (dev mode). */
+  serverKind: "cloud" | "dev";
   /** Retry backoff table in ms (default Inngest's, §2.8). */
   backoffMs: readonly number[];
   /** Add 0–30 s jitter to backoff (on for the default table, off when overridden). */

@@ -23,30 +23,37 @@ export interface IncomingEvent {
  * twice), stores each event, and in one transaction per call: matches cancel pauses, then wait
  * pauses, then starts runs of functions triggered by it (CEL `expression`, `idempotency`). An
  * event whose user-supplied `id` was seen within 24 h is stored but triggers nothing (§2.10).
- * Returns the ids in input order.
+ *
+ * The event as stored and delivered is shaped as Inngest shapes it (Go `pkg/event/event.go`,
+ * `NewOSSTrackedEvent`): `id` is the sender's `id` when given, else the ULID; `ts` the sender's
+ * (ms) when a positive number, else now; `user` the sender's object, else `{}`; `data` `{}` when
+ * missing. Returns the ULIDs (the internal ids, as `{ids}` reports them) in input order.
  */
 export async function ingest(ctx: EngineContext, raw: IncomingEvent[], seed?: string): Promise<string[]> {
   const ids = eventIds(seed, raw.length);
   await inTx(ctx, async (tx) => {
     for (const [i, r] of raw.entries()) {
+      const userId = typeof r.id === "string" && r.id ? r.id : undefined;
       const event: ExecutorEventPayload = {
         name: r.name,
         data: r.data && typeof r.data === "object" ? (r.data as Record<string, unknown>) : {},
-        id: ids[i]!,
-        ts: typeof r.ts === "number" ? r.ts : Date.now(),
-        ...(r.user !== undefined ? { user: r.user } : {}),
+        id: userId ?? ids[i]!,
+        ts: typeof r.ts === "number" && Number.isFinite(r.ts) && r.ts > 0 ? Math.trunc(r.ts) : Date.now(),
+        user: r.user && typeof r.user === "object" && !Array.isArray(r.user) ? r.user : {},
         ...(typeof r.v === "string" ? { v: r.v } : {}),
       };
-      const userId = typeof r.id === "string" && r.id ? r.id : undefined;
-      await storeAndProcess(ctx, tx, event, userId);
+      await storeAndProcess(ctx, tx, event, userId, ids[i]);
     }
   });
   ctx.wake();
   return ids;
 }
 
-/** Stores `event` (once per id) and processes it unless its user id was seen within 24 h. */
-export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: ExecutorEventPayload, userId?: string): Promise<void> {
+/**
+ * Stores `event` under `internalId` (once per id: a retried seeded send is a no-op) and processes
+ * it unless its user id was seen within 24 h.
+ */
+export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: ExecutorEventPayload, userId?: string, internalId = event.id): Promise<void> {
   if (userId) {
     // Serialise concurrent sends of the same user id so the dedupe check is race-free.
     await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))`, `event-id:${userId}`);
@@ -55,12 +62,12 @@ export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: Executo
     ? await tx.executorEvent.findFirst({ where: { userId, receivedAt: { gt: new Date(Date.now() - DEDUPE_WINDOW_MS) } }, select: { id: true } })
     : null;
   const inserted = await tx.executorEvent.createMany({
-    data: [{ id: event.id, name: event.name, data: event.data as Json, raw: event as unknown as Json, ts: BigInt(Math.trunc(event.ts)), userId }],
+    data: [{ id: internalId, name: event.name, data: event.data as Json, raw: event as unknown as Json, ts: BigInt(Math.trunc(event.ts)), userId }],
     skipDuplicates: true,
   });
   if (inserted.count === 0) return; // a retried send with the same seed: already processed
   if (duplicate) {
-    ctx.o.log(`event ${event.name} ${event.id}: user id "${userId}" already seen within 24 h; not triggering`);
+    ctx.o.log(`event ${event.name} ${internalId}: user id "${userId}" already seen within 24 h; not triggering`);
     return;
   }
   await processEvent(ctx, tx, event);

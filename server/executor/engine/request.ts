@@ -105,13 +105,13 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
   url.searchParams.set("stepId", item.stepId);
   const headers: Record<string, string> = {
     "content-type": "application/json",
-    "x-inngest-signature": signBody(text, o.signingKey),
     "x-run-id": run.id,
     "x-request-id": requestId,
     "x-inngest-job-id": item.jobId,
     "x-inngest-step-id": item.stepId,
-    "x-inngest-server-kind": "cloud",
+    "x-inngest-server-kind": o.serverKind,
   };
+  if (o.signingKey) headers["x-inngest-signature"] = signBody(text, o.signingKey);
   if (run.requestVersion >= 0) headers["x-inngest-req-version"] = String(run.requestVersion);
 
   const controller = new AbortController();

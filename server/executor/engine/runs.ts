@@ -115,7 +115,7 @@ async function endRun(tx: Tx, runId: string, status: "completed" | "failed" | "c
 }
 
 function emitInternal(ctx: EngineContext, tx: Tx, name: string, data: Record<string, unknown>, id = newUlid()): Promise<void> {
-  return ctx.emit(tx, { name, data, id, ts: Date.now() });
+  return ctx.emit(tx, { name, data, id, ts: Date.now(), user: {} });
 }
 
 /** Marks the run completed with `output` and emits `inngest/function.finished` (Go `finalize.go`). */
