@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { createPrismaClient, type PrismaClient } from "../db/client.ts";
 import { errorText } from "./engine/context.ts";
 import { Executor } from "./engine/executor.ts";
+import { createHotSql } from "./engine/pg.ts";
 import { createDevGraphql, restRun, runsForEvent } from "./read-api.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
 import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
@@ -83,6 +84,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const send = (res: ServerResponse, status: number, body: unknown): void => sendJson(res, status, body, serverKind);
   const log = options.log ?? ((line: string) => process.stderr.write(`[executor] ${line}\n`));
   const db = createPrismaClient(options.databaseUrl, { max: 20 });
+  const hot = createHotSql(options.databaseUrl, 10);
   await db.$queryRawUnsafe("SELECT 1");
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -94,6 +96,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const url = `http://${options.host && options.host !== "0.0.0.0" ? options.host : "127.0.0.1"}:${port}`;
   const engine = new Executor({
     db,
+    hot,
     signingKey,
     serverKind,
     backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
@@ -283,6 +286,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
         server.closeAllConnections();
       });
       await db.$disconnect();
+      await hot.end();
       log("stopped");
     },
   };

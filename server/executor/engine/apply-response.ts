@@ -126,8 +126,7 @@ async function stepRunFast(ctx: EngineContext, item: QueueItem, op: Op, requestV
   const json = JSON.stringify(value);
   if (Buffer.byteLength(json) > MAX_STEP_OUTPUT_BYTES) return -1;
   const name = op.displayName ?? op.name ?? op.userland?.id ?? "";
-  const res = await ctx.o.db.$queryRawUnsafe<{ run: bigint; inserted: bigint }[]>(
-    STEP_RUN_FAST,
+  const res = await ctx.o.hot.query<{ run: string; inserted: string }>("lh_step_run_fast", STEP_RUN_FAST, [
     item.id,
     item.owner,
     item.runId,
@@ -139,7 +138,7 @@ async function stepRunFast(ctx: EngineContext, item: QueueItem, op: Op, requestV
     JSON.stringify([{ id: op.id, op: op.op, name }]),
     MAX_STEPS_PER_RUN,
     durationMs,
-  );
+  ]);
   const r = res[0];
   if (!r || Number(r.run) === 0) return -1;
   ctx.wake();

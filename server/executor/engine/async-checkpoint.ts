@@ -58,8 +58,7 @@ async function checkpointFast(ctx: EngineContext, runId: string, qi: bigint, own
     if (Buffer.byteLength(JSON.stringify(value)) > MAX_STEP_OUTPUT_BYTES) return "slow";
     rows.push({ ord, hashedId: op.id, value, name: op.displayName ?? op.name ?? "" });
   }
-  const res = await ctx.o.db.$queryRawUnsafe<{ item: bigint; run: bigint; inserted: bigint; next_seq: number | null }[]>(
-    CHECKPOINT_FAST,
+  const res = await ctx.o.hot.query<{ item: string; run: string; inserted: string; next_seq: number | null }>("lh_checkpoint_fast", CHECKPOINT_FAST, [
     qi,
     runId,
     ctx.o.leaseMs,
@@ -67,7 +66,7 @@ async function checkpointFast(ctx: EngineContext, runId: string, qi: bigint, own
     rows.length,
     MAX_STEPS_PER_RUN,
     owner,
-  );
+  ]);
   const r = res[0];
   if (!r || Number(r.item) === 0) return { result: "stale", inserted: 0 };
   if (Number(r.run) === 0) {

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "../../db/client.ts";
+import type { HotSql } from "./pg.ts";
 
 /** A Prisma interactive-transaction client. */
 export type Tx = Prisma.TransactionClient;
@@ -73,6 +74,8 @@ export const NOW = `(now() AT TIME ZONE 'UTC')`;
 /** Options of the executor engine. */
 export interface ExecutorEngineOptions {
   db: PrismaClient;
+  /** The hot statements' direct connection (named prepared statements, engine/pg.ts). */
+  hot: HotSql;
   /** Key requests to the app are signed with; undefined (dev mode only) = unsigned requests. */
   signingKey: string | undefined;
   /** `x-inngest-server-kind` sent to the app: "cloud" (signed mode) or "dev" (dev mode). */

@@ -89,7 +89,8 @@ export class Queue {
   /** Leases up to `limit` due items with `SELECT … FOR UPDATE SKIP LOCKED` (expired leases are due again). */
   private async lease(limit: number): Promise<QueueItem[]> {
     const owner = `${this.ctx.o.instance}:${process.pid}:${++this.batch}:${randomBytes(3).toString("hex")}`;
-    return this.ctx.o.db.$queryRawUnsafe<QueueItem[]>(LEASE, this.ctx.o.leaseMs, owner, limit);
+    const rows = await this.ctx.o.hot.query<Omit<QueueItem, "id"> & { id: string }>("lh_lease", LEASE, [this.ctx.o.leaseMs, owner, limit]);
+    return rows.map((r) => ({ ...r, id: BigInt(r.id) }));
   }
 
   /**
@@ -99,8 +100,8 @@ export class Queue {
   private heartbeat(item: QueueItem): NodeJS.Timeout {
     const { o } = this.ctx;
     return setInterval(() => {
-      o.db
-        .$executeRawUnsafe(HEARTBEAT, o.leaseMs, item.id, item.owner)
+      o.hot
+        .query("lh_heartbeat", HEARTBEAT, [o.leaseMs, item.id, item.owner])
         .catch((error: unknown) => o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`));
     }, Math.max(50, Math.floor(o.leaseMs / 3)));
   }

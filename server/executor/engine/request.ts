@@ -3,6 +3,7 @@ import { normalizeConcurrency, type FunctionConfig } from "../registry.ts";
 import { canonicalJson, newUlid, signBody, stableUuid } from "../util.ts";
 import { applyResponse } from "./apply-response.ts";
 import { TERMINAL, errorText, inTx, type EngineContext, type QueueItem } from "./context.ts";
+import { postJson } from "./http.ts";
 import { ownItem, release } from "./leases.ts";
 import { failRun } from "./runs.ts";
 import { LOAD_RUN_FOR_CALL } from "./sql.ts";
@@ -26,7 +27,7 @@ interface CallRun {
 /** Sends one request (discovery or a planned step) to the app and applies the response. */
 export async function call(ctx: EngineContext, item: QueueItem): Promise<void> {
   const db = ctx.o.db;
-  const rows = await db.$queryRawUnsafe<CallRun[]>(LOAD_RUN_FOR_CALL, item.runId);
+  const rows = await ctx.o.hot.query<CallRun>("lh_load_run_for_call", LOAD_RUN_FOR_CALL, [item.runId]);
   const run = rows[0];
   if (!run || TERMINAL.has(run.status)) {
     await db.executorQueueItem.deleteMany({ where: { id: item.id, owner: item.owner } });
@@ -122,10 +123,10 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
   let resHeaders: Headers;
   let resText: string;
   try {
-    const res = await fetch(url, { method: "POST", headers, body: text, signal: controller.signal });
+    const res = await postJson(url, headers, text, controller.signal);
     status = res.status;
     resHeaders = res.headers;
-    resText = await res.text();
+    resText = res.text;
   } catch (error) {
     clearTimeout(timeout);
     state.controllers.delete(controller);
