@@ -1,6 +1,6 @@
 import { Prisma } from "../../db/client.ts";
 import { crashPoint } from "../../fault-injection.ts";
-import { backoffDelayMs, MAX_SLEEP_MS, parseDurationMs, parseRetryAfter, sleepUntil } from "../util.ts";
+import { backoffDelayMs, MAX_SLEEP_MS, newUlid, parseDurationMs, parseRetryAfter, sleepUntil } from "../util.ts";
 import {
   DEFAULT_WAIT_MS,
   MAX_STEP_OUTPUT_BYTES,
@@ -18,7 +18,7 @@ import {
 } from "./context.ts";
 import { ownItem } from "./leases.ts";
 import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveStep } from "./runs.ts";
-import { STEP_RUN_FAST } from "./sql.ts";
+import { RUN_COMPLETE_FAST, STEP_RUN_FAST } from "./sql.ts";
 
 /**
  * What an opcode handler works on while one 206 response is applied in one transaction. Handlers
@@ -146,6 +146,34 @@ async function stepRunFast(ctx: EngineContext, item: QueueItem, op: Op, requestV
 }
 
 /**
+ * Hot path for the end of a run (HTTP 200, or a 206 holding only `RunComplete`, as async
+ * checkpointing ends), in **one SQL statement** ({@link RUN_COMPLETE_FAST}): the same writes as
+ * the general path's completeRun when nothing listens for `inngest/function.finished`. Returns
+ * false (nothing written) when the general path must handle it.
+ */
+async function runCompleteFast(ctx: EngineContext, item: QueueItem, status: number, output: unknown, ops: Op[], requestVersion: number | null, durationMs: number): Promise<boolean> {
+  const json = JSON.stringify(output === undefined ? null : output);
+  if (Buffer.byteLength(json) > MAX_STEP_OUTPUT_BYTES) return false;
+  const res = await ctx.o.hot.query<{ run: string }>("lh_run_complete_fast", RUN_COMPLETE_FAST, [
+    item.id,
+    item.owner,
+    item.runId,
+    json,
+    requestVersion,
+    newUlid(),
+    Date.now(),
+    item.kind,
+    item.stepId,
+    status,
+    status === 206 ? JSON.stringify(ops.map((x) => ({ id: x.id, op: x.op, name: x.displayName ?? x.name }))) : null,
+    durationMs,
+  ]);
+  if (Number(res[0]?.run ?? 0) === 0) return false;
+  ctx.o.log(`run ${item.runId} completed`);
+  return true;
+}
+
+/**
  * Applies one SDK response (INNGEST-PROTOCOL.md §2.4–2.5, §2.7–2.8) in **one transaction**: step
  * results are memoized (never overwritten) together with the follow-up queue item, the request item
  * is deleted or rescheduled, and the run state updated. A lost lease aborts without writing.
@@ -169,6 +197,11 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
       o.log(`run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`);
       return;
     }
+  }
+  const completing = status === 200 ? body : only?.op === "RunComplete" ? only.data : undefined;
+  if ((status === 200 || only?.op === "RunComplete") && (await runCompleteFast(ctx, item, status, completing, ops, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started))) {
+    o.log(`run ${item.runId} ${fnId} ${discoveryOf(item) ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} run complete (${Date.now() - started} ms)`);
+    return;
   }
   await inTx(ctx, async (tx) => {
     if (!(await ownItem(tx, item))) {

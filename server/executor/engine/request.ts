@@ -6,7 +6,7 @@ import { TERMINAL, errorText, inTx, type EngineContext, type QueueItem } from ".
 import { postJson } from "./http.ts";
 import { ownItem, release } from "./leases.ts";
 import { failRun } from "./runs.ts";
-import { LOAD_RUN_FOR_CALL } from "./sql.ts";
+import { LOAD_RUN_FOR_CALL, MARK_RUNNING } from "./sql.ts";
 
 /** The run as loaded for one request: run state, its function and its memoized steps in stack order. */
 interface CallRun {
@@ -72,7 +72,7 @@ function concurrencyKeys(fnId: string, config: FunctionConfig, event: unknown): 
 async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fnUrl: string, fnId: string): Promise<void> {
   const { o, state } = ctx;
   const db = o.db;
-  if (run.status === "queued") await db.executorRun.updateMany({ where: { id: run.id, status: "queued" }, data: { status: "running", startedAt: new Date() } });
+  if (run.status === "queued") await ctx.o.hot.query("lh_mark_running", MARK_RUNNING, [run.id]);
   const stepRows = run.steps ?? [];
   const steps: Record<string, unknown> = {};
   for (const s of stepRows) steps[s.h] = s.v;

@@ -94,3 +94,44 @@ export const PAUSES_FOR_EVENT = `SELECT p.id, p."runId", p.kind, p."hashedId", p
          FROM executor_pause p JOIN executor_run r ON r.id = p."runId"
         WHERE p.event = $1 AND p."expiresAt" > ${NOW} AND r.status IN ('queued','running')
         ORDER BY p.kind ASC, p."createdAt" ASC`;
+
+/**
+ * Run completion in one statement (see apply-response.ts `runCompleteFast`): only while this
+ * process holds the request item's lease, the run is live, and nothing listens for
+ * `inngest/function.finished` (no function triggered by it, no pause on it — otherwise the general
+ * path processes that event). Marks the run completed with its output, deletes its queue items and
+ * pauses, stores the `inngest/function.finished` event and logs the op.
+ * $1 item id, $2 lease owner, $3 run id, $4 output (jsonb text), $5 request version or null,
+ * $6 finished event id, $7 event ts (ms), $8 op kind, $9 op step id, $10 HTTP status,
+ * $11 ops log (jsonb text or null), $12 request duration ms.
+ */
+export const RUN_COMPLETE_FAST = `WITH run AS (
+         SELECT id, "functionId", event FROM executor_run
+          WHERE id = $3 AND status IN ('queued','running')
+            AND EXISTS (SELECT 1 FROM executor_queue_item WHERE id = $1 AND owner = $2)
+            AND NOT EXISTS (SELECT 1 FROM executor_pause WHERE event = 'inngest/function.finished')
+            AND NOT EXISTS (SELECT 1 FROM executor_function WHERE 'inngest/function.finished' = ANY(events))
+          FOR UPDATE
+       ), upd AS (
+         UPDATE executor_run r SET status = 'completed', "endedAt" = ${NOW}, pending = '{}', output = $4::jsonb,
+                "requestVersion" = COALESCE($5::int, r."requestVersion"), "forceStepPlan" = false
+           FROM run WHERE r.id = run.id RETURNING r.id
+       ), delq AS (
+         DELETE FROM executor_queue_item WHERE "runId" = $3 AND EXISTS (SELECT 1 FROM upd) RETURNING id
+       ), delp AS (
+         DELETE FROM executor_pause WHERE "runId" = $3 AND EXISTS (SELECT 1 FROM upd) RETURNING id
+       ), fin AS (
+         SELECT jsonb_build_object('function_id', run."functionId", 'run_id', run.id, 'result', $4::jsonb, 'event', run.event) AS data FROM run, upd
+       ), ev AS (
+         INSERT INTO executor_event (id, name, data, raw, ts, "receivedAt")
+         SELECT $6, 'inngest/function.finished', fin.data,
+                jsonb_build_object('name', 'inngest/function.finished', 'data', fin.data, 'id', $6::text, 'ts', $7::bigint, 'user', '{}'::jsonb), $7::bigint, ${NOW}
+           FROM fin RETURNING id
+       ), oplog AS (
+         INSERT INTO executor_op ("runId", kind, "stepId", status, ops, "durationMs")
+         SELECT $3, $8, $9, $10, $11::jsonb, $12 FROM upd RETURNING id
+       )
+       SELECT (SELECT count(*) FROM upd) AS run, (SELECT count(*) FROM delq) AS items, (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM oplog) AS ops`;
+
+/** Marks a queued run running at its first request. $1 run id. */
+export const MARK_RUNNING = `UPDATE executor_run SET status = 'running', "startedAt" = ${NOW} WHERE id = $1 AND status = 'queued'`;
