@@ -42,6 +42,8 @@ export interface StartExecutorOptions {
   resyncMs?: number;
   /** Keep ended runs, events and the ops log this long, ms (default 7 days); housekeeping runs at start and hourly. */
   retentionMs?: number;
+  /** A run whose app has not answered at all (refused, reset) for this long ends failed (`AppUnreachable`), ms (default 24 h). */
+  appGoneMs?: number;
   /** On stop, grace for in-flight requests before they are aborted and released, ms (default 5000). */
   stopGraceMs?: number;
   /** Instance name (default `executor@<host>:<port>`); leases of a previous process with this name are released at start. */
@@ -107,6 +109,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     pollMs: options.pollMs ?? 100,
     instance: options.instance ?? `executor@${hostname()}:${port}`,
     requestTimeoutMs: 2 * 3_600_000,
+    appGoneMs: options.appGoneMs ?? 24 * 3_600_000,
     stopGraceMs: options.stopGraceMs ?? 5000,
     retentionMs: options.retentionMs ?? 7 * 86_400_000,
     log,

@@ -17,6 +17,7 @@
  * - EXECUTOR_BACKOFF_MS   retry backoff table, e.g. "50,100,200" (default Inngest's 15s…2h + jitter)
  * - EXECUTOR_CHECKPOINTING  "0" to disable async checkpointing (default on)
  * - EXECUTOR_HOST         bind address (default 127.0.0.1)
+ * - EXECUTOR_APP_GONE_MS  a run whose app has not answered for this long ends failed (default 86400000 = 24 h)
  * SIGINT/SIGTERM: stop leasing, let in-flight requests finish for up to 5 s (then abort and release
  * their items, same attempt), close the HTTP server and the pool, exit 0.
  */
@@ -52,6 +53,7 @@ const envSchema = z.object({
     .transform((s) => s.split(",").map(Number))
     .optional(),
   EXECUTOR_CHECKPOINTING: z.enum(["0", "1", "true", "false"]).default("1"),
+  EXECUTOR_APP_GONE_MS: z.coerce.number().int().min(1000, "at least 1000 (1 s)").default(24 * 3_600_000),
 });
 
 const parsed = envSchema.safeParse(process.env);
@@ -108,6 +110,7 @@ const handle = await startExecutor({
   appUrls: env.EXECUTOR_SDK_URL,
   backoffMs: env.EXECUTOR_BACKOFF_MS,
   checkpointing: env.EXECUTOR_CHECKPOINTING === "1" || env.EXECUTOR_CHECKPOINTING === "true",
+  appGoneMs: env.EXECUTOR_APP_GONE_MS,
 }).catch(async (error: unknown) => {
   process.stderr.write(`[executor] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   await stopPostgres().catch(() => {});

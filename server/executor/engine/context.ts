@@ -100,6 +100,8 @@ export interface ExecutorEngineOptions {
   stopGraceMs: number;
   /** Request timeout for one call to the app, ms (Go allows 2 h, `consts.MaxFunctionTimeout`). */
   requestTimeoutMs: number;
+  /** A run whose app has not answered at all (connection refused, reset, DNS) for this long is failed (`AppUnreachable`), ms. */
+  appGoneMs: number;
   log: (line: string) => void;
 }
 
@@ -117,6 +119,8 @@ export interface EngineContext {
     controllers: Set<AbortController>;
     /** Items in flight per concurrency key (single-process concurrency limits). */
     inflightByKey: Map<string, number>;
+    /** Rate limit of the "app unreachable" log line, per app origin: when it was last written and how many were held back since. */
+    unreachableLog: Map<string, { at: number; suppressed: number }>;
   };
   /** Wakes the queue loop (after a local enqueue). */
   wake(): void;

@@ -140,16 +140,30 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
       return;
     }
     // The app could not be reached or the connection broke before a response (web down, restarting):
-    // the step was not (reliably) attempted, so the attempt is not used up; retry the same item shortly.
+    // the step was not (reliably) attempted, so the attempt is not used up; retry the same item shortly,
+    // until the app has been unreachable for appGoneMs: then it is gone for good and the run fails.
+    const now = Date.now();
+    const since = Number(item.payload.unreachableSince ?? now);
+    if (now - since >= o.appGoneMs) {
+      const failure = {
+        name: "AppUnreachable",
+        message: `the app at ${url.origin} has not answered for ${formatDuration(now - since)} (since ${new Date(since).toISOString()}; last: ${errorText(error)}); the run is failed instead of retried forever (EXECUTOR_APP_GONE_MS = ${o.appGoneMs})`,
+      };
+      await inTx(ctx, async (tx) => {
+        if (await ownItem(tx, item)) await failRun(ctx, tx, run.id, failure);
+      });
+      ctx.wake();
+      return;
+    }
     const wait = Math.min(5000, 250 * 2 ** Math.min(5, Number(item.payload.connectFailures ?? 0)));
-    o.log(`run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`);
+    logUnreachable(ctx, url.origin, `run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`);
     await db.executorQueueItem.updateMany({
       where: { id: item.id, owner: item.owner },
       data: {
         leaseUntil: null,
         owner: null,
-        availableAt: new Date(Date.now() + wait),
-        payload: { ...item.payload, connectFailures: Number(item.payload.connectFailures ?? 0) + 1 },
+        availableAt: new Date(now + wait),
+        payload: { ...item.payload, connectFailures: Number(item.payload.connectFailures ?? 0) + 1, unreachableSince: since },
       },
     });
     return;
@@ -164,4 +178,32 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
     if (status === 200 || status === 206) status = 500;
   }
   await applyResponse(ctx, item, status, resHeaders, parsed, started, fnId);
+}
+
+/** Interval between two "app unreachable" log lines for the same app origin, ms. */
+export const UNREACHABLE_LOG_INTERVAL_MS = 60_000;
+
+/** Writes `line` at most once per {@link UNREACHABLE_LOG_INTERVAL_MS} per app origin, with the count of lines held back since. */
+function logUnreachable(ctx: EngineContext, origin: string, line: string): void {
+  const now = Date.now();
+  const entry = ctx.state.unreachableLog.get(origin);
+  if (entry && now - entry.at < UNREACHABLE_LOG_INTERVAL_MS) {
+    entry.suppressed += 1;
+    return;
+  }
+  ctx.o.log(entry?.suppressed ? `${line} (${entry.suppressed} similar line(s) for ${origin} held back in the last ${Math.round((now - entry.at) / 1000)} s)` : line);
+  ctx.state.unreachableLog.set(origin, { at: now, suppressed: 0 });
+}
+
+/** `90061000` → `"1d 1h 1m 1s"`; under a second: `"<n> ms"`. */
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const parts: string[] = [];
+  let s = Math.floor(ms / 1000);
+  for (const [unit, size] of [["d", 86_400], ["h", 3600], ["m", 60], ["s", 1]] as const) {
+    const n = Math.floor(s / size);
+    s -= n * size;
+    if (n) parts.push(`${n}${unit}`);
+  }
+  return parts.join(" ");
 }
