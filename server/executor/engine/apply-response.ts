@@ -10,6 +10,7 @@ import {
   errorMessageOf,
   inTx,
   type EngineContext,
+  type ExecutorEventPayload,
   type Json,
   type Op,
   type QueueItem,
@@ -17,7 +18,8 @@ import {
   type Tx,
 } from "./context.ts";
 import { ownItem } from "./leases.ts";
-import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveStep } from "./runs.ts";
+import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveStep, startRun } from "./runs.ts";
+import type { FunctionConfig } from "../registry.ts";
 import { RUN_COMPLETE_FAST, STEP_RUN_FAST } from "./sql.ts";
 
 /**
@@ -95,6 +97,45 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     s.added.push(op.id);
     return undefined;
   },
+  InvokeFunction: async (s, op, name) => {
+    // step.invoke (INNGEST-PROTOCOL.md §7.1 item 12): start the target with the data, wait for its
+    // inngest/function.finished (a pause of kind "invoke"), resolve with its output or error, or
+    // with an InngestInvokeTimeoutError at opts.timeout.
+    const targetId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
+    const target = targetId ? await s.tx.executorFunction.findUnique({ where: { id: targetId }, select: { id: true, config: true, retries: true } }) : null;
+    if (!target) {
+      s.savedSteps += (await saveStep(s.tx, s.run, op.id, { error: { name: "Error", message: `step.invoke ${name}: function "${targetId}" is not registered with the executor` } }, name)) ? 1 : 0;
+      s.completed.push(op.id);
+      return undefined;
+    }
+    const payload = (op.opts?.payload ?? {}) as { data?: unknown; user?: unknown; v?: unknown };
+    const timeoutMs = Math.min(parseDurationMs(op.opts?.timeout) ?? MAX_SLEEP_MS, MAX_SLEEP_MS);
+    const expiresAt = new Date(Date.now() + timeoutMs);
+    const childEvent: ExecutorEventPayload = {
+      name: "inngest/function.invoked",
+      data: {
+        ...(payload.data && typeof payload.data === "object" ? (payload.data as Record<string, unknown>) : {}),
+        _inngest: { source_fn_id: s.run.functionId, source_run_id: s.run.id, invoke_correlation_id: `${s.run.id}.${op.id}`, expire: expiresAt.getTime() },
+      },
+      id: newUlid(),
+      ts: Date.now(),
+      user: payload.user && typeof payload.user === "object" ? payload.user : {},
+      ...(typeof payload.v === "string" ? { v: payload.v } : {}),
+    };
+    await s.tx.executorEvent.createMany({
+      data: [{ id: childEvent.id, name: childEvent.name, data: childEvent.data as Json, raw: childEvent as unknown as Json, ts: BigInt(childEvent.ts) }],
+      skipDuplicates: true,
+    });
+    const childRunId = await startRun(s.ctx, s.tx, target.id, target.config as FunctionConfig, target.retries, childEvent, { skipIdempotency: true });
+    const pauseId = `${s.run.id}-${op.id}`;
+    await s.tx.executorPause.createMany({
+      data: [{ id: pauseId, runId: s.run.id, kind: "invoke", hashedId: op.id, event: "inngest/function.finished", expression: `async.data.run_id == ${JSON.stringify(childRunId)}`, expiresAt }],
+      skipDuplicates: true,
+    });
+    await enqueue(s.tx, { jobId: `${s.run.id}-${op.id}-timeout`, runId: s.run.id, kind: "pauseTimeout", availableAt: expiresAt, payload: { pauseId, hashedId: op.id, invoke: true } });
+    s.added.push(op.id);
+    return undefined;
+  },
   DiscoveryRequest: async (s) => {
     // Checkpointing maxRuntime reached: the SDK asks for a fresh discovery request (§2.5).
     s.discoveryRequested = true;
@@ -109,7 +150,7 @@ const OP_HANDLERS: Record<string, OpHandler> = {
 };
 
 /** Opcodes that leave a step pending (fan-in); more than one in a response forces step planning. */
-const ASYNC_OPS = new Set(["StepPlanned", "Sleep", "WaitForEvent"]);
+const ASYNC_OPS = new Set(["StepPlanned", "Sleep", "WaitForEvent", "InvokeFunction"]);
 /** Opcodes that memoize a step result (subject to the step-count and output-size limits). */
 const RESULT_OPS = new Set(["StepRun", "StepFailed", "StepError"]);
 

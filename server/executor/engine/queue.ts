@@ -122,7 +122,12 @@ async function processItem(ctx: EngineContext, item: QueueItem): Promise<void> {
       if (!(await ownItem(tx, item))) return;
       await tx.executorQueueItem.delete({ where: { id: item.id } });
       const consumed = await tx.$queryRawUnsafe<{ id: string }[]>(`DELETE FROM executor_pause WHERE id = $1 RETURNING id`, String(item.payload.pauseId));
-      if (consumed.length) await resolveAsyncStep(tx, item.runId, String(item.payload.hashedId), null, "waitForEvent timeout");
+      if (!consumed.length) return;
+      if (item.payload.invoke) {
+        // step.invoke timed out: the step errors (the SDK throws it into the function).
+        const error = { name: "InngestInvokeTimeoutError", message: "Timed out waiting for invoked function to complete" };
+        await resolveAsyncStep(tx, item.runId, String(item.payload.hashedId), { error }, "invoke timeout");
+      } else await resolveAsyncStep(tx, item.runId, String(item.payload.hashedId), null, "waitForEvent timeout");
     });
     return;
   }

@@ -31,9 +31,17 @@ import { LOCK_RUN } from "./sql.ts";
  * last 24 h: inserts the run, its cancelOn pauses and the first discovery item. Returns the run id
  * or undefined when skipped.
  */
-export async function startRun(ctx: EngineContext, tx: Tx, functionId: string, config: FunctionConfig, retries: number, event: ExecutorEventPayload): Promise<string | undefined> {
+export async function startRun(
+  ctx: EngineContext,
+  tx: Tx,
+  functionId: string,
+  config: FunctionConfig,
+  retries: number,
+  event: ExecutorEventPayload,
+  { skipIdempotency = false }: { skipIdempotency?: boolean } = {},
+): Promise<string | undefined> {
   let idempotencyKey: string | undefined;
-  if (config.idempotency) {
+  if (config.idempotency && !skipIdempotency) {
     const value = evalCelValue(config.idempotency, { event });
     if (value !== undefined && value !== null) {
       idempotencyKey = `${functionId}:${typeof value === "string" ? value : JSON.stringify(value)}`;
