@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { createPrismaClient, type PrismaClient } from "../db/client.ts";
 import { errorText } from "./engine/context.ts";
 import { Executor } from "./engine/executor.ts";
+import { createExecutorMetrics } from "./engine/metrics.ts";
 import { createHotSql } from "./engine/pg.ts";
 import { createDevGraphql, restRun, runsForEvent } from "./read-api.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
@@ -87,6 +88,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const log = options.log ?? ((line: string) => process.stderr.write(`[executor] ${line}\n`));
   const db = createPrismaClient(options.databaseUrl, { max: 20 });
   const hot = createHotSql(options.databaseUrl, 10);
+  const metrics = createExecutorMetrics(db);
   await db.$queryRawUnsafe("SELECT 1");
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -99,6 +101,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const engine = new Executor({
     db,
     hot,
+    metrics,
     signingKey,
     serverKind,
     backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
@@ -158,6 +161,12 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     if (method === "GET" && path === "/health") {
       const [apps, functions, queue] = await Promise.all([db.executorApp.count(), db.executorFunction.count(), db.executorQueueItem.count()]);
       return send(res, 200, { status: "ok", apps, functions, queued: queue });
+    }
+    if (method === "GET" && path === "/metrics") {
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { "content-type": metrics.registry.contentType, "content-length": Buffer.byteLength(text) });
+      res.end(text);
+      return;
     }
     if (method === "GET" && path === "/dev") {
       const fns = await db.executorFunction.findMany({ orderBy: { id: "asc" } });

@@ -114,6 +114,24 @@ describe("executor read API: /v0/gql and the REST run views", () => {
     expect(await post("C")).toEqual({ data: { cancelRun: { status: "CANCELLED" } } });
   });
 
+  it("GET /metrics: Prometheus text with queue depth and lag, steps, retries, lease renewals, failed requests and ended runs", async () => {
+    const res = await fetch(`${executor.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const text = await res.text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+    // Earlier tests here ran read-ok (1 step, completed), read-bad (failed), sleepers (cancelled).
+    expect(value("longhaul_executor_steps_total")).toBeGreaterThanOrEqual(1);
+    expect(value('longhaul_executor_runs_ended_total{status="completed"}')).toBeGreaterThanOrEqual(1);
+    expect(value('longhaul_executor_runs_ended_total{status="failed"}')).toBeGreaterThanOrEqual(1);
+    expect(value('longhaul_executor_runs_ended_total{status="cancelled"}')).toBeGreaterThanOrEqual(1);
+    expect(value('longhaul_executor_failed_requests_total{reason="http_400"}')).toBeGreaterThanOrEqual(1);
+    expect(value('longhaul_executor_queue_depth{state="due"}')).toBeGreaterThanOrEqual(0);
+    expect(value("longhaul_executor_queue_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(text).toContain("# TYPE longhaul_executor_retries_total counter");
+    expect(text).toContain("# TYPE longhaul_executor_lease_renewals_total counter");
+  });
+
   it("signed mode: the read API needs the signing key as bearer", async () => {
     expect((await gql(G1, { runId: "x" }, {})).status).toBe(401);
     expect((await fetch(`${executor.url}/v1/events/x/runs`)).status).toBe(401);

@@ -210,6 +210,7 @@ async function runCompleteFast(ctx: EngineContext, item: QueueItem, status: numb
     durationMs,
   ]);
   if (Number(res[0]?.run ?? 0) === 0) return false;
+  ctx.o.metrics.runsEnded.inc({ status: "completed" });
   ctx.o.log(`run ${item.runId} completed`);
   return true;
 }
@@ -227,6 +228,9 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
   const reqVersion = Number(headers.get("x-inngest-req-version"));
   const versionUpdate = Number.isInteger(reqVersion) && reqVersion > 0 ? { requestVersion: reqVersion } : {};
   const ops = status === 206 && Array.isArray(body) ? (body as Op[]) : [];
+  o.metrics.requests.inc({ status: String(status) });
+  if (status === 0) o.metrics.failedRequests.inc({ reason: "timeout" });
+  else if (status >= 400) o.metrics.failedRequests.inc({ reason: `http_${status}` });
   if (ops.some((x) => x.op === "StepRun" || x.op === "StepFailed")) crashPoint("executor:before-step-saved");
   let savedSteps = 0;
   let outcome = "";
@@ -234,7 +238,10 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
   if (only?.op === "StepRun" && discoveryOf(item)) {
     const fast = await stepRunFast(ctx, item, only, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started);
     if (fast >= 0) {
-      if (fast > 0) crashPoint("executor:after-step-saved");
+      if (fast > 0) {
+        o.metrics.steps.inc(fast);
+        crashPoint("executor:after-step-saved");
+      }
       o.log(`run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`);
       return;
     }
@@ -274,6 +281,7 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
         const at = retryAt ?? new Date(Date.now() + backoffDelayMs(item.attempt, o.backoffMs, o.jitter));
         await tx.executorQueueItem.update({ where: { id: item.id }, data: { attempt: item.attempt + 1, availableAt: at, leaseUntil: null, owner: null } });
         await saveRunState(tx, run, versionUpdate);
+        o.metrics.retries.inc({ reason: status === 206 ? "step_error" : status === 0 ? "timeout" : "http_error" });
         return `${reason}; retry attempt ${item.attempt + 1}/${run.maxAttempts - 1} at ${at.toISOString()}`;
       },
       failWith: async (error, text) => {
@@ -286,7 +294,10 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
     outcome = await applyInTx(s, status, body, ops);
     savedSteps = s.savedSteps;
   });
-  if (savedSteps) crashPoint("executor:after-step-saved");
+  if (savedSteps) {
+    o.metrics.steps.inc(savedSteps);
+    crashPoint("executor:after-step-saved");
+  }
   o.log(`run ${item.runId} ${fnId} ${item.stepId === "step" ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} ${outcome} (${Date.now() - started} ms)`);
 }
 

@@ -17,7 +17,10 @@ export async function checkpoint(ctx: EngineContext, runId: string, body: { qi_i
   if (qi === undefined) return "stale";
   const fast = await checkpointFast(ctx, runId, qi, owner, steps);
   if (fast !== "slow") {
-    if (fast.inserted) crashPoint("executor:after-step-saved");
+    if (fast.inserted) {
+      ctx.o.metrics.steps.inc(fast.inserted);
+      crashPoint("executor:after-step-saved");
+    }
     return fast.result;
   }
   let saved = 0;
@@ -39,7 +42,10 @@ export async function checkpoint(ctx: EngineContext, runId: string, body: { qi_i
     await saveRunState(tx, run);
     return "ok" as const;
   });
-  if (saved) crashPoint("executor:after-step-saved");
+  if (saved) {
+    ctx.o.metrics.steps.inc(saved);
+    crashPoint("executor:after-step-saved");
+  }
   return result;
 }
 

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "../../db/client.ts";
+import type { ExecutorMetrics } from "./metrics.ts";
 import type { HotSql } from "./pg.ts";
 
 /** A Prisma interactive-transaction client. */
@@ -74,6 +75,8 @@ export const NOW = `(now() AT TIME ZONE 'UTC')`;
 /** Options of the executor engine. */
 export interface ExecutorEngineOptions {
   db: PrismaClient;
+  /** Prometheus counters (engine/metrics.ts). */
+  metrics: ExecutorMetrics;
   /** The hot statements' direct connection (named prepared statements, engine/pg.ts). */
   hot: HotSql;
   /** Key requests to the app are signed with; undefined (dev mode only) = unsigned requests. */

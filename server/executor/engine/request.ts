@@ -155,6 +155,7 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
       ctx.wake();
       return;
     }
+    o.metrics.failedRequests.inc({ reason: "unreachable" });
     const wait = Math.min(5000, 250 * 2 ** Math.min(5, Number(item.payload.connectFailures ?? 0)));
     logUnreachable(ctx, url.origin, `run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`);
     await db.executorQueueItem.updateMany({

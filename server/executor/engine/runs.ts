@@ -130,6 +130,7 @@ function emitInternal(ctx: EngineContext, tx: Tx, name: string, data: Record<str
 export async function completeRun(ctx: EngineContext, tx: Tx, runId: string, output: unknown): Promise<void> {
   const run = await endRun(tx, runId, "completed", { output: output === undefined ? null : output });
   if (!run) return;
+  ctx.o.metrics.runsEnded.inc({ status: "completed" });
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, result: output ?? null, event: run.event });
   ctx.o.log(`run ${runId} completed`);
 }
@@ -143,6 +144,7 @@ export async function failRun(ctx: EngineContext, tx: Tx, runId: string, error: 
   const err = normalizeError(error);
   const run = await endRun(tx, runId, "failed", { error: err });
   if (!run) return;
+  ctx.o.metrics.runsEnded.inc({ status: "failed" });
   await emitInternal(ctx, tx, "inngest/function.failed", { function_id: run.functionId, run_id: runId, error: err, event: run.event, events: run.events }, runId);
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: err, event: run.event });
   ctx.o.log(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`);
@@ -156,6 +158,7 @@ export async function failRun(ctx: EngineContext, tx: Tx, runId: string, error: 
 export async function cancelRun(ctx: EngineContext, tx: Tx, runId: string, reason: string): Promise<boolean> {
   const run = await endRun(tx, runId, "cancelled", { error: { name: "Cancelled", message: reason } });
   if (!run) return false;
+  ctx.o.metrics.runsEnded.inc({ status: "cancelled" });
   await emitInternal(ctx, tx, "inngest/function.cancelled", { function_id: run.functionId, run_id: runId, event: run.event, reason });
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: { name: "Cancelled", message: reason }, event: run.event });
   ctx.o.log(`run ${runId} cancelled (${reason})`);
@@ -164,9 +167,20 @@ export async function cancelRun(ctx: EngineContext, tx: Tx, runId: string, reaso
 
 /** Cancels a run through the API. Returns false when the run does not exist or already ended. */
 export async function cancelRunById(ctx: EngineContext, runId: string, reason = "cancelled through the API"): Promise<boolean> {
-  const ok = await ctx.o.db.$transaction((tx) => cancelRun(ctx, tx, runId, reason), TX);
-  ctx.wake();
-  return ok;
+  // The cancel locks the run, then its queue items; a response being applied at the same moment
+  // locks its item, then the run. PostgreSQL resolves that deadlock by aborting one transaction:
+  // when it is this one, try again (the run is then usually still live, or already ended → false).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const ok = await ctx.o.db.$transaction((tx) => cancelRun(ctx, tx, runId, reason), TX);
+      ctx.wake();
+      return ok;
+    } catch (error) {
+      const text = error instanceof Error ? `${(error as { code?: string }).code ?? ""} ${error.message}` : String(error);
+      if (attempt >= 5 || !/P2034|deadlock|40P01|could not serialize/i.test(text)) throw error;
+      ctx.o.log(`cancel of run ${runId}: ${text.slice(0, 120)}; retrying (attempt ${attempt + 1})`);
+    }
+  }
 }
 
 /** Saves a memoized step unless it exists (never overwrites). Returns true when inserted. */
