@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
 import { createPrismaClient, type PrismaClient } from "../db/client.ts";
-import { Executor, errorText } from "./engine.ts";
+import { errorText } from "./engine/context.ts";
+import { Executor } from "./engine/executor.ts";
+import { createExecutorMetrics } from "./engine/metrics.ts";
+import { createHotSql } from "./engine/pg.ts";
+import { createDevGraphql, restRun, runsForEvent } from "./read-api.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
 import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
 
@@ -12,10 +16,17 @@ export interface StartExecutorOptions {
   /** TCP port to listen on (127.0.0.1 unless `host` is given); 0 = any free port. */
   port: number;
   host?: string;
-  /** INNGEST_SIGNING_KEY shared with the app (hex, optionally `signkey-<env>-` prefixed). */
-  signingKey: string;
-  /** INNGEST_EVENT_KEY accepted on `POST /e/{key}`. */
-  eventKey: string;
+  /**
+   * Dev mode, as `inngest dev` behaves: unsigned SDK calls are accepted (`Bearer undefined`, an
+   * empty bearer, no signature) on `/fn/register` and `/v1/checkpoint/…`, any event key on
+   * `POST /e/{key}`, the read API needs no bearer, and requests to the app are signed only when a
+   * signing key is given. Never for production. Default false (signed mode).
+   */
+  dev?: boolean;
+  /** INNGEST_SIGNING_KEY shared with the app (hex, optionally `signkey-<env>-` prefixed). Required unless `dev`. */
+  signingKey?: string;
+  /** INNGEST_EVENT_KEY accepted on `POST /e/{key}`. Required unless `dev` (which accepts any key). */
+  eventKey?: string;
   /** serve() URLs to sync in-band at start and re-sync periodically (retried until reachable). */
   appUrls: string[];
   /** Retry backoff table in ms; default Inngest's 15s…2h with jitter. When given, no jitter. */
@@ -32,6 +43,8 @@ export interface StartExecutorOptions {
   resyncMs?: number;
   /** Keep ended runs, events and the ops log this long, ms (default 7 days); housekeeping runs at start and hourly. */
   retentionMs?: number;
+  /** A run whose app has not answered at all (refused, reset) for this long ends failed (`AppUnreachable`), ms (default 24 h). */
+  appGoneMs?: number;
   /** On stop, grace for in-flight requests before they are aborted and released, ms (default 5000). */
   stopGraceMs?: number;
   /** Instance name (default `executor@<host>:<port>`); leases of a previous process with this name are released at start. */
@@ -63,8 +76,19 @@ export interface ExecutorHandle {
  * @throws Error when the port cannot be bound or the database is unreachable.
  */
 export async function startExecutor(options: StartExecutorOptions): Promise<ExecutorHandle> {
+  const dev = options.dev ?? false;
+  if (!dev && !options.signingKey) throw new Error("signingKey is required in signed mode (pass dev: true for dev mode)");
+  if (!dev && !options.eventKey) throw new Error("eventKey is required in signed mode (pass dev: true for dev mode)");
+  const serverKind = dev ? "dev" : "cloud";
+  const signingKey = options.signingKey;
+  /** Bearer check of SDK calls: signed mode only; the dev server accepts any (INNGEST-PROTOCOL.md §2.2). */
+  const sdkAuthorized = (header: string | undefined): boolean => dev || verifyBearer(header, signingKey!);
+  const apiAuthorized = (header: string | undefined): boolean => dev || verifyApiBearer(header, signingKey!);
+  const send = (res: ServerResponse, status: number, body: unknown): void => sendJson(res, status, body, serverKind);
   const log = options.log ?? ((line: string) => process.stderr.write(`[executor] ${line}\n`));
   const db = createPrismaClient(options.databaseUrl, { max: 20 });
+  const hot = createHotSql(options.databaseUrl, 10);
+  const metrics = createExecutorMetrics(db);
   await db.$queryRawUnsafe("SELECT 1");
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -76,7 +100,10 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const url = `http://${options.host && options.host !== "0.0.0.0" ? options.host : "127.0.0.1"}:${port}`;
   const engine = new Executor({
     db,
-    signingKey: options.signingKey,
+    hot,
+    metrics,
+    signingKey,
+    serverKind,
     backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
     jitter: options.backoffMs === undefined,
     checkpointing: options.checkpointing ?? true,
@@ -85,11 +112,13 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     pollMs: options.pollMs ?? 100,
     instance: options.instance ?? `executor@${hostname()}:${port}`,
     requestTimeoutMs: 2 * 3_600_000,
+    appGoneMs: options.appGoneMs ?? 24 * 3_600_000,
     stopGraceMs: options.stopGraceMs ?? 5000,
     retentionMs: options.retentionMs ?? 7 * 86_400_000,
     log,
   });
   engine.url = url;
+  const gql = createDevGraphql(db, (runId) => engine.cancelRunById(runId, "cancelled through /v0/gql cancelRun"));
 
   const sync = async (appUrl: string): Promise<{ appId: string; functionIds: string[] }> => {
     const body = canonicalJson({ url: appUrl });
@@ -98,8 +127,8 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       headers: {
         "content-type": "application/json",
         "x-inngest-sync-kind": "in_band",
-        "x-inngest-server-kind": "cloud",
-        "x-inngest-signature": signBody(body, options.signingKey),
+        "x-inngest-server-kind": serverKind,
+        ...(signingKey ? { "x-inngest-signature": signBody(body, signingKey) } : {}),
       },
       body,
     });
@@ -133,6 +162,12 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       const [apps, functions, queue] = await Promise.all([db.executorApp.count(), db.executorFunction.count(), db.executorQueueItem.count()]);
       return send(res, 200, { status: "ok", apps, functions, queued: queue });
     }
+    if (method === "GET" && path === "/metrics") {
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { "content-type": metrics.registry.contentType, "content-length": Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     if (method === "GET" && path === "/dev") {
       const fns = await db.executorFunction.findMany({ orderBy: { id: "asc" } });
       return send(res, 200, {
@@ -149,7 +184,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       });
     }
     if (method === "POST" && (m = /^\/e\/([^/]+)\/?$/.exec(path))) {
-      if (decodeURIComponent(m[1]!) !== options.eventKey) return send(res, 401, { ids: [], status: 401, error: "event key not found" });
+      if (!dev && decodeURIComponent(m[1]!) !== options.eventKey) return send(res, 401, { ids: [], status: 401, error: "event key not found" });
       let parsed: unknown;
       try {
         parsed = JSON.parse(await readBody(req));
@@ -164,7 +199,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       return send(res, 200, { ids, status: 200 });
     }
     if (method === "POST" && path === "/fn/register") {
-      if (!verifyBearer(req.headers.authorization, options.signingKey)) return send(res, 401, { ok: false, status: 401, error: "invalid signing key" });
+      if (!sdkAuthorized(req.headers.authorization)) return send(res, 401, { ok: false, status: 401, error: "invalid signing key" });
       const body = JSON.parse(await readBody(req)) as { appName?: string; url?: string; sdk?: string; functions?: FunctionConfig[] };
       if (!body.appName || !body.url || !Array.isArray(body.functions)) return send(res, 400, { ok: false, status: 400, error: "appName, url and functions are required" });
       try {
@@ -181,37 +216,41 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       }
     }
     if (method === "POST" && (m = /^\/v1\/checkpoint\/([^/]+)\/async$/.exec(path))) {
-      if (!verifyBearer(req.headers.authorization, options.signingKey)) return send(res, 401, { error: "unauthorized" });
+      if (!sdkAuthorized(req.headers.authorization)) return send(res, 401, { error: "unauthorized" });
       const body = JSON.parse(await readBody(req)) as { qi_id?: unknown; steps?: unknown };
       const result = await engine.checkpoint(decodeURIComponent(m[1]!), body);
       return result === "ok" ? send(res, 200, { data: {} }) : send(res, 409, { error: "stale dispatch" });
     }
-    if (path.startsWith("/v1/runs/") && !verifyApiBearer(req.headers.authorization, options.signingKey)) {
+    // The read API (dev server's REST run views and /v0/gql): no auth in dev mode, the signing key as bearer in signed mode.
+    if ((path.startsWith("/v1/runs/") || path.startsWith("/v1/events/") || path === "/v0/gql") && !apiAuthorized(req.headers.authorization)) {
       return send(res, 401, { error: "Authorization: Bearer <INNGEST_SIGNING_KEY> required" });
+    }
+    if (method === "POST" && path === "/v0/gql") {
+      let body: unknown;
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch {
+        return send(res, 200, { errors: [{ message: "body is not JSON" }] });
+      }
+      return send(res, 200, await gql.execute(body));
+    }
+    if (method === "GET" && (m = /^\/v1\/events\/([^/]+)\/runs$/.exec(path))) {
+      const runs = await runsForEvent(db, decodeURIComponent(m[1]!));
+      return send(res, 200, { data: (runs ?? []).map(restRun), metadata: { fetched_at: new Date().toISOString(), cached_until: null } });
     }
     if (method === "GET" && (m = /^\/v1\/runs\/([^/]+)$/.exec(path))) {
       const run = await db.executorRun.findUnique({ where: { id: decodeURIComponent(m[1]!) } });
       if (!run) return send(res, 404, { error: "run not found" });
-      const steps = await db.executorStepResult.count({ where: { runId: run.id } });
-      return send(res, 200, {
-        id: run.id,
-        functionId: run.functionId,
-        status: run.status,
-        output: run.output,
-        error: run.error,
-        steps,
-        event: run.event,
-        createdAt: run.createdAt,
-        startedAt: run.startedAt,
-        endedAt: run.endedAt,
-      });
+      return send(res, 200, { data: restRun(run), metadata: { fetched_at: new Date().toISOString(), cached_until: null } });
     }
-    if (method === "POST" && (m = /^\/v1\/runs\/([^/]+)\/cancel$/.exec(path))) {
+    // Cancellation: Inngest's `DELETE /v1/runs/{id}`, and `POST /v1/runs/{id}/cancel`.
+    if ((method === "DELETE" && (m = /^\/v1\/runs\/([^/]+)$/.exec(path))) || (method === "POST" && (m = /^\/v1\/runs\/([^/]+)\/cancel$/.exec(path)))) {
       const id = decodeURIComponent(m[1]!);
       const exists = await db.executorRun.findUnique({ where: { id }, select: { status: true } });
       if (!exists) return send(res, 404, { error: "run not found" });
       const cancelled = await engine.cancelRunById(id);
-      return send(res, cancelled ? 200 : 409, cancelled ? { id, status: "cancelled" } : { id, status: exists.status, error: "run already ended" });
+      const run = await db.executorRun.findUniqueOrThrow({ where: { id } });
+      return send(res, cancelled ? 200 : 409, cancelled ? { data: restRun(run) } : { data: restRun(run), error: "run already ended" });
     }
     return send(res, 404, { error: `no route for ${method} ${path}` });
   }
@@ -241,7 +280,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   housekeeping();
   const housekeepingTimer = setInterval(housekeeping, 3_600_000);
   housekeepingTimer.unref();
-  log(`listening on ${url} (signed mode, checkpointing ${options.checkpointing ?? true ? "on" : "off"})`);
+  log(`listening on ${url} (${dev ? "DEV MODE: unsigned SDK calls and any event key accepted; never expose this port" : "signed mode"}, checkpointing ${options.checkpointing ?? true ? "on" : "off"})`);
 
   return {
     url,
@@ -259,6 +298,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
         server.closeAllConnections();
       });
       await db.$disconnect();
+      await hot.end();
       log("stopped");
     },
   };
@@ -285,11 +325,11 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, serverKind: string): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "x-inngest-server-kind": "cloud", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, { "content-type": "application/json", "x-inngest-server-kind": serverKind, "content-length": Buffer.byteLength(text) });
   res.end(text);
 }
 
-export { Executor } from "./engine.ts";
+export { Executor } from "./engine/executor.ts";
 export { RegistrationRefusedError } from "./registry.ts";

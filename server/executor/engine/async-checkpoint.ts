@@ -1,0 +1,84 @@
+import { crashPoint } from "../../fault-injection.ts";
+import { MAX_STEP_OUTPUT_BYTES, MAX_STEPS_PER_RUN, TERMINAL, inTx, type EngineContext, type Op } from "./context.ts";
+import { failRun, limitError, lockRun, saveRunState, saveStep } from "./runs.ts";
+import { CHECKPOINT_FAST, RENEW_CHECKPOINT_LEASE } from "./sql.ts";
+
+/**
+ * `POST /v1/checkpoint/{runId}/async` (§2.13): persists every checkpointed step durably, in one
+ * transaction, **before** the caller answers 200. Returns "stale" (→ 409) when the queue item
+ * `qi_id` is no longer leased or the run is over, so the SDK stops (`StaleDispatchError`).
+ */
+export async function checkpoint(ctx: EngineContext, runId: string, body: { qi_id?: unknown; steps?: unknown }): Promise<"ok" | "stale"> {
+  crashPoint("executor:checkpoint-received");
+  const m = typeof body.qi_id === "string" ? /^(\d+)~(.+)$/.exec(body.qi_id) : null;
+  const qi = m ? BigInt(m[1]!) : undefined;
+  const owner = m ? m[2]! : "";
+  const steps = Array.isArray(body.steps) ? (body.steps as Op[]) : [];
+  if (qi === undefined) return "stale";
+  const fast = await checkpointFast(ctx, runId, qi, owner, steps);
+  if (fast !== "slow") {
+    if (fast.inserted) {
+      ctx.o.metrics.steps.inc(fast.inserted);
+      crashPoint("executor:after-step-saved");
+    }
+    return fast.result;
+  }
+  let saved = 0;
+  const result = await inTx(ctx, async (tx) => {
+    const item = await tx.$queryRawUnsafe<{ id: bigint }[]>(RENEW_CHECKPOINT_LEASE, qi, runId, ctx.o.leaseMs, owner);
+    if (!item.length) return "stale" as const;
+    const run = await lockRun(tx, runId);
+    if (!run || TERMINAL.has(run.status)) return "stale" as const;
+    for (const op of steps) {
+      const limit = op.op === "StepRun" || op.op === "StepFailed" ? limitError(run, op) : undefined;
+      if (limit) {
+        await failRun(ctx, tx, runId, limit);
+        return "stale" as const;
+      }
+      if (op.op === "StepRun") saved += (await saveStep(tx, run, op.id, { data: op.data ?? null }, op.displayName ?? op.name ?? "")) ? 1 : 0;
+      else if (op.op === "StepFailed") saved += (await saveStep(tx, run, op.id, { error: op.error ?? null }, op.displayName ?? op.name ?? "")) ? 1 : 0;
+      else ctx.o.log(`run ${runId}: checkpointed op ${op.op} ignored (only StepRun/StepFailed are checkpointed)`);
+    }
+    await saveRunState(tx, run);
+    return "ok" as const;
+  });
+  if (saved) {
+    ctx.o.metrics.steps.inc(saved);
+    crashPoint("executor:after-step-saved");
+  }
+  return result;
+}
+
+/**
+ * The checkpoint hot path in **one SQL statement** (atomic on its own, one round trip): renews the
+ * lease of queue item `qi` (only if still leased), locks the run (only if not ended), inserts the
+ * StepRun/StepFailed results that do not exist yet with consecutive `seq`, and advances `nextSeq`.
+ * Returns "slow" when a limit may be hit or an op needs the general path (then {@link checkpoint}
+ * uses the transaction-based path, which also fails the run on a limit).
+ */
+async function checkpointFast(ctx: EngineContext, runId: string, qi: bigint, owner: string, steps: Op[]): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
+  const rows: { ord: number; hashedId: string; value: unknown; name: string }[] = [];
+  for (const [ord, op] of steps.entries()) {
+    if (op.op !== "StepRun" && op.op !== "StepFailed") return "slow";
+    const value = op.op === "StepRun" ? { data: op.data === undefined ? null : op.data } : { error: op.error ?? null };
+    if (Buffer.byteLength(JSON.stringify(value)) > MAX_STEP_OUTPUT_BYTES) return "slow";
+    rows.push({ ord, hashedId: op.id, value, name: op.displayName ?? op.name ?? "" });
+  }
+  const res = await ctx.o.hot.query<{ item: string; run: string; inserted: string; next_seq: number | null }>("lh_checkpoint_fast", CHECKPOINT_FAST, [
+    qi,
+    runId,
+    ctx.o.leaseMs,
+    JSON.stringify(rows),
+    rows.length,
+    MAX_STEPS_PER_RUN,
+    owner,
+  ]);
+  const r = res[0];
+  if (!r || Number(r.item) === 0) return { result: "stale", inserted: 0 };
+  if (Number(r.run) === 0) {
+    // Run ended (→ stale) or the step limit would be exceeded (→ slow path fails the run).
+    const run = await ctx.o.db.executorRun.findUnique({ where: { id: runId }, select: { status: true } });
+    return run && !TERMINAL.has(run.status) ? "slow" : { result: "stale", inserted: 0 };
+  }
+  return { result: "ok", inserted: Number(r.inserted) };
+}
