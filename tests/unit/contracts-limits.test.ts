@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EXECUTOR_MAX_STEP_OUTPUT_BYTES, jsonBytes, MAX_FACT_VALUE_BYTES, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
-import { MAX_STEP_OUTPUT_BYTES } from "../../server/executor/engine.ts";
+import { MAX_STEP_OUTPUT_BYTES } from "../../server/executor/engine/context.ts";
 import { FACT_VALUE_MAX_BYTES } from "../../server/tools/record-fact.ts";
 
 // lib/contracts/limits.ts is the one home of the size limits; the executor (its own process, another
