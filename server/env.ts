@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { EGRESS_ON_BREACH, emailAllowListSchema, httpAllowListSchema } from "./tools/egress-policy.ts";
+import { rawEnv } from "./env-source.ts";
+import { EGRESS_ON_BREACH, emailAllowListSchema, httpAllowListSchema } from "./domain/egress-policy.ts";
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
@@ -90,7 +91,7 @@ export type Env = z.infer<typeof envSchema> & {
  * Parses `source` (default process.env); empty values count as unset.
  * @throws Error listing each invalid variable by name with the reason.
  */
-export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+export function parseEnv(source: Record<string, string | undefined> = rawEnv()): Env {
   // An empty variable (`FOO=`) means unset, as in most twelve-factor tools.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = envSchema.safeParse(cleaned);
@@ -119,3 +120,5 @@ export function env(): Env {
 export function resetEnv(): void {
   cached = undefined;
 }
+
+export { rawEnv };

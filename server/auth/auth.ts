@@ -1,4 +1,5 @@
 import { betterAuth } from "better-auth";
+import { env, rawEnv } from "../env.ts";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
@@ -15,7 +16,7 @@ export const DEFAULT_SESSION_DAYS = 7;
 export const OIDC_PROVIDER_ID = "oidc";
 
 /** The web app's public origin: BETTER_AUTH_URL, else APP_URL, else http://127.0.0.1:$PORT. */
-export function authBaseUrl(source: Record<string, string | undefined> = process.env): string {
+export function authBaseUrl(source: Record<string, string | undefined> = rawEnv()): string {
   const url = source.BETTER_AUTH_URL || source.APP_URL || `http://127.0.0.1:${source.PORT || 3000}`;
   return url.replace(/\/+$/, "");
 }
@@ -26,7 +27,7 @@ export function authBaseUrl(source: Record<string, string | undefined> = process
  * start banner prints one, a browser may be pointed at the other); plus BETTER_AUTH_TRUSTED_ORIGINS
  * (comma-separated).
  */
-export function trustedOrigins(source: Record<string, string | undefined> = process.env): string[] {
+export function trustedOrigins(source: Record<string, string | undefined> = rawEnv()): string[] {
   const base = new URL(authBaseUrl(source));
   const origins = new Set([base.origin]);
   if (base.hostname === "127.0.0.1" || base.hostname === "localhost") {
@@ -37,7 +38,7 @@ export function trustedOrigins(source: Record<string, string | undefined> = proc
 }
 
 /** The OIDC provider configured by env (OIDC_DISCOVERY_URL + OIDC_CLIENT_ID [+ OIDC_CLIENT_SECRET]), or null. */
-export function oidcConfig(source: Record<string, string | undefined> = process.env) {
+export function oidcConfig(source: Record<string, string | undefined> = rawEnv()) {
   if (!source.OIDC_DISCOVERY_URL || !source.OIDC_CLIENT_ID) return null;
   return {
     providerId: OIDC_PROVIDER_ID,
@@ -79,10 +80,10 @@ export async function uniqueDisplayName(db: PrismaClient, name: string, email: s
 function createAuth() {
   const db = prisma();
   const oidc = oidcConfig();
-  const secret = process.env.BETTER_AUTH_SECRET;
-  if (!secret && process.env.NODE_ENV === "production") throw new Error("BETTER_AUTH_SECRET is not set (npm start generates one into DATA_DIR)");
+  const secret = env().BETTER_AUTH_SECRET;
+  if (!secret && env().NODE_ENV === "production") throw new Error("BETTER_AUTH_SECRET is not set (npm start generates one into DATA_DIR)");
   const baseURL = authBaseUrl();
-  const days = Number(process.env.LONGHAUL_SESSION_DAYS || DEFAULT_SESSION_DAYS);
+  const days = env().LONGHAUL_SESSION_DAYS ?? DEFAULT_SESSION_DAYS;
   return betterAuth({
     appName: "Longhaul",
     baseURL,
@@ -92,7 +93,7 @@ function createAuth() {
     trustedOrigins: trustedOrigins(),
     telemetry: { enabled: false },
     emailAndPassword: {
-      enabled: process.env.LONGHAUL_PASSWORD_SIGNIN !== "off",
+      enabled: env().LONGHAUL_PASSWORD_SIGNIN !== "off",
       minPasswordLength: 8,
       maxPasswordLength: 128,
       autoSignIn: true,
@@ -109,7 +110,7 @@ function createAuth() {
       user: {
         create: {
           before: async (user) => {
-            if (process.env.LONGHAUL_SIGNUP === "closed" && (await db.user.count()) > 0) {
+            if (rawEnv().LONGHAUL_SIGNUP === "closed" && (await db.user.count()) > 0) {
               throw new APIError("FORBIDDEN", { message: "sign-up is closed (LONGHAUL_SIGNUP=closed): ask an admin to create your account" });
             }
             return { data: { ...user, name: await uniqueDisplayName(db, user.name, user.email) } };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rawEnv } from "../env-source.ts";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
 import { tokenListSelect } from "./api-tokens.ts";
@@ -101,7 +102,7 @@ export async function listAllTokens({ prisma }: { prisma: PrismaClient }) {
  * (closed by LONGHAUL_SIGNUP=closed once a user exists), the OIDC provider's name when configured,
  * and whether no user exists yet (the first sign-up becomes admin). Never any secret.
  */
-export async function signInOptions({ prisma, source = process.env }: { prisma: PrismaClient; source?: Record<string, string | undefined> }) {
+export async function signInOptions({ prisma, source = rawEnv() }: { prisma: PrismaClient; source?: Record<string, string | undefined> }) {
   const users = await prisma.user.count();
   const oidc = oidcConfig(source);
   const password = source.LONGHAUL_PASSWORD_SIGNIN !== "off";

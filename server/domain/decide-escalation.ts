@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findUnstorableString } from "../tools/unstorable.ts";
+import { findUnstorableString } from "./unstorable.ts";
 import { idField, inputObject, textField } from "./input-fields.ts";
 import {
   APPROVAL_REASONS,

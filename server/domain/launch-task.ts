@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { EXECUTOR_MAX_STEP_OUTPUT_BYTES, jsonBytes, MAX_FACT_KEY_LENGTH, MAX_GOAL_CHARS, MAX_LAUNCH_FACTS, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
-import { findUnstorableString } from "../tools/unstorable.ts";
-import { DEMO_DEFAULT_EMAIL } from "../tools/demo/license-audit.ts";
-import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "../tools/egress-policy.ts";
+import { findUnstorableString } from "./unstorable.ts";
+import { DEMO_DEFAULT_EMAIL } from "../../lib/contracts/demo.ts";
+import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../db/client.ts";
-import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type DestinationBreach, type EgressPolicy } from "./egress-policy.ts";
+import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type DestinationBreach, type EgressPolicy } from "../domain/egress-policy.ts";
 import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, type ContentFinding, type ReadContent } from "./egress-scan.ts";
 import type { ToolDefinition } from "./types.ts";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { env } from "../env.ts";
 import { EffectNotPerformedError, performExternalEffect, type JsonObject } from "./ledger.ts";
 import { utf8Bytes } from "./limits.ts";
-import { deploymentEgressPolicy } from "./egress-policy.ts";
+import { deploymentEgressPolicy } from "../domain/egress-policy.ts";
 import { defineTool } from "./types.ts";
 
 export const HTTP_POST_MAX_BODY_BYTES = 65_536;

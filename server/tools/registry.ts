@@ -12,7 +12,7 @@ import { sendEmailTool } from "./send-email.ts";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolErrorCode } from "./types.ts";
 import { describeZodError, MAX_RAW_ARGUMENTS_BYTES } from "./validation.ts";
 import { utf8Bytes } from "./limits.ts";
-import { findUnstorableString } from "./unstorable.ts";
+import { findUnstorableString } from "../domain/unstorable.ts";
 import { writeArtifactTool } from "./write-artifact.ts";
 import { findRiskyVerdict } from "../db/approval-repository.ts";
 import { gateToolCall } from "./egress-gate.ts";
@@ -20,7 +20,7 @@ import { fingerprintFor } from "./ledger.ts";
 
 export type { ToolContext, ToolDefinition, ToolErrorCode } from "./types.ts";
 export { ToolError } from "./types.ts";
-export { findUnstorableString } from "./unstorable.ts";
+export { findUnstorableString } from "../domain/unstorable.ts";
 
 /** Every built-in tool by name (CONTRACTS.md "Tools"). */
 export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(

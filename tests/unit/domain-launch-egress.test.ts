@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 import { AppError } from "../../server/errors.ts";
-import type { EgressPolicy } from "../../server/tools/egress-policy.ts";
+import type { EgressPolicy } from "../../server/domain/egress-policy.ts";
 import { fakeLaunchPorts } from "../support/fake-launch-ports.ts";
 
 const deploymentEgress: EgressPolicy = { emailDomains: ["example.com"], emailRecipients: [], httpOrigins: ["https://hooks.example.com"], onBreach: "escalate" };

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../../server/env.ts";
 import { assessEgress } from "../../server/tools/egress-gate.ts";
-import { checkDestinations, deploymentEgressPolicy, emailAllowed, mergeEgressPolicies, originAllowed, type EgressPolicy } from "../../server/tools/egress-policy.ts";
+import { checkDestinations, deploymentEgressPolicy, emailAllowed, mergeEgressPolicies, originAllowed, type EgressPolicy } from "../../server/domain/egress-policy.ts";
 import { findVerbatimRuns, redactValue, scanForSecrets } from "../../server/tools/egress-scan.ts";
 import { getTool } from "../../server/tools/registry.ts";
 

@@ -70,7 +70,7 @@ export const MAX_STEPS_PER_RUN = 1000;
 /** Maximum serialised size of one step output (4 MB, Go `consts.go:23-48`). */
 export const MAX_STEP_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** SQL expression for "now" in UTC, matching Prisma's TIMESTAMP(3) columns (stored as UTC). */
-export const NOW = `(now() AT TIME ZONE 'UTC')`;
+export { NOW } from "./now.ts";
 
 /** Options of the executor engine. */
 export interface ExecutorEngineOptions {

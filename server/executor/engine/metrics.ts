@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry } from "prom-client";
 import type { PrismaClient } from "../../db/client.ts";
-import { NOW } from "./context.ts";
+import { NOW } from "./now.ts";
 
 /**
  * The executor's Prometheus metrics (`GET /metrics`, text exposition format, prom-client). One

@@ -1,5 +1,6 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { DEMO_DEFAULT_EMAIL } from "../../../lib/contracts/demo.ts";
 import { compareCodePoints } from "../workspace.ts";
 
 /** Packages audited by the demo when the task does not say how many. */
@@ -13,7 +14,7 @@ export const DEMO_DEFAULT_LIMIT = 50;
  * <address>, post the summary as JSON to <url>, then finish.") — an effect on an external system.
  */
 /** Where the demo emails its summary when the launch names no recipient (inside the default egress policy, example.com). */
-export const DEMO_DEFAULT_EMAIL = "compliance@example.com";
+export { DEMO_DEFAULT_EMAIL };
 
 export function licenseAuditGoal(limit: number, emailTo = DEMO_DEFAULT_EMAIL, postUrl?: string): string {
   const post = postUrl ? ` post the summary as JSON to ${postUrl},` : "";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rawEnv } from "../env-source.ts";
 
 /**
  * The egress policy: where a run's side effects may go without a human's approval. One place for
@@ -105,7 +106,7 @@ function httpList(entries: readonly string[]): string[] {
  * changing a variable is seen at once; invalid values stop the start in server/env.ts, and an
  * invalid entry that got past it is ignored, i.e. not allowed).
  */
-export function deploymentEgressPolicy(source: Record<string, string | undefined> = process.env): EgressPolicy {
+export function deploymentEgressPolicy(source: Record<string, string | undefined> = rawEnv()): EgressPolicy {
   const emailRaw = source.LONGHAUL_EMAIL_ALLOW?.trim() || DEFAULT_EMAIL_ALLOW;
   const email = emailRaw.toLowerCase() === EMAIL_ALLOW_NONE ? { emailDomains: [], emailRecipients: [] } : emailLists(splitList(emailRaw));
   const onBreach = source.LONGHAUL_EGRESS_ON_BREACH?.trim() === "refuse" ? "refuse" : "escalate";
