@@ -16,7 +16,8 @@ module.exports = {
     {
       name: "domain-no-framework",
       severity: "error",
-      comment: "server/domain is pure logic over ports: no next, Prisma, inngest, openai or pg, and no adapter code (db, api, inngest, executor, tools, agent) — it talks to ports.",
+      comment:
+        "server/domain is pure logic over ports: no next, Prisma, inngest, openai or pg, and no adapter code (db, api, inngest, executor, tools, agent) — it talks to ports.",
       from: { path: "^server/domain/" },
       to: {
         dependencyTypesNot: ["type-only"],
@@ -72,7 +73,11 @@ module.exports = {
     exclude: { path: ["^\\.next/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -5,7 +5,19 @@ import tseslint from "typescript-eslint";
 // the rest (Prisma calls in routers, process.env outside server/env.ts) by tests/unit/boundaries.test.ts.
 export default tseslint.config(
   {
-    ignores: ["node_modules/", ".next/", ".data/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "*.config.js", "*.config.mjs", "scripts/lib/*.cjs", ".dependency-cruiser.cjs"],
+    ignores: [
+      "node_modules/",
+      ".next/",
+      ".data/",
+      "server/db/generated/",
+      "test-results/",
+      "playwright-report/",
+      "next-env.d.ts",
+      "*.config.js",
+      "*.config.mjs",
+      "scripts/lib/*.cjs",
+      ".dependency-cruiser.cjs",
+    ],
   },
   ...tseslint.configs.recommendedTypeChecked,
   {

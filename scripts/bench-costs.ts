@@ -165,7 +165,10 @@ async function main(): Promise<number> {
       }
       if (process.argv.includes("--explain")) progress(TAG, `plan at ${level}:\n${await explainCostRollup({ prisma, filters: costFiltersSchema.parse({}) })}`);
       const headline = (await costRollup({ prisma, filters: costFiltersSchema.parse({}) })).headline;
-      progress(TAG, `level ${level}: ${JSON.stringify(medians)} ms · cost per completed task $${headline.costPerCompletedUsd?.toFixed(4)} · waste ${Math.round((headline.wasteShare ?? 0) * 100)}%`);
+      progress(
+        TAG,
+        `level ${level}: ${JSON.stringify(medians)} ms · cost per completed task $${headline.costPerCompletedUsd?.toFixed(4)} · waste ${Math.round((headline.wasteShare ?? 0) * 100)}%`,
+      );
       detail[level] = medians;
       costsQueryMs[level] = Math.max(...Object.values(medians));
     }

@@ -10,12 +10,18 @@ import { parseArgs } from "node:util";
 import { assessEgress } from "../server/tools/egress-gate.ts";
 import { getTool } from "../server/tools/registry.ts";
 
-const { values } = parseArgs({ options: { reads: { type: "string", default: "500" }, "body-kib": { type: "string", default: "64" }, rounds: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: { reads: { type: "string", default: "500" }, "body-kib": { type: "string", default: "64" }, rounds: { type: "string", default: "20" } },
+});
 const readsN = Number(values.reads);
 const bodyBytes = Number(values["body-kib"]) * 1024;
 const rounds = Number(values.rounds);
 const word = (i: number) => `w${(i * 2654435761) % 100_003}`;
-const reads = Array.from({ length: readsN }, (_, r) => ({ path: `node_modules/p${r}/package.json`, offset: 0, content: Array.from({ length: 300 }, (_, i) => word(r * 1000 + i)).join(" ") }));
+const reads = Array.from({ length: readsN }, (_, r) => ({
+  path: `node_modules/p${r}/package.json`,
+  offset: 0,
+  content: Array.from({ length: 300 }, (_, i) => word(r * 1000 + i)).join(" "),
+}));
 let body = "";
 for (let i = 0; body.length < bodyBytes; i++) body += `${word(i + 7_777_777)} `;
 body = body.slice(0, bodyBytes);

@@ -188,11 +188,14 @@ async function main(): Promise<number> {
   const rounds = intFlag("rounds", 2, 1, 20);
   const which = flag("engine", "both");
   if (!["both", "longhaul", "dbos"].includes(which)) throw new Error(`--engine must be both, longhaul or dbos, got "${which}"`);
-  const stepCounts = flag("steps", "100,1000").split(",").map((s) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`--steps: each count must be an integer from 1 to 1000 (the executor's 1,000-step limit per run), got "${s}"`);
-    return n;
-  });
+  const stepCounts = flag("steps", "100,1000")
+    .split(",")
+    .map((s) => {
+      const n = Number(s);
+      if (!Number.isInteger(n) || n < 1 || n > 1000)
+        throw new Error(`--steps: each count must be an integer from 1 to 1000 (the executor's 1,000-step limit per run), got "${s}"`);
+      return n;
+    });
   const runs = intFlag("runs", 100, 1, 1000);
   const runSteps = intFlag("run-steps", 20, 1, 500);
   const db = await startBenchDatabase({ name: "bench_peer", tag: TAG });

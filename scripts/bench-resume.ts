@@ -82,16 +82,30 @@ async function measureProfile(stack: AgentStack, limit: number): Promise<TokenPr
   if (runs !== 1) throw new Error(`expected one run of the task, found ${runs}`);
   const steps = await db.step.findMany({ where: { runId }, select: { stepId: true, index: true } });
   const indexOf = new Map(steps.map((s) => [s.stepId, s.index]));
-  const calls = (await db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" }, select: { stepId: true, cause: true, status: true, attempt: true, promptTokens: true, completionTokens: true } }))
+  const calls = (
+    await db.modelCall.findMany({
+      where: { runId },
+      orderBy: { createdAt: "asc" },
+      select: { stepId: true, cause: true, status: true, attempt: true, promptTokens: true, completionTokens: true },
+    })
+  )
     .map((c, order) => ({ ...c, order, index: indexOf.get(c.stepId) ?? Number.MAX_SAFE_INTEGER }))
     .sort((a, b) => a.index - b.index || a.order - b.order);
   const wasted = calls.filter((c) => c.status !== "ok" || !["productive", "checkpoint", "compaction"].includes(c.cause));
   if (wasted.length) progress(TAG, `note: ${wasted.length} non-productive call(s) in the measured run (kept in the profile)`);
-  const checkpoints = await db.checkpoint.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { nextIndex: true, contextTokens: true, reason: true } });
+  const checkpoints = await db.checkpoint.findMany({
+    where: { runId },
+    orderBy: { seq: "asc" },
+    select: { nextIndex: true, contextTokens: true, reason: true },
+  });
   return {
     calls: calls.map((c) => ({ stepId: c.stepId, cause: c.cause, tokens: c.promptTokens + c.completionTokens })),
     // The checkpoint step's index is nextIndex − 1; its summary call (if any) is included.
-    checkpoints: checkpoints.map((cp) => ({ afterCalls: calls.filter((c) => c.index <= cp.nextIndex - 1).length, contextTokens: cp.contextTokens, reason: cp.reason })),
+    checkpoints: checkpoints.map((cp) => ({
+      afterCalls: calls.filter((c) => c.index <= cp.nextIndex - 1).length,
+      contextTokens: cp.contextTokens,
+      reason: cp.reason,
+    })),
   };
 }
 
@@ -182,7 +196,9 @@ interface LiveResult {
 
 /** Tokens (prompt + completion) of a task's model calls, all runs, from its ledger summary. */
 async function ledgerTokens(stack: AgentStack, taskId: string): Promise<number> {
-  const [row] = await stack.db.$queryRaw<{ tokens: string | null }[]>`SELECT ("promptTokens" + "completionTokens")::text AS tokens FROM task_cost WHERE "taskId" = ${taskId}`;
+  const [row] = await stack.db.$queryRaw<
+    { tokens: string | null }[]
+  >`SELECT ("promptTokens" + "completionTokens")::text AS tokens FROM task_cost WHERE "taskId" = ${taskId}`;
   return Number(row?.tokens ?? 0);
 }
 
@@ -191,24 +207,37 @@ async function ledgerTokens(stack: AgentStack, taskId: string): Promise<number> 
  * once the task's ledger tokens pass it; waits for the task to complete (auto-resumed). Returns its
  * ledger tokens and whether a run actually failed (the task has more than one run).
  */
-async function liveRun(stack: AgentStack, { limit, nominalTokens, strikeAt }: { limit: number; nominalTokens: number; strikeAt: number | null }): Promise<{ tokens: number; struck: boolean }> {
+async function liveRun(
+  stack: AgentStack,
+  { limit, nominalTokens, strikeAt }: { limit: number; nominalTokens: number; strikeAt: number | null },
+): Promise<{ tokens: number; struck: boolean }> {
   const { taskId } = await stack.launchDemo({ limit });
   if (strikeAt !== null) {
-    await waitFor(`task ${taskId} to pass ${Math.round(strikeAt * 100)} % of nominal tokens`, async () => (await ledgerTokens(stack, taskId)) >= strikeAt * nominalTokens, 600_000, 20);
+    await waitFor(
+      `task ${taskId} to pass ${Math.round(strikeAt * 100)} % of nominal tokens`,
+      async () => (await ledgerTokens(stack, taskId)) >= strikeAt * nominalTokens,
+      600_000,
+      20,
+    );
     await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
   }
   // A transient failure ends the run failed and opens the auto-resume right after: the task is
   // "failed" for a moment. Done = completed, or ended with no auto-resume coming (another end
   // reason, or the profile's auto-resumes used up).
-  const status = await waitFor(`task ${taskId} to complete (auto-resumed)`, async () => {
-    const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, profile: { select: { autoResumeMax: true } } } });
-    if (task.status === "completed") return task.status;
-    if (!["dead_end", "failed", "cancelled"].includes(task.status)) return undefined;
-    const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "desc" }, select: { status: true, endReason: true, cause: true } });
-    const autoResumes = runs.filter((r) => r.cause === "auto_resume").length;
-    const last = runs[0];
-    return last && last.status !== "running" && (last.endReason !== "transient" || autoResumes >= task.profile.autoResumeMax) ? task.status : undefined;
-  }, 600_000, 100);
+  const status = await waitFor(
+    `task ${taskId} to complete (auto-resumed)`,
+    async () => {
+      const task = await stack.db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, profile: { select: { autoResumeMax: true } } } });
+      if (task.status === "completed") return task.status;
+      if (!["dead_end", "failed", "cancelled"].includes(task.status)) return undefined;
+      const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "desc" }, select: { status: true, endReason: true, cause: true } });
+      const autoResumes = runs.filter((r) => r.cause === "auto_resume").length;
+      const last = runs[0];
+      return last && last.status !== "running" && (last.endReason !== "transient" || autoResumes >= task.profile.autoResumeMax) ? task.status : undefined;
+    },
+    600_000,
+    100,
+  );
   await fetch(`${stack.model.url}/control/faults`, { method: "DELETE" });
   if (status !== "completed") throw new Error(`live run ${taskId} ended ${status}, not completed`);
   const runs = await stack.db.run.count({ where: { taskId } });
@@ -216,7 +245,10 @@ async function liveRun(stack: AgentStack, { limit, nominalTokens, strikeAt }: { 
 }
 
 /** `--live`: N seeded runs (a share struck at a seeded point) and one struck at 80 %, tokens from the ledger. */
-async function measureLive(stack: AgentStack, { limit, nominalTokens, runs, share, seed }: { limit: number; nominalTokens: number; runs: number; share: number; seed: number }): Promise<LiveResult> {
+async function measureLive(
+  stack: AgentStack,
+  { limit, nominalTokens, runs, share, seed }: { limit: number; nominalTokens: number; runs: number; share: number; seed: number },
+): Promise<LiveResult> {
   if (!(share >= 0 && share <= 1)) throw new Error(`--live-share must be a number from 0 to 1, got ${share}`);
   const rand = seededRandom(seed + 7);
   const totals: number[] = [];
@@ -226,12 +258,22 @@ async function measureLive(stack: AgentStack, { limit, nominalTokens, runs, shar
     const out = await liveRun(stack, { limit, nominalTokens, strikeAt });
     if (out.struck) struck++;
     totals.push(out.tokens);
-    progress(TAG, `live run ${r + 1}/${runs}: ${strikeAt === null ? "no failure" : `failure armed at ${Math.round(strikeAt * 100)} %`}${out.struck ? " (a run failed and auto-resumed)" : ""}: ${out.tokens} tokens`);
+    progress(
+      TAG,
+      `live run ${r + 1}/${runs}: ${strikeAt === null ? "no failure" : `failure armed at ${Math.round(strikeAt * 100)} %`}${out.struck ? " (a run failed and auto-resumed)" : ""}: ${out.tokens} tokens`,
+    );
   }
   const at80 = await liveRun(stack, { limit, nominalTokens, strikeAt: 0.8 });
   progress(TAG, `live run at 80 %: ${at80.tokens} tokens${at80.struck ? " (failed and auto-resumed)" : " (the failure did not end the run)"}`);
   const resume = Math.round(totals.reduce((a, b) => a + b, 0) / totals.length);
-  return { nominal: nominalTokens, resume, resume80: at80.tokens, ratio80: round(at80.tokens / nominalTokens, 3), runs, struck: struck + (at80.struck ? 1 : 0) };
+  return {
+    nominal: nominalTokens,
+    resume,
+    resume80: at80.tokens,
+    ratio80: round(at80.tokens / nominalTokens, 3),
+    runs,
+    struck: struck + (at80.struck ? 1 : 0),
+  };
 }
 
 async function main(): Promise<number> {
@@ -272,7 +314,10 @@ async function main(): Promise<number> {
   const pass = ratio80 >= 1.5 && p15.resume <= 1.1 * p15.nominal;
   progress(TAG, `p15: h=${p15.hazard.toExponential(3)}, ${p15.failedRuns}/${runs} runs failed at least once`);
   progress(TAG, `p50: h=${p50.hazard.toExponential(3)}, ${p50.failedRuns}/${runs} runs failed at least once`);
-  progress(TAG, `at80: failure during call ${at80.failedCall + 1} of ${profile.calls.length}, resumed after call ${at80.resumedAfterCalls}; with that call billed in full: ratio ${round(at80WholeCall.restart / at80WholeCall.resume, 3)}`);
+  progress(
+    TAG,
+    `at80: failure during call ${at80.failedCall + 1} of ${profile.calls.length}, resumed after call ${at80.resumedAfterCalls}; with that call billed in full: ratio ${round(at80WholeCall.restart / at80WholeCall.resume, 3)}`,
+  );
   progress(TAG, pass ? "PASS" : "FAIL");
   const pick = ({ nominal: n, restart, resume }: Scenario) => ({ nominal: n, restart, resume });
   console.log(

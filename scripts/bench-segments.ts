@@ -48,28 +48,25 @@ interface SegmentData {
 const bodyStarts = new Map<string, number[]>();
 
 function createSegmentedFunction(client: Inngest) {
-  return client.createFunction(
-    { id: "segmented-noop", retries: 4, triggers: [{ event: STARTED }, { event: CONTINUED }] },
-    async ({ event, step }) => {
-      const data = event.data as SegmentData;
-      const start = await step.run("start", () => ({ from: data.from }));
-      const end = Math.min(data.total, start.from + data.every);
-      for (let i = start.from; i < end; i++) {
-        await step.run(`s${i}`, () => {
-          const starts = bodyStarts.get(data.key) ?? bodyStarts.set(data.key, []).get(data.key)!;
-          if (starts[i] === undefined) starts[i] = performance.now();
-          return i;
-        });
-      }
-      if (end >= data.total) {
-        await step.run("end", () => ({ steps: data.total }));
-        return { status: "completed", steps: data.total };
-      }
-      const checkpoint = await step.run(`checkpoint-${end}`, () => ({ next: end }));
-      await step.sendEvent(`continue-${end}`, { name: CONTINUED, data: { ...data, from: checkpoint.next }, id: `continued-${data.key}-${checkpoint.next}` });
-      return { status: "continued", next: checkpoint.next };
-    },
-  );
+  return client.createFunction({ id: "segmented-noop", retries: 4, triggers: [{ event: STARTED }, { event: CONTINUED }] }, async ({ event, step }) => {
+    const data = event.data as SegmentData;
+    const start = await step.run("start", () => ({ from: data.from }));
+    const end = Math.min(data.total, start.from + data.every);
+    for (let i = start.from; i < end; i++) {
+      await step.run(`s${i}`, () => {
+        const starts = bodyStarts.get(data.key) ?? bodyStarts.set(data.key, []).get(data.key)!;
+        if (starts[i] === undefined) starts[i] = performance.now();
+        return i;
+      });
+    }
+    if (end >= data.total) {
+      await step.run("end", () => ({ steps: data.total }));
+      return { status: "completed", steps: data.total };
+    }
+    const checkpoint = await step.run(`checkpoint-${end}`, () => ({ next: end }));
+    await step.sendEvent(`continue-${end}`, { name: CONTINUED, data: { ...data, from: checkpoint.next }, id: `continued-${data.key}-${checkpoint.next}` });
+    return { status: "continued", next: checkpoint.next };
+  });
 }
 
 /** Polls the executor until a run for `key` completed with status "completed"; returns the number of segments. */
@@ -110,14 +107,24 @@ async function runSize(executor: ExecutorHandle, steps: number, every: number, l
   const starts = bodyStarts.get(key) ?? [];
   if (starts.filter((x) => x !== undefined).length !== steps) throw new Error(`${key}: ${starts.length} of ${steps} step bodies ran`);
   const gaps = [starts[0]! - t0, ...starts.slice(1).map((s, i) => s - starts[i]!)].sort((a, b) => a - b);
-  const result = { steps, wallMs: Math.round(wallMs), msPerStep: round(wallMs / steps), p50: round(percentile(gaps, 50)), p95: round(percentile(gaps, 95)), segments };
+  const result = {
+    steps,
+    wallMs: Math.round(wallMs),
+    msPerStep: round(wallMs / steps),
+    p50: round(percentile(gaps, 50)),
+    p95: round(percentile(gaps, 95)),
+    segments,
+  };
   progress(TAG, `${label}: ${JSON.stringify(result)}`);
   return result;
 }
 
 async function main(): Promise<number> {
-  const sizes = flag("sizes", "100,1000,5000").split(",").map((s) => Number(s.trim()));
-  if (!sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000)) throw new Error("--sizes must be comma-separated integers from 1 to 100000");
+  const sizes = flag("sizes", "100,1000,5000")
+    .split(",")
+    .map((s) => Number(s.trim()));
+  if (!sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000))
+    throw new Error("--sizes must be comma-separated integers from 1 to 100000");
   const every = intFlag("every", 50, 1, 900);
   const warmup = intFlag("warmup", 50, 0, 10_000);
   const t0 = performance.now();

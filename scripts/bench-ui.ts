@@ -33,7 +33,16 @@ import { waitForUrl } from "./lib/supervisor.ts";
 
 const TAG = "bench:ui";
 const root = resolve(import.meta.dirname, "..");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** ms since navigation start when `selector` first matched, measured inside the page. */
 async function firstMatchMs(page: Page, url: string, selector: string): Promise<number> {
@@ -67,14 +76,31 @@ async function main(): Promise<number> {
     await seedManyTasks(client, { prefix: "bench", count: taskCount, profileId, start: new Date() });
     await client.query("ANALYZE");
     await client.end();
-    progress(TAG, `seeded ${long.steps} steps (${long.failedSteps} failed, ${long.retriedSteps} retried, ${long.checkpoints} checkpoints) and ${taskCount} tasks in ${Date.now() - t0} ms`);
+    progress(
+      TAG,
+      `seeded ${long.steps} steps (${long.failedSteps} failed, ${long.retriedSteps} retried, ${long.checkpoints} checkpoints) and ${taskCount} tasks in ${Date.now() - t0} ms`,
+    );
 
     const [port, executorPort, modelPort] = [await freePort(), await freePort(), await freePort()];
     progress(TAG, `starting the app on port ${port} (builds first when needed)`);
     app = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), EXECUTOR_PORT: String(executorPort), MODEL_PORT: String(modelPort), DATA_DIR: dataDir, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", INNGEST_BASE_URL: "", INNGEST_SIGNING_KEY: "", INNGEST_EVENT_KEY: "", NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1" },
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        EXECUTOR_PORT: String(executorPort),
+        MODEL_PORT: String(modelPort),
+        DATA_DIR: dataDir,
+        OPENAI_API_KEY: "",
+        OPENAI_BASE_URL: "",
+        INNGEST_BASE_URL: "",
+        INNGEST_SIGNING_KEY: "",
+        INNGEST_EVENT_KEY: "",
+        NEXT_TELEMETRY_DISABLED: "1",
+        CHECKPOINT_DISABLE: "1",
+      },
     });
     app.stdout?.on("data", (d: Buffer) => process.stderr.write(`[app] ${d.toString()}`));
     app.stderr?.on("data", (d: Buffer) => process.stderr.write(`[app] ${d.toString()}`));
@@ -99,10 +125,14 @@ async function main(): Promise<number> {
     await firstMatchMs(page, taskUrl, "[data-step-id]");
     const filterStart = Date.now();
     await page.getByRole("button", { name: "failed", exact: true }).click();
-    await page.waitForFunction(() => {
-      const rows = [...document.querySelectorAll("[data-step-id]")];
-      return rows.length > 0 && rows.every((r) => r.getAttribute("data-status") === "failed");
-    }, undefined, { polling: "raf", timeout: 30_000 });
+    await page.waitForFunction(
+      () => {
+        const rows = [...document.querySelectorAll("[data-step-id]")];
+        return rows.length > 0 && rows.every((r) => r.getAttribute("data-status") === "failed");
+      },
+      undefined,
+      { polling: "raf", timeout: 30_000 },
+    );
     const filterFailedMs = Date.now() - filterStart;
     const searchMs = await firstMatchMs(page, `${listUrl}?q=incidents&status=completed`, "[data-task-id]");
 

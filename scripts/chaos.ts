@@ -143,7 +143,11 @@ async function main(): Promise<number> {
     for (const t of tasks) {
       const status = statuses.get(t.taskId) ?? "missing";
       if (status === "completed") completed++;
-      const artifact = await db.artifact.findFirst({ where: { taskId: t.taskId, name: "licenses.csv" }, orderBy: { createdAt: "desc" }, select: { content: true } });
+      const artifact = await db.artifact.findFirst({
+        where: { taskId: t.taskId, name: "licenses.csv" },
+        orderBy: { createdAt: "desc" },
+        select: { content: true },
+      });
       const csvOk = artifact !== null && artifact.content === (await expectedLicenseCsv(WORKSPACE, t.limit));
       if (csvOk) csvCorrect++;
       const emails = outboxByTask.get(t.taskId) ?? 0;
@@ -188,5 +192,6 @@ async function main(): Promise<number> {
 }
 
 /** Printed by `--help` (the full description is the docstring above). */
-const USAGE = "npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30] [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]";
+const USAGE =
+  "npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30] [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]";
 runScript(main, USAGE);

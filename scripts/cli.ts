@@ -64,15 +64,39 @@ const COMMANDS: readonly CommandSpec[] = [
     summary: "Launch a task (a demo, a misbehaving scenario, or any goal); prints its summary.",
     flags: {
       demo: { type: "string", value: "<name>", description: "launch a demo", choices: ["license-audit"] },
-      limit: { type: "string", value: "<n>", description: "packages to audit, with --demo (default 50)", int: { min: demoLimit.minValue ?? 1, max: demoLimit.maxValue ?? 5000 } },
-      scenario: { type: "string", value: "<name>", description: "a scripted misbehaving agent (picks its profile and a short goal)", choices: Object.keys(SCENARIOS) },
+      limit: {
+        type: "string",
+        value: "<n>",
+        description: "packages to audit, with --demo (default 50)",
+        int: { min: demoLimit.minValue ?? 1, max: demoLimit.maxValue ?? 5000 },
+      },
+      scenario: {
+        type: "string",
+        value: "<name>",
+        description: "a scripted misbehaving agent (picks its profile and a short goal)",
+        choices: Object.keys(SCENARIOS),
+      },
       goal: { type: "string", value: "<text>", description: "the task's goal, verbatim" },
       profile: { type: "string", value: "<name>", description: "agent profile (default scripted)" },
-      "step-budget": { type: "string", value: "<n>", description: "model + tool steps allowed", int: { min: stepBudget.minValue ?? 1, max: stepBudget.maxValue ?? 100_000 } },
-      "token-budget": { type: "string", value: "<n>", description: "prompt + completion tokens allowed (default: the profile's)", int: { min: 1, max: 1_000_000_000 } },
+      "step-budget": {
+        type: "string",
+        value: "<n>",
+        description: "model + tool steps allowed",
+        int: { min: stepBudget.minValue ?? 1, max: stepBudget.maxValue ?? 100_000 },
+      },
+      "token-budget": {
+        type: "string",
+        value: "<n>",
+        description: "prompt + completion tokens allowed (default: the profile's)",
+        int: { min: 1, max: 1_000_000_000 },
+      },
       "cost-budget": { type: "string", value: "<usd>", description: "dollar ceiling, e.g. 0.50 (default: the profile's; model spend incl. retries)" },
       "require-approval": { type: "boolean", description: "risky actions (send_email) wait for a human's Approve / Reject" },
-      "post-url": { type: "string", value: "<url>", description: "with --demo: also POST the summary as JSON here (its origin must be in LONGHAUL_HTTP_ALLOW)" },
+      "post-url": {
+        type: "string",
+        value: "<url>",
+        description: "with --demo: also POST the summary as JSON here (its origin must be in LONGHAUL_HTTP_ALLOW)",
+      },
       workspace: { type: "string", value: "<dir>", description: "folder on the server the file tools read (default LONGHAUL_WORKSPACE)" },
       wait: { type: "boolean", description: "wait until the task ends or waits for a human, printing progress to stderr" },
     },
@@ -124,7 +148,10 @@ const COMMANDS: readonly CommandSpec[] = [
       "extra-usd": { type: "string", value: "<usd>", description: "raise the dollar budget on resume, e.g. 0.50" },
       reason: { type: "string", value: "<text>", description: "why it is a dead end (required with dead_end)" },
     },
-    examples: [`${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`, `${PROGRAM} decide esc_01jx… dead_end --reason "the data is not there"`],
+    examples: [
+      `${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`,
+      `${PROGRAM} decide esc_01jx… dead_end --reason "the data is not there"`,
+    ],
   },
   {
     name: "login",
@@ -136,7 +163,10 @@ const COMMANDS: readonly CommandSpec[] = [
       roles: { type: "string", value: "<a,b>", description: "roles the token acts with (default: all of yours)" },
       name: { type: "string", value: "<text>", description: "the token's name (default cli@<host>)" },
     },
-    examples: [`${PROGRAM} login --email ada@example.com`, `LONGHAUL_URL=https://longhaul.example.com ${PROGRAM} login --email ada@example.com --roles operator --days 7`],
+    examples: [
+      `${PROGRAM} login --email ada@example.com`,
+      `LONGHAUL_URL=https://longhaul.example.com ${PROGRAM} login --email ada@example.com --roles operator --days 7`,
+    ],
   },
   COSTS_COMMAND,
 ];
@@ -145,7 +175,9 @@ const COMMANDS: readonly CommandSpec[] = [
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
 /**
@@ -157,18 +189,37 @@ async function login(values: FlagValues) {
   if (!email) throw new UsageError(["--email: required"], "login");
   if (process.stdin.isTTY && typeof values.password !== "string" && !process.env.LONGHAUL_PASSWORD) process.stderr.write("password (then Enter and Ctrl-D): ");
   const password = typeof values.password === "string" ? values.password : (process.env.LONGHAUL_PASSWORD ?? (await readStdin()));
-  const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: baseUrl }, body: JSON.stringify({ email, password }) });
+  const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: baseUrl },
+    body: JSON.stringify({ email, password }),
+  });
   if (!res.ok) throw new Error(`sign-in refused (${res.status}): ${((await res.json().catch(() => ({}))) as { message?: string }).message ?? res.statusText}`);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  const session = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: baseUrl }) })] });
-  const roles = typeof values.roles === "string" ? values.roles.split(",").map((r) => r.trim()).filter(Boolean) : undefined;
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const session = createTRPCClient<AppRouter>({
+    links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: baseUrl }) })],
+  });
+  const roles =
+    typeof values.roles === "string"
+      ? values.roles
+          .split(",")
+          .map((r) => r.trim())
+          .filter(Boolean)
+      : undefined;
   const created = await session.account.createToken.mutate({
     name: typeof values.name === "string" ? values.name : `cli@${(await import("node:os")).hostname()}`,
     ...(roles ? { roles: roles as ("operator" | "handler" | "manager" | "admin")[] } : {}),
     ...(typeof values.days === "number" ? { expiresInDays: values.days } : {}),
   });
-  await fetch(`${baseUrl}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: baseUrl, "content-type": "application/json" }, body: "{}" }).catch(() => undefined);
-  process.stderr.write(`token "${created.name}" created (roles ${created.roles.join(", ")}, expires ${created.expiresAt.toISOString()}); it is shown once:\n  export LONGHAUL_TOKEN=${created.token}\n`);
+  await fetch(`${baseUrl}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: baseUrl, "content-type": "application/json" }, body: "{}" }).catch(
+    () => undefined,
+  );
+  process.stderr.write(
+    `token "${created.name}" created (roles ${created.roles.join(", ")}, expires ${created.expiresAt.toISOString()}); it is shown once:\n  export LONGHAUL_TOKEN=${created.token}\n`,
+  );
   return { token: created.token, id: created.id, roles: created.roles, expiresAt: created.expiresAt.toISOString() };
 }
 
@@ -214,7 +265,9 @@ async function waitFor(taskId: string) {
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince > WAIT_UNREACHABLE_MS) throw error;
       if (last !== "unreachable") {
-        const why = unreachable(error) ? `cannot reach Longhaul at ${baseUrl}` : `Longhaul answers ${error instanceof Error ? error.message.slice(0, 120) : "an error"} (its database may be restarting)`;
+        const why = unreachable(error)
+          ? `cannot reach Longhaul at ${baseUrl}`
+          : `Longhaul answers ${error instanceof Error ? error.message.slice(0, 120) : "an error"} (its database may be restarting)`;
         process.stderr.write(`  (${why}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
       }
       last = "unreachable";
@@ -241,7 +294,8 @@ function launchInput(values: FlagValues) {
   const sources = ["demo", "scenario"].filter((f) => values[f] !== undefined);
   if (sources.length > 1) problems.push("--demo, --scenario: give one of them, not both");
   if (values.demo !== undefined && values.goal !== undefined) problems.push("--goal: cannot be combined with --demo (the demo has its own goal)");
-  if (values.scenario !== undefined && values.profile !== undefined) problems.push("--profile: cannot be combined with --scenario (the scenario picks its profile)");
+  if (values.scenario !== undefined && values.profile !== undefined)
+    problems.push("--profile: cannot be combined with --scenario (the scenario picks its profile)");
   if (values.limit !== undefined && values.demo === undefined) problems.push("--limit: only applies with --demo license-audit");
   if (values["post-url"] !== undefined && values.demo === undefined) problems.push("--post-url: only applies with --demo license-audit");
   if (!sources.length && values.goal === undefined) problems.push('launch needs one of --demo license-audit, --scenario <name> or --goal "…"');
@@ -251,7 +305,9 @@ function launchInput(values: FlagValues) {
   const profile = scenario ? SCENARIOS[scenario as keyof typeof SCENARIOS] : (str("profile") ?? "scripted");
   const goal = str("goal") ?? (scenario ? SCENARIO_GOAL : undefined);
   const input = {
-    ...(values.demo !== undefined ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50, ...(str("post-url") ? { postUrl: str("post-url") } : {}) } } : { goal }),
+    ...(values.demo !== undefined
+      ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50, ...(str("post-url") ? { postUrl: str("post-url") } : {}) } }
+      : { goal }),
     profile,
     stepBudget: num("step-budget"),
     tokenBudget: num("token-budget"),

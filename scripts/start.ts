@@ -50,7 +50,10 @@ function needsBuild(): boolean {
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
   const sources = ["app", "components", "server", "lib"].filter((d) => existsSync(join(root, d)));
-  return sources.some((d) => newestMtime(join(root, d)) > built) || ["next.config.ts", "package.json", "tailwind.config.ts"].some((f) => statSync(join(root, f)).mtimeMs > built);
+  return (
+    sources.some((d) => newestMtime(join(root, d)) > built) ||
+    ["next.config.ts", "package.json", "tailwind.config.ts"].some((f) => statSync(join(root, f)).mtimeMs > built)
+  );
 }
 
 /** Stops whatever was started when start-up fails half-way. */
@@ -76,7 +79,12 @@ async function main(): Promise<void> {
     await assertPortFree(env.EMBEDDED_PG_PORT, "EMBEDDED_PG_PORT");
     // Supervised like the other children: killed, it is restarted on the same data and port; the web
     // app and the executor reconnect (their pools drop dead connections), `cli --wait` rides it out.
-    const pg = await startEmbeddedPostgres({ dir: join(dataDir, "postgres"), port: env.EMBEDDED_PG_PORT, supervise: true, supervisorLog: (line) => log(`[supervisor] ${line}`) });
+    const pg = await startEmbeddedPostgres({
+      dir: join(dataDir, "postgres"),
+      port: env.EMBEDDED_PG_PORT,
+      supervise: true,
+      supervisorLog: (line) => log(`[supervisor] ${line}`),
+    });
     databaseUrl = pg.url;
     stopPostgres = pg.stop;
     abort = pg.stop;
@@ -118,7 +126,11 @@ async function main(): Promise<void> {
     if (!existsSync(join(root, ".next/BUILD_ID"))) throw new Error("the web app is not built (run `npm run build`)");
   } else if (!dev && needsBuild()) {
     log("building the web app (next build)…");
-    const build = spawn(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const build = spawn(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
     const [code] = (await once(build, "exit")) as [number | null];
     if (shuttingDown) return;
     if (code !== 0) throw new Error("next build failed");
@@ -165,8 +177,12 @@ async function main(): Promise<void> {
   await waitForUrl(`${appUrl}/api/health`, 120_000);
   log("");
   log(`Longhaul is up: ${appUrl}/tasks`);
-  log(`  executor ${executorUrl}   model ${useScriptedModel ? `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)` : (env.OPENAI_BASE_URL ?? "OpenAI")}`);
-  log(`  sign in: ${appUrl}/sign-in${accounts === 0 ? " — no account yet: the first one you create becomes admin (every role)" : ` (${accounts} account${accounts === 1 ? "" : "s"})`}`);
+  log(
+    `  executor ${executorUrl}   model ${useScriptedModel ? `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)` : (env.OPENAI_BASE_URL ?? "OpenAI")}`,
+  );
+  log(
+    `  sign in: ${appUrl}/sign-in${accounts === 0 ? " — no account yet: the first one you create becomes admin (every role)" : ` (${accounts} account${accounts === 1 ? "" : "s"})`}`,
+  );
   log(`  CLI on this machine: npm run cli -- … uses the admin token in ${cliTokenFile}; elsewhere: npm run cli -- login`);
   log("  Ctrl-C stops everything.");
 }
@@ -223,8 +239,9 @@ function runDetached(): void {
 
 if (!process.env.LONGHAUL_START_DETACHED) {
   runDetached();
-} else main().catch(async (error: unknown) => {
-  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
-  await abort().catch(() => {});
-  process.exit(1);
-});
+} else
+  main().catch(async (error: unknown) => {
+    console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+    await abort().catch(() => {});
+    process.exit(1);
+  });

@@ -1,5 +1,5 @@
 /**
- * `npm test`: typecheck, lint, boundaries (dependency-cruiser, .dependency-cruiser.cjs), unit,
+ * `npm test`: typecheck, lint, format (Prettier --check), boundaries (dependency-cruiser, .dependency-cruiser.cjs), unit,
  * integration, build, end-to-end — in that order (cheapest
  * first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
  * `npm test -- --skip=e2e,lint` skips stages (for local loops; CI runs everything).
@@ -16,11 +16,24 @@ const skip = new Set(
 );
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
 /** What `npm run boundaries` runs (keep the two in step). */
-const BOUNDARY_ARGS = ["--config", ".dependency-cruiser.cjs", "--output-type", "err", "app", "components", "lib", "server", "scripts", "tests", "instrumentation.ts"];
+const BOUNDARY_ARGS = [
+  "--config",
+  ".dependency-cruiser.cjs",
+  "--output-type",
+  "err",
+  "app",
+  "components",
+  "lib",
+  "server",
+  "scripts",
+  "tests",
+  "instrumentation.ts",
+];
 
 const stages: { name: string; cmd: string; args: string[] }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
+  { name: "format", cmd: bin("prettier"), args: ["--check", "--log-level=warn", "."] },
   { name: "boundaries", cmd: bin("depcruise"), args: [...BOUNDARY_ARGS] },
   { name: "unit", cmd: bin("vitest"), args: ["run", "--project", "unit"] },
   { name: "integration", cmd: bin("vitest"), args: ["run", "--project", "integration"] },

@@ -8,4 +8,3 @@
 export function rawEnv(): Record<string, string | undefined> {
   return process.env;
 }
-

@@ -23,7 +23,10 @@ export const envSchema = z.object({
   DATA_DIR: z.string().default(".data"),
   /** Inngest: the executor's origin (embedded default) or self-hosted `inngest start`. */
   INNGEST_BASE_URL: z.string().url().optional(),
-  INNGEST_SIGNING_KEY: z.string().regex(/^(signkey-[a-z]+-)?[0-9a-f]+$/i, "hex, optionally prefixed signkey-<env>-").optional(),
+  INNGEST_SIGNING_KEY: z
+    .string()
+    .regex(/^(signkey-[a-z]+-)?[0-9a-f]+$/i, "hex, optionally prefixed signkey-<env>-")
+    .optional(),
   INNGEST_EVENT_KEY: z.string().min(1).optional(),
   INNGEST_DEV: z.string().optional(),
   /** Real model provider; unset = the scripted model server on MODEL_PORT. */
@@ -37,7 +40,10 @@ export const envSchema = z.object({
     .refine((v) => v.split(",").every((p) => !p.trim() || p.trim().startsWith("/")), "comma-separated absolute paths, e.g. /srv/data,/home/me/projects")
     .optional(),
   /** Executor retry backoff table, milliseconds, comma-separated (default: Inngest's 15 s … 2 h). */
-  EXECUTOR_BACKOFF_MS: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"').optional(),
+  EXECUTOR_BACKOFF_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"')
+    .optional(),
   /** Public URL of the web app (links in notifications). */
   APP_URL: z.string().url().optional(),
   /** Egress policy (server/tools/egress-policy.ts): origins http_post may reach without approval, comma-separated; unset = none. */
@@ -47,7 +53,13 @@ export const envSchema = z.object({
   /** Egress policy: a call outside it escalates for approval (default) or is refused. */
   LONGHAUL_EGRESS_ON_BREACH: z.enum(EGRESS_ON_BREACH).optional(),
   /** Fault injection for tests: `<point>[@n][,<point>…]` (server/fault-injection.ts); unset = off. */
-  LONGHAUL_CRASH_AT: z.string().regex(/^[a-z0-9:_-]+(@[1-9][0-9]*)?(,[a-z0-9:_-]+(@[1-9][0-9]*)?)*$/i, "comma-separated crash points, each optionally @n, e.g. executor:after-step-saved@2").optional(),
+  LONGHAUL_CRASH_AT: z
+    .string()
+    .regex(
+      /^[a-z0-9:_-]+(@[1-9][0-9]*)?(,[a-z0-9:_-]+(@[1-9][0-9]*)?)*$/i,
+      "comma-separated crash points, each optionally @n, e.g. executor:after-step-saved@2",
+    )
+    .optional(),
   /** How long a due escalation decision may stay unapplied before the web app's recovery sweep applies it, ms. */
   LONGHAUL_RECOVERY_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
@@ -76,7 +88,10 @@ export const envSchema = z.object({
   /** Session lifetime in days (default 7; refreshed daily while used). */
   LONGHAUL_SESSION_DAYS: z.coerce.number().min(0.01).max(365).optional(),
   /** CLI: the API token it sends (else, on this machine, DATA_DIR/cli-token from npm start). */
-  LONGHAUL_TOKEN: z.string().regex(/^lh_[A-Za-z0-9_-]+$/, 'an API token ("lh_…"), from npm run cli -- login').optional(),
+  LONGHAUL_TOKEN: z
+    .string()
+    .regex(/^lh_[A-Za-z0-9_-]+$/, 'an API token ("lh_…"), from npm run cli -- login')
+    .optional(),
 });
 
 /** Per-role webhooks: `LONGHAUL_WEBHOOK_URL_<ROLE>` (role upper-cased, other characters `_`), each a URL. */

@@ -15,7 +15,14 @@ export function AccountPage() {
   const tokens = useQuery(trpc.account.tokens.queryOptions());
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.account.tokens.queryKey() });
-  const create = useMutation(trpc.account.createToken.mutationOptions({ onSuccess: (t) => { setCreated({ token: t.token, name: t.name }); void invalidate(); } }));
+  const create = useMutation(
+    trpc.account.createToken.mutationOptions({
+      onSuccess: (t) => {
+        setCreated({ token: t.token, name: t.name });
+        void invalidate();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.account.revokeToken.mutationOptions({ onSuccess: () => void invalidate() }));
   if (!me.data) return null;
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -34,7 +41,10 @@ export function AccountPage() {
       </div>
       <section className="space-y-3">
         <h2 className="text-lg font-semibold">API tokens</h2>
-        <p className="text-sm text-zinc-600">For scripts and the CLI: <code>LONGHAUL_TOKEN=… npm run cli -- list</code> (or <code>Authorization: Bearer …</code>). A token acts with the roles you give it, never more than yours.</p>
+        <p className="text-sm text-zinc-600">
+          For scripts and the CLI: <code>LONGHAUL_TOKEN=… npm run cli -- list</code> (or <code>Authorization: Bearer …</code>). A token acts with the roles you
+          give it, never more than yours.
+        </p>
         <form className="flex flex-wrap items-end gap-3 rounded border border-zinc-200 bg-white p-3" onSubmit={submit}>
           <label className="text-sm">
             Name
@@ -52,9 +62,15 @@ export function AccountPage() {
             Expires in (days)
             <input name="days" type="number" min={1} max={366} defaultValue={30} className="ml-2 w-20 rounded border border-zinc-300 px-2 py-1" />
           </label>
-          <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white" disabled={create.isPending}>Create token</button>
+          <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white" disabled={create.isPending}>
+            Create token
+          </button>
         </form>
-        {create.isError && <p className="text-sm text-red-700" role="alert">{create.error.message}</p>}
+        {create.isError && (
+          <p className="text-sm text-red-700" role="alert">
+            {create.error.message}
+          </p>
+        )}
         {created && (
           <div className="rounded border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="new-token">
             Token “{created.name}” — copy it now, it is not shown again:
@@ -62,7 +78,16 @@ export function AccountPage() {
           </div>
         )}
         <table className="w-full text-left text-sm">
-          <thead className="text-xs text-zinc-500"><tr><th>Name</th><th>Token</th><th>Roles</th><th>Expires</th><th>Last used</th><th /></tr></thead>
+          <thead className="text-xs text-zinc-500">
+            <tr>
+              <th>Name</th>
+              <th>Token</th>
+              <th>Roles</th>
+              <th>Expires</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {tokens.data?.map((t) => (
               <tr key={t.id} className="border-t border-zinc-200" data-token-id={t.id}>
@@ -71,7 +96,15 @@ export function AccountPage() {
                 <td>{t.roles.join(", ")}</td>
                 <td>{t.expiresAt.toISOString().slice(0, 10)}</td>
                 <td>{t.lastUsedAt ? t.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
-                <td>{t.revokedAt ? "revoked" : <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>Revoke</button>}</td>
+                <td>
+                  {t.revokedAt ? (
+                    "revoked"
+                  ) : (
+                    <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>

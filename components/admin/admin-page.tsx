@@ -39,7 +39,12 @@ export function AdminPage() {
   const submitUser = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    createUser.mutate({ email: formText(form, "email"), name: formText(form, "name"), password: formText(form, "password"), roles: form.getAll("roles").map(String) as Role[] });
+    createUser.mutate({
+      email: formText(form, "email"),
+      name: formText(form, "name"),
+      password: formText(form, "password"),
+      roles: form.getAll("roles").map(String) as Role[],
+    });
     event.currentTarget.reset();
   };
   const submitFilter = (event: FormEvent<HTMLFormElement>) => {
@@ -54,38 +59,82 @@ export function AdminPage() {
       <h1 className="text-2xl font-semibold">Admin</h1>
       <section className="space-y-3" aria-label="Users">
         <h2 className="text-lg font-semibold">Users and roles</h2>
-        {setRoles.isError && <p className="text-sm text-red-700" role="alert">{setRoles.error.message}</p>}
+        {setRoles.isError && (
+          <p className="text-sm text-red-700" role="alert">
+            {setRoles.error.message}
+          </p>
+        )}
         <table className="w-full text-left text-sm">
-          <thead className="text-xs text-zinc-500"><tr><th>Name</th><th>Email</th><th>Signs in with</th>{ROLES.map((r) => <th key={r}>{r}</th>)}</tr></thead>
+          <thead className="text-xs text-zinc-500">
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Signs in with</th>
+              {ROLES.map((r) => (
+                <th key={r}>{r}</th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
-            {users.data?.map((user) => ({ ...user, roles: pendingRoles[user.id] ?? user.roles })).map((u) => (
-              <tr key={u.id} className="border-t border-zinc-200" data-user-email={u.email}>
-                <td>{u.name}</td>
-                <td>{u.email}</td>
-                <td>{u.signIn.join(", ")}</td>
-                {ROLES.map((r) => (
-                  <td key={r}>
-                    <input type="checkbox" aria-label={`${r} for ${u.email}`} checked={u.roles.includes(r)} onChange={() => toggle(u.id, u.roles, r)} />
-                  </td>
-                ))}
-              </tr>
-            ))}
+            {users.data
+              ?.map((user) => ({ ...user, roles: pendingRoles[user.id] ?? user.roles }))
+              .map((u) => (
+                <tr key={u.id} className="border-t border-zinc-200" data-user-email={u.email}>
+                  <td>{u.name}</td>
+                  <td>{u.email}</td>
+                  <td>{u.signIn.join(", ")}</td>
+                  {ROLES.map((r) => (
+                    <td key={r}>
+                      <input type="checkbox" aria-label={`${r} for ${u.email}`} checked={u.roles.includes(r)} onChange={() => toggle(u.id, u.roles, r)} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
           </tbody>
         </table>
         <form className="flex flex-wrap items-end gap-3 rounded border border-zinc-200 bg-white p-3 text-sm" onSubmit={submitUser} aria-label="New user">
-          <label>Name <input name="name" required maxLength={100} className="rounded border border-zinc-300 px-2 py-1" /></label>
-          <label>Email <input name="email" type="email" required className="rounded border border-zinc-300 px-2 py-1" /></label>
-          <label>Password <input name="password" type="password" required minLength={8} className="rounded border border-zinc-300 px-2 py-1" /></label>
-          <fieldset><legend>Roles</legend>{ROLES.map((r) => <label key={r} className="mr-2"><input type="checkbox" name="roles" value={r} /> {r}</label>)}</fieldset>
-          <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-white">Add user</button>
+          <label>
+            Name <input name="name" required maxLength={100} className="rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <label>
+            Email <input name="email" type="email" required className="rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <label>
+            Password <input name="password" type="password" required minLength={8} className="rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <fieldset>
+            <legend>Roles</legend>
+            {ROLES.map((r) => (
+              <label key={r} className="mr-2">
+                <input type="checkbox" name="roles" value={r} /> {r}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-white">
+            Add user
+          </button>
         </form>
-        {createUser.isError && <p className="text-sm text-red-700" role="alert">{createUser.error.message}</p>}
+        {createUser.isError && (
+          <p className="text-sm text-red-700" role="alert">
+            {createUser.error.message}
+          </p>
+        )}
       </section>
 
       <section className="space-y-3" aria-label="API tokens">
         <h2 className="text-lg font-semibold">API tokens</h2>
         <table className="w-full text-left text-sm">
-          <thead className="text-xs text-zinc-500"><tr><th>Name</th><th>Owner</th><th>Token</th><th>Roles</th><th>Expires</th><th>Last used</th><th /></tr></thead>
+          <thead className="text-xs text-zinc-500">
+            <tr>
+              <th>Name</th>
+              <th>Owner</th>
+              <th>Token</th>
+              <th>Roles</th>
+              <th>Expires</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {tokens.data?.map((t) => (
               <tr key={t.id} className="border-t border-zinc-200">
@@ -95,7 +144,15 @@ export function AdminPage() {
                 <td>{t.roles.join(", ")}</td>
                 <td>{t.expiresAt.toISOString().slice(0, 10)}</td>
                 <td>{t.lastUsedAt ? t.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
-                <td>{t.revokedAt ? "revoked" : <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>Revoke</button>}</td>
+                <td>
+                  {t.revokedAt ? (
+                    "revoked"
+                  ) : (
+                    <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -105,21 +162,50 @@ export function AdminPage() {
       <section className="space-y-3" aria-label="Audit log">
         <h2 className="text-lg font-semibold">Audit log</h2>
         <form className="flex flex-wrap items-end gap-3 text-sm" onSubmit={submitFilter}>
-          <label>Who <input name="actor" className="rounded border border-zinc-300 px-2 py-1" /></label>
-          <label>Action <input name="action" placeholder="escalation." className="rounded border border-zinc-300 px-2 py-1" /></label>
-          <label>Task <input name="taskId" placeholder="task_…" className="rounded border border-zinc-300 px-2 py-1" /></label>
-          <button type="submit" className="rounded border border-zinc-300 px-3 py-1.5">Filter</button>
+          <label>
+            Who <input name="actor" className="rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <label>
+            Action <input name="action" placeholder="escalation." className="rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <label>
+            Task <input name="taskId" placeholder="task_…" className="rounded border border-zinc-300 px-2 py-1" />
+          </label>
+          <button type="submit" className="rounded border border-zinc-300 px-3 py-1.5">
+            Filter
+          </button>
         </form>
         <table className="w-full text-left text-sm" data-testid="audit-log">
-          <thead className="text-xs text-zinc-500"><tr><th>When</th><th>Who</th><th>What</th><th>Task</th><th>Details</th></tr></thead>
+          <thead className="text-xs text-zinc-500">
+            <tr>
+              <th>When</th>
+              <th>Who</th>
+              <th>What</th>
+              <th>Task</th>
+              <th>Details</th>
+            </tr>
+          </thead>
           <tbody>
             {audit.data?.events.map((e) => (
               <tr key={e.id} className="border-t border-zinc-200 align-top" data-testid="audit-row" data-action={e.action}>
                 <td className="whitespace-nowrap">{e.at.toISOString().slice(0, 19).replace("T", " ")}</td>
-                <td>{e.actor}{e.via !== "session" ? <span className="text-zinc-500"> (token)</span> : null}</td>
+                <td>
+                  {e.actor}
+                  {e.via !== "session" ? <span className="text-zinc-500"> (token)</span> : null}
+                </td>
                 <td className="font-mono">{e.action}</td>
-                <td>{e.taskId ? <Link className="underline" href={`/tasks/${e.taskId}`}>{e.taskId}</Link> : "—"}</td>
-                <td className="max-w-md truncate font-mono text-xs" title={JSON.stringify(e.details)}>{JSON.stringify(e.details)}</td>
+                <td>
+                  {e.taskId ? (
+                    <Link className="underline" href={`/tasks/${e.taskId}`}>
+                      {e.taskId}
+                    </Link>
+                  ) : (
+                    "—"
+                  )}
+                </td>
+                <td className="max-w-md truncate font-mono text-xs" title={JSON.stringify(e.details)}>
+                  {JSON.stringify(e.details)}
+                </td>
               </tr>
             ))}
           </tbody>

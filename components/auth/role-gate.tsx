@@ -16,7 +16,11 @@ export function RoleGate({ needs, what, children }: { needs: Role[]; what: strin
   if (me.isError || !me.data) {
     return (
       <div className="p-8 text-sm" data-testid="refused">
-        {what} needs you to <Link className="underline" href="/sign-in">sign in</Link>.
+        {what} needs you to{" "}
+        <Link className="underline" href="/sign-in">
+          sign in
+        </Link>
+        .
       </div>
     );
   }

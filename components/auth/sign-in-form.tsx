@@ -36,7 +36,10 @@ export function SignInForm() {
     setBusy(true);
     setError(null);
     const body = { email: formText(form, "email"), password: formText(form, "password"), ...(effective === "sign-up" ? { name: formText(form, "name") } : {}) };
-    const res = await post(effective === "sign-up" ? "/sign-up/email" : "/sign-in/email", body).catch(() => ({ ok: false, data: { message: "the app cannot be reached" } }));
+    const res = await post(effective === "sign-up" ? "/sign-up/email" : "/sign-in/email", body).catch(() => ({
+      ok: false,
+      data: { message: "the app cannot be reached" },
+    }));
     setBusy(false);
     if (!res.ok) {
       setError(typeof res.data.message === "string" ? res.data.message : "sign-in failed");
@@ -79,9 +82,21 @@ export function SignInForm() {
           </label>
           <label className="block text-sm">
             Password
-            <input name="password" type="password" required minLength={8} maxLength={128} autoComplete={effective === "sign-up" ? "new-password" : "current-password"} className="mt-1 w-full rounded border border-zinc-300 px-2 py-1" />
+            <input
+              name="password"
+              type="password"
+              required
+              minLength={8}
+              maxLength={128}
+              autoComplete={effective === "sign-up" ? "new-password" : "current-password"}
+              className="mt-1 w-full rounded border border-zinc-300 px-2 py-1"
+            />
           </label>
-          {error && <p className="text-sm text-red-700" role="alert">{error}</p>}
+          {error && (
+            <p className="text-sm text-red-700" role="alert">
+              {error}
+            </p>
+          )}
           <button type="submit" disabled={busy} className="w-full rounded bg-zinc-900 px-3 py-2 text-sm font-medium text-white disabled:opacity-50">
             {effective === "sign-up" ? "Create account" : "Sign in"}
           </button>

@@ -18,5 +18,7 @@ export function holdsAny(roles: readonly string[] | undefined, needed: readonly 
 
 /** "the operator role" / "one of the roles a, b" (as the API's 403 says it). */
 export function roleWords(needed: readonly Role[]): string {
-  return needed.length === 1 ? `the ${needed[0]} role` : `one of the roles ${(needed.length ? needed : ["operator", "handler", "manager", "admin"]).join(", ")}`;
+  return needed.length === 1
+    ? `the ${needed[0]} role`
+    : `one of the roles ${(needed.length ? needed : ["operator", "handler", "manager", "admin"]).join(", ")}`;
 }

@@ -16,10 +16,14 @@ export function UserBox() {
   };
   return (
     <div className="border-t border-zinc-200 px-4 py-3 text-xs text-zinc-600" data-testid="user-box">
-      <div className="font-medium text-zinc-900" data-testid="signed-in-as">{me.data.name}</div>
+      <div className="font-medium text-zinc-900" data-testid="signed-in-as">
+        {me.data.name}
+      </div>
       <div>{me.data.roles.length ? me.data.roles.join(" · ") : "no role yet"}</div>
       <div className="mt-2 flex gap-3">
-        <Link className="underline" href="/account">Account</Link>
+        <Link className="underline" href="/account">
+          Account
+        </Link>
         <button type="button" className="underline" disabled={busy} onClick={() => void signOut()}>
           Sign out
         </button>

@@ -142,18 +142,39 @@ export function CostsPage() {
         <p className="text-xs text-zinc-500">All dates UTC, by launch day. Prices: {h?.priceVersions.join(", ") || "—"}</p>
       </div>
 
-      <form aria-label="Filters" className="mb-6 flex flex-wrap items-end gap-3 rounded-lg border border-zinc-200 bg-white p-4 text-sm" onSubmit={(e) => e.preventDefault()}>
+      <form
+        aria-label="Filters"
+        className="mb-6 flex flex-wrap items-end gap-3 rounded-lg border border-zinc-200 bg-white p-4 text-sm"
+        onSubmit={(e) => e.preventDefault()}
+      >
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">From</span>
-          <input type="date" name="from" value={filters.from ?? ""} onChange={(e) => setFilter({ from: e.target.value })} className="rounded border border-zinc-300 px-2 py-1" />
+          <input
+            type="date"
+            name="from"
+            value={filters.from ?? ""}
+            onChange={(e) => setFilter({ from: e.target.value })}
+            className="rounded border border-zinc-300 px-2 py-1"
+          />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">To</span>
-          <input type="date" name="to" value={filters.to ?? ""} onChange={(e) => setFilter({ to: e.target.value })} className="rounded border border-zinc-300 px-2 py-1" />
+          <input
+            type="date"
+            name="to"
+            value={filters.to ?? ""}
+            onChange={(e) => setFilter({ to: e.target.value })}
+            className="rounded border border-zinc-300 px-2 py-1"
+          />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Profile</span>
-          <select name="profile" value={filters.profile ?? ""} onChange={(e) => setFilter({ profile: e.target.value })} className="rounded border border-zinc-300 px-2 py-1">
+          <select
+            name="profile"
+            value={filters.profile ?? ""}
+            onChange={(e) => setFilter({ profile: e.target.value })}
+            className="rounded border border-zinc-300 px-2 py-1"
+          >
             <option value="">All profiles</option>
             {(profiles.data ?? []).map((p) => (
               <option key={p.id} value={p.name}>
@@ -164,7 +185,12 @@ export function CostsPage() {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Model</span>
-          <select name="model" value={filters.model ?? ""} onChange={(e) => setFilter({ model: e.target.value })} className="rounded border border-zinc-300 px-2 py-1">
+          <select
+            name="model"
+            value={filters.model ?? ""}
+            onChange={(e) => setFilter({ model: e.target.value })}
+            className="rounded border border-zinc-300 px-2 py-1"
+          >
             <option value="">All models</option>
             {models.map((m) => (
               <option key={m} value={m}>
@@ -175,7 +201,12 @@ export function CostsPage() {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Outcome</span>
-          <select name="outcome" value={filters.outcome ?? ""} onChange={(e) => setFilter({ outcome: e.target.value })} className="rounded border border-zinc-300 px-2 py-1">
+          <select
+            name="outcome"
+            value={filters.outcome ?? ""}
+            onChange={(e) => setFilter({ outcome: e.target.value })}
+            className="rounded border border-zinc-300 px-2 py-1"
+          >
             <option value="">All outcomes</option>
             {OUTCOMES.map(([k, label]) => (
               <option key={k} value={k}>
@@ -201,7 +232,11 @@ export function CostsPage() {
           </div>
         </fieldset>
         {(filters.from || filters.to || filters.profile || filters.model || filters.outcome) && (
-          <button type="button" onClick={() => setFilter({ from: undefined, to: undefined, profile: undefined, model: undefined, outcome: undefined })} className="px-2 py-1 text-zinc-600 underline">
+          <button
+            type="button"
+            onClick={() => setFilter({ from: undefined, to: undefined, profile: undefined, model: undefined, outcome: undefined })}
+            className="px-2 py-1 text-zinc-600 underline"
+          >
             Clear filters
           </button>
         )}
@@ -218,25 +253,60 @@ export function CostsPage() {
       {!r ? (
         <div className="h-40 animate-pulse rounded-lg bg-zinc-100" aria-busy="true" aria-label="Loading costs" />
       ) : h && h.tasks === 0 ? (
-        <p className="rounded-lg border border-dashed border-zinc-300 p-10 text-center text-sm text-zinc-600">No tasks were launched in this period with these filters.</p>
+        <p className="rounded-lg border border-dashed border-zinc-300 p-10 text-center text-sm text-zinc-600">
+          No tasks were launched in this period with these filters.
+        </p>
       ) : (
         h && (
           <>
             <section aria-label="Headline" className="mb-6 grid grid-cols-2 gap-4 lg:grid-cols-3 xl:grid-cols-6">
-              <Card testId="headline-cpc" label="Cost per completed task" value={money(h.costPerCompletedUsd, est)} href={tasksHref({ outcome: "completed" })}
-                detail={`${money(h.usd, est)} spent on ${h.tasks} tasks ÷ ${h.completed} completed`} />
-              <Card testId="headline-completion" label="Completion rate" value={pct(h.completionRate)} href={tasksHref()} detail={`${h.completed} of ${h.tasks} tasks`} />
-              <Card testId="headline-steps" label="Steps per completed task" value={h.stepsMedian === null ? "—" : `${h.stepsMedian.toFixed(0)} median`} href={tasksHref({ outcome: "completed" })}
-                detail={h.stepsP90 === null ? "no completed task" : `p90 ${h.stepsP90.toFixed(1)}`} />
-              <Card testId="headline-waste" label="Waste share" value={pct(h.wasteShare)} href={tasksHref()} detail={`${money(h.wasteUsd, est)} on retries, replays, restarts, discarded work`} />
-              <Card testId="headline-resume" label="Resume savings" value={money(h.resume.savedUsd)} href={tasksHref()}
-                detail={`${h.resume.tasks} resumed tasks: restarting from scratch ${money(h.resume.restartCostUsd)} vs resuming ${money(h.resume.resumeCostUsd)}`} />
-              <Card testId="headline-spend" label="Total spend" value={money(h.usd, est)} href={tasksHref()}
-                detail={`${h.calls} model calls (${h.unbilledCalls} unbilled) · productive ${money(h.productiveUsd)} · overhead ${money(h.overheadUsd)} · waste ${money(h.wasteUsd)}`} />
+              <Card
+                testId="headline-cpc"
+                label="Cost per completed task"
+                value={money(h.costPerCompletedUsd, est)}
+                href={tasksHref({ outcome: "completed" })}
+                detail={`${money(h.usd, est)} spent on ${h.tasks} tasks ÷ ${h.completed} completed`}
+              />
+              <Card
+                testId="headline-completion"
+                label="Completion rate"
+                value={pct(h.completionRate)}
+                href={tasksHref()}
+                detail={`${h.completed} of ${h.tasks} tasks`}
+              />
+              <Card
+                testId="headline-steps"
+                label="Steps per completed task"
+                value={h.stepsMedian === null ? "—" : `${h.stepsMedian.toFixed(0)} median`}
+                href={tasksHref({ outcome: "completed" })}
+                detail={h.stepsP90 === null ? "no completed task" : `p90 ${h.stepsP90.toFixed(1)}`}
+              />
+              <Card
+                testId="headline-waste"
+                label="Waste share"
+                value={pct(h.wasteShare)}
+                href={tasksHref()}
+                detail={`${money(h.wasteUsd, est)} on retries, replays, restarts, discarded work`}
+              />
+              <Card
+                testId="headline-resume"
+                label="Resume savings"
+                value={money(h.resume.savedUsd)}
+                href={tasksHref()}
+                detail={`${h.resume.tasks} resumed tasks: restarting from scratch ${money(h.resume.restartCostUsd)} vs resuming ${money(h.resume.resumeCostUsd)}`}
+              />
+              <Card
+                testId="headline-spend"
+                label="Total spend"
+                value={money(h.usd, est)}
+                href={tasksHref()}
+                detail={`${h.calls} model calls (${h.unbilledCalls} unbilled) · productive ${money(h.productiveUsd)} · overhead ${money(h.overheadUsd)} · waste ${money(h.wasteUsd)}`}
+              />
             </section>
             {est && (
               <p data-testid="estimated-note" className="mb-6 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-                * Includes {money(h.estimatedUsd)} on {h.estimatedCalls} model calls whose provider reported no usage: those tokens were counted with gpt-tokenizer (estimated).
+                * Includes {money(h.estimatedUsd)} on {h.estimatedCalls} model calls whose provider reported no usage: those tokens were counted with
+                gpt-tokenizer (estimated).
               </p>
             )}
 
@@ -250,7 +320,15 @@ export function CostsPage() {
                       <XAxis dataKey="key" tick={{ fontSize: 11 }} />
                       <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => `$${v.toFixed(3)}`} width={64} />
                       <Tooltip formatter={(v) => money(typeof v === "number" ? v : null)} />
-                      <Line type="monotone" dataKey="costPerCompleted" name="Cost per completed task" stroke="#18181b" strokeWidth={2} isAnimationActive={false} connectNulls>
+                      <Line
+                        type="monotone"
+                        dataKey="costPerCompleted"
+                        name="Cost per completed task"
+                        stroke="#18181b"
+                        strokeWidth={2}
+                        isAnimationActive={false}
+                        connectNulls
+                      >
                         <LabelList dataKey="label" position="top" className="cpc-label" style={{ fontSize: 10, fill: "#3f3f46" }} />
                       </Line>
                     </LineChart>
@@ -258,7 +336,9 @@ export function CostsPage() {
                 </div>
               </section>
               <section aria-label="Spend by cause" className="rounded-lg border border-zinc-200 bg-white p-4">
-                <h2 className="mb-2 text-sm font-semibold">Spend by cause, by {filters.bucket} <span className="font-normal text-zinc-500">(click a bar to filter)</span></h2>
+                <h2 className="mb-2 text-sm font-semibold">
+                  Spend by cause, by {filters.bucket} <span className="font-normal text-zinc-500">(click a bar to filter)</span>
+                </h2>
                 <div className="h-64" data-testid="chart-causes">
                   <ResponsiveContainer width="100%" height="100%">
                     <BarChart
@@ -284,8 +364,13 @@ export function CostsPage() {
             </div>
 
             <section aria-label="By period" className="mb-6">
-              <Breakdown title={filters.bucket === "week" ? "By week (starting Monday)" : "By day"} testId="by-period" groups={r.byPeriod} label={(k) => k}
-                href={(k) => tasksHref({ from: k, to: bucketEnd(k, filters.bucket) })} />
+              <Breakdown
+                title={filters.bucket === "week" ? "By week (starting Monday)" : "By day"}
+                testId="by-period"
+                groups={r.byPeriod}
+                label={(k) => k}
+                href={(k) => tasksHref({ from: k, to: bucketEnd(k, filters.bucket) })}
+              />
             </section>
 
             <section aria-label="Outcomes by profile and model" className="mb-6 rounded-lg border border-zinc-200 bg-white">
@@ -315,7 +400,10 @@ export function CostsPage() {
                           {cells.map((cell, j) => (
                             <td key={j} className={"px-3 py-2 " + (j >= 2 ? "tabular-nums" : "")}>
                               {j === 2 || j === 3 || j === 8 ? (
-                                <Link className="text-blue-700 underline-offset-2 hover:underline" href={j === 2 ? href : tasksHref({ profile: row.profile, model: row.model, outcome: "completed" })}>
+                                <Link
+                                  className="text-blue-700 underline-offset-2 hover:underline"
+                                  href={j === 2 ? href : tasksHref({ profile: row.profile, model: row.model, outcome: "completed" })}
+                                >
                                   {cell}
                                 </Link>
                               ) : (
@@ -334,9 +422,21 @@ export function CostsPage() {
             <div className="grid gap-6 xl:grid-cols-2">
               <Breakdown title="By profile" testId="by-profile" groups={r.byProfile} label={(k) => k} href={(k) => tasksHref({ profile: k })} />
               <Breakdown title="By model" testId="by-model" groups={r.byModel} label={(k) => k} href={(k) => tasksHref({ model: k })} />
-              <Breakdown title="By outcome" testId="by-outcome" groups={r.byOutcome} label={(k) => OUTCOME_LABEL[k] ?? k} href={(k) => tasksHref({ outcome: k })} />
-              <Breakdown title="By failure class" testId="by-failure" groups={r.byFailureClass} label={(k) => FAILURE_LABEL[k] ?? k} href={(k) => tasksHref({ failure: k })}
-                empty="No failed, dead-end or waiting tasks in scope." />
+              <Breakdown
+                title="By outcome"
+                testId="by-outcome"
+                groups={r.byOutcome}
+                label={(k) => OUTCOME_LABEL[k] ?? k}
+                href={(k) => tasksHref({ outcome: k })}
+              />
+              <Breakdown
+                title="By failure class"
+                testId="by-failure"
+                groups={r.byFailureClass}
+                label={(k) => FAILURE_LABEL[k] ?? k}
+                href={(k) => tasksHref({ failure: k })}
+                empty="No failed, dead-end or waiting tasks in scope."
+              />
             </div>
           </>
         )
@@ -356,7 +456,21 @@ function Card({ label, value, detail, href, testId }: { label: string; value: st
 }
 
 /** A breakdown table: tasks, completed, spend, productive / overhead / waste side by side, cost per completed task. */
-function Breakdown({ title, groups, label, href, testId, empty }: { title: string; groups: Group[]; label: (k: string) => string; href: (k: string) => string; testId: string; empty?: string }) {
+function Breakdown({
+  title,
+  groups,
+  label,
+  href,
+  testId,
+  empty,
+}: {
+  title: string;
+  groups: Group[];
+  label: (k: string) => string;
+  href: (k: string) => string;
+  testId: string;
+  empty?: string;
+}) {
   return (
     <section aria-label={title} className="rounded-lg border border-zinc-200 bg-white">
       <h2 className="border-b border-zinc-200 px-4 py-3 text-sm font-semibold">{title}</h2>
@@ -367,11 +481,21 @@ function Breakdown({ title, groups, label, href, testId, empty }: { title: strin
           <thead className="bg-zinc-50 text-left text-xs text-zinc-600">
             <tr>
               <th scope="col" className="px-3 py-2 font-medium" />
-              <th scope="col" className="px-3 py-2 font-medium">Tasks</th>
-              <th scope="col" className="px-3 py-2 font-medium">Completed</th>
-              <th scope="col" className="px-3 py-2 font-medium">Spend</th>
-              <th scope="col" className="px-3 py-2 font-medium">Productive · overhead · waste</th>
-              <th scope="col" className="px-3 py-2 font-medium">Cost / completed task</th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Tasks
+              </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Completed
+              </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Spend
+              </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Productive · overhead · waste
+              </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Cost / completed task
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -387,7 +511,9 @@ function Breakdown({ title, groups, label, href, testId, empty }: { title: strin
                   </th>
                   <td className="px-3 py-2 tabular-nums">{g.tasks}</td>
                   <td className="px-3 py-2 tabular-nums">{g.completed}</td>
-                  <td className="px-3 py-2 tabular-nums" data-col="spend">{money(g.usd, est)}</td>
+                  <td className="px-3 py-2 tabular-nums" data-col="spend">
+                    {money(g.usd, est)}
+                  </td>
                   <td className="px-3 py-2">
                     <div className="flex h-2 w-32 overflow-hidden rounded bg-zinc-100" aria-hidden>
                       <div className="bg-emerald-600" style={{ width: share(g.productiveUsd) }} />
@@ -398,7 +524,9 @@ function Breakdown({ title, groups, label, href, testId, empty }: { title: strin
                       {money(g.productiveUsd)} · {money(g.overheadUsd)} · {money(g.wasteUsd)}
                     </div>
                   </td>
-                  <td className="px-3 py-2 tabular-nums" data-col="cpc">{money(g.costPerCompletedUsd, est)}</td>
+                  <td className="px-3 py-2 tabular-nums" data-col="cpc">
+                    {money(g.costPerCompletedUsd, est)}
+                  </td>
                 </tr>
               );
             })}

@@ -20,8 +20,8 @@ export function TaskCostPanel({ taskId }: { taskId: string }) {
   return (
     <details className="mt-3 text-sm" data-testid="task-cost-panel">
       <summary className="cursor-pointer text-xs font-medium text-zinc-600">
-        Cost split: {money(totals.usd, est)} over {runs.length} run{runs.length === 1 ? "" : "s"} · productive {money(totals.productiveUsd)} · overhead {money(totals.overheadUsd)} · waste{" "}
-        {money(totals.wasteUsd)}
+        Cost split: {money(totals.usd, est)} over {runs.length} run{runs.length === 1 ? "" : "s"} · productive {money(totals.productiveUsd)} · overhead{" "}
+        {money(totals.overheadUsd)} · waste {money(totals.wasteUsd)}
       </summary>
       <table className="mt-2 w-full max-w-4xl text-xs">
         <thead className="text-left text-zinc-500">

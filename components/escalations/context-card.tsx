@@ -37,7 +37,6 @@ export const REASON_SHORT: Record<string, string> = {
   unresolved_effect: "unknown outcome",
 };
 
-
 /**
  * A typed budget raise: undefined when empty, else the number, or the error naming the field and
  * its limits (steps and tokens whole numbers from 0; dollars more than 0).
@@ -110,7 +109,11 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
   const budgetErrors = [steps.error, tokens.error, dollars.error].filter((x): x is string => !!x);
   /** Resume / Approve / Reject start a run: they carry the budget raise and the fact edits, so these must be valid. */
   const resumeBlocked = budgetErrors.length > 0 || factProblems.length > 0;
-  const increase = { ...(steps.value ? { steps: steps.value } : {}), ...(tokens.value ? { tokens: tokens.value } : {}), ...(dollars.value ? { usd: dollars.value } : {}) };
+  const increase = {
+    ...(steps.value ? { steps: steps.value } : {}),
+    ...(tokens.value ? { tokens: tokens.value } : {}),
+    ...(dollars.value ? { usd: dollars.value } : {}),
+  };
   const send = (decision: Decision) => {
     decide.reset();
     undo.reset();
@@ -142,15 +145,26 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
   return (
     <div className="space-y-5 p-6" data-testid="context-card">
       {e.status === "decided" && (
-        <div role="status" aria-live="polite" data-testid="undo-banner" className="sticky top-0 z-10 flex items-center justify-between gap-3 rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 shadow-sm">
+        <div
+          role="status"
+          aria-live="polite"
+          data-testid="undo-banner"
+          className="sticky top-0 z-10 flex items-center justify-between gap-3 rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 shadow-sm"
+        >
           <span>
-            {DECIDED_VERB[e.decision ?? ""] ?? e.decision} by {who} — {/* The ticking countdown is hidden from screen readers; they hear the deadline once (throttled live region). */}
+            {DECIDED_VERB[e.decision ?? ""] ?? e.decision} by {who} —{" "}
+            {/* The ticking countdown is hidden from screen readers; they hear the deadline once (throttled live region). */}
             <span aria-hidden="true">{left > 0 ? `decided, applies in ${left} s` : "applying now…"}</span>
             <span className="sr-only">{left > 0 && e.applyAfter ? `decided; undo possible until ${absolute(e.applyAfter)}` : "applying now"}</span>
           </span>
           {/* Only the handler who decided can take it back (the server refuses anyone else). */}
           {left > 0 && mine && (
-            <button type="button" className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50" disabled={undo.isPending} onClick={() => undo.mutate({ escalationId })}>
+            <button
+              type="button"
+              className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50"
+              disabled={undo.isPending}
+              onClick={() => undo.mutate({ escalationId })}
+            >
               Undo ({left} s)
             </button>
           )}
@@ -187,7 +201,8 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
       {risky && e.proposedCall && (
         <div className="rounded-md border border-amber-300 bg-amber-50/40 p-3" data-testid="proposed-call">
           <div className="mb-2 text-sm">
-            The agent wants to call <code className="rounded bg-white px-1 font-mono font-semibold">{e.proposedCall.tool}</code>. Approve lets that very call run (recognised by its fingerprint); Reject tells the agent not to.
+            The agent wants to call <code className="rounded bg-white px-1 font-mono font-semibold">{e.proposedCall.tool}</code>. Approve lets that very call
+            run (recognised by its fingerprint); Reject tells the agent not to.
           </div>
           <JsonView value={e.proposedCall.arguments} label="Arguments" />
         </div>
@@ -196,13 +211,14 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
       {unresolved && (
         <div className="rounded-md border border-amber-300 bg-amber-50/40 p-3" data-testid="unresolved-effect">
           <p className="mb-2 text-sm">
-            The outcome of <code className="rounded bg-white px-1 font-mono font-semibold">{e.unresolvedEffect?.tool ?? "the call"}</code> is unknown: the process stopped after the request was sent and before its answer was recorded.{" "}
-            <strong>Check the external system.</strong>
+            The outcome of <code className="rounded bg-white px-1 font-mono font-semibold">{e.unresolvedEffect?.tool ?? "the call"}</code> is unknown: the
+            process stopped after the request was sent and before its answer was recorded. <strong>Check the external system.</strong>
           </p>
           {e.unresolvedEffect && (
             <>
               <p className="mb-1 text-xs text-zinc-600">
-                Idempotency key <code className="font-mono">{e.unresolvedEffect.idempotencyKey ?? "unknown"}</code> · step <code className="font-mono">{e.unresolvedEffect.stepId}</code>
+                Idempotency key <code className="font-mono">{e.unresolvedEffect.idempotencyKey ?? "unknown"}</code> · step{" "}
+                <code className="font-mono">{e.unresolvedEffect.stepId}</code>
               </p>
               <JsonView value={e.unresolvedEffect.arguments} label={`Arguments of ${e.unresolvedEffect.tool}`} />
             </>
@@ -234,7 +250,10 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
         </div>
         <div className={cn("rounded border p-3", ceiling?.kind === "tokens" ? "border-amber-400" : "border-zinc-200")}>
           <div className="text-xs text-zinc-500">Tokens</div>
-          <div className="font-semibold" title={`${e.spend.tokens.toLocaleString("en-US")}${e.spend.tokenBudget !== null ? ` of ${e.spend.tokenBudget.toLocaleString("en-US")}` : ""}`}>
+          <div
+            className="font-semibold"
+            title={`${e.spend.tokens.toLocaleString("en-US")}${e.spend.tokenBudget !== null ? ` of ${e.spend.tokenBudget.toLocaleString("en-US")}` : ""}`}
+          >
             {compactNumber(e.spend.tokens)}
             {e.spend.tokenBudget !== null ? ` / ${compactNumber(e.spend.tokenBudget)}` : ""}
           </div>
@@ -304,7 +323,13 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
           {e.decidedAt ? <span title={absolute(e.decidedAt)}> {ago(e.decidedAt)}</span> : ""}
           {e.guidance ? ` — “${e.guidance}”` : ""}
           {e.deadEndReason ? ` — “${e.deadEndReason}”` : ""}
-          {e.status === "applied" ? ` · applied ${e.appliedAt ? absolute(e.appliedAt) : ""}` : e.status === "applying" ? " · being applied" : waiting ? ` · applies in ${left} s` : " · being applied"}
+          {e.status === "applied"
+            ? ` · applied ${e.appliedAt ? absolute(e.appliedAt) : ""}`
+            : e.status === "applying"
+              ? " · being applied"
+              : waiting
+                ? ` · applies in ${left} s`
+                : " · being applied"}
           {e.resultRunId ? " · a new run started" : ""}.{" "}
           {e.status === "decided" && mine
             ? "The buttons are off until you undo it."
@@ -312,15 +337,29 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
         </p>
       )}
 
-      <fieldset disabled={!open || busy} className="space-y-3 border-t border-zinc-200 pt-4 disabled:opacity-60" aria-describedby={!open ? "decided-note" : undefined}>
+      <fieldset
+        disabled={!open || busy}
+        className="space-y-3 border-t border-zinc-200 pt-4 disabled:opacity-60"
+        aria-describedby={!open ? "decided-note" : undefined}
+      >
         <legend className="sr-only">Decision</legend>
         {verdict && (
           <div className="space-y-2 rounded-md border border-zinc-200 p-3">
             <div className="flex flex-wrap items-center gap-2">
-              <button type="button" className="rounded-md bg-emerald-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("approve")}>
+              <button
+                type="button"
+                className="rounded-md bg-emerald-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-50"
+                disabled={resumeBlocked}
+                onClick={() => send("approve")}
+              >
                 {approveLabel}
               </button>
-              <button type="button" className="rounded-md border border-red-600 px-4 py-2 text-sm text-red-800 disabled:opacity-50" disabled={resumeBlocked} onClick={() => send("reject")}>
+              <button
+                type="button"
+                className="rounded-md border border-red-600 px-4 py-2 text-sm text-red-800 disabled:opacity-50"
+                disabled={resumeBlocked}
+                onClick={() => send("reject")}
+              >
                 {rejectLabel}
               </button>
               {risky && (
@@ -339,14 +378,46 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
         <label htmlFor="guidance" className="block text-sm font-medium">
           Guidance for the agent
         </label>
-        <textarea id="guidance" rows={3} className="w-full rounded-md border border-zinc-300 px-3 py-2 text-sm" value={guidance} onChange={(ev) => setGuidance(ev.target.value)} placeholder="What should it do differently?" />
+        <textarea
+          id="guidance"
+          rows={3}
+          className="w-full rounded-md border border-zinc-300 px-3 py-2 text-sm"
+          value={guidance}
+          onChange={(ev) => setGuidance(ev.target.value)}
+          placeholder="What should it do differently?"
+        />
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2" role="group" aria-label="Budget raise">
-          <BudgetField id="extraSteps" label="Extra steps" inputRef={stepsInput} value={extraSteps} onChange={setExtraSteps} placeholder="0" after={steps.value ? `→ ${e.spend.stepBudget + steps.value}` : null} />
+          <BudgetField
+            id="extraSteps"
+            label="Extra steps"
+            inputRef={stepsInput}
+            value={extraSteps}
+            onChange={setExtraSteps}
+            placeholder="0"
+            after={steps.value ? `→ ${e.spend.stepBudget + steps.value}` : null}
+          />
           {hasTokenBudget && (
-            <BudgetField id="extraTokens" label="Extra tokens" inputRef={tokensInput} value={extraTokens} onChange={setExtraTokens} placeholder="0" after={tokens.value ? `→ ${compactNumber((e.spend.tokenBudget ?? 0) + tokens.value)}` : null} />
+            <BudgetField
+              id="extraTokens"
+              label="Extra tokens"
+              inputRef={tokensInput}
+              value={extraTokens}
+              onChange={setExtraTokens}
+              placeholder="0"
+              after={tokens.value ? `→ ${compactNumber((e.spend.tokenBudget ?? 0) + tokens.value)}` : null}
+            />
           )}
           {hasDollarBudget && (
-            <BudgetField id="extraUsd" label="Extra dollars" inputRef={usdInput} value={extraUsd} onChange={setExtraUsd} placeholder="0.00" prefix="$" after={dollars.value ? `→ ${usd((e.spend.costBudgetUsd ?? 0) + dollars.value)}` : null} />
+            <BudgetField
+              id="extraUsd"
+              label="Extra dollars"
+              inputRef={usdInput}
+              value={extraUsd}
+              onChange={setExtraUsd}
+              placeholder="0.00"
+              prefix="$"
+              after={dollars.value ? `→ ${usd((e.spend.costBudgetUsd ?? 0) + dollars.value)}` : null}
+            />
           )}
         </div>
         {budgetErrors.map((m) => (
@@ -354,23 +425,50 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
             {m}
           </p>
         ))}
-        {ceilingUnraised && open && <p className="text-xs text-amber-800">The {ceiling.kind === "cost" ? "dollar" : ceiling.kind === "tokens" ? "token" : "step"} ceiling is still where it stopped: without a raise the run stops again at once.</p>}
+        {ceilingUnraised && open && (
+          <p className="text-xs text-amber-800">
+            The {ceiling.kind === "cost" ? "dollar" : ceiling.kind === "tokens" ? "token" : "step"} ceiling is still where it stopped: without a raise the run
+            stops again at once.
+          </p>
+        )}
         {e.checkpoint ? (
           <FactEditor facts={e.checkpoint.workingSet} drafts={factDrafts} onChange={setFactDrafts} />
         ) : (
-          <p className="text-xs text-zinc-500">No checkpoint: the run restarts from the launch facts, so there are no facts to edit here (give them as guidance).</p>
+          <p className="text-xs text-zinc-500">
+            No checkpoint: the run restarts from the launch facts, so there are no facts to edit here (give them as guidance).
+          </p>
         )}
         <div className="flex flex-wrap gap-2">
-          <button type="button" className={cn("rounded-md px-4 py-2 text-sm font-medium disabled:opacity-50", verdict ? "border border-zinc-400" : "bg-zinc-900 text-white")} disabled={resumeBlocked} onClick={() => send("resume")}>
+          <button
+            type="button"
+            className={cn("rounded-md px-4 py-2 text-sm font-medium disabled:opacity-50", verdict ? "border border-zinc-400" : "bg-zinc-900 text-white")}
+            disabled={resumeBlocked}
+            onClick={() => send("resume")}
+          >
             {verdict ? "Resume with guidance" : "Resume"}
           </button>
-          <button type="button" className="rounded-md border border-zinc-300 px-3 py-2 text-sm disabled:opacity-50" onClick={() => window.confirm("Cancel this task?") && send("cancel")}>
+          <button
+            type="button"
+            className="rounded-md border border-zinc-300 px-3 py-2 text-sm disabled:opacity-50"
+            onClick={() => window.confirm("Cancel this task?") && send("cancel")}
+          >
             Cancel task
           </button>
         </div>
         <div className="flex items-center gap-2">
-          <input aria-label="Dead-end reason" className="flex-1 rounded-md border border-zinc-300 px-2 py-1 text-sm" value={deadEndReason} onChange={(ev) => setDeadEndReason(ev.target.value)} placeholder="Why the task cannot be done (required to mark a dead end)" />
-          <button type="button" className="rounded-md border border-violet-600 px-3 py-1.5 text-sm text-violet-800 disabled:opacity-50" disabled={deadEndReason.trim() === ""} onClick={() => send("dead_end")}>
+          <input
+            aria-label="Dead-end reason"
+            className="flex-1 rounded-md border border-zinc-300 px-2 py-1 text-sm"
+            value={deadEndReason}
+            onChange={(ev) => setDeadEndReason(ev.target.value)}
+            placeholder="Why the task cannot be done (required to mark a dead end)"
+          />
+          <button
+            type="button"
+            className="rounded-md border border-violet-600 px-3 py-1.5 text-sm text-violet-800 disabled:opacity-50"
+            disabled={deadEndReason.trim() === ""}
+            onClick={() => send("dead_end")}
+          >
             Mark dead end
           </button>
         </div>
@@ -412,7 +510,15 @@ function BudgetField({
       </label>
       <span className="flex items-center gap-1">
         {prefix && <span className="text-sm text-zinc-500">{prefix}</span>}
-        <input ref={inputRef} id={id} inputMode="decimal" className="w-28 rounded-md border border-zinc-300 px-2 py-1 text-sm" value={value} onChange={(ev) => onChange(ev.target.value)} placeholder={placeholder} />
+        <input
+          ref={inputRef}
+          id={id}
+          inputMode="decimal"
+          className="w-28 rounded-md border border-zinc-300 px-2 py-1 text-sm"
+          value={value}
+          onChange={(ev) => onChange(ev.target.value)}
+          placeholder={placeholder}
+        />
       </span>
       {after && <span className="text-xs text-zinc-500">{after}</span>}
     </div>

@@ -71,7 +71,11 @@ export function EscalationInbox() {
             <h1 className="text-xl font-semibold">Escalations</h1>
             <LivePill state={live} />
           </div>
-          {me && <p className="text-xs text-zinc-600" data-testid="handler-identity">Claims and decisions are yours: {me}</p>}
+          {me && (
+            <p className="text-xs text-zinc-600" data-testid="handler-identity">
+              Claims and decisions are yours: {me}
+            </p>
+          )}
           <div className="flex flex-wrap items-end gap-2 text-xs" role="search" aria-label="Filter escalations">
             <div role="radiogroup" aria-label="Status" className="flex overflow-hidden rounded-md border border-zinc-300">
               {STATUS_FILTERS.map(([v, label]) => (
@@ -100,7 +104,13 @@ export function EscalationInbox() {
             </label>
             <label className="flex flex-col gap-0.5">
               <span className="text-zinc-600">Assignee</span>
-              <input list="escalation-assignees" value={assignee} onChange={(e) => setParams({ assignee: e.target.value || null })} placeholder="name or role" className="w-28 rounded-md border border-zinc-300 px-1.5 py-1" />
+              <input
+                list="escalation-assignees"
+                value={assignee}
+                onChange={(e) => setParams({ assignee: e.target.value || null })}
+                placeholder="name or role"
+                className="w-28 rounded-md border border-zinc-300 px-1.5 py-1"
+              />
               <datalist id="escalation-assignees">
                 {[me, ...people.filter((p) => p !== me)].map((p) => (
                   <option key={p} value={p} />
@@ -118,7 +128,9 @@ export function EscalationInbox() {
         <div className="min-h-0 flex-1 overflow-auto">
           {list.isPending && <div className="m-4 h-24 animate-pulse rounded bg-zinc-200/60" />}
           {list.isError && <p className="p-4 text-sm text-red-700">Could not load: {list.error.message}</p>}
-          {list.data && status === "open" && openCount === 0 && <p className="px-4 py-3 text-sm text-emerald-800">{filtered ? "Nothing open matches these filters." : "Inbox zero: nothing waits for a human."}</p>}
+          {list.data && status === "open" && openCount === 0 && (
+            <p className="px-4 py-3 text-sm text-emerald-800">{filtered ? "Nothing open matches these filters." : "Inbox zero: nothing waits for a human."}</p>
+          )}
           {list.data && status !== "open" && list.data.length === 0 && <p className="px-4 py-3 text-sm text-zinc-600">No escalation matches.</p>}
           <ul>
             {list.data?.map((e) => {
@@ -169,7 +181,12 @@ export function EscalationInbox() {
                     {e.status !== "open" && e.decidedBy && (
                       <div className="mt-0.5 text-xs text-zinc-600">
                         {e.decision?.replace("_", " ")} by {e.decidedBy === me ? "you" : e.decidedBy}
-                        {e.decidedAt ? <> · <RelativeTime date={e.decidedAt} /></> : null}
+                        {e.decidedAt ? (
+                          <>
+                            {" "}
+                            · <RelativeTime date={e.decidedAt} />
+                          </>
+                        ) : null}
                       </div>
                     )}
                     {e.claimedBy && e.status === "open" && (

@@ -81,10 +81,22 @@ export function FactEditor({ facts, drafts, onChange }: { facts: Record<string, 
     <div className="space-y-2" data-testid="fact-editor">
       <div className="flex items-center justify-between gap-2">
         <h3 className="text-sm font-medium">
-          Facts the run resumes with <span className="font-normal text-zinc-500">({keys.length}{Object.keys(drafts).length ? `, ${Object.keys(drafts).length} edited` : ""})</span>
+          Facts the run resumes with{" "}
+          <span className="font-normal text-zinc-500">
+            ({keys.length}
+            {Object.keys(drafts).length ? `, ${Object.keys(drafts).length} edited` : ""})
+          </span>
         </h3>
         <div className="flex items-center gap-2">
-          {keys.length > 8 && <input aria-label="Filter facts" className="w-40 rounded-md border border-zinc-300 px-2 py-0.5 text-xs" value={filter} onChange={(ev) => setFilter(ev.target.value)} placeholder="Filter keys" />}
+          {keys.length > 8 && (
+            <input
+              aria-label="Filter facts"
+              className="w-40 rounded-md border border-zinc-300 px-2 py-0.5 text-xs"
+              value={filter}
+              onChange={(ev) => setFilter(ev.target.value)}
+              placeholder="Filter keys"
+            />
+          )}
           <button type="button" className="rounded-md border border-zinc-300 px-2 py-0.5 text-xs" onClick={() => setAdding((a) => !a)} aria-expanded={adding}>
             Add fact
           </button>
@@ -111,7 +123,12 @@ export function FactEditor({ facts, drafts, onChange }: { facts: Record<string, 
             />
             {newKeyError && <p className="mt-0.5 text-xs text-red-700">{newKeyError}</p>}
           </div>
-          <button type="button" className="rounded-md border border-zinc-300 px-2 py-1 text-xs disabled:opacity-50" disabled={newKey.trim() === "" || !!newKeyError} onClick={add}>
+          <button
+            type="button"
+            className="rounded-md border border-zinc-300 px-2 py-1 text-xs disabled:opacity-50"
+            disabled={newKey.trim() === "" || !!newKeyError}
+            onClick={add}
+          >
             Add
           </button>
         </div>
@@ -163,7 +180,13 @@ export function FactEditor({ facts, drafts, onChange }: { facts: Record<string, 
               <span className="min-w-0 flex-1 truncate text-zinc-500" title={preview(facts[key])}>
                 {preview(facts[key])}
               </span>
-              <button type="button" className="shrink-0 rounded border border-zinc-300 px-1.5 font-sans text-xs disabled:opacity-50" onClick={() => edit(key)} aria-label={`Edit ${key}`} disabled={key in drafts}>
+              <button
+                type="button"
+                className="shrink-0 rounded border border-zinc-300 px-1.5 font-sans text-xs disabled:opacity-50"
+                onClick={() => edit(key)}
+                aria-label={`Edit ${key}`}
+                disabled={key in drafts}
+              >
                 {key in drafts ? "Editing" : "Edit"}
               </button>
             </li>

@@ -19,18 +19,30 @@ function FactDiff({ taskId, fromId, toId, onBlame }: { taskId: string; fromId: s
   return (
     <div>
       <p className="mb-1 text-xs text-zinc-600">
-        <span className="text-emerald-700">+{counts.added} added</span> · <span className="text-amber-700">~{counts.changed} changed</span> · <span className="text-red-700">−{counts.removed} removed</span>
+        <span className="text-emerald-700">+{counts.added} added</span> · <span className="text-amber-700">~{counts.changed} changed</span> ·{" "}
+        <span className="text-red-700">−{counts.removed} removed</span>
       </p>
       <ul className="max-h-64 overflow-auto rounded border border-zinc-200 font-mono text-xs" data-testid="fact-diff">
         {diff.data.map((c) => (
-          <li key={c.key} className={cn("flex gap-2 border-b border-zinc-100 px-2 py-1", c.kind === "added" ? "bg-emerald-50" : c.kind === "removed" ? "bg-red-50" : "bg-amber-50")}>
+          <li
+            key={c.key}
+            className={cn(
+              "flex gap-2 border-b border-zinc-100 px-2 py-1",
+              c.kind === "added" ? "bg-emerald-50" : c.kind === "removed" ? "bg-red-50" : "bg-amber-50",
+            )}
+          >
             <span className="w-3 shrink-0">{c.kind === "added" ? "+" : c.kind === "removed" ? "−" : "~"}</span>
             <span className="min-w-0 flex-1 break-all">
               {c.key}: {c.kind === "changed" ? `${JSON.stringify(c.before).slice(0, 80)} → ` : ""}
               {JSON.stringify(c.kind === "removed" ? c.before : c.after).slice(0, 160)}
             </span>
             {c.sourceStepId && c.runId && (
-              <button type="button" className="shrink-0 text-zinc-500 underline" onClick={() => onBlame(`${c.runId}:${c.sourceStepId}`)} title="Open the step that established this value">
+              <button
+                type="button"
+                className="shrink-0 text-zinc-500 underline"
+                onClick={() => onBlame(`${c.runId}:${c.sourceStepId}`)}
+                title="Open the step that established this value"
+              >
                 {c.sourceStepId}
               </button>
             )}
@@ -61,7 +73,11 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
   if (checkpoints.isError) return <p className="text-sm text-red-700">Could not load checkpoints: {checkpoints.error.message}</p>;
   if (!checkpoints.data) return <div className="h-24 animate-pulse rounded bg-zinc-200/60" />;
   if (checkpoints.data.length === 0)
-    return <p className="text-sm text-zinc-500">No checkpoint yet. The run takes one at phase ends, after expensive steps, every few dozen steps, when its context fills up, and on request.</p>;
+    return (
+      <p className="text-sm text-zinc-500">
+        No checkpoint yet. The run takes one at phase ends, after expensive steps, every few dozen steps, when its context fills up, and on request.
+      </p>
+    );
 
   const list = [...checkpoints.data].reverse();
   return (
@@ -78,9 +94,17 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
         const saving = cp.transcriptTokens > 0 ? 1 - cp.contextTokens / cp.transcriptTokens : 0;
         return (
           <div key={cp.id} className="rounded-md border border-zinc-200 p-3 text-sm" data-checkpoint-seq={cp.seq}>
-            <button type="button" className="flex w-full items-baseline justify-between text-left" onClick={() => setOpen(isOpen ? null : cp.id)} aria-expanded={isOpen}>
+            <button
+              type="button"
+              className="flex w-full items-baseline justify-between text-left"
+              onClick={() => setOpen(isOpen ? null : cp.id)}
+              aria-expanded={isOpen}
+            >
               <span>
-                <span className="font-medium">Checkpoint #{cp.seq}</span> <span className="text-zinc-500">· {cp.reason.replace("_", " ")} · after {cp.afterStepId} · {cp.facts} facts</span>
+                <span className="font-medium">Checkpoint #{cp.seq}</span>{" "}
+                <span className="text-zinc-500">
+                  · {cp.reason.replace("_", " ")} · after {cp.afterStepId} · {cp.facts} facts
+                </span>
               </span>
               <span className="text-xs text-zinc-500" title={cp.createdAt.toISOString()}>
                 {cp.createdAt.toLocaleTimeString("en-GB", { hour12: false })}
@@ -96,7 +120,12 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
                 <p className="text-zinc-700">{cp.summary}</p>
                 <div className="flex items-center gap-2 text-xs">
                   <label htmlFor={`cmp-${cp.id}`}>Facts changed since</label>
-                  <select id={`cmp-${cp.id}`} className="rounded border border-zinc-300 px-1 py-0.5" value={fromId} onChange={(e) => setCompareWith({ ...compareWith, [cp.id]: e.target.value })}>
+                  <select
+                    id={`cmp-${cp.id}`}
+                    className="rounded border border-zinc-300 px-1 py-0.5"
+                    value={fromId}
+                    onChange={(e) => setCompareWith({ ...compareWith, [cp.id]: e.target.value })}
+                  >
                     <option value="start">the start</option>
                     {checkpoints.data
                       .filter((c) => c.seq < cp.seq)
@@ -112,12 +141,22 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
                   <label htmlFor={`g-${cp.id}`} className="block text-xs font-medium text-zinc-700">
                     Guidance for the resumed agent (optional)
                   </label>
-                  <textarea id={`g-${cp.id}`} rows={2} className="w-full rounded border border-zinc-300 px-2 py-1 text-sm" value={guidance} onChange={(e) => setGuidance(e.target.value)} />
+                  <textarea
+                    id={`g-${cp.id}`}
+                    rows={2}
+                    className="w-full rounded border border-zinc-300 px-2 py-1 text-sm"
+                    value={guidance}
+                    onChange={(e) => setGuidance(e.target.value)}
+                  />
                   <div className="flex gap-2">
                     <button
                       type="button"
                       disabled={!RESUMABLE.has(status) || resume.isPending}
-                      title={RESUMABLE.has(status) ? "A new run from this checkpoint, with the guidance" : `Only a failed, cancelled or waiting task can be resumed (this one is ${status})`}
+                      title={
+                        RESUMABLE.has(status)
+                          ? "A new run from this checkpoint, with the guidance"
+                          : `Only a failed, cancelled or waiting task can be resumed (this one is ${status})`
+                      }
                       className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-40"
                       onClick={() => resume.mutate({ taskId, checkpointId: cp.id, guidance })}
                     >
@@ -134,8 +173,9 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
                     </button>
                   </div>
                   <p className="text-xs text-zinc-500">
-                    Resume continues a stopped task (failed, cancelled or waiting for a human) from this checkpoint; an open escalation is answered by it. Fork starts one more run of
-                    the same task from here — also after it finished — e.g. to try other guidance; earlier runs and their artifacts stay, each labelled with its run.
+                    Resume continues a stopped task (failed, cancelled or waiting for a human) from this checkpoint; an open escalation is answered by it. Fork
+                    starts one more run of the same task from here — also after it finished — e.g. to try other guidance; earlier runs and their artifacts stay,
+                    each labelled with its run.
                   </p>
                 </div>
               </div>

@@ -63,7 +63,12 @@ function ForkButton({ taskId, forkFrom }: { taskId: string; forkFrom: ForkPoint 
       },
     }),
   );
-  if (!forkFrom) return <span className="text-xs text-zinc-500" data-testid="fork-none">No checkpoint at or before this step to fork from.</span>;
+  if (!forkFrom)
+    return (
+      <span className="text-xs text-zinc-500" data-testid="fork-none">
+        No checkpoint at or before this step to fork from.
+      </span>
+    );
   return (
     <>
       <button
@@ -76,7 +81,12 @@ function ForkButton({ taskId, forkFrom }: { taskId: string; forkFrom: ForkPoint 
         Fork from checkpoint #{forkFrom.seq}
       </button>
       {fork.isSuccess && <span className="text-xs text-emerald-800">Forked: a new run started (see the run switcher).</span>}
-      <Dialog open={open} onOpenChange={setOpen} title={`Fork from checkpoint #${forkFrom.seq}`} description={`A new run of this task starts from checkpoint #${forkFrom.seq} (${forkFrom.reason.replace("_", " ")}); the runs so far stay as they are.`}>
+      <Dialog
+        open={open}
+        onOpenChange={setOpen}
+        title={`Fork from checkpoint #${forkFrom.seq}`}
+        description={`A new run of this task starts from checkpoint #${forkFrom.seq} (${forkFrom.reason.replace("_", " ")}); the runs so far stay as they are.`}
+      >
         <form
           className="space-y-4"
           onSubmit={(e) => {
@@ -86,16 +96,30 @@ function ForkButton({ taskId, forkFrom }: { taskId: string; forkFrom: ForkPoint 
         >
           <label className="block text-sm">
             <span className="font-medium text-zinc-800">Guidance for the new run (optional)</span>
-            <textarea className="mt-1 block w-full rounded-md border border-zinc-300 px-2 py-1.5" rows={3} maxLength={10000} value={guidance} onChange={(e) => setGuidance(e.target.value)} />
+            <textarea
+              className="mt-1 block w-full rounded-md border border-zinc-300 px-2 py-1.5"
+              rows={3}
+              maxLength={10000}
+              value={guidance}
+              onChange={(e) => setGuidance(e.target.value)}
+            />
           </label>
-          {fork.error && <p role="alert" className="text-sm text-red-800">{fork.error.message}</p>}
+          {fork.error && (
+            <p role="alert" className="text-sm text-red-800">
+              {fork.error.message}
+            </p>
+          )}
           <div className="flex justify-end gap-2">
             <DialogClose asChild>
               <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50">
                 Cancel
               </button>
             </DialogClose>
-            <button type="submit" disabled={fork.isPending} className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50">
+            <button
+              type="submit"
+              disabled={fork.isPending}
+              className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
+            >
               Fork
             </button>
           </div>
@@ -117,26 +141,43 @@ function PromptView({ runId, stepId }: { runId: string; stepId: string }) {
   const prompt = useQuery({ ...trpc.task.stepPrompt.queryOptions({ runId, stepId }), enabled: open });
   return (
     <details className="rounded-md border border-zinc-200" onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="prompt">
-      <summary className="cursor-pointer px-3 py-2 text-xs font-medium tracking-wide text-zinc-600 uppercase">Prompt sent{prompt.data ? ` · ${prompt.data.messages.length} messages` : ""}</summary>
+      <summary className="cursor-pointer px-3 py-2 text-xs font-medium tracking-wide text-zinc-600 uppercase">
+        Prompt sent{prompt.data ? ` · ${prompt.data.messages.length} messages` : ""}
+      </summary>
       <div className="space-y-2 border-t border-zinc-200 p-3">
         {prompt.isError && <p className="text-xs text-red-700">Could not rebuild the prompt: {prompt.error.message}</p>}
         {open && !prompt.data && !prompt.isError && <div className="h-16 animate-pulse rounded bg-zinc-200/60" />}
         {prompt.data && (
           <>
             <p className="text-xs text-zinc-500">
-              Rebuilt from the stored steps with the run&apos;s own context builder (the prompt itself is not stored). The first {prompt.data.contextMessages} messages are the segment&apos;s opening context
-              {prompt.data.fromCheckpoint ? `, built from checkpoint #${prompt.data.fromCheckpoint.seq} (${prompt.data.fromCheckpoint.reason.replace("_", " ")})` : ", built from the task's start"}.
+              Rebuilt from the stored steps with the run&apos;s own context builder (the prompt itself is not stored). The first {prompt.data.contextMessages}{" "}
+              messages are the segment&apos;s opening context
+              {prompt.data.fromCheckpoint
+                ? `, built from checkpoint #${prompt.data.fromCheckpoint.seq} (${prompt.data.fromCheckpoint.reason.replace("_", " ")})`
+                : ", built from the task's start"}
+              .
             </p>
             {prompt.data.messages.map((m, i) => {
               const context = i < prompt.data.contextMessages;
               const calls = "tool_calls" in m && m.tool_calls ? m.tool_calls : [];
               return (
-                <div key={i} className={cn("rounded border px-2 py-1.5", context ? "border-amber-300 bg-amber-50/60" : "border-zinc-200")} data-testid="prompt-message" data-context={context ? "checkpoint" : undefined}>
+                <div
+                  key={i}
+                  className={cn("rounded border px-2 py-1.5", context ? "border-amber-300 bg-amber-50/60" : "border-zinc-200")}
+                  data-testid="prompt-message"
+                  data-context={context ? "checkpoint" : undefined}
+                >
                   <div className="mb-1 flex items-center gap-2 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">
                     {m.role}
-                    {context && <span className="rounded bg-amber-200 px-1 text-amber-950 normal-case">{prompt.data.fromCheckpoint ? `checkpoint #${prompt.data.fromCheckpoint.seq} context` : "start context"}</span>}
+                    {context && (
+                      <span className="rounded bg-amber-200 px-1 text-amber-950 normal-case">
+                        {prompt.data.fromCheckpoint ? `checkpoint #${prompt.data.fromCheckpoint.seq} context` : "start context"}
+                      </span>
+                    )}
                   </div>
-                  {messageText(m.content) && <pre className="max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap text-zinc-800">{messageText(m.content)}</pre>}
+                  {messageText(m.content) && (
+                    <pre className="max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap text-zinc-800">{messageText(m.content)}</pre>
+                  )}
                   {calls.map((c) => (
                     <pre key={c.id} className="font-mono text-xs break-words whitespace-pre-wrap text-zinc-700">
                       → {c.function.name}({c.function.arguments})
@@ -152,7 +193,17 @@ function PromptView({ runId, stepId }: { runId: string; stepId: string }) {
   );
 }
 
-function StepDetail({ taskId, selectedKey, onShowWorkingSet, forkFrom }: { taskId: string; selectedKey: string | null; onShowWorkingSet: () => void; forkFrom: ForkPoint | null }) {
+function StepDetail({
+  taskId,
+  selectedKey,
+  onShowWorkingSet,
+  forkFrom,
+}: {
+  taskId: string;
+  selectedKey: string | null;
+  onShowWorkingSet: () => void;
+  forkFrom: ForkPoint | null;
+}) {
   const trpc = useTRPC();
   const [runId, stepId] = selectedKey ? [selectedKey.slice(0, selectedKey.indexOf(":")), selectedKey.slice(selectedKey.indexOf(":") + 1)] : ["", ""];
   const step = useQuery({ ...trpc.task.step.queryOptions({ runId, stepId }), enabled: !!selectedKey });
@@ -173,13 +224,24 @@ function StepDetail({ taskId, selectedKey, onShowWorkingSet, forkFrom }: { taskI
     <div className="space-y-4" data-testid="step-detail">
       <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1 text-sm">
         <span className="font-mono font-medium">{s.stepId}</span>
-        <span className="text-zinc-600">{s.kind}{s.tool ? ` · ${s.tool}` : ""}</span>
+        <span className="text-zinc-600">
+          {s.kind}
+          {s.tool ? ` · ${s.tool}` : ""}
+        </span>
         <span className="text-zinc-600">{s.status}</span>
-        <span className="text-zinc-600">{s.attempts} attempt{s.attempts === 1 ? "" : "s"}</span>
+        <span className="text-zinc-600">
+          {s.attempts} attempt{s.attempts === 1 ? "" : "s"}
+        </span>
         <span className="text-zinc-600">{durationMs(s.durationMs)}</span>
       </div>
       <div className="text-xs text-zinc-600">
-        started <span className="font-mono">{absoluteUtc(s.startedAt)}</span> (<RelativeTime date={s.startedAt} />){s.endedAt && <> · ended <span className="font-mono">{absoluteUtc(s.endedAt)}</span></>}
+        started <span className="font-mono">{absoluteUtc(s.startedAt)}</span> (<RelativeTime date={s.startedAt} />)
+        {s.endedAt && (
+          <>
+            {" "}
+            · ended <span className="font-mono">{absoluteUtc(s.endedAt)}</span>
+          </>
+        )}
       </div>
       <div className="flex flex-wrap items-center gap-2">
         <ForkButton taskId={taskId} forkFrom={forkFrom} />
@@ -191,7 +253,8 @@ function StepDetail({ taskId, selectedKey, onShowWorkingSet, forkFrom }: { taskI
       )}
       {(s.kind === "model" || costUsd > 0) && (
         <div className="text-sm text-zinc-700" data-testid="step-usage">
-          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out · <span className="font-medium tabular-nums">{usd(costUsd)}</span>
+          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out ·{" "}
+          <span className="font-medium tabular-nums">{usd(costUsd)}</span>
           {s.modelCalls.length > 1 ? ` over ${s.modelCalls.length} model calls` : ""}
         </div>
       )}
@@ -222,7 +285,10 @@ function StepDetail({ taskId, selectedKey, onShowWorkingSet, forkFrom }: { taskI
                     {m.httpStatus ? ` ${m.httpStatus}` : ""}
                     {m.error ? ` — ${m.error.slice(0, 60)}` : ""}
                   </td>
-                  <td>{m.cause}{m.billed ? "" : " (not billed)"}</td>
+                  <td>
+                    {m.cause}
+                    {m.billed ? "" : " (not billed)"}
+                  </td>
                   <td className="text-right tabular-nums">{compactNumber(m.promptTokens + m.completionTokens)}</td>
                   <td className="text-right tabular-nums">{usd(m.costUsd)}</td>
                   <td className="text-right tabular-nums">{durationMs(m.latencyMs)}</td>
@@ -245,7 +311,10 @@ function Artifacts({ task }: { task: TaskDetail }) {
           <span>
             <span className="font-medium">{a.name}</span>{" "}
             <span className="text-xs text-zinc-500">
-              {a.mime} · {a.bytes.toLocaleString("en-US")} bytes · {task.runs.length > 1 ? `run ${task.runs.findIndex((r) => r.id === a.runId) + 1} (${task.runs.find((r) => r.id === a.runId)?.cause ?? "?"}) · ` : ""}
+              {a.mime} · {a.bytes.toLocaleString("en-US")} bytes ·{" "}
+              {task.runs.length > 1
+                ? `run ${task.runs.findIndex((r) => r.id === a.runId) + 1} (${task.runs.find((r) => r.id === a.runId)?.cause ?? "?"}) · `
+                : ""}
               {a.stepId}
             </span>
           </span>
@@ -339,7 +408,10 @@ export function DetailPanel({
             type="button"
             aria-selected={tab === t.id}
             onClick={() => onTab(t.id)}
-            className={cn("shrink-0 rounded-t-md px-3 py-2 text-sm whitespace-nowrap", tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
+            className={cn(
+              "shrink-0 rounded-t-md px-3 py-2 text-sm whitespace-nowrap",
+              tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900",
+            )}
           >
             {t.label}
           </button>
@@ -347,7 +419,9 @@ export function DetailPanel({
       </div>
       <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
         {tab === "step" && <StepDetail taskId={task.id} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} forkFrom={forkFrom} />}
-        {tab === "facts" && <WorkingSetPanel taskId={task.id} keyFilter={keyFilter} onKeyFilter={onKeyFilter} selectedKey={selectedKey} onSelectStep={onSelectStep} />}
+        {tab === "facts" && (
+          <WorkingSetPanel taskId={task.id} keyFilter={keyFilter} onKeyFilter={onKeyFilter} selectedKey={selectedKey} onSelectStep={onSelectStep} />
+        )}
         {tab === "checkpoints" && <CheckpointsPanel taskId={task.id} status={task.status} onSelectStep={onSelectStep} />}
         {tab === "artifacts" && <Artifacts task={task} />}
         {tab === "outbox" && <Outbox task={task} />}

@@ -11,11 +11,26 @@ export const ESCALATE_REASONS = ["Needs a human decision", "Looks stuck or loopi
  * `onSubmit` gets the message the escalation carries ("<reason>: <note>", or the note alone for
  * "Other", or the reason alone without a note).
  */
-export function EscalateDialog({ open, onOpenChange, onSubmit, pending }: { open: boolean; onOpenChange: (open: boolean) => void; onSubmit: (note: string) => void; pending: boolean }) {
+export function EscalateDialog({
+  open,
+  onOpenChange,
+  onSubmit,
+  pending,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  onSubmit: (note: string) => void;
+  pending: boolean;
+}) {
   const [reason, setReason] = useState<string>(ESCALATE_REASONS[0]);
   const [note, setNote] = useState("");
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Escalate to a human" description="The run checkpoints after the turn in flight and waits for a handler's decision in the Escalations inbox.">
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Escalate to a human"
+      description="The run checkpoints after the turn in flight and waits for a handler's decision in the Escalations inbox."
+    >
       <form
         className="space-y-4"
         onSubmit={(e) => {
@@ -34,7 +49,13 @@ export function EscalateDialog({ open, onOpenChange, onSubmit, pending }: { open
         </label>
         <label className="block text-sm">
           <span className="font-medium text-zinc-800">Note for the handler (optional)</span>
-          <textarea className="mt-1 block w-full rounded-md border border-zinc-300 px-2 py-1.5" rows={3} maxLength={4000} value={note} onChange={(e) => setNote(e.target.value)} />
+          <textarea
+            className="mt-1 block w-full rounded-md border border-zinc-300 px-2 py-1.5"
+            rows={3}
+            maxLength={4000}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+          />
         </label>
         <div className="flex justify-end gap-2">
           <DialogClose asChild>
@@ -42,7 +63,11 @@ export function EscalateDialog({ open, onOpenChange, onSubmit, pending }: { open
               Cancel
             </button>
           </DialogClose>
-          <button type="submit" disabled={pending} className="rounded-md bg-amber-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-amber-700 disabled:opacity-50">
+          <button
+            type="submit"
+            disabled={pending}
+            className="rounded-md bg-amber-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-amber-700 disabled:opacity-50"
+          >
             Escalate
           </button>
         </div>

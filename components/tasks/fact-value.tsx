@@ -28,10 +28,20 @@ export function FactValue({ value, className }: { value: unknown; className?: st
   if (text.length <= INLINE_MAX) return <code className={cn("font-mono text-xs break-all", className)}>{text}</code>;
   return (
     <span className={cn(open ? "block" : "inline-block max-w-full align-top", className)}>
-      <button type="button" aria-expanded={open} className="font-mono text-xs text-zinc-600 underline decoration-dotted hover:text-zinc-900" onClick={() => setOpen(!open)} title={open ? "Hide the value" : "Show the whole value"}>
+      <button
+        type="button"
+        aria-expanded={open}
+        className="font-mono text-xs text-zinc-600 underline decoration-dotted hover:text-zinc-900"
+        onClick={() => setOpen(!open)}
+        title={open ? "Hide the value" : "Show the whole value"}
+      >
         {open ? "▾" : "▸"} {describe(value, text)}
       </button>
-      {open && <pre className="mt-1 max-h-72 overflow-auto rounded bg-zinc-950 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-100">{JSON.stringify(value, null, 2)}</pre>}
+      {open && (
+        <pre className="mt-1 max-h-72 overflow-auto rounded bg-zinc-950 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-100">
+          {JSON.stringify(value, null, 2)}
+        </pre>
+      )}
     </span>
   );
 }

@@ -6,7 +6,8 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 
-const field = "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-zinc-900 focus:outline-none focus:ring-1 focus:ring-zinc-900";
+const field =
+  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-zinc-900 focus:outline-none focus:ring-1 focus:ring-zinc-900";
 const label = "block text-sm font-medium text-zinc-800";
 
 /**
@@ -39,16 +40,27 @@ export function LaunchForm() {
   );
 
   const limitNumber = Number(limit);
-  const limitError = mode === "demo" && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > 5000) ? "Package limit: a whole number from 1 to 5000" : null;
+  const limitError =
+    mode === "demo" && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > 5000) ? "Package limit: a whole number from 1 to 5000" : null;
   const budgetNumber = stepBudget === "" ? undefined : Number(stepBudget);
-  const budgetError = budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > 100_000) ? "Step budget: a whole number from 1 to 100000" : null;
+  const budgetError =
+    budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > 100_000)
+      ? "Step budget: a whole number from 1 to 100000"
+      : null;
   const goalError = mode === "goal" && goal.trim() === "" ? "Goal: required" : null;
   const tokenNumber = tokenBudget.trim() === "" ? undefined : Number(tokenBudget);
-  const tokenError = tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > 1_000_000_000) ? "Token budget: a whole number from 1 to 1000000000" : null;
+  const tokenError =
+    tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > 1_000_000_000)
+      ? "Token budget: a whole number from 1 to 1000000000"
+      : null;
   const costNumber = costBudget.trim() === "" ? undefined : Number(costBudget.trim().replace(/^\$/, ""));
-  const costError = costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber < 0.000001 || costNumber > 999_999) ? "Dollar budget: from 0.000001 to 999999 (USD)" : null;
+  const costError =
+    costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber < 0.000001 || costNumber > 999_999)
+      ? "Dollar budget: from 0.000001 to 999999 (USD)"
+      : null;
   const selected = profiles.data?.find((p) => p.name === profile);
-  const demoBudget = demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
+  const demoBudget =
+    demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
   const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;
   const profileRequiresApproval = selected?.requireApproval === true;
   const requireApproval = approvalChoice ?? profileRequiresApproval;
@@ -76,7 +88,10 @@ export function LaunchForm() {
           <legend className={label}>What should the agent do?</legend>
           <div className="mt-2 grid grid-cols-2 gap-3">
             {(["demo", "goal"] as const).map((m) => (
-              <label key={m} className={cn("cursor-pointer rounded-md border p-3 text-sm", mode === m ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}>
+              <label
+                key={m}
+                className={cn("cursor-pointer rounded-md border p-3 text-sm", mode === m ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}
+              >
                 <input type="radio" name="mode" value={m} checked={mode === m} onChange={() => setMode(m)} className="mr-2" />
                 {m === "demo" ? (demo?.title ?? "Demo: license audit") : "A goal of my own"}
                 {m === "demo" && <span className="mt-1 block text-xs text-zinc-500">{demo?.description}</span>}
@@ -90,7 +105,15 @@ export function LaunchForm() {
             <label htmlFor="limit" className={label}>
               Package limit
             </label>
-            <input id="limit" name="limit" inputMode="numeric" className={field} value={limit} onChange={(e) => setLimit(e.target.value)} aria-invalid={!!limitError} />
+            <input
+              id="limit"
+              name="limit"
+              inputMode="numeric"
+              className={field}
+              value={limit}
+              onChange={(e) => setLimit(e.target.value)}
+              aria-invalid={!!limitError}
+            />
             <p className="mt-1 text-xs text-zinc-500">The first N packages of node_modules, sorted by name (default {demo?.defaultLimit ?? 50}).</p>
             {limitError && <p className="mt-1 text-xs text-red-700">{limitError}</p>}
           </div>
@@ -127,16 +150,41 @@ export function LaunchForm() {
             </select>
             {selected && <p className="mt-1 text-xs text-zinc-500">{selected.description}</p>}
           </div>
-          <BudgetField id="stepBudget" label="Step budget" inputMode="numeric" placeholder={defaultBudget ? String(defaultBudget) : ""} value={stepBudget} onChange={setStepBudget} error={budgetError}>
+          <BudgetField
+            id="stepBudget"
+            label="Step budget"
+            inputMode="numeric"
+            placeholder={defaultBudget ? String(defaultBudget) : ""}
+            value={stepBudget}
+            onChange={setStepBudget}
+            error={budgetError}
+          >
             Hard ceiling on model + tool steps{defaultBudget ? ` (default ${defaultBudget})` : ""}.
           </BudgetField>
         </div>
 
         <div className="grid grid-cols-2 gap-4">
-          <BudgetField id="tokenBudget" label="Token budget" inputMode="numeric" placeholder={selected?.tokenBudget ? String(selected.tokenBudget) : "none"} value={tokenBudget} onChange={setTokenBudget} error={tokenError}>
-            Optional ceiling on prompt + completion tokens; empty = the profile&apos;s ({selected?.tokenBudget ? selected.tokenBudget.toLocaleString("en-US") : "none"}).
+          <BudgetField
+            id="tokenBudget"
+            label="Token budget"
+            inputMode="numeric"
+            placeholder={selected?.tokenBudget ? String(selected.tokenBudget) : "none"}
+            value={tokenBudget}
+            onChange={setTokenBudget}
+            error={tokenError}
+          >
+            Optional ceiling on prompt + completion tokens; empty = the profile&apos;s (
+            {selected?.tokenBudget ? selected.tokenBudget.toLocaleString("en-US") : "none"}).
           </BudgetField>
-          <BudgetField id="costBudgetUsd" label="Dollar budget (USD)" inputMode="decimal" placeholder={selected?.costBudgetUsd ? String(selected.costBudgetUsd) : "none"} value={costBudget} onChange={setCostBudget} error={costError}>
+          <BudgetField
+            id="costBudgetUsd"
+            label="Dollar budget (USD)"
+            inputMode="decimal"
+            placeholder={selected?.costBudgetUsd ? String(selected.costBudgetUsd) : "none"}
+            value={costBudget}
+            onChange={setCostBudget}
+            error={costError}
+          >
             Optional ceiling on model spend, retries included; empty = the profile&apos;s ({selected?.costBudgetUsd ? `$${selected.costBudgetUsd}` : "none"}).
           </BudgetField>
         </div>
@@ -145,7 +193,14 @@ export function LaunchForm() {
           <label htmlFor="workspace" className={label}>
             Workspace
           </label>
-          <input id="workspace" name="workspace" placeholder={demo?.workspace} className={cn(field, "font-mono")} value={workspace} onChange={(e) => setWorkspace(e.target.value)} />
+          <input
+            id="workspace"
+            name="workspace"
+            placeholder={demo?.workspace}
+            className={cn(field, "font-mono")}
+            value={workspace}
+            onChange={(e) => setWorkspace(e.target.value)}
+          />
           <p className="mt-1 text-xs text-zinc-500">Folder on the server the file tools may read (read-only). Empty = the default shown.</p>
         </div>
 
@@ -155,7 +210,8 @@ export function LaunchForm() {
             Ask a human before risky actions (send_email)
           </label>
           <p className="mt-1 text-xs text-zinc-500">
-            The run checkpoints and waits in the escalation inbox for Approve or Reject before the call. Default from the profile ({profileRequiresApproval ? "on" : "off"}).
+            The run checkpoints and waits in the escalation inbox for Approve or Reject before the call. Default from the profile (
+            {profileRequiresApproval ? "on" : "off"}).
           </p>
         </div>
 
@@ -166,7 +222,11 @@ export function LaunchForm() {
         )}
 
         <div className="flex items-center justify-end gap-3">
-          <button type="submit" disabled={launch.isPending || launch.isSuccess} className="rounded-md bg-zinc-900 px-5 py-2 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-60">
+          <button
+            type="submit"
+            disabled={launch.isPending || launch.isSuccess}
+            className="rounded-md bg-zinc-900 px-5 py-2 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-60"
+          >
             {launch.isPending || launch.isSuccess ? "Launching…" : "Launch"}
           </button>
         </div>
@@ -200,7 +260,17 @@ function BudgetField({
       <label htmlFor={id} className={label}>
         {text}
       </label>
-      <input id={id} name={id} inputMode={inputMode} placeholder={placeholder} className={field} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={!!error} aria-describedby={`${id}-help`} />
+      <input
+        id={id}
+        name={id}
+        inputMode={inputMode}
+        placeholder={placeholder}
+        className={field}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={!!error}
+        aria-describedby={`${id}-help`}
+      />
       <p id={`${id}-help`} className="mt-1 text-xs text-zinc-500">
         {children}
       </p>

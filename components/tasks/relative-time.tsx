@@ -29,7 +29,11 @@ function subscribe(listener: () => void): () => void {
 
 /** The current time in ms, re-rendering every 5 s. */
 export function useTickingNow(): number {
-  return useSyncExternalStore(subscribe, () => now, () => now);
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => now,
+  );
 }
 
 /**

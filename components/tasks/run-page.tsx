@@ -22,7 +22,10 @@ import { buildSegments, isFiltering, parseStepFilter, stepMatches, timelineItems
 import { Timeline, type StepFactCounts, type TimelineRun, type TimelineStep } from "./timeline.tsx";
 
 // The waterfall (recharts) loads after the first rows: it is not needed to read the timeline.
-const Waterfall = dynamic(() => import("./waterfall.tsx").then((m) => m.Waterfall), { ssr: false, loading: () => <div className="h-24 border-b border-zinc-200" aria-hidden /> });
+const Waterfall = dynamic(() => import("./waterfall.tsx").then((m) => m.Waterfall), {
+  ssr: false,
+  loading: () => <div className="h-24 border-b border-zinc-200" aria-hidden />,
+});
 
 const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled"]);
 
@@ -32,8 +35,18 @@ function Meter({ label, value, detail, fraction }: { label: string; value: React
       <div className="text-xs uppercase tracking-wide text-zinc-500">{label}</div>
       <div className="text-lg font-semibold tabular-nums">{value}</div>
       {fraction !== undefined && (
-        <div className="mt-1 h-1.5 w-full overflow-hidden rounded-full bg-zinc-200" role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(fraction * 100)}>
-          <div className={cn("h-full rounded-full", fraction >= 0.9 ? "bg-red-500" : fraction >= 0.7 ? "bg-amber-500" : "bg-zinc-900")} style={{ width: `${Math.min(100, fraction * 100)}%` }} />
+        <div
+          className="mt-1 h-1.5 w-full overflow-hidden rounded-full bg-zinc-200"
+          role="meter"
+          aria-label={label}
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(fraction * 100)}
+        >
+          <div
+            className={cn("h-full rounded-full", fraction >= 0.9 ? "bg-red-500" : fraction >= 0.7 ? "bg-amber-500" : "bg-zinc-900")}
+            style={{ width: `${Math.min(100, fraction * 100)}%` }}
+          />
         </div>
       )}
       {detail && <div className="text-xs text-zinc-500">{detail}</div>}
@@ -118,7 +131,11 @@ export function RunPage({ taskId }: { taskId: string }) {
   );
 
   const rows: TimelineStep[] = useMemo(() => decodeStepRows(steps.data), [steps.data]);
-  const textSearch = useQuery({ ...trpc.task.searchSteps.queryOptions({ taskId, text: filter.text }), enabled: !!filter.text, placeholderData: (prev) => prev });
+  const textSearch = useQuery({
+    ...trpc.task.searchSteps.queryOptions({ taskId, text: filter.text }),
+    enabled: !!filter.text,
+    placeholderData: (prev) => prev,
+  });
   const textMatches = useMemo(() => (filter.text && textSearch.data ? new Set(textSearch.data) : null), [filter.text, textSearch.data]);
   const factMarks = useMemo(() => {
     const marks = new Map<string, StepFactCounts>();
@@ -129,7 +146,10 @@ export function RunPage({ taskId }: { taskId: string }) {
 
   const runs = useMemo(() => {
     const seqById = new Map((checkpoints.data ?? []).map((c) => [c.id, c.seq]));
-    const out = new Map<string, TimelineRun & { startedAt: Date; endedAt: Date | null; endReason: string | null; fromCheckpointReason: string | null; guidance: string | null }>();
+    const out = new Map<
+      string,
+      TimelineRun & { startedAt: Date; endedAt: Date | null; endReason: string | null; fromCheckpointReason: string | null; guidance: string | null }
+    >();
     (task.data?.runs ?? []).forEach((r, i) => {
       out.set(r.id, {
         id: r.id,
@@ -154,7 +174,10 @@ export function RunPage({ taskId }: { taskId: string }) {
     [segments, runId, collapsed, filter, textMatches, filtering, runs.size],
   );
   const stepItems = useMemo(() => items.filter((i) => i.type === "step"), [items]);
-  const matchCount = useMemo(() => (filtering ? rows.filter((s) => (!runId || s.runId === runId) && stepMatches(s, filter, textMatches)).length : null), [filtering, rows, runId, filter, textMatches]);
+  const matchCount = useMemo(
+    () => (filtering ? rows.filter((s) => (!runId || s.runId === runId) && stepMatches(s, filter, textMatches)).length : null),
+    [filtering, rows, runId, filter, textMatches],
+  );
   const selectedPos = stepItems.findIndex((s) => s.key === selectedKey);
   const selectedStep = useMemo(() => rows.find((s) => `${s.runId}:${s.stepId}` === selectedKey) ?? null, [rows, selectedKey]);
   const toggleSegment = useCallback((key: string) => {
@@ -184,7 +207,10 @@ export function RunPage({ taskId }: { taskId: string }) {
       list = list.slice(from, from + 400);
     }
     const run = runs.get(seg.runId);
-    return { steps: list, title: `run ${run?.number ?? "?"}, segment ${seg.n}${list.length < seg.steps.length ? ` (${list.length} of ${seg.steps.length} steps)` : ""}` };
+    return {
+      steps: list,
+      title: `run ${run?.number ?? "?"}, segment ${seg.n}${list.length < seg.steps.length ? ` (${list.length} of ${seg.steps.length} steps)` : ""}`,
+    };
   }, [segments, runId, selectedStep, runs]);
 
   // The checkpoint at or before the selected step: the latest of its run whose last covered step is at or before it, else the one its run started from.
@@ -230,33 +256,48 @@ export function RunPage({ taskId }: { taskId: string }) {
   const shownRun = runId ? runs.get(runId) : undefined;
   // The timeline renders as soon as the steps are in, even before the task's header (panel-only skeletons).
   const timelineSection = (
-        <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
-          <RunSwitcher runs={[...runs.values()]} value={runId} onChange={(id) => setParams({ run: id })} />
-          <StepFilterBar
-            filter={filter}
-            onChange={(next) => setParams({ filter: next })}
-            tools={[...new Set(rows.map((s) => s.tool).filter((x): x is string => !!x))].sort()}
-            matchCount={matchCount}
-            total={runId ? rows.filter((s) => s.runId === runId).length : rows.length}
-            searching={!!filter.text && textSearch.isFetching}
-            searchError={textSearch.isError ? textSearch.error.message : null}
-            truncated={steps.data?.truncated ?? false}
-            waterfall={showWaterfall}
-            onWaterfall={(on) => setParams({ wf: on })}
-            onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
-          />
-          {showWaterfall && waterfallWindow && <Waterfall steps={waterfallWindow.steps} title={waterfallWindow.title} selectedKey={selectedKey} onSelect={(key) => setParams({ step: key, tab: "step" })} />}
-          <Timeline
-            items={items}
-            runs={runs}
-            loading={steps.isPending}
-            selectedKey={selectedKey}
-            onSelect={(key) => setParams({ step: key, tab: "step" })}
-            onToggleSegment={toggleSegment}
-            emptyMessage={filtering ? "No step matches this filter." : shownRun ? `No steps in run ${shownRun.number} yet.` : task.data?.status === "queued" ? "No steps yet: the run is queued for the executor." : "No steps yet."}
-            factMarks={factMarks}
-          />
-        </section>
+    <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
+      <RunSwitcher runs={[...runs.values()]} value={runId} onChange={(id) => setParams({ run: id })} />
+      <StepFilterBar
+        filter={filter}
+        onChange={(next) => setParams({ filter: next })}
+        tools={[...new Set(rows.map((s) => s.tool).filter((x): x is string => !!x))].sort()}
+        matchCount={matchCount}
+        total={runId ? rows.filter((s) => s.runId === runId).length : rows.length}
+        searching={!!filter.text && textSearch.isFetching}
+        searchError={textSearch.isError ? textSearch.error.message : null}
+        truncated={steps.data?.truncated ?? false}
+        waterfall={showWaterfall}
+        onWaterfall={(on) => setParams({ wf: on })}
+        onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
+      />
+      {showWaterfall && waterfallWindow && (
+        <Waterfall
+          steps={waterfallWindow.steps}
+          title={waterfallWindow.title}
+          selectedKey={selectedKey}
+          onSelect={(key) => setParams({ step: key, tab: "step" })}
+        />
+      )}
+      <Timeline
+        items={items}
+        runs={runs}
+        loading={steps.isPending}
+        selectedKey={selectedKey}
+        onSelect={(key) => setParams({ step: key, tab: "step" })}
+        onToggleSegment={toggleSegment}
+        emptyMessage={
+          filtering
+            ? "No step matches this filter."
+            : shownRun
+              ? `No steps in run ${shownRun.number} yet.`
+              : task.data?.status === "queued"
+                ? "No steps yet: the run is queued for the executor."
+                : "No steps yet."
+        }
+        factMarks={factMarks}
+      />
+    </section>
   );
   if (!task.data) {
     return (
@@ -359,7 +400,12 @@ export function RunPage({ taskId }: { taskId: string }) {
         {t.escalations
           .filter((e) => e.status === "open")
           .map((e) => (
-            <div key={e.id} role="alert" className="mt-3 flex items-center justify-between rounded-md border border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950" data-testid="escalation-banner">
+            <div
+              key={e.id}
+              role="alert"
+              className="mt-3 flex items-center justify-between rounded-md border border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950"
+              data-testid="escalation-banner"
+            >
               <span>
                 <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
               </span>
@@ -392,12 +438,16 @@ export function RunPage({ taskId }: { taskId: string }) {
         {latestRun && (
           <p className="mt-1 text-xs text-zinc-500" data-testid="run-line">
             {t.runs.length} run{t.runs.length === 1 ? "" : "s"} · latest: run {t.runs.length}, {latestRun.cause.replace("_", " ")}
-            {latestRun.fromCheckpointId ? ` from checkpoint #${runs.get(latestRun.id)?.fromCheckpointSeq ?? "?"}` : ""} · {latestRun.segments} segment{latestRun.segments === 1 ? "" : "s"}
+            {latestRun.fromCheckpointId ? ` from checkpoint #${runs.get(latestRun.id)?.fromCheckpointSeq ?? "?"}` : ""} · {latestRun.segments} segment
+            {latestRun.segments === 1 ? "" : "s"}
             {latestRun.guidance ? ` · guidance: “${latestRun.guidance.slice(0, 80)}”` : ""}
           </p>
         )}
         {reason && (
-          <p className={cn("mt-2 text-sm", t.status === "failed" ? "text-red-800" : t.status === "dead_end" ? "text-violet-800" : "text-zinc-700")} data-testid="status-reason">
+          <p
+            className={cn("mt-2 text-sm", t.status === "failed" ? "text-red-800" : t.status === "dead_end" ? "text-violet-800" : "text-zinc-700")}
+            data-testid="status-reason"
+          >
             {reason}
           </p>
         )}
@@ -406,18 +456,32 @@ export function RunPage({ taskId }: { taskId: string }) {
             Result: {typeof t.result.summary === "string" ? t.result.summary : JSON.stringify(t.result.summary)}
           </p>
         )}
-        {t.status === "completed" && t.outcome === "completed_with_gaps" && t.result && typeof t.result === "object" && "gaps" in t.result && Array.isArray(t.result.gaps) && (
-          <p className="mt-1 text-sm text-amber-800" data-testid="result-gaps">
-            <span className="mr-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium">Completed with gaps</span>
-            Not done: {t.result.gaps.map(String).join("; ")}
-          </p>
-        )}
+        {t.status === "completed" &&
+          t.outcome === "completed_with_gaps" &&
+          t.result &&
+          typeof t.result === "object" &&
+          "gaps" in t.result &&
+          Array.isArray(t.result.gaps) && (
+            <p className="mt-1 text-sm text-amber-800" data-testid="result-gaps">
+              <span className="mr-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium">Completed with gaps</span>
+              Not done: {t.result.gaps.map(String).join("; ")}
+            </p>
+          )}
         <div className="mt-2 flex items-start gap-2">
-          <h1 className={cn("min-w-0 text-base font-medium break-words whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere]", !goalOpen && "line-clamp-3")} title={t.goal} data-testid="goal">
+          <h1
+            className={cn("min-w-0 text-base font-medium break-words whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere]", !goalOpen && "line-clamp-3")}
+            title={t.goal}
+            data-testid="goal"
+          >
             {t.goal}
           </h1>
           {t.goal.length > 240 && (
-            <button type="button" className="shrink-0 text-xs text-zinc-500 underline hover:text-zinc-900" aria-expanded={goalOpen} onClick={() => setGoalOpen((o) => !o)}>
+            <button
+              type="button"
+              className="shrink-0 text-xs text-zinc-500 underline hover:text-zinc-900"
+              aria-expanded={goalOpen}
+              onClick={() => setGoalOpen((o) => !o)}
+            >
               {goalOpen ? "Fold goal" : "Whole goal"}
             </button>
           )}
@@ -434,7 +498,8 @@ export function RunPage({ taskId }: { taskId: string }) {
             label="Cost"
             value={`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}
             fraction={t.costBudgetUsd ? t.usage.costUsd / t.costBudgetUsd : undefined}
-            detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`} />
+            detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`}
+          />
           <Meter
             label="Duration"
             value={elapsed(t.startedAt, t.endedAt, now)}

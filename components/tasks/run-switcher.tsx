@@ -21,7 +21,16 @@ export function RunSwitcher({
   if (runs.length < 2) return null;
   return (
     <div role="tablist" aria-label="Runs" className="flex gap-1 overflow-x-auto border-b border-zinc-200 bg-white px-3 pt-2" data-testid="run-switcher">
-      <button type="button" role="tab" aria-selected={value === null} onClick={() => onChange(null)} className={cn("shrink-0 rounded-t-md px-3 py-1.5 text-xs", value === null ? "border border-b-white border-zinc-200 font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}>
+      <button
+        type="button"
+        role="tab"
+        aria-selected={value === null}
+        onClick={() => onChange(null)}
+        className={cn(
+          "shrink-0 rounded-t-md px-3 py-1.5 text-xs",
+          value === null ? "border border-b-white border-zinc-200 font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900",
+        )}
+      >
         All runs ({runs.length})
       </button>
       {runs.map((r) => {
@@ -29,7 +38,9 @@ export function RunSwitcher({
         const title = [
           `Run ${r.number}: ${causeLabel(r)}${r.fromCheckpointReason ? ` (${r.fromCheckpointReason.replace("_", " ")})` : ""}`,
           `started ${absoluteUtc(r.startedAt)}`,
-          r.endedAt ? `ended ${absoluteUtc(r.endedAt)} — ${r.status.replace("_", " ")}${r.endReason ? ` (${r.endReason.replace("_", " ")})` : ""}` : "still running",
+          r.endedAt
+            ? `ended ${absoluteUtc(r.endedAt)} — ${r.status.replace("_", " ")}${r.endReason ? ` (${r.endReason.replace("_", " ")})` : ""}`
+            : "still running",
           r.guidance ? `guidance: ${r.guidance}` : "",
         ]
           .filter(Boolean)
@@ -43,7 +54,10 @@ export function RunSwitcher({
             data-run-id={r.id}
             title={title}
             onClick={() => onChange(r.id)}
-            className={cn("shrink-0 rounded-t-md px-3 py-1.5 text-left text-xs", value === r.id ? "border border-b-white border-zinc-200 font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900")}
+            className={cn(
+              "shrink-0 rounded-t-md px-3 py-1.5 text-left text-xs",
+              value === r.id ? "border border-b-white border-zinc-200 font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900",
+            )}
           >
             Run {r.number} · {causeLabel(r)}
             <span className="block text-[11px] font-normal text-zinc-500">

@@ -8,7 +8,16 @@ const EMPTY: StepFilter = { kinds: [], tool: null, failed: false, retried: false
 
 function Toggle({ on, onClick, children, title }: { on: boolean; onClick: () => void; children: React.ReactNode; title?: string }) {
   return (
-    <button type="button" aria-pressed={on} title={title} onClick={onClick} className={cn("rounded-full border px-2.5 py-0.5 text-xs", on ? "border-zinc-900 bg-zinc-900 text-white" : "border-zinc-300 text-zinc-700 hover:bg-zinc-100")}>
+    <button
+      type="button"
+      aria-pressed={on}
+      title={title}
+      onClick={onClick}
+      className={cn(
+        "rounded-full border px-2.5 py-0.5 text-xs",
+        on ? "border-zinc-900 bg-zinc-900 text-white" : "border-zinc-300 text-zinc-700 hover:bg-zinc-100",
+      )}
+    >
       {children}
     </button>
   );
@@ -64,11 +73,20 @@ export function StepFilterBar({
           className="w-56 rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm"
         />
         {STEP_KINDS.map((k) => (
-          <Toggle key={k} on={filter.kinds.includes(k)} onClick={() => set({ kinds: filter.kinds.includes(k) ? filter.kinds.filter((x) => x !== k) : [...filter.kinds, k] })}>
+          <Toggle
+            key={k}
+            on={filter.kinds.includes(k)}
+            onClick={() => set({ kinds: filter.kinds.includes(k) ? filter.kinds.filter((x) => x !== k) : [...filter.kinds, k] })}
+          >
             {k}
           </Toggle>
         ))}
-        <select aria-label="Tool" value={filter.tool ?? ""} onChange={(e) => set({ tool: e.target.value || null })} className="rounded-md border border-zinc-300 bg-white px-1.5 py-0.5">
+        <select
+          aria-label="Tool"
+          value={filter.tool ?? ""}
+          onChange={(e) => set({ tool: e.target.value || null })}
+          className="rounded-md border border-zinc-300 bg-white px-1.5 py-0.5"
+        >
           <option value="">any tool</option>
           {tools.map((t) => (
             <option key={t}>{t}</option>
@@ -96,7 +114,8 @@ export function StepFilterBar({
         </span>
         {searchError && <span className="text-red-700">Search failed: {searchError}</span>}
         <span>
-          <kbd className="rounded border bg-white px-1">j</kbd>/<kbd className="rounded border bg-white px-1">k</kbd> {matchCount === null ? "move" : "move through the matches"}
+          <kbd className="rounded border bg-white px-1">j</kbd>/<kbd className="rounded border bg-white px-1">k</kbd>{" "}
+          {matchCount === null ? "move" : "move through the matches"}
         </span>
         <span className="ml-auto flex items-center gap-3">
           <button type="button" className="underline hover:text-zinc-900" onClick={() => onCollapseAll(true)}>

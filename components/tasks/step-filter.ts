@@ -138,7 +138,13 @@ export type TimelineItem<T extends FilterableStep = FilterableStep> =
  */
 export function timelineItems<T extends FilterableStep>(
   segments: Segment<T>[],
-  { runId, collapsed, matches, filtering, runCount }: { runId: string | null; collapsed: Set<string>; matches: (s: T) => boolean; filtering: boolean; runCount: number },
+  {
+    runId,
+    collapsed,
+    matches,
+    filtering,
+    runCount,
+  }: { runId: string | null; collapsed: Set<string>; matches: (s: T) => boolean; filtering: boolean; runCount: number },
 ): TimelineItem<T>[] {
   const items: TimelineItem<T>[] = [];
   let position = 0;

@@ -125,8 +125,25 @@ const columns = [
       </div>
     ),
   }),
-  col.display({ id: "steps", header: "Steps / budget", size: 120, cell: (c) => <span className="tabular-nums">{c.row.original.stepsUsed} / {c.row.original.stepBudget}</span> }),
-  col.accessor("tokens", { header: "Tokens", size: 80, cell: (c) => <span className="tabular-nums" title={c.getValue().toLocaleString("en-US")}>{compactNumber(c.getValue())}</span> }),
+  col.display({
+    id: "steps",
+    header: "Steps / budget",
+    size: 120,
+    cell: (c) => (
+      <span className="tabular-nums">
+        {c.row.original.stepsUsed} / {c.row.original.stepBudget}
+      </span>
+    ),
+  }),
+  col.accessor("tokens", {
+    header: "Tokens",
+    size: 80,
+    cell: (c) => (
+      <span className="tabular-nums" title={c.getValue().toLocaleString("en-US")}>
+        {compactNumber(c.getValue())}
+      </span>
+    ),
+  }),
   col.accessor("costUsd", { header: "Cost", size: 80, cell: (c) => <span className="tabular-nums">{usd(c.getValue())}</span> }),
   col.accessor("createdAt", {
     header: "Started",
@@ -241,11 +258,21 @@ export function TaskList() {
       <form role="search" aria-label="Filter tasks" className="mb-3 flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
         <label className="flex w-72 flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Search goal or id</span>
-          <input type="search" value={qDraft} onChange={(e) => setQDraft(e.target.value)} placeholder="e.g. license audit, or 7p2qk9d" className="rounded-md border border-zinc-300 px-2.5 py-1.5" />
+          <input
+            type="search"
+            value={qDraft}
+            onChange={(e) => setQDraft(e.target.value)}
+            placeholder="e.g. license audit, or 7p2qk9d"
+            className="rounded-md border border-zinc-300 px-2.5 py-1.5"
+          />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Status</span>
-          <select value={status.join(",")} onChange={(e) => setParam({ status: e.target.value || null })} className="w-52 rounded-md border border-zinc-300 px-2 py-1.5">
+          <select
+            value={status.join(",")}
+            onChange={(e) => setParam({ status: e.target.value || null })}
+            className="w-52 rounded-md border border-zinc-300 px-2 py-1.5"
+          >
             <option value="">Any status</option>
             {STATUS_OPTIONS.map(([v, label]) => (
               <option key={v} value={v}>
@@ -269,7 +296,11 @@ export function TaskList() {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Outcome</span>
-          <select value={outcome ?? ""} onChange={(e) => setParam({ outcome: e.target.value || null })} className="rounded-md border border-zinc-300 px-2 py-1.5">
+          <select
+            value={outcome ?? ""}
+            onChange={(e) => setParam({ outcome: e.target.value || null })}
+            className="rounded-md border border-zinc-300 px-2 py-1.5"
+          >
             <option value="">Any outcome</option>
             {OUTCOME_OPTIONS.map(([v, label]) => (
               <option key={v} value={v}>
@@ -280,7 +311,12 @@ export function TaskList() {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Launched from (UTC)</span>
-          <input type="date" value={fromDay} onChange={(e) => setParam({ from: e.target.value || null })} className="rounded-md border border-zinc-300 px-2 py-1" />
+          <input
+            type="date"
+            value={fromDay}
+            onChange={(e) => setParam({ from: e.target.value || null })}
+            className="rounded-md border border-zinc-300 px-2 py-1"
+          />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">to (UTC, inclusive)</span>
@@ -288,13 +324,21 @@ export function TaskList() {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Sort</span>
-          <select value={sort} onChange={(e) => setParam({ sort: e.target.value === "oldest" ? "oldest" : null })} className="rounded-md border border-zinc-300 px-2 py-1.5">
+          <select
+            value={sort}
+            onChange={(e) => setParam({ sort: e.target.value === "oldest" ? "oldest" : null })}
+            className="rounded-md border border-zinc-300 px-2 py-1.5"
+          >
             <option value="newest">Newest first</option>
             <option value="oldest">Oldest first</option>
           </select>
         </label>
         {filtered && (
-          <button type="button" className="rounded-md px-2 py-1.5 text-zinc-600 underline hover:text-zinc-900" onClick={() => router.replace(sort === "oldest" ? `${pathname}?sort=oldest` : pathname, { scroll: false })}>
+          <button
+            type="button"
+            className="rounded-md px-2 py-1.5 text-zinc-600 underline hover:text-zinc-900"
+            onClick={() => router.replace(sort === "oldest" ? `${pathname}?sort=oldest` : pathname, { scroll: false })}
+          >
             Clear filters
           </button>
         )}

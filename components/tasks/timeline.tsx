@@ -34,7 +34,11 @@ function KindIcon({ kind }: { kind: string }) {
 
 function StatusIcon({ status, retrying }: { status: string; retrying: boolean }) {
   if (status === "running")
-    return retrying ? <AlertTriangle aria-label="retrying" className="h-4 w-4 text-amber-600" /> : <Loader2 aria-label="running" className="h-4 w-4 animate-spin text-blue-600 motion-reduce:animate-none" />;
+    return retrying ? (
+      <AlertTriangle aria-label="retrying" className="h-4 w-4 text-amber-600" />
+    ) : (
+      <Loader2 aria-label="running" className="h-4 w-4 animate-spin text-blue-600 motion-reduce:animate-none" />
+    );
   if (status === "failed") return <XCircle aria-label="failed" className="h-4 w-4 text-red-600" />;
   return <CheckCircle2 aria-label="completed" className="h-4 w-4 text-emerald-600" />;
 }
@@ -78,7 +82,13 @@ export function Timeline({
 }) {
   const parentRef = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
-  const virtualizer = useVirtualizer({ count: items.length, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12, getItemKey: (i) => items[i]?.key ?? i });
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    getItemKey: (i) => items[i]?.key ?? i,
+  });
 
   useEffect(() => {
     if (follow && items.length > 0 && !selectedKey) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
@@ -128,7 +138,12 @@ export function Timeline({
             if (item.type === "run") {
               const run = runs.get(item.runId);
               return (
-                <div key={item.key} className="absolute left-0 flex w-full items-center gap-2 border-b border-zinc-200 bg-zinc-100 px-4 text-xs font-semibold text-zinc-700" style={style} data-testid="run-header">
+                <div
+                  key={item.key}
+                  className="absolute left-0 flex w-full items-center gap-2 border-b border-zinc-200 bg-zinc-100 px-4 text-xs font-semibold text-zinc-700"
+                  style={style}
+                  data-testid="run-header"
+                >
                   Run {run?.number ?? "?"} · {run ? causeLabel(run) : ""} · {run?.status.replace("_", " ")}
                 </div>
               );
@@ -149,9 +164,7 @@ export function Timeline({
                   {item.collapsed ? <ChevronRight aria-hidden className="h-4 w-4" /> : <ChevronDown aria-hidden className="h-4 w-4" />}
                   <span className="font-medium text-zinc-800">Segment {seg.n}</span>
                   <span>{seg.fromReason ? `from checkpoint (${seg.fromReason.replace("_", " ")})` : "from the run's start"}</span>
-                  <span>
-                    · {item.shown === seg.steps.length ? `${seg.steps.length} steps` : `${item.shown} of ${seg.steps.length} steps`}
-                  </span>
+                  <span>· {item.shown === seg.steps.length ? `${seg.steps.length} steps` : `${item.shown} of ${seg.steps.length} steps`}</span>
                   {seg.failed > 0 && <span className="rounded bg-red-50 px-1.5 text-red-800">{seg.failed} failed</span>}
                   {seg.retried > 0 && <span className="rounded bg-amber-50 px-1.5 text-amber-900">{seg.retried} retried</span>}
                   <span className="ml-auto tabular-nums">{usd(seg.costUsd)}</span>
@@ -174,7 +187,10 @@ export function Timeline({
                 data-kind={s.kind}
                 aria-current={selected ? "true" : undefined}
                 onClick={() => onSelect(key)}
-                className={cn("absolute left-0 flex w-full items-center gap-3 border-b border-zinc-100 px-4 text-left text-sm hover:bg-zinc-50", selected && "bg-blue-50 hover:bg-blue-50")}
+                className={cn(
+                  "absolute left-0 flex w-full items-center gap-3 border-b border-zinc-100 px-4 text-left text-sm hover:bg-zinc-50",
+                  selected && "bg-blue-50 hover:bg-blue-50",
+                )}
                 style={style}
               >
                 <span className="w-10 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">{item.position}</span>
@@ -187,13 +203,19 @@ export function Timeline({
                   {s.summary || s.tool || s.kind}
                 </span>
                 {isDeduplicated(s) && (
-                  <span className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900" title="A repeat of a committed side effect: the original result was returned and nothing was sent again">
+                  <span
+                    className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900"
+                    title="A repeat of a committed side effect: the original result was returned and nothing was sent again"
+                  >
                     deduplicated
                   </span>
                 )}
                 {facts && (
                   <span
-                    className={cn("shrink-0 rounded px-1.5 text-xs", facts.removed ? "bg-red-50 text-red-800" : facts.changed ? "bg-amber-50 text-amber-900" : "bg-emerald-50 text-emerald-800")}
+                    className={cn(
+                      "shrink-0 rounded px-1.5 text-xs",
+                      facts.removed ? "bg-red-50 text-red-800" : facts.changed ? "bg-amber-50 text-amber-900" : "bg-emerald-50 text-emerald-800",
+                    )}
                     data-testid="fact-mark"
                     title="Working-set changes this step caused (details in the Step and Working set tabs)"
                   >

@@ -86,7 +86,17 @@ function WaterfallTooltip({ active, payload }: { active?: boolean; payload?: { p
  * window of steps, in step with the timeline: the selected step's bar is highlighted and scrolled
  * into view; clicking a bar selects that step.
  */
-export function Waterfall({ steps, selectedKey, onSelect, title }: { steps: TimelineStep[]; selectedKey: string | null; onSelect: (key: string) => void; title: string }) {
+export function Waterfall({
+  steps,
+  selectedKey,
+  onSelect,
+  title,
+}: {
+  steps: TimelineStep[];
+  selectedKey: string | null;
+  onSelect: (key: string) => void;
+  title: string;
+}) {
   const data = useMemo(() => waterfallData(steps, Date.now()), [steps]);
   const scrollRef = useRef<HTMLDivElement>(null);
   const selectedIndex = data.findIndex((d) => d.key === selectedKey);
@@ -106,25 +116,41 @@ export function Waterfall({ steps, selectedKey, onSelect, title }: { steps: Time
           Waterfall · {title} · {data.length} steps over {durationMs(Math.round(total * 1000))}
         </span>
         <span className="flex items-center gap-3">
-          <span className="inline-flex items-center gap-1"><i className="inline-block h-2 w-3 bg-zinc-300" /> wait</span>
-          <span className="inline-flex items-center gap-1"><i className="inline-block h-2 w-3 bg-amber-600" /> retried</span>
-          <span className="inline-flex items-center gap-1"><i className="inline-block h-2 w-3 bg-red-600" /> failed</span>
+          <span className="inline-flex items-center gap-1">
+            <i className="inline-block h-2 w-3 bg-zinc-300" /> wait
+          </span>
+          <span className="inline-flex items-center gap-1">
+            <i className="inline-block h-2 w-3 bg-amber-600" /> retried
+          </span>
+          <span className="inline-flex items-center gap-1">
+            <i className="inline-block h-2 w-3 bg-red-600" /> failed
+          </span>
         </span>
       </figcaption>
       <div ref={scrollRef} className="max-h-52 overflow-y-auto px-2">
         <ResponsiveContainer width="100%" height={height} minWidth={200}>
-        <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 0 }} barCategoryGap={3}>
-          <XAxis type="number" unit=" s" tick={{ fontSize: 10 }} orientation="top" domain={[0, "dataMax"]} />
-          <YAxis type="category" dataKey="label" width={110} tick={{ fontSize: 10, fontFamily: "ui-monospace, monospace" }} interval={0} />
-          <Tooltip content={<WaterfallTooltip />} isAnimationActive={false} cursor={{ fill: "#f4f4f5" }} />
-          <Bar dataKey="base" stackId="t" fill="transparent" isAnimationActive={false} />
-          <Bar dataKey="gap" stackId="t" fill="#d4d4d8" isAnimationActive={false} name="wait" />
-          <Bar dataKey="dur" stackId="t" isAnimationActive={false} name="duration" onClick={(_, i) => { const d = data[i]; if (d) onSelect(d.key); }} cursor="pointer">
-            {data.map((d) => (
-              <Cell key={d.key} fill={colour(d, d.key === selectedKey)} data-testid="waterfall-bar" data-key={d.key} />
-            ))}
-          </Bar>
-        </BarChart>
+          <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 0 }} barCategoryGap={3}>
+            <XAxis type="number" unit=" s" tick={{ fontSize: 10 }} orientation="top" domain={[0, "dataMax"]} />
+            <YAxis type="category" dataKey="label" width={110} tick={{ fontSize: 10, fontFamily: "ui-monospace, monospace" }} interval={0} />
+            <Tooltip content={<WaterfallTooltip />} isAnimationActive={false} cursor={{ fill: "#f4f4f5" }} />
+            <Bar dataKey="base" stackId="t" fill="transparent" isAnimationActive={false} />
+            <Bar dataKey="gap" stackId="t" fill="#d4d4d8" isAnimationActive={false} name="wait" />
+            <Bar
+              dataKey="dur"
+              stackId="t"
+              isAnimationActive={false}
+              name="duration"
+              onClick={(_, i) => {
+                const d = data[i];
+                if (d) onSelect(d.key);
+              }}
+              cursor="pointer"
+            >
+              {data.map((d) => (
+                <Cell key={d.key} fill={colour(d, d.key === selectedKey)} data-testid="waterfall-bar" data-key={d.key} />
+              ))}
+            </Bar>
+          </BarChart>
         </ResponsiveContainer>
       </div>
     </figure>

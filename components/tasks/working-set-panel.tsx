@@ -49,7 +49,10 @@ function StepButton({ runId, stepId, selected, onSelectStep }: { runId: string; 
       data-step-id={stepId}
       aria-current={selected ? "true" : undefined}
       title="Select this step on the timeline"
-      className={cn("shrink-0 rounded px-1 font-mono text-xs underline decoration-dotted hover:bg-zinc-100 hover:text-zinc-900", selected ? "bg-blue-50 text-blue-900" : "text-zinc-600")}
+      className={cn(
+        "shrink-0 rounded px-1 font-mono text-xs underline decoration-dotted hover:bg-zinc-100 hover:text-zinc-900",
+        selected ? "bg-blue-50 text-blue-900" : "text-zinc-600",
+      )}
       onClick={() => onSelectStep(`${runId}:${stepId}`)}
     >
       {stepId}
@@ -142,7 +145,9 @@ export function WorkingSetPanel({
           }}
         />
         <span className="text-xs text-zinc-500" aria-live="polite">
-          {history.data && current.data ? `${totalFacts.toLocaleString("en-US")} fact${totalFacts === 1 ? "" : "s"} now · ${totalChanges.toLocaleString("en-US")} change${totalChanges === 1 ? "" : "s"}${keyFilter ? ` for keys starting “${keyFilter}”` : ""}` : ""}
+          {history.data && current.data
+            ? `${totalFacts.toLocaleString("en-US")} fact${totalFacts === 1 ? "" : "s"} now · ${totalChanges.toLocaleString("en-US")} change${totalChanges === 1 ? "" : "s"}${keyFilter ? ` for keys starting “${keyFilter}”` : ""}`
+            : ""}
           {(history.isFetching || current.isFetching) && history.data ? " · updating" : ""}
         </span>
       </div>
@@ -164,7 +169,12 @@ export function WorkingSetPanel({
       )}
 
       <section aria-label="Current working set">
-        <button type="button" className="mb-1 flex items-center gap-1 text-xs font-medium uppercase tracking-wide text-zinc-500" aria-expanded={showCurrent} onClick={() => setShowCurrent(!showCurrent)}>
+        <button
+          type="button"
+          className="mb-1 flex items-center gap-1 text-xs font-medium uppercase tracking-wide text-zinc-500"
+          aria-expanded={showCurrent}
+          onClick={() => setShowCurrent(!showCurrent)}
+        >
           {showCurrent ? "▾" : "▸"} Current working set
         </button>
         {showCurrent &&
@@ -191,7 +201,12 @@ export function WorkingSetPanel({
                       </td>
                       <td className="py-1 text-right whitespace-nowrap">
                         {f.change.stepId ? (
-                          <StepButton runId={f.change.runId} stepId={f.change.stepId} selected={selectedKey === `${f.change.runId}:${f.change.stepId}`} onSelectStep={onSelectStep} />
+                          <StepButton
+                            runId={f.change.runId}
+                            stepId={f.change.stepId}
+                            selected={selectedKey === `${f.change.runId}:${f.change.stepId}`}
+                            onSelectStep={onSelectStep}
+                          />
                         ) : (
                           <span className="text-zinc-500" title={causeLabel(f.change, runs.get(f.change.runId))}>
                             {f.change.cause === "input" ? "launch input" : `run ${runs.get(f.change.runId)?.ordinal ?? "?"} start`}
@@ -205,7 +220,12 @@ export function WorkingSetPanel({
             </div>
           ))}
         {current.hasNextPage && (
-          <button type="button" className="mt-1 text-xs font-medium text-zinc-700 underline" disabled={current.isFetchingNextPage} onClick={() => void current.fetchNextPage()}>
+          <button
+            type="button"
+            className="mt-1 text-xs font-medium text-zinc-700 underline"
+            disabled={current.isFetchingNextPage}
+            onClick={() => void current.fetchNextPage()}
+          >
             Showing {facts.length.toLocaleString("en-US")} of {totalFacts.toLocaleString("en-US")} facts · show {Math.min(PAGE, totalFacts - facts.length)} more
           </button>
         )}
@@ -225,14 +245,27 @@ export function WorkingSetPanel({
               const counts = { added: 0, changed: 0, removed: 0 };
               for (const c of g.changes) counts[c.kind] += 1;
               return (
-                <li key={g.id} className="border-b border-zinc-100 last:border-b-0" data-testid="history-group" data-cause={g.first.cause} data-step-id={g.first.stepId ?? ""}>
+                <li
+                  key={g.id}
+                  className="border-b border-zinc-100 last:border-b-0"
+                  data-testid="history-group"
+                  data-cause={g.first.cause}
+                  data-step-id={g.first.stepId ?? ""}
+                >
                   {newRun && (
                     <div className="bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-600" data-testid="history-run">
                       {runLabel(run)}
                     </div>
                   )}
                   <div className="flex items-center gap-2 px-2 pt-1 text-xs text-zinc-500">
-                    {g.first.stepId ? <StepButton runId={g.first.runId} stepId={g.first.stepId} selected={selectedKey === `${g.first.runId}:${g.first.stepId}`} onSelectStep={onSelectStep} /> : null}
+                    {g.first.stepId ? (
+                      <StepButton
+                        runId={g.first.runId}
+                        stepId={g.first.stepId}
+                        selected={selectedKey === `${g.first.runId}:${g.first.stepId}`}
+                        onSelectStep={onSelectStep}
+                      />
+                    ) : null}
                     <span className="min-w-0 flex-1 truncate">{causeLabel(g.first, run)}</span>
                     <span className="shrink-0">{factCountLabel(counts)}</span>
                     <span className="w-24 shrink-0 text-right" title={g.first.at.toISOString()}>
@@ -250,8 +283,14 @@ export function WorkingSetPanel({
           </ol>
         )}
         {history.hasNextPage && (
-          <button type="button" className="mt-1 text-xs font-medium text-zinc-700 underline" disabled={history.isFetchingNextPage} onClick={() => void history.fetchNextPage()}>
-            Showing {changes.length.toLocaleString("en-US")} of {totalChanges.toLocaleString("en-US")} changes · show {Math.min(PAGE, totalChanges - changes.length)} more
+          <button
+            type="button"
+            className="mt-1 text-xs font-medium text-zinc-700 underline"
+            disabled={history.isFetchingNextPage}
+            onClick={() => void history.fetchNextPage()}
+          >
+            Showing {changes.length.toLocaleString("en-US")} of {totalChanges.toLocaleString("en-US")} changes · show{" "}
+            {Math.min(PAGE, totalChanges - changes.length)} more
           </button>
         )}
       </section>

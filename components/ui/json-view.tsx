@@ -28,7 +28,9 @@ export function JsonView({ value, label }: { value: unknown; label: string }) {
           {copied ? "Copied" : "Copy"}
         </button>
       </div>
-      <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all text-zinc-100">{shown}</pre>
+      <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all text-zinc-100">
+        {shown}
+      </pre>
       {big && !full && (
         <button type="button" className="mt-1 text-xs font-medium text-zinc-700 underline" onClick={() => setFull(true)}>
           Show all {(text.length / 1024).toFixed(0)} KiB

@@ -8,7 +8,17 @@ export const ESCALATION_DECISIONS = ["resume", "approve", "reject", "dead_end", 
 export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
 
 /** Every reason the agent loop opens an escalation with (Escalation.reason). */
-export const ESCALATION_REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
+export const ESCALATION_REASONS = [
+  "loop",
+  "stall",
+  "budget",
+  "saturation",
+  "tool_failure",
+  "request_human",
+  "risky_action",
+  "unresolved_effect",
+  "manual",
+] as const;
 export type EscalationReason = (typeof ESCALATION_REASONS)[number];
 
 /** Escalation.status: open → decided → (applying, inside the applying transaction only) → applied; an undo goes decided → open. */
@@ -24,7 +34,9 @@ export const APPROVAL_REASONS = ["risky_action", "unresolved_effect"] as const;
  * not happen"); resume, dead_end and cancel for every other reason (there is nothing to approve).
  */
 export function decisionsFor(reason: string): EscalationDecision[] {
-  return (APPROVAL_REASONS as readonly string[]).includes(reason) ? [...ESCALATION_DECISIONS] : ESCALATION_DECISIONS.filter((d) => d !== "approve" && d !== "reject");
+  return (APPROVAL_REASONS as readonly string[]).includes(reason)
+    ? [...ESCALATION_DECISIONS]
+    : ESCALATION_DECISIONS.filter((d) => d !== "approve" && d !== "reject");
 }
 
 /** Longest undo window a decision may ask for, in seconds (the inbox uses 10). */

@@ -67,7 +67,8 @@ function table(rows: [string, string][]): string[] {
 
 /** Help for the whole program: commands, global flags, examples. */
 export function programHelp(program: string, about: string, commands: readonly CommandSpec[], footer: readonly string[] = []): string {
-  const usage = (c: CommandSpec) => [c.name, ...(c.positionals ?? []).map((p) => `<${p.name}>`), ...(Object.keys(c.flags ?? {}).length ? ["[flags]"] : [])].join(" ");
+  const usage = (c: CommandSpec) =>
+    [c.name, ...(c.positionals ?? []).map((p) => `<${p.name}>`), ...(Object.keys(c.flags ?? {}).length ? ["[flags]"] : [])].join(" ");
   return [
     about,
     "",
@@ -96,7 +97,10 @@ export function commandHelp(program: string, command: CommandSpec): string {
     ...(command.positionals?.length ? ["", "Arguments:", ...table(command.positionals.map((p) => [`<${p.name}>`, p.description]))] : []),
     "",
     "Flags:",
-    ...table([...flags.map(([name, f]): [string, string] => [flagLabel(name, f), `${f.description}${limit(f)}`]), [flagLabel("help", HELP_FLAG), HELP_FLAG.description]]),
+    ...table([
+      ...flags.map(([name, f]): [string, string] => [flagLabel(name, f), `${f.description}${limit(f)}`]),
+      [flagLabel("help", HELP_FLAG), HELP_FLAG.description],
+    ]),
     ...(command.notes?.length ? ["", ...command.notes] : []),
     "",
     "Examples:",
@@ -114,7 +118,8 @@ export function checkInt(flag: string, raw: string, { min, max }: { min: number;
 function parseArgsProblem(error: Error, known: readonly string[]): string {
   const code = (error as { code?: string }).code;
   const unknown = /Unknown option '([^']+)'/.exec(error.message)?.[1];
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) return `${unknown}: unknown flag${known.length ? ` (known: ${known.map((k) => `--${k}`).join(", ")})` : ""}`;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown)
+    return `${unknown}: unknown flag${known.length ? ` (known: ${known.map((k) => `--${k}`).join(", ")})` : ""}`;
   const missing = /Option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing/.exec(error.message)?.[1];
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && missing) return `${missing}: needs a value`;
   const noValue = /Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(error.message)?.[1];
@@ -150,12 +155,19 @@ function joinNegativeValues(args: readonly string[], specs: Readonly<Record<stri
  *   with every problem found, one line each naming the flag (or argument) and its limit.
  * Integer flags come back as numbers; others as given.
  */
-export function parseCommandLine(argv: readonly string[], program: string, about: string, commands: readonly CommandSpec[], footer: readonly string[] = []): ParsedCommandLine {
+export function parseCommandLine(
+  argv: readonly string[],
+  program: string,
+  about: string,
+  commands: readonly CommandSpec[],
+  footer: readonly string[] = [],
+): ParsedCommandLine {
   const [first, ...rest] = argv;
   const wantsHelp = (args: readonly string[]) => args.includes("--help") || args.includes("-h");
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
-    if (first === undefined) return { kind: "usage_error", command: null, problems: [`no command given (commands: ${commands.map((c) => c.name).join(", ")})`] };
+    if (first === undefined)
+      return { kind: "usage_error", command: null, problems: [`no command given (commands: ${commands.map((c) => c.name).join(", ")})`] };
     return { kind: "help", text: target ? commandHelp(program, target) : programHelp(program, about, commands, footer) };
   }
   const command = commands.find((c) => c.name === first);
@@ -183,7 +195,9 @@ export function parseCommandLine(argv: readonly string[], program: string, about
     for (const p of wanted.slice(parsed.positionals.length)) problems.push(`<${p.name}>: missing (${p.description})`);
   } else if (parsed.positionals.length > wanted.length) {
     const extra = parsed.positionals.slice(wanted.length).map((p) => JSON.stringify(p));
-    problems.push(`unexpected argument${extra.length > 1 ? "s" : ""} ${extra.join(" ")} (${command.name} takes ${wanted.length ? wanted.map((p) => `<${p.name}>`).join(" ") : "no arguments"})`);
+    problems.push(
+      `unexpected argument${extra.length > 1 ? "s" : ""} ${extra.join(" ")} (${command.name} takes ${wanted.length ? wanted.map((p) => `<${p.name}>`).join(" ") : "no arguments"})`,
+    );
   }
   const values: FlagValues = {};
   for (const [name, spec] of Object.entries(specs)) {
@@ -226,7 +240,8 @@ function limitMessage(issue: InputIssue): string {
   if (!/^(Too big|Too small)/.test(issue.message)) return issue.message;
   const unit = issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : "";
   if (issue.code === "too_big" && issue.maximum !== undefined) return `at most ${issue.maximum}${unit}`;
-  if (issue.code === "too_small" && issue.minimum !== undefined) return issue.origin === "string" && Number(issue.minimum) === 1 ? "must not be empty" : `at least ${issue.minimum}${unit}`;
+  if (issue.code === "too_small" && issue.minimum !== undefined)
+    return issue.origin === "string" && Number(issue.minimum) === 1 ? "must not be empty" : `at least ${issue.minimum}${unit}`;
   return issue.message;
 }
 
@@ -268,7 +283,9 @@ export function issuesFromMessage(message: string): InputIssue[] | null {
   try {
     const parsed: unknown = JSON.parse(message);
     if (!Array.isArray(parsed) || parsed.length === 0) return null;
-    const issues = parsed.filter((i): i is InputIssue => !!i && typeof i === "object" && Array.isArray((i as InputIssue).path) && typeof (i as InputIssue).message === "string");
+    const issues = parsed.filter(
+      (i): i is InputIssue => !!i && typeof i === "object" && Array.isArray((i as InputIssue).path) && typeof (i as InputIssue).message === "string",
+    );
     return issues.length === parsed.length ? issues : null;
   } catch {
     return null;

@@ -66,14 +66,17 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
       `cost per completed task ${h.costPerCompletedUsd === null ? "—" : `$${h.costPerCompletedUsd.toFixed(4)}${star}`} · waste ${h.wasteShare === null ? "—" : Math.round(h.wasteShare * 100)}% · ` +
       `resume savings $${h.resume.savedUsd.toFixed(4)}\n`,
   );
-  process.stderr.write(`${by.padEnd(24)} ${"tasks".padStart(6)} ${"done".padStart(6)} ${"spend".padStart(12)} ${"waste".padStart(10)} ${"per done".padStart(12)}\n`);
+  process.stderr.write(
+    `${by.padEnd(24)} ${"tasks".padStart(6)} ${"done".padStart(6)} ${"spend".padStart(12)} ${"waste".padStart(10)} ${"per done".padStart(12)}\n`,
+  );
   for (const g of groups) {
     const e = g.estimatedUsd > 0 ? "*" : "";
     process.stderr.write(
       `${g.key.slice(0, 24).padEnd(24)} ${String(g.tasks).padStart(6)} ${String(g.completed).padStart(6)} ${`$${g.usd.toFixed(4)}${e}`.padStart(12)} ${`$${g.wasteUsd.toFixed(4)}`.padStart(10)} ${(g.costPerCompletedUsd === null ? "—" : `$${g.costPerCompletedUsd.toFixed(4)}${e}`).padStart(12)}\n`,
     );
   }
-  if (star) process.stderr.write(`* includes $${h.estimatedUsd.toFixed(4)} on ${h.estimatedCalls} calls with estimated tokens (the provider reported no usage)\n`);
+  if (star)
+    process.stderr.write(`* includes $${h.estimatedUsd.toFixed(4)} on ${h.estimatedCalls} calls with estimated tokens (the provider reported no usage)\n`);
   return {
     filters: r.filters,
     headline: {
@@ -89,7 +92,12 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
       overheadUsd: r6(h.overheadUsd),
       wasteUsd: r6(h.wasteUsd),
       estimatedUsd: r6(h.estimatedUsd),
-      resume: { tasks: h.resume.tasks, savedUsd: r6(h.resume.savedUsd), restartCostUsd: r6(h.resume.restartCostUsd), resumeCostUsd: r6(h.resume.resumeCostUsd) },
+      resume: {
+        tasks: h.resume.tasks,
+        savedUsd: r6(h.resume.savedUsd),
+        restartCostUsd: r6(h.resume.restartCostUsd),
+        resumeCostUsd: r6(h.resume.resumeCostUsd),
+      },
       priceVersions: h.priceVersions,
     },
     by,

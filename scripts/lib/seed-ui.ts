@@ -46,7 +46,10 @@ export interface SeededLongTask {
  * 97th tool step fails; every 53rd step took 2–3 attempts (a model call with cause retry before the
  * good one, and the backoff inside its duration); every 300th tool step is a deduplicated repeat.
  */
-export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profileId, start }: { prefix: string; steps: number; profileId: string; start: Date }): Promise<SeededLongTask> {
+export async function seedLongTask(
+  client: pg.ClientBase,
+  { prefix, steps, profileId, start }: { prefix: string; steps: number; profileId: string; start: Date },
+): Promise<SeededLongTask> {
   const taskId = `task_${prefix}long`;
   const runIds: [string, string] = [`run_${prefix}long1`, `run_${prefix}long2`];
   const split = Math.floor(steps * 0.6);
@@ -75,12 +78,54 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
       const backoff = attempts > 1 ? (attempts - 1) * 2_000 : 0;
       const started = new Date(t);
       const ended = new Date(t + modelMs + backoff);
-      const args: Record<string, string> = tool === "read_file" ? { path: `src/file-${turn}.ts` } : tool === "record_fact" ? { key: `fact:${turn}`, value: `value ${turn}` } : tool === "web_search" ? { query: `license of package-${turn}` } : tool === "send_email" ? { to: "ops@example.com", subject: `Report ${turn}` } : { path: "." };
+      const args: Record<string, string> =
+        tool === "read_file"
+          ? { path: `src/file-${turn}.ts` }
+          : tool === "record_fact"
+            ? { key: `fact:${turn}`, value: `value ${turn}` }
+            : tool === "web_search"
+              ? { query: `license of package-${turn}` }
+              : tool === "send_email"
+                ? { to: "ops@example.com", subject: `Report ${turn}` }
+                : { path: "." };
       const call = { id: `call_${turn}`, name: tool, arguments: json(args) };
-      push({ stepId, kind: "model", tool: null, arguments: null, output: json({ content: null, toolCalls: [call], finishReason: "tool_calls" }), status: "completed", error: null, attempts, promptTokens: 1200 + turn * 3, cachedTokens: 800, completionTokens: 60 + (turn % 40), summary: tool, startedAt: started, endedAt: ended, durationMs: ended.getTime() - started.getTime() });
+      push({
+        stepId,
+        kind: "model",
+        tool: null,
+        arguments: null,
+        output: json({ content: null, toolCalls: [call], finishReason: "tool_calls" }),
+        status: "completed",
+        error: null,
+        attempts,
+        promptTokens: 1200 + turn * 3,
+        cachedTokens: 800,
+        completionTokens: 60 + (turn % 40),
+        summary: tool,
+        startedAt: started,
+        endedAt: ended,
+        durationMs: ended.getTime() - started.getTime(),
+      });
       for (let a = 0; a < attempts; a++) {
         const ok = a === attempts - 1;
-        callRows.push({ id: `mc_${prefix}L${r}_${turn}_${a}`, runId, stepId, attempt: a, model: "scripted", promptTokens: ok ? 1200 + turn * 3 : 0, cachedTokens: ok ? 800 : 0, completionTokens: ok ? 60 + (turn % 40) : 0, status: ok ? "ok" : "error", httpStatus: ok ? 200 : 500, billed: ok, cause: ok ? "productive" : "retry", latencyMs: ok ? modelMs : 300, error: ok ? null : "upstream 500", costUsd: ok ? 0.0004 + (turn % 7) * 0.0001 : 0, createdAt: new Date(t + a * 2_000) });
+        callRows.push({
+          id: `mc_${prefix}L${r}_${turn}_${a}`,
+          runId,
+          stepId,
+          attempt: a,
+          model: "scripted",
+          promptTokens: ok ? 1200 + turn * 3 : 0,
+          cachedTokens: ok ? 800 : 0,
+          completionTokens: ok ? 60 + (turn % 40) : 0,
+          status: ok ? "ok" : "error",
+          httpStatus: ok ? 200 : 500,
+          billed: ok,
+          cause: ok ? "productive" : "retry",
+          latencyMs: ok ? modelMs : 300,
+          error: ok ? null : "upstream 500",
+          costUsd: ok ? 0.0004 + (turn % 7) * 0.0001 : 0,
+          createdAt: new Date(t + a * 2_000),
+        });
       }
       t = ended.getTime() + 40;
       if (index >= count) break;
@@ -95,7 +140,11 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
       const toolMs = 20 + ((turn * 13) % 300);
       const ts = new Date(t);
       const te = new Date(t + toolMs);
-      const output = fails ? { error: { code: "tool_error", message: `${tool} failed: ENOENT src/file-${turn}.ts` } } : dedup ? { messageId: `msg_${turn}`, deduplicated: true } : { ok: true, turn, result: `result of ${tool} #${turn}` };
+      const output = fails
+        ? { error: { code: "tool_error", message: `${tool} failed: ENOENT src/file-${turn}.ts` } }
+        : dedup
+          ? { messageId: `msg_${turn}`, deduplicated: true }
+          : { ok: true, turn, result: `result of ${tool} #${turn}` };
       push({
         stepId: toolStepId,
         kind: "tool",
@@ -108,7 +157,9 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
         promptTokens: 0,
         cachedTokens: 0,
         completionTokens: 0,
-        summary: fails ? `${tool}: ${tool} failed: ENOENT src/file-${turn}.ts` : `${tool}(${args.path ?? args.key ?? args.to ?? ""})${dedup ? " · deduplicated: the ledger returned the original result" : ""}`,
+        summary: fails
+          ? `${tool}: ${tool} failed: ENOENT src/file-${turn}.ts`
+          : `${tool}(${args.path ?? args.key ?? args.to ?? ""})${dedup ? " · deduplicated: the ledger returned the original result" : ""}`,
         startedAt: ts,
         endedAt: te,
         durationMs: toolMs,
@@ -121,8 +172,45 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
         const cpId = `cp_${prefix}${String(seq).padStart(4, "0")}`;
         const cpStepId = `checkpoint-${turn}`;
         const cs = new Date(t);
-        push({ stepId: cpStepId, kind: "checkpoint", tool: null, arguments: json({ reason: "interval" }), output: json({ checkpointId: cpId, seq }), status: "completed", error: null, attempts: 1, promptTokens: 0, cachedTokens: 0, completionTokens: 0, summary: `checkpoint #${seq} (interval)`, startedAt: cs, endedAt: new Date(t + 15), durationMs: 15 });
-        cpRows.push({ id: cpId, taskId, runId, seq, reason: "interval", afterStepId: `tool-${turn - 1}-0`, nextTurn: turn, nextIndex: index, goal: "", workingSet: json({ [`fact:${turn}`]: `value ${turn}` }), completedSteps: json([{ stepId: `tool-${turn - 1}-0`, tool, summary: "…" }]), openQuestion: null, phase: null, summary: `after turn ${turn}`, budgetsUsed: json({ steps: stepRows.length, tokens: 0, costUsd: 0 }), sideEffects: json([]), contextTokens: 900, transcriptTokens: 40_000, good: true, createdAt: cs });
+        push({
+          stepId: cpStepId,
+          kind: "checkpoint",
+          tool: null,
+          arguments: json({ reason: "interval" }),
+          output: json({ checkpointId: cpId, seq }),
+          status: "completed",
+          error: null,
+          attempts: 1,
+          promptTokens: 0,
+          cachedTokens: 0,
+          completionTokens: 0,
+          summary: `checkpoint #${seq} (interval)`,
+          startedAt: cs,
+          endedAt: new Date(t + 15),
+          durationMs: 15,
+        });
+        cpRows.push({
+          id: cpId,
+          taskId,
+          runId,
+          seq,
+          reason: "interval",
+          afterStepId: `tool-${turn - 1}-0`,
+          nextTurn: turn,
+          nextIndex: index,
+          goal: "",
+          workingSet: json({ [`fact:${turn}`]: `value ${turn}` }),
+          completedSteps: json([{ stepId: `tool-${turn - 1}-0`, tool, summary: "…" }]),
+          openQuestion: null,
+          phase: null,
+          summary: `after turn ${turn}`,
+          budgetsUsed: json({ steps: stepRows.length, tokens: 0, costUsd: 0 }),
+          sideEffects: json([]),
+          contextTokens: 900,
+          transcriptTokens: 40_000,
+          good: true,
+          createdAt: cs,
+        });
         if (r === 0) lastCheckpointOfRun1 = cpId;
         t += 20;
         sinceCheckpoint = 0;
@@ -133,10 +221,49 @@ export async function seedLongTask(client: pg.ClientBase, { prefix, steps, profi
   const goal = "Audit the licenses of every dependency in the monorepo, record each one as a fact, and send the summary to ops.";
   await client.query("BEGIN");
   try {
-    await insertRows(client, "task", [{ id: taskId, goal, profileId, status: "completed", stepBudget: steps * 2, workspace: "/tmp", input: json({}), result: json({ summary: "done" }), createdBy: "bench", createdAt: start, updatedAt: new Date(t), startedAt: start, endedAt: new Date(t) }]);
+    await insertRows(client, "task", [
+      {
+        id: taskId,
+        goal,
+        profileId,
+        status: "completed",
+        stepBudget: steps * 2,
+        workspace: "/tmp",
+        input: json({}),
+        result: json({ summary: "done" }),
+        createdBy: "bench",
+        createdAt: start,
+        updatedAt: new Date(t),
+        startedAt: start,
+        endedAt: new Date(t),
+      },
+    ]);
     await insertRows(client, "run", [
-      { id: runIds[0], taskId, cause: "initial", status: "failed", endReason: "transient", error: "[server_error] upstream 500 after 5 attempts", segments: 1 + Math.floor(split / 40), fromCheckpointId: null, startedAt: start, endedAt: stepRows[split - 1]?.endedAt },
-      { id: runIds[1], taskId, cause: "resume", status: "completed", endReason: null, error: null, segments: 1, fromCheckpointId: lastCheckpointOfRun1 || null, guidance: "Skip the vendored packages.", startedAt: stepRows[split]?.startedAt, endedAt: new Date(t) },
+      {
+        id: runIds[0],
+        taskId,
+        cause: "initial",
+        status: "failed",
+        endReason: "transient",
+        error: "[server_error] upstream 500 after 5 attempts",
+        segments: 1 + Math.floor(split / 40),
+        fromCheckpointId: null,
+        startedAt: start,
+        endedAt: stepRows[split - 1]?.endedAt,
+      },
+      {
+        id: runIds[1],
+        taskId,
+        cause: "resume",
+        status: "completed",
+        endReason: null,
+        error: null,
+        segments: 1,
+        fromCheckpointId: lastCheckpointOfRun1 || null,
+        guidance: "Skip the vendored packages.",
+        startedAt: stepRows[split]?.startedAt,
+        endedAt: new Date(t),
+      },
     ]);
     await insertRows(client, "step", stepRows);
     await insertRows(client, "model_call", callRows);
@@ -163,7 +290,10 @@ const STATUSES = ["completed", "completed", "completed", "failed", "dead_end", "
  * launched one minute apart before `start`, goals from a small set (so many share one goal),
  * statuses cycling through all of them; every 10th completed task has an alert.
  */
-export async function seedManyTasks(client: pg.ClientBase, { prefix, count, profileId, start }: { prefix: string; count: number; profileId: string; start: Date }): Promise<{ taskIds: string[] }> {
+export async function seedManyTasks(
+  client: pg.ClientBase,
+  { prefix, count, profileId, start }: { prefix: string; count: number; profileId: string; start: Date },
+): Promise<{ taskIds: string[] }> {
   const tasks: Row[] = [];
   const runs: Row[] = [];
   const steps: Row[] = [];
@@ -175,16 +305,75 @@ export async function seedManyTasks(client: pg.ClientBase, { prefix, count, prof
     const created = new Date(start.getTime() - (count - i) * 60_000);
     const status = STATUSES[i % STATUSES.length]!;
     const ended = status === "running" || status === "waiting_for_human" ? null : new Date(created.getTime() + 20_000 + (i % 50) * 1_000);
-    tasks.push({ id, goal: GOALS[i % GOALS.length]!, profileId, status, stepBudget: 200, workspace: "/tmp", input: json({}), createdBy: i % 3 === 0 ? "ada" : "operator", createdAt: created, updatedAt: ended ?? created, startedAt: created, endedAt: ended });
+    tasks.push({
+      id,
+      goal: GOALS[i % GOALS.length]!,
+      profileId,
+      status,
+      stepBudget: 200,
+      workspace: "/tmp",
+      input: json({}),
+      createdBy: i % 3 === 0 ? "ada" : "operator",
+      createdAt: created,
+      updatedAt: ended ?? created,
+      startedAt: created,
+      endedAt: ended,
+    });
     runs.push({ id: runId, taskId: id, cause: "initial", status: status === "waiting_for_human" ? "escalated" : status, startedAt: created, endedAt: ended });
     for (let k = 0; k < 4; k++) {
       const model = k % 2 === 0;
       const stepId = model ? `model-${k / 2}` : `tool-${(k - 1) / 2}-0`;
       const s = new Date(created.getTime() + k * 3_000);
-      steps.push({ id: `st_${prefix}T${i}_${k}`, runId, index: k, stepId, kind: model ? "model" : "tool", tool: model ? null : "read_file", arguments: model ? null : json({ path: "README.md" }), output: json(model ? { content: null, toolCalls: [], finishReason: "stop" } : { text: "…" }), status: "completed", attempts: 1, promptTokens: model ? 900 + (i % 300) : 0, cachedTokens: 0, completionTokens: model ? 40 : 0, summary: model ? "read_file" : "read_file(README.md)", startedAt: s, endedAt: new Date(s.getTime() + 1_500), durationMs: 1_500 });
-      if (model) calls.push({ id: `mc_${prefix}T${i}_${k}`, runId, stepId, attempt: 0, model: "scripted", promptTokens: 900 + (i % 300), cachedTokens: 0, completionTokens: 40, status: "ok", httpStatus: 200, billed: true, cause: "productive", latencyMs: 1_400, costUsd: 0.0003 + (i % 11) * 0.0001, createdAt: s });
+      steps.push({
+        id: `st_${prefix}T${i}_${k}`,
+        runId,
+        index: k,
+        stepId,
+        kind: model ? "model" : "tool",
+        tool: model ? null : "read_file",
+        arguments: model ? null : json({ path: "README.md" }),
+        output: json(model ? { content: null, toolCalls: [], finishReason: "stop" } : { text: "…" }),
+        status: "completed",
+        attempts: 1,
+        promptTokens: model ? 900 + (i % 300) : 0,
+        cachedTokens: 0,
+        completionTokens: model ? 40 : 0,
+        summary: model ? "read_file" : "read_file(README.md)",
+        startedAt: s,
+        endedAt: new Date(s.getTime() + 1_500),
+        durationMs: 1_500,
+      });
+      if (model)
+        calls.push({
+          id: `mc_${prefix}T${i}_${k}`,
+          runId,
+          stepId,
+          attempt: 0,
+          model: "scripted",
+          promptTokens: 900 + (i % 300),
+          cachedTokens: 0,
+          completionTokens: 40,
+          status: "ok",
+          httpStatus: 200,
+          billed: true,
+          cause: "productive",
+          latencyMs: 1_400,
+          costUsd: 0.0003 + (i % 11) * 0.0001,
+          createdAt: s,
+        });
     }
-    if (status === "completed" && i % 10 === 0) alerts.push({ id: `al_${prefix}${i}`, taskId: id, runId, stepId: "tool-0-0", kind: "stall", severity: "warning", message: "No working-set growth in 5 steps", evidence: json({}), createdAt: created });
+    if (status === "completed" && i % 10 === 0)
+      alerts.push({
+        id: `al_${prefix}${i}`,
+        taskId: id,
+        runId,
+        stepId: "tool-0-0",
+        kind: "stall",
+        severity: "warning",
+        message: "No working-set growth in 5 steps",
+        evidence: json({}),
+        createdAt: created,
+      });
   }
   await client.query("BEGIN");
   try {
@@ -203,7 +392,7 @@ export async function seedManyTasks(client: pg.ClientBase, { prefix, count, prof
 
 /** Id of the agent profile named `name` (seeded by server/db/seed.ts). @throws Error when missing. */
 export async function profileIdOrThrow(client: pg.ClientBase, name = "scripted"): Promise<string> {
-  const res = await client.query<{ id: string }>('SELECT id FROM agent_profile WHERE name = $1', [name]);
+  const res = await client.query<{ id: string }>("SELECT id FROM agent_profile WHERE name = $1", [name]);
   const id = res.rows[0]?.id;
   if (!id) throw new Error(`agent profile ${name} not found (run the seed first)`);
   return id;

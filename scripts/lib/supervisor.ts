@@ -112,7 +112,6 @@ export class Supervisor {
         .map(stopOne),
     );
   }
-
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

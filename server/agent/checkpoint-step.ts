@@ -89,14 +89,28 @@ export async function runCheckpointStep({
   const request = withModel
     ? fitSummaryRequest({
         transcript: messages,
-        state: buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: start.openQuestion }),
+        state: buildInitialMessages({
+          systemPrompt: start.profile.systemPrompt,
+          goal: start.goal,
+          workingSet,
+          completedSteps,
+          openQuestion: start.openQuestion,
+        }),
         request: { role: "user", content: CHECKPOINT_REQUEST },
         budgetTokens: Math.floor(start.profile.contextWindow * SUMMARY_REQUEST_WINDOW_SHARE),
         count: (m) => countTokens(m),
       })
     : null;
   if (request) {
-    const called = await callModelRecorded({ ports, profile: start.profile, runId: start.runId, stepId, attempt, messages: request, cause: reason === "saturation" ? "compaction" : "checkpoint" });
+    const called = await callModelRecorded({
+      ports,
+      profile: start.profile,
+      runId: start.runId,
+      stepId,
+      attempt,
+      messages: request,
+      cause: reason === "saturation" ? "compaction" : "checkpoint",
+    });
     if (called.ok) {
       answerUsage = called.res.usage;
       answer = parseCheckpointAnswer(called.res.message.content, Object.keys(workingSet).length);
@@ -107,7 +121,13 @@ export async function runCheckpointStep({
     }
   }
   if (openQuestion) answer = { ...answer, openQuestion };
-  const context = buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet, completedSteps, openQuestion: answer.openQuestion ?? null });
+  const context = buildInitialMessages({
+    systemPrompt: start.profile.systemPrompt,
+    goal: start.goal,
+    workingSet,
+    completedSteps,
+    openQuestion: answer.openQuestion ?? null,
+  });
   const spendUsd = await ports.taskSpendUsd(start.taskId);
   const transcriptTokens = start.priorTranscriptTokens + countTokens(start.checkpointId ? messages.slice(2) : messages, tools);
   const saved = await ports.saveCheckpoint({
@@ -129,7 +149,16 @@ export async function runCheckpointStep({
   });
   if (reason === "on_request") await ports.clearCheckpointRequest(start.runId);
   const drift = answer.openQuestion ? detectDrift({ goal: start.goal, openQuestion: answer.openQuestion, stepId }) : null;
-  if (drift) await ports.recordAlert({ taskId: start.taskId, runId: start.runId, stepId, kind: drift.kind, severity: drift.severity, message: drift.message, evidence: drift.evidence });
+  if (drift)
+    await ports.recordAlert({
+      taskId: start.taskId,
+      runId: start.runId,
+      stepId,
+      kind: drift.kind,
+      severity: drift.severity,
+      message: drift.message,
+      evidence: drift.evidence,
+    });
   await ports.endStep({
     runId: start.runId,
     stepId,
@@ -175,12 +204,31 @@ export async function runCompactStep({
   await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason: "saturation", compaction: true } });
   const measure = (s: { workingSet: WorkingSet; completedSteps: CompletedStepSummary[] }) =>
     countTokens(
-      buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet: s.workingSet, completedSteps: s.completedSteps, openQuestion: start.openQuestion, guidance: start.guidance }),
+      buildInitialMessages({
+        systemPrompt: start.profile.systemPrompt,
+        goal: start.goal,
+        workingSet: s.workingSet,
+        completedSteps: s.completedSteps,
+        openQuestion: start.openQuestion,
+        guidance: start.guidance,
+      }),
       tools,
     );
   const source = start.checkpointId ? `checkpoint ${start.checkpointId}, workingSet` : `task ${start.taskId}, input.facts`;
-  const compacted = compactCheckpointState({ workingSet: start.workingSet, completedSteps: start.completedSteps, limitTokens, measure, refFor: (key) => `${source}.${JSON.stringify(key)}` });
-  const sizes: CompactionSizes = { contextWindow: start.profile.contextWindow, beforeTokens, afterTokens: compacted.tokens, limitTokens, referencedFacts: compacted.referenced.length };
+  const compacted = compactCheckpointState({
+    workingSet: start.workingSet,
+    completedSteps: start.completedSteps,
+    limitTokens,
+    measure,
+    refFor: (key) => `${source}.${JSON.stringify(key)}`,
+  });
+  const sizes: CompactionSizes = {
+    contextWindow: start.profile.contextWindow,
+    beforeTokens,
+    afterTokens: compacted.tokens,
+    limitTokens,
+    referencedFacts: compacted.referenced.length,
+  };
   let checkpointId: string | null = null;
   if (compacted.fits) {
     const spendUsd = await ports.taskSpendUsd(start.taskId);
@@ -209,7 +257,9 @@ export async function runCompactStep({
     status: compacted.fits ? "completed" : "failed",
     output: { checkpointId, sizes, referenced: compacted.referenced },
     ...(compacted.fits ? {} : { error: `the checkpoint does not fit even compacted: ${compacted.tokens} of ${limitTokens} tokens` }),
-    summary: compacted.fits ? `compacted checkpoint (${beforeTokens} → ${compacted.tokens} tokens)` : `compaction cannot fit the window (${compacted.tokens} > ${limitTokens} tokens)`,
+    summary: compacted.fits
+      ? `compacted checkpoint (${beforeTokens} → ${compacted.tokens} tokens)`
+      : `compaction cannot fit the window (${compacted.tokens} > ${limitTokens} tokens)`,
   });
   return { fits: compacted.fits, checkpointId, sizes };
 }

@@ -68,6 +68,19 @@ export async function callModelRecorded({
     return { ok: false, error };
   }
   const costUsd = modelCallCostUsd({ model, usage: res.usage, prices: profile.prices }).usd;
-  await ports.recordModelCall({ runId, stepId, attempt, model, ...res.usage, estimated: res.usageEstimated, status: "ok", httpStatus: res.httpStatus, billed: true, cause, latencyMs: res.latencyMs, costUsd });
+  await ports.recordModelCall({
+    runId,
+    stepId,
+    attempt,
+    model,
+    ...res.usage,
+    estimated: res.usageEstimated,
+    status: "ok",
+    httpStatus: res.httpStatus,
+    billed: true,
+    cause,
+    latencyMs: res.latencyMs,
+    costUsd,
+  });
   return { ok: true, res, costUsd };
 }

@@ -33,7 +33,14 @@ export interface ModelCallRecord {
 
 /** The timeline's step rows. */
 export interface StepPorts {
-  beginStep(input: { runId: string; stepId: string; index: number; kind: "model" | "tool" | "checkpoint"; tool?: string; args?: unknown }): Promise<{ completedBefore: boolean }>;
+  beginStep(input: {
+    runId: string;
+    stepId: string;
+    index: number;
+    kind: "model" | "tool" | "checkpoint";
+    tool?: string;
+    args?: unknown;
+  }): Promise<{ completedBefore: boolean }>;
   endStep(input: {
     runId: string;
     stepId: string;

@@ -24,16 +24,28 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
     recordModelCall: (record) => recordModelCall({ prisma, ...record }),
     taskSpendUsd: async (taskId) => (await taskSpend({ prisma, taskId })).usd,
     async runRequests(runId) {
-      const run = await prisma.run.findUnique({ where: { id: runId }, select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true } });
-      return { checkpointRequested: !!run?.checkpointRequestedAt, escalationRequested: run?.escalationRequestedAt ? { note: run.escalationRequestNote } : null };
+      const run = await prisma.run.findUnique({
+        where: { id: runId },
+        select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true },
+      });
+      return {
+        checkpointRequested: !!run?.checkpointRequestedAt,
+        escalationRequested: run?.escalationRequestedAt ? { note: run.escalationRequestNote } : null,
+      };
     },
     async clearCheckpointRequest(runId) {
       await prisma.run.update({ where: { id: runId }, data: { checkpointRequestedAt: null } });
     },
     async settleEffectByVerdict({ taskId, fingerprint }) {
-      await settleEffectByVerdict({ prisma, taskId, fingerprint, resultFor: ({ idempotencyKey, confirmedBy }) => ({ status: null, body: null, idempotencyKey, confirmedBy }) });
+      await settleEffectByVerdict({
+        prisma,
+        taskId,
+        fingerprint,
+        resultFor: ({ idempotencyKey, confirmedBy }) => ({ status: null, body: null, idempotencyKey, confirmedBy }),
+      });
     },
-    executeToolCall: ({ name, rawArguments, taskId, runId, stepId, workspace }) => executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace } }),
+    executeToolCall: ({ name, rawArguments, taskId, runId, stepId, workspace }) =>
+      executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace } }),
     runFacts: (runId) => runFacts({ prisma, runId }),
     saveCheckpoint: (data) => saveCheckpoint({ prisma, data }),
     recordAlert: ({ evidence, ...rest }) => recordAlert({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),

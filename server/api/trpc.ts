@@ -125,7 +125,10 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
   return t.middleware(async ({ ctx, next, path, type, getRawInput }) => {
     const principal = ctx.principal;
     if (!principal) {
-      throw new TRPCError({ code: "UNAUTHORIZED", message: ctx.authProblem ?? "sign in first (or send an API token: Authorization: Bearer lh_…; for the CLI: npm run cli -- login)" });
+      throw new TRPCError({
+        code: "UNAUTHORIZED",
+        message: ctx.authProblem ?? "sign in first (or send an API token: Authorization: Bearer lh_…; for the CLI: npm run cli -- login)",
+      });
     }
     if (type === "mutation" && ctx.csrfProblem) throw new TRPCError({ code: "FORBIDDEN", message: ctx.csrfProblem });
     if (!options.anyRoleOrNone && !hasAnyRole(principal.roles, roles)) throw new TRPCError({ code: "FORBIDDEN", message: needsRoleMessage(roles, path) });
@@ -135,7 +138,8 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
       const data = result.data as Record<string, unknown> | null | undefined;
       const escalationId = str(input?.escalationId);
       let taskId = str(input?.taskId) ?? str(data && typeof data === "object" ? data.taskId : null);
-      if (!taskId && escalationId) taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
+      if (!taskId && escalationId)
+        taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
       const target = escalationId ?? str(input?.userId) ?? str(input?.tokenId) ?? str(data && typeof data === "object" ? data.id : null);
       await recordAudit({ prisma: ctx.prisma, principal, action: path, input, taskId, target });
     }
@@ -170,7 +174,10 @@ export const ownTaskProcedure = operatorProcedure.use(async ({ ctx, next, getRaw
     if (!task) throw new TRPCError({ code: "NOT_FOUND", message: `task ${taskId} not found` });
     const principal = ctx.principal;
     if (task.createdBy !== principal.name && !principal.roles.includes("admin")) {
-      throw new TRPCError({ code: "FORBIDDEN", message: `task ${taskId} was launched by ${task.createdBy}: an operator acts on their own tasks (or ask an admin)` });
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: `task ${taskId} was launched by ${task.createdBy}: an operator acts on their own tasks (or ask an admin)`,
+      });
     }
   }
   return next();

@@ -54,11 +54,14 @@ export async function createApiToken({
 }): Promise<{ id: string; token: string; prefix: string; name: string; roles: Role[]; expiresAt: Date }> {
   const clean = normaliseRoles(roles);
   if (clean.length === 0) throw new AppError("BAD_INPUT", "roles: give at least one of operator, handler, manager, admin");
-  if (!Number.isInteger(days) || days < 1 || days > TOKEN_MAX_DAYS) throw new AppError("BAD_INPUT", `expiresInDays: a whole number from 1 to ${TOKEN_MAX_DAYS}, got ${days}`);
+  if (!Number.isInteger(days) || days < 1 || days > TOKEN_MAX_DAYS)
+    throw new AppError("BAD_INPUT", `expiresInDays: a whole number from 1 to ${TOKEN_MAX_DAYS}, got ${days}`);
   const token = newTokenSecret();
   const prefix = token.slice(0, TOKEN_PREFIX.length + 6);
   const expiresAt = new Date(now.getTime() + days * 86_400_000);
-  const row = await prisma.apiToken.create({ data: { id: `tok_${ulid().toLowerCase()}`, name, prefix, tokenHash: hashToken(token), roles: clean, userId, expiresAt } });
+  const row = await prisma.apiToken.create({
+    data: { id: `tok_${ulid().toLowerCase()}`, name, prefix, tokenHash: hashToken(token), roles: clean, userId, expiresAt },
+  });
   return { id: row.id, token, prefix, name, roles: clean, expiresAt };
 }
 
@@ -68,10 +71,21 @@ export async function createApiToken({
  * A token acts with its own roles, narrowed to its owner's current roles (a demoted user's tokens
  * lose what the user lost). Records `lastUsedAt` at most once a minute.
  */
-export async function verifyApiToken({ prisma, token, now = new Date() }: { prisma: PrismaClient; token: string; now?: Date }): Promise<{ principal: TokenPrincipal } | { problem: string }> {
+export async function verifyApiToken({
+  prisma,
+  token,
+  now = new Date(),
+}: {
+  prisma: PrismaClient;
+  token: string;
+  now?: Date;
+}): Promise<{ principal: TokenPrincipal } | { problem: string }> {
   const invalid = { problem: "the API token is invalid or revoked (create one: npm run cli -- login)" };
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return invalid;
-  const row = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: { select: { id: true, name: true, email: true, roles: true } } } });
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    include: { user: { select: { id: true, name: true, email: true, roles: true } } },
+  });
   if (!row || row.revokedAt) return invalid;
   if (row.expiresAt <= now) return { problem: `the API token expired at ${row.expiresAt.toISOString()} (create a new one: npm run cli -- login)` };
   if (row.userId && !row.user) return invalid;
@@ -85,14 +99,34 @@ export async function verifyApiToken({ prisma, token, now = new Date() }: { pris
 }
 
 /** Token rows as a list shows them (never the hash). */
-export const tokenListSelect = { id: true, name: true, prefix: true, roles: true, userId: true, expiresAt: true, revokedAt: true, lastUsedAt: true, createdAt: true } as const;
+export const tokenListSelect = {
+  id: true,
+  name: true,
+  prefix: true,
+  roles: true,
+  userId: true,
+  expiresAt: true,
+  revokedAt: true,
+  lastUsedAt: true,
+  createdAt: true,
+} as const;
 
 /**
  * Revokes token `tokenId`; only its owner may, or an admin (`asAdmin`). Revoking a revoked token is
  * a no-op that returns when it was revoked.
  * @throws AppError NOT_FOUND when there is no such token (or it is someone else's and not `asAdmin`).
  */
-export async function revokeApiToken({ prisma, tokenId, userId, asAdmin }: { prisma: PrismaClient; tokenId: string; userId: string | null; asAdmin: boolean }): Promise<{ id: string; revokedAt: Date }> {
+export async function revokeApiToken({
+  prisma,
+  tokenId,
+  userId,
+  asAdmin,
+}: {
+  prisma: PrismaClient;
+  tokenId: string;
+  userId: string | null;
+  asAdmin: boolean;
+}): Promise<{ id: string; revokedAt: Date }> {
   const row = await prisma.apiToken.findUnique({ where: { id: tokenId } });
   if (!row || (!asAdmin && row.userId !== userId)) throw new AppError("NOT_FOUND", `token ${tokenId} not found`);
   if (row.revokedAt) return { id: row.id, revokedAt: row.revokedAt };

@@ -13,7 +13,9 @@ export function redactForAudit(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return value.length > 500 ? `${value.slice(0, 500)}…` : value;
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redactForAudit(v, depth + 1));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redactForAudit(v, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redactForAudit(v, depth + 1)]),
+    );
   }
   return value;
 }

@@ -11,7 +11,8 @@ import { sessionUser } from "./session.ts";
  */
 export async function requireRole(request: Request, roles: readonly Role[] = [], what?: string): Promise<Principal | Response> {
   const identity = await identify({ prisma: prisma(), headers: request.headers, getSessionUser: sessionUser });
-  if (!identity.principal) return Response.json({ error: identity.problem ?? "sign in first (or send an API token: Authorization: Bearer lh_…)" }, { status: 401 });
+  if (!identity.principal)
+    return Response.json({ error: identity.problem ?? "sign in first (or send an API token: Authorization: Bearer lh_…)" }, { status: 401 });
   if (!hasAnyRole(identity.principal.roles, roles)) return Response.json({ error: needsRoleMessage(roles, what), needs: roles }, { status: 403 });
   return identity.principal;
 }

@@ -14,7 +14,11 @@ export async function listUsers({ prisma }: { prisma: PrismaClient }) {
     orderBy: { createdAt: "asc" },
     select: { id: true, name: true, email: true, roles: true, createdAt: true, accounts: { select: { providerId: true } } },
   });
-  return users.map(({ accounts, roles, ...u }) => ({ ...u, roles: normaliseRoles(roles), signIn: [...new Set(accounts.map((a) => (a.providerId === "credential" ? "password" : a.providerId)))] }));
+  return users.map(({ accounts, roles, ...u }) => ({
+    ...u,
+    roles: normaliseRoles(roles),
+    signIn: [...new Set(accounts.map((a) => (a.providerId === "credential" ? "password" : a.providerId)))],
+  }));
 }
 
 /**

@@ -15,7 +15,10 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
   return {
     async claim(escalationId) {
       const now = new Date(await dbNowMs(tx));
-      const claimed = await tx.escalation.updateMany({ where: { id: escalationId, status: "decided", OR: [{ applyAfter: null }, { applyAfter: { lte: now } }] }, data: { status: "applying" } });
+      const claimed = await tx.escalation.updateMany({
+        where: { id: escalationId, status: "decided", OR: [{ applyAfter: null }, { applyAfter: { lte: now } }] },
+        data: { status: "applying" },
+      });
       return claimed.count === 1;
     },
     async read(escalationId) {
@@ -51,14 +54,28 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
     async writeHumanStep({ runId, stepId, index, durationMs, arguments: args, output, summary }) {
       await tx.step.upsert({
         where: { runId_stepId: { runId, stepId } },
-        create: { runId, stepId, index, kind: "human", status: "completed", endedAt: new Date(), durationMs, arguments: args as Prisma.InputJsonValue, output: output as Prisma.InputJsonValue, summary },
+        create: {
+          runId,
+          stepId,
+          index,
+          kind: "human",
+          status: "completed",
+          endedAt: new Date(),
+          durationMs,
+          arguments: args as Prisma.InputJsonValue,
+          output: output as Prisma.InputJsonValue,
+          summary,
+        },
         update: {},
       });
     },
     async markApplied({ escalationId, resultRunId, fromCheckpointId }) {
       // Every other write of the application is made (uncommitted): a crash here must leave nothing.
       crashPoint("escalation:apply-before-commit");
-      await tx.escalation.update({ where: { id: escalationId }, data: { status: "applied", appliedAt: new Date(), resultRunId, fromCheckpointForResult: fromCheckpointId } });
+      await tx.escalation.update({
+        where: { id: escalationId },
+        data: { status: "applied", appliedAt: new Date(), resultRunId, fromCheckpointForResult: fromCheckpointId },
+      });
     },
   };
 }
@@ -111,7 +128,8 @@ export function prismaRecoverDecisionsPorts({
       const out: Awaited<ReturnType<RecoverDecisionsPorts["findUnstartedResults"]>> = [];
       for (const r of rows) {
         const run = await prisma.run.findUnique({ where: { id: r.resultRunId! }, select: { status: true, _count: { select: { steps: true } } } });
-        if (run?.status === "running" && run._count.steps === 0) out.push({ escalationId: r.id, taskId: r.taskId, runId: r.resultRunId!, checkpointId: r.fromCheckpointForResult, decision: r.decision ?? "" });
+        if (run?.status === "running" && run._count.steps === 0)
+          out.push({ escalationId: r.id, taskId: r.taskId, runId: r.resultRunId!, checkpointId: r.fromCheckpointForResult, decision: r.decision ?? "" });
       }
       return out;
     },

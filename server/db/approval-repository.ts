@@ -15,7 +15,15 @@ export interface RiskyVerdict {
  * run then asks for one). The run that resumes after the decision proposes the same call again and
  * finds the verdict here; a decision of another kind (resume with guidance, dead end) is no verdict.
  */
-export async function findRiskyVerdict({ prisma, taskId, fingerprint }: { prisma: PrismaClient; taskId: string; fingerprint: string }): Promise<RiskyVerdict | null> {
+export async function findRiskyVerdict({
+  prisma,
+  taskId,
+  fingerprint,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  fingerprint: string;
+}): Promise<RiskyVerdict | null> {
   const e = await prisma.escalation.findFirst({
     where: { taskId, fingerprint, reason: "risky_action", status: "applied", decision: { in: ["approve", "reject"] } },
     orderBy: { decidedAt: "desc" },
@@ -49,12 +57,16 @@ export async function settleEffectByVerdict({
     select: { decision: true, decidedBy: true, decidedAt: true },
   });
   if (!e?.decidedAt) return 0;
-  const rows = await prisma.sideEffect.findMany({ where: { taskId, fingerprint, status: "intent", createdAt: { lt: e.decidedAt } }, select: { id: true, idempotencyKey: true } });
+  const rows = await prisma.sideEffect.findMany({
+    where: { taskId, fingerprint, status: "intent", createdAt: { lt: e.decidedAt } },
+    select: { id: true, idempotencyKey: true },
+  });
   if (e.decision === "reject") return (await prisma.sideEffect.deleteMany({ where: { id: { in: rows.map((r) => r.id) }, status: "intent" } })).count;
   let settled = 0;
   for (const r of rows) {
     const result = resultFor({ idempotencyKey: r.idempotencyKey, confirmedBy: e.decidedBy ?? "a handler" });
-    settled += (await prisma.sideEffect.updateMany({ where: { id: r.id, status: "intent" }, data: { status: "committed", result, committedAt: new Date() } })).count;
+    settled += (await prisma.sideEffect.updateMany({ where: { id: r.id, status: "intent" }, data: { status: "committed", result, committedAt: new Date() } }))
+      .count;
   }
   return settled;
 }

@@ -27,7 +27,9 @@ export function prismaCancelPorts({ prisma, sendRunCancelled }: { prisma: Prisma
           const status = ENDED.find((s) => s === task.status);
           if (!status) throw new AppError("CONFLICT", `task ${taskId} changed while it was being cancelled (now ${task.status}); try again`);
           const runIds =
-            status === "cancelled" ? (await tx.run.findMany({ where: { taskId, status: "cancelled", endReason: "cancelled_by_user" }, select: { id: true } })).map((r) => r.id) : [];
+            status === "cancelled"
+              ? (await tx.run.findMany({ where: { taskId, status: "cancelled", endReason: "cancelled_by_user" }, select: { id: true } })).map((r) => r.id)
+              : [];
           return { kind: "ended" as const, status, runIds };
         }
         // An escalation still waiting for a decision (or inside its undo window) is closed by the

@@ -9,10 +9,29 @@ export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient
   const rows = await prisma.checkpoint.findMany({
     where: { taskId },
     orderBy: { seq: "asc" },
-    select: { id: true, seq: true, runId: true, reason: true, afterStepId: true, summary: true, openQuestion: true, phase: true, contextTokens: true, transcriptTokens: true, budgetsUsed: true, good: true, createdAt: true, workingSet: true },
+    select: {
+      id: true,
+      seq: true,
+      runId: true,
+      reason: true,
+      afterStepId: true,
+      summary: true,
+      openQuestion: true,
+      phase: true,
+      contextTokens: true,
+      transcriptTokens: true,
+      budgetsUsed: true,
+      good: true,
+      createdAt: true,
+      workingSet: true,
+    },
   });
   if (rows.length === 0) await taskExistsOrThrow({ prisma, taskId });
-  return rows.map(({ workingSet, ...r }) => ({ ...r, facts: Object.keys((workingSet ?? {}) as WorkingSet).length, budgetsUsed: r.budgetsUsed as { steps: number; tokens: number; costUsd: number } }));
+  return rows.map(({ workingSet, ...r }) => ({
+    ...r,
+    facts: Object.keys((workingSet ?? {}) as WorkingSet).length,
+    budgetsUsed: r.budgetsUsed as { steps: number; tokens: number; costUsd: number },
+  }));
 }
 
 /** One checkpoint with everything in it. @throws AppError NOT_FOUND. */
@@ -27,7 +46,17 @@ export async function getCheckpointOrThrow({ prisma, checkpointId }: { prisma: P
  * added or changed fact with the step that established its new value (blame).
  * @throws AppError NOT_FOUND, BAD_INPUT (checkpoints of different tasks).
  */
-export async function diffCheckpoints({ prisma, taskId, fromId, toId }: { prisma: PrismaClient; taskId: string; fromId: string | null; toId: string }): Promise<(FactChange & { sourceStepId: string | null; runId: string | null })[]> {
+export async function diffCheckpoints({
+  prisma,
+  taskId,
+  fromId,
+  toId,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  fromId: string | null;
+  toId: string;
+}): Promise<(FactChange & { sourceStepId: string | null; runId: string | null })[]> {
   const to = await getCheckpointOrThrow({ prisma, checkpointId: toId });
   const from = fromId ? await getCheckpointOrThrow({ prisma, checkpointId: fromId }) : null;
   if (to.taskId !== taskId || (from && from.taskId !== taskId)) throw new AppError("BAD_INPUT", "checkpoints: both must belong to the task");
@@ -36,7 +65,11 @@ export async function diffCheckpoints({ prisma, taskId, fromId, toId }: { prisma
   const changes = diffWorkingSets(before, to.workingSet as WorkingSet);
   const keys = changes.filter((c) => c.kind !== "removed").map((c) => c.key);
   const facts = keys.length
-    ? await prisma.fact.findMany({ where: { taskId, key: { in: keys }, createdAt: { lte: to.createdAt } }, orderBy: { createdAt: "asc" }, select: { key: true, sourceStepId: true, runId: true } })
+    ? await prisma.fact.findMany({
+        where: { taskId, key: { in: keys }, createdAt: { lte: to.createdAt } },
+        orderBy: { createdAt: "asc" },
+        select: { key: true, sourceStepId: true, runId: true },
+      })
     : [];
   const blame = new Map(facts.map((f) => [f.key, f]));
   return changes.map((c) => ({ ...c, sourceStepId: blame.get(c.key)?.sourceStepId ?? null, runId: blame.get(c.key)?.runId ?? null }));

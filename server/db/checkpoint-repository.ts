@@ -54,7 +54,17 @@ function effectEntry(e: { idempotencyKey: string; tool: string; result: unknown 
  * token usage are the task's real totals (waste included), so ceilings hold across resumes.
  * @throws Error when the checkpoint does not belong to the task.
  */
-export async function startSegment({ prisma, taskId, runId, checkpointId }: { prisma: PrismaClient; taskId: string; runId: string; checkpointId: string | null }): Promise<SegmentStart> {
+export async function startSegment({
+  prisma,
+  taskId,
+  runId,
+  checkpointId,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  checkpointId: string | null;
+}): Promise<SegmentStart> {
   const base = await startRun({ prisma, taskId, runId });
   const [profile, run, usage, spend] = await Promise.all([
     prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { profile: true } }).then((t) => t.profile),

@@ -1,5 +1,14 @@
 import { COST_CAUSES, type CostCause } from "../domain/cost-causes.ts";
-import { OUTCOME_TABLE_HEADER, outcomeTableCells, toCsv, type CostFilters, type CostGroup, type CostOutcome, type FailureClass, type OutcomeRow } from "../domain/cost-rollup.ts";
+import {
+  OUTCOME_TABLE_HEADER,
+  outcomeTableCells,
+  toCsv,
+  type CostFilters,
+  type CostGroup,
+  type CostOutcome,
+  type FailureClass,
+  type OutcomeRow,
+} from "../domain/cost-rollup.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 /** The whole /costs page (and `cli costs`, and the `cost.rollup` procedure) in one shape. USD. */
@@ -256,9 +265,15 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       priceVersions: extra[0]?.versions ?? [],
     },
     byCause: total ? causesOf(total) : zeroCauses,
-    byProfile: only("gp").map((r) => groupOf(r.profile ?? "", r)).sort(byUsd),
-    byModel: only("gm").map((r) => groupOf(r.model ?? "", r)).sort(byUsd),
-    byOutcome: only("go").map((r) => groupOf(r.outcome ?? "", r) as CostGroup & { key: CostOutcome }).sort(byUsd),
+    byProfile: only("gp")
+      .map((r) => groupOf(r.profile ?? "", r))
+      .sort(byUsd),
+    byModel: only("gm")
+      .map((r) => groupOf(r.model ?? "", r))
+      .sort(byUsd),
+    byOutcome: only("go")
+      .map((r) => groupOf(r.outcome ?? "", r) as CostGroup & { key: CostOutcome })
+      .sort(byUsd),
     byFailureClass: only("gf")
       .filter((r) => r.failure !== null)
       .map((r) => groupOf(r.failure ?? "", r) as CostGroup & { key: FailureClass })

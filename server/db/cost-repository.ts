@@ -154,7 +154,23 @@ const toTotals = (r: TotalsRow): TaskCostTotals => ({
 export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds: readonly string[] }): Promise<Map<string, TaskCostTotals>> {
   if (taskIds.length > 1000) throw new Error(`taskIds: at most 1000 ids per call, got ${taskIds.length}`);
   const out = new Map<string, TaskCostTotals>();
-  for (const id of taskIds) out.set(id, toTotals({ taskId: id, usd: "0", productive: "0", overhead: "0", waste: "0", estimated: "0", estimatedCalls: 0, calls: 0, tokens: "0", steps: 0, priceVersion: null }));
+  for (const id of taskIds)
+    out.set(
+      id,
+      toTotals({
+        taskId: id,
+        usd: "0",
+        productive: "0",
+        overhead: "0",
+        waste: "0",
+        estimated: "0",
+        estimatedCalls: 0,
+        calls: 0,
+        tokens: "0",
+        steps: 0,
+        priceVersion: null,
+      }),
+    );
   if (taskIds.length === 0) return out;
   const rows = await prisma.$queryRaw<TotalsRow[]>`
     SELECT c."taskId", c."costUsd"::text AS usd, c."productiveUsd"::text AS productive,
@@ -172,7 +188,13 @@ export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds:
  * dollar ceiling's check is one primary-key read however long the task): total, waste (retries,
  * replays, discarded work, restarts), checkpoint/compaction overhead, and the model HTTP attempts.
  */
-export async function taskSpend({ prisma, taskId }: { prisma: Db; taskId: string }): Promise<{ usd: number; wastedUsd: number; checkpointUsd: number; calls: number }> {
+export async function taskSpend({
+  prisma,
+  taskId,
+}: {
+  prisma: Db;
+  taskId: string;
+}): Promise<{ usd: number; wastedUsd: number; checkpointUsd: number; calls: number }> {
   const t = (await taskCostTotals({ prisma, taskIds: [taskId] })).get(taskId)!;
   return { usd: t.usd, wastedUsd: t.wasteUsd, checkpointUsd: t.overheadUsd, calls: t.calls };
 }
@@ -202,7 +224,23 @@ export interface RunCostSplit {
  */
 export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: string }): Promise<{ runs: RunCostSplit[]; totals: TaskCostTotals }> {
   const rows = await prisma.$queryRaw<
-    { runId: string; runCause: string; status: string; startedAt: Date; cause: string | null; calls: number; p: string; c: string; o: string; r: string; usd: string; est: string; estCalls: number; unbilled: number; versions: string[] | null }[]
+    {
+      runId: string;
+      runCause: string;
+      status: string;
+      startedAt: Date;
+      cause: string | null;
+      calls: number;
+      p: string;
+      c: string;
+      o: string;
+      r: string;
+      usd: string;
+      est: string;
+      estCalls: number;
+      unbilled: number;
+      versions: string[] | null;
+    }[]
   >`
     SELECT r.id AS "runId", r.cause AS "runCause", r.status, r."startedAt", m.cause,
            count(m.id)::int AS calls, coalesce(sum(m."promptTokens"), 0)::text AS p, coalesce(sum(m."cachedTokens"), 0)::text AS c,

@@ -77,7 +77,16 @@ export async function startEmbeddedPostgres({
     password: "postgres",
     persistent: !ephemeral,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${socketDirectorySetting(dir, port)}`, "-c", "max_connections=200", "-c", "fsync=on"],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      `unix_socket_directories=${socketDirectorySetting(dir, port)}`,
+      "-c",
+      "max_connections=200",
+      "-c",
+      "fsync=on",
+    ],
     onLog: (m) => {
       const line = String(m).trim();
       logs.push(line);
@@ -145,7 +154,8 @@ export async function startEmbeddedPostgres({
         return;
       } catch (error) {
         (pg as unknown as { process?: ChildProcess }).process = undefined;
-        if (!reported) supervisorLog(`PostgreSQL still down, retrying every ≤ 5 s: ${error instanceof Error ? error.message : (logs.at(-1) ?? "no reason given")}`);
+        if (!reported)
+          supervisorLog(`PostgreSQL still down, retrying every ≤ 5 s: ${error instanceof Error ? error.message : (logs.at(-1) ?? "no reason given")}`);
         reported = true;
         waitMs = Math.min(waitMs * 2, 5_000);
       }

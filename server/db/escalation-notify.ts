@@ -117,6 +117,9 @@ export async function notifyEscalation({
     reEscalatedTo,
   });
   const result = await deliver({ url, payload, idempotencyKey: `${e.id}:${round}` });
-  if (!result.delivered) console.error(`[longhaul] webhook for escalation ${e.id} (round ${round}) not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`);
+  if (!result.delivered)
+    console.error(
+      `[longhaul] webhook for escalation ${e.id} (round ${round}) not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`,
+    );
   return { ...base, sent: true, delivered: result.delivered, attempts: result.attempts };
 }

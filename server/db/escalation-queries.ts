@@ -15,12 +15,31 @@ import { taskSpend, taskUsage } from "./run-repository.ts";
  * Each row says who is on it (`claimedBy`, `claimedAt`) and the task's spend so far (`taskCostUsd`,
  * the same sum as task.get's usage.costUsd).
  */
-export async function listEscalations({ prisma, status, reason, assignee }: { prisma: PrismaClient; status?: "open" | "closed" | "decided"; reason?: string; assignee?: string }) {
+export async function listEscalations({
+  prisma,
+  status,
+  reason,
+  assignee,
+}: {
+  prisma: PrismaClient;
+  status?: "open" | "closed" | "decided";
+  reason?: string;
+  assignee?: string;
+}) {
   const include = { task: { select: { goal: true, status: true } } } as const;
   const common = { ...(reason ? { reason } : {}), ...(assignee ? { OR: [{ claimedBy: assignee }, { assigneeRole: assignee }] } : {}) };
   const [open, closed, now] = await Promise.all([
-    status === "closed" || status === "decided" ? [] : prisma.escalation.findMany({ where: { status: "open", ...common }, orderBy: { dueAt: "asc" }, take: 200, include }),
-    status === "open" ? [] : prisma.escalation.findMany({ where: { status: { not: "open" }, ...common }, orderBy: [{ decidedAt: { sort: "desc", nulls: "last" } }], take: 100, include }),
+    status === "closed" || status === "decided"
+      ? []
+      : prisma.escalation.findMany({ where: { status: "open", ...common }, orderBy: { dueAt: "asc" }, take: 200, include }),
+    status === "open"
+      ? []
+      : prisma.escalation.findMany({
+          where: { status: { not: "open" }, ...common },
+          orderBy: [{ decidedAt: { sort: "desc", nulls: "last" } }],
+          take: 100,
+          include,
+        }),
     dbNow(prisma),
   ]);
   const taskIds = [...new Set([...open, ...closed].map((e) => e.taskId))];
@@ -95,10 +114,15 @@ export const unresolvedEffectSchema = z.object({
  * used against the task's budgets (null budget = no ceiling). @throws AppError NOT_FOUND.
  */
 export async function getEscalationCardOrThrow({ prisma, escalationId }: { prisma: PrismaClient; escalationId: string }) {
-  const e = await prisma.escalation.findUnique({ where: { id: escalationId }, include: { task: { include: { profile: { select: { name: true, model: true } } } } } });
+  const e = await prisma.escalation.findUnique({
+    where: { id: escalationId },
+    include: { task: { include: { profile: { select: { name: true, model: true } } } } },
+  });
   if (!e) throw new AppError("NOT_FOUND", `escalation ${escalationId} not found`);
   const checkpoint = e.checkpointId ? await prisma.checkpoint.findUnique({ where: { id: e.checkpointId } }) : null;
-  const previous = checkpoint ? await prisma.checkpoint.findFirst({ where: { taskId: e.taskId, seq: { lt: checkpoint.seq } }, orderBy: { seq: "desc" } }) : null;
+  const previous = checkpoint
+    ? await prisma.checkpoint.findFirst({ where: { taskId: e.taskId, seq: { lt: checkpoint.seq } }, orderBy: { seq: "desc" } })
+    : null;
   const factDiff = checkpoint ? diffWorkingSets((previous?.workingSet ?? {}) as WorkingSet, checkpoint.workingSet as WorkingSet) : [];
   const lastSteps = await prisma.step.findMany({
     where: { runId: e.runId, kind: { in: ["model", "tool"] } },
@@ -109,7 +133,11 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
   const alerts = await prisma.alert.findMany({ where: { taskId: e.taskId }, orderBy: { createdAt: "desc" }, take: 20 });
   const spend = await taskSpend({ prisma, taskId: e.taskId });
   const usage = await taskUsage({ prisma, taskId: e.taskId });
-  const undos = await prisma.step.findMany({ where: { runId: e.runId, kind: "human", stepId: { startsWith: `undo-${e.stepId}-` } }, orderBy: { index: "asc" }, select: { arguments: true, output: true } });
+  const undos = await prisma.step.findMany({
+    where: { runId: e.runId, kind: "human", stepId: { startsWith: `undo-${e.stepId}-` } },
+    orderBy: { index: "asc" },
+    select: { arguments: true, output: true },
+  });
   const now = await dbNow(prisma);
   const proposed = e.reason === "risky_action" ? proposedCallSchema.safeParse(e.evidence) : null;
   const ceiling = e.reason === "budget" ? ceilingEvidenceSchema.safeParse(e.evidence) : null;
@@ -154,7 +182,13 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     overdue: e.status === "open" && e.dueAt.getTime() < now.getTime(),
     createdAt: e.createdAt,
     checkpoint: checkpoint
-      ? { id: checkpoint.id, seq: checkpoint.seq, openQuestion: checkpoint.openQuestion, summary: checkpoint.summary, workingSet: checkpoint.workingSet as WorkingSet }
+      ? {
+          id: checkpoint.id,
+          seq: checkpoint.seq,
+          openQuestion: checkpoint.openQuestion,
+          summary: checkpoint.summary,
+          workingSet: checkpoint.workingSet as WorkingSet,
+        }
       : null,
     factDiff,
     lastSteps: lastSteps.reverse(),

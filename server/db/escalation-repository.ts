@@ -102,7 +102,10 @@ export async function readDecision({ prisma, escalationId }: { prisma: PrismaCli
   due: boolean;
   resultRunId: string | null;
 }> {
-  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { status: true, decision: true, applyAfter: true, resultRunId: true } });
+  const e = await prisma.escalation.findUniqueOrThrow({
+    where: { id: escalationId },
+    select: { status: true, decision: true, applyAfter: true, resultRunId: true },
+  });
   // The database clock, as for setting applyAfter and for the undo's check.
   const now = e.status === "decided" && e.applyAfter !== null ? await dbNow(prisma) : null;
   return {
@@ -122,7 +125,16 @@ export async function dbNow(prisma: PrismaClient | Prisma.TransactionClient): Pr
   return new Date(Math.floor(row!.ms));
 }
 
-const stateSelect = { status: true, decision: true, decidedBy: true, decidedAt: true, applyAfter: true, appliedAt: true, claimedBy: true, claimedAt: true } as const;
+const stateSelect = {
+  status: true,
+  decision: true,
+  decidedBy: true,
+  decidedAt: true,
+  applyAfter: true,
+  appliedAt: true,
+  claimedBy: true,
+  claimedAt: true,
+} as const;
 
 async function readState(prisma: PrismaClient | Prisma.TransactionClient, escalationId: string): Promise<EscalationState | null> {
   return prisma.escalation.findUnique({ where: { id: escalationId }, select: stateSelect });
@@ -147,7 +159,10 @@ export function prismaDecidePorts({
 }): DecidePorts {
   return {
     async describeTarget(escalationId) {
-      const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { checkpointId: true, reason: true, task: { select: { id: true, tokenBudget: true, costBudgetUsd: true } } } });
+      const e = await prisma.escalation.findUnique({
+        where: { id: escalationId },
+        select: { checkpointId: true, reason: true, task: { select: { id: true, tokenBudget: true, costBudgetUsd: true } } },
+      });
       if (!e) return null;
       return {
         taskId: e.task.id,
@@ -222,8 +237,23 @@ export async function undoDecision({
       (onlyBy === undefined || e.decidedBy === onlyBy);
     const updated = inWindow
       ? await tx.escalation.updateMany({
-          where: { id: escalationId, status: "decided", applyAfter: { equals: e.applyAfter!, gt: now }, ...(onlyBy === undefined ? {} : { decidedBy: onlyBy }) },
-          data: { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null, budgetIncrease: Prisma.DbNull, factEdits: Prisma.DbNull, deadEndReason: null },
+          where: {
+            id: escalationId,
+            status: "decided",
+            applyAfter: { equals: e.applyAfter!, gt: now },
+            ...(onlyBy === undefined ? {} : { decidedBy: onlyBy }),
+          },
+          data: {
+            status: "open",
+            decision: null,
+            decidedBy: null,
+            decidedAt: null,
+            applyAfter: null,
+            guidance: null,
+            budgetIncrease: Prisma.DbNull,
+            factEdits: Prisma.DbNull,
+            deadEndReason: null,
+          },
         })
       : { count: 0 };
     if (updated.count !== 1) {
@@ -243,7 +273,13 @@ export async function undoDecision({
         startedAt: now,
         endedAt: now,
         durationMs: e.decidedAt ? now.getTime() - e.decidedAt.getTime() : null,
-        arguments: { undone: decision, decidedBy: e.decidedBy, decidedAt: e.decidedAt?.toISOString() ?? null, guidance: e.guidance, applyAfter: e.applyAfter!.toISOString() },
+        arguments: {
+          undone: decision,
+          decidedBy: e.decidedBy,
+          decidedAt: e.decidedAt?.toISOString() ?? null,
+          guidance: e.guidance,
+          applyAfter: e.applyAfter!.toISOString(),
+        },
         output: { undoneBy: actor, undoneAt: now.toISOString() },
         summary: `undo by ${actor}: ${decision.replace("_", " ")} by ${e.decidedBy ?? "a handler"} taken back before it applied`,
       },
@@ -286,7 +322,11 @@ export async function applyDueDecision({
   prisma: PrismaClient;
   escalationId: string;
   applyAt: Date;
-}): Promise<{ outcome: "applied"; decision: string; start: { taskId: string; runId: string; checkpointId: string | null } | null } | { outcome: "superseded"; status: string } | { outcome: "not_due"; waitMs: number }> {
+}): Promise<
+  | { outcome: "applied"; decision: string; start: { taskId: string; runId: string; checkpointId: string | null } | null }
+  | { outcome: "superseded"; status: string }
+  | { outcome: "not_due"; waitMs: number }
+> {
   const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { status: true, applyAfter: true, taskId: true, runId: true } });
   if (e.applyAfter?.getTime() !== applyAt.getTime()) return { outcome: "superseded", status: e.status };
   const index = (await prisma.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
@@ -302,6 +342,14 @@ export async function applyDueDecision({
  * human step on the escalated run. Kept here (same name and result) for its callers (agent-run,
  * applyDecisionNow, applyDueDecision).
  */
-export async function applyDecision({ prisma, escalationId, stepIndex }: { prisma: PrismaClient; escalationId: string; stepIndex: number }): Promise<ApplyDecisionResult> {
+export async function applyDecision({
+  prisma,
+  escalationId,
+  stepIndex,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  stepIndex: number;
+}): Promise<ApplyDecisionResult> {
   return applyEscalationDecision({ escalationId, stepIndex, ports: prismaApplyDecisionPorts({ prisma }) });
 }

@@ -38,7 +38,14 @@ export function prismaLaunchPorts({
     async findProfile(name) {
       const p = await prisma.agentProfile.findUnique({ where: { name } });
       return p
-        ? { id: p.id, stepBudget: p.stepBudget, tokenBudget: p.tokenBudget, costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd), requireApproval: p.requireApproval, egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach } }
+        ? {
+            id: p.id,
+            stepBudget: p.stepBudget,
+            tokenBudget: p.tokenBudget,
+            costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd),
+            requireApproval: p.requireApproval,
+            egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach },
+          }
         : null;
     },
     async workspaceAllowed(path) {

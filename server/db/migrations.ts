@@ -64,9 +64,7 @@ function migrationList(): MigrationList {
         path: name,
         migrationFile: {
           path: "migration.sql",
-          content: existsSync(file)
-            ? { tag: "ok" as const, value: readFileSync(file, "utf8") }
-            : { tag: "error" as const, value: `missing ${file}` },
+          content: existsSync(file) ? { tag: "ok" as const, value: readFileSync(file, "utf8") } : { tag: "error" as const, value: `missing ${file}` },
         },
       };
     }),
@@ -77,11 +75,7 @@ async function withEngine<T>(url: string, fn: (engine: SchemaEngineType) => Prom
   const mod = await loadEngine();
   const files = readSchemaFiles();
   const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: url }));
-  const engine = await mod.SchemaEngine.new(
-    { datamodels: files.map((f) => [f.path, f.content] as [string, string]) },
-    () => {},
-    adapter,
-  );
+  const engine = await mod.SchemaEngine.new({ datamodels: files.map((f) => [f.path, f.content] as [string, string]) }, () => {}, adapter);
   try {
     return await fn(engine);
   } finally {
@@ -116,7 +110,9 @@ export async function applyRoutines(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .sort()) {
       await client.query(readFileSync(join(dir, file), "utf8"));
     }
   } finally {
@@ -144,10 +140,10 @@ export async function createMigration(url: string, name: string): Promise<string
     let stdout = "";
     const origWrite = process.stdout.write.bind(process.stdout);
     // The engine prints the script through its own stdout hook in some builds; capture both paths.
-    process.stdout.write = ((chunk: string | Uint8Array) => {
+    process.stdout.write = (chunk: string | Uint8Array) => {
       stdout += String(chunk);
       return true;
-    });
+    };
     try {
       const result = await engine.diff({
         from,

@@ -8,7 +8,18 @@ import type { PrismaClient } from "./client.ts";
 export async function listProfiles({ prisma }: { prisma: PrismaClient }) {
   const profiles = await prisma.agentProfile.findMany({
     orderBy: { name: "asc" },
-    select: { id: true, name: true, description: true, model: true, baseUrl: true, tools: true, stepBudget: true, tokenBudget: true, costBudgetUsd: true, requireApproval: true },
+    select: {
+      id: true,
+      name: true,
+      description: true,
+      model: true,
+      baseUrl: true,
+      tools: true,
+      stepBudget: true,
+      tokenBudget: true,
+      costBudgetUsd: true,
+      requireApproval: true,
+    },
   });
   return profiles.map((p) => ({ ...p, costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd) }));
 }

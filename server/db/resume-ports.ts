@@ -15,7 +15,13 @@ function inTransaction<T>(db: PrismaClient | Prisma.TransactionClient, work: (tx
  * transaction): the guarded claim then joins that transaction, and `failLaunch` is not available
  * (the caller sends the start after its commit).
  */
-export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaClient | Prisma.TransactionClient; sendRunStarted: ResumePorts["sendRunStarted"] }): ResumePorts {
+export function prismaResumePorts({
+  prisma,
+  sendRunStarted,
+}: {
+  prisma: PrismaClient | Prisma.TransactionClient;
+  sendRunStarted: ResumePorts["sendRunStarted"];
+}): ResumePorts {
   return {
     newRunId: () => `run_${ulid().toLowerCase()}`,
     async taskStatus(taskId) {
@@ -43,7 +49,17 @@ export function prismaResumePorts({ prisma, sendRunStarted }: { prisma: PrismaCl
         const now = new Date();
         await tx.escalation.updateMany({
           where: { taskId, status: { in: ["open", "decided"] } },
-          data: { status: "applied", decision: "resume", decidedBy: actor, decidedAt: now, applyAfter: null, appliedAt: now, guidance, resultRunId: runId, fromCheckpointForResult: checkpointId },
+          data: {
+            status: "applied",
+            decision: "resume",
+            decidedBy: actor,
+            decidedAt: now,
+            applyAfter: null,
+            appliedAt: now,
+            guidance,
+            resultRunId: runId,
+            fromCheckpointForResult: checkpointId,
+          },
         });
         return true;
       });

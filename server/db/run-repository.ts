@@ -204,7 +204,17 @@ export async function taskUsage({ prisma, taskId }: { prisma: PrismaClient; task
  * Marks a run whose start event could not be delivered as failed, and its task too when it had not
  * started (guarded writes: nothing that already moved on is touched). Used by launch and resume.
  */
-export async function failUndeliveredStart({ prisma, taskId, runId, error }: { prisma: PrismaClient; taskId: string; runId: string; error: string }): Promise<void> {
+export async function failUndeliveredStart({
+  prisma,
+  taskId,
+  runId,
+  error,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  error: string;
+}): Promise<void> {
   await prisma.$transaction([
     prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", error, endedAt: new Date() } }),
     prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),

@@ -14,7 +14,18 @@ export const seedProfiles = [
     name: "scripted",
     description: "Offline scripted model (deterministic; plays a competent agent). No API key needed.",
     model: "scripted",
-    tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "http_post", "complete_phase", "finish", "declare_dead_end"],
+    tools: [
+      "list_files",
+      "read_file",
+      "search_files",
+      "record_fact",
+      "write_artifact",
+      "send_email",
+      "http_post",
+      "complete_phase",
+      "finish",
+      "declare_dead_end",
+    ],
     stepBudget: 400,
     contextWindow: 128_000,
     checkpointEverySteps: 40,
@@ -44,7 +55,18 @@ export const seedProfiles = [
     name: `scripted-${scenario}`,
     description: `Offline scripted scenario: an agent that ${behaviour}. Small budgets, for trying detectors and escalations.`,
     model: `scripted-${scenario}`,
-    tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "complete_phase", "request_human", "finish", "declare_dead_end"],
+    tools: [
+      "list_files",
+      "read_file",
+      "search_files",
+      "record_fact",
+      "write_artifact",
+      "send_email",
+      "complete_phase",
+      "request_human",
+      "finish",
+      "declare_dead_end",
+    ],
     stepBudget,
     contextWindow: 128_000,
     checkpointEverySteps: 12,
@@ -58,10 +80,18 @@ export const seedProfiles = [
 ] as const;
 
 /** The goal the CLI gives scenario runs: short, answerable from the workspace's README. */
-export const SCENARIO_GOAL = "Find out what this project is from the README in the workspace, record what it is as a fact, then finish with a one-line summary.";
+export const SCENARIO_GOAL =
+  "Find out what this project is from the README in the workspace, record what it is as a fact, then finish with a one-line summary.";
 
 /** Scenario names accepted by the CLI's `--scenario` and the profile each maps to. */
-export const SCENARIOS = { loop: "scripted-loop", stall: "scripted-stall", budget: "scripted-budget", drift: "scripted-drift", dead_end: "scripted-dead-end", tool_failure: "scripted-tool-failure" } as const;
+export const SCENARIOS = {
+  loop: "scripted-loop",
+  stall: "scripted-stall",
+  budget: "scripted-budget",
+  drift: "scripted-drift",
+  dead_end: "scripted-dead-end",
+  tool_failure: "scripted-tool-failure",
+} as const;
 
 /** Upserts the seed profiles. Returns their count. */
 export async function seedDefaults(prisma: PrismaClient): Promise<number> {

@@ -107,13 +107,26 @@ export async function listTasks({
   const pageWhere = [...where];
   if (cursor) {
     const c = decodeCursor(cursor);
-    pageWhere.push(sort === "oldest" ? Prisma.sql`(t."createdAt", t.id) > (${c.createdAt}, ${c.id})` : Prisma.sql`(t."createdAt", t.id) < (${c.createdAt}, ${c.id})`);
+    pageWhere.push(
+      sort === "oldest" ? Prisma.sql`(t."createdAt", t.id) > (${c.createdAt}, ${c.id})` : Prisma.sql`(t."createdAt", t.id) < (${c.createdAt}, ${c.id})`,
+    );
   }
   const clause = (parts: Prisma.Sql[]) => (parts.length ? Prisma.sql`WHERE ${Prisma.join(parts, " AND ")}` : Prisma.empty);
   const order = sort === "oldest" ? Prisma.sql`ORDER BY t."createdAt" ASC, t.id ASC` : Prisma.sql`ORDER BY t."createdAt" DESC, t.id DESC`;
   const [tasks, [count]] = await Promise.all([
     prisma.$queryRaw<
-      { id: string; goal: string; status: string; stepBudget: number; createdBy: string; createdAt: Date; startedAt: Date | null; endedAt: Date | null; profileName: string; model: string }[]
+      {
+        id: string;
+        goal: string;
+        status: string;
+        stepBudget: number;
+        createdBy: string;
+        createdAt: Date;
+        startedAt: Date | null;
+        endedAt: Date | null;
+        profileName: string;
+        model: string;
+      }[]
     >`SELECT t.id, t.goal, t.status, t."stepBudget", t."createdBy", t."createdAt", t."startedAt", t."endedAt", p.name AS "profileName", p.model
       FROM task t JOIN agent_profile p ON p.id = t."profileId" ${clause(pageWhere)} ${order} LIMIT ${limit + 1}`,
     prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM task t JOIN agent_profile p ON p.id = t."profileId" ${clause(where)}`,
@@ -216,12 +229,50 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     createdAt: task.createdAt,
     startedAt: task.startedAt,
     endedAt: task.endedAt,
-    runs: task.runs.map((r) => ({ id: r.id, cause: r.cause, status: r.status, endReason: r.endReason, error: r.error, startedAt: r.startedAt, endedAt: r.endedAt, segments: r.segments, fromCheckpointId: r.fromCheckpointId, guidance: r.guidance, checkpointRequested: r.checkpointRequestedAt !== null })),
+    runs: task.runs.map((r) => ({
+      id: r.id,
+      cause: r.cause,
+      status: r.status,
+      endReason: r.endReason,
+      error: r.error,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      segments: r.segments,
+      fromCheckpointId: r.fromCheckpointId,
+      guidance: r.guidance,
+      checkpointRequested: r.checkpointRequestedAt !== null,
+    })),
     checkpointCount: task._count.checkpoints,
-    alerts: task.alerts.map((a) => ({ id: a.id, kind: a.kind, severity: a.severity, stepId: a.stepId, runId: a.runId, message: a.message, createdAt: a.createdAt })),
-    escalations: task.escalations.map((e) => ({ id: e.id, reason: e.reason, message: e.message, status: e.status, decision: e.decision, decidedBy: e.decidedBy, dueAt: e.dueAt, createdAt: e.createdAt, runId: e.runId })),
+    alerts: task.alerts.map((a) => ({
+      id: a.id,
+      kind: a.kind,
+      severity: a.severity,
+      stepId: a.stepId,
+      runId: a.runId,
+      message: a.message,
+      createdAt: a.createdAt,
+    })),
+    escalations: task.escalations.map((e) => ({
+      id: e.id,
+      reason: e.reason,
+      message: e.message,
+      status: e.status,
+      decision: e.decision,
+      decidedBy: e.decidedBy,
+      dueAt: e.dueAt,
+      createdAt: e.createdAt,
+      runId: e.runId,
+    })),
     artifacts: task.artifacts,
-    outbox: task.outbox.map((m) => ({ id: m.id, messageId: m.messageId, to: m.to, subject: m.subject, body: m.body, createdAt: m.createdAt, stepId: m.stepId })),
+    outbox: task.outbox.map((m) => ({
+      id: m.id,
+      messageId: m.messageId,
+      to: m.to,
+      subject: m.subject,
+      body: m.body,
+      createdAt: m.createdAt,
+      stepId: m.stepId,
+    })),
     facts: task.facts.map((f) => ({ key: f.key, value: f.value, sourceStepId: f.sourceStepId, runId: f.runId, createdAt: f.createdAt })),
     usage: {
       steps: Number(usage?.steps ?? 0),
@@ -272,7 +323,25 @@ export async function taskExistsOrThrow({ prisma, taskId }: { prisma: PrismaClie
   if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
 }
 
-export type StepTuple = [number, string, number, string, string | null, string, string, string | null, number, number, number, number, number, string | null, number, number | null, number | null];
+export type StepTuple = [
+  number,
+  string,
+  number,
+  string,
+  string | null,
+  string,
+  string,
+  string | null,
+  number,
+  number,
+  number,
+  number,
+  number,
+  string | null,
+  number,
+  number | null,
+  number | null,
+];
 
 /**
  * Step summaries of a task's runs in timeline order (runs by start, steps by index), without
@@ -282,7 +351,15 @@ export type StepTuple = [number, string, number, string, string | null, string, 
  * ~60 ms query. At most `limit` (1–20,000) rows; `truncated` says when the task has more. Indexes:
  * step(runId, index), model_call(runId, stepId).
  */
-export async function listSteps({ prisma, taskId, limit = 10_000 }: { prisma: PrismaClient; taskId: string; limit?: number }): Promise<{ runIds: string[]; rowsJson: string; truncated: boolean }> {
+export async function listSteps({
+  prisma,
+  taskId,
+  limit = 10_000,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  limit?: number;
+}): Promise<{ runIds: string[]; rowsJson: string; truncated: boolean }> {
   const runs = await prisma.run.findMany({ where: { taskId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], select: { id: true } });
   const runIds = runs.map((r) => r.id);
   if (runIds.length === 0) {

@@ -15,11 +15,21 @@ const MAX_COST_BUDGET_USD_TEXT = MAX_COST_BUDGET_USD.toFixed(6);
  * transaction (`prisma` may be a transaction client).
  * @throws Error when the task does not exist.
  */
-export async function raiseBudgets({ prisma, taskId, increase }: { prisma: PrismaClient | Prisma.TransactionClient; taskId: string; increase: BudgetIncrease }): Promise<void> {
+export async function raiseBudgets({
+  prisma,
+  taskId,
+  increase,
+}: {
+  prisma: PrismaClient | Prisma.TransactionClient;
+  taskId: string;
+  increase: BudgetIncrease;
+}): Promise<void> {
   if (!increase.steps && !increase.tokens && !increase.usd) return;
   const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { stepBudget: true, tokenBudget: true, costBudgetUsd: true } });
   const costBudgetUsd =
-    task.costBudgetUsd === null || !increase.usd ? task.costBudgetUsd : Prisma.Decimal.min(task.costBudgetUsd.plus(new Prisma.Decimal(increase.usd).toDecimalPlaces(6)), MAX_COST_BUDGET_USD_TEXT);
+    task.costBudgetUsd === null || !increase.usd
+      ? task.costBudgetUsd
+      : Prisma.Decimal.min(task.costBudgetUsd.plus(new Prisma.Decimal(increase.usd).toDecimalPlaces(6)), MAX_COST_BUDGET_USD_TEXT);
   await prisma.task.update({
     where: { id: taskId },
     data: {
@@ -34,7 +44,17 @@ export async function raiseBudgets({ prisma, taskId, increase }: { prisma: Prism
  * Ends a task that waits for a human (guarded: only when still `waiting_for_human`) as `dead_end`
  * with `reason`, or `cancelled` with `reason` as its error. Returns whether it changed.
  */
-export async function endWaitingTask({ prisma, taskId, status, reason }: { prisma: PrismaClient | Prisma.TransactionClient; taskId: string; status: "dead_end" | "cancelled"; reason: string }): Promise<boolean> {
+export async function endWaitingTask({
+  prisma,
+  taskId,
+  status,
+  reason,
+}: {
+  prisma: PrismaClient | Prisma.TransactionClient;
+  taskId: string;
+  status: "dead_end" | "cancelled";
+  reason: string;
+}): Promise<boolean> {
   const data = status === "dead_end" ? { status, deadEndReason: reason, endedAt: new Date() } : { status, error: reason, endedAt: new Date() };
   const updated = await prisma.task.updateMany({ where: { id: taskId, status: "waiting_for_human" }, data });
   return updated.count === 1;

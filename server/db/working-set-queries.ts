@@ -76,11 +76,23 @@ const byPrefix = (ws: WorkingSet, prefix: string): WorkingSet =>
  * and escalations — O(facts of the task); ~1,000 facts is a few milliseconds.
  * @throws AppError NOT_FOUND when the task does not exist.
  */
-export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { prisma: PrismaClient; taskId: string; keyPrefix?: string }): Promise<WorkingSetReplay> {
+export async function replayWorkingSet({
+  prisma,
+  taskId,
+  keyPrefix = "",
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  keyPrefix?: string;
+}): Promise<WorkingSetReplay> {
   const task = await prisma.task.findUnique({ where: { id: taskId }, select: { input: true, createdAt: true } });
   if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
   const [runRows, facts, escalations] = await Promise.all([
-    prisma.run.findMany({ where: { taskId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], select: { id: true, cause: true, status: true, fromCheckpointId: true, startedAt: true } }),
+    prisma.run.findMany({
+      where: { taskId },
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+      select: { id: true, cause: true, status: true, fromCheckpointId: true, startedAt: true },
+    }),
     prisma.fact.findMany({
       where: { taskId, ...(keyPrefix ? { key: { startsWith: keyPrefix } } : {}) },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -93,7 +105,10 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
   ]);
   const startIds = [...new Set(runRows.map((r) => r.fromCheckpointId).filter((id): id is string => id !== null))];
   const checkpoints = startIds.length
-    ? await prisma.checkpoint.findMany({ where: { id: { in: startIds } }, select: { id: true, seq: true, runId: true, reason: true, afterStepId: true, workingSet: true, createdAt: true } })
+    ? await prisma.checkpoint.findMany({
+        where: { id: { in: startIds } },
+        select: { id: true, seq: true, runId: true, reason: true, afterStepId: true, workingSet: true, createdAt: true },
+      })
     : [];
   const cpById = new Map(checkpoints.map((c) => [c.id, c]));
   const stepIds = [...new Set([...facts.map((f) => f.sourceStepId), ...escalations.map((e) => `human-${e.stepId}`), ...checkpoints.map((c) => c.afterStepId)])];
@@ -113,7 +128,11 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
     return next;
   };
 
-  const runs: WorkingSetRun[] = runRows.map((r, i) => ({ ...r, ordinal: i + 1, fromCheckpointSeq: r.fromCheckpointId ? (cpById.get(r.fromCheckpointId)?.seq ?? null) : null }));
+  const runs: WorkingSetRun[] = runRows.map((r, i) => ({
+    ...r,
+    ordinal: i + 1,
+    fromCheckpointSeq: r.fromCheckpointId ? (cpById.get(r.fromCheckpointId)?.seq ?? null) : null,
+  }));
   const ordinal = new Map(runs.map((r) => [r.id, r.ordinal]));
   const factsByRun = new Map<string, typeof facts>();
   for (const f of facts) {
@@ -125,7 +144,10 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
   for (const [runId, list] of factsByRun) {
     const keyed = list.map((f, i) => ({ f, i, index: indexOf(runId, f.sourceStepId) }));
     keyed.sort((a, b) => a.index - b.index || a.i - b.i);
-    factsByRun.set(runId, keyed.map((k) => k.f));
+    factsByRun.set(
+      runId,
+      keyed.map((k) => k.f),
+    );
   }
   const input = byPrefix(((task.input ?? {}) as { facts?: WorkingSet }).facts ?? {}, keyPrefix);
 
@@ -136,7 +158,13 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
   const changes: WorkingSetChange[] = [];
   const blame = new Map<string, WorkingSetChange>();
   const emit = (c: FactChange, rest: Omit<WorkingSetChange, "key" | "kind" | "before" | "after">) => {
-    const change: WorkingSetChange = { key: c.key, kind: c.kind, ...(c.kind !== "added" ? { before: c.before } : {}), ...(c.kind !== "removed" ? { after: c.after } : {}), ...rest };
+    const change: WorkingSetChange = {
+      key: c.key,
+      kind: c.kind,
+      ...(c.kind !== "added" ? { before: c.before } : {}),
+      ...(c.kind !== "removed" ? { after: c.after } : {}),
+      ...rest,
+    };
     changes.push(change);
     blame.set(c.key, change);
   };
@@ -150,12 +178,33 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
     for (const c of diffWorkingSets(state, start)) {
       if (esc && edited.has(c.key)) {
         const humanStepId = `human-${esc.stepId}`;
-        emit(c, { stepId: humanStepId, runId: esc.runId, stepIndex: indexOf(esc.runId, humanStepId), at: esc.decidedAt ?? cp!.createdAt, cause: "human_edit", checkpointId: cp!.id });
+        emit(c, {
+          stepId: humanStepId,
+          runId: esc.runId,
+          stepIndex: indexOf(esc.runId, humanStepId),
+          at: esc.decidedAt ?? cp!.createdAt,
+          cause: "human_edit",
+          checkpointId: cp!.id,
+        });
       } else if (!esc && cp?.reason === "human_edit") {
         // An edited checkpoint without its escalation row: blame the human step it was taken after.
-        emit(c, { stepId: cp.afterStepId, runId: cp.runId, stepIndex: indexOf(cp.runId, cp.afterStepId), at: cp.createdAt, cause: "human_edit", checkpointId: cp.id });
+        emit(c, {
+          stepId: cp.afterStepId,
+          runId: cp.runId,
+          stepIndex: indexOf(cp.runId, cp.afterStepId),
+          at: cp.createdAt,
+          cause: "human_edit",
+          checkpointId: cp.id,
+        });
       } else {
-        emit(c, { stepId: null, runId: run.id, stepIndex: -1, at: run.startedAt, cause: cp || run.ordinal > 1 ? "run_start" : "input", checkpointId: cp?.id ?? null });
+        emit(c, {
+          stepId: null,
+          runId: run.id,
+          stepIndex: -1,
+          at: run.startedAt,
+          cause: cp || run.ordinal > 1 ? "run_start" : "input",
+          checkpointId: cp?.id ?? null,
+        });
       }
     }
     state = start;
@@ -164,7 +213,15 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
       latest[f.key] = f.value;
       const [c] = diffWorkingSets(own(state, f.key) ? { [f.key]: state[f.key] } : {}, { [f.key]: f.value });
       state[f.key] = f.value;
-      if (c) emit(c, { stepId: f.sourceStepId, runId: run.id, stepIndex: indexOf(run.id, f.sourceStepId), at: f.createdAt, cause: "record_fact", checkpointId: null });
+      if (c)
+        emit(c, {
+          stepId: f.sourceStepId,
+          runId: run.id,
+          stepIndex: indexOf(run.id, f.sourceStepId),
+          at: f.createdAt,
+          cause: "record_fact",
+          checkpointId: null,
+        });
     }
   }
 
@@ -178,7 +235,11 @@ export async function replayWorkingSet({ prisma, taskId, keyPrefix = "" }: { pri
 }
 
 /** History order: run start order, then step index within the run, then key. */
-function compareChange(a: Pick<WorkingSetChange, "runId" | "stepIndex" | "key">, b: Pick<WorkingSetChange, "runId" | "stepIndex" | "key">, ordinal: Map<string, number>): number {
+function compareChange(
+  a: Pick<WorkingSetChange, "runId" | "stepIndex" | "key">,
+  b: Pick<WorkingSetChange, "runId" | "stepIndex" | "key">,
+  ordinal: Map<string, number>,
+): number {
   return (ordinal.get(a.runId) ?? 0) - (ordinal.get(b.runId) ?? 0) || a.stepIndex - b.stepIndex || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
 
@@ -227,7 +288,17 @@ export async function listWorkingSetHistory({
  * The working-set changes one step caused (record_fact: its key; a human step: the facts the handler
  * edited), in key order. Empty for a step that changed nothing. @throws AppError NOT_FOUND (task).
  */
-export async function listStepWorkingSetChanges({ prisma, taskId, runId, stepId }: { prisma: PrismaClient; taskId: string; runId: string; stepId: string }): Promise<WorkingSetChange[]> {
+export async function listStepWorkingSetChanges({
+  prisma,
+  taskId,
+  runId,
+  stepId,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  stepId: string;
+}): Promise<WorkingSetChange[]> {
   const replay = await replayWorkingSet({ prisma, taskId });
   return replay.changes.filter((c) => c.runId === runId && c.stepId === stepId);
 }

@@ -29,15 +29,7 @@ import { briefCall } from "./step-summaries.ts";
 
 /** Escalation reasons the loop opens (Escalation.reason). */
 export type LoopEscalationReason =
-  | "budget"
-  | "loop"
-  | "stall"
-  | "tool_failure"
-  | "saturation"
-  | "request_human"
-  | "risky_action"
-  | "unresolved_effect"
-  | "manual";
+  "budget" | "loop" | "stall" | "tool_failure" | "saturation" | "request_human" | "risky_action" | "unresolved_effect" | "manual";
 
 /** Tools the loop reacts to by name, and what each does to the run. */
 export const CONTROL_TOOLS = {
@@ -132,7 +124,8 @@ export interface LoopVerdict {
  * Model-call failure kinds (llm/errors.ts `ModelCallErrorKind`, structurally), plus `step_error`: the
  * model step itself failed for good with anything else (the database was down through its retries).
  */
-export type LoopModelErrorKind = "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "auth" | "aborted" | "context_length" | "step_error";
+export type LoopModelErrorKind =
+  "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "auth" | "aborted" | "context_length" | "step_error";
 
 /** The outcome of the last action, handed to `nextAction`. */
 export type LoopOutcome =
@@ -322,7 +315,14 @@ export function endReasonOfModelError(kind: LoopModelErrorKind): "transient" | "
 
 function ceilingOf(s: LoopState): Ceiling | null {
   const c = s.config;
-  return reachedCeiling({ stepsUsed: s.stepsUsed, stepBudget: c.stepBudget, tokensUsed: s.tokensUsed, tokenBudget: c.tokenBudget, costUsd: s.costUsd, costBudgetUsd: c.costBudgetUsd });
+  return reachedCeiling({
+    stepsUsed: s.stepsUsed,
+    stepBudget: c.stepBudget,
+    tokensUsed: s.tokensUsed,
+    tokenBudget: c.tokenBudget,
+    costUsd: s.costUsd,
+    costBudgetUsd: c.costBudgetUsd,
+  });
 }
 
 /**
@@ -335,7 +335,14 @@ function withDetectors(s: LoopState, promptTokens?: number): LoopState {
   const raised = detectAlerts({
     steps: s.history,
     goal: c.goal,
-    budgets: { stepsUsed: s.stepsUsed, stepBudget: c.stepBudget, tokensUsed: s.tokensUsed, tokenBudget: c.tokenBudget, costUsd: s.costUsd, costBudgetUsd: c.costBudgetUsd },
+    budgets: {
+      stepsUsed: s.stepsUsed,
+      stepBudget: c.stepBudget,
+      tokensUsed: s.tokensUsed,
+      tokenBudget: c.tokenBudget,
+      costUsd: s.costUsd,
+      costBudgetUsd: c.costBudgetUsd,
+    },
     previousBudgets: s.previousBudgets,
     thresholds: { stallSteps: c.stallSteps, graceSteps: c.stallGraceSteps, repeatableTools: [...c.repeatableTools] },
     ...(promptTokens !== undefined ? { context: { promptTokens, contextWindow: c.contextWindow, ratio: c.saturationRatio } } : {}),
@@ -401,9 +408,20 @@ export function foldOutcome(state: LoopState, outcome: LoopOutcome): LoopState {
         segmentSteps: [...s.segmentSteps, { stepId, tool: call.name, summary: describeToolStep(call.name, call.arguments, result) }],
         history: [
           ...s.history,
-          { stepId, kind: "tool", tool: call.name, rawArguments: call.arguments, ok: result.ok, ...(result.ok ? {} : { errorCode: result.error.code }), factsAfter: factKeys.length },
+          {
+            stepId,
+            kind: "tool",
+            tool: call.name,
+            rawArguments: call.arguments,
+            ok: result.ok,
+            ...(result.ok ? {} : { errorCode: result.error.code }),
+            factsAfter: factKeys.length,
+          },
         ],
-        rejectedCalls: !result.ok && result.error.code === "rejected_by_human" ? [...s.rejectedCalls, result.error.gap ?? `${call.name} was not run: rejected by a human`] : s.rejectedCalls,
+        rejectedCalls:
+          !result.ok && result.error.code === "rejected_by_human"
+            ? [...s.rejectedCalls, result.error.gap ?? `${call.name} was not run: rejected by a human`]
+            : s.rejectedCalls,
         turnProgress: { ...tp, phaseCompleted: tp.phaseCompleted || (result.ok && call.name === CONTROL_TOOLS.completePhase) },
       };
       return withDetectors(next);
@@ -460,14 +478,16 @@ function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
   const c = s.config;
   const n = s.turn;
   const ceiling = ceilingOf(s);
-  if (ceiling) return escalation(s, n, "budget", `The ${describeCeiling(ceiling)}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
+  if (ceiling)
+    return escalation(s, n, "budget", `The ${describeCeiling(ceiling)}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
   if (isSaturated({ promptTokens, contextWindow: c.contextWindow, ratio: c.saturationRatio })) {
     const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
     // The segment's own starting state fills the window (a resume into a smaller window, a few huge
     // facts, a checkpoint that grew too big): compact the checkpoint itself; the compaction says
     // whether it now fits, and escalates with the sizes when it cannot.
     if (n === c.firstTurn) return act(s, { kind: "compact", stepId: `compact-${n}`, nextTurn: n, limitTokens, beforeTokens: promptTokens });
-    if (s.recordedFact || c.fromReason !== "saturation") return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
+    if (s.recordedFact || c.fromReason !== "saturation")
+      return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
     // Compacting again now would drop what this segment read but has not recorded yet and restart
     // from the same state: go on while the prompt still fits the window, so the agent can record it.
     if (promptTokens >= c.contextWindow) {
@@ -492,7 +512,14 @@ function atCall(s: LoopState): LoopDecision {
   const ceiling = ceilingOf(s);
   if (ceiling) {
     // Never overshoot by more than the step in flight: the remaining calls of this turn wait for the decision.
-    return escalation(s, n + 1, "budget", `The ${describeCeiling(ceiling)}. ${tp.calls.length - tp.k} tool call(s) of this turn were not run.`, { ceiling }, "budget_exhausted");
+    return escalation(
+      s,
+      n + 1,
+      "budget",
+      `The ${describeCeiling(ceiling)}. ${tp.calls.length - tp.k} tool call(s) of this turn were not run.`,
+      { ceiling },
+      "budget_exhausted",
+    );
   }
   const inspected = tp.calls[tp.k]!;
   if (inspected.valid && inspected.risky && s.stepsSinceCheckpoint > 0) {
@@ -541,13 +568,17 @@ function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEg
       s,
       s.turn + 1,
       "risky_action",
-      breach ? `Approval needed (${(breach.reasons ?? []).join("; ")}): ${briefCall(call.name, shown)}. ${breach.summary ?? ""}`.trim().slice(0, 2_000) : `Approval needed: ${briefCall(call.name, inspected.args)}`,
+      breach
+        ? `Approval needed (${(breach.reasons ?? []).join("; ")}): ${briefCall(call.name, shown)}. ${breach.summary ?? ""}`.trim().slice(0, 2_000)
+        : `Approval needed: ${briefCall(call.name, inspected.args)}`,
       {
         stepId,
         tool: call.name,
         arguments: shown,
         fingerprint: inspected.fingerprint,
-        ...(breach ? { egress: { reasons: breach.reasons ?? [], summary: breach.summary ?? "", breaches: breach.breaches ?? [], findings: breach.findings ?? [] } } : {}),
+        ...(breach
+          ? { egress: { reasons: breach.reasons ?? [], summary: breach.summary ?? "", breaches: breach.breaches ?? [], findings: breach.findings ?? [] } }
+          : {}),
       },
       null,
       inspected.fingerprint,
@@ -591,7 +622,13 @@ function afterTool(s: LoopState, result: LoopToolResult): LoopDecision {
       n + 1,
       "unresolved_effect",
       `The outcome of ${call.name} is unknown: the process stopped after the request was sent and before its answer was recorded. Check the external system, then say whether it happened.`,
-      { stepId, tool: call.name, arguments: inspected.valid ? inspected.args : call.arguments, idempotencyKey: result.error.idempotencyKey ?? null, fingerprint: inspected.fingerprint },
+      {
+        stepId,
+        tool: call.name,
+        arguments: inspected.valid ? inspected.args : call.arguments,
+        idempotencyKey: result.error.idempotencyKey ?? null,
+        fingerprint: inspected.fingerprint,
+      },
       null,
       inspected.fingerprint,
     );

@@ -98,7 +98,19 @@ function unresolvedTool(evidence: unknown): string | null {
  * (an external call whose outcome was unknown) approve means "it happened — don't repeat it" and
  * reject "it did not happen — do it again" (docs/CONTRACTS.md, Escalations).
  */
-export function resumeGuidance({ decision, reason, evidence, by, note }: { decision: string; reason: string; evidence: unknown; by: string; note: string | null }): string | null {
+export function resumeGuidance({
+  decision,
+  reason,
+  evidence,
+  by,
+  note,
+}: {
+  decision: string;
+  reason: string;
+  evidence: unknown;
+  by: string;
+  note: string | null;
+}): string | null {
   const extra = note ? ` ${note}` : "";
   if (reason === "unresolved_effect" && (decision === "approve" || decision === "reject")) {
     const tool = unresolvedTool(evidence) ?? "the external call";
@@ -132,12 +144,24 @@ export function resumeGuidance({ decision, reason, evidence, by, note }: { decis
  * A process that dies half-way commits nothing: the row stays `decided` and the next caller applies it.
  * @throws Error when the escalation does not exist or is still open (nothing to apply).
  */
-export async function applyEscalationDecision({ escalationId, stepIndex, ports }: { escalationId: string; stepIndex: number; ports: ApplyDecisionPorts }): Promise<ApplyDecisionResult> {
+export async function applyEscalationDecision({
+  escalationId,
+  stepIndex,
+  ports,
+}: {
+  escalationId: string;
+  stepIndex: number;
+  ports: ApplyDecisionPorts;
+}): Promise<ApplyDecisionResult> {
   return ports.atomically(async (tx) => {
     const claimed = await tx.claim(escalationId);
     const e = await tx.read(escalationId);
     if (!claimed) {
-      if (e.status === "applied") return { start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.fromCheckpointForResult ?? e.checkpointId } : null, decision: e.decision ?? "" };
+      if (e.status === "applied")
+        return {
+          start: e.resultRunId ? { runId: e.resultRunId, checkpointId: e.fromCheckpointForResult ?? e.checkpointId } : null,
+          decision: e.decision ?? "",
+        };
       if (e.status === "applying") return { start: null, decision: e.decision ?? "", byOther: true as const };
       if (e.status === "decided") return { start: null, decision: e.decision ?? "", pending: true as const };
       throw new Error(`escalation ${escalationId} is ${e.status}, not decided: nothing to apply yet`);
@@ -212,7 +236,13 @@ export interface RecoverDecisionsPorts {
  * `graceMs` (default 30 s) leaves the normal paths time to finish first. Returns the escalation ids
  * handled in each part.
  */
-export async function recoverEscalationDecisions({ ports, graceMs = 30_000 }: { ports: RecoverDecisionsPorts; graceMs?: number }): Promise<{ reverted: string[]; applied: string[]; restarted: string[] }> {
+export async function recoverEscalationDecisions({
+  ports,
+  graceMs = 30_000,
+}: {
+  ports: RecoverDecisionsPorts;
+  graceMs?: number;
+}): Promise<{ reverted: string[]; applied: string[]; restarted: string[] }> {
   const reverted: string[] = [];
   for (const id of await ports.findStuckApplying()) if (await ports.revertApplying(id)) reverted.push(id);
   const applied: string[] = [];

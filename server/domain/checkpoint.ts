@@ -207,7 +207,11 @@ export const WHOLE_JSON_MAX = 240;
  * document is never cut in the middle (issue "Context saturation": compaction keeps whole facts and
  * ids). Pure.
  */
-export function describeToolStep(tool: string, rawArguments: string, result: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } }): string {
+export function describeToolStep(
+  tool: string,
+  rawArguments: string,
+  result: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } },
+): string {
   const whole = (value: unknown): string | null => {
     const text = JSON.stringify(value);
     return text !== undefined && text.length <= WHOLE_JSON_MAX ? text : null;

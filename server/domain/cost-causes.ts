@@ -31,7 +31,15 @@ export function costSideOf(cause: CostCause): "productive" | "overhead" | "waste
  * (`restart`). Only kept work (productive, checkpoint, compaction) is corrected; returns null when
  * the earlier cause stays.
  */
-export function correctedEarlierCause({ earlier, earlierAttempt, currentAttempt }: { earlier: CostCause; earlierAttempt: number; currentAttempt: number }): CostCause | null {
+export function correctedEarlierCause({
+  earlier,
+  earlierAttempt,
+  currentAttempt,
+}: {
+  earlier: CostCause;
+  earlierAttempt: number;
+  currentAttempt: number;
+}): CostCause | null {
   if (earlier !== "productive" && earlier !== "checkpoint" && earlier !== "compaction") return null;
   return currentAttempt > earlierAttempt ? "retry" : "restart";
 }

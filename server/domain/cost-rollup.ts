@@ -93,7 +93,18 @@ export function formatUsd(usd: number | null, estimated = false): string {
 }
 
 /** The outcomes table's header, as shown and as exported. */
-export const OUTCOME_TABLE_HEADER = ["Profile", "Model", "Launched", "Completed", "Completion rate", "Steps / completed", "Escalations / task", "Spend", "Cost / completed task", "Estimated"] as const;
+export const OUTCOME_TABLE_HEADER = [
+  "Profile",
+  "Model",
+  "Launched",
+  "Completed",
+  "Completion rate",
+  "Steps / completed",
+  "Escalations / task",
+  "Spend",
+  "Cost / completed task",
+  "Estimated",
+] as const;
 
 /**
  * The cells of the outcomes table, as strings, exactly as the page shows them (the CSV is built from
@@ -128,4 +139,3 @@ export function toCsv(header: readonly string[], rows: readonly (readonly string
 export function outcomeTableCsv(rows: readonly OutcomeRow[]): string {
   return toCsv(OUTCOME_TABLE_HEADER, outcomeTableCells(rows));
 }
-

@@ -29,10 +29,7 @@ export function modelCallCostUsd({
     const usd = (uncached * prices.inputPerMTok + usage.cachedTokens * cachedPrice + usage.completionTokens * prices.outputPerMTok) / 1_000_000;
     return { usd, priced: true };
   }
-  const result = calcPrice(
-    { input_tokens: usage.promptTokens, cache_read_tokens: usage.cachedTokens, output_tokens: usage.completionTokens },
-    model,
-  );
+  const result = calcPrice({ input_tokens: usage.promptTokens, cache_read_tokens: usage.cachedTokens, output_tokens: usage.completionTokens }, model);
   return result ? { usd: result.total_price, priced: true } : { usd: 0, priced: false };
 }
 

@@ -63,69 +63,77 @@ const escalationIdSchema = idField("escalationId");
 
 /** A handler's decision (validated at the tRPC boundary). */
 export const decideEscalationInputSchema = z
-  .object({
-    escalationId: escalationIdSchema,
-    decision: z.enum(ESCALATION_DECISIONS),
-    guidance: textField("guidance", MAX_GUIDANCE_CHARS).optional(),
-    budgetIncrease: z
-      .object({
-        steps: z
-          .number("budgetIncrease.steps: a whole number of steps")
-          .int("budgetIncrease.steps: a whole number of steps")
-          .min(0, "budgetIncrease.steps: at least 0")
-          .max(MAX_EXTRA_STEPS, `budgetIncrease.steps: at most ${MAX_EXTRA_STEPS}`)
-          .optional(),
-        tokens: z
-          .number("budgetIncrease.tokens: a whole number of tokens")
-          .int("budgetIncrease.tokens: a whole number of tokens")
-          .min(0, "budgetIncrease.tokens: at least 0")
-          .max(MAX_EXTRA_TOKENS, `budgetIncrease.tokens: at most ${MAX_EXTRA_TOKENS}`)
-          .optional(),
-        /** US dollars added to the task's dollar budget (Task.costBudgetUsd), stored to the micro-dollar. */
-        usd: z
-          .number("budgetIncrease.usd: a number of US dollars")
-          .positive("budgetIncrease.usd: must be more than 0")
-          .max(MAX_EXTRA_USD, `budgetIncrease.usd: at most ${MAX_EXTRA_USD}`)
-          .optional(),
-      })
-      .strict()
-      .optional(),
-    /**
-     * Facts to set in the working set the resumed run starts from ({key: JSON value}), written as a
-     * `human_edit` checkpoint. Keys 1–200 characters (as `record_fact`), values JSON of at most 16 KiB.
-     */
-    factEdits: z
-      .record(z.string(), z.unknown())
-      .superRefine((edits, ctx) => {
-        const keys = Object.keys(edits);
-        if (keys.length > MAX_FACT_EDITS) ctx.addIssue({ code: "custom", message: `factEdits: at most ${MAX_FACT_EDITS} facts per decision (got ${keys.length})` });
-        for (const key of keys) {
-          if (key.length === 0) ctx.addIssue({ code: "custom", path: [key], message: "factEdits: a fact key must not be empty" });
-          if (key.length > MAX_FACT_KEY_LENGTH) ctx.addIssue({ code: "custom", path: [key], message: `factEdits: a fact key has at most ${MAX_FACT_KEY_LENGTH} characters (got ${key.length})` });
-          const problem = factValueProblem(edits[key]);
-          if (problem) ctx.addIssue({ code: "custom", path: [key], message: `factEdits["${key}"]: ${problem}` });
-        }
-      })
-      .optional(),
-    deadEndReason: textField("deadEndReason", 4_000).optional(),
-    /**
-     * Undo window in seconds (0–60). 0 (the default, what the API and the CLI get) applies the decision
-     * in the request; more records it with `applyAfter = database now + undoSeconds` and leaves the
-     * application to the `escalation-apply` function, so the handler can undo it until then.
-     */
-    undoSeconds: z
-      .number("undoSeconds: a whole number of seconds")
-      .int("undoSeconds: a whole number of seconds")
-      .min(0, "undoSeconds: at least 0")
-      .max(MAX_UNDO_SECONDS, `undoSeconds: at most ${MAX_UNDO_SECONDS}`)
-      .default(0),
-  }, "input: must be an object with escalationId and decision")
+  .object(
+    {
+      escalationId: escalationIdSchema,
+      decision: z.enum(ESCALATION_DECISIONS),
+      guidance: textField("guidance", MAX_GUIDANCE_CHARS).optional(),
+      budgetIncrease: z
+        .object({
+          steps: z
+            .number("budgetIncrease.steps: a whole number of steps")
+            .int("budgetIncrease.steps: a whole number of steps")
+            .min(0, "budgetIncrease.steps: at least 0")
+            .max(MAX_EXTRA_STEPS, `budgetIncrease.steps: at most ${MAX_EXTRA_STEPS}`)
+            .optional(),
+          tokens: z
+            .number("budgetIncrease.tokens: a whole number of tokens")
+            .int("budgetIncrease.tokens: a whole number of tokens")
+            .min(0, "budgetIncrease.tokens: at least 0")
+            .max(MAX_EXTRA_TOKENS, `budgetIncrease.tokens: at most ${MAX_EXTRA_TOKENS}`)
+            .optional(),
+          /** US dollars added to the task's dollar budget (Task.costBudgetUsd), stored to the micro-dollar. */
+          usd: z
+            .number("budgetIncrease.usd: a number of US dollars")
+            .positive("budgetIncrease.usd: must be more than 0")
+            .max(MAX_EXTRA_USD, `budgetIncrease.usd: at most ${MAX_EXTRA_USD}`)
+            .optional(),
+        })
+        .strict()
+        .optional(),
+      /**
+       * Facts to set in the working set the resumed run starts from ({key: JSON value}), written as a
+       * `human_edit` checkpoint. Keys 1–200 characters (as `record_fact`), values JSON of at most 16 KiB.
+       */
+      factEdits: z
+        .record(z.string(), z.unknown())
+        .superRefine((edits, ctx) => {
+          const keys = Object.keys(edits);
+          if (keys.length > MAX_FACT_EDITS)
+            ctx.addIssue({ code: "custom", message: `factEdits: at most ${MAX_FACT_EDITS} facts per decision (got ${keys.length})` });
+          for (const key of keys) {
+            if (key.length === 0) ctx.addIssue({ code: "custom", path: [key], message: "factEdits: a fact key must not be empty" });
+            if (key.length > MAX_FACT_KEY_LENGTH)
+              ctx.addIssue({ code: "custom", path: [key], message: `factEdits: a fact key has at most ${MAX_FACT_KEY_LENGTH} characters (got ${key.length})` });
+            const problem = factValueProblem(edits[key]);
+            if (problem) ctx.addIssue({ code: "custom", path: [key], message: `factEdits["${key}"]: ${problem}` });
+          }
+        })
+        .optional(),
+      deadEndReason: textField("deadEndReason", 4_000).optional(),
+      /**
+       * Undo window in seconds (0–60). 0 (the default, what the API and the CLI get) applies the decision
+       * in the request; more records it with `applyAfter = database now + undoSeconds` and leaves the
+       * application to the `escalation-apply` function, so the handler can undo it until then.
+       */
+      undoSeconds: z
+        .number("undoSeconds: a whole number of seconds")
+        .int("undoSeconds: a whole number of seconds")
+        .min(0, "undoSeconds: at least 0")
+        .max(MAX_UNDO_SECONDS, `undoSeconds: at most ${MAX_UNDO_SECONDS}`)
+        .default(0),
+    },
+    "input: must be an object with escalationId and decision",
+  )
   .superRefine((v, ctx) => {
     // Fact edits end up in jsonb, which cannot hold NUL or unpaired surrogates: refused in our words.
     const problem = v.factEdits ? findUnstorableString(v.factEdits, "factEdits") : null;
     if (problem) ctx.addIssue({ code: "custom", message: `${problem}: PostgreSQL cannot store it`, path: [] });
   })
-  .refine((v) => v.decision !== "dead_end" || (v.deadEndReason ?? "").length > 0, { message: "deadEndReason: required to mark a dead end", path: ["deadEndReason"] });
+  .refine((v) => v.decision !== "dead_end" || (v.deadEndReason ?? "").length > 0, {
+    message: "deadEndReason: required to mark a dead end",
+    path: ["deadEndReason"],
+  });
 export type DecideEscalationInput = z.output<typeof decideEscalationInputSchema>;
 
 /** Undo of a decision still inside its undo window. */
@@ -189,24 +197,35 @@ export function decisionTargetProblems(input: Pick<DecideEscalationInput, "decis
   const edits = input.factEdits && Object.keys(input.factEdits).length > 0 ? input.factEdits : null;
   const fitting = decisionsFor(target.reason);
   if (!fitting.includes(input.decision)) {
-    problems.push(`decision: ${input.decision} does not fit a ${target.reason} escalation (only ${APPROVAL_REASONS.join(" and ")} escalations propose a call to approve or reject); decide one of ${fitting.join(", ")}`);
+    problems.push(
+      `decision: ${input.decision} does not fit a ${target.reason} escalation (only ${APPROVAL_REASONS.join(" and ")} escalations propose a call to approve or reject); decide one of ${fitting.join(", ")}`,
+    );
     return problems;
   }
   const resuming = RESUMING_DECISIONS.includes(input.decision);
   if (!resuming) {
-    if (inc && (inc.steps || inc.tokens || inc.usd)) problems.push(`budgetIncrease: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);
+    if (inc && (inc.steps || inc.tokens || inc.usd))
+      problems.push(`budgetIncrease: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);
     if (edits) problems.push(`factEdits: only with resume, approve or reject (a ${input.decision.replace("_", " ")} starts no run)`);
     return problems;
   }
   if (inc?.usd !== undefined) {
-    if (target.costBudgetUsd === null) problems.push(`budgetIncrease.usd: task ${target.taskId} has no dollar budget, so there is no dollar ceiling to raise; leave it out`);
+    if (target.costBudgetUsd === null)
+      problems.push(`budgetIncrease.usd: task ${target.taskId} has no dollar budget, so there is no dollar ceiling to raise; leave it out`);
     else if (target.costBudgetUsd + inc.usd > MAX_COST_BUDGET_USD)
-      problems.push(`budgetIncrease.usd: the dollar budget would become $${(target.costBudgetUsd + inc.usd).toFixed(6)}, more than the most a task can hold ($${MAX_COST_BUDGET_USD.toFixed(6)})`);
+      problems.push(
+        `budgetIncrease.usd: the dollar budget would become $${(target.costBudgetUsd + inc.usd).toFixed(6)}, more than the most a task can hold ($${MAX_COST_BUDGET_USD.toFixed(6)})`,
+      );
   }
   if (inc?.tokens && target.tokenBudget !== null && target.tokenBudget + inc.tokens > MAX_TOKEN_BUDGET) {
-    problems.push(`budgetIncrease.tokens: the token budget would become ${target.tokenBudget + inc.tokens}, more than the most a task can hold (${MAX_TOKEN_BUDGET})`);
+    problems.push(
+      `budgetIncrease.tokens: the token budget would become ${target.tokenBudget + inc.tokens}, more than the most a task can hold (${MAX_TOKEN_BUDGET})`,
+    );
   }
-  if (edits && !target.hasCheckpoint) problems.push("factEdits: this escalation has no checkpoint (the run stopped before its first one), so there is no working set to edit; resume without edits and give the facts as guidance");
+  if (edits && !target.hasCheckpoint)
+    problems.push(
+      "factEdits: this escalation has no checkpoint (the run stopped before its first one), so there is no working set to edit; resume without edits and give the facts as guidance",
+    );
   return problems;
 }
 
@@ -235,7 +254,12 @@ export interface DecidePorts {
    * `expectedApplyAfter`, when given, must also match (undo of that decision only).
    */
   /** `onlyBy`: undo only a decision made by this actor (a handler may take back their own decision, not another's). */
-  undoDecision(input: { escalationId: string; actor: string; expectedApplyAfter?: Date; onlyBy?: string }): Promise<GuardedWrite<{ undone: { decision: string; decidedBy: string | null; at: Date } }>>;
+  undoDecision(input: {
+    escalationId: string;
+    actor: string;
+    expectedApplyAfter?: Date;
+    onlyBy?: string;
+  }): Promise<GuardedWrite<{ undone: { decision: string; decidedBy: string | null; at: Date } }>>;
 }
 
 export interface ClaimPorts {
@@ -256,8 +280,10 @@ function describeDecision(s: EscalationState): string {
  */
 export function describeEscalationConflict(escalationId: string, state: EscalationState, attempted: "decide" | "undo"): string {
   const what = describeDecision(state);
-  if (state.status === "open") return attempted === "undo" ? `escalation ${escalationId} has no decision to undo (it is open)` : `escalation ${escalationId} is open`;
-  if (state.status === "applied") return `escalation ${escalationId}: ${what} was already applied at ${state.appliedAt?.toISOString() ?? "an earlier time"}${attempted === "undo" ? ": too late to undo" : ""}`;
+  if (state.status === "open")
+    return attempted === "undo" ? `escalation ${escalationId} has no decision to undo (it is open)` : `escalation ${escalationId} is open`;
+  if (state.status === "applied")
+    return `escalation ${escalationId}: ${what} was already applied at ${state.appliedAt?.toISOString() ?? "an earlier time"}${attempted === "undo" ? ": too late to undo" : ""}`;
   if (state.status === "applying") return `escalation ${escalationId}: ${what} is being applied${attempted === "undo" ? ": too late to undo" : ""}`;
   // decided
   if (attempted === "undo") {
@@ -309,7 +335,11 @@ export async function decideEscalation({
       await ports.sendDecided({ escalationId: input.escalationId, decision: input.decision, applyAt });
     } catch (error) {
       await ports.undoDecision({ escalationId: input.escalationId, actor, expectedApplyAfter: recorded.applyAfter }).catch(() => null);
-      throw new AppError("UNAVAILABLE", `could not deliver longhaul/escalation.decided to the executor, so the decision was not kept: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new AppError(
+        "UNAVAILABLE",
+        `could not deliver longhaul/escalation.decided to the executor, so the decision was not kept: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     return { escalationId: input.escalationId, decision: input.decision, applyAt, undoSeconds: input.undoSeconds };
   }
@@ -354,13 +384,25 @@ export async function undoEscalationDecision({
  * always deliberate. Claims do not block deciding. Returns who holds it and since when.
  * @throws AppError NOT_FOUND; CONFLICT when someone else holds it (naming them) or it is applied.
  */
-export async function claimEscalation({ input, actor, ports }: { input: ClaimEscalationInput; actor: string; ports: ClaimPorts }): Promise<{ escalationId: string; claimedBy: string; claimedAt: Date }> {
+export async function claimEscalation({
+  input,
+  actor,
+  ports,
+}: {
+  input: ClaimEscalationInput;
+  actor: string;
+  ports: ClaimPorts;
+}): Promise<{ escalationId: string; claimedBy: string; claimedAt: Date }> {
   const expected = input.takeOverFrom ?? null;
   const result = await ports.setClaim({ escalationId: input.escalationId, actor, expected });
   if (result === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
   if (result.ok) return { escalationId: input.escalationId, claimedBy: actor, claimedAt: result.at };
   const s = result.state;
-  if (s.status === "applied") throw new AppError("CONFLICT", `escalation ${input.escalationId} is closed: ${describeDecision(s)} was applied at ${s.appliedAt?.toISOString() ?? "an earlier time"}`);
+  if (s.status === "applied")
+    throw new AppError(
+      "CONFLICT",
+      `escalation ${input.escalationId} is closed: ${describeDecision(s)} was applied at ${s.appliedAt?.toISOString() ?? "an earlier time"}`,
+    );
   if (s.claimedBy === actor && s.claimedAt) return { escalationId: input.escalationId, claimedBy: actor, claimedAt: s.claimedAt };
   if (s.claimedBy === null) {
     // Released since the caller looked: a plain claim.
@@ -379,9 +421,20 @@ export async function claimEscalation({ input, actor, ports }: { input: ClaimEsc
  * Releases `actor`'s claim (CAS claimedBy = actor → null). Releasing an unclaimed escalation is a no-op.
  * @throws AppError NOT_FOUND; CONFLICT when someone else holds the claim.
  */
-export async function releaseEscalation({ input, actor, ports }: { input: { escalationId: string }; actor: string; ports: ClaimPorts }): Promise<{ escalationId: string; claimedBy: null }> {
+export async function releaseEscalation({
+  input,
+  actor,
+  ports,
+}: {
+  input: { escalationId: string };
+  actor: string;
+  ports: ClaimPorts;
+}): Promise<{ escalationId: string; claimedBy: null }> {
   const result = await ports.setClaim({ escalationId: input.escalationId, actor: null, expected: actor });
   if (result === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
   if (result.ok || result.state.claimedBy === null) return { escalationId: input.escalationId, claimedBy: null };
-  throw new AppError("CONFLICT", `escalation ${input.escalationId} is claimed by ${result.state.claimedBy}, not ${actor}: only they can release it (or take it over)`);
+  throw new AppError(
+    "CONFLICT",
+    `escalation ${input.escalationId} is claimed by ${result.state.claimedBy}, not ${actor}: only they can release it (or take it over)`,
+  );
 }

@@ -268,9 +268,7 @@ export function detectToolFailures({
       kind: "tool_failure",
       severity: critical ? "critical" : "warning",
       stepId: step.stepId,
-      message: critical
-        ? `Tool failure: the last ${n} tool calls were malformed (${codes}); escalating.`
-        : `${n} malformed tool calls in a row (${codes}).`,
+      message: critical ? `Tool failure: the last ${n} tool calls were malformed (${codes}); escalating.` : `${n} malformed tool calls in a row (${codes}).`,
       evidence: { stepIds: streak.map((s) => s.stepId), tools: [...new Set(streak.map((s) => s.tool))], codes: streak.map((s) => s.errorCode) },
       escalate: critical,
     });
@@ -293,7 +291,10 @@ export interface BudgetUsage {
 
 type BudgetLevel = 0 | 1 | 2;
 
-function budgetLevels(usage: BudgetUsage, warnRatio: number): { name: "steps" | "tokens" | "cost"; used: number; limit: number; ratio: number; level: BudgetLevel }[] {
+function budgetLevels(
+  usage: BudgetUsage,
+  warnRatio: number,
+): { name: "steps" | "tokens" | "cost"; used: number; limit: number; ratio: number; level: BudgetLevel }[] {
   const ceilings = [
     { name: "steps" as const, used: usage.stepsUsed, limit: usage.stepBudget },
     { name: "tokens" as const, used: usage.tokensUsed, limit: usage.tokenBudget },

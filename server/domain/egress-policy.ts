@@ -71,7 +71,11 @@ export const emailAllowListSchema = z.string().superRefine((v, ctx) => {
   if (v.trim().toLowerCase() === EMAIL_ALLOW_NONE) return;
   for (const entry of splitList(v)) {
     const parsed = parseEmailAllowEntry(entry);
-    if ("error" in parsed) ctx.addIssue({ code: "custom", message: `${parsed.error}; comma-separated domains and addresses, e.g. example.com,*.corp.example,partner@else.org, or "none"` });
+    if ("error" in parsed)
+      ctx.addIssue({
+        code: "custom",
+        message: `${parsed.error}; comma-separated domains and addresses, e.g. example.com,*.corp.example,partner@else.org, or "none"`,
+      });
   }
 });
 
@@ -79,7 +83,8 @@ export const emailAllowListSchema = z.string().superRefine((v, ctx) => {
 export const httpAllowListSchema = z.string().superRefine((v, ctx) => {
   for (const entry of splitList(v)) {
     const parsed = parseHttpAllowEntry(entry);
-    if ("error" in parsed) ctx.addIssue({ code: "custom", message: `${parsed.error}; comma-separated origins, e.g. https://hooks.example.com,http://127.0.0.1:9000` });
+    if ("error" in parsed)
+      ctx.addIssue({ code: "custom", message: `${parsed.error}; comma-separated origins, e.g. https://hooks.example.com,http://127.0.0.1:9000` });
   }
 });
 
@@ -177,7 +182,10 @@ export function originAllowed(url: string, policy: EgressPolicy): boolean {
  * The breaches among a call's destinations: each email recipient outside the allowed domains and
  * recipients, each URL whose origin is not allowed. Empty = all inside.
  */
-export function checkDestinations(destinations: { email?: { field: string; address: string }[]; http?: { field: string; url: string }[] }, policy: EgressPolicy): DestinationBreach[] {
+export function checkDestinations(
+  destinations: { email?: { field: string; address: string }[]; http?: { field: string; url: string }[] },
+  policy: EgressPolicy,
+): DestinationBreach[] {
   const breaches: DestinationBreach[] = [];
   for (const { field, address } of destinations.email ?? []) {
     if (!emailAllowed(address, policy)) {

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { EXECUTOR_MAX_STEP_OUTPUT_BYTES, jsonBytes, MAX_FACT_KEY_LENGTH, MAX_GOAL_CHARS, MAX_LAUNCH_FACTS, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
+import {
+  EXECUTOR_MAX_STEP_OUTPUT_BYTES,
+  jsonBytes,
+  MAX_FACT_KEY_LENGTH,
+  MAX_GOAL_CHARS,
+  MAX_LAUNCH_FACTS,
+  MAX_LAUNCH_FACTS_BYTES,
+} from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "./unstorable.ts";
 import { DEMO_DEFAULT_EMAIL } from "../../lib/contracts/demo.ts";
@@ -18,7 +25,8 @@ export const launchFactsSchema = z.record(z.string(), z.unknown()).superRefine((
   if (keys.length > MAX_LAUNCH_FACTS) ctx.addIssue({ code: "custom", message: `facts: at most ${MAX_LAUNCH_FACTS} facts per launch (got ${keys.length})` });
   for (const key of keys) {
     if (key.length === 0) ctx.addIssue({ code: "custom", message: "facts: a fact key must not be empty" });
-    if (key.length > MAX_FACT_KEY_LENGTH) ctx.addIssue({ code: "custom", message: `facts: a fact key has at most ${MAX_FACT_KEY_LENGTH} characters (got ${key.length})` });
+    if (key.length > MAX_FACT_KEY_LENGTH)
+      ctx.addIssue({ code: "custom", message: `facts: a fact key has at most ${MAX_FACT_KEY_LENGTH} characters (got ${key.length})` });
     const problem = factValueProblem(facts[key]);
     if (problem) ctx.addIssue({ code: "custom", message: `facts: "${key.slice(0, 80)}": ${problem}` });
   }
@@ -33,36 +41,42 @@ export const launchFactsSchema = z.record(z.string(), z.unknown()).superRefine((
 
 /** Launch input as the form, the CLI and the API send it (validated at the tRPC boundary). */
 export const launchTaskInputSchema = z
-  .object({
-    goal: z.string().trim().min(1, "goal: must not be empty").max(MAX_GOAL_CHARS, `goal: at most ${MAX_GOAL_CHARS} characters`).optional(),
-    demo: z
-      .object({
-        kind: z.literal("license-audit"),
-        limit: z.number().int().min(1, "demo.limit: at least 1").max(5_000, "demo.limit: at most 5000"),
-        emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
-        /** Also POST the summary as JSON here (the `http_post` tool; its origin must be in LONGHAUL_HTTP_ALLOW). */
-        postUrl: z.url({ protocol: /^https?$/, error: "demo.postUrl: must be an http(s) URL" }).max(2_048, "demo.postUrl: at most 2048 characters").optional(),
-      })
-      .optional(),
-    profile: z.string().min(1).max(100).default("scripted"),
-    stepBudget: z.number().int().min(1, "stepBudget: at least 1").max(100_000, "stepBudget: at most 100000").optional(),
-    tokenBudget: z.number().int().min(1).max(1_000_000_000).optional(),
-    /** Dollar ceiling (USD, model spend incl. retries and checkpoints). Omitted: the profile's. */
-    costBudgetUsd: z
-      .number("costBudgetUsd: a number of US dollars")
-      .min(0.000001, "costBudgetUsd: at least 0.000001 (a millionth of a dollar, the stored precision)")
-      .max(999_999, "costBudgetUsd: at most 999999")
-      .optional(),
-    workspace: z.string().min(1).max(4_096).optional(),
-    facts: launchFactsSchema.optional(),
-    /**
-     * Risky tool calls (send_email) wait for a human's Approve / Reject (a `risky_action` escalation).
-     * Omitted: the profile's `requireApproval`.
-     */
-    requireApproval: z.boolean("requireApproval: true or false").optional(),
-    /** Client-chosen key: the same key launches once (double clicks, retried requests); reused with another goal: CONFLICT. */
-    launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
-  }, "input: must be an object with goal or demo (and optional profile, budgets, workspace, facts)")
+  .object(
+    {
+      goal: z.string().trim().min(1, "goal: must not be empty").max(MAX_GOAL_CHARS, `goal: at most ${MAX_GOAL_CHARS} characters`).optional(),
+      demo: z
+        .object({
+          kind: z.literal("license-audit"),
+          limit: z.number().int().min(1, "demo.limit: at least 1").max(5_000, "demo.limit: at most 5000"),
+          emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
+          /** Also POST the summary as JSON here (the `http_post` tool; its origin must be in LONGHAUL_HTTP_ALLOW). */
+          postUrl: z
+            .url({ protocol: /^https?$/, error: "demo.postUrl: must be an http(s) URL" })
+            .max(2_048, "demo.postUrl: at most 2048 characters")
+            .optional(),
+        })
+        .optional(),
+      profile: z.string().min(1).max(100).default("scripted"),
+      stepBudget: z.number().int().min(1, "stepBudget: at least 1").max(100_000, "stepBudget: at most 100000").optional(),
+      tokenBudget: z.number().int().min(1).max(1_000_000_000).optional(),
+      /** Dollar ceiling (USD, model spend incl. retries and checkpoints). Omitted: the profile's. */
+      costBudgetUsd: z
+        .number("costBudgetUsd: a number of US dollars")
+        .min(0.000001, "costBudgetUsd: at least 0.000001 (a millionth of a dollar, the stored precision)")
+        .max(999_999, "costBudgetUsd: at most 999999")
+        .optional(),
+      workspace: z.string().min(1).max(4_096).optional(),
+      facts: launchFactsSchema.optional(),
+      /**
+       * Risky tool calls (send_email) wait for a human's Approve / Reject (a `risky_action` escalation).
+       * Omitted: the profile's `requireApproval`.
+       */
+      requireApproval: z.boolean("requireApproval: true or false").optional(),
+      /** Client-chosen key: the same key launches once (double clicks, retried requests); reused with another goal: CONFLICT. */
+      launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
+    },
+    "input: must be an object with goal or demo (and optional profile, budgets, workspace, facts)",
+  )
   // PostgreSQL text and jsonb cannot hold NUL characters (or unpaired surrogates): refused here, in
   // our words, rather than as a database error after part of the launch was written.
   .superRefine((v, ctx) => {
@@ -81,7 +95,14 @@ export interface LaunchPorts {
    * The profile by name; `requireApproval` is the default for the task's (false when absent);
    * `egress` its part of the egress policy (server/tools/egress-policy.ts).
    */
-  findProfile(name: string): Promise<{ id: string; stepBudget: number; tokenBudget: number | null; costBudgetUsd?: number | null; requireApproval?: boolean; egress?: ProfileEgress } | null>;
+  findProfile(name: string): Promise<{
+    id: string;
+    stepBudget: number;
+    tokenBudget: number | null;
+    costBudgetUsd?: number | null;
+    requireApproval?: boolean;
+    egress?: ProfileEgress;
+  } | null>;
   /** The deployment's egress policy; absent = read from the environment (LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
   deploymentEgress?: EgressPolicy;
   workspaceIsDirectory(path: string): Promise<boolean>;
@@ -137,13 +158,24 @@ export function demoStepBudget(limit: number): number {
  *   a demo destination outside the egress policy), CONFLICT (launchKey already used for another goal), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
  */
-export async function launchTask({ input, actor, ports }: { input: z.output<typeof launchTaskInputSchema>; actor: string; ports: LaunchPorts }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
+export async function launchTask({
+  input,
+  actor,
+  ports,
+}: {
+  input: z.output<typeof launchTaskInputSchema>;
+  actor: string;
+  ports: LaunchPorts;
+}): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
   const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
   if (input.launchKey) {
     const existing = await ports.findTaskByLaunchKey(input.launchKey);
     if (existing) {
       if (existing.goal !== undefined && existing.goal !== goal) {
-        throw new AppError("CONFLICT", `launchKey: "${input.launchKey}" already launched task ${existing.taskId} with another goal; use a new key for a new launch`);
+        throw new AppError(
+          "CONFLICT",
+          `launchKey: "${input.launchKey}" already launched task ${existing.taskId} with another goal; use a new key for a new launch`,
+        );
       }
       return { taskId: existing.taskId, runId: existing.runId ?? "", deduplicated: true };
     }
@@ -153,16 +185,26 @@ export async function launchTask({ input, actor, ports }: { input: z.output<type
   if (input.demo) {
     const policy = mergeEgressPolicies(ports.deploymentEgress ?? deploymentEgressPolicy(), profile.egress);
     const breaches = checkDestinations(
-      { email: [{ field: "emailTo", address: input.demo.emailTo ?? DEMO_DEFAULT_EMAIL }], http: input.demo.postUrl ? [{ field: "postUrl", url: input.demo.postUrl }] : [] },
+      {
+        email: [{ field: "emailTo", address: input.demo.emailTo ?? DEMO_DEFAULT_EMAIL }],
+        http: input.demo.postUrl ? [{ field: "postUrl", url: input.demo.postUrl }] : [],
+      },
       policy,
     );
-    if (breaches.length) throw new AppError("BAD_INPUT", `${breaches.map((b) => describeBreach(b, "demo.")).join("; ")}: refused at launch by the egress policy of profile "${input.profile}"`);
+    if (breaches.length)
+      throw new AppError(
+        "BAD_INPUT",
+        `${breaches.map((b) => describeBreach(b, "demo.")).join("; ")}: refused at launch by the egress policy of profile "${input.profile}"`,
+      );
   }
   const workspace = input.workspace ?? ports.defaultWorkspace;
   if (!(await ports.workspaceIsDirectory(workspace))) throw new AppError("BAD_INPUT", `workspace: "${workspace}" is not a directory on the server`);
   const allowed = await ports.workspaceAllowed(workspace);
   if (!allowed.ok) {
-    throw new AppError("BAD_INPUT", `workspace: "${workspace}" is outside the allowed roots (${allowed.roots.join(", ")}); an administrator can add roots with LONGHAUL_WORKSPACE_ROOTS`);
+    throw new AppError(
+      "BAD_INPUT",
+      `workspace: "${workspace}" is outside the allowed roots (${allowed.roots.join(", ")}); an administrator can add roots with LONGHAUL_WORKSPACE_ROOTS`,
+    );
   }
 
   const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);

@@ -10,7 +10,15 @@ export interface ResumePorts {
    * (cause, checkpoint, guidance) is created. Returns false when the task was not in `from` (another
    * resume won the race, or it is running) — nothing is written then.
    */
-  claimTaskAndCreateRun(data: { taskId: string; runId: string; from: string[]; cause: ResumeCause; checkpointId: string | null; guidance: string | null; actor: string }): Promise<boolean>;
+  claimTaskAndCreateRun(data: {
+    taskId: string;
+    runId: string;
+    from: string[];
+    cause: ResumeCause;
+    checkpointId: string | null;
+    guidance: string | null;
+    actor: string;
+  }): Promise<boolean>;
   taskStatus(taskId: string): Promise<string | null>;
   sendRunStarted(event: { taskId: string; runId: string; checkpointId: string | null }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
@@ -53,7 +61,10 @@ export async function resumeTask({
   const runId = ports.newRunId();
   const claimed = await ports.claimTaskAndCreateRun({ taskId, runId, from, cause, checkpointId: checkpoint?.id ?? null, guidance, actor });
   if (!claimed) {
-    throw new AppError("CONFLICT", `task ${taskId} cannot be ${cause === "fork" ? "forked" : "resumed"} now: it is ${(await ports.taskStatus(taskId)) ?? status}`);
+    throw new AppError(
+      "CONFLICT",
+      `task ${taskId} cannot be ${cause === "fork" ? "forked" : "resumed"} now: it is ${(await ports.taskStatus(taskId)) ?? status}`,
+    );
   }
   try {
     await ports.sendRunStarted({ taskId, runId, checkpointId: checkpoint?.id ?? null });

@@ -201,7 +201,8 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     if (method === "POST" && path === "/fn/register") {
       if (!sdkAuthorized(req.headers.authorization)) return send(res, 401, { ok: false, status: 401, error: "invalid signing key" });
       const body = JSON.parse(await readBody(req)) as { appName?: string; url?: string; sdk?: string; functions?: FunctionConfig[] };
-      if (!body.appName || !body.url || !Array.isArray(body.functions)) return send(res, 400, { ok: false, status: 400, error: "appName, url and functions are required" });
+      if (!body.appName || !body.url || !Array.isArray(body.functions))
+        return send(res, 400, { ok: false, status: 400, error: "appName, url and functions are required" });
       try {
         const result = await registerApp(db, { appId: body.appName, url: body.url, sdk: body.sdk ?? "", functions: body.functions });
         log(`registered app ${body.appName} (out of band): ${result.functionIds.join(", ")}`);
@@ -280,7 +281,9 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   housekeeping();
   const housekeepingTimer = setInterval(housekeeping, 3_600_000);
   housekeepingTimer.unref();
-  log(`listening on ${url} (${dev ? "DEV MODE: unsigned SDK calls and any event key accepted; never expose this port" : "signed mode"}, checkpointing ${options.checkpointing ?? true ? "on" : "off"})`);
+  log(
+    `listening on ${url} (${dev ? "DEV MODE: unsigned SDK calls and any event key accepted; never expose this port" : "signed mode"}, checkpointing ${(options.checkpointing ?? true) ? "on" : "off"})`,
+  );
 
   return {
     url,

@@ -45,7 +45,12 @@ const envSchema = z.object({
   EXECUTOR_SDK_URL: z
     .string()
     .default("")
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().url())),
   EXECUTOR_BACKOFF_MS: z
     .string()
@@ -53,7 +58,11 @@ const envSchema = z.object({
     .transform((s) => s.split(",").map(Number))
     .optional(),
   EXECUTOR_CHECKPOINTING: z.enum(["0", "1", "true", "false"]).default("1"),
-  EXECUTOR_APP_GONE_MS: z.coerce.number().int().min(1000, "at least 1000 (1 s)").default(24 * 3_600_000),
+  EXECUTOR_APP_GONE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000, "at least 1000 (1 s)")
+    .default(24 * 3_600_000),
 });
 
 const parsed = envSchema.safeParse(process.env);
@@ -81,7 +90,9 @@ if (!databaseUrl) {
     const applied = await applyMigrations(databaseUrl);
     if (applied.length) process.stderr.write(`[executor] migrations applied: ${applied.join(", ")}\n`);
   } catch (error) {
-    process.stderr.write(`[executor] embedded PostgreSQL failed to start (EMBEDDED_PG_PORT ${env.EMBEDDED_PG_PORT}, DATA_DIR ${env.DATA_DIR}): ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `[executor] embedded PostgreSQL failed to start (EMBEDDED_PG_PORT ${env.EMBEDDED_PG_PORT}, DATA_DIR ${env.DATA_DIR}): ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     await stopPostgres().catch(() => {});
     process.exit(1);
   }

@@ -128,7 +128,8 @@ const SDL = `
   }
 `;
 
-const passthrough = (name: string) => new GraphQLScalarType({ name, serialize: (v) => v, parseValue: (v) => v, parseLiteral: (ast) => ("value" in ast ? ast.value : null) });
+const passthrough = (name: string) =>
+  new GraphQLScalarType({ name, serialize: (v) => v, parseValue: (v) => v, parseLiteral: (ast) => ("value" in ast ? ast.value : null) });
 
 /** The GraphQL schema subset, with its custom scalars (ULID, UUID, Time as strings; Unknown as any JSON). */
 function buildDevSchema(): GraphQLSchema {
@@ -183,7 +184,10 @@ export function createDevGraphql(db: PrismaClient, cancel: (runId: string) => Pr
   const schema = buildDevSchema();
 
   const loadRun = (id: string) =>
-    db.executorRun.findUnique({ where: { id }, select: { id: true, functionId: true, status: true, event: true, output: true, error: true, createdAt: true, startedAt: true, endedAt: true } });
+    db.executorRun.findUnique({
+      where: { id },
+      select: { id: true, functionId: true, status: true, event: true, output: true, error: true, createdAt: true, startedAt: true, endedAt: true },
+    });
 
   const runObject = (run: RunRecord) => ({
     id: run.id,
@@ -285,7 +289,9 @@ export function createDevGraphql(db: PrismaClient, cancel: (runId: string) => Pr
         variableValues: b.variables && typeof b.variables === "object" ? (b.variables as Record<string, unknown>) : undefined,
         operationName: typeof b.operationName === "string" ? b.operationName : undefined,
       });
-      return result.errors ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((e) => e.toJSON()) } : { data: result.data };
+      return result.errors
+        ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((e) => e.toJSON()) }
+        : { data: result.data };
     },
   };
 }

@@ -32,7 +32,12 @@ export function stripSigningKeyPrefix(key: string): string {
  */
 export function hashSigningKey(key: string): string {
   const prefix = /^signkey-[\w]+-/.exec(key)?.[0] ?? "";
-  return prefix + createHash("sha256").update(Buffer.from(stripSigningKeyPrefix(key), "hex")).digest("hex");
+  return (
+    prefix +
+    createHash("sha256")
+      .update(Buffer.from(stripSigningKeyPrefix(key), "hex"))
+      .digest("hex")
+  );
 }
 
 /**
@@ -40,7 +45,9 @@ export function hashSigningKey(key: string): string {
  * `t=<sec>&s=hex(HMAC-SHA256(key = prefix-less key text, msg = body + t))` (INNGEST-PROTOCOL.md §2.9).
  */
 export function signBody(body: string, signingKey: string, tSec = Math.floor(Date.now() / 1000)): string {
-  const s = createHmac("sha256", stripSigningKeyPrefix(signingKey)).update(body + String(tSec)).digest("hex");
+  const s = createHmac("sha256", stripSigningKeyPrefix(signingKey))
+    .update(body + String(tSec))
+    .digest("hex");
   return `t=${tSec}&s=${s}`;
 }
 

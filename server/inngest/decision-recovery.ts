@@ -11,7 +11,9 @@ type Decision = Parameters<typeof sendEscalationApplied>[0]["decision"];
  * ({@link recoverEscalationDecisions}); logs one line when it recovered something.
  * `graceMs`: default `LONGHAUL_RECOVERY_GRACE_MS` (30 s).
  */
-export async function recoverDecisionsOnce({ graceMs = env().LONGHAUL_RECOVERY_GRACE_MS }: { graceMs?: number } = {}): Promise<Awaited<ReturnType<typeof recoverEscalationDecisions>>> {
+export async function recoverDecisionsOnce({ graceMs = env().LONGHAUL_RECOVERY_GRACE_MS }: { graceMs?: number } = {}): Promise<
+  Awaited<ReturnType<typeof recoverEscalationDecisions>>
+> {
   const ports = prismaRecoverDecisionsPorts({
     prisma: prisma(),
     sendRunStarted,
@@ -19,7 +21,9 @@ export async function recoverDecisionsOnce({ graceMs = env().LONGHAUL_RECOVERY_G
   });
   const result = await recoverEscalationDecisions({ ports, graceMs });
   if (result.reverted.length + result.applied.length + result.restarted.length > 0) {
-    process.stderr.write(`[recovery] escalation decisions: reverted applying ${JSON.stringify(result.reverted)}, applied ${JSON.stringify(result.applied)}, start re-sent ${JSON.stringify(result.restarted)}\n`);
+    process.stderr.write(
+      `[recovery] escalation decisions: reverted applying ${JSON.stringify(result.reverted)}, applied ${JSON.stringify(result.applied)}, start re-sent ${JSON.stringify(result.restarted)}\n`,
+    );
   }
   return result;
 }
@@ -40,7 +44,10 @@ export function startDecisionRecovery({ intervalMs = 15_000 }: { intervalMs?: nu
       if (failing) process.stderr.write("[recovery] escalation decisions: sweep works again\n");
       failing = false;
     } catch (error) {
-      const why = error instanceof Error && error.message ? error.message : `${error instanceof Error ? error.name : "error"} ${(error as { code?: string })?.code ?? String(error)}`;
+      const why =
+        error instanceof Error && error.message
+          ? error.message
+          : `${error instanceof Error ? error.name : "error"} ${(error as { code?: string })?.code ?? String(error)}`;
       if (!failing) process.stderr.write(`[recovery] escalation decisions: sweep failed (retried every ${intervalMs} ms): ${why}\n`);
       failing = true;
     }

@@ -21,7 +21,15 @@ type Decision = "resume" | "approve" | "reject" | "dead_end" | "cancel";
  * applies it then. Event id `escalation-decided-<escalationId>-<applyAt ms>`: one decision (a retried
  * send dedupes), while a decision made again after an undo has a new window and so a new id.
  */
-export async function sendEscalationDecided({ escalationId, decision, applyAt }: { escalationId: string; decision: Decision; applyAt?: string }): Promise<void> {
+export async function sendEscalationDecided({
+  escalationId,
+  decision,
+  applyAt,
+}: {
+  escalationId: string;
+  decision: Decision;
+  applyAt?: string;
+}): Promise<void> {
   const id = applyAt ? `escalation-decided-${escalationId}-${new Date(applyAt).getTime()}` : undefined;
   await inngest.send(escalationDecided.create({ escalationId, decision, ...(applyAt ? { applyAt } : {}) }, id ? { id } : undefined));
 }

@@ -13,16 +13,7 @@ import type { ModelUsage } from "./types.ts";
  * - `auth`         401/403 (not retryable)
  * - `aborted`      the caller's own AbortSignal fired (not retryable: the caller asked to stop)
  */
-export type ModelCallErrorKind =
-  | "rate_limited"
-  | "server"
-  | "timeout"
-  | "stream_cut"
-  | "network"
-  | "bad_request"
-  | "context_length"
-  | "auth"
-  | "aborted";
+export type ModelCallErrorKind = "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "context_length" | "auth" | "aborted";
 
 const RETRYABLE: Record<ModelCallErrorKind, boolean> = {
   rate_limited: true,

@@ -108,7 +108,11 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
     cachedTokens: 0,
     completionTokens: countCompletionTokens(content || null, calls),
   });
-  const fail = (kind: ModelCallErrorKind, message: string, extra: { status?: number | null; retryAfterMs?: number | null; billed?: boolean; cause?: unknown } = {}) => {
+  const fail = (
+    kind: ModelCallErrorKind,
+    message: string,
+    extra: { status?: number | null; retryAfterMs?: number | null; billed?: boolean; cause?: unknown } = {},
+  ) => {
     const billed = extra.billed ?? false;
     return new ModelCallError({
       kind,
@@ -127,7 +131,10 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
     }
     if (cause === "timeout_headers") {
       // A non-streaming request keeps generating (and billing) at the provider after we hang up.
-      return fail("timeout", stream ? `no response headers within ${timeoutMs} ms` : `no complete response within ${timeoutMs} ms`, { billed: !stream, cause: err });
+      return fail("timeout", stream ? `no response headers within ${timeoutMs} ms` : `no complete response within ${timeoutMs} ms`, {
+        billed: !stream,
+        cause: err,
+      });
     }
     return fail("timeout", `stream silent for ${chunkTimeoutMs} ms (per-chunk watchdog)`, { billed: tokensFlowed, cause: err });
   };
@@ -182,7 +189,12 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
         message: { content: choice.message.content ?? null, toolCalls },
         finishReason: choice.finish_reason,
         usage: usage
-          ? { promptTokens: usage.prompt_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0, completionTokens: usage.completion_tokens, reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 }
+          ? {
+              promptTokens: usage.prompt_tokens,
+              cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+              completionTokens: usage.completion_tokens,
+              reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+            }
           : estimate(),
         usageEstimated: !usage,
         latencyMs: elapsed(),
@@ -283,7 +295,10 @@ export interface ResolvedProvider {
  * `http://127.0.0.1:${MODEL_PORT ?? 8787}/v1` (ARCHITECTURE.md, processes). The key is
  * OPENAI_API_KEY when set. Nothing downstream treats the local default differently.
  */
-export function resolveProvider({ profileBaseUrl, env = process.env }: { profileBaseUrl?: string | null; env?: Record<string, string | undefined> } = {}): ResolvedProvider {
+export function resolveProvider({
+  profileBaseUrl,
+  env = process.env,
+}: { profileBaseUrl?: string | null; env?: Record<string, string | undefined> } = {}): ResolvedProvider {
   const apiKey = env.OPENAI_API_KEY?.trim() || null;
   const trim = (url: string) => url.trim().replace(/\/+$/, "");
   if (profileBaseUrl?.trim()) return { baseUrl: trim(profileBaseUrl), apiKey, source: "profile" };

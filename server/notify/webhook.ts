@@ -106,7 +106,8 @@ export async function deliverWebhook({
     } catch (caught) {
       status = null;
       const e = caught as Error;
-      error = e.name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : `network error: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`;
+      error =
+        e.name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : `network error: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`;
     }
     if (attempt === maxAttempts) break;
     if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) {

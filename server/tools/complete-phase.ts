@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "./types.ts";
 
 export const completePhaseArgsSchema = z.strictObject({
-  phase: z.string().min(1).max(200).describe("Name of the phase just completed, e.g. \"collect package list\""),
+  phase: z.string().min(1).max(200).describe('Name of the phase just completed, e.g. "collect package list"'),
   summary: z.string().max(4_000).default("").describe("What the phase established, in a sentence or two"),
 });
 

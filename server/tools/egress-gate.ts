@@ -1,5 +1,12 @@
 import type { PrismaClient } from "../db/client.ts";
-import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type DestinationBreach, type EgressPolicy } from "../domain/egress-policy.ts";
+import {
+  checkDestinations,
+  deploymentEgressPolicy,
+  describeBreach,
+  mergeEgressPolicies,
+  type DestinationBreach,
+  type EgressPolicy,
+} from "../domain/egress-policy.ts";
 import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, type ContentFinding, type ReadContent } from "./egress-scan.ts";
 import type { ToolDefinition } from "./types.ts";
 
@@ -38,7 +45,10 @@ export type EgressVerdict =
  * fields. A task that does not exist gets the deployment's policy alone.
  */
 export async function loadEgressPolicy({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<EgressPolicy> {
-  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { profile: { select: { egressEmailAllow: true, egressHttpAllow: true, egressOnBreach: true } } } });
+  const task = await prisma.task.findUnique({
+    where: { id: taskId },
+    select: { profile: { select: { egressEmailAllow: true, egressHttpAllow: true, egressOnBreach: true } } },
+  });
   return mergeEgressPolicies(deploymentEgressPolicy(), task?.profile ?? null);
 }
 
@@ -58,7 +68,9 @@ export async function loadReadContents({ prisma, taskId }: { prisma: PrismaClien
   });
   return steps.flatMap((s) => {
     const o = s.output as { path?: unknown; content?: unknown; offset?: unknown } | null;
-    return o && typeof o.content === "string" && typeof o.path === "string" ? [{ path: o.path, offset: typeof o.offset === "number" ? o.offset : 0, content: o.content }] : [];
+    return o && typeof o.content === "string" && typeof o.path === "string"
+      ? [{ path: o.path, offset: typeof o.offset === "number" ? o.offset : 0, content: o.content }]
+      : [];
   });
 }
 
@@ -67,7 +79,17 @@ export async function loadReadContents({ prisma, taskId }: { prisma: PrismaClien
  * against `policy`, every string argument scanned for secrets and for verbatim runs of `reads`.
  * A tool without `egress` is always allowed.
  */
-export async function assessEgress({ tool, args, policy, reads }: { tool: ToolDefinition; args: unknown; policy: EgressPolicy; reads: readonly ReadContent[] }): Promise<EgressVerdict> {
+export async function assessEgress({
+  tool,
+  args,
+  policy,
+  reads,
+}: {
+  tool: ToolDefinition;
+  args: unknown;
+  policy: EgressPolicy;
+  reads: readonly ReadContent[];
+}): Promise<EgressVerdict> {
   if (!tool.egress) return { action: "allow" };
   const breaches = checkDestinations(tool.egress(args), policy);
   const findings: ContentFinding[] = [];
@@ -78,7 +100,9 @@ export async function assessEgress({ tool, args, policy, reads }: { tool: ToolDe
   const reasons = [
     ...new Set([
       ...breaches.map((b) => b.reason),
-      ...findings.map((f) => (f.kind === "secret" ? `${f.field} carries a secret (${f.label})` : `${f.field} carries the contents of a workspace file the run read`)),
+      ...findings.map((f) =>
+        f.kind === "secret" ? `${f.field} carries a secret (${f.label})` : `${f.field} carries the contents of a workspace file the run read`,
+      ),
     ]),
   ];
   const summary = [...breaches.map((b) => describeBreach(b)), ...findings.map((f) => `${f.field}: ${f.label} — ${f.preview}`)].join("; ");
@@ -93,7 +117,17 @@ export async function assessEgress({ tool, args, policy, reads }: { tool: ToolDe
 }
 
 /** Loads the task's policy and reads, then {@link assessEgress}. Database errors propagate (the step retries). */
-export async function gateToolCall({ prisma, taskId, tool, args }: { prisma: PrismaClient; taskId: string; tool: ToolDefinition; args: unknown }): Promise<EgressVerdict> {
+export async function gateToolCall({
+  prisma,
+  taskId,
+  tool,
+  args,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  tool: ToolDefinition;
+  args: unknown;
+}): Promise<EgressVerdict> {
   if (!tool.egress) return { action: "allow" };
   const [policy, reads] = await Promise.all([loadEgressPolicy({ prisma, taskId }), loadReadContents({ prisma, taskId })]);
   return assessEgress({ tool, args, policy, reads });

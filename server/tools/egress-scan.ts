@@ -35,13 +35,18 @@ export interface ContentFinding {
  *   gitleaks' `generic-api-key` rule, simplified). OpenAI keys need a digit and a capital letter.
  */
 const EXTRA_RULES: { id: string; label: string; pattern: RegExp; group?: number }[] = [
-  { id: "longhaul/openai-key", label: "OpenAI API key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g },
+  {
+    id: "longhaul/openai-key",
+    label: "OpenAI API key",
+    pattern: /\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g,
+  },
   { id: "longhaul/aws-access-key-id", label: "AWS access key id", pattern: /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g },
   { id: "longhaul/jwt", label: "JSON Web Token", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   {
     id: "longhaul/password-assignment",
     label: "password or secret assignment",
-    pattern: /\b(?:[a-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret))["']?\s*[:=]\s*["']?((?=[^\s"',;]*[\d_\-+/=!@#$%^&*])[^\s"',;]{8,})/gi,
+    pattern:
+      /\b(?:[a-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret))["']?\s*[:=]\s*["']?((?=[^\s"',;]*[\d_\-+/=!@#$%^&*])[^\s"',;]{8,})/gi,
     group: 1,
   },
 ];
@@ -72,7 +77,14 @@ export async function scanForSecrets(text: string, field: string): Promise<Conte
   });
   for (const m of result.messages) {
     const [start, end] = m.range;
-    found.push({ kind: "secret", field, rule: m.ruleId, label: labelOf(m.message, m.ruleId), range: [start, end], preview: redactedPreview(text.slice(start, end)) });
+    found.push({
+      kind: "secret",
+      field,
+      rule: m.ruleId,
+      label: labelOf(m.message, m.ruleId),
+      range: [start, end],
+      preview: redactedPreview(text.slice(start, end)),
+    });
   }
   for (const rule of EXTRA_RULES) {
     for (const match of text.matchAll(rule.pattern)) {

@@ -12,7 +12,10 @@ export const HTTP_POST_MAX_ANSWER_CHARS = 4_000;
 export const HTTP_POST_TIMEOUT_MS = 30_000;
 
 export const httpPostArgsSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_048).describe("Where to POST; an origin outside the egress policy needs a human's approval"),
+  url: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .max(2_048)
+    .describe("Where to POST; an origin outside the egress policy needs a human's approval"),
   body: z
     .record(z.string(), z.unknown())
     .refine((b) => utf8Bytes(JSON.stringify(b)) <= HTTP_POST_MAX_BODY_BYTES, `must be ≤ ${HTTP_POST_MAX_BODY_BYTES} bytes of JSON`)

@@ -72,7 +72,9 @@ export function canonicalJson(value: unknown): string {
 
 /** Fingerprint of an effect: hex sha256 of task id, tool name and canonical arguments, newline-separated. */
 export function fingerprintFor({ taskId, tool, args }: { taskId: string; tool: string; args: unknown }): string {
-  return createHash("sha256").update(`${taskId}\n${tool}\n${canonicalJson(args)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${taskId}\n${tool}\n${canonicalJson(args)}`)
+    .digest("hex");
 }
 
 /** Default marking of a deduplicated result: the recorded object with `deduplicated: true`. */
@@ -121,7 +123,16 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
 
 /** The ledger row recording an effect's intent, before the effect is performed. */
 function intentRow(input: EffectInput, idempotencyKey: string, fingerprint: string) {
-  return { idempotencyKey, fingerprint, taskId: input.taskId, runId: input.runId, stepId: input.stepId, tool: input.tool, arguments: input.args, status: "intent" };
+  return {
+    idempotencyKey,
+    fingerprint,
+    taskId: input.taskId,
+    runId: input.runId,
+    stepId: input.stepId,
+    tool: input.tool,
+    arguments: input.args,
+    status: "intent",
+  };
 }
 
 /** Serialises every ledger decision for one (task, fingerprint) until the transaction ends. */
@@ -137,10 +148,7 @@ function readResult<R extends JsonObject>(input: EffectInput<R>, stored: unknown
   return input.resultSchema ? input.resultSchema.parse(stored) : (stored as R);
 }
 
-type LedgerDecision<R> =
-  | { kind: "answer"; result: R; outcome: "replayed" | "deduplicated" }
-  | { kind: "intent-without-result" }
-  | { kind: "new" };
+type LedgerDecision<R> = { kind: "answer"; result: R; outcome: "replayed" | "deduplicated" } | { kind: "intent-without-result" } | { kind: "new" };
 
 /**
  * Looks at the ledger for `key`: a committed row answers with its result; a committed effect with
@@ -314,4 +322,3 @@ export async function listCommittedEffects({
     committedAt: r.committedAt,
   }));
 }
-

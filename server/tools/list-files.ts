@@ -25,8 +25,7 @@ export interface ListFilesOutput {
  */
 export const listFilesTool = defineTool({
   name: "list_files",
-  description:
-    "List the entries of a directory in the workspace, sorted by name. Paged: pass nextOffset as offset to get the next page.",
+  description: "List the entries of a directory in the workspace, sorted by name. Paged: pass nextOffset as offset to get the next page.",
   parameters: listFilesArgsSchema,
   sideEffect: false,
   async execute(args, ctx): Promise<ListFilesOutput> {

@@ -9,7 +9,7 @@ import { defineTool } from "./types.ts";
 export const FACT_VALUE_MAX_BYTES = MAX_FACT_VALUE_BYTES;
 
 export const recordFactArgsSchema = z.strictObject({
-  key: z.string().min(1).max(MAX_FACT_KEY_LENGTH).describe("Fact key (1–200 characters), e.g. \"package:left-pad\""),
+  key: z.string().min(1).max(MAX_FACT_KEY_LENGTH).describe('Fact key (1–200 characters), e.g. "package:left-pad"'),
   value: z
     .unknown()
     .check((ctx) => {

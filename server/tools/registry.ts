@@ -83,15 +83,7 @@ export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error:
  * Also throws UnresolvedEffectError
  * (server/tools/ledger.ts) when an external effect's outcome is unknown: the caller escalates.
  */
-export async function executeToolCall({
-  name,
-  rawArguments,
-  ctx,
-}: {
-  name: string;
-  rawArguments: string;
-  ctx: ToolContext;
-}): Promise<ToolCallResult> {
+export async function executeToolCall({ name, rawArguments, ctx }: { name: string; rawArguments: string; ctx: ToolContext }): Promise<ToolCallResult> {
   const checked = validateToolCall({ name, rawArguments });
   if (!checked.ok) return checked;
   if (checked.tool.egress) {
@@ -117,14 +109,30 @@ async function enforceEgress({ tool, args, ctx }: { tool: ToolDefinition; args: 
   const verdict = await gateToolCall({ prisma: ctx.prisma, taskId: ctx.taskId, tool, args });
   if (verdict.action === "allow") return null;
   if (verdict.action === "refuse") {
-    return { ok: false, error: { code: "not_allowed", message: `${tool.name} was not sent: ${verdict.summary}. The egress policy refuses such calls; do not try it again.` } };
+    return {
+      ok: false,
+      error: { code: "not_allowed", message: `${tool.name} was not sent: ${verdict.summary}. The egress policy refuses such calls; do not try it again.` },
+    };
   }
-  const approval = await findRiskyVerdict({ prisma: ctx.prisma, taskId: ctx.taskId, fingerprint: fingerprintFor({ taskId: ctx.taskId, tool: tool.name, args }) });
+  const approval = await findRiskyVerdict({
+    prisma: ctx.prisma,
+    taskId: ctx.taskId,
+    fingerprint: fingerprintFor({ taskId: ctx.taskId, tool: tool.name, args }),
+  });
   if (approval?.decision === "approve") return null;
   if (approval?.decision === "reject") {
-    return { ok: false, error: { code: "rejected_by_human", message: `${tool.name} was rejected by ${approval.decidedBy ?? "a handler"} and not run${approval.guidance ? `: ${approval.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.` } };
+    return {
+      ok: false,
+      error: {
+        code: "rejected_by_human",
+        message: `${tool.name} was rejected by ${approval.decidedBy ?? "a handler"} and not run${approval.guidance ? `: ${approval.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.`,
+      },
+    };
   }
-  return { ok: false, error: { code: "approval_required", message: `${tool.name} was not sent: ${verdict.summary}. It needs a handler's approval of this very call.` } };
+  return {
+    ok: false,
+    error: { code: "approval_required", message: `${tool.name} was not sent: ${verdict.summary}. It needs a handler's approval of this very call.` },
+  };
 }
 
 /**

@@ -73,7 +73,10 @@ export const searchFilesTool = defineTool({
       filesRead++;
       const buf = await readFile(real);
       if (buf.subarray(0, 8192).includes(0)) return;
-      const lines = buf.toString("utf8").split("\n").map((l) => l.replace(/\r$/, ""));
+      const lines = buf
+        .toString("utf8")
+        .split("\n")
+        .map((l) => l.replace(/\r$/, ""));
       const wanted = args.maxResults - matches.length + 1; // one more than room left tells us to truncate
       const hits = matcher(lines, wanted, deadline - Date.now());
       if (hits === "timeout") {

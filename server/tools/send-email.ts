@@ -34,8 +34,7 @@ export function messageIdFor(idempotencyKey: string): string {
  */
 export const sendEmailTool = defineTool({
   name: "send_email",
-  description:
-    "Send an email (side effect, at most once: repeating the same email returns the original messageId with deduplicated: true).",
+  description: "Send an email (side effect, at most once: repeating the same email returns the original messageId with deduplicated: true).",
   parameters: sendEmailArgsSchema,
   sideEffect: true,
   risky: true,

@@ -37,14 +37,18 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "too_big": {
       const op = issue.inclusive === false ? "<" : "≤";
-      if (issue.origin === "string") return `${field}: must be at most ${String(issue.maximum)} characters, got ${typeof input === "string" ? input.length : show(input)}`;
-      if (issue.origin === "array") return `${field}: must have at most ${String(issue.maximum)} items, got ${Array.isArray(input) ? input.length : show(input)}`;
+      if (issue.origin === "string")
+        return `${field}: must be at most ${String(issue.maximum)} characters, got ${typeof input === "string" ? input.length : show(input)}`;
+      if (issue.origin === "array")
+        return `${field}: must have at most ${String(issue.maximum)} items, got ${Array.isArray(input) ? input.length : show(input)}`;
       return `${field}: must be ${op} ${String(issue.maximum)}, got ${show(input)}`;
     }
     case "too_small": {
       const op = issue.inclusive === false ? ">" : "≥";
-      if (issue.origin === "string") return `${field}: must be at least ${String(issue.minimum)} characters, got ${typeof input === "string" ? input.length : show(input)}`;
-      if (issue.origin === "array") return `${field}: must have at least ${String(issue.minimum)} items, got ${Array.isArray(input) ? input.length : show(input)}`;
+      if (issue.origin === "string")
+        return `${field}: must be at least ${String(issue.minimum)} characters, got ${typeof input === "string" ? input.length : show(input)}`;
+      if (issue.origin === "array")
+        return `${field}: must have at least ${String(issue.minimum)} items, got ${Array.isArray(input) ? input.length : show(input)}`;
       return `${field}: must be ${op} ${String(issue.minimum)}, got ${show(input)}`;
     }
     case "invalid_type":

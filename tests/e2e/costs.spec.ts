@@ -17,7 +17,10 @@ async function status(request: APIRequestContext, taskId: string): Promise<strin
   return ((await res.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status;
 }
 
-test("a manager filters /costs by profile and week, the chart agrees with the table, a figure leads to its tasks, the CSV equals the table", async ({ page, request }) => {
+test("a manager filters /costs by profile and week, the chart agrees with the table, a figure leads to its tasks, the CSV equals the table", async ({
+  page,
+  request,
+}) => {
   // One reply without usage: that call's tokens are estimated, and the figures built on it say so.
   const fault = await request.post(`http://127.0.0.1:${process.env.E2E_MODEL_PORT ?? 8887}/control/faults`, { data: { kind: "no_usage", count: 1 } });
   expect(fault.ok()).toBe(true);
@@ -61,7 +64,9 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   const downloadPromise = page.waitForEvent("download");
   await page.getByRole("button", { name: "Download CSV" }).click();
   const download = await downloadPromise;
-  const csv = readFileSync(await download.path(), "utf8").trimEnd().split("\r\n");
+  const csv = readFileSync(await download.path(), "utf8")
+    .trimEnd()
+    .split("\r\n");
   const header = await table.locator("thead th").allInnerTexts();
   expect(csv[0]).toBe(header.join(","));
   expect(csv[1]).toBe(rowCells.join(","));

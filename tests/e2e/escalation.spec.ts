@@ -133,7 +133,9 @@ async function query<T>(page: import("@playwright/test").Page, procedure: string
   return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
 }
 
-test("a dollar ceiling: the card names it and focuses Extra dollars; the handler adds dollars and a fact and resumes; the task completes with the fact", async ({ page }) => {
+test("a dollar ceiling: the card names it and focuses Extra dollars; the handler adds dollars and a fact and resumes; the task completes with the fact", async ({
+  page,
+}) => {
   // The license-audit demo with a tiny dollar budget (the scripted profile's notional prices make 5 packages cost a few tenths of a cent).
   await page.goto("/tasks/new");
   await page.getByLabel("Package limit").fill("5");
@@ -182,6 +184,12 @@ test("a dollar ceiling: the card names it and focuses Extra dollars; the handler
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 90_000 });
 
   // The resumed run started from the edited working set: the fact is there, blamed on the human step.
-  const current = await query<{ facts: { key: string; value: unknown; change: { stepId: string | null; cause: string } | null }[] }>(page, "workingSet.current", { taskId, keyPrefix: "handler:", limit: 10 });
-  expect(current.facts).toEqual([expect.objectContaining({ key: "handler:note", value: { checked: "by hand" }, change: expect.objectContaining({ cause: "human_edit" }) })]);
+  const current = await query<{ facts: { key: string; value: unknown; change: { stepId: string | null; cause: string } | null }[] }>(
+    page,
+    "workingSet.current",
+    { taskId, keyPrefix: "handler:", limit: 10 },
+  );
+  expect(current.facts).toEqual([
+    expect.objectContaining({ key: "handler:note", value: { checked: "by hand" }, change: expect.objectContaining({ cause: "human_edit" }) }),
+  ]);
 });

@@ -17,7 +17,8 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
   if (!res.ok()) throw new Error(`e2e global setup: could not sign up or sign in ${E2E_ADMIN.email}: ${res.status()} ${await res.text()}`);
   const me = await api.get(`/api/trpc/account.me?input=${encodeURIComponent(JSON.stringify({ json: null }))}`);
   const roles = ((await me.json()) as { result?: { data?: { json?: { roles?: string[] } } } }).result?.data?.json?.roles ?? [];
-  if (!roles.includes("admin")) throw new Error(`e2e global setup: ${E2E_ADMIN.email} is not admin (roles: ${roles.join(", ") || "none"}); the data folder must be fresh`);
+  if (!roles.includes("admin"))
+    throw new Error(`e2e global setup: ${E2E_ADMIN.email} is not admin (roles: ${roles.join(", ") || "none"}); the data folder must be fresh`);
   await api.storageState({ path: e2eAdminStatePath() });
   await api.dispose();
 }

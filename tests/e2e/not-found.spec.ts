@@ -17,7 +17,12 @@ test("a blank id is a 404 page too, not a crash", async ({ page }) => {
 });
 
 test("the artifact route answers hostile ids with 400/404 in its own words, never a 5xx", async ({ request }) => {
-  for (const [id, status] of [["%00", 400], ["%20", 400], ["x".repeat(101), 400], ["no_such_artifact", 404]] as const) {
+  for (const [id, status] of [
+    ["%00", 400],
+    ["%20", 400],
+    ["x".repeat(101), 400],
+    ["no_such_artifact", 404],
+  ] as const) {
     const res = await request.get(`/api/artifacts/${id}`);
     expect(res.status(), id).toBe(status);
     expect(await res.text()).not.toMatch(/prisma|invalid `|\bat \//i);

@@ -46,7 +46,11 @@ test("signed out: every page leads to sign-in, and the API answers 401 and chang
   await context.close();
 });
 
-test("operator: launches and cancels their own task; sees no Escalations or Admin; is refused another's task and the inbox", async ({ browser, baseURL, page: adminPage }) => {
+test("operator: launches and cancels their own task; sees no Escalations or Admin; is refused another's task and the inbox", async ({
+  browser,
+  baseURL,
+  page: adminPage,
+}) => {
   await adminPage.goto("/tasks");
   const page = await pageAs(browser, adminPage, baseURL!, OPERATOR);
   await page.goto("/tasks");

@@ -25,7 +25,10 @@ test.beforeAll(async () => {
 const stepRows = (page: Page) => page.getByRole("list", { name: "Steps" }).getByRole("listitem");
 
 async function noHorizontalOverflow(page: Page) {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
   expect(scrollWidth, "the page must not scroll sideways").toBeLessThanOrEqual(clientWidth);
 }
 

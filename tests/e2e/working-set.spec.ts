@@ -51,7 +51,10 @@ test("the Working set tab lists each fact change blamed on its record_fact step;
   await expect(stepChanges.getByTestId("fact-change")).toHaveAttribute("data-key", key);
 });
 
-test("the open Working set tab follows a resume live: a handler's fact edit is blamed on the human step, then the resumed run's facts", async ({ page, request }) => {
+test("the open Working set tab follows a resume live: a handler's fact edit is blamed on the human step, then the resumed run's facts", async ({
+  page,
+  request,
+}) => {
   // scripted-loop records nothing and escalates on its 3rd identical call; resumed with guidance it reads the README and records it.
   await launchLoopUntilEscalated(page);
 
@@ -63,7 +66,14 @@ test("the open Working set tab follows a resume live: a handler's fact edit is b
   const href = (await page.getByRole("link", { name: "Decide" }).getAttribute("href"))!;
   const escalationId = new URL(href, "http://x").searchParams.get("id")!;
   const res = await request.post("/api/trpc/escalation.decide", {
-    data: { json: { escalationId, decision: "resume", guidance: "Stop listing the folder: read the README and finish.", factEdits: { "handler:hint": { read: "README.md" } } } },
+    data: {
+      json: {
+        escalationId,
+        decision: "resume",
+        guidance: "Stop listing the folder: read the README and finish.",
+        factEdits: { "handler:hint": { read: "README.md" } },
+      },
+    },
   });
   expect(res.ok()).toBe(true);
 

@@ -138,7 +138,16 @@ describe("agent run durability", () => {
     expect(await doomed.exited).toBe(137);
     // The same instance back at once (in process: a child needs seconds just to load).
     const port = Number(new URL(stack.executorUrl).port);
-    const fast = await startExecutor({ databaseUrl: stack.databaseUrl, port, signingKey: TEST_SIGNING_KEY, eventKey: TEST_EVENT_KEY, appUrls: [], backoffMs: [50, 100, 200], instance: `executor@${hostname()}:${port}`, log: () => {} });
+    const fast = await startExecutor({
+      databaseUrl: stack.databaseUrl,
+      port,
+      signingKey: TEST_SIGNING_KEY,
+      eventKey: TEST_EVENT_KEY,
+      appUrls: [],
+      backoffMs: [50, 100, 200],
+      instance: `executor@${hostname()}:${port}`,
+      log: () => {},
+    });
     try {
       expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
       expect(await stack.waitForExecutorRun(runId)).toBe("completed");
@@ -154,7 +163,9 @@ describe("agent run durability", () => {
 
 /** Executor attempt numbers of the requests it logged for the run's segments ("run <id> … attempt N → status …"). */
 function loggedAttempts(log: string, ev: RunEvidence): number[] {
-  return ev.segments.flatMap((segment) => [...log.matchAll(new RegExp(`run ${segment.id} \\S+ (?:discovery|step \\w+) attempt (\\d+) →`, "g"))].map((m) => Number(m[1])));
+  return ev.segments.flatMap((segment) =>
+    [...log.matchAll(new RegExp(`run ${segment.id} \\S+ (?:discovery|step \\w+) attempt (\\d+) →`, "g"))].map((m) => Number(m[1])),
+  );
 }
 
 function countUnreachable(log: string): number {

@@ -27,7 +27,12 @@ describe("agent run", () => {
     expect(ev.steps.length).toBeGreaterThan(2 * LIMIT);
     expect(ev.steps.filter((s) => s.attempts !== 1 || s.status !== "completed").map((s) => `${s.stepId} ${s.status} ×${s.attempts}`)).toEqual([]);
     const modelSteps = ev.steps.filter((s) => s.kind === "model").map((s) => s.stepId);
-    expect(ev.modelCalls.filter((c) => c.cause === "productive").map((c) => c.stepId).sort()).toEqual([...modelSteps].sort());
+    expect(
+      ev.modelCalls
+        .filter((c) => c.cause === "productive")
+        .map((c) => c.stepId)
+        .sort(),
+    ).toEqual([...modelSteps].sort());
     expect(ev.modelCalls.every((c) => c.status === "ok" && c.billed && c.attempt === 0)).toBe(true);
     // (the only other calls are the model-written summaries of checkpoints, one per checkpoint step)
     expect(wastedModelCalls(ev)).toEqual([]);

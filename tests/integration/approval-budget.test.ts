@@ -73,7 +73,9 @@ describe("risky actions", () => {
     expect(JSON.stringify(task.result)).toContain("was not sent (rejected by a handler)");
     // Completed, with what was not done: the task list and /costs can tell it from a full success.
     expect(task.outcome).toBe("completed_with_gaps");
-    expect((task.result as { gaps?: string[] }).gaps).toEqual([expect.stringMatching(/^the summary email to .+ was not sent: send_email was rejected by handler-\w+ and not run: not to that address$/)]);
+    expect((task.result as { gaps?: string[] }).gaps).toEqual([
+      expect.stringMatching(/^the summary email to .+ was not sent: send_email was rejected by handler-\w+ and not run: not to that address$/),
+    ]);
     const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
     const resumed = await loadRunEvidence(stack.db, { taskId, runId: runs[1]!.id });
     const refusals = resumed.steps.filter((s) => s.tool === "send_email");

@@ -59,15 +59,28 @@ afterAll(async () => {
 
 /** POSTs JSON to a better-auth route; returns the status and the session cookie it set (name=value). */
 async function authPost(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await authRoute.POST(new Request(`${APP}/api/auth${path}`, { method: "POST", headers: { "content-type": "application/json", origin: APP, ...headers }, body: JSON.stringify(body) }));
-  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const res = await authRoute.POST(
+    new Request(`${APP}/api/auth${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: APP, ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   return { status: res.status, cookie, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
 }
 
 /** Calls one tRPC procedure over HTTP (superjson envelope); returns status, data and error message. */
 async function trpc(kind: "query" | "mutation", path: string, input: unknown, headers: Record<string, string> = {}) {
   const url = kind === "query" ? `${APP}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}` : `${APP}/api/trpc/${path}`;
-  const req = new Request(url, { method: kind === "query" ? "GET" : "POST", headers: { "content-type": "application/json", ...headers }, ...(kind === "mutation" ? { body: JSON.stringify({ json: input }) } : {}) });
+  const req = new Request(url, {
+    method: kind === "query" ? "GET" : "POST",
+    headers: { "content-type": "application/json", ...headers },
+    ...(kind === "mutation" ? { body: JSON.stringify({ json: input }) } : {}),
+  });
   const res = await (kind === "query" ? trpcRoute.GET(req) : trpcRoute.POST(req));
   const json = (await res.json()) as { result?: { data?: { json?: unknown } }; error?: { json?: { message?: string } } };
   return { status: res.status, data: json.result?.data?.json as Record<string, unknown> | undefined, message: json.error?.json?.message ?? null };
@@ -120,7 +133,14 @@ describe("identity and roles over HTTP", () => {
     const forgedCookie = await trpc("mutation", "task.launch", launchInput, { cookie: "longhaul.session_token=forged.value" });
     expect(forgedCookie.status).toBe(401);
 
-    const { token: expired } = await createApiToken({ prisma: db, userId: null, name: "old", roles: ["operator"], days: 1, now: new Date(Date.now() - 2 * 86_400_000) });
+    const { token: expired } = await createApiToken({
+      prisma: db,
+      userId: null,
+      name: "old",
+      roles: ["operator"],
+      days: 1,
+      now: new Date(Date.now() - 2 * 86_400_000),
+    });
     const late = await trpc("mutation", "task.launch", launchInput, { authorization: `Bearer ${expired}` });
     expect(late.status).toBe(401);
     expect(late.message).toMatch(/expired at/);
@@ -196,7 +216,9 @@ describe("identity and roles over HTTP", () => {
     // A token cannot mint tokens, and a user cannot give a token a role they lack.
     expect((await trpc("mutation", "account.createToken", { name: "x" }, { authorization: `Bearer ${token}` })).status).toBe(403);
     const hank = await db.user.findUniqueOrThrow({ where: { email: "hank@auth.test" } });
-    expect((await trpc("mutation", "admin.setRoles", { userId: hank.id, roles: ["admin"] }, { authorization: `Bearer ${token}` })).message).toBe("admin.setRoles: this needs the admin role");
+    expect((await trpc("mutation", "admin.setRoles", { userId: hank.id, roles: ["admin"] }, { authorization: `Bearer ${token}` })).message).toBe(
+      "admin.setRoles: this needs the admin role",
+    );
 
     expect((await trpc("mutation", "account.revokeToken", { tokenId: row.id }, { cookie: adminCookie, origin: APP })).status).toBe(200);
     expect((await trpc("query", "account.me", null, { authorization: `Bearer ${token}` })).status).toBe(401);
@@ -237,7 +259,9 @@ describe("identity and roles over HTTP", () => {
   it("artifacts need a signed-in role", async () => {
     const res = await artifactRoute.GET(new Request(`${APP}/api/artifacts/art_x`), { params: Promise.resolve({ id: "art_x" }) });
     expect(res.status).toBe(401);
-    const withCookie = await artifactRoute.GET(new Request(`${APP}/api/artifacts/art_x`, { headers: { cookie: adminCookie } }), { params: Promise.resolve({ id: "art_x" }) });
+    const withCookie = await artifactRoute.GET(new Request(`${APP}/api/artifacts/art_x`, { headers: { cookie: adminCookie } }), {
+      params: Promise.resolve({ id: "art_x" }),
+    });
     expect(withCookie.status).toBe(404);
   });
 
@@ -247,7 +271,11 @@ describe("identity and roles over HTTP", () => {
     const put = await inngestCall(new Request(`${APP}/api/inngest`, { method: "PUT" }));
     expect(put.status).toBe(401);
     const inBand = await inngestCall(
-      new Request(`${APP}/api/inngest`, { method: "PUT", headers: { "content-type": "application/json", "x-inngest-sync-kind": "in_band" }, body: JSON.stringify({ url: "http://attacker.example/api/inngest" }) }),
+      new Request(`${APP}/api/inngest`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", "x-inngest-sync-kind": "in_band" },
+        body: JSON.stringify({ url: "http://attacker.example/api/inngest" }),
+      }),
     );
     expect(inBand.status).toBe(401);
     const forged = await inngestCall(
@@ -267,7 +295,11 @@ describe("identity and roles over HTTP", () => {
     const origin = model.baseUrl.replace(/\/v1$/, "");
     try {
       const fault = JSON.stringify({ kind: "500", count: 1 });
-      const fromPage = await fetch(`${origin}/control/faults`, { method: "POST", headers: { origin: "https://evil.example", "content-type": "text/plain" }, body: fault });
+      const fromPage = await fetch(`${origin}/control/faults`, {
+        method: "POST",
+        headers: { origin: "https://evil.example", "content-type": "text/plain" },
+        body: fault,
+      });
       expect(fromPage.status).toBe(403);
       const { request } = await import("node:http");
       const rebound = await new Promise<number>((resolve, reject) => {

@@ -22,12 +22,20 @@ const HUGE_NOTES = Array.from({ length: 5_000 }, (_, i) => `note ${i}: backgroun
 describe("a checkpoint too big for the window", () => {
   it("a resume into a smaller window compacts the checkpoint (huge fact → reference) and completes", async () => {
     const profile = await createTestProfile(stack.db, "cp-compact", { checkpointEverySteps: 8, autoResumeMax: 0 });
-    const { taskId, runId } = await stack.launch({ input: { demo: { kind: "license-audit", limit: LIMIT }, profile, facts: { "notes:background": HUGE_NOTES } }, actor: "compaction-test" });
+    const { taskId, runId } = await stack.launch({
+      input: { demo: { kind: "license-audit", limit: LIMIT }, profile, facts: { "notes:background": HUGE_NOTES } },
+      actor: "compaction-test",
+    });
     const factsOf = (cp: Checkpoint) => cp.workingSet as Record<string, unknown>;
-    const checkpoint = await waitFor("a checkpoint carrying the huge fact", async () => {
-      const rows = await stack.db.checkpoint.findMany({ where: { taskId, reason: "interval" }, orderBy: { seq: "asc" } });
-      return rows.find((c) => typeof factsOf(c)["notes:background"] === "string");
-    }, 90_000, 25);
+    const checkpoint = await waitFor(
+      "a checkpoint carrying the huge fact",
+      async () => {
+        const rows = await stack.db.checkpoint.findMany({ where: { taskId, reason: "interval" }, orderBy: { seq: "asc" } });
+        return rows.find((c) => typeof factsOf(c)["notes:background"] === "string");
+      },
+      90_000,
+      25,
+    );
     await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
     const failed = await waitForRunEnd(stack.db, runId);
     await disarmFaults(stack);
@@ -54,12 +62,17 @@ describe("a checkpoint too big for the window", () => {
       description: expect.stringMatching(/^[\d,]+ chars of JSON: a string$/),
     });
     // Every productive prompt of the resumed run fitted the new window.
-    const productive = await stack.db.modelCall.findMany({ where: { runId: resumed.runId, cause: "productive" }, select: { stepId: true, promptTokens: true } });
+    const productive = await stack.db.modelCall.findMany({
+      where: { runId: resumed.runId, cause: "productive" },
+      select: { stepId: true, promptTokens: true },
+    });
     expect(productive.length).toBeGreaterThan(0);
     expect(productive.filter((c) => c.promptTokens >= 12_000).map((c) => `${c.stepId} ${c.promptTokens}`)).toEqual([]);
     // The step whose model call failed for good (the 429s) was marked failed, with its end time.
     const failedSteps = await stack.db.step.findMany({ where: { runId, kind: "model", status: { not: "completed" } } });
-    expect(failedSteps.map((s) => ({ status: s.status, ended: s.endedAt !== null, error: s.error?.slice(0, 14) }))).toEqual([{ status: "failed", ended: true, error: "[rate_limited]" }]);
+    expect(failedSteps.map((s) => ({ status: s.status, ended: s.endedAt !== null, error: s.error?.slice(0, 14) }))).toEqual([
+      { status: "failed", ended: true, error: "[rate_limited]" },
+    ]);
   });
 
   it("a start that cannot fit even compacted escalates saturation with the sizes, never fails", async () => {

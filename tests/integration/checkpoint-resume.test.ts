@@ -33,10 +33,15 @@ const factsOf = (cp: Checkpoint) => cp.workingSet as Record<string, unknown>;
 async function runFailedBy429s(label: string, autoResumeMax: number) {
   const profile = await createTestProfile(stack.db, label, { checkpointEverySteps: 10, autoResumeMax });
   const { taskId, runId } = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
-  const checkpoint = await waitFor("a checkpoint with the selection and some licenses", async () => {
-    const rows = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
-    return rows.find((c) => "audit:packages" in factsOf(c) && Object.keys(factsOf(c)).some((k) => k.startsWith("license:")));
-  }, 60_000, 25);
+  const checkpoint = await waitFor(
+    "a checkpoint with the selection and some licenses",
+    async () => {
+      const rows = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+      return rows.find((c) => "audit:packages" in factsOf(c) && Object.keys(factsOf(c)).some((k) => k.startsWith("license:")));
+    },
+    60_000,
+    25,
+  );
   await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
   const failed = await waitForRunEnd(stack.db, runId);
   await disarmFaults(stack);
@@ -48,7 +53,10 @@ async function runFailedBy429s(label: string, autoResumeMax: number) {
  * package.json of a package whose license the checkpoint does not hold yet (the agent needs it again).
  */
 async function repeatedToolCalls({ runId, laterRunId, checkpoint }: { runId: string; laterRunId: string; checkpoint: Checkpoint }) {
-  const before = await stack.db.step.findMany({ where: { runId, kind: "tool", index: { lt: checkpoint.nextIndex } }, select: { stepId: true, tool: true, arguments: true, attempts: true } });
+  const before = await stack.db.step.findMany({
+    where: { runId, kind: "tool", index: { lt: checkpoint.nextIndex } },
+    select: { stepId: true, tool: true, arguments: true, attempts: true },
+  });
   const after = await stack.db.step.findMany({ where: { runId: laterRunId, kind: "tool" }, select: { stepId: true, tool: true, arguments: true } });
   const done = new Set(before.map((s) => `${s.tool} ${canonicalJson(s.arguments)}`));
   const needed = (s: { tool: string | null; arguments: unknown }) => {
@@ -56,7 +64,13 @@ async function repeatedToolCalls({ runId, laterRunId, checkpoint }: { runId: str
     const name = /^node_modules\/(.+)\/package\.json$/.exec(path)?.[1];
     return s.tool === "read_file" && name !== undefined && !(`license:${name}` in factsOf(checkpoint));
   };
-  return { before, repeated: after.filter((s) => done.has(`${s.tool} ${canonicalJson(s.arguments)}`) && !needed(s)).map((s) => `${s.stepId} ${s.tool} ${canonicalJson(s.arguments)}`), after };
+  return {
+    before,
+    repeated: after
+      .filter((s) => done.has(`${s.tool} ${canonicalJson(s.arguments)}`) && !needed(s))
+      .map((s) => `${s.stepId} ${s.tool} ${canonicalJson(s.arguments)}`),
+    after,
+  };
 }
 
 /** What the scenario of the manual resume left behind (run once, read by several tests). */
@@ -88,7 +102,14 @@ function manualResume(): Promise<ResumeScenario> {
     const ports = testResumePorts(stack, async ({ taskId: t, runId: r, checkpointId }) => {
       // The new Run row exists and nothing of it ran yet: this is what its first segment will read.
       const start = await startSegment({ prisma: stack.db, taskId: t, runId: r, checkpointId });
-      const messages = buildInitialMessages({ systemPrompt: start.profile.systemPrompt, goal: start.goal, workingSet: start.workingSet, completedSteps: start.completedSteps, openQuestion: start.openQuestion, guidance: start.guidance });
+      const messages = buildInitialMessages({
+        systemPrompt: start.profile.systemPrompt,
+        goal: start.goal,
+        workingSet: start.workingSet,
+        completedSteps: start.completedSteps,
+        openQuestion: start.openQuestion,
+        guidance: start.guidance,
+      });
       captured = { start, messages };
     });
     const outcomes = await Promise.allSettled([
@@ -115,7 +136,9 @@ describe("resume from a checkpoint", () => {
 
     // The first run: the model step that met the 429s used up its retries; every other step ran once.
     const firstSteps = await stack.db.step.findMany({ where: { runId: s.runId }, select: { stepId: true, kind: true, attempts: true } });
-    expect(firstSteps.filter((x) => x.attempts !== 1).map((x) => `${x.stepId} ${x.kind} ×${x.attempts}`)).toEqual([expect.stringMatching(new RegExp(`^model-\\d+ model ×${AGENT_STEP_RETRIES + 1}$`))]);
+    expect(firstSteps.filter((x) => x.attempts !== 1).map((x) => `${x.stepId} ${x.kind} ×${x.attempts}`)).toEqual([
+      expect.stringMatching(new RegExp(`^model-\\d+ model ×${AGENT_STEP_RETRIES + 1}$`)),
+    ]);
     const rateLimited = await stack.db.modelCall.count({ where: { runId: s.runId, httpStatus: 429 } });
     expect(rateLimited).toBe(AGENT_STEP_RETRIES + 1);
 
@@ -139,7 +162,7 @@ describe("resume from a checkpoint", () => {
     expect((await repeatedToolCalls({ runId: s.runId, laterRunId: s.runId, checkpoint: s.checkpoint })).repeated.length).toBeGreaterThan(10);
     // The checkpoint resumed from covers every tool call of the failed run (a failure checkpoint takes the rest).
     expect(await stack.db.step.count({ where: { runId: s.runId, kind: "tool", index: { gte: s.checkpoint.nextIndex } } })).toBe(0);
-    const reRecorded = after.filter((x) => x.tool === "record_fact" && ((x.arguments as { key: string }).key in factsOf(s.checkpoint)));
+    const reRecorded = after.filter((x) => x.tool === "record_fact" && (x.arguments as { key: string }).key in factsOf(s.checkpoint));
     expect(reRecorded.map((x) => x.stepId)).toEqual([]);
     expect(ev.steps.filter((x) => x.attempts !== 1).map((x) => x.stepId)).toEqual([]);
     // The new run's turns continue the checkpoint's numbering.
@@ -168,7 +191,10 @@ describe("resume from a checkpoint", () => {
     expect(workingSet).toEqual(factsOf(s.checkpoint));
     expect(task).toContain("<completed_steps>");
     // None of the old run's tool results is in it (the package.json texts it read, the listings).
-    const oldOutputs = await stack.db.step.findMany({ where: { runId: s.runId, kind: "tool", tool: { in: ["read_file", "list_files"] } }, select: { stepId: true, output: true } });
+    const oldOutputs = await stack.db.step.findMany({
+      where: { runId: s.runId, kind: "tool", tool: { in: ["read_file", "list_files"] } },
+      select: { stepId: true, output: true },
+    });
     expect(oldOutputs.length).toBeGreaterThan(0);
     const leaked = oldOutputs.filter((o) => {
       const out = o.output as { content?: string; entries?: unknown[] } | null;
@@ -212,29 +238,46 @@ describe("resume from a checkpoint", () => {
     const { taskId, runId } = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
     // The first turn whose tool calls bring the run to `every` steps: the model request after its tool
     // calls is the first checkpoint's summary. Arm the 429s while those tool calls run.
-    const turn = await waitFor("the turn that reaches the checkpoint interval to run its tools", async () => {
-      const models = await stack.db.step.findMany({ where: { runId, kind: "model", status: "completed" }, orderBy: { index: "asc" }, select: { stepId: true, output: true } });
-      let steps = 0;
-      for (const m of models) {
-        steps += 1 + ((m.output as { toolCalls?: unknown[] } | null)?.toolCalls?.length ?? 0);
-        if (steps >= every) return m.stepId.slice("model-".length);
-      }
-      return undefined;
-    }, 60_000, 10);
+    const turn = await waitFor(
+      "the turn that reaches the checkpoint interval to run its tools",
+      async () => {
+        const models = await stack.db.step.findMany({
+          where: { runId, kind: "model", status: "completed" },
+          orderBy: { index: "asc" },
+          select: { stepId: true, output: true },
+        });
+        let steps = 0;
+        for (const m of models) {
+          steps += 1 + ((m.output as { toolCalls?: unknown[] } | null)?.toolCalls?.length ?? 0);
+          if (steps >= every) return m.stepId.slice("model-".length);
+        }
+        return undefined;
+      },
+      60_000,
+      10,
+    );
     await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
     const stepId = `checkpoint-${Number(turn) + 1}`;
     // Done when the run ends, or when its executor runs failed (a run left "running" for good).
-    await waitFor("the run to end or its executor run to fail", async () => {
-      const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
-      const segments = await findExecutorRuns(stack.db, runId);
-      return run.status !== "running" || segments.some((x) => x.status === "failed") ? true : undefined;
-    }, 90_000, 100);
+    await waitFor(
+      "the run to end or its executor run to fail",
+      async () => {
+        const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+        const segments = await findExecutorRuns(stack.db, runId);
+        return run.status !== "running" || segments.some((x) => x.status === "failed") ? true : undefined;
+      },
+      90_000,
+      100,
+    );
     await disarmFaults(stack);
     const calls = await stack.db.modelCall.findMany({ where: { runId, stepId }, orderBy: { createdAt: "asc" }, select: { httpStatus: true } });
     expect(calls.map((c) => c.httpStatus)).toEqual(Array.from({ length: AGENT_STEP_RETRIES + 1 }, () => 429));
     const segments = await findExecutorRuns(stack.db, runId);
     const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
-    expect({ failedExecutorRuns: segments.filter((x) => x.status === "failed").length, run: run.status === "running" ? "running" : "ended" }).toEqual({ failedExecutorRuns: 0, run: "ended" });
+    expect({ failedExecutorRuns: segments.filter((x) => x.status === "failed").length, run: run.status === "running" ? "running" : "ended" }).toEqual({
+      failedExecutorRuns: 0,
+      run: "ended",
+    });
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
     const checkpoint = await stack.db.checkpoint.findFirstOrThrow({ where: { runId, nextTurn: Number(turn) + 1 } });
     expect(checkpoint.summary).toContain("assembled without a model summary");
@@ -246,7 +289,12 @@ describe("resume from a checkpoint", () => {
   it("with autoResumeMax 1 the failed run resumes on its own from the latest checkpoint and completes", async () => {
     const { taskId, runId, failed } = await runFailedBy429s("cp-auto-resume", 1);
     expect(failed).toMatchObject({ status: "failed", endReason: "transient" });
-    const auto = await waitFor("a run with cause auto_resume", () => stack.db.run.findFirst({ where: { taskId, cause: "auto_resume" } }).then((r) => r ?? undefined), 30_000, 50);
+    const auto = await waitFor(
+      "a run with cause auto_resume",
+      () => stack.db.run.findFirst({ where: { taskId, cause: "auto_resume" } }).then((r) => r ?? undefined),
+      30_000,
+      50,
+    );
     const latest = await stack.db.checkpoint.findFirstOrThrow({ where: { taskId, createdAt: { lte: auto.startedAt } }, orderBy: { seq: "desc" } });
     expect(auto.fromCheckpointId).toBe(latest.id);
     expect(await stack.waitForTaskStatus(taskId, undefined, 90_000)).toBe("completed");

@@ -56,7 +56,9 @@ describe("checkpoints and segments", () => {
     // (ev.steps is in timeline order)
     const sendAt = ev.steps.findIndex((s) => s.tool === "send_email");
     expect(beforeRisky).toHaveLength(1);
-    expect(ev.steps[sendAt - 1]?.stepId, "the step before send_email").toBe(`checkpoint-${beforeRisky[0]!.nextTurn - 1}-${ev.steps[sendAt]!.stepId.split("-")[2]}`);
+    expect(ev.steps[sendAt - 1]?.stepId, "the step before send_email").toBe(
+      `checkpoint-${beforeRisky[0]!.nextTurn - 1}-${ev.steps[sendAt]!.stepId.split("-")[2]}`,
+    );
     expect(beforeRisky[0]!.openQuestion).toMatch(/^About to run the risky action send_email\(to: "/);
     expect(beforeRisky[0]!.workingSet).toHaveProperty(["audit:report"]);
 
@@ -66,7 +68,9 @@ describe("checkpoints and segments", () => {
     const names = await stack.db.executorStepResult.findMany({ where: { runId: { in: ev.segments.map((s) => s.id) } }, select: { name: true } });
     const perSegment = names.map((n) => n.name).filter((n) => n !== "start"); // each segment loads its start
     expect(perSegment.filter((n, i) => perSegment.indexOf(n) !== i)).toEqual([]);
-    expect(ev.steps.filter((s) => s.kind === "checkpoint" && /^checkpoint-\d+$/.test(s.stepId)).map((s) => s.stepId)).toEqual(checkpoints.map((c) => `checkpoint-${c.nextTurn}`));
+    expect(ev.steps.filter((s) => s.kind === "checkpoint" && /^checkpoint-\d+$/.test(s.stepId)).map((s) => s.stepId)).toEqual(
+      checkpoints.map((c) => `checkpoint-${c.nextTurn}`),
+    );
 
     // Each later segment starts from the checkpoint alone: its first prompt is exactly the checkpoint's
     // context, and smaller than the last prompt of the segment before it.
@@ -97,7 +101,10 @@ describe("checkpoints and segments", () => {
       const recorded = facts.filter((f) => (!from || f.createdAt > from.createdAt) && f.createdAt <= to.createdAt);
       const label = `diff #${from?.seq ?? "start"} → #${to.seq}`;
       // Only additions in this demo (every key is recorded once), exactly the facts of the steps in between.
-      expect(diff.map((c) => `${c.kind} ${c.key}`), label).toEqual(recorded.map((f) => `added ${f.key}`).sort());
+      expect(
+        diff.map((c) => `${c.kind} ${c.key}`),
+        label,
+      ).toEqual(recorded.map((f) => `added ${f.key}`).sort());
       expect(diff.filter((c) => c.key.startsWith("license:")).length, label).toBe(recorded.filter((f) => f.key.startsWith("license:")).length);
       for (const c of diff) {
         const fact = recorded.find((f) => f.key === c.key)!;

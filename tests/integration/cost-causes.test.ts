@@ -38,7 +38,11 @@ async function expectTotalsAgree(taskId: string, profile: string): Promise<numbe
 describe("cost causes through the write paths", () => {
   it("a step's unbilled 429 costs $0, its billed cut stream is a retry with estimated tokens, a reply without usage is estimated and flagged", async () => {
     const profile = await createTestProfile(stack.db, "cost-retry", {});
-    await stack.armFaults([{ kind: "429", count: 1, retryAfterSeconds: 0 }, { kind: "cut", count: 1 }, { kind: "no_usage", count: 1 }]);
+    await stack.armFaults([
+      { kind: "429", count: 1, retryAfterSeconds: 0 },
+      { kind: "cut", count: 1 },
+      { kind: "no_usage", count: 1 },
+    ]);
     const { taskId, runId } = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
     await disarmFaults(stack);
@@ -111,7 +115,10 @@ describe("cost causes through the write paths", () => {
     expect(afterResume.byCause.discarded).toBeCloseTo(discarded, 8);
     expect(afterResume.headline.resume.tasks).toBe(1);
     expect(afterResume.headline.resume.discardedUsd).toBeCloseTo(discarded, 8);
-    expect(afterResume.headline.resume.keptUsd).toBeCloseTo(keptBefore.reduce((s, c) => s + Number(c.costUsd), 0), 8);
+    expect(afterResume.headline.resume.keptUsd).toBeCloseTo(
+      keptBefore.reduce((s, c) => s + Number(c.costUsd), 0),
+      8,
+    );
     await expectTotalsAgree(taskId, profile);
 
     // Fork from the same checkpoint: the resumed run's work is what the fork branches away from.
@@ -119,7 +126,9 @@ describe("cost causes through the write paths", () => {
     expect(resumedProductive.length).toBeGreaterThan(0);
     await waitFor("the resumed run's executor run to end", async () => (await stack.waitForExecutorRun(resumed.runId)) === "completed", 60_000);
     const fork = await resumeTask({ taskId, checkpointId: cp1!.id, cause: "fork", actor: "cost-test", ports: testResumePorts(stack) });
-    expect((await calls(resumed.runId)).filter((c) => resumedProductive.some((p) => p.id === c.id)).map((c) => c.cause)).toEqual(resumedProductive.map(() => "discarded"));
+    expect((await calls(resumed.runId)).filter((c) => resumedProductive.some((p) => p.id === c.id)).map((c) => c.cause)).toEqual(
+      resumedProductive.map(() => "discarded"),
+    );
     await waitForRunEnd(stack.db, fork.runId, 90_000);
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
     const total = await expectTotalsAgree(taskId, profile);

@@ -43,7 +43,21 @@ async function task(id: string, status: string, createdAt: string, profileId: st
 
 let n = 0;
 /** A call through the ledger's write path; createdAt is then pinned to a fixed, strictly increasing time. */
-async function call(runId: string, stepId: string, o: { attempt?: number; p: number; c?: number; out?: number; status?: "ok" | "error"; billed?: boolean; http?: number; cause?: "productive" | "checkpoint" | "retry"; estimated?: boolean }) {
+async function call(
+  runId: string,
+  stepId: string,
+  o: {
+    attempt?: number;
+    p: number;
+    c?: number;
+    out?: number;
+    status?: "ok" | "error";
+    billed?: boolean;
+    http?: number;
+    cause?: "productive" | "checkpoint" | "retry";
+    estimated?: boolean;
+  },
+) {
   await recordModelCall({
     prisma,
     runId,
@@ -95,15 +109,37 @@ beforeAll(async () => {
   n += 1;
   const cp = await prisma.checkpoint.create({
     data: {
-      id: `${ids.t3}-cp1`, taskId: ids.t3, runId: r3, seq: 1, reason: "interval", afterStepId: "model-0", nextTurn: 1, nextIndex: 1, goal: "g",
-      workingSet: {}, completedSteps: [], budgetsUsed: {}, sideEffects: [], createdAt: new Date(Date.UTC(2026, 10, 1, 0, 0, n)),
+      id: `${ids.t3}-cp1`,
+      taskId: ids.t3,
+      runId: r3,
+      seq: 1,
+      reason: "interval",
+      afterStepId: "model-0",
+      nextTurn: 1,
+      nextIndex: 1,
+      goal: "g",
+      workingSet: {},
+      completedSteps: [],
+      budgetsUsed: {},
+      sideEffects: [],
+      createdAt: new Date(Date.UTC(2026, 10, 1, 0, 0, n)),
     },
   });
   await step(r3, "model-1", 1);
   await call(r3, "model-1", { p: 3000 });
   await prisma.run.update({ where: { id: r3 }, data: { status: "failed", endReason: "transient" } });
   const ports = prismaResumePorts({ prisma, sendRunStarted: async () => {} });
-  expect(await ports.claimTaskAndCreateRun({ taskId: ids.t3, runId: `${ids.t3}-r2`, from: ["failed"], cause: "resume", checkpointId: cp.id, guidance: null, actor: "test" })).toBe(true);
+  expect(
+    await ports.claimTaskAndCreateRun({
+      taskId: ids.t3,
+      runId: `${ids.t3}-r2`,
+      from: ["failed"],
+      cause: "resume",
+      checkpointId: cp.id,
+      guidance: null,
+      actor: "test",
+    }),
+  ).toBe(true);
   await step(`${ids.t3}-r2`, "model-1", 1);
   await call(`${ids.t3}-r2`, "model-1", { p: 3000 });
   await prisma.task.update({ where: { id: ids.t3 }, data: { status: "completed" } });
@@ -117,7 +153,9 @@ beforeAll(async () => {
   await step(r5, "model-0", 0);
   await call(r5, "model-0", { p: 500 });
   await prisma.run.update({ where: { id: r5 }, data: { status: "escalated", endReason: "loop" } });
-  await prisma.escalation.create({ data: { id: `${ids.t5}-e1`, taskId: ids.t5, runId: r5, stepId: "model-0", reason: "loop", message: "m", dueAt: new Date() } });
+  await prisma.escalation.create({
+    data: { id: `${ids.t5}-e1`, taskId: ids.t5, runId: r5, stepId: "model-0", reason: "loop", message: "m", dueAt: new Date() },
+  });
 });
 
 const close = (actual: number | null | undefined, expected: number) => expect(actual).toBeCloseTo(expected, 8);
@@ -135,7 +173,12 @@ describe("cost rollups on a fixed data set", () => {
     const t2 = await prisma.modelCall.findMany({ where: { runId: `${ids.t2}-r1` }, orderBy: { createdAt: "asc" } });
     expect(t2.map((c) => c.cause)).toEqual(["retry", "productive", "checkpoint"]);
     const t3 = await prisma.modelCall.findMany({ where: { run: { taskId: ids.t3 } }, orderBy: { createdAt: "asc" } });
-    expect(t3.map((c) => `${c.runId.slice(-2)}:${c.stepId}:${c.cause}`)).toEqual(["r1:model-0:productive", "r1:checkpoint-1:checkpoint", "r1:model-1:discarded", "r2:model-1:productive"]);
+    expect(t3.map((c) => `${c.runId.slice(-2)}:${c.stepId}:${c.cause}`)).toEqual([
+      "r1:model-0:productive",
+      "r1:checkpoint-1:checkpoint",
+      "r1:model-1:discarded",
+      "r2:model-1:productive",
+    ]);
   });
 
   it("computes the headline, breakdowns and outcomes table worked out by hand", async () => {
@@ -199,7 +242,10 @@ describe("cost rollups on a fixed data set", () => {
   it("task totals are the sum of the task's runs, and match a rebuild from the ledger", async () => {
     const split = await taskRunCosts({ prisma, taskId: ids.t3 });
     expect(split.runs.map((r) => Math.round(r.usd * 1e6))).toEqual([58000, 30000]);
-    close(split.totals.usd, split.runs.reduce((s, r) => s + r.usd, 0));
+    close(
+      split.totals.usd,
+      split.runs.reduce((s, r) => s + r.usd, 0),
+    );
     close(split.runs[0]!.byCause.discarded, 0.03);
     const before = await taskCostTotals({ prisma, taskIds: Object.values(ids) });
     await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;

@@ -14,8 +14,6 @@ describe("database", () => {
     });
     const run = await prisma.run.create({ data: { id: `r-${Date.now()}`, taskId: task.id } });
     await prisma.step.create({ data: { runId: run.id, index: 0, stepId: "model-0", kind: "model" } });
-    await expect(
-      prisma.step.create({ data: { runId: run.id, index: 1, stepId: "model-0", kind: "model" } }),
-    ).rejects.toThrow(/Unique constraint/);
+    await expect(prisma.step.create({ data: { runId: run.id, index: 1, stepId: "model-0", kind: "model" } })).rejects.toThrow(/Unique constraint/);
   });
 });

@@ -24,7 +24,10 @@ function workspaceWith(name: string, order: string): string {
   const dir = join(root, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "notes.md"), `# Deployment notes\n\n${order}\n\nGitHub token for the deploy bot: ${TOKEN}\nRotate it every quarter. ${"These notes are internal and must stay inside the company. ".repeat(3)}\n`);
+  writeFileSync(
+    join(dir, "notes.md"),
+    `# Deployment notes\n\n${order}\n\nGitHub token for the deploy bot: ${TOKEN}\nRotate it every quarter. ${"These notes are internal and must stay inside the company. ".repeat(3)}\n`,
+  );
   return dir;
 }
 
@@ -36,7 +39,11 @@ beforeAll(async () => {
   delete process.env.LONGHAUL_EMAIL_ALLOW; // default: example.com
 });
 afterAll(async () => {
-  for (const [k, v] of [["LONGHAUL_WORKSPACE_ROOTS", savedEnv.roots], ["LONGHAUL_HTTP_ALLOW", savedEnv.http], ["LONGHAUL_EMAIL_ALLOW", savedEnv.email]] as const) {
+  for (const [k, v] of [
+    ["LONGHAUL_WORKSPACE_ROOTS", savedEnv.roots],
+    ["LONGHAUL_HTTP_ALLOW", savedEnv.http],
+    ["LONGHAUL_EMAIL_ALLOW", savedEnv.email],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -63,12 +70,21 @@ beforeAll(async () => {
   await stack.db.agentProfile.upsert({ where: { name: refusing.name }, create: refusing, update: refusing });
 });
 
-const launch = (workspace: string, profile = "scripted-exfiltrate") => stack.launch({ input: { goal: "Tidy up the notes in this folder.", profile, workspace }, actor: "egress-test" });
+const launch = (workspace: string, profile = "scripted-exfiltrate") =>
+  stack.launch({ input: { goal: "Tidy up the notes in this folder.", profile, workspace }, actor: "egress-test" });
 /** Waits for the task to end; says which escalations and steps it went through if it did not complete. */
 async function expectCompleted(taskId: string) {
   const status = await stack.waitForTaskStatus(taskId, ["completed", "failed", "dead_end", "cancelled"]).catch((e: unknown) => String(e));
-  const escalations = await stack.db.escalation.findMany({ where: { taskId }, orderBy: { createdAt: "asc" }, select: { reason: true, status: true, decision: true, message: true } });
-  const steps = await stack.db.step.findMany({ where: { run: { taskId } }, orderBy: [{ run: { startedAt: "asc" } }, { index: "asc" }], select: { stepId: true, tool: true, status: true, summary: true } });
+  const escalations = await stack.db.escalation.findMany({
+    where: { taskId },
+    orderBy: { createdAt: "asc" },
+    select: { reason: true, status: true, decision: true, message: true },
+  });
+  const steps = await stack.db.step.findMany({
+    where: { run: { taskId } },
+    orderBy: [{ run: { startedAt: "asc" } }, { index: "asc" }],
+    select: { stepId: true, tool: true, status: true, summary: true },
+  });
   expect(status, JSON.stringify({ escalations, steps }, null, 1)).toBe("completed");
 }
 const approve = (escalationId: string) => stack.decide({ input: { escalationId, decision: "approve" }, actor: "handler-e" });
@@ -85,7 +101,11 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
     expect(escalation.message).toContain("body carries the contents of a workspace file the run read");
     // The card shows the call redacted: never the secret.
     expect(JSON.stringify(escalation)).not.toContain(TOKEN);
-    expect(escalation.evidence).toMatchObject({ tool: "send_email", arguments: { to: OUTSIDE, subject: "Contents of notes.md" }, egress: { reasons: expect.arrayContaining(["recipient outside allowed domains"]) } });
+    expect(escalation.evidence).toMatchObject({
+      tool: "send_email",
+      arguments: { to: OUTSIDE, subject: "Contents of notes.md" },
+      egress: { reasons: expect.arrayContaining(["recipient outside allowed domains"]) },
+    });
     expect(String((escalation.evidence as { arguments: { body: string } }).arguments.body)).toContain("[redacted:");
     // Stopped before the send: no email, no ledger row, no tool step for send_email.
     expect(await stack.db.outboxMessage.count({ where: { taskId } })).toBe(0);
@@ -145,12 +165,24 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
 
   it("a demo destination outside the policy is refused at launch with the rule it breaks, creating nothing", async () => {
     const before = await stack.db.task.count();
-    const refused = (input: Record<string, unknown>) => stack.launch({ input, actor: "egress-test" }).then(() => null, (e: unknown) => e);
+    const refused = (input: Record<string, unknown>) =>
+      stack.launch({ input, actor: "egress-test" }).then(
+        () => null,
+        (e: unknown) => e,
+      );
     const email = await refused({ demo: { kind: "license-audit", limit: 3, emailTo: OUTSIDE }, workspace: workspaceWith("demo", "nothing") });
     expect(email).toBeInstanceOf(AppError);
-    expect(email).toMatchObject({ code: "BAD_INPUT", message: `demo.emailTo: recipient outside allowed domains (${OUTSIDE}; allowed: example.com): refused at launch by the egress policy of profile "scripted"` });
+    expect(email).toMatchObject({
+      code: "BAD_INPUT",
+      message: `demo.emailTo: recipient outside allowed domains (${OUTSIDE}; allowed: example.com): refused at launch by the egress policy of profile "scripted"`,
+    });
     const post = await refused({ demo: { kind: "license-audit", limit: 3, postUrl: "https://hooks.elsewhere.example.org/x" }, workspace: join(root, "demo") });
-    expect(post).toMatchObject({ code: "BAD_INPUT", message: expect.stringContaining("demo.postUrl: origin outside allowed origins (https://hooks.elsewhere.example.org; no origin is allowed (LONGHAUL_HTTP_ALLOW unset))") });
+    expect(post).toMatchObject({
+      code: "BAD_INPUT",
+      message: expect.stringContaining(
+        "demo.postUrl: origin outside allowed origins (https://hooks.elsewhere.example.org; no origin is allowed (LONGHAUL_HTTP_ALLOW unset))",
+      ),
+    });
     expect(await stack.db.task.count()).toBe(before);
   });
 });

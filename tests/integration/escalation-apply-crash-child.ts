@@ -11,7 +11,11 @@ import { TEST_EVENT_KEY } from "../support/executor-harness.ts";
 const [url, executorUrl, escalationId, decision] = process.argv.slice(2) as [string, string, string, string];
 const prisma = createPrismaClient(url, { max: 2 });
 const send = async (name: string, data: Record<string, unknown>, id?: string) => {
-  const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]) });
+  const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
+  });
   if (!res.ok) throw new Error(`event API answered HTTP ${res.status}`);
 };
 const result = await decideEscalation({

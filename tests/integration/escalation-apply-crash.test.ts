@@ -21,7 +21,13 @@ async function untilApprovalAsked() {
   expect({ reason: escalation.reason, status: escalation.status }).toEqual({ reason: "risky_action", status: "open" });
   // The escalated run waits for the decision (its read of the row is behind it), so only the path
   // under test can apply it: the waiting run's own safety net applies a decision it reads as due.
-  await waitFor("the escalated run to wait for the decision", async () => (await stack.db.executorPause.count({ where: { kind: "wait", event: "longhaul/escalation.applied", expression: { contains: escalation.id } } })) === 1, 60_000, 100);
+  await waitFor(
+    "the escalated run to wait for the decision",
+    async () =>
+      (await stack.db.executorPause.count({ where: { kind: "wait", event: "longhaul/escalation.applied", expression: { contains: escalation.id } } })) === 1,
+    60_000,
+    100,
+  );
   return { taskId, runId, escalation };
 }
 
@@ -33,10 +39,14 @@ async function restartApp(options: { crashAt?: string; graceMs?: number } = {}) 
 
 /** Runs tests/integration/escalation-apply-crash-child.ts (a handler's request deciding in-request) with `crashAt`; resolves with its exit code and output. */
 function decideInChild(escalationId: string, decision: string, crashAt: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "escalation-apply-crash-child.ts"), stack.databaseUrl, stack.executorUrl, escalationId, decision], {
-    env: { ...process.env, LONGHAUL_CRASH_AT: crashAt },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(import.meta.dirname, "escalation-apply-crash-child.ts"), stack.databaseUrl, stack.executorUrl, escalationId, decision],
+    {
+      env: { ...process.env, LONGHAUL_CRASH_AT: crashAt },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -77,11 +87,20 @@ describe("a crash while applying a decision", () => {
     const { code, output } = await decideInChild(escalation.id, "approve", "escalation:apply-before-commit");
     expect(code, output).toBe(137);
     const after = await stack.db.escalation.findUniqueOrThrow({ where: { id: escalation.id } });
-    expect({ status: after.status, decision: after.decision, decidedBy: after.decidedBy }).toEqual({ status: "decided", decision: "approve", decidedBy: "crash-handler" });
+    expect({ status: after.status, decision: after.decision, decidedBy: after.decidedBy }).toEqual({
+      status: "decided",
+      decision: "approve",
+      decidedBy: "crash-handler",
+    });
     expect(await stack.db.run.count({ where: { taskId } })).toBe(1);
     await restartApp({ graceMs: 500 });
     // The sweep logs after applying and sending the start.
-    await waitFor("the sweep to apply the decision", () => new RegExp(`\\[recovery\\] escalation decisions: .*applied \\["${escalation.id}"\\]`).test(stack.app()!.output()), 60_000, 100);
+    await waitFor(
+      "the sweep to apply the decision",
+      () => new RegExp(`\\[recovery\\] escalation decisions: .*applied \\["${escalation.id}"\\]`).test(stack.app()!.output()),
+      60_000,
+      100,
+    );
     await expectAppliedOnce(taskId, runId, escalation.id);
   });
 

@@ -79,12 +79,24 @@ describe("resume with a dollar raise and fact edits", () => {
 
     const refused = await decide({ escalationId: esc.id, decision: "resume", budgetIncrease: { usd: 5 } }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
-    expect(refused).toMatchObject({ code: "BAD_INPUT", message: `budgetIncrease.usd: task ${taskId} has no dollar budget, so there is no dollar ceiling to raise; leave it out` });
+    expect(refused).toMatchObject({
+      code: "BAD_INPUT",
+      message: `budgetIncrease.usd: task ${taskId} has no dollar budget, so there is no dollar ceiling to raise; leave it out`,
+    });
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "open", decision: null, budgetIncrease: null });
 
-    await decide({ escalationId: esc.id, decision: "resume", budgetIncrease: { steps: 7, tokens: 5_000 }, guidance: "Stop listing the folder: read the README and finish." });
+    await decide({
+      escalationId: esc.id,
+      decision: "resume",
+      budgetIncrease: { steps: 7, tokens: 5_000 },
+      guidance: "Stop listing the folder: read the README and finish.",
+    });
     const after = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
-    expect({ stepBudget: after.stepBudget, tokenBudget: after.tokenBudget, costBudgetUsd: after.costBudgetUsd }).toEqual({ stepBudget: task.stepBudget + 7, tokenBudget: null, costBudgetUsd: null });
+    expect({ stepBudget: after.stepBudget, tokenBudget: after.tokenBudget, costBudgetUsd: after.costBudgetUsd }).toEqual({
+      stepBudget: task.stepBudget + 7,
+      tokenBudget: null,
+      costBudgetUsd: null,
+    });
     expect(await stack.waitForTaskStatus(taskId, ["completed", "failed", "dead_end"], 60_000)).toBe("completed");
   });
 });

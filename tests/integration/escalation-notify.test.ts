@@ -12,7 +12,12 @@ import { startReceiver, type Receiver } from "../support/fixtures.ts";
 const prisma = createPrismaClient(inject("databaseUrl"));
 
 /** The operator's webhook: each delivery's path, Idempotency-Key and JSON body (emptied before each test). */
-let receiver: Receiver<{ text: string; event: string; round: number; escalation: { id: string; assigneeRole: string | null; reEscalatedTo: string | null; dueAt: string | null; reason: string } }>;
+let receiver: Receiver<{
+  text: string;
+  event: string;
+  round: number;
+  escalation: { id: string; assigneeRole: string | null; reEscalatedTo: string | null; dueAt: string | null; reason: string };
+}>;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
@@ -42,9 +47,21 @@ async function openedEscalation(chain: string[], dueMinutes = 60): Promise<{ esc
   });
   const taskId = `task_${suffix}`;
   const runId = `run_${suffix}`;
-  await prisma.task.create({ data: { id: taskId, goal: "Audit the licenses <of everything>", profileId: profile.id, status: "running", stepBudget: 10, workspace: "/tmp" } });
+  await prisma.task.create({
+    data: { id: taskId, goal: "Audit the licenses <of everything>", profileId: profile.id, status: "running", stepBudget: 10, workspace: "/tmp" },
+  });
   await prisma.run.create({ data: { id: runId, taskId } });
-  const { escalationId } = await openEscalation({ prisma, taskId, runId, stepId: "escalate-3", reason: "loop", message: "list_files called 3 times", evidence: {}, checkpointId: null, endReason: "loop" });
+  const { escalationId } = await openEscalation({
+    prisma,
+    taskId,
+    runId,
+    stepId: "escalate-3",
+    reason: "loop",
+    message: "list_files called 3 times",
+    evidence: {},
+    checkpointId: null,
+    endReason: "loop",
+  });
   return { escalationId, taskId };
 }
 
@@ -128,7 +145,11 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     resetEnv();
     const { escalationId } = await openedEscalation(["team-lead"]);
     await expect(notifyEscalation({ prisma, escalationId, round: 0 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", recorded: true });
-    await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "no_webhook_url", assigneeRole: "team-lead" });
+    await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({
+      sent: false,
+      skipped: "no_webhook_url",
+      assigneeRole: "team-lead",
+    });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "team-lead", notifications: 2 });
     expect(receiver.received).toEqual([]);
   });
@@ -137,7 +158,12 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     const { escalationId } = await openedEscalation(["team-lead"]);
     await notifyEscalation({ prisma, escalationId, round: 0 });
     await prisma.escalation.update({ where: { id: escalationId }, data: { status: "decided", decision: "cancel", decidedBy: "op", decidedAt: new Date() } });
-    await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({ sent: false, skipped: "not_open", recorded: false, assigneeRole: "operator" });
+    await expect(notifyEscalation({ prisma, escalationId, round: 1 })).resolves.toMatchObject({
+      sent: false,
+      skipped: "not_open",
+      recorded: false,
+      assigneeRole: "operator",
+    });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", notifications: 1 });
     expect(receiver.received).toHaveLength(1);
   });

@@ -53,7 +53,14 @@ describe("escalation undo window", () => {
     expect((notYours as Error).message).toMatch(/only handler-a, who decided/);
     const undone = await undo(esc.id, "handler-a");
     expect(undone).toMatchObject({ undone: "resume", decidedBy: "handler-a", undoneBy: "handler-a" });
-    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null });
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({
+      status: "open",
+      decision: null,
+      decidedBy: null,
+      decidedAt: null,
+      applyAfter: null,
+      guidance: null,
+    });
     const undoStep = await stack.db.step.findFirstOrThrow({ where: { runId, kind: "human", stepId: { startsWith: "undo-" } } });
     expect(undoStep.summary).toContain("undo by handler-a");
     expect(undoStep.output).toMatchObject({ undoneBy: "handler-a" });
@@ -97,9 +104,15 @@ describe("escalation undo window", () => {
       30_000,
       100,
     );
-    expect(applies.map((a) => `${a.applyAt === first.applyAt ? "first" : "second"}:${a.output?.outcome}`).sort()).toEqual(["first:superseded", "second:applied"]);
+    expect(applies.map((a) => `${a.applyAt === first.applyAt ? "first" : "second"}:${a.output?.outcome}`).sort()).toEqual([
+      "first:superseded",
+      "second:applied",
+    ]);
     // One human step for the decision, one for the undo.
-    expect((await stack.db.step.findMany({ where: { runId, kind: "human" }, orderBy: { index: "asc" } })).map((s) => s.stepId.split("-")[0])).toEqual(["undo", "human"]);
+    expect((await stack.db.step.findMany({ where: { runId, kind: "human" }, orderBy: { index: "asc" } })).map((s) => s.stepId.split("-")[0])).toEqual([
+      "undo",
+      "human",
+    ]);
 
     // 4. Too late: undo after the window is refused, saying when it was applied.
     const late = await undo(esc.id).catch((e: unknown) => e);
@@ -115,23 +128,38 @@ describe("escalation undo window", () => {
     const esc = await stack.waitForOpenEscalation(taskId);
     const decided = await decide(esc.id, "dead_end", { deadEndReason: "nothing to find", undoSeconds: 1 });
     // Try to undo right at the end of the window (by the database clock).
-    await waitFor("the window's last 50 ms", async () => {
-      const [row] = await stack.db.$queryRaw<{ ms: number }[]>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
-      return row!.ms >= new Date(decided.applyAt!).getTime() - 50 ? true : undefined;
-    }, 5_000, 5);
+    await waitFor(
+      "the window's last 50 ms",
+      async () => {
+        const [row] = await stack.db.$queryRaw<{ ms: number }[]>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
+        return row!.ms >= new Date(decided.applyAt!).getTime() - 50 ? true : undefined;
+      },
+      5_000,
+      5,
+    );
     const result = await undo(esc.id).then(
       () => "undone",
       (e: unknown) => (e instanceof AppError && e.code === "CONFLICT" ? "refused" : Promise.reject(e as Error)),
     );
     if (result === "undone") {
       // The apply wakes, finds the row open, and does nothing.
-      await waitFor("escalation-apply to end", async () => ((await applyRuns(esc.id)).every((r) => r.status === "completed") && (await applyRuns(esc.id)).length === 1 ? true : undefined), 30_000, 100);
+      await waitFor(
+        "escalation-apply to end",
+        async () => ((await applyRuns(esc.id)).every((r) => r.status === "completed") && (await applyRuns(esc.id)).length === 1 ? true : undefined),
+        30_000,
+        100,
+      );
       expect((await applyRuns(esc.id))[0]!.output?.outcome).toBe("superseded");
       expect((await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).status).toBe("open");
       expect((await stack.db.task.findUniqueOrThrow({ where: { id: taskId } })).status).toBe("waiting_for_human");
     } else {
       expect(await stack.waitForTaskStatus(taskId, ["dead_end"], 30_000)).toBe("dead_end");
-      await waitFor("applied", async () => ((await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).status === "applied" ? true : undefined), 30_000, 100);
+      await waitFor(
+        "applied",
+        async () => ((await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).status === "applied" ? true : undefined),
+        30_000,
+        100,
+      );
     }
   });
 
@@ -150,7 +178,9 @@ describe("escalation undo window", () => {
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ claimedBy: winner });
 
     // Release by the other is refused; an explicit take-over moves it.
-    expect(((await releaseEscalation({ input: { escalationId: esc.id }, actor: loser, ports: claimPorts }).catch((e: unknown) => e)) as AppError).code).toBe("CONFLICT");
+    expect(((await releaseEscalation({ input: { escalationId: esc.id }, actor: loser, ports: claimPorts }).catch((e: unknown) => e)) as AppError).code).toBe(
+      "CONFLICT",
+    );
     await claimEscalation({ input: { escalationId: esc.id, takeOverFrom: winner }, actor: loser, ports: claimPorts });
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ claimedBy: loser });
 
@@ -158,6 +188,8 @@ describe("escalation undo window", () => {
     await decide(esc.id, "dead_end", { deadEndReason: "nothing to find" }, "carl");
     expect(await stack.waitForTaskStatus(taskId, ["dead_end"], 30_000)).toBe("dead_end");
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "applied", decidedBy: "carl", claimedBy: loser });
-    expect(((await claimEscalation({ input: { escalationId: esc.id }, actor: "dora", ports: claimPorts }).catch((e: unknown) => e)) as AppError).message).toMatch(/is closed: dead end by carl was applied at/);
+    expect(
+      ((await claimEscalation({ input: { escalationId: esc.id }, actor: "dora", ports: claimPorts }).catch((e: unknown) => e)) as AppError).message,
+    ).toMatch(/is closed: dead end by carl was applied at/);
   });
 });

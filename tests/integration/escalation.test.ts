@@ -91,7 +91,12 @@ describe("escalations", () => {
     const winner = (await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).decision;
     const expected = winner === "dead_end" ? "dead_end" : "completed";
     expect(await stack.waitForTaskStatus(taskId, ["dead_end", "completed", "cancelled"], 60_000)).toBe(expected);
-    await waitFor("the decision applied", async () => ((await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).status === "applied" ? true : undefined), 30_000, 100);
+    await waitFor(
+      "the decision applied",
+      async () => ((await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).status === "applied" ? true : undefined),
+      30_000,
+      100,
+    );
     expect(await stack.db.run.count({ where: { taskId } })).toBe(winner === "dead_end" ? 1 : 2);
   });
 
@@ -100,21 +105,41 @@ describe("escalations", () => {
     const esc = await stack.waitForOpenEscalation(taskId);
     const ports = prismaCancelPorts({ prisma: stack.db, sendRunCancelled: (e) => stack.sendEvent("longhaul/run.cancelled", e, `run-cancelled-${e.runId}`) });
     await expect(cancelTask({ taskId, actor: "operator-z", ports })).resolves.toMatchObject({ status: "cancelled", cancelledRuns: [runId] });
-    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "applied", decision: "cancel", decidedBy: "operator-z" });
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({
+      status: "applied",
+      decision: "cancel",
+      decidedBy: "operator-z",
+    });
     const refused = await decide(esc.id, "resume", { guidance: "carry on" }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).message).toMatch(/cancel by operator-z was already applied/);
     expect(await stack.db.run.count({ where: { taskId } })).toBe(1);
     expect((await stack.db.task.findUniqueOrThrow({ where: { id: taskId } })).status).toBe("cancelled");
     // The escalated run's function run, waiting for the decision, is cancelled by the executor (cancelOn).
-    await waitFor("the waiting function run to be cancelled", async () => ((await stack.waitForExecutorRun(runId)) === "cancelled" ? true : undefined), 30_000, 100);
+    await waitFor(
+      "the waiting function run to be cancelled",
+      async () => ((await stack.waitForExecutorRun(runId)) === "cancelled" ? true : undefined),
+      30_000,
+      100,
+    );
   });
 
   it("a resume started from the checkpoints tab while an escalation is open answers it: a later decision is refused, one new run", async () => {
     const { taskId } = await launchScenario("scripted-loop");
     const esc = await stack.waitForOpenEscalation(taskId);
-    const resumed = await resumeTask({ taskId, guidance: "list the files once, then read the README", cause: "resume", actor: "operator-y", ports: testResumePorts(stack) });
-    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "applied", decision: "resume", decidedBy: "operator-y", resultRunId: resumed.runId });
+    const resumed = await resumeTask({
+      taskId,
+      guidance: "list the files once, then read the README",
+      cause: "resume",
+      actor: "operator-y",
+      ports: testResumePorts(stack),
+    });
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({
+      status: "applied",
+      decision: "resume",
+      decidedBy: "operator-y",
+      resultRunId: resumed.runId,
+    });
     const refused = await decide(esc.id, "resume", { guidance: "again" }).catch((e: unknown) => e);
     expect((refused as AppError).code).toBe("CONFLICT");
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");

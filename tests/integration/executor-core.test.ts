@@ -94,7 +94,9 @@ for (const checkpointing of [true, false]) {
         ]);
         return step.run("join", () => l + r);
       });
-      const idem = client.createFunction({ id: "idem", idempotency: "event.data.key", triggers: [{ event: `t/${tag}.idem` }] }, async ({ step }) => step.run("only", () => "x"));
+      const idem = client.createFunction({ id: "idem", idempotency: "event.data.key", triggers: [{ event: `t/${tag}.idem` }] }, async ({ step }) =>
+        step.run("only", () => "x"),
+      );
       const expr = client.createFunction({ id: "expr", triggers: [{ event: `t/${tag}.expr`, if: "event.data.go == true" }] }, async () => "went");
       app = await startTestApp(client, [sequential, flaky, failing, parallel, idem, expr]);
       await executor.sync(app.url);
@@ -118,13 +120,26 @@ for (const checkpointing of [true, false]) {
       expect(first.query.get("stepId")).toBe("step");
       expect(first.headers["x-inngest-signature"]).toMatch(/^t=\d+&s=[0-9a-f]{64}$/);
       expect(first.headers["x-run-id"]).toBe(runId);
-      const body = first.body as { event: { id: string; name: string; data: unknown; ts: number }; events: unknown[]; steps: object; ctx: Record<string, unknown>; version: number };
+      const body = first.body as {
+        event: { id: string; name: string; data: unknown; ts: number };
+        events: unknown[];
+        steps: object;
+        ctx: Record<string, unknown>;
+        version: number;
+      };
       expect(body.event).toMatchObject({ id: eventId, name: `t/${tag}.seq`, data: { k: "r-1" } });
       expect(typeof body.event.ts).toBe("number");
       expect(body.events).toHaveLength(1);
       expect(body.steps).toEqual({});
       expect(body.version).toBe(-1);
-      expect(body.ctx).toMatchObject({ run_id: runId, attempt: 0, max_attempts: 3, disable_immediate_execution: false, use_api: false, stack: { stack: [], current: 0 } });
+      expect(body.ctx).toMatchObject({
+        run_id: runId,
+        attempt: 0,
+        max_attempts: 3,
+        disable_immediate_execution: false,
+        use_api: false,
+        stack: { stack: [], current: 0 },
+      });
       if (checkpointing) {
         expect(body.ctx.fn_id).toMatch(/^[0-9a-f-]{36}$/);
         expect(calls).toHaveLength(1); // all steps checkpointed inside one request

@@ -98,10 +98,14 @@ describe("app unreachable during a request", () => {
       const runId = await runIdForEvent(executor.db, "appdown-pausing", await sendEvent(executor.url, "d/pausing"));
       await waitFor("the sleep", () => executor.db.executorQueueItem.findFirst({ where: { runId, kind: "sleepWake" } }).then((i) => i ?? undefined));
       await app.stop(); // web down: the wake-up discovery gets ECONNREFUSED
-      const item = await waitFor("two refused connections", async () => {
-        const it = await executor.db.executorQueueItem.findFirst({ where: { runId, kind: "discover" } });
-        return it && Number((it.payload as { connectFailures?: number }).connectFailures ?? 0) >= 2 ? it : undefined;
-      }, 20_000);
+      const item = await waitFor(
+        "two refused connections",
+        async () => {
+          const it = await executor.db.executorQueueItem.findFirst({ where: { runId, kind: "discover" } });
+          return it && Number((it.payload as { connectFailures?: number }).connectFailures ?? 0) >= 2 ? it : undefined;
+        },
+        20_000,
+      );
       expect(item.attempt).toBe(0);
       await app.start();
       const run = await waitForRunStatus(executor.url, runId);
@@ -132,10 +136,14 @@ describe("app unreachable during a request", () => {
     try {
       await executor.sync(app.url);
       const runId = await runIdForEvent(executor.db, "appreset-dies", await sendEvent(executor.url, "d/dies"));
-      await waitFor("a failed connection", async () => {
-        const it = await executor.db.executorQueueItem.findFirst({ where: { runId } });
-        return it && Number((it.payload as { connectFailures?: number }).connectFailures ?? 0) >= 1 ? it : undefined;
-      }, 20_000);
+      await waitFor(
+        "a failed connection",
+        async () => {
+          const it = await executor.db.executorQueueItem.findFirst({ where: { runId } });
+          return it && Number((it.payload as { connectFailures?: number }).connectFailures ?? 0) >= 1 ? it : undefined;
+        },
+        20_000,
+      );
       await app.start();
       const run = await waitForRunStatus(executor.url, runId);
       expect(run.status).toBe("completed");

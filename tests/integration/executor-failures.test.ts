@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
-import { Counter, getRun, runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitFor, waitForRunStatus, type TestApp } from "../support/executor-harness.ts";
+import {
+  Counter,
+  getRun,
+  runIdForEvent,
+  sendEvent,
+  startTestApp,
+  startTestExecutor,
+  testClient,
+  waitFor,
+  waitForRunStatus,
+  type TestApp,
+} from "../support/executor-harness.ts";
 
 // Runs the executor ends for reasons of its own, against real inngest@4.24.0 functions: an app gone
 // for good (its URL refuses connections longer than appGoneMs) and a step output over the 4 MB
@@ -16,7 +27,9 @@ describe("executor: runs failed by the executor itself", () => {
   beforeAll(async () => {
     executor = await startTestExecutor(inject("databaseUrl"), { appGoneMs: 1500, log: (l) => lines.push(l) });
     const client = testClient("fail-own", executor.url);
-    const gone = client.createFunction({ id: "gone", retries: 3, triggers: [{ event: "x/gone" }] }, async ({ step, runId }) => step.run("s", () => counter.hit(runId)));
+    const gone = client.createFunction({ id: "gone", retries: 3, triggers: [{ event: "x/gone" }] }, async ({ step, runId }) =>
+      step.run("s", () => counter.hit(runId)),
+    );
     const huge = client.createFunction(
       {
         id: "huge",

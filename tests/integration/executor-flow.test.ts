@@ -70,7 +70,9 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
       return sent;
     });
     const receiver = client.createFunction({ id: "receiver", triggers: [{ event: "f/sent" }] }, async ({ event }) => ({ got: event.data }));
-    const invoker = client.createFunction({ id: "invoker", triggers: [{ event: "f/invoke" }] }, async ({ step }) => step.invoke("call-child", { function: receiver, data: { x: 1 } }));
+    const invoker = client.createFunction({ id: "invoker", triggers: [{ event: "f/invoke" }] }, async ({ step }) =>
+      step.invoke("call-child", { function: receiver, data: { x: 1 } }),
+    );
     app = await startTestApp(client, [sleeper, waiter, cancellable, longSleeper, limited, sender, receiver, invoker]);
     sdkClient = client;
     await executor.sync(app.url);
@@ -170,8 +172,12 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
   it("housekeeping deletes ended runs, steps, events and ops older than the retention, nothing newer", async () => {
     const old = new Date(Date.now() - 8 * 86_400_000);
     const ev = { name: "f/old", data: {}, id: "old-event", ts: 0 };
-    await executor.db.executorRun.create({ data: { id: "hk-old-run", functionId: "flow-sleeper", status: "completed", event: ev, events: [ev], maxAttempts: 1, endedAt: old } });
-    await executor.db.executorRun.create({ data: { id: "hk-live-run", functionId: "flow-sleeper", status: "running", event: ev, events: [ev], maxAttempts: 1 } });
+    await executor.db.executorRun.create({
+      data: { id: "hk-old-run", functionId: "flow-sleeper", status: "completed", event: ev, events: [ev], maxAttempts: 1, endedAt: old },
+    });
+    await executor.db.executorRun.create({
+      data: { id: "hk-live-run", functionId: "flow-sleeper", status: "running", event: ev, events: [ev], maxAttempts: 1 },
+    });
     await executor.db.executorStepResult.create({ data: { runId: "hk-old-run", hashedId: "h", seq: 0, value: { data: 1 } } });
     await executor.db.executorOp.create({ data: { runId: "hk-old-run", kind: "discover", durationMs: 1, createdAt: old } });
     await executor.db.executorEvent.create({ data: { id: "hk-old-event", name: "f/old", data: {}, raw: ev, ts: 0n, receivedAt: old } });
@@ -188,7 +194,11 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
     const e = await fetch(`${executor.url}/e/wrong-key`, { method: "POST", body: JSON.stringify({ name: "f/sleep" }) });
     expect(e.status).toBe(401);
     expect(await e.json()).toMatchObject({ ids: [], status: 401 });
-    const reg = await fetch(`${executor.url}/fn/register`, { method: "POST", headers: { authorization: "Bearer signkey-test-0000" }, body: JSON.stringify({ appName: "x", url: "http://x", functions: [] }) });
+    const reg = await fetch(`${executor.url}/fn/register`, {
+      method: "POST",
+      headers: { authorization: "Bearer signkey-test-0000" },
+      body: JSON.stringify({ appName: "x", url: "http://x", functions: [] }),
+    });
     expect(reg.status).toBe(401);
     const undef = await fetch(`${executor.url}/fn/register`, { method: "POST", headers: { authorization: "Bearer undefined" }, body: "{}" });
     expect(undef.status).toBe(401);
@@ -253,17 +263,37 @@ describe("executor: signature rejected by the app", () => {
           appId: "flow-wrongkey",
           url: guardedApp.url,
           sdk: "test",
-          functions: [{ id: "flow-wrongkey-guarded", name: "guarded", triggers: [{ event: "f/guarded" }], steps: { step: { id: "step", name: "step", runtime: { type: "http", url: `${guardedApp.url}?fnId=flow-wrongkey-guarded&stepId=step` }, retries: { attempts: 0 } } } }],
+          functions: [
+            {
+              id: "flow-wrongkey-guarded",
+              name: "guarded",
+              triggers: [{ event: "f/guarded" }],
+              steps: {
+                step: {
+                  id: "step",
+                  name: "step",
+                  runtime: { type: "http", url: `${guardedApp.url}?fnId=flow-wrongkey-guarded&stepId=step` },
+                  retries: { attempts: 0 },
+                },
+              },
+            },
+          ],
         });
         const res = await fetch(`${wrong.url}/e/other-key`, { method: "POST", body: JSON.stringify({ name: "f/guarded" }) });
         const { ids } = (await res.json()) as { ids: string[] };
         const runId = await runIdForEvent(wrong.db, "flow-wrongkey-guarded", ids[0]!);
         // (this executor's REST API wants its own key, so read the run from the database)
-        const run = await waitFor("the run to fail", () => wrong.db.executorRun.findFirst({ where: { id: runId, status: { in: ["completed", "failed"] } } }).then((r) => r ?? undefined));
+        const run = await waitFor("the run to fail", () =>
+          wrong.db.executorRun.findFirst({ where: { id: runId, status: { in: ["completed", "failed"] } } }).then((r) => r ?? undefined),
+        );
         expect(run.status).toBe("failed");
         expect(run.error).toMatchObject({ name: "Unauthorized" });
         expect(executed).toBe(0);
-        const unsigned = await fetch(`${guardedApp.url}?fnId=flow-wrongkey-guarded&stepId=step`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        const unsigned = await fetch(`${guardedApp.url}?fnId=flow-wrongkey-guarded&stepId=step`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
         expect(unsigned.status).toBe(401);
       } finally {
         await guardedApp.stop();
@@ -285,7 +315,11 @@ describe("executor: syncing configured apps", () => {
       // The executor is already trying (and failing) to reach the app; start it now.
       const app = await startTestApp(client, [fn], port);
       try {
-        await waitFor("the late app to be synced", () => executor.db.executorFunction.findUnique({ where: { id: "late-app-late" } }).then((f) => f ?? undefined), 15_000);
+        await waitFor(
+          "the late app to be synced",
+          () => executor.db.executorFunction.findUnique({ where: { id: "late-app-late" } }).then((f) => f ?? undefined),
+          15_000,
+        );
         const runId = await runIdForEvent(executor.db, "late-app-late", await sendEvent(executor.url, "f/late"));
         expect((await waitForRunStatus(executor.url, runId)).output).toBe("late ok");
       } finally {

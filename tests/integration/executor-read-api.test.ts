@@ -15,10 +15,15 @@ describe("executor read API: /v0/gql and the REST run views", () => {
   let app: TestApp;
 
   const gql = async (query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = apiAuth) => {
-    const res = await fetch(`${executor.url}/v0/gql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(`${executor.url}/v0/gql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
     return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string }[] } };
   };
-  const runStatus = async (runId: string) => ((await gql(G1, { runId })).body.data?.run as { status: string; trace: { status: string; outputID: string | null } } | null);
+  const runStatus = async (runId: string) =>
+    (await gql(G1, { runId })).body.data?.run as { status: string; trace: { status: string; outputID: string | null } } | null;
 
   beforeAll(async () => {
     executor = await startTestExecutor(inject("databaseUrl"));
@@ -108,7 +113,11 @@ describe("executor read API: /v0/gql and the REST run views", () => {
       query B { none: run(runID: "nope") { status } }
       mutation C($r: ULID!) { cancelRun(runID: $r) { status } }`;
     const post = (operationName: string) =>
-      fetch(`${executor.url}/v0/gql`, { method: "POST", headers: { "content-type": "application/json", ...apiAuth }, body: JSON.stringify({ query: doc, variables: { r: runId }, operationName }) }).then((r) => r.json());
+      fetch(`${executor.url}/v0/gql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...apiAuth },
+        body: JSON.stringify({ query: doc, variables: { r: runId }, operationName }),
+      }).then((r) => r.json());
     expect(await post("A")).toEqual({ data: { first: { status: expect.stringMatching(/QUEUED|RUNNING/), functionID: "read-sleeper" } } });
     expect(await post("B")).toEqual({ data: { none: null } });
     expect(await post("C")).toEqual({ data: { cancelRun: { status: "CANCELLED" } } });

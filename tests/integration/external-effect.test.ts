@@ -75,7 +75,11 @@ describe("effects on external systems", () => {
     const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
     const again = await stack.db.step.findFirstOrThrow({ where: { runId: runs[1]!.id, tool: "http_post" } });
     expect(again).toMatchObject({ status: "completed", output: { deduplicated: true, confirmedBy: "handler-c" } });
-    expect((await stack.db.fact.findFirstOrThrow({ where: { taskId, key: "audit:post" } })).value).toEqual({ url: hookUrl, status: null, confirmedBy: "handler-c" });
+    expect((await stack.db.fact.findFirstOrThrow({ where: { taskId, key: "audit:post" } })).value).toEqual({
+      url: hookUrl,
+      status: null,
+      confirmedBy: "handler-c",
+    });
   });
 
   it("'it did not happen' → the resumed run POSTs again, under its own key, and completes", async () => {
@@ -83,7 +87,11 @@ describe("effects on external systems", () => {
     await decide(escalation.id, "reject");
     const status = await stack.waitForTaskStatus(taskId);
     // Seen once under load (not reproduced since): the task ended waiting for a human again. Say why if it does.
-    const escalations = await stack.db.escalation.findMany({ where: { taskId }, orderBy: { createdAt: "asc" }, select: { reason: true, status: true, message: true } });
+    const escalations = await stack.db.escalation.findMany({
+      where: { taskId },
+      orderBy: { createdAt: "asc" },
+      select: { reason: true, status: true, message: true },
+    });
     expect({ status, escalations: escalations.length }, JSON.stringify(escalations)).toEqual({ status: "completed", escalations: 1 });
     const posts = postsFor(taskId);
     expect(posts).toHaveLength(2);

@@ -16,7 +16,8 @@ import { freePort } from "../support/ports.ts";
 const CALLERS: { name: string; headers: Record<string, string> }[] = [{ name: "anonymous", headers: {} }];
 
 /** Text that must never reach a client: ORM / driver / runtime internals. */
-const INTERNAL = /prisma|invalid `|\bat \S+ \(|\bat \/|node_modules|\bSELECT\b|\bINSERT\b|violates|ECONNREFUSED|TypeError|ReferenceError|Cannot read prop|undefined is not|unexpected token|\bP20\d\d\b/i;
+const INTERNAL =
+  /prisma|invalid `|\bat \S+ \(|\bat \/|node_modules|\bSELECT\b|\bINSERT\b|violates|ECONNREFUSED|TypeError|ReferenceError|Cannot read prop|undefined is not|unexpected token|\bP20\d\d\b/i;
 
 /** Ids that look right but name nothing. */
 const UNKNOWN_ID = "fuzz_unknown_0001";
@@ -54,7 +55,12 @@ afterAll(async () => {
 });
 
 /** One HTTP request to the tRPC handler: a query as GET ?input=, a mutation as POST; `raw` sends the text as is. */
-async function call(p: Pick<Procedure, "path" | "type">, input: unknown, headers: Record<string, string> = {}, raw?: string): Promise<{ status: number; message: string; code: string | null }> {
+async function call(
+  p: Pick<Procedure, "path" | "type">,
+  input: unknown,
+  headers: Record<string, string> = {},
+  raw?: string,
+): Promise<{ status: number; message: string; code: string | null }> {
   const encoded = raw ?? JSON.stringify(input === undefined ? {} : { json: input });
   const req =
     p.type === "query"
@@ -105,7 +111,19 @@ function baseInput(p: Procedure): Record<string, unknown> {
   return base;
 }
 
-const HOSTILE_STRINGS = [" ", "\t\n", "a\u0000b", "\u0000", "x".repeat(100_001), "\ud800", "../../etc/passwd", "' OR 1=1 --", "<script>alert(1)</script>", "%00", "😀".repeat(30_000)];
+const HOSTILE_STRINGS = [
+  " ",
+  "\t\n",
+  "a\u0000b",
+  "\u0000",
+  "x".repeat(100_001),
+  "\ud800",
+  "../../etc/passwd",
+  "' OR 1=1 --",
+  "<script>alert(1)</script>",
+  "%00",
+  "😀".repeat(30_000),
+];
 const HOSTILE_OTHERS: unknown[] = [1.5, -1, 1e308, true, {}, [], [1, 2], { $gt: "" }];
 
 describe.each(CALLERS)("hostile input ($name)", ({ headers }) => {
@@ -140,7 +158,8 @@ describe.each(CALLERS)("hostile input ($name)", ({ headers }) => {
           expect(r.message, what).not.toMatch(INTERNAL);
           // A 400 names the field it is about ("goal: …", "input: …"); a value the field accepts fails on the pinned unknown ids/profile instead (404 / BAD_INPUT naming them).
           if (r.status === 400) expect(r.message, what).toMatch(/^[\w.[\]"]+: /);
-          if (typeof value === "string" && value.includes("\u0000") && (TEXT_FIELDS.has(field) || isIdField(p, field))) expect(r.message, what).toMatch(/NUL characters|must be an id/);
+          if (typeof value === "string" && value.includes("\u0000") && (TEXT_FIELDS.has(field) || isIdField(p, field)))
+            expect(r.message, what).toMatch(/NUL characters|must be an id/);
           if (isIdField(p, field) && typeof value === "string" && value.trim() === "") expect(r.message, what).toContain(`${field}: must not be blank`);
         }
       }
@@ -150,8 +169,21 @@ describe.each(CALLERS)("hostile input ($name)", ({ headers }) => {
   });
 
   it("reads and actions on an unknown task are 404 NOT_FOUND naming it, never 200 with an empty list", async () => {
-    const taskOnly = procedures.filter((p) => p.shape && Object.keys(p.shape).includes("taskId") && !["task.launch", "task.diff", "task.fork", "task.resume"].includes(p.path));
-    expect(taskOnly.map((p) => p.path)).toEqual(expect.arrayContaining(["task.get", "task.steps", "task.checkpoints", "task.cancel", "task.requestCheckpoint", "workingSet.history", "workingSet.summary", "escalation.request"]));
+    const taskOnly = procedures.filter(
+      (p) => p.shape && Object.keys(p.shape).includes("taskId") && !["task.launch", "task.diff", "task.fork", "task.resume"].includes(p.path),
+    );
+    expect(taskOnly.map((p) => p.path)).toEqual(
+      expect.arrayContaining([
+        "task.get",
+        "task.steps",
+        "task.checkpoints",
+        "task.cancel",
+        "task.requestCheckpoint",
+        "workingSet.history",
+        "workingSet.summary",
+        "escalation.request",
+      ]),
+    );
     for (const p of taskOnly) {
       const r = await call(p, baseInput(p), headers);
       expect({ path: p.path, status: r.status, code: r.code }, r.message).toEqual({ path: p.path, status: 404, code: "NOT_FOUND" });
@@ -168,7 +200,12 @@ describe.each(CALLERS)("hostile input ($name)", ({ headers }) => {
     for (const p of procedures) {
       const fields = Object.keys(p.shape ?? {});
       const arbitrary = fields.length
-        ? fc.oneof(fc.jsonValue(), fc.record(Object.fromEntries(fields.map((f) => [f, fc.oneof(fc.jsonValue(), fc.string(), fc.constantFrom(...HOSTILE_STRINGS))])), { requiredKeys: [] }))
+        ? fc.oneof(
+            fc.jsonValue(),
+            fc.record(Object.fromEntries(fields.map((f) => [f, fc.oneof(fc.jsonValue(), fc.string(), fc.constantFrom(...HOSTILE_STRINGS))])), {
+              requiredKeys: [],
+            }),
+          )
         : fc.jsonValue();
       await fc.assert(
         fc.asyncProperty(arbitrary, async (generated) => {
@@ -221,8 +258,17 @@ describe("hostile CLI arguments", () => {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const body = chunks.length ? Buffer.concat(chunks) : undefined;
-        const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : body });
-        void fetchRequestHandler({ endpoint: "/api/trpc", req: request, router: appRouter, createContext: () => createTRPCContext({ headers: request.headers }) }).then(async (response) => {
+        const request = new Request(`http://127.0.0.1${req.url}`, {
+          method: req.method,
+          headers: req.headers as Record<string, string>,
+          body: req.method === "GET" ? undefined : body,
+        });
+        void fetchRequestHandler({
+          endpoint: "/api/trpc",
+          req: request,
+          router: appRouter,
+          createContext: () => createTRPCContext({ headers: request.headers }),
+        }).then(async (response) => {
           res.writeHead(response.status, Object.fromEntries(response.headers));
           res.end(Buffer.from(await response.arrayBuffer()));
         });
@@ -239,7 +285,10 @@ describe("hostile CLI arguments", () => {
 
   const cli = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "scripts/cli.ts", ...args], { env: { ...process.env, LONGHAUL_URL: url }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--import", "tsx", "scripts/cli.ts", ...args], {
+        env: { ...process.env, LONGHAUL_URL: url },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

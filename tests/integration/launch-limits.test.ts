@@ -29,7 +29,11 @@ describe("task.launch size limits", () => {
     // 400 facts of ~13 KB each: every value is under the 16 KiB per-fact limit, the whole is ~5.2 MB.
     const facts = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`part:${i}`, "x".repeat(13_000)]));
     const error = await caller.task.launch({ goal: "Summarise the parts", profile: "scripted", facts }).catch((e: unknown) => e);
-    expect(clientMessage(error)).toMatch(new RegExp(`^facts: at most ${MAX_LAUNCH_FACTS_BYTES} bytes of JSON in all \\(got 52\\d{5}\\): the working set travels in the executor's step outputs, limited to 4194304 bytes`));
+    expect(clientMessage(error)).toMatch(
+      new RegExp(
+        `^facts: at most ${MAX_LAUNCH_FACTS_BYTES} bytes of JSON in all \\(got 52\\d{5}\\): the working set travels in the executor's step outputs, limited to 4194304 bytes`,
+      ),
+    );
     expect(await prisma.task.count({ where: { createdBy: actor } })).toBe(0);
   });
 

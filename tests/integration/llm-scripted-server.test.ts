@@ -10,14 +10,25 @@ import { freePort } from "../support/ports.ts";
 
 let server: ScriptedModelServer;
 
-const GOAL = "Audit the licenses of the first 3 packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to audit@example.com, then finish.";
+const GOAL =
+  "Audit the licenses of the first 3 packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to audit@example.com, then finish.";
 const messages: ChatMessage[] = [
   { role: "system", content: "You are a careful agent." },
   { role: "user", content: `<goal>${GOAL}</goal>\n<working_set>{}</working_set>` },
 ];
 const tools: ToolSchema[] = [
-  { type: "function", function: { name: "list_files", description: "List a directory", parameters: { type: "object", properties: { path: { type: "string" }, offset: { type: "integer" }, limit: { type: "integer" } } } } },
-  { type: "function", function: { name: "finish", description: "Finish", parameters: { type: "object", properties: { result: { type: "string" } }, required: ["result"] } } },
+  {
+    type: "function",
+    function: {
+      name: "list_files",
+      description: "List a directory",
+      parameters: { type: "object", properties: { path: { type: "string" }, offset: { type: "integer" }, limit: { type: "integer" } } },
+    },
+  },
+  {
+    type: "function",
+    function: { name: "finish", description: "Finish", parameters: { type: "object", properties: { result: { type: "string" } }, required: ["result"] } },
+  },
 ];
 
 async function arm(fault: Record<string, unknown>) {
@@ -83,7 +94,9 @@ describe("scripted model server through the provider adapter", () => {
     const b = await call();
     expect(b.message).toEqual(a.message);
     expect(b.responseId).toBe(a.responseId);
-    const other = await call({ messages: [...messages.slice(0, 1), { role: "user", content: "<goal>Summarise the project</goal>\n<working_set>{}</working_set>" }] });
+    const other = await call({
+      messages: [...messages.slice(0, 1), { role: "user", content: "<goal>Summarise the project</goal>\n<working_set>{}</working_set>" }],
+    });
     expect(other.message.toolCalls[0]!.id).not.toBe(a.message.toolCalls[0]!.id);
   });
 

@@ -21,7 +21,14 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "longhaul-pgkill-"));
-  pg = await startEmbeddedPostgres({ dir, port: await freePort(), database: "longhaul_pgkill_test", ephemeral: true, supervise: true, supervisorLog: (line) => supervision.push(line) });
+  pg = await startEmbeddedPostgres({
+    dir,
+    port: await freePort(),
+    database: "longhaul_pgkill_test",
+    ephemeral: true,
+    supervise: true,
+    supervisorLog: (line) => supervision.push(line),
+  });
   await applyMigrations(pg.url);
   stack = await startAgentStack({ databaseUrl: pg.url });
 }, 120_000);

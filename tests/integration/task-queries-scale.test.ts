@@ -104,7 +104,9 @@ describe("run page queries", () => {
     const keys = await searchSteps({ prisma, taskId: long.taskId, text: "enoent" });
     expect(keys).toHaveLength(long.failedSteps);
     expect(keys).toContain(`${long.runIds[0]}:${long.aFailedStepId}`);
-    expect(await searchSteps({ prisma, taskId: long.taskId, text: "src/file-6.ts" })).toEqual(expect.arrayContaining([`${long.runIds[0]}:tool-6-0`, `${long.runIds[0]}:model-6`]));
+    expect(await searchSteps({ prisma, taskId: long.taskId, text: "src/file-6.ts" })).toEqual(
+      expect.arrayContaining([`${long.runIds[0]}:tool-6-0`, `${long.runIds[0]}:model-6`]),
+    );
   });
 
   it("rebuilds a model step's prompt: checkpoint context first, then the segment's earlier turns", async () => {

@@ -163,7 +163,9 @@ describe("external effects", () => {
 
     // Replay without a way to ask: stop and escalate, never perform again.
     let performedAgain = false;
-    await expect(performExternalEffect({ ...base, perform: async () => ((performedAgain = true), { receipt: "dup" }) })).rejects.toBeInstanceOf(UnresolvedEffectError);
+    await expect(performExternalEffect({ ...base, perform: async () => ((performedAgain = true), { receipt: "dup" }) })).rejects.toBeInstanceOf(
+      UnresolvedEffectError,
+    );
     expect(performedAgain).toBe(false);
 
     // Replay that asks the external system by key: it happened, so record and return its result.
@@ -176,6 +178,9 @@ describe("external effects", () => {
     expect(performedAgain).toBe(false);
     expect(await prisma.sideEffect.findFirstOrThrow({ where: { taskId } })).toMatchObject({ status: "committed", result: { receipt: "rcpt-1" } });
     // And from now on the key answers from the ledger.
-    expect(await performExternalEffect({ ...base, perform: async () => ({ receipt: "never" }) })).toMatchObject({ result: { receipt: "rcpt-1" }, outcome: "replayed" });
+    expect(await performExternalEffect({ ...base, perform: async () => ({ receipt: "never" }) })).toMatchObject({
+      result: { receipt: "rcpt-1" },
+      outcome: "replayed",
+    });
   });
 });

@@ -28,8 +28,16 @@ async function ok(name: string, args: unknown, ctx: ToolContext): Promise<unknow
 describe("record_fact", () => {
   it("a re-executed step upserts its fact instead of duplicating it, and returns the same previous value", async () => {
     const { taskId, step } = await newRun();
-    expect(await ok("record_fact", { key: "package:a", value: { version: "1.0.0" } }, step("tool-1-0"))).toEqual({ key: "package:a", recorded: true, previous: null });
-    expect(await ok("record_fact", { key: "package:a", value: { version: "1.0.0" } }, step("tool-1-0"))).toEqual({ key: "package:a", recorded: true, previous: null });
+    expect(await ok("record_fact", { key: "package:a", value: { version: "1.0.0" } }, step("tool-1-0"))).toEqual({
+      key: "package:a",
+      recorded: true,
+      previous: null,
+    });
+    expect(await ok("record_fact", { key: "package:a", value: { version: "1.0.0" } }, step("tool-1-0"))).toEqual({
+      key: "package:a",
+      recorded: true,
+      previous: null,
+    });
     expect(await prisma.fact.count({ where: { taskId } })).toBe(1);
 
     const second = { key: "package:a", value: { version: "2.0.0" } };

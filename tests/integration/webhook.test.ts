@@ -143,8 +143,14 @@ describe("deliverWebhook against a local receiver", () => {
   it("an overdue round names the role it was re-escalated to, or reminds the same role", () => {
     const notice = { id: "esc-8", taskId: "task-4", taskUrl: "http://localhost:3000/escalations?id=esc-8", reason: "stall", dueAt: "2026-11-30T09:00:00Z" };
     const moved = escalationWebhookPayload({ ...notice, round: 1, assigneeRole: "team-lead", reEscalatedTo: "team-lead" });
-    expect(moved.text).toMatch(/^:alarm_clock: Longhaul escalation overdue — re-escalated to team-lead: <http:\/\/localhost:3000\/escalations\?id=esc-8\|task task-4> stopped \(stall\)/);
-    expect(moved).toMatchObject({ event: "longhaul/escalation.overdue", round: 1, escalation: { assigneeRole: "team-lead", reEscalatedTo: "team-lead", reason: "stall" } });
+    expect(moved.text).toMatch(
+      /^:alarm_clock: Longhaul escalation overdue — re-escalated to team-lead: <http:\/\/localhost:3000\/escalations\?id=esc-8\|task task-4> stopped \(stall\)/,
+    );
+    expect(moved).toMatchObject({
+      event: "longhaul/escalation.overdue",
+      round: 1,
+      escalation: { assigneeRole: "team-lead", reEscalatedTo: "team-lead", reason: "stall" },
+    });
     const reminder = escalationWebhookPayload({ ...notice, round: 2, assigneeRole: "operator", reEscalatedTo: null });
     expect(reminder.text).toContain("overdue — reminder 2 to operator");
     expect(reminder.text).not.toContain("re-escalated");

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
-import { listCurrentWorkingSet, listStepWorkingSetChanges, listWorkingSetHistory, summariseWorkingSet, type WorkingSetChange } from "../../server/db/working-set-queries.ts";
+import {
+  listCurrentWorkingSet,
+  listStepWorkingSetChanges,
+  listWorkingSetHistory,
+  summariseWorkingSet,
+  type WorkingSetChange,
+} from "../../server/db/working-set-queries.ts";
 import type { AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
@@ -35,14 +41,31 @@ async function fact(runId: string, stepId: string, index: number, seconds: numbe
 }
 async function checkpoint(id: string, runId: string, seq: number, reason: string, afterStepId: string, seconds: number, workingSet: Prisma.InputJsonValue) {
   await prisma.checkpoint.create({
-    data: { id, taskId, runId, seq, reason, afterStepId, nextTurn: 0, nextIndex: 0, goal: "g", workingSet, completedSteps: [], budgetsUsed: { steps: 0, tokens: 0, costUsd: 0 }, sideEffects: [], createdAt: at(seconds) },
+    data: {
+      id,
+      taskId,
+      runId,
+      seq,
+      reason,
+      afterStepId,
+      nextTurn: 0,
+      nextIndex: 0,
+      goal: "g",
+      workingSet,
+      completedSteps: [],
+      budgetsUsed: { steps: 0, tokens: 0, costUsd: 0 },
+      sideEffects: [],
+      createdAt: at(seconds),
+    },
   });
 }
 
 beforeAll(async () => {
   const profile = await prisma.agentProfile.create({ data: { name: `ws-${ulid().toLowerCase()}`, model: "scripted", tools: [] } });
   taskId = `task_ws_${ulid().toLowerCase()}`;
-  await prisma.task.create({ data: { id: taskId, goal: "g", profileId: profile.id, stepBudget: 100, workspace: "/tmp", input: { facts: { note: "x" } }, createdAt: at(0) } });
+  await prisma.task.create({
+    data: { id: taskId, goal: "g", profileId: profile.id, stepBudget: 100, workspace: "/tmp", input: { facts: { note: "x" } }, createdAt: at(0) },
+  });
 
   // Run 1.
   await prisma.run.create({ data: { id: run1, taskId, cause: "initial", status: "escalated", startedAt: at(1) } });
@@ -93,7 +116,16 @@ beforeAll(async () => {
 });
 
 /** The fields that identify a change, for exact comparison. */
-const brief = (c: WorkingSetChange) => ({ runId: c.runId, stepId: c.stepId, stepIndex: c.stepIndex, key: c.key, kind: c.kind, before: c.before, after: c.after, cause: c.cause });
+const brief = (c: WorkingSetChange) => ({
+  runId: c.runId,
+  stepId: c.stepId,
+  stepIndex: c.stepIndex,
+  key: c.key,
+  kind: c.kind,
+  before: c.before,
+  after: c.after,
+  cause: c.cause,
+});
 
 describe("working-set history", () => {
   it("lists every change across runs in order, blamed on the step (or run start) that caused it", async () => {
@@ -185,7 +217,9 @@ describe("working-set history", () => {
     const caller = createCaller({ prisma, actor: "test", principal: { userId: null, name: "test", email: null, roles: ["manager"], via: "token" } });
     await expect(caller.workingSet.history({ taskId, limit: 501 })).rejects.toThrow(/limit: at most 500/);
     await expect(caller.workingSet.history({ taskId, keyPrefix: "k".repeat(201) })).rejects.toThrow(/keyPrefix: at most 200 characters/);
-    await expect(caller.workingSet.history({ taskId, cursor: { runId: "run_elsewhere", stepIndex: 0, key: "a" } })).rejects.toThrow(/cursor.runId: run run_elsewhere is not a run of task/);
+    await expect(caller.workingSet.history({ taskId, cursor: { runId: "run_elsewhere", stepIndex: 0, key: "a" } })).rejects.toThrow(
+      /cursor.runId: run run_elsewhere is not a run of task/,
+    );
     await expect(caller.workingSet.summary({ taskId: "task_missing" })).rejects.toThrow(/task task_missing not found/);
     const page = await caller.workingSet.history({ taskId, keyPrefix: "e" });
     expect(page.changes.map((c) => [c.runId, c.kind])).toEqual([
@@ -228,8 +262,26 @@ describe("working-set history of a real escalation with edited facts", () => {
     const humanIndex = (await stack.db.step.findUniqueOrThrow({ where: { runId_stepId: { runId, stepId: humanStepId } } })).index;
     expect(changes.map(brief)).toEqual([
       { runId, stepId: null, stepIndex: -1, key: "launch:note", kind: "added", before: undefined, after: "from the form", cause: "input" },
-      { runId, stepId: humanStepId, stepIndex: humanIndex, key: "handler:hint", kind: "added", before: undefined, after: { read: "README.md" }, cause: "human_edit" },
-      { runId, stepId: humanStepId, stepIndex: humanIndex, key: "launch:note", kind: "changed", before: "from the form", after: "edited by the handler", cause: "human_edit" },
+      {
+        runId,
+        stepId: humanStepId,
+        stepIndex: humanIndex,
+        key: "handler:hint",
+        kind: "added",
+        before: undefined,
+        after: { read: "README.md" },
+        cause: "human_edit",
+      },
+      {
+        runId,
+        stepId: humanStepId,
+        stepIndex: humanIndex,
+        key: "launch:note",
+        kind: "changed",
+        before: "from the form",
+        after: "edited by the handler",
+        cause: "human_edit",
+      },
       // Then what the resumed run recorded, each on its own record_fact step.
       ...(await Promise.all(
         factRows.map(async (f) => ({

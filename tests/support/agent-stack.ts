@@ -159,10 +159,15 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
       });
       app = started;
       spawned.push(started);
-      await waitFor("the app child to listen", () => {
-        if (!started.alive()) throw new Error(`app exited: ${started.output()}`);
-        return started.output().includes("[app] listening on");
-      }, 30_000, 50);
+      await waitFor(
+        "the app child to listen",
+        () => {
+          if (!started.alive()) throw new Error(`app exited: ${started.output()}`);
+          return started.output().includes("[app] listening on");
+        },
+        30_000,
+        50,
+      );
       return started;
     },
 
@@ -180,18 +185,28 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
       });
       executor = started;
       spawned.push(started);
-      await waitFor("the executor child to answer /health", async () => {
-        if (!started.alive()) throw new Error(`executor exited: ${started.output()}`);
-        const res = await fetch(`${executorUrl}/health`).catch(() => undefined);
-        return res?.status === 200;
-      }, 30_000, 50);
+      await waitFor(
+        "the executor child to answer /health",
+        async () => {
+          if (!started.alive()) throw new Error(`executor exited: ${started.output()}`);
+          const res = await fetch(`${executorUrl}/health`).catch(() => undefined);
+          return res?.status === 200;
+        },
+        30_000,
+        50,
+      );
       if (waitForSync) {
         // Registered by this executor from this stack's app (another file's stack may have registered the same id).
-        await waitFor("the executor to sync the app", async () => {
-          if (!started.alive()) throw new Error(`executor exited: ${started.output()}`);
-          const fn = await db.executorFunction.findUnique({ where: { id: AGENT_RUN_FUNCTION_ID }, include: { app: true } });
-          return fn !== null && fn.url.startsWith(appUrl) && fn.app.syncedAt >= syncedBefore;
-        }, 30_000, 50);
+        await waitFor(
+          "the executor to sync the app",
+          async () => {
+            if (!started.alive()) throw new Error(`executor exited: ${started.output()}`);
+            const fn = await db.executorFunction.findUnique({ where: { id: AGENT_RUN_FUNCTION_ID }, include: { app: true } });
+            return fn !== null && fn.url.startsWith(appUrl) && fn.app.syncedAt >= syncedBefore;
+          },
+          30_000,
+          50,
+        );
       }
       return started;
     },
@@ -250,17 +265,27 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     },
 
     async waitForOpenEscalation(taskId, timeoutMs = 60_000) {
-      return waitFor(`an open escalation of ${taskId}`, async () => (await db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined, timeoutMs, 100);
+      return waitFor(
+        `an open escalation of ${taskId}`,
+        async () => (await db.escalation.findFirst({ where: { taskId, status: "open" } })) ?? undefined,
+        timeoutMs,
+        100,
+      );
     },
 
     async waitForTaskStatus(taskId, statuses = TERMINAL_TASK_STATUSES, timeoutMs = 60_000) {
       let last = "missing";
       try {
-        return await waitFor(`task ${taskId} to reach ${statuses.join("|")}`, async () => {
-          const task = await db.task.findUnique({ where: { id: taskId }, select: { status: true } });
-          last = task?.status ?? "missing";
-          return task && statuses.includes(task.status) ? task.status : undefined;
-        }, timeoutMs, 100);
+        return await waitFor(
+          `task ${taskId} to reach ${statuses.join("|")}`,
+          async () => {
+            const task = await db.task.findUnique({ where: { id: taskId }, select: { status: true } });
+            last = task?.status ?? "missing";
+            return task && statuses.includes(task.status) ? task.status : undefined;
+          },
+          timeoutMs,
+          100,
+        );
       } catch (error) {
         // Say what the processes were doing: the tails of their logs.
         const tail = (c: StackChild | undefined) => (c ? `--- ${c.name} (${c.alive() ? "alive" : "exited"}):\n${c.output().slice(-3000)}` : "");
@@ -269,12 +294,17 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     },
 
     async waitForExecutorRun(runId, timeoutMs = 60_000) {
-      return waitFor(`the executor's runs of agent-run for ${runId} to end`, async () => {
-        const segments = await findExecutorRuns(db, runId);
-        const last = segments.at(-1);
-        if (!last || !segments.every((r) => ["completed", "failed", "cancelled"].includes(r.status))) return undefined;
-        return (last.output as { status?: string } | null)?.status === "continued" ? undefined : last.status;
-      }, timeoutMs, 100);
+      return waitFor(
+        `the executor's runs of agent-run for ${runId} to end`,
+        async () => {
+          const segments = await findExecutorRuns(db, runId);
+          const last = segments.at(-1);
+          if (!last || !segments.every((r) => ["completed", "failed", "cancelled"].includes(r.status))) return undefined;
+          return (last.output as { status?: string } | null)?.status === "continued" ? undefined : last.status;
+        },
+        timeoutMs,
+        100,
+      );
     },
 
     async stop() {
@@ -328,7 +358,16 @@ export async function findExecutorRuns(db: PrismaClient, runId: string): Promise
 export interface RunEvidence {
   task: { status: string; error: string | null };
   steps: { stepId: string; kind: string; tool: string | null; status: string; attempts: number; output: unknown }[];
-  modelCalls: { stepId: string; attempt: number; status: string; httpStatus: number | null; billed: boolean; cause: string; latencyMs: number; createdAt: Date }[];
+  modelCalls: {
+    stepId: string;
+    attempt: number;
+    status: string;
+    httpStatus: number | null;
+    billed: boolean;
+    cause: string;
+    latencyMs: number;
+    createdAt: Date;
+  }[];
   outbox: { stepId: string; messageId: string; to: string }[];
   sideEffects: { stepId: string; tool: string; status: string; result: unknown; repeats: number }[];
   /** Content of the licenses.csv artifact, or null. */
@@ -360,7 +399,11 @@ export function wastedModelCalls(ev: RunEvidence): string[] {
 /** Loads a run's Step, ModelCall, outbox, ledger and artifact rows, and the executor's runs (segments) and memoized steps. */
 export async function loadRunEvidence(db: PrismaClient, { taskId, runId }: { taskId: string; runId: string }): Promise<RunEvidence> {
   const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { status: true, error: true } });
-  const steps = await db.step.findMany({ where: { runId }, orderBy: { index: "asc" }, select: { stepId: true, kind: true, tool: true, status: true, attempts: true, output: true } });
+  const steps = await db.step.findMany({
+    where: { runId },
+    orderBy: { index: "asc" },
+    select: { stepId: true, kind: true, tool: true, status: true, attempts: true, output: true },
+  });
   const modelCalls = await db.modelCall.findMany({
     where: { runId },
     orderBy: { createdAt: "asc" },
@@ -371,7 +414,8 @@ export async function loadRunEvidence(db: PrismaClient, { taskId, runId }: { tas
   const artifact = await db.artifact.findFirst({ where: { taskId, name: "licenses.csv" }, orderBy: { createdAt: "desc" } });
   const segments = await findExecutorRuns(db, runId);
   const memoized = new Map<string, unknown>();
-  for (const r of await db.executorStepResult.findMany({ where: { runId: { in: segments.map((x) => x.id) } }, orderBy: { seq: "asc" } })) memoized.set(r.name, r.value);
+  for (const r of await db.executorStepResult.findMany({ where: { runId: { in: segments.map((x) => x.id) } }, orderBy: { seq: "asc" } }))
+    memoized.set(r.name, r.value);
   return {
     task,
     steps,

@@ -9,7 +9,9 @@ import { waitFor, type AgentStack } from "./agent-stack.ts";
 // resumes through the real domain functions, fault disarming, and DB polling with a deadline.
 
 /** Profile settings a checkpoint test tunes (everything else is copied from the seeded `scripted` profile). */
-export type ProfileOverrides = Partial<Pick<Prisma.AgentProfileCreateInput, "checkpointEverySteps" | "contextWindow" | "saturationRatio" | "autoResumeMax" | "stepBudget">>;
+export type ProfileOverrides = Partial<
+  Pick<Prisma.AgentProfileCreateInput, "checkpointEverySteps" | "contextWindow" | "saturationRatio" | "autoResumeMax" | "stepBudget">
+>;
 
 /**
  * Creates an agent profile for one test: a copy of the seeded `scripted` profile (same model, tools,
@@ -18,14 +20,24 @@ export type ProfileOverrides = Partial<Pick<Prisma.AgentProfileCreateInput, "che
  */
 export async function createTestProfile(db: PrismaClient, label: string, overrides: ProfileOverrides): Promise<string> {
   // Every setting of the seeded profile (model, tools, prices, prompt, detector thresholds …), whatever fields it grows.
-  const { id: _id, name: _name, description: _description, createdAt: _createdAt, updatedAt: _updatedAt, ...base } = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
+  const {
+    id: _id,
+    name: _name,
+    description: _description,
+    createdAt: _createdAt,
+    updatedAt: _updatedAt,
+    ...base
+  } = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
   const name = `${label}-${ulid().toLowerCase()}`;
   await db.agentProfile.create({ data: { ...base, name, description: `checkpoint test profile (${label})`, ...overrides } });
   return name;
 }
 
 /** Launches the license-audit demo with agent profile `profile` through the real launch domain. */
-export async function launchDemoWithProfile(stack: AgentStack, { limit, profile }: { limit: number; profile: string }): Promise<{ taskId: string; runId: string }> {
+export async function launchDemoWithProfile(
+  stack: AgentStack,
+  { limit, profile }: { limit: number; profile: string },
+): Promise<{ taskId: string; runId: string }> {
   return stack.launch({ input: { demo: { kind: "license-audit", limit }, profile }, actor: "checkpoint-test" });
 }
 
@@ -34,7 +46,10 @@ export async function launchDemoWithProfile(stack: AgentStack, { limit, profile 
  * `beforeSend` runs after the new Run row exists and before its event is sent (nothing of the new
  * run has executed yet), e.g. to read what its first segment will start from.
  */
-export function testResumePorts(stack: AgentStack, beforeSend?: (event: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>): ResumePorts {
+export function testResumePorts(
+  stack: AgentStack,
+  beforeSend?: (event: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>,
+): ResumePorts {
   return prismaResumePorts({
     prisma: stack.db,
     async sendRunStarted(event) {
@@ -52,23 +67,35 @@ export async function disarmFaults(stack: AgentStack): Promise<void> {
 
 /** Polls until the task has at least `count` checkpoints; returns them oldest first. */
 export async function waitForCheckpoints(db: PrismaClient, taskId: string, count = 1, timeoutMs = 60_000) {
-  return waitFor(`task ${taskId} to have ${count} checkpoint(s)`, async () => {
-    const rows = await db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
-    return rows.length >= count ? rows : undefined;
-  }, timeoutMs, 25);
+  return waitFor(
+    `task ${taskId} to have ${count} checkpoint(s)`,
+    async () => {
+      const rows = await db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+      return rows.length >= count ? rows : undefined;
+    },
+    timeoutMs,
+    25,
+  );
 }
 
 /** Polls until run `runId` has ended (any status but running); returns it. */
 export async function waitForRunEnd(db: PrismaClient, runId: string, timeoutMs = 60_000) {
-  return waitFor(`run ${runId} to end`, async () => {
-    const run = await db.run.findUnique({ where: { id: runId } });
-    return run && run.status !== "running" ? run : undefined;
-  }, timeoutMs, 50);
+  return waitFor(
+    `run ${runId} to end`,
+    async () => {
+      const run = await db.run.findUnique({ where: { id: runId } });
+      return run && run.status !== "running" ? run : undefined;
+    },
+    timeoutMs,
+    50,
+  );
 }
 
 /** JSON with object keys sorted, to compare tool arguments regardless of key order. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }

@@ -92,7 +92,12 @@ export async function startTestExecutor(databaseUrl: string, overrides: Partial<
  * Polls `check` every `intervalMs` until it returns a value other than undefined/false, or throws
  * after `timeoutMs` with `what` in the message (no fixed sleeps standing in for synchronisation).
  */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -102,7 +107,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ""}`,
+      );
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -129,7 +137,11 @@ export async function getRun(executorUrl: string, runId: string): Promise<RunVie
 
 /** Sends one event through the event API; returns its id. */
 export async function sendEvent(executorUrl: string, name: string, data: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ name, data, ...extra }]) });
+  const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify([{ name, data, ...extra }]),
+  });
   const body = (await res.json()) as { ids: string[]; status: number };
   if (body.status !== 200) throw new Error(`send failed: ${JSON.stringify(body)}`);
   return body.ids[0]!;
@@ -137,18 +149,31 @@ export async function sendEvent(executorUrl: string, name: string, data: Record<
 
 /** Waits until a run of `functionId` exists whose trigger event has id `eventId`; returns its id. */
 export async function runIdForEvent(db: ExecutorHandle["db"], functionId: string, eventId: string, timeoutMs = 10_000): Promise<string> {
-  return waitFor(`a run of ${functionId} for event ${eventId}`, async () => {
-    const runs = await db.executorRun.findMany({ where: { functionId }, select: { id: true, event: true } });
-    return runs.find((r) => (r.event as { id?: string }).id === eventId)?.id;
-  }, timeoutMs);
+  return waitFor(
+    `a run of ${functionId} for event ${eventId}`,
+    async () => {
+      const runs = await db.executorRun.findMany({ where: { functionId }, select: { id: true, event: true } });
+      return runs.find((r) => (r.event as { id?: string }).id === eventId)?.id;
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits until the run reaches one of `statuses` (default: any terminal status). */
-export async function waitForRunStatus(executorUrl: string, runId: string, statuses = ["completed", "failed", "cancelled"], timeoutMs = 20_000): Promise<RunView> {
-  return waitFor(`run ${runId} to reach ${statuses.join("|")}`, async () => {
-    const run = await getRun(executorUrl, runId);
-    return run && statuses.includes(run.status) ? run : undefined;
-  }, timeoutMs);
+export async function waitForRunStatus(
+  executorUrl: string,
+  runId: string,
+  statuses = ["completed", "failed", "cancelled"],
+  timeoutMs = 20_000,
+): Promise<RunView> {
+  return waitFor(
+    `run ${runId} to reach ${statuses.join("|")}`,
+    async () => {
+      const run = await getRun(executorUrl, runId);
+      return run && statuses.includes(run.status) ? run : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** Per-test execution counters for step bodies. */
@@ -214,10 +239,15 @@ export async function spawnExecutor({
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor("the executor child process to answer /health", async () => {
-    if (child.exitCode !== null) throw new Error(`executor exited ${child.exitCode}: ${out}`);
-    const res = await fetch(`${url}/health`).catch(() => undefined);
-    return res?.status === 200;
-  }, 30_000, 100);
+  await waitFor(
+    "the executor child process to answer /health",
+    async () => {
+      if (child.exitCode !== null) throw new Error(`executor exited ${child.exitCode}: ${out}`);
+      const res = await fetch(`${url}/health`).catch(() => undefined);
+      return res?.status === 200;
+    },
+    30_000,
+    100,
+  );
   return { url, child, output: () => out, exited, kill: (signal = "SIGKILL") => child.kill(signal) };
 }

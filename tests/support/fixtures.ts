@@ -22,7 +22,10 @@ export function useAgentStack(onStarted: (stack: AgentStack) => void): void {
   afterAll(async () => {
     if (!started) return; // beforeAll failed, and said why
     const left = await started.stop();
-    expect(left.map((c) => `${c.name} pid ${c.child.pid}`), "child processes still alive after stop").toEqual([]);
+    expect(
+      left.map((c) => `${c.name} pid ${c.child.pid}`),
+      "child processes still alive after stop",
+    ).toEqual([]);
   });
 }
 

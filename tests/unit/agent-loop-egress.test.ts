@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decide, foldOutcome, initialLoopState, type InspectedCall, type LoopConfig, type LoopEgress, type LoopOutcome, type LoopState } from "../../server/domain/agent-loop.ts";
+import {
+  decide,
+  foldOutcome,
+  initialLoopState,
+  type InspectedCall,
+  type LoopConfig,
+  type LoopEgress,
+  type LoopOutcome,
+  type LoopState,
+} from "../../server/domain/agent-loop.ts";
 
 // The loop's side of the egress gate (server/tools/egress-gate.ts): an egress call goes through
 // check_approval (with the gate's step first) whatever requireApproval says, and a breach escalates
@@ -22,13 +31,29 @@ const CONFIG: LoopConfig = {
   repeatableTools: [],
 };
 
-const state = (over: Partial<LoopConfig> = {}): LoopState => initialLoopState({ config: { ...CONFIG, ...over }, stepsUsed: 0, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] });
+const state = (over: Partial<LoopConfig> = {}): LoopState =>
+  initialLoopState({ config: { ...CONFIG, ...over }, stepsUsed: 0, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] });
 const args = { to: "x@elsewhere.org", subject: "Contents of notes.md", body: "token: s3cret-value-123" };
-const email: InspectedCall = { call: { id: "c1", name: "send_email", arguments: JSON.stringify(args) }, valid: true, args, risky: true, fingerprint: "fp1", egress: true };
+const email: InspectedCall = {
+  call: { id: "c1", name: "send_email", arguments: JSON.stringify(args) },
+  valid: true,
+  args,
+  risky: true,
+  fingerprint: "fp1",
+  egress: true,
+};
 const modelTurn: LoopOutcome = {
   kind: "model",
   calls: [email],
-  turn: { content: null, toolCalls: [email.call], usage: { promptTokens: 100, cachedTokens: 0, completionTokens: 10 }, finishReason: "tool_calls", costUsd: 0.001, checkpointRequested: false, escalationRequested: null },
+  turn: {
+    content: null,
+    toolCalls: [email.call],
+    usage: { promptTokens: 100, cachedTokens: 0, completionTokens: 10 },
+    finishReason: "tool_calls",
+    costUsd: 0.001,
+    checkpointRequested: false,
+    escalationRequested: null,
+  },
 };
 const breach: LoopEgress = {
   action: "escalate",
@@ -58,7 +83,12 @@ describe("agent loop: egress calls", () => {
 
   it("a breach without a verdict escalates risky_action with the reasons and the arguments redacted", () => {
     const d = run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: null, egress: breach }]);
-    expect(d.action).toMatchObject({ kind: "escalate", reason: "risky_action", fingerprint: "fp1", evidence: { tool: "send_email", arguments: breach.redactedArguments, egress: { reasons: breach.reasons } } });
+    expect(d.action).toMatchObject({
+      kind: "escalate",
+      reason: "risky_action",
+      fingerprint: "fp1",
+      evidence: { tool: "send_email", arguments: breach.redactedArguments, egress: { reasons: breach.reasons } },
+    });
     const message = d.action.kind === "escalate" ? d.action.message : "";
     expect(message).toMatch(/^Approval needed \(recipient outside allowed domains; body carries a secret/);
     expect(JSON.stringify(d.action)).not.toContain("s3cret-value-123");
@@ -66,13 +96,21 @@ describe("agent loop: egress calls", () => {
 
   it("inside the policy (allow), or refused by policy (the gateway refuses it), the call runs as before", () => {
     for (const egress of [{ action: "allow" as const }, { ...breach, action: "refuse" as const }]) {
-      expect(run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: null, egress }]).action).toMatchObject({ kind: "run_tool", stepId: "tool-0-0", fingerprint: "fp1" });
+      expect(run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: null, egress }]).action).toMatchObject({
+        kind: "run_tool",
+        stepId: "tool-0-0",
+        fingerprint: "fp1",
+      });
     }
   });
 
   it("an approved breach runs; a rejected one is refused without running", () => {
-    expect(run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: { decision: "approve", decidedBy: "ann", guidance: null }, egress: breach }]).action).toMatchObject({ kind: "run_tool", stepId: "tool-0-0" });
-    expect(run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: { decision: "reject", decidedBy: "ann", guidance: null }, egress: breach }]).action).toMatchObject({
+    expect(
+      run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: { decision: "approve", decidedBy: "ann", guidance: null }, egress: breach }]).action,
+    ).toMatchObject({ kind: "run_tool", stepId: "tool-0-0" });
+    expect(
+      run(state(), [modelTurn, checkpointed, { kind: "approval", verdict: { decision: "reject", decidedBy: "ann", guidance: null }, egress: breach }]).action,
+    ).toMatchObject({
       kind: "run_tool",
       refused: { ok: false, error: { code: "rejected_by_human" } },
     });

@@ -38,7 +38,10 @@ const CONFIG: LoopConfig = {
 };
 
 function state(overrides: Partial<LoopConfig> = {}, s: Partial<LoopState> = {}): LoopState {
-  return { ...initialLoopState({ config: { ...CONFIG, ...overrides }, stepsUsed: 0, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] }), ...s };
+  return {
+    ...initialLoopState({ config: { ...CONFIG, ...overrides }, stepsUsed: 0, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] }),
+    ...s,
+  };
 }
 
 function call(name: string, args: Record<string, unknown>, extra: Partial<InspectedCall> = {}, id = `c-${name}`): InspectedCall {
@@ -93,11 +96,35 @@ describe("turn start: ceilings and saturation", () => {
 
   it.each([
     ["under the threshold: call the model", {}, { turn: 3 }, 7_999, { kind: "call_model", stepId: "model-3" }],
-    ["saturated after progress: checkpoint saturation and cut", { fromReason: "saturation" }, { turn: 3, recordedFact: true }, 8_000, { kind: "checkpoint", reason: "saturation", cut: true, withModel: true, stepId: "checkpoint-3", nextTurn: 3 }],
-    ["saturated, not started from a compaction: checkpoint and cut", { fromReason: "interval" }, { turn: 3 }, 8_000, { kind: "checkpoint", reason: "saturation", cut: true }],
+    [
+      "saturated after progress: checkpoint saturation and cut",
+      { fromReason: "saturation" },
+      { turn: 3, recordedFact: true },
+      8_000,
+      { kind: "checkpoint", reason: "saturation", cut: true, withModel: true, stepId: "checkpoint-3", nextTurn: 3 },
+    ],
+    [
+      "saturated, not started from a compaction: checkpoint and cut",
+      { fromReason: "interval" },
+      { turn: 3 },
+      8_000,
+      { kind: "checkpoint", reason: "saturation", cut: true },
+    ],
     ["saturated again without progress but inside the window: go on", { fromReason: "saturation" }, { turn: 3 }, 9_000, { kind: "call_model" }],
-    ["saturated without progress, over the window: escalate with the sizes", { fromReason: "saturation" }, { turn: 3 }, 10_000, { kind: "escalate", reason: "saturation", evidence: { promptTokens: 10_000, contextWindow: 10_000, limitTokens: 8_000 } }],
-    ["the segment's own start does not fit: compact it", {}, { turn: 0 }, 12_000, { kind: "compact", stepId: "compact-0", beforeTokens: 12_000, limitTokens: 8_000 }],
+    [
+      "saturated without progress, over the window: escalate with the sizes",
+      { fromReason: "saturation" },
+      { turn: 3 },
+      10_000,
+      { kind: "escalate", reason: "saturation", evidence: { promptTokens: 10_000, contextWindow: 10_000, limitTokens: 8_000 } },
+    ],
+    [
+      "the segment's own start does not fit: compact it",
+      {},
+      { turn: 0 },
+      12_000,
+      { kind: "compact", stepId: "compact-0", beforeTokens: 12_000, limitTokens: 8_000 },
+    ],
   ] as const)("%s", (_name, cfg, s, promptTokens, expected) => {
     expect(nextAction(state(cfg, s), { kind: "turn_start", promptTokens })).toMatchObject(expected);
   });
@@ -135,7 +162,14 @@ describe("checkpoint triggers after a turn", () => {
 
   it("an operator's escalation request wins over a checkpoint", () => {
     const d = run(state(), [turn([call("read_file", { path: "a" })], { escalationRequested: { note: "look" }, checkpointRequested: true }), ok()]);
-    expect(d.action).toMatchObject({ kind: "escalate", reason: "manual", message: "Escalated by an operator: look.", n: 1, checkpointFirst: { reason: "on_request", stepId: "checkpoint-1" }, alertKind: "manual" });
+    expect(d.action).toMatchObject({
+      kind: "escalate",
+      reason: "manual",
+      message: "Escalated by an operator: look.",
+      n: 1,
+      checkpointFirst: { reason: "on_request", stepId: "checkpoint-1" },
+      alertKind: "manual",
+    });
   });
 });
 
@@ -150,7 +184,15 @@ describe("tool calls: ceilings mid-turn, risky calls, approval", () => {
 
   it("a risky call after work: checkpoint before_risky (checkpoint-<n>-<k>, no cut) with the proposed action", () => {
     const d = run(state(), [turn([email])]);
-    expect(d.action).toEqual({ kind: "checkpoint", stepId: "checkpoint-0-0", reason: "before_risky", withModel: false, cut: false, nextTurn: 1, openQuestion: 'About to run the risky action send_email(to: "a@b.c", subject: "Audit", body: <100 chars>).' });
+    expect(d.action).toEqual({
+      kind: "checkpoint",
+      stepId: "checkpoint-0-0",
+      reason: "before_risky",
+      withModel: false,
+      cut: false,
+      nextTurn: 1,
+      openQuestion: 'About to run the risky action send_email(to: "a@b.c", subject: "Audit", body: <100 chars>).',
+    });
   });
 
   it.each([
@@ -164,9 +206,17 @@ describe("tool calls: ceilings mid-turn, risky calls, approval", () => {
   });
 
   it.each([
-    ["no verdict → escalate risky_action", null, { kind: "escalate", reason: "risky_action", fingerprint: "fp1", alertKind: "escalation", checkpointFirst: null }],
+    [
+      "no verdict → escalate risky_action",
+      null,
+      { kind: "escalate", reason: "risky_action", fingerprint: "fp1", alertKind: "escalation", checkpointFirst: null },
+    ],
     ["approved → runs", { decision: "approve", decidedBy: "ann", guidance: null }, { kind: "run_tool", stepId: "tool-0-0" }],
-    ["rejected → refused", { decision: "reject", decidedBy: "ann", guidance: "not now" }, { kind: "run_tool", refused: { ok: false, error: { code: "rejected_by_human" } } }],
+    [
+      "rejected → refused",
+      { decision: "reject", decidedBy: "ann", guidance: "not now" },
+      { kind: "run_tool", refused: { ok: false, error: { code: "rejected_by_human" } } },
+    ],
   ] as const)("verdict: %s", (_n, verdict, expected) => {
     const d = run(state({ requireApproval: true }), [turn([email]), { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 }, { kind: "approval", verdict }]);
     expect(d.action).toMatchObject(expected);
@@ -175,12 +225,20 @@ describe("tool calls: ceilings mid-turn, risky calls, approval", () => {
 
   it("a rejected call is a gap of the finished run when the agent names none", () => {
     const verdict = { decision: "reject" as const, decidedBy: "ann", guidance: null };
-    const d0 = run(state({ requireApproval: true }), [turn([email, call("finish", { result: "done" })]), { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 }, { kind: "approval", verdict }]);
+    const d0 = run(state({ requireApproval: true }), [
+      turn([email, call("finish", { result: "done" })]),
+      { kind: "checkpointed", checkpointId: "cp1", spendUsd: 0 },
+      { kind: "approval", verdict },
+    ]);
     if (d0.action.kind !== "run_tool" || !d0.action.refused) throw new Error("expected a refused call");
     const s1 = foldOutcome(d0.state, { kind: "tool", result: d0.action.refused });
     const d1 = decide(s1, { kind: "tool", result: d0.action.refused });
     const s2 = foldOutcome(d1.state, ok());
-    expect(nextAction(s2, ok())).toEqual({ kind: "finish", summary: "done", gaps: ['send_email(to: "a@b.c", subject: "Audit", body: <100 chars>) was not run: rejected by ann'] });
+    expect(nextAction(s2, ok())).toEqual({
+      kind: "finish",
+      summary: "done",
+      gaps: ['send_email(to: "a@b.c", subject: "Audit", body: <100 chars>) was not run: rejected by ann'],
+    });
   });
 });
 
@@ -189,27 +247,49 @@ describe("control tools and end reasons", () => {
     ["finish", call("finish", { result: "All done" }), { kind: "finish", summary: "All done", gaps: [] }],
     ["finish with gaps", call("finish", { result: "Most done", gaps: ["email not sent"] }), { kind: "finish", gaps: ["email not sent"] }],
     ["declare_dead_end", call("declare_dead_end", { reason: "no data" }), { kind: "dead_end", reason: "no data" }],
-    ["request_human", call("request_human", { question: "Which?" }), { kind: "escalate", reason: "request_human", message: "Which?", alertKind: "escalation", n: 1 }],
-    ["request_human with a proposed action", call("request_human", { question: "OK?", proposedAction: "delete" }), { kind: "escalate", message: "Approval needed: delete — OK?" }],
+    [
+      "request_human",
+      call("request_human", { question: "Which?" }),
+      { kind: "escalate", reason: "request_human", message: "Which?", alertKind: "escalation", n: 1 },
+    ],
+    [
+      "request_human with a proposed action",
+      call("request_human", { question: "OK?", proposedAction: "delete" }),
+      { kind: "escalate", message: "Approval needed: delete — OK?" },
+    ],
   ] as const)("%s", (_n, c, expected) => {
     expect(run(state(), [turn([c]), ok()]).action).toMatchObject(expected);
   });
 
   it("a failed control tool is not acted upon: the next call runs", () => {
-    const d = run(state(), [turn([call("finish", { result: "x" }), call("read_file", { path: "a" }, {}, "2")]), { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "bad" } } }]);
+    const d = run(state(), [
+      turn([call("finish", { result: "x" }), call("read_file", { path: "a" }, {}, "2")]),
+      { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "bad" } } },
+    ]);
     expect(d.action).toMatchObject({ kind: "run_tool", stepId: "tool-0-1" });
   });
 
   it("an unresolved effect escalates with its idempotency key", () => {
     const post = call("http_post", { url: "https://x" }, { fingerprint: "fp2" });
-    const d = run(state(), [turn([post]), { kind: "tool", result: { ok: false, error: { code: "unresolved_effect", message: "unknown", idempotencyKey: "k1" } } }]);
-    expect(d.action).toMatchObject({ kind: "escalate", reason: "unresolved_effect", fingerprint: "fp2", evidence: { idempotencyKey: "k1", stepId: "tool-0-0" }, checkpointFirst: { reason: "failure" } });
+    const d = run(state(), [
+      turn([post]),
+      { kind: "tool", result: { ok: false, error: { code: "unresolved_effect", message: "unknown", idempotencyKey: "k1" } } },
+    ]);
+    expect(d.action).toMatchObject({
+      kind: "escalate",
+      reason: "unresolved_effect",
+      fingerprint: "fp2",
+      evidence: { idempotencyKey: "k1", stepId: "tool-0-0" },
+      checkpointFirst: { reason: "failure" },
+    });
   });
 
   it("a recorded fact is the structured progress flag (not a failed one)", () => {
     const rf = call("record_fact", { key: "k", value: 1 });
     expect(foldOutcome(run(state(), [turn([rf])]).state, ok()).recordedFact).toBe(true);
-    expect(foldOutcome(run(state(), [turn([rf])]).state, { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "x" } } }).recordedFact).toBe(false);
+    expect(
+      foldOutcome(run(state(), [turn([rf])]).state, { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "x" } } }).recordedFact,
+    ).toBe(false);
   });
 });
 
@@ -278,16 +358,31 @@ describe("model failures and compaction", () => {
   });
 
   it.each([
-    ["mid-segment: checkpoint saturation and cut", {}, { turn: 2, stepsSinceCheckpoint: 2 }, { kind: "checkpoint", reason: "saturation", cut: true, stepId: "checkpoint-2" }],
+    [
+      "mid-segment: checkpoint saturation and cut",
+      {},
+      { turn: 2, stepsSinceCheckpoint: 2 },
+      { kind: "checkpoint", reason: "saturation", cut: true, stepId: "checkpoint-2" },
+    ],
     ["at a segment's first turn: compact", {}, { turn: 0 }, { kind: "compact", stepId: "compact-0" }],
-    ["again after a saturation start: escalate saturation", { fromReason: "saturation" }, { turn: 0 }, { kind: "escalate", reason: "saturation", endReason: "saturation", checkpointFirst: null }],
+    [
+      "again after a saturation start: escalate saturation",
+      { fromReason: "saturation" },
+      { turn: 0 },
+      { kind: "escalate", reason: "saturation", endReason: "saturation", checkpointFirst: null },
+    ],
   ] as const)("context length exceeded %s", (_n, cfg, s, expected) => {
     expect(nextAction(state(cfg, s), { kind: "model_failed", errorKind: "context_length", message: "too long" })).toMatchObject(expected);
   });
 
   const sizes = { contextWindow: 1_000, beforeTokens: 5_000, afterTokens: 900, limitTokens: 800, referencedFacts: 2 };
   it("a compaction that fits continues from its checkpoint", () => {
-    expect(nextAction(state(), { kind: "compacted", fits: true, checkpointId: "cp9", sizes })).toEqual({ kind: "continue", checkpointId: "cp9", n: 0, reason: "saturation" });
+    expect(nextAction(state(), { kind: "compacted", fits: true, checkpointId: "cp9", sizes })).toEqual({
+      kind: "continue",
+      checkpointId: "cp9",
+      n: 0,
+      reason: "saturation",
+    });
   });
   it("a compaction that cannot fit escalates saturation with the sizes — never fails", () => {
     const a = nextAction(state(), { kind: "compacted", fits: false, checkpointId: null, sizes });

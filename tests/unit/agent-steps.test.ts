@@ -51,7 +51,17 @@ function fakePorts(overrides: Partial<AgentPorts> = {}): { ports: AgentPorts; ca
 }
 
 const PROFILE = { model: "gpt-4o-mini", baseUrl: null, prices: { inputPerMTok: 1, cachedPerMTok: 0.5, outputPerMTok: 2 } };
-const base = { runId: "run_1", taskId: "task_1", stepId: "model-3", index: 9, messages: [{ role: "user" as const, content: "hi" }], tools: [], profile: PROFILE, costBudgetUsd: null, retries: 4 };
+const base = {
+  runId: "run_1",
+  taskId: "task_1",
+  stepId: "model-3",
+  index: 9,
+  messages: [{ role: "user" as const, content: "hi" }],
+  tools: [],
+  profile: PROFILE,
+  costBudgetUsd: null,
+  retries: 4,
+};
 
 const result = (over: Partial<ChatCompletionResult> = {}): ChatCompletionResult => ({
   message: { content: null, toolCalls: [{ id: "c1", name: "read_file", arguments: '{"path":"a"}' }] },
@@ -67,7 +77,10 @@ const result = (over: Partial<ChatCompletionResult> = {}): ChatCompletionResult 
 
 describe("model step", () => {
   it("records one ok model call with its cost and ends the step with the turn's summary", async () => {
-    const { ports, calls, modelCalls } = fakePorts({ chat: async () => result(), runRequests: async () => ({ checkpointRequested: true, escalationRequested: null }) });
+    const { ports, calls, modelCalls } = fakePorts({
+      chat: async () => result(),
+      runRequests: async () => ({ checkpointRequested: true, escalationRequested: null }),
+    });
     const turn = await runModelStep({ ports, ...base, attempt: 0 });
     expect(turn).toMatchObject({ ok: true, costUsd: 2, checkpointRequested: true, toolCalls: [{ name: "read_file" }] });
     expect(turn.ok && turn.spendUsd).toBeUndefined();
@@ -81,7 +94,9 @@ describe("model step", () => {
   });
 
   it("a retryable failure before the last attempt throws RetryAfterError (429) and leaves the step running", async () => {
-    const { ports, calls, modelCalls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind: "rate_limited", message: "slow down", status: 429, retryAfterMs: 1500 })) });
+    const { ports, calls, modelCalls } = fakePorts({
+      chat: () => Promise.reject(new ModelCallError({ kind: "rate_limited", message: "slow down", status: 429, retryAfterMs: 1500 })),
+    });
     const thrown = await runModelStep({ ports, ...base, attempt: 1 }).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(RetryAfterError);
     expect(modelCalls.map((c) => `${c.status} ${c.cause}`)).toEqual(["error retry"]);
@@ -95,7 +110,10 @@ describe("model step", () => {
   ] as const)("%s: the step is marked failed with its end and the failure returned", async (_n, kind, attempt) => {
     const { ports, calls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind, message: "nope", status: 400 })) });
     expect(await runModelStep({ ports, ...base, attempt })).toEqual({ ok: false, errorKind: kind, message: "nope" });
-    expect(calls.at(-1)).toEqual({ method: "endStep", input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] nope`, summary: `model call failed: ${kind}` } });
+    expect(calls.at(-1)).toEqual({
+      method: "endStep",
+      input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] nope`, summary: `model call failed: ${kind}` },
+    });
   });
 });
 
@@ -130,7 +148,11 @@ describe("compact step", () => {
     goal: "Audit licenses",
     checkpointId: "cp_1",
     workingSet: { small: 1, huge: "word ".repeat(5_000) },
-    completedSteps: Array.from({ length: 40 }, (_, i) => ({ stepId: `tool-${i}-0`, tool: "read_file", summary: `read_file {"path":"f${i}"} → ${"x".repeat(100)}` })),
+    completedSteps: Array.from({ length: 40 }, (_, i) => ({
+      stepId: `tool-${i}-0`,
+      tool: "read_file",
+      summary: `read_file {"path":"f${i}"} → ${"x".repeat(100)}`,
+    })),
     openQuestion: null,
     guidance: null,
     priorTranscriptTokens: 0,
@@ -141,9 +163,22 @@ describe("compact step", () => {
   it("fits: saves a saturation checkpoint with the huge fact as a reference", async () => {
     const { ports, calls } = fakePorts();
     const out = await runCompactStep({ ports, ...args, limitTokens: 1_600 });
-    expect(out).toMatchObject({ fits: true, checkpointId: "cp_new", sizes: { contextWindow: 2_000, beforeTokens: 9_000, limitTokens: 1_600, referencedFacts: 1 } });
-    const saved = calls.find((c) => c.method === "saveCheckpoint")!.input as { reason: string; afterStepId: string; workingSet: Record<string, unknown>; contextTokens: number };
-    expect(saved).toMatchObject({ reason: "saturation", afterStepId: "compact-4", workingSet: { small: 1, huge: { $ref: 'checkpoint cp_1, workingSet."huge"', description: "25,002 chars of JSON: a string" } } });
+    expect(out).toMatchObject({
+      fits: true,
+      checkpointId: "cp_new",
+      sizes: { contextWindow: 2_000, beforeTokens: 9_000, limitTokens: 1_600, referencedFacts: 1 },
+    });
+    const saved = calls.find((c) => c.method === "saveCheckpoint")!.input as {
+      reason: string;
+      afterStepId: string;
+      workingSet: Record<string, unknown>;
+      contextTokens: number;
+    };
+    expect(saved).toMatchObject({
+      reason: "saturation",
+      afterStepId: "compact-4",
+      workingSet: { small: 1, huge: { $ref: 'checkpoint cp_1, workingSet."huge"', description: "25,002 chars of JSON: a string" } },
+    });
     expect(saved.contextTokens).toBeLessThanOrEqual(1_600);
   });
 

@@ -31,7 +31,14 @@ function hits(file: string, pattern: RegExp): string[] {
  * tests (its default is process.env) and belongs to the agent-loop rewrite.
  */
 // app/tasks/[id]/page.tsx: a page may import nothing from server/, and it asks its own API on PORT (Next's own variable).
-const OWN_ENV = [/^server\/executor\//, /^server\/llm\/provider\.ts$/, /^server\/env\.ts$/, /^server\/env-source\.ts$/, /^app\/tasks\/\[id\]\/page\.tsx$/, /^server\/db\/generated\//];
+const OWN_ENV = [
+  /^server\/executor\//,
+  /^server\/llm\/provider\.ts$/,
+  /^server\/env\.ts$/,
+  /^server\/env-source\.ts$/,
+  /^app\/tasks\/\[id\]\/page\.tsx$/,
+  /^server\/db\/generated\//,
+];
 
 describe("boundaries an import graph cannot see", () => {
   it("tRPC procedures make no Prisma calls (ctx.prisma is handed to a db function)", () => {

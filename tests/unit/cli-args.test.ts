@@ -19,7 +19,12 @@ const parse = (...argv: string[]) => parseCommandLine(argv, "cli", "About.", COM
 
 describe("parseCommandLine", () => {
   it("parses flags, integers as numbers, booleans and positionals", () => {
-    expect(parse("launch", "--limit", "20", "--wait", "--goal", "x y")).toEqual({ kind: "run", command: "launch", values: { limit: 20, wait: true, goal: "x y" }, positionals: [] });
+    expect(parse("launch", "--limit", "20", "--wait", "--goal", "x y")).toEqual({
+      kind: "run",
+      command: "launch",
+      values: { limit: 20, wait: true, goal: "x y" },
+      positionals: [],
+    });
     expect(parse("status", "t1")).toEqual({ kind: "run", command: "status", values: {}, positionals: ["t1"] });
   });
 
@@ -63,7 +68,8 @@ describe("issue formatting", () => {
   });
 
   it("restates zod issues with the flag's name and the limit", () => {
-    const labelOf = (path: string) => (path === "demo.limit" ? { label: "--limit", given: 0 } : path === "goal" ? { label: "--goal", given: "x".repeat(100) } : null);
+    const labelOf = (path: string) =>
+      path === "demo.limit" ? { label: "--limit", given: 0 } : path === "goal" ? { label: "--goal", given: "x".repeat(100) } : null;
     expect(
       formatIssues(
         [

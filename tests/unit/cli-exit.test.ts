@@ -37,25 +37,52 @@ describe("exitCodeForTaskStatus", () => {
 });
 
 const COMMANDS: CommandSpec[] = [
-  { name: "list", summary: "List.", flags: { limit: { type: "string", value: "<n>", description: "rows", int: { min: 1, max: 200 } }, goal: { type: "string", description: "text" } }, examples: [] },
+  {
+    name: "list",
+    summary: "List.",
+    flags: { limit: { type: "string", value: "<n>", description: "rows", int: { min: 1, max: 200 } }, goal: { type: "string", description: "text" } },
+    examples: [],
+  },
 ];
 
 describe("a negative number after a flag", () => {
   it("--limit -5 (with a space) gets the range message", () => {
-    expect(parseCommandLine(["list", "--limit", "-5"], "cli", "About.", COMMANDS)).toEqual({ kind: "usage_error", command: "list", problems: ['--limit: must be an integer between 1 and 200, got "-5"'] });
-    expect(parseCommandLine(["list", "--limit=-5"], "cli", "About.", COMMANDS)).toEqual({ kind: "usage_error", command: "list", problems: ['--limit: must be an integer between 1 and 200, got "-5"'] });
+    expect(parseCommandLine(["list", "--limit", "-5"], "cli", "About.", COMMANDS)).toEqual({
+      kind: "usage_error",
+      command: "list",
+      problems: ['--limit: must be an integer between 1 and 200, got "-5"'],
+    });
+    expect(parseCommandLine(["list", "--limit=-5"], "cli", "About.", COMMANDS)).toEqual({
+      kind: "usage_error",
+      command: "list",
+      problems: ['--limit: must be an integer between 1 and 200, got "-5"'],
+    });
     // A text flag takes a negative number as its value; a following flag is still a flag.
-    expect(parseCommandLine(["list", "--goal", "-3", "--limit", "4"], "cli", "About.", COMMANDS)).toEqual({ kind: "run", command: "list", values: { goal: "-3", limit: 4 }, positionals: [] });
+    expect(parseCommandLine(["list", "--goal", "-3", "--limit", "4"], "cli", "About.", COMMANDS)).toEqual({
+      kind: "run",
+      command: "list",
+      values: { goal: "-3", limit: 4 },
+      positionals: [],
+    });
     expect(parseCommandLine(["list", "--goal", "--limit", "4"], "cli", "About.", COMMANDS)).toMatchObject({ kind: "usage_error" });
   });
 
   it("the real CLI: --limit -5 and --cost-budget -1 exit 2 with the documented messages (checked before any request)", () => {
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], { encoding: "utf8", env: { ...process.env, LONGHAUL_URL: "http://127.0.0.1:9" } });
+      spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], {
+        encoding: "utf8",
+        env: { ...process.env, LONGHAUL_URL: "http://127.0.0.1:9" },
+      });
     const limit = cli("launch", "--demo", "license-audit", "--limit", "-5");
-    expect({ status: limit.status, first: limit.stderr.split("\n")[0] }).toEqual({ status: 2, first: '--limit: must be an integer between 1 and 5000, got "-5"' });
+    expect({ status: limit.status, first: limit.stderr.split("\n")[0] }).toEqual({
+      status: 2,
+      first: '--limit: must be an integer between 1 and 5000, got "-5"',
+    });
     const cost = cli("launch", "--demo", "license-audit", "--cost-budget", "-1");
-    expect({ status: cost.status, first: cost.stderr.split("\n")[0] }).toEqual({ status: 2, first: '--cost-budget: at least 0.000001 (a millionth of a dollar, the stored precision), got "-1"' });
+    expect({ status: cost.status, first: cost.stderr.split("\n")[0] }).toEqual({
+      status: 2,
+      first: '--cost-budget: at least 0.000001 (a millionth of a dollar, the stored precision), got "-1"',
+    });
     expect(JSON.parse(cost.stdout.trim().split("\n").at(-1)!)).toMatchObject({ problems: [expect.stringMatching(/^--cost-budget: at least 0\.000001/)] });
   }, 30_000);
 });

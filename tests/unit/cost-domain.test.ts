@@ -18,19 +18,43 @@ describe("cost pricing", () => {
   });
 
   it("prices cached tokens as cached with the package and with a profile override", () => {
-    const uncached = priceModelCall({ model: "gpt-4o", usage: { promptTokens: 10_000, cachedTokens: 0, completionTokens: 0 }, billed: true, prices: NO_OVERRIDE, profileName: "p" });
-    const cached = priceModelCall({ model: "gpt-4o", usage: { promptTokens: 10_000, cachedTokens: 8_000, completionTokens: 0 }, billed: true, prices: NO_OVERRIDE, profileName: "p" });
+    const uncached = priceModelCall({
+      model: "gpt-4o",
+      usage: { promptTokens: 10_000, cachedTokens: 0, completionTokens: 0 },
+      billed: true,
+      prices: NO_OVERRIDE,
+      profileName: "p",
+    });
+    const cached = priceModelCall({
+      model: "gpt-4o",
+      usage: { promptTokens: 10_000, cachedTokens: 8_000, completionTokens: 0 },
+      billed: true,
+      prices: NO_OVERRIDE,
+      profileName: "p",
+    });
     expect(uncached.priceVersion).toBe(PRICE_TABLE_VERSION);
     expect(uncached.usd).toBeGreaterThan(0);
     expect(cached.usd).toBeLessThan(uncached.usd);
-    const own = priceModelCall({ model: "x", usage: { promptTokens: 1000, cachedTokens: 400, completionTokens: 100 }, billed: true, prices: { inputPerMTok: 10, cachedPerMTok: 1, outputPerMTok: 30 }, profileName: "mine" });
+    const own = priceModelCall({
+      model: "x",
+      usage: { promptTokens: 1000, cachedTokens: 400, completionTokens: 100 },
+      billed: true,
+      prices: { inputPerMTok: 10, cachedPerMTok: 1, outputPerMTok: 30 },
+      profileName: "mine",
+    });
     // 600 × $10/M + 400 × $1/M + 100 × $30/M
     expect(own.usd).toBeCloseTo(0.006 + 0.0004 + 0.003, 12);
     expect(own.priceVersion).toBe("profile:mine");
   });
 
   it("an unbilled attempt costs 0 whatever its tokens", () => {
-    const r = priceModelCall({ model: "gpt-4o", usage: { promptTokens: 50_000, cachedTokens: 0, completionTokens: 0 }, billed: false, prices: NO_OVERRIDE, profileName: "p" });
+    const r = priceModelCall({
+      model: "gpt-4o",
+      usage: { promptTokens: 50_000, cachedTokens: 0, completionTokens: 0 },
+      billed: false,
+      prices: NO_OVERRIDE,
+      profileName: "p",
+    });
     expect(r.usd).toBe(0);
   });
 });
@@ -65,8 +89,28 @@ describe("cost rollup vocabulary", () => {
 
   it("the CSV holds exactly the table's cells, quoted where needed", () => {
     const rows: OutcomeRow[] = [
-      { profile: "a, b", model: "m", launched: 4, completed: 1, stepsPerCompleted: 12, escalationsPerTask: 0.25, usd: 0.5, costPerCompletedUsd: 0.5, estimatedUsd: 0 },
-      { profile: "z", model: "m2", launched: 2, completed: 0, stepsPerCompleted: null, escalationsPerTask: 0, usd: 0.01, costPerCompletedUsd: null, estimatedUsd: 0.01 },
+      {
+        profile: "a, b",
+        model: "m",
+        launched: 4,
+        completed: 1,
+        stepsPerCompleted: 12,
+        escalationsPerTask: 0.25,
+        usd: 0.5,
+        costPerCompletedUsd: 0.5,
+        estimatedUsd: 0,
+      },
+      {
+        profile: "z",
+        model: "m2",
+        launched: 2,
+        completed: 0,
+        stepsPerCompleted: null,
+        escalationsPerTask: 0,
+        usd: 0.01,
+        costPerCompletedUsd: null,
+        estimatedUsd: 0.01,
+      },
     ];
     const cells = outcomeTableCells(rows);
     expect(cells).toEqual([

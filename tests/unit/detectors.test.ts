@@ -38,7 +38,11 @@ describe("detectStall", () => {
 
   it.each([
     // [name, spec, expected alerts]
-    ["prose without facts is a stall: warning at the 5th flat step, critical 3 steps later", [{ s: "m", facts: 2 }, ...prose(8, 2)], ["s5:warning:false", "s8:critical:true"]],
+    [
+      "prose without facts is a stall: warning at the 5th flat step, critical 3 steps later",
+      [{ s: "m", facts: 2 }, ...prose(8, 2)],
+      ["s5:warning:false", "s8:critical:true"],
+    ],
     ["4 flat steps: nothing yet", [{ s: "m", facts: 2 }, ...prose(4, 2)], []],
     ["from an empty start, 5 steps at 0 facts is a stall", prose(5, 0), ["s4:warning:false"]],
     [
@@ -46,14 +50,17 @@ describe("detectStall", () => {
       Array.from({ length: 12 }, (_, i) => ({ s: `t:read_file:{"path":"node_modules/p${i}/package.json"}`, facts: i + 1 })),
       [],
     ],
-    [
-      "growth every 4th step keeps it alive",
-      Array.from({ length: 16 }, (_, i) => ({ s: "m", facts: Math.floor(i / 4) + 1 })),
-      [],
-    ],
+    ["growth every 4th step keeps it alive", Array.from({ length: 16 }, (_, i) => ({ s: "m", facts: Math.floor(i / 4) + 1 })), []],
     [
       "a shrink then re-grow to the old size is not growth (high-water mark)",
-      [{ s: "m", facts: 5 }, { s: "m", facts: 4 }, { s: "m", facts: 5 }, { s: "m", facts: 4 }, { s: "m", facts: 5 }, { s: "m", facts: 5 }],
+      [
+        { s: "m", facts: 5 },
+        { s: "m", facts: 4 },
+        { s: "m", facts: 5 },
+        { s: "m", facts: 4 },
+        { s: "m", facts: 5 },
+        { s: "m", facts: 5 },
+      ],
       ["s5:warning:false"],
     ],
     [
@@ -119,22 +126,37 @@ describe("detectRepeatedCalls", () => {
     ["one call: nothing", [{ s: 't:read_file:{"path":"a"}', facts: 1 }], []],
     [
       "2nd identical call → warning, 3rd → critical + escalate",
-      [{ s: 't:read_file:{"path":"a","limit":10}', facts: 1 }, { s: "m", facts: 1 }, { s: 't:read_file:{"limit":10.0,"path":"a"}', facts: 1 }, { s: 't:read_file:{ "path": "a", "limit": 1e1 }', facts: 1 }],
+      [
+        { s: 't:read_file:{"path":"a","limit":10}', facts: 1 },
+        { s: "m", facts: 1 },
+        { s: 't:read_file:{"limit":10.0,"path":"a"}', facts: 1 },
+        { s: 't:read_file:{ "path": "a", "limit": 1e1 }', facts: 1 },
+      ],
       ["s2:warning:false", "s3:critical:true"],
     ],
     [
       "malformed arguments compare as trimmed raw text",
-      [{ s: "t:search:{query: x", facts: 1 }, { s: "t:search:  {query: x ", facts: 1 }],
+      [
+        { s: "t:search:{query: x", facts: 1 },
+        { s: "t:search:  {query: x ", facts: 1 },
+      ],
       ["s1:warning:false"],
     ],
     [
       "same arguments, different tools: not a repeat",
-      [{ s: 't:read_file:{"path":"a"}', facts: 1 }, { s: 't:stat:{"path":"a"}', facts: 1 }],
+      [
+        { s: 't:read_file:{"path":"a"}', facts: 1 },
+        { s: 't:stat:{"path":"a"}', facts: 1 },
+      ],
       [],
     ],
     [
       "paging with a different offset: not a repeat",
-      [{ s: 't:list_files:{"dir":"x","offset":0}', facts: 1 }, { s: 't:list_files:{"dir":"x","offset":100}', facts: 2 }, { s: 't:list_files:{"dir":"x","offset":200}', facts: 3 }],
+      [
+        { s: 't:list_files:{"dir":"x","offset":0}', facts: 1 },
+        { s: 't:list_files:{"dir":"x","offset":100}', facts: 2 },
+        { s: 't:list_files:{"dir":"x","offset":200}', facts: 3 },
+      ],
       [],
     ],
     [
@@ -153,7 +175,12 @@ describe("detectRepeatedCalls", () => {
   });
 
   it("calls before sinceStepIndex are not counted", () => {
-    const spec = [{ s: 't:read_file:{"path":"a"}', facts: 1 }, { s: 't:read_file:{"path":"a"}', facts: 1 }, { s: "h", facts: 1 }, { s: 't:read_file:{"path":"a"}', facts: 1 }];
+    const spec = [
+      { s: 't:read_file:{"path":"a"}', facts: 1 },
+      { s: 't:read_file:{"path":"a"}', facts: 1 },
+      { s: "h", facts: 1 },
+      { s: 't:read_file:{"path":"a"}', facts: 1 },
+    ];
     expect(summary(spec, [], 2)).toEqual([]);
     expect(summary(spec)).toEqual(["s1:warning:false", "s3:critical:true"]);
   });
@@ -170,14 +197,26 @@ describe("detectToolFailures", () => {
     codes.map((c, i) =>
       c === "m"
         ? { stepId: `s${i}`, kind: "model", factsAfter: 0 }
-        : { stepId: `s${i}`, kind: "tool", tool: "record_fact", rawArguments: `{"n":${i}}`, ok: c === "ok", ...(c === "ok" ? {} : { errorCode: c }), factsAfter: 0 },
+        : {
+            stepId: `s${i}`,
+            kind: "tool",
+            tool: "record_fact",
+            rawArguments: `{"n":${i}}`,
+            ok: c === "ok",
+            ...(c === "ok" ? {} : { errorCode: c }),
+            factsAfter: 0,
+          },
     );
   const summary = (codes: string[], toolFailureSteps?: number, sinceStepIndex?: number) =>
     detectToolFailures({ steps: steps(codes), toolFailureSteps, sinceStepIndex }).map((a) => `${a.stepId}:${a.severity}:${a.escalate}`);
 
   it.each([
     ["one malformed call: nothing", ["m", "invalid_json"], []],
-    ["2nd in a row → warning, 3rd → critical + escalate (model steps in between do not interrupt)", ["m", "invalid_json", "m", "invalid_arguments", "m", "invalid_json"], ["s3:warning:false", "s5:critical:true"]],
+    [
+      "2nd in a row → warning, 3rd → critical + escalate (model steps in between do not interrupt)",
+      ["m", "invalid_json", "m", "invalid_arguments", "m", "invalid_json"],
+      ["s3:warning:false", "s5:critical:true"],
+    ],
     ["a call that worked resets the streak", ["invalid_json", "invalid_json", "ok", "invalid_json", "invalid_json"], ["s1:warning:false", "s4:warning:false"]],
     ["honest misses while exploring (not_found) are not malformed calls", ["not_found", "not_found", "not_found", "not_a_file"], []],
     ["a miss between malformed calls resets the streak", ["invalid_json", "invalid_json", "not_found", "invalid_json"], ["s1:warning:false"]],
@@ -226,7 +265,8 @@ describe("budgetAlert", () => {
   });
 
   it("with previous usage, only a crossing raises", () => {
-    const at = (stepsUsed: number, before: number) => level(budgetAlert({ ...none, stepsUsed, stepBudget: 10, previous: { stepsUsed: before, tokensUsed: 0, costUsd: 0 } }));
+    const at = (stepsUsed: number, before: number) =>
+      level(budgetAlert({ ...none, stepsUsed, stepBudget: 10, previous: { stepsUsed: before, tokensUsed: 0, costUsd: 0 } }));
     expect(at(8, 7)).toBe("warning:false");
     expect(at(9, 8)).toBeNull();
     expect(at(10, 9)).toBe("critical:true");
@@ -316,7 +356,10 @@ describe("detectAlerts", () => {
 
   it("an unchanged open question is judged once; per-profile thresholds apply", () => {
     const q = "What is the weather in Lisbon tomorrow?";
-    const steps = history([{ s: "m", facts: 1, q }, { s: "m", facts: 2, q }]);
+    const steps = history([
+      { s: "m", facts: 1, q },
+      { s: "m", facts: 2, q },
+    ]);
     expect(kinds(detectAlerts({ steps: steps.slice(0, 1), goal: LICENSE_GOAL }))).toEqual(["drift:warning"]);
     expect(kinds(detectAlerts({ steps, goal: LICENSE_GOAL }))).toEqual([]);
     const flat = history([{ s: "m", facts: 1 }, ...prose(2, 1)]);

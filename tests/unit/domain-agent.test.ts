@@ -64,7 +64,9 @@ describe("reachedCeiling", () => {
   });
 
   it("describes a dollar ceiling in dollars and the others in units", () => {
-    expect(describeCeiling(reachedCeiling({ stepsUsed: 0, stepBudget: 10, tokensUsed: 0, tokenBudget: null, costUsd: 0.01234, costBudgetUsd: 0.01 })!)).toBe("dollar budget is reached: $0.0123 of $0.0100");
+    expect(describeCeiling(reachedCeiling({ stepsUsed: 0, stepBudget: 10, tokensUsed: 0, tokenBudget: null, costUsd: 0.01234, costBudgetUsd: 0.01 })!)).toBe(
+      "dollar budget is reached: $0.0123 of $0.0100",
+    );
     expect(describeCeiling(reachedCeiling({ stepsUsed: 24, stepBudget: 24, tokensUsed: 0, tokenBudget: null })!)).toBe("steps budget is reached: 24 of 24");
     expect(describeCeiling({ kind: "cost", used: 0.0000123, limit: 0.000004 })).toBe("dollar budget is reached: $0.000012 of $0.000004");
   });

@@ -117,24 +117,37 @@ describe("applyEscalationDecision", () => {
     const second = await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) });
     expect(first).toEqual({ start: { runId: "run_2", checkpointId: "cp_1" }, decision: "approve" });
     expect(second).toEqual({ start: { runId: "run_2", checkpointId: "cp_1" }, decision: "approve" });
-    expect(db.state.runs).toEqual([{ id: "run_2", cause: "resume", checkpointId: "cp_1", guidance: "The proposed action was approved by ann: go ahead with it." }]);
+    expect(db.state.runs).toEqual([
+      { id: "run_2", cause: "resume", checkpointId: "cp_1", guidance: "The proposed action was approved by ann: go ahead with it." },
+    ]);
     expect(db.state.task).toEqual({ status: "queued", stepBudget: 50 });
     expect(db.state.humanSteps).toEqual(["human-escalate-3"]);
     expect(db.state.escalation.status).toBe("applied");
   });
 
-  it.each(["raiseBudgets", "writeHumanStep", "markApplied"] as const)("a crash at %s keeps nothing: still decided, and the next call applies it once", async (point) => {
-    const db = { state: initial() };
-    await expect(applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db, point) })).rejects.toThrow(`crash at ${point}`);
-    expect(db.state).toEqual(initial());
-    await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) });
-    expect({ runs: db.state.runs.length, stepBudget: db.state.task.stepBudget, status: db.state.escalation.status }).toEqual({ runs: 1, stepBudget: 50, status: "applied" });
-  });
+  it.each(["raiseBudgets", "writeHumanStep", "markApplied"] as const)(
+    "a crash at %s keeps nothing: still decided, and the next call applies it once",
+    async (point) => {
+      const db = { state: initial() };
+      await expect(applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db, point) })).rejects.toThrow(`crash at ${point}`);
+      expect(db.state).toEqual(initial());
+      await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) });
+      expect({ runs: db.state.runs.length, stepBudget: db.state.task.stepBudget, status: db.state.escalation.status }).toEqual({
+        runs: 1,
+        stepBudget: 50,
+        status: "applied",
+      });
+    },
+  );
 
   it("inside the undo window: pending, nothing changes; dead_end ends the task; a task that moved on closes the decision as not applied", async () => {
     const db = { state: initial({}) };
     db.state.escalation.applyAfterPassed = false;
-    expect(await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) })).toEqual({ start: null, decision: "approve", pending: true });
+    expect(await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(db) })).toEqual({
+      start: null,
+      decision: "approve",
+      pending: true,
+    });
     const dead = { state: initial({ decision: "dead_end", deadEndReason: "no way", reason: "stall" }) };
     expect(await applyEscalationDecision({ escalationId: "esc_1", stepIndex: 7, ports: fakePorts(dead) })).toEqual({ start: null, decision: "dead_end" });
     expect(dead.state.task.status).toBe("dead_end");
@@ -156,7 +169,8 @@ describe("recoverEscalationDecisions", () => {
         return true;
       },
       findUnappliedDue: async () => (rows.due && db.state.escalation.status === "decided" ? [{ escalationId: "esc_1", taskId: "task_1", runId: "run_1" }] : []),
-      findUnstartedResults: async () => (rows.unstarted ? [{ escalationId: "esc_9", taskId: "task_9", runId: "run_9", checkpointId: null, decision: "resume" }] : []),
+      findUnstartedResults: async () =>
+        rows.unstarted ? [{ escalationId: "esc_9", taskId: "task_9", runId: "run_9", checkpointId: null, decision: "resume" }] : [],
       nextStepIndex: async () => 8,
       apply: fakePorts(db),
       sendRunStarted: async ({ runId }) => void sent.push(`started ${runId}`),

@@ -27,12 +27,27 @@ function fakePorts(task: { status: string; runs: { id: string; status: string; e
   return { ports, sent, writes, task };
 }
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "resolved", (e: unknown) => (e instanceof AppError ? `${e.code}: ${e.message}` : String(e)));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "resolved",
+    (e: unknown) => (e instanceof AppError ? `${e.code}: ${e.message}` : String(e)),
+  );
 
 describe("cancelTask", () => {
   it("cancels a running task and its live runs, and tells the executor about each", async () => {
-    const f = fakePorts({ status: "running", runs: [{ id: "r1", status: "running", endReason: null }, { id: "r0", status: "completed", endReason: "checkpoint" }] });
-    await expect(cancelTask({ taskId: "t", actor: "op", ports: f.ports })).resolves.toEqual({ taskId: "t", status: "cancelled", cancelledRuns: ["r1"], alreadyCancelled: false });
+    const f = fakePorts({
+      status: "running",
+      runs: [
+        { id: "r1", status: "running", endReason: null },
+        { id: "r0", status: "completed", endReason: "checkpoint" },
+      ],
+    });
+    await expect(cancelTask({ taskId: "t", actor: "op", ports: f.ports })).resolves.toEqual({
+      taskId: "t",
+      status: "cancelled",
+      cancelledRuns: ["r1"],
+      alreadyCancelled: false,
+    });
     expect(f.sent).toEqual(["r1"]);
     expect(f.writes).toEqual(["t cancelled by op"]);
   });
@@ -65,7 +80,9 @@ describe("cancelTask", () => {
 
   it.each(["completed", "dead_end", "failed"])("a %s task is a CONFLICT naming its status", async (status) => {
     const f = fakePorts({ status, runs: [{ id: "r1", status: "completed", endReason: null }] });
-    await expect(codeOf(cancelTask({ taskId: "t", actor: "op", ports: f.ports }))).resolves.toBe(`CONFLICT: task t cannot be cancelled: it has already ended with status ${status}`);
+    await expect(codeOf(cancelTask({ taskId: "t", actor: "op", ports: f.ports }))).resolves.toBe(
+      `CONFLICT: task t cannot be cancelled: it has already ended with status ${status}`,
+    );
     expect(f.sent).toEqual([]);
     expect(f.task?.status).toBe(status);
   });

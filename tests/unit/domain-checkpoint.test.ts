@@ -70,19 +70,31 @@ describe("describeToolStep", () => {
 
   it("describes long documents instead of cutting them: no value is truncated mid-way", () => {
     const content = "x".repeat(5000);
-    const line = describeToolStep("read_file", '{"path":"node_modules/a/package.json"}', { ok: true, output: { path: "node_modules/a/package.json", content, totalBytes: 5000, nextOffset: null } });
-    expect(line).toBe('read_file {"path":"node_modules/a/package.json"} → {path: "node_modules/a/package.json", content: <5000 chars>, totalBytes: 5000, nextOffset: null}');
+    const line = describeToolStep("read_file", '{"path":"node_modules/a/package.json"}', {
+      ok: true,
+      output: { path: "node_modules/a/package.json", content, totalBytes: 5000, nextOffset: null },
+    });
+    expect(line).toBe(
+      'read_file {"path":"node_modules/a/package.json"} → {path: "node_modules/a/package.json", content: <5000 chars>, totalBytes: 5000, nextOffset: null}',
+    );
     expect(line.length).toBeLessThan(WHOLE_JSON_MAX * 2);
   });
 
   it("reports errors by code and keeps malformed arguments as text", () => {
-    expect(describeToolStep("read_file", '{"path": ', { ok: false, error: { code: "invalid_json", message: "…" } })).toBe('read_file {"path":  → error invalid_json');
+    expect(describeToolStep("read_file", '{"path": ', { ok: false, error: { code: "invalid_json", message: "…" } })).toBe(
+      'read_file {"path":  → error invalid_json',
+    );
   });
 });
 
 describe("parseCheckpointAnswer (untrusted model output)", () => {
   it("accepts the JSON asked for, also inside a code fence", () => {
-    expect(parseCheckpointAnswer('```json\n{"summary":"s","openQuestion":"q","phase":"p"}\n```', 3)).toEqual({ summary: "s", openQuestion: "q", phase: "p", fromModel: true });
+    expect(parseCheckpointAnswer('```json\n{"summary":"s","openQuestion":"q","phase":"p"}\n```', 3)).toEqual({
+      summary: "s",
+      openQuestion: "q",
+      phase: "p",
+      fromModel: true,
+    });
   });
   it("falls back to a deterministic summary for anything else", () => {
     expect(parseCheckpointAnswer("I am done!", 3)).toEqual({ summary: "3 facts established.", openQuestion: null, phase: null, fromModel: false });
@@ -116,7 +128,11 @@ describe("fitSummaryRequest", () => {
     { role: "system", content: "You are an agent." },
     { role: "user", content: "<goal>audit</goal>" },
     ...Array.from({ length: turns }, (_, i): ChatMessage[] => [
-      { role: "assistant", content: `turn ${i}`, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}"}` } }] },
+      {
+        role: "assistant",
+        content: `turn ${i}`,
+        tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}"}` } }],
+      },
       { role: "tool", tool_call_id: `c${i}`, content: `result ${i} `.repeat(size) },
     ]).flat(),
   ];

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decideEscalation, decideEscalationInputSchema, decisionsFor, decisionTargetProblems, type DecidePorts, type DecisionTarget } from "../../server/domain/decide-escalation.ts";
+import {
+  decideEscalation,
+  decideEscalationInputSchema,
+  decisionsFor,
+  decisionTargetProblems,
+  type DecidePorts,
+  type DecisionTarget,
+} from "../../server/domain/decide-escalation.ts";
 import { AppError } from "../../server/errors.ts";
 
 // A decision must fit its escalation: approve / reject only where a call is proposed (risky_action,
@@ -7,7 +14,8 @@ import { AppError } from "../../server/errors.ts";
 // anything is recorded, naming the decisions that fit.
 
 const target = (reason: string): DecisionTarget => ({ taskId: "task_1", reason, tokenBudget: null, costBudgetUsd: 1, hasCheckpoint: true });
-const parse = (decision: string) => decideEscalationInputSchema.parse({ escalationId: "esc_1", decision, ...(decision === "dead_end" ? { deadEndReason: "no way" } : {}) });
+const parse = (decision: string) =>
+  decideEscalationInputSchema.parse({ escalationId: "esc_1", decision, ...(decision === "dead_end" ? { deadEndReason: "no way" } : {}) });
 
 describe("decisionsFor", () => {
   it.each([
@@ -56,7 +64,10 @@ describe("decisionTargetProblems: the decision fits the escalation", () => {
     };
     const err = await decideEscalation({ input: parse("approve"), actor: "ann", ports }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/^decision: approve does not fit a loop escalation .*decide one of resume, dead_end, cancel$/) as unknown });
+    expect(err).toMatchObject({
+      code: "BAD_INPUT",
+      message: expect.stringMatching(/^decision: approve does not fit a loop escalation .*decide one of resume, dead_end, cancel$/) as unknown,
+    });
     expect(recorded).toEqual([]);
   });
 });

@@ -93,13 +93,15 @@ describe("decisionTargetProblems", () => {
     expect(decisionTargetProblems(parse({ budgetIncrease: { usd: 1_000_000 } }), withDollars)).toEqual([
       `budgetIncrease.usd: the dollar budget would become $1000000.002000, more than the most a task can hold ($${MAX_COST_BUDGET_USD.toFixed(6)})`,
     ]);
-    expect(decisionTargetProblems(parse({ budgetIncrease: { tokens: 1_000_000_000 } }), { ...withDollars, tokenBudget: MAX_TOKEN_BUDGET - 999_999_999 })).toEqual([
-      `budgetIncrease.tokens: the token budget would become ${MAX_TOKEN_BUDGET + 1}, more than the most a task can hold (${MAX_TOKEN_BUDGET})`,
-    ]);
+    expect(
+      decisionTargetProblems(parse({ budgetIncrease: { tokens: 1_000_000_000 } }), { ...withDollars, tokenBudget: MAX_TOKEN_BUDGET - 999_999_999 }),
+    ).toEqual([`budgetIncrease.tokens: the token budget would become ${MAX_TOKEN_BUDGET + 1}, more than the most a task can hold (${MAX_TOKEN_BUDGET})`]);
   });
 
   it("refuses fact edits without a checkpoint, and budgets or edits on a dead end or cancel", () => {
-    expect(decisionTargetProblems(parse({ factEdits: { a: 1 } }), { ...withDollars, hasCheckpoint: false })[0]).toMatch(/^factEdits: this escalation has no checkpoint/);
+    expect(decisionTargetProblems(parse({ factEdits: { a: 1 } }), { ...withDollars, hasCheckpoint: false })[0]).toMatch(
+      /^factEdits: this escalation has no checkpoint/,
+    );
     expect(decisionTargetProblems(parse({ factEdits: {} }), { ...withDollars, hasCheckpoint: false })).toEqual([]);
     expect(decisionTargetProblems(parse({ decision: "cancel", budgetIncrease: { usd: 1 }, factEdits: { a: 1 } }), withDollars)).toEqual([
       "budgetIncrease: only with resume, approve or reject (a cancel starts no run)",
@@ -150,11 +152,17 @@ describe("resumeGuidance", () => {
     expect(resumeGuidance({ decision: "approve", reason: "unresolved_effect", evidence, by: "ann", note: "Receipt 42." })).toBe(
       "ann checked the external system: http_post did happen. Do not repeat it; go on from there. Receipt 42.",
     );
-    expect(resumeGuidance({ decision: "reject", reason: "unresolved_effect", evidence, by: "ann", note: null })).toBe("ann checked the external system: http_post did not happen. Do it again.");
+    expect(resumeGuidance({ decision: "reject", reason: "unresolved_effect", evidence, by: "ann", note: null })).toBe(
+      "ann checked the external system: http_post did not happen. Do it again.",
+    );
   });
   it("risky actions and plain resumes keep their guidance", () => {
-    expect(resumeGuidance({ decision: "approve", reason: "risky_action", evidence: {}, by: "bob", note: null })).toBe("The proposed action was approved by bob: go ahead with it.");
-    expect(resumeGuidance({ decision: "reject", reason: "risky_action", evidence: {}, by: "bob", note: "no" })).toBe("The proposed action was rejected by bob: do not do it. no");
+    expect(resumeGuidance({ decision: "approve", reason: "risky_action", evidence: {}, by: "bob", note: null })).toBe(
+      "The proposed action was approved by bob: go ahead with it.",
+    );
+    expect(resumeGuidance({ decision: "reject", reason: "risky_action", evidence: {}, by: "bob", note: "no" })).toBe(
+      "The proposed action was rejected by bob: do not do it. no",
+    );
     expect(resumeGuidance({ decision: "resume", reason: "budget", evidence: {}, by: "bob", note: "go on" })).toBe("go on");
     expect(resumeGuidance({ decision: "resume", reason: "budget", evidence: {}, by: "bob", note: null })).toBeNull();
   });

@@ -18,7 +18,17 @@ import { AppError } from "../../server/errors.ts";
 function fakeStore() {
   let now = 1_000_000;
   const rows = new Map<string, EscalationState & { guidance: string | null }>();
-  rows.set("esc_1", { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, appliedAt: null, claimedBy: null, claimedAt: null, guidance: null });
+  rows.set("esc_1", {
+    status: "open",
+    decision: null,
+    decidedBy: null,
+    decidedAt: null,
+    applyAfter: null,
+    appliedAt: null,
+    claimedBy: null,
+    claimedAt: null,
+    guidance: null,
+  });
   const events: string[] = [];
   const state = (id: string) => {
     const r = rows.get(id);
@@ -32,7 +42,14 @@ function fakeStore() {
       if (!r) return null;
       if (r.status !== "open") return { ok: false, state: state(input.escalationId)! };
       const applyAfter = input.undoSeconds > 0 ? new Date(now + input.undoSeconds * 1000) : null;
-      Object.assign(r, { status: "decided", decision: input.decision, decidedBy: input.actor, decidedAt: new Date(now), applyAfter, guidance: input.guidance ?? null });
+      Object.assign(r, {
+        status: "decided",
+        decision: input.decision,
+        decidedBy: input.actor,
+        decidedAt: new Date(now),
+        applyAfter,
+        guidance: input.guidance ?? null,
+      });
       return { ok: true, applyAfter };
     },
     async sendApplied(e) {
@@ -151,7 +168,9 @@ describe("decide with an undo window", () => {
     expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(/no decision to undo/);
     expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_x" }, actor: "ann", ports: s.decide }))).code).toBe("NOT_FOUND");
     await decideEscalation({ input: parse({ decision: "dead_end", deadEndReason: "r" }), actor: "ann", ports: s.decide });
-    expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(/dead end by ann was already applied at .*too late to undo/);
+    expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(
+      /dead end by ann was already applied at .*too late to undo/,
+    );
   });
 
   it("a second decision inside the window is CONFLICT naming who decided and when it applies", async () => {
@@ -212,7 +231,9 @@ describe("claims", () => {
     expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decidedBy: "bob", claimedBy: "ann" });
     expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
     expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
-    expect((await errorOf(claimEscalation({ input: { escalationId: "esc_1" }, actor: "carl", ports: s.claim }))).message).toMatch(/is closed: resume by bob was applied at/);
+    expect((await errorOf(claimEscalation({ input: { escalationId: "esc_1" }, actor: "carl", ports: s.claim }))).message).toMatch(
+      /is closed: resume by bob was applied at/,
+    );
     expect((await errorOf(claimEscalation({ input: { escalationId: "esc_x" }, actor: "carl", ports: s.claim }))).code).toBe("NOT_FOUND");
   });
 });

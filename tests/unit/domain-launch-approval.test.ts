@@ -5,7 +5,12 @@ import { fakeLaunchPorts } from "../support/fake-launch-ports.ts";
 /** The fake launch ports with one profile (any name) whose requireApproval is `profileRequiresApproval` (absent when undefined). */
 function ports(profileRequiresApproval: boolean | undefined) {
   const { ports: p, created } = fakeLaunchPorts({
-    findProfile: async () => ({ id: "p1", stepBudget: 10, tokenBudget: null, ...(profileRequiresApproval === undefined ? {} : { requireApproval: profileRequiresApproval }) }),
+    findProfile: async () => ({
+      id: "p1",
+      stepBudget: 10,
+      tokenBudget: null,
+      ...(profileRequiresApproval === undefined ? {} : { requireApproval: profileRequiresApproval }),
+    }),
     workspaceIsDirectory: async () => true,
   });
   return { p, created };
@@ -21,15 +26,27 @@ describe("launch: requireApproval", () => {
       [false, true, true],
     ] as const) {
       const { p, created } = ports(profile);
-      await launchTask({ input: launchTaskInputSchema.parse({ goal: "g", ...(input === undefined ? {} : { requireApproval: input }) }), actor: "op", ports: p });
+      await launchTask({
+        input: launchTaskInputSchema.parse({ goal: "g", ...(input === undefined ? {} : { requireApproval: input }) }),
+        actor: "op",
+        ports: p,
+      });
       expect({ profile, input, stored: created[0]!.requireApproval }).toEqual({ profile, input, stored: expected });
     }
   });
 
   it("keeps launch idempotency: a repeated key with another choice creates nothing", async () => {
     const { p, created } = ports(false);
-    const first = await launchTask({ input: launchTaskInputSchema.parse({ goal: "g", requireApproval: true, launchKey: "key-12345678" }), actor: "op", ports: p });
-    const again = await launchTask({ input: launchTaskInputSchema.parse({ goal: "g", requireApproval: false, launchKey: "key-12345678" }), actor: "op", ports: p });
+    const first = await launchTask({
+      input: launchTaskInputSchema.parse({ goal: "g", requireApproval: true, launchKey: "key-12345678" }),
+      actor: "op",
+      ports: p,
+    });
+    const again = await launchTask({
+      input: launchTaskInputSchema.parse({ goal: "g", requireApproval: false, launchKey: "key-12345678" }),
+      actor: "op",
+      ports: p,
+    });
     expect(again).toEqual({ taskId: first.taskId, runId: first.runId, deduplicated: true });
     expect(created.map((c) => c.requireApproval)).toEqual([true]);
   });

@@ -5,8 +5,13 @@ import type { EgressPolicy } from "../../server/domain/egress-policy.ts";
 import { fakeLaunchPorts } from "../support/fake-launch-ports.ts";
 
 const deploymentEgress: EgressPolicy = { emailDomains: ["example.com"], emailRecipients: [], httpOrigins: ["https://hooks.example.com"], onBreach: "escalate" };
-const launch = (input: unknown, ports = fakeLaunchPorts({ deploymentEgress }).ports) => launchTask({ input: launchTaskInputSchema.parse(input), actor: "t", ports });
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+const launch = (input: unknown, ports = fakeLaunchPorts({ deploymentEgress }).ports) =>
+  launchTask({ input: launchTaskInputSchema.parse(input), actor: "t", ports });
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 describe("launch: egress checks, launch keys, storable text", () => {
   it("refuses a demo recipient or post URL outside the policy with the rule, before creating anything", async () => {
@@ -19,15 +24,24 @@ describe("launch: egress checks, launch keys, storable text", () => {
         'demo.emailTo: recipient outside allowed domains (boss@elsewhere.org; allowed: example.com); demo.postUrl: origin outside allowed origins (https://evil.net; allowed: https://hooks.example.com): refused at launch by the egress policy of profile "scripted"',
     });
     expect(fake.created).toEqual([]);
-    await expect(launch({ demo: { kind: "license-audit", limit: 2, emailTo: "a@example.com", postUrl: "https://hooks.example.com/in" } }, fake.ports)).resolves.toMatchObject({ deduplicated: false });
+    await expect(
+      launch({ demo: { kind: "license-audit", limit: 2, emailTo: "a@example.com", postUrl: "https://hooks.example.com/in" } }, fake.ports),
+    ).resolves.toMatchObject({ deduplicated: false });
   });
 
   it("a profile's own allow-list widens the deployment's", async () => {
     const fake = fakeLaunchPorts({
       deploymentEgress,
-      findProfile: async () => ({ id: "p1", stepBudget: 400, tokenBudget: null, egress: { egressEmailAllow: ["elsewhere.org"], egressHttpAllow: [], egressOnBreach: null } }),
+      findProfile: async () => ({
+        id: "p1",
+        stepBudget: 400,
+        tokenBudget: null,
+        egress: { egressEmailAllow: ["elsewhere.org"], egressHttpAllow: [], egressOnBreach: null },
+      }),
     });
-    await expect(launch({ demo: { kind: "license-audit", limit: 2, emailTo: "boss@elsewhere.org" } }, fake.ports)).resolves.toMatchObject({ deduplicated: false });
+    await expect(launch({ demo: { kind: "license-audit", limit: 2, emailTo: "boss@elsewhere.org" } }, fake.ports)).resolves.toMatchObject({
+      deduplicated: false,
+    });
   });
 
   it("a launch key reused with another goal is a CONFLICT naming the first task; with the same goal it dedupes", async () => {
@@ -38,7 +52,10 @@ describe("launch: egress checks, launch keys, storable text", () => {
     stored.set("key-12345678", { taskId: first.taskId, runId: first.runId, goal: "Summarise the README" });
     await expect(launch({ goal: "Summarise the README", launchKey: "key-12345678" }, fake.ports)).resolves.toEqual({ ...first, deduplicated: true });
     const e = await failure(launch({ goal: "Delete everything", launchKey: "key-12345678" }, fake.ports));
-    expect(e).toMatchObject({ code: "CONFLICT", message: `launchKey: "key-12345678" already launched task ${first.taskId} with another goal; use a new key for a new launch` });
+    expect(e).toMatchObject({
+      code: "CONFLICT",
+      message: `launchKey: "key-12345678" already launched task ${first.taskId} with another goal; use a new key for a new launch`,
+    });
     expect(fake.created).toHaveLength(1);
   });
 

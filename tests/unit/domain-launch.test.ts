@@ -28,7 +28,9 @@ describe("launchTask", () => {
   it("refuses an unknown profile and a workspace that is not a directory, naming the field", async () => {
     const { ports, created } = fakeLaunchPorts();
     await expect(launchTask({ input: parse({ goal: "g", profile: "nope" }), actor: "op", ports })).rejects.toThrow(/profile: no agent profile named "nope"/);
-    await expect(launchTask({ input: parse({ goal: "g", workspace: "/elsewhere" }), actor: "op", ports })).rejects.toThrow(/workspace: "\/elsewhere" is not a directory/);
+    await expect(launchTask({ input: parse({ goal: "g", workspace: "/elsewhere" }), actor: "op", ports })).rejects.toThrow(
+      /workspace: "\/elsewhere" is not a directory/,
+    );
     await expect(launchTask({ input: parse({ goal: "g", workspace: "/outside/x" }), actor: "op", ports })).rejects.toThrow(
       'workspace: "/outside/x" is outside the allowed roots (/ws); an administrator can add roots with LONGHAUL_WORKSPACE_ROOTS',
     );
@@ -62,7 +64,9 @@ describe("launch facts limits", () => {
     const ok = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, "x".repeat(16_000)]));
     expect(launchTaskInputSchema.safeParse({ goal: "g", facts: ok }).success).toBe(true);
     const tooMany = Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, i]));
-    expect(launchTaskInputSchema.safeParse({ goal: "g", facts: tooMany }).error?.issues.map((i) => i.message)).toEqual(["facts: at most 1000 facts per launch (got 1001)"]);
+    expect(launchTaskInputSchema.safeParse({ goal: "g", facts: tooMany }).error?.issues.map((i) => i.message)).toEqual([
+      "facts: at most 1000 facts per launch (got 1001)",
+    ]);
     const tooBig = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`k${i}`, "x".repeat(16_000)]));
     expect(launchTaskInputSchema.safeParse({ goal: "g", facts: tooBig }).error?.issues.map((i) => i.message)).toEqual([
       expect.stringMatching(/^facts: at most 1048576 bytes of JSON in all \(got 112\d{4}\)/),

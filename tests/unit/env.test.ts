@@ -6,7 +6,9 @@ import { parseEnv } from "../../server/env.ts";
 
 describe("parseEnv", () => {
   it("takes LONGHAUL_CRASH_AT as comma-separated points, each optionally @n, and refuses anything else by name", () => {
-    expect(parseEnv({ LONGHAUL_CRASH_AT: "executor:after-step-saved@2,escalation:apply-before-commit" }).LONGHAUL_CRASH_AT).toBe("executor:after-step-saved@2,escalation:apply-before-commit");
+    expect(parseEnv({ LONGHAUL_CRASH_AT: "executor:after-step-saved@2,escalation:apply-before-commit" }).LONGHAUL_CRASH_AT).toBe(
+      "executor:after-step-saved@2,escalation:apply-before-commit",
+    );
     expect(parseEnv({}).LONGHAUL_CRASH_AT).toBeUndefined();
     expect(() => parseEnv({ LONGHAUL_CRASH_AT: "tool:after-side-effect@0" })).toThrow(/LONGHAUL_CRASH_AT: comma-separated crash points/);
   });

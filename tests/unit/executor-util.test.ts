@@ -113,9 +113,21 @@ describe("CEL (waitForEvent / cancelOn / trigger expressions)", () => {
 });
 
 describe("registration refusal (INNGEST-PROTOCOL.md §7.1 item 1)", () => {
-  const base = { id: "app-fn", name: "fn", triggers: [{ event: "a/b" }], steps: { step: { id: "step", name: "step", runtime: { type: "http", url: "http://x/api/inngest?fnId=app-fn&stepId=step" } } } };
+  const base = {
+    id: "app-fn",
+    name: "fn",
+    triggers: [{ event: "a/b" }],
+    steps: { step: { id: "step", name: "step", runtime: { type: "http", url: "http://x/api/inngest?fnId=app-fn&stepId=step" } } },
+  };
   it("accepts implemented options", () => {
-    expect(validateFunctionConfig({ ...base, idempotency: "event.data.k", cancel: [{ event: "a/c", if: "event.data.x == async.data.x", timeout: "1d" }], concurrency: [{ limit: 2, key: "event.data.u" }] })).toEqual([]);
+    expect(
+      validateFunctionConfig({
+        ...base,
+        idempotency: "event.data.k",
+        cancel: [{ event: "a/c", if: "event.data.x == async.data.x", timeout: "1d" }],
+        concurrency: [{ limit: 2, key: "event.data.u" }],
+      }),
+    ).toEqual([]);
   });
   it.each(["batchEvents", "debounce", "throttle", "priority", "singleton", "rateLimit", "timeouts", "somethingNew"])("refuses %s loudly", (key) => {
     const problems = validateFunctionConfig({ ...base, [key]: { limit: 1 } });

@@ -14,7 +14,8 @@ describe("workspaceAllowed", () => {
   for (const d of [inside, outside]) mkdirSync(d, { recursive: true });
   symlinkSync(outside, join(root, "escape")); // a link inside the root pointing out of it
   mkdirSync(`${root}-sibling`); // shares the root's name as a prefix
-  const ports = (roots: string[]) => prismaLaunchPorts({ prisma: {} as PrismaClient, sendRunStarted: async () => {}, defaultWorkspace: inside, workspaceRoots: roots });
+  const ports = (roots: string[]) =>
+    prismaLaunchPorts({ prisma: {} as PrismaClient, sendRunStarted: async () => {}, defaultWorkspace: inside, workspaceRoots: roots });
 
   it.each([
     ["the root itself", root, true],

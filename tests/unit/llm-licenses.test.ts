@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { auditSummary, csvField, isCopyleft, licenseCounts, licensesCsv, normalizeLicense, packageLicenseFromPrefix, packageLicenseFromText } from "../../server/llm/scripted/licenses.ts";
+import {
+  auditSummary,
+  csvField,
+  isCopyleft,
+  licenseCounts,
+  licensesCsv,
+  normalizeLicense,
+  packageLicenseFromPrefix,
+  packageLicenseFromText,
+} from "../../server/llm/scripted/licenses.ts";
 
 describe("normalizeLicense", () => {
   it("keeps a license string as is", () => {
@@ -26,7 +35,11 @@ describe("normalizeLicense", () => {
 
 describe("packageLicenseFromText", () => {
   it("reads name, version and license", () => {
-    expect(packageLicenseFromText(JSON.stringify({ name: "a", version: "1.2.3", license: "ISC" }), "a")).toEqual({ name: "a", version: "1.2.3", license: "ISC" });
+    expect(packageLicenseFromText(JSON.stringify({ name: "a", version: "1.2.3", license: "ISC" }), "a")).toEqual({
+      name: "a",
+      version: "1.2.3",
+      license: "ISC",
+    });
   });
   it("recovers what it can from a package.json that does not parse", () => {
     const info = packageLicenseFromText('{"name": "broken", "version": "0.0.1", "license": ', "folder");
@@ -107,7 +120,8 @@ describe("summary", () => {
 
 describe("packageLicenseFromPrefix (first page of a large package.json)", () => {
   it("reads top-level name, version and a string license from the first page", () => {
-    const page = '{\n  "name": "big",\n  "version": "4.4.0",\n  "description": "x",\n  "license": "MIT",\n  "exports": {\n    "./a": {\n      "license": "nested"';
+    const page =
+      '{\n  "name": "big",\n  "version": "4.4.0",\n  "description": "x",\n  "license": "MIT",\n  "exports": {\n    "./a": {\n      "license": "nested"';
     expect(packageLicenseFromPrefix(page, "big")).toEqual({ name: "big", version: "4.4.0", license: "MIT" });
   });
 

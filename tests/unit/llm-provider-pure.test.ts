@@ -57,7 +57,11 @@ describe("resolveProvider", () => {
   });
   it("uses OpenAI with only a key, OPENAI_BASE_URL when set, and the profile first", () => {
     expect(resolveProvider({ env: { OPENAI_API_KEY: "sk-x" } })).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "sk-x", source: "openai" });
-    expect(resolveProvider({ env: { OPENAI_BASE_URL: "http://localhost:11434/v1/" } })).toEqual({ baseUrl: "http://localhost:11434/v1", apiKey: null, source: "env_base_url" });
+    expect(resolveProvider({ env: { OPENAI_BASE_URL: "http://localhost:11434/v1/" } })).toEqual({
+      baseUrl: "http://localhost:11434/v1",
+      apiKey: null,
+      source: "env_base_url",
+    });
     expect(resolveProvider({ profileBaseUrl: "http://vllm:8000/v1", env: { OPENAI_BASE_URL: "http://other/v1", OPENAI_API_KEY: "k" } })).toEqual({
       baseUrl: "http://vllm:8000/v1",
       apiKey: "k",
@@ -79,7 +83,10 @@ describe("token counting", () => {
   });
   it("keeps an extended conversation's token sequence a prefix-extension of the shorter one", () => {
     const short = tokenizePrompt(messages);
-    const long = tokenizePrompt([...messages, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "finish", arguments: "{}" } }] }]);
+    const long = tokenizePrompt([
+      ...messages,
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "finish", arguments: "{}" } }] },
+    ]);
     expect(long.slice(0, short.length - 3)).toEqual(short.slice(0, short.length - 3));
   });
   it("counts completion tokens of content and tool calls", () => {

@@ -8,7 +8,8 @@ import { licenseAuditGoal } from "../../server/tools/demo/license-audit.ts";
 import type { ChatMessage } from "../../server/llm/types.ts";
 import { taskMessages } from "./llm-tool-sim.ts";
 
-const GOAL = "Audit the licenses of the first 3 packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to audit@example.com, then finish.";
+const GOAL =
+  "Audit the licenses of the first 3 packages in node_modules: record name, version and license of each as facts, write licenses.csv (name,version,license,copyleft), email the summary to audit@example.com, then finish.";
 
 /** Appends one assistant turn with the given calls and their results. */
 function turn(messages: ChatMessage[], n: number, calls: { name: string; args: unknown; result: unknown }[]): ChatMessage[] {
@@ -30,7 +31,11 @@ describe("goal parsing", () => {
   it("reads N and the address of the demo goal", () => {
     expect(parseLicenseAuditGoal(GOAL)).toEqual({ limit: 3, to: "audit@example.com", postTo: null });
     expect(parseLicenseAuditGoal("Audit the licenses of all packages in node_modules")).toEqual({ limit: null, to: null, postTo: null });
-    expect(parseLicenseAuditGoal(licenseAuditGoal(7, "a@b.io", "http://127.0.0.1:9/hook?x=1"))).toEqual({ limit: 7, to: "a@b.io", postTo: "http://127.0.0.1:9/hook?x=1" });
+    expect(parseLicenseAuditGoal(licenseAuditGoal(7, "a@b.io", "http://127.0.0.1:9/hook?x=1"))).toEqual({
+      limit: 7,
+      to: "a@b.io",
+      postTo: "http://127.0.0.1:9/hook?x=1",
+    });
     expect(parseLicenseAuditGoal("Write a poem")).toBeNull();
   });
   it("sorts by code point", () => {
@@ -41,7 +46,11 @@ describe("goal parsing", () => {
 
 describe("reading the model context", () => {
   it("takes goal, working set, open question, guidance and the calls with results", () => {
-    let m = taskMessages(GOAL, { "license:a": { name: "a", version: "1", license: "MIT" } }, "\n<open_question>which?</open_question>\n<guidance>hurry</guidance>");
+    let m = taskMessages(
+      GOAL,
+      { "license:a": { name: "a", version: "1", license: "MIT" } },
+      "\n<open_question>which?</open_question>\n<guidance>hurry</guidance>",
+    );
     m = turn(m, 1, [
       { name: "record_fact", args: { key: "x", value: 1 }, result: { key: "x", recorded: true, previous: null } },
       { name: "record_fact", args: { key: "y", value: 2 }, result: { error: { code: "invalid_arguments", message: "bad" } } },
@@ -106,8 +115,16 @@ describe("the competent agent's decisions", () => {
       { name: "list_files", args: { path: "node_modules/@z", offset: 0, limit: 1000 } },
     ]);
     m = turn(m, 2, [
-      { name: "list_files", args: { path: "node_modules/@a" }, result: { path: "node_modules/@a", entries: [{ name: "x", type: "dir" }], total: 1, nextOffset: null } },
-      { name: "list_files", args: { path: "node_modules/@z" }, result: { path: "node_modules/@z", entries: [{ name: "y", type: "dir" }], total: 1, nextOffset: null } },
+      {
+        name: "list_files",
+        args: { path: "node_modules/@a" },
+        result: { path: "node_modules/@a", entries: [{ name: "x", type: "dir" }], total: 1, nextOffset: null },
+      },
+      {
+        name: "list_files",
+        args: { path: "node_modules/@z" },
+        result: { path: "node_modules/@z", entries: [{ name: "y", type: "dir" }], total: 1, nextOffset: null },
+      },
     ]);
     expect(decide(m)).toEqual([
       { name: "record_fact", args: { key: "audit:scopes", value: ["@a", "@z"] } }, // its first recording had no result here
@@ -123,7 +140,13 @@ describe("the competent agent's decisions", () => {
   it("does not list scopes that cannot reach the first N", () => {
     const goal1 = GOAL.replace("first 3", "first 1");
     let m = turn(taskMessages(goal1), 1, [{ name: "list_files", args: { path: "node_modules" }, result: rootListing }]);
-    m = turn(m, 2, [{ name: "list_files", args: { path: "node_modules/@a" }, result: { path: "node_modules/@a", entries: [{ name: "x", type: "dir" }], total: 1, nextOffset: null } }]);
+    m = turn(m, 2, [
+      {
+        name: "list_files",
+        args: { path: "node_modules/@a" },
+        result: { path: "node_modules/@a", entries: [{ name: "x", type: "dir" }], total: 1, nextOffset: null },
+      },
+    ]);
     // "@a/x" < "@z/": @z cannot contribute to the first 1, so it is never listed
     const calls = decide(m);
     expect(calls.filter((c) => c.name === "list_files")).toEqual([]);
@@ -131,21 +154,41 @@ describe("the competent agent's decisions", () => {
   });
 
   it("uses recorded scope facts instead of listing those scopes again", () => {
-    const m = turn(taskMessages(GOAL, { "audit:scopes": ["@a", "@z"], "audit:scope:@a": ["x"] }), 1, [{ name: "list_files", args: { path: "node_modules" }, result: rootListing }]);
+    const m = turn(taskMessages(GOAL, { "audit:scopes": ["@a", "@z"], "audit:scope:@a": ["x"] }), 1, [
+      { name: "list_files", args: { path: "node_modules" }, result: rootListing },
+    ]);
     expect(decide(m)).toEqual([{ name: "list_files", args: { path: "node_modules/@z", offset: 0, limit: 1000 } }]);
   });
 
   it("records facts for finished reads, pages unfinished ones, and records UNKNOWN for a missing file", () => {
     let m = taskMessages(GOAL, { "audit:packages": ["a", "b", "c"] });
     m = turn(m, 1, [
-      { name: "read_file", args: { path: "node_modules/a/package.json" }, result: { path: "node_modules/a/package.json", content: '{"name":"a","version":"1.0.0","license":"MIT"}', offset: 0, bytes: 46, totalBytes: 46, nextOffset: null } },
-      { name: "read_file", args: { path: "node_modules/b/package.json" }, result: { path: "node_modules/b/package.json", content: '{"name":"b",', offset: 0, bytes: 12, totalBytes: 40, nextOffset: 12 } },
+      {
+        name: "read_file",
+        args: { path: "node_modules/a/package.json" },
+        result: {
+          path: "node_modules/a/package.json",
+          content: '{"name":"a","version":"1.0.0","license":"MIT"}',
+          offset: 0,
+          bytes: 46,
+          totalBytes: 46,
+          nextOffset: null,
+        },
+      },
+      {
+        name: "read_file",
+        args: { path: "node_modules/b/package.json" },
+        result: { path: "node_modules/b/package.json", content: '{"name":"b",', offset: 0, bytes: 12, totalBytes: 40, nextOffset: 12 },
+      },
       { name: "read_file", args: { path: "node_modules/c/package.json" }, result: { error: { code: "not_found", message: "does not exist" } } },
     ]);
     const calls = decide(m);
     expect(calls).toEqual([
       { name: "record_fact", args: { key: "license:a", value: { name: "a", version: "1.0.0", license: "MIT" } } },
-      { name: "record_fact", args: { key: "license:c", value: { name: "c", version: null, license: "UNKNOWN", note: "package.json could not be read (not_found: does not exist)" } } },
+      {
+        name: "record_fact",
+        args: { key: "license:c", value: { name: "c", version: null, license: "UNKNOWN", note: "package.json could not be read (not_found: does not exist)" } },
+      },
       { name: "read_file", args: { path: "node_modules/b/package.json", offset: 12 } },
     ]);
   });
@@ -157,8 +200,15 @@ describe("the competent agent's decisions", () => {
       "license:b": { name: "b", version: "2.0.0", license: "GPL-2.0" },
     };
     let m = taskMessages(GOAL, facts);
-    expect(decide(m)).toEqual([{ name: "write_artifact", args: { name: "licenses.csv", mime: "text/csv", content: "name,version,license,copyleft\na,1.0.0,MIT,false\nb,2.0.0,GPL-2.0,true\n" } }]);
-    m = turn(m, 1, [{ name: "write_artifact", args: { name: "licenses.csv", mime: "text/csv", content: "…" }, result: { name: "licenses.csv", mime: "text/csv", bytes: 70 } }]);
+    expect(decide(m)).toEqual([
+      {
+        name: "write_artifact",
+        args: { name: "licenses.csv", mime: "text/csv", content: "name,version,license,copyleft\na,1.0.0,MIT,false\nb,2.0.0,GPL-2.0,true\n" },
+      },
+    ]);
+    m = turn(m, 1, [
+      { name: "write_artifact", args: { name: "licenses.csv", mime: "text/csv", content: "…" }, result: { name: "licenses.csv", mime: "text/csv", bytes: 70 } },
+    ]);
     const emailTurn = decide(m);
     expect(emailTurn.map((c) => c.name)).toEqual(["record_fact", "send_email"]);
     expect(emailTurn[1]!.args).toMatchObject({ to: "audit@example.com", subject: "License audit: 2 packages" });
@@ -180,19 +230,45 @@ describe("the competent agent's decisions", () => {
   it("looks around and finishes for a goal it has no plan for", () => {
     let m = taskMessages("Summarise what this project is about.");
     expect(decide(m)).toEqual([{ name: "list_files", args: { path: ".", offset: 0 } }]);
-    m = turn(m, 1, [{ name: "list_files", args: { path: "." }, result: { path: ".", entries: [{ name: "README.md", type: "file" }, { name: "src", type: "dir" }], total: 2, nextOffset: null } }]);
+    m = turn(m, 1, [
+      {
+        name: "list_files",
+        args: { path: "." },
+        result: {
+          path: ".",
+          entries: [
+            { name: "README.md", type: "file" },
+            { name: "src", type: "dir" },
+          ],
+          total: 2,
+          nextOffset: null,
+        },
+      },
+    ]);
     // What the listing established goes into the working set while the README is read (a checkpoint keeps facts, not outputs).
     expect(decide(m)).toEqual([
       { name: "record_fact", args: { key: "workspace:entries", value: { count: 2, sample: ["README.md", "src/"] } } },
       { name: "read_file", args: { path: "README.md", limit: 4096 } },
     ]);
     m = turn(m, 2, [
-      { name: "record_fact", args: { key: "workspace:entries", value: { count: 2, sample: ["README.md", "src/"] } }, result: { key: "workspace:entries", recorded: true, previous: null } },
-      { name: "read_file", args: { path: "README.md" }, result: { path: "README.md", content: "# Longhaul\n\nRuns agents.", offset: 0, bytes: 24, totalBytes: 24, nextOffset: null } },
+      {
+        name: "record_fact",
+        args: { key: "workspace:entries", value: { count: 2, sample: ["README.md", "src/"] } },
+        result: { key: "workspace:entries", recorded: true, previous: null },
+      },
+      {
+        name: "read_file",
+        args: { path: "README.md" },
+        result: { path: "README.md", content: "# Longhaul\n\nRuns agents.", offset: 0, bytes: 24, totalBytes: 24, nextOffset: null },
+      },
     ]);
     const notes = decide(m);
     expect(notes).toEqual([{ name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" } }]);
-    m = turn(m, 3, notes.map((c) => ({ ...c, result: { key: (c.args as { key: string }).key, recorded: true, previous: null } })));
+    m = turn(
+      m,
+      3,
+      notes.map((c) => ({ ...c, result: { key: (c.args as { key: string }).key, recorded: true, previous: null } })),
+    );
     const end = decide(m);
     expect(end).toHaveLength(1);
     expect(end[0]!.name).toBe("finish");
@@ -212,9 +288,19 @@ describe("the generic agent after a segment cut", () => {
   ];
   const listed = { path: ".", entries, total: 3, nextOffset: null };
   const read = { path: "README.md", content: "# Longhaul\n\nRuns agents.", offset: 0, bytes: 24, totalBytes: 24, nextOffset: null };
-  const step = (n: number, tool: string, args: unknown, output: unknown) => ({ stepId: `tool-${n}-0`, tool, summary: describeToolStep(tool, JSON.stringify(args), { ok: true, output }) });
+  const step = (n: number, tool: string, args: unknown, output: unknown) => ({
+    stepId: `tool-${n}-0`,
+    tool,
+    summary: describeToolStep(tool, JSON.stringify(args), { ok: true, output }),
+  });
   const resumed = (workingSet: Record<string, unknown>, completedSteps: { stepId: string; tool: string; summary: string }[]) =>
-    buildInitialMessages({ systemPrompt: "You are an agent.", goal: GOAL2, workingSet, completedSteps, openQuestion: "What is the next step toward the goal?" });
+    buildInitialMessages({
+      systemPrompt: "You are an agent.",
+      goal: GOAL2,
+      workingSet,
+      completedSteps,
+      openQuestion: "What is the next step toward the goal?",
+    });
   const finishText = (calls: { name: string; args: unknown }[]) => {
     expect(calls.map((c) => c.name)).toEqual(["finish"]);
     return (calls[0]!.args as { result: string }).result;
@@ -241,18 +327,31 @@ describe("the generic agent after a segment cut", () => {
   it("a resume after a loop of listings (their summaries in the checkpoint) lists afresh and reports the real count", () => {
     // What a scripted-loop run leaves behind; the resumed agent (with guidance) plays the competent one.
     const loopSteps = [1, 2, 3].map((n) => step(n, "list_files", { path: "." }, listed));
-    let m = buildInitialMessages({ systemPrompt: "", goal: GOAL2, workingSet: {}, completedSteps: loopSteps, guidance: "Stop listing; read the README and finish." });
+    let m = buildInitialMessages({
+      systemPrompt: "",
+      goal: GOAL2,
+      workingSet: {},
+      completedSteps: loopSteps,
+      guidance: "Stop listing; read the README and finish.",
+    });
     expect(decideNextAction("scripted-loop", m)?.toolCalls).toEqual([{ name: "list_files", arguments: { path: ".", offset: 0 } }]);
     m = turn(m, 4, [{ name: "list_files", args: { path: ".", offset: 0 }, result: listed }]);
-    expect(decide(m, "scripted-loop")[0]).toEqual({ name: "record_fact", args: { key: "workspace:entries", value: { count: 3, sample: ["README.md", "src/", "package.json"] } } });
+    expect(decide(m, "scripted-loop")[0]).toEqual({
+      name: "record_fact",
+      args: { key: "workspace:entries", value: { count: 3, sample: ["README.md", "src/", "package.json"] } },
+    });
   });
 
   it("a cut after the entries were recorded: reads the README named in the recorded sample, without listing again", () => {
-    const m = resumed({ "workspace:entries": { count: 3, sample: ["README.md", "src/", "package.json"] } }, [step(1, "list_files", { path: ".", offset: 0 }, listed)]);
+    const m = resumed({ "workspace:entries": { count: 3, sample: ["README.md", "src/", "package.json"] } }, [
+      step(1, "list_files", { path: ".", offset: 0 }, listed),
+    ]);
     expect(decide(m)).toEqual([{ name: "read_file", args: { path: "README.md", limit: 4096 } }]);
     const after = turn(m, 4, [{ name: "read_file", args: { path: "README.md", limit: 4096 }, result: read }]);
     expect(decide(after)).toEqual([{ name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" } }]);
-    const done = turn(after, 5, [{ name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" }, result: { key: "workspace:readme", recorded: true, previous: null } }]);
+    const done = turn(after, 5, [
+      { name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" }, result: { key: "workspace:readme", recorded: true, previous: null } },
+    ]);
     expect(finishText(decide(done))).toContain('The workspace has 3 entries; its README starts with "Longhaul"');
   });
 });
@@ -264,7 +363,14 @@ describe("misbehaving scripted models", () => {
     for (let n = 0; n < turns; n++) {
       const calls = decide(m, model);
       all.push(calls);
-      m = turn(m, n, calls.map((c) => ({ ...c, result: c.name === "record_fact" ? { key: "k", recorded: true, previous: null } : { path: ".", entries: [], total: 0, nextOffset: null } })));
+      m = turn(
+        m,
+        n,
+        calls.map((c) => ({
+          ...c,
+          result: c.name === "record_fact" ? { key: "k", recorded: true, previous: null } : { path: ".", entries: [], total: 0, nextOffset: null },
+        })),
+      );
     }
     return all;
   }
@@ -280,7 +386,10 @@ describe("misbehaving scripted models", () => {
   });
   it("scripted-budget records a new fact every turn and never finishes", () => {
     const turns = play("scripted-budget", 8);
-    const keys = turns.flat().filter((c) => c.name === "record_fact").map((c) => (c.args as { key: string }).key);
+    const keys = turns
+      .flat()
+      .filter((c) => c.name === "record_fact")
+      .map((c) => (c.args as { key: string }).key);
     expect(new Set(keys).size).toBe(8);
     expect(turns.flat().some((c) => c.name === "finish")).toBe(false);
   });

@@ -23,7 +23,12 @@ beforeAll(() => {
   mkdirSync(path.join(root, "node_modules", ".bin"), { recursive: true });
   writeFileSync(path.join(root, "node_modules", ".package-lock.json"), "{}");
   writeFileSync(path.join(root, "node_modules", "notes.txt"), "a stray file, not a package");
-  pkg("@babel/core", { name: "@babel/core", version: "7.26.0", license: "MIT", description: "Babel compiler core, with a description long enough to need paging." });
+  pkg("@babel/core", {
+    name: "@babel/core",
+    version: "7.26.0",
+    license: "MIT",
+    description: "Babel compiler core, with a description long enough to need paging.",
+  });
   pkg("@babel/parser", { name: "@babel/parser", version: "7.26.1", license: "MIT" });
   pkg("@types/node", { name: "@types/node", version: "20.19.0", license: "MIT" });
   pkg("@zeta/last", { name: "@zeta/last", version: "1.0.0", licenses: [{ type: "MPL-2.0" }, { type: "Apache-2.0" }] });
@@ -47,23 +52,24 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // Computed by hand from the tree above: names sorted in code-point order ("@" < "Z" < "a"), the
 // first 14; licenses per npm's rules; copyleft for GPL/LGPL/MPL families; RFC 4180 quoting.
-const EXPECTED_14 = [
-  "name,version,license,copyleft",
-  "@babel/core,7.26.0,MIT,false",
-  "@babel/parser,7.26.1,MIT,false",
-  "@types/node,20.19.0,MIT,false",
-  "@zeta/last,1.0.0,MPL-2.0 OR Apache-2.0,true",
-  "Zed,0.0.1,BSD-3-Clause,false",
-  "abbrev,2.0.0,ISC,false",
-  "broken,1.0.0,UNKNOWN,false",
-  "dual,3.1.0,MIT OR GPL-2.0,true",
-  "gpl-thing,2.0.0,GPL-3.0-or-later,true",
-  'has-comma,1.0.0,"(MIT, Apache-2.0)",false',
-  "linked,0.0.0,LGPL-2.1,true",
-  "mpl-lib,1.1.0,MPL-2.0,true",
-  "no-license,0.1.0,UNKNOWN,false",
-  "no-pkgjson,,UNKNOWN,false",
-].join("\n") + "\n";
+const EXPECTED_14 =
+  [
+    "name,version,license,copyleft",
+    "@babel/core,7.26.0,MIT,false",
+    "@babel/parser,7.26.1,MIT,false",
+    "@types/node,20.19.0,MIT,false",
+    "@zeta/last,1.0.0,MPL-2.0 OR Apache-2.0,true",
+    "Zed,0.0.1,BSD-3-Clause,false",
+    "abbrev,2.0.0,ISC,false",
+    "broken,1.0.0,UNKNOWN,false",
+    "dual,3.1.0,MIT OR GPL-2.0,true",
+    "gpl-thing,2.0.0,GPL-3.0-or-later,true",
+    'has-comma,1.0.0,"(MIT, Apache-2.0)",false',
+    "linked,0.0.0,LGPL-2.1,true",
+    "mpl-lib,1.1.0,MPL-2.0,true",
+    "no-license,0.1.0,UNKNOWN,false",
+    "no-pkgjson,,UNKNOWN,false",
+  ].join("\n") + "\n";
 
 describe("scripted agent: license audit over a fake node_modules", () => {
   it("lists, reads, records, writes the CSV, emails and finishes", () => {
@@ -72,7 +78,12 @@ describe("scripted agent: license audit over a fake node_modules", () => {
     expect(sim.deadEnd).toBeNull();
     expect(sim.finished).toMatch(/Audited 14 packages/);
     expect(sim.artifacts.get("licenses.csv")).toEqual({ mime: "text/csv", content: EXPECTED_14 });
-    expect(sim.facts["audit:packages"]).toEqual(EXPECTED_14.trim().split("\n").slice(1).map((l) => l.split(",")[0]!));
+    expect(sim.facts["audit:packages"]).toEqual(
+      EXPECTED_14.trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split(",")[0]!),
+    );
     expect(sim.facts["license:dual"]).toEqual({ name: "dual", version: "3.1.0", license: "MIT OR GPL-2.0" });
     expect(sim.facts["license:broken"]).toMatchObject({ name: "broken", version: "1.0.0", license: "UNKNOWN" });
     expect(sim.emails).toHaveLength(1);
@@ -107,7 +118,9 @@ describe("scripted agent: license audit over a fake node_modules", () => {
     expect(second.finished).not.toBeNull();
     expect(second.artifacts.get("licenses.csv")!.content).toBe(EXPECTED_14);
     expect(second.log.filter((c) => c.name === "list_files")).toHaveLength(0); // the package list was a fact
-    const reread = second.log.filter((c) => c.name === "read_file").map((c) => (JSON.parse(c.rawArguments) as { path: string }).path.split("/").slice(1, -1).join("/"));
+    const reread = second.log
+      .filter((c) => c.name === "read_file")
+      .map((c) => (JSON.parse(c.rawArguments) as { path: string }).path.split("/").slice(1, -1).join("/"));
     for (const key of recorded) expect(reread).not.toContain(key.slice("license:".length));
     expect(reread.length).toBe(14 - recorded.length);
   });
@@ -130,7 +143,11 @@ describe("scripted agent: license audit over a fake node_modules", () => {
       inject: (name, args, log) => {
         const earlier = log.filter((c) => c.name === name && c.rawArguments === JSON.stringify(args)).length;
         if (name === "read_file" && args.path === "node_modules/dual/package.json" && earlier === 0) return { error: { code: "io_error", message: "EIO" } };
-        if (name === "record_fact" && args.key === "license:abbrev" && !log.some((c) => c.name === "record_fact" && c.rawArguments.includes("license:abbrev"))) {
+        if (
+          name === "record_fact" &&
+          args.key === "license:abbrev" &&
+          !log.some((c) => c.name === "record_fact" && c.rawArguments.includes("license:abbrev"))
+        ) {
           return { error: { code: "unavailable", message: "try again" } };
         }
         if (name === "send_email" && !log.some((c) => c.name === "send_email")) return { error: { code: "smtp", message: "try later" } };
@@ -146,7 +163,8 @@ describe("scripted agent: license audit over a fake node_modules", () => {
   it("gives up recording a fact the gateway rejects, without repeating it, and still reports the package", () => {
     const sim = createToolSimulator({
       root,
-      inject: (name, args) => (name === "record_fact" && args.key === "license:dual" ? { error: { code: "invalid_arguments", message: "key: too long" } } : undefined),
+      inject: (name, args) =>
+        name === "record_fact" && args.key === "license:dual" ? { error: { code: "invalid_arguments", message: "key: too long" } } : undefined,
     });
     runScriptedAgent({ messages: taskMessages(GOAL(14)), sim });
     expect(sim.log.filter((c) => c.name === "record_fact" && c.rawArguments.includes('"license:dual"'))).toHaveLength(1);

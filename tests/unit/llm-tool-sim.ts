@@ -98,7 +98,14 @@ export function createToolSimulator({
         const limit = Math.min(typeof args.limit === "number" ? args.limit : 65536, readPageCap);
         const slice = bytes.subarray(offset, offset + limit);
         const end = offset + slice.length;
-        return { path: args.path, content: slice.toString("utf8"), offset, bytes: slice.length, totalBytes: bytes.length, nextOffset: end < bytes.length ? end : null };
+        return {
+          path: args.path,
+          content: slice.toString("utf8"),
+          offset,
+          bytes: slice.length,
+          totalBytes: bytes.length,
+          nextOffset: end < bytes.length ? end : null,
+        };
       }
       case "record_fact": {
         if (typeof args.key !== "string" || args.key.length === 0) return err("invalid_arguments", "key: expected string");
@@ -107,12 +114,14 @@ export function createToolSimulator({
         return { key: args.key, recorded: true, previous };
       }
       case "write_artifact": {
-        if (typeof args.name !== "string" || typeof args.content !== "string" || typeof args.mime !== "string") return err("invalid_arguments", "name, mime, content required");
+        if (typeof args.name !== "string" || typeof args.content !== "string" || typeof args.mime !== "string")
+          return err("invalid_arguments", "name, mime, content required");
         sim.artifacts.set(args.name, { mime: args.mime, content: args.content });
         return { name: args.name, mime: args.mime, bytes: Buffer.byteLength(args.content) };
       }
       case "send_email": {
-        if (typeof args.to !== "string" || typeof args.subject !== "string" || typeof args.body !== "string") return err("invalid_arguments", "to, subject, body required");
+        if (typeof args.to !== "string" || typeof args.subject !== "string" || typeof args.body !== "string")
+          return err("invalid_arguments", "to, subject, body required");
         sim.emails.push({ to: args.to, subject: args.subject, body: args.body });
         return { messageId: `msg-${sim.emails.length}`, deduplicated: false };
       }
@@ -141,7 +150,17 @@ export function taskMessages(goal: string, workingSet: Record<string, unknown> =
  * Plays the agent loop: ask the scripted model (decision function) for an action, run its tool calls
  * through the simulator, append assistant + tool messages, until finish/dead end or `maxTurns`.
  */
-export function runScriptedAgent({ model = "scripted", messages, sim, maxTurns = 200 }: { model?: string; messages: ChatMessage[]; sim: ToolSimulator; maxTurns?: number }): { turns: number; messages: ChatMessage[] } {
+export function runScriptedAgent({
+  model = "scripted",
+  messages,
+  sim,
+  maxTurns = 200,
+}: {
+  model?: string;
+  messages: ChatMessage[];
+  sim: ToolSimulator;
+  maxTurns?: number;
+}): { turns: number; messages: ChatMessage[] } {
   const transcript = [...messages];
   let turns = 0;
   while (turns < maxTurns && sim.finished === null && sim.deadEnd === null) {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { absoluteUtc, shortId } from "../../components/tasks/format.ts";
-import { buildSegments, isFiltering, parseStepFilter, stepMatches, timelineItems, writeStepFilter, type FilterableStep } from "../../components/tasks/step-filter.ts";
+import {
+  buildSegments,
+  isFiltering,
+  parseStepFilter,
+  stepMatches,
+  timelineItems,
+  writeStepFilter,
+  type FilterableStep,
+} from "../../components/tasks/step-filter.ts";
 import { waterfallData } from "../../components/tasks/waterfall.tsx";
 
 let clock = Date.UTC(2026, 11, 1, 8, 0, 0);
@@ -53,8 +61,12 @@ describe("step filter (URL ↔ filter, matching)", () => {
     expect([failedTool, retriedModel, dedup].filter((s) => stepMatches(s, f, null)).map((s) => s.stepId)).toEqual(["tool-1-0"]);
     const retried = parseStepFilter(new URLSearchParams("retried=1&kind=model"));
     expect([failedTool, retriedModel, dedup].filter((s) => stepMatches(s, retried, null)).map((s) => s.stepId)).toEqual(["model-2"]);
-    expect([failedTool, retriedModel, dedup].filter((s) => stepMatches(s, parseStepFilter(new URLSearchParams("dedup=1")), null)).map((s) => s.stepId)).toEqual(["tool-3-0"]);
-    expect([failedTool, retriedModel, dedup].filter((s) => stepMatches(s, parseStepFilter(new URLSearchParams("tool=send_email")), null)).map((s) => s.stepId)).toEqual(["tool-3-0"]);
+    expect([failedTool, retriedModel, dedup].filter((s) => stepMatches(s, parseStepFilter(new URLSearchParams("dedup=1")), null)).map((s) => s.stepId)).toEqual(
+      ["tool-3-0"],
+    );
+    expect(
+      [failedTool, retriedModel, dedup].filter((s) => stepMatches(s, parseStepFilter(new URLSearchParams("tool=send_email")), null)).map((s) => s.stepId),
+    ).toEqual(["tool-3-0"]);
     const text = parseStepFilter(new URLSearchParams("q=enoent"));
     expect(stepMatches(failedTool, text, null)).toBe(false); // search still loading
     expect(stepMatches(failedTool, text, new Set(["r1:tool-1-0"]))).toBe(true);

@@ -45,7 +45,10 @@ describe("tool gateway: bad input is a tool result, never a throw", () => {
     expect(await error("read_file", '{"path": "a"')).toMatchObject({ code: "invalid_json" });
     expect(await error("read_file", "[1]")).toEqual({ code: "invalid_arguments", message: "arguments: must be a JSON object, got array" });
     expect(await error("read_file", "null")).toEqual({ code: "invalid_arguments", message: "arguments: must be a JSON object, got null" });
-    expect(await error("search_files", '{"pattern":"(unclosed"}')).toMatchObject({ code: "invalid_arguments", message: expect.stringContaining("pattern: not a valid regular expression") });
+    expect(await error("search_files", '{"pattern":"(unclosed"}')).toMatchObject({
+      code: "invalid_arguments",
+      message: expect.stringContaining("pattern: not a valid regular expression"),
+    });
   });
 
   it("refuses strings PostgreSQL cannot store (NUL, unpaired surrogates) before any write", async () => {
@@ -53,14 +56,19 @@ describe("tool gateway: bad input is a tool result, never a throw", () => {
       code: "invalid_arguments",
       message: "value.list[1]: must not contain NUL characters (\\u0000)",
     });
-    expect((await error("send_email", '{"to":"a@example.com","subject":"\\ud800","body":"b"}')).message).toBe("subject: must not contain unpaired UTF-16 surrogates");
+    expect((await error("send_email", '{"to":"a@example.com","subject":"\\ud800","body":"b"}')).message).toBe(
+      "subject: must not contain unpaired UTF-16 surrogates",
+    );
     // A properly paired surrogate (an emoji) is fine: the call gets as far as the schema.
     expect((await error("send_email", '{"to":"a@example.com","subject":"\\ud83d\\ude00"}')).message).toBe("body: required (string)");
   });
 
   it("accepts empty arguments as {} for tools without required fields, and validates finish/declare_dead_end", async () => {
     expect(await executeToolCall({ name: "finish", rawArguments: '{"result":"done"}', ctx })).toEqual({ ok: true, output: { finished: true } });
-    expect(await executeToolCall({ name: "declare_dead_end", rawArguments: '{"reason":"no node_modules"}', ctx })).toEqual({ ok: true, output: { deadEnd: true } });
+    expect(await executeToolCall({ name: "declare_dead_end", rawArguments: '{"reason":"no node_modules"}', ctx })).toEqual({
+      ok: true,
+      output: { deadEnd: true },
+    });
     expect((await error("finish", "")).message).toBe("result: required (string)");
     expect((await error("declare_dead_end", '{"reason":""}')).message).toBe("reason: must be at least 1 characters, got 0");
   });

@@ -34,7 +34,8 @@ describe("http_post", () => {
       ok: false,
       error: {
         code: "approval_required",
-        message: "http_post was not sent: url: origin outside allowed origins (https://evil.example.net; allowed: https://hooks.example.com). It needs a handler's approval of this very call.",
+        message:
+          "http_post was not sent: url: origin outside allowed origins (https://evil.example.net; allowed: https://hooks.example.com). It needs a handler's approval of this very call.",
       },
     });
     process.env.LONGHAUL_EGRESS_ON_BREACH = "refuse";

@@ -62,9 +62,25 @@ describe("path confinement", () => {
     const r = await call("read_file", { path: "link-in" });
     expect(r).toMatchObject({ ok: true, output: { path: "link-in", content: "inside\n" } });
     const l = await call("list_files", { path: "rel-dir-in" });
-    expect(l).toMatchObject({ ok: true, output: { entries: [{ name: "deeper", type: "dir" }, { name: "inside.txt", type: "file" }] } });
+    expect(l).toMatchObject({
+      ok: true,
+      output: {
+        entries: [
+          { name: "deeper", type: "dir" },
+          { name: "inside.txt", type: "file" },
+        ],
+      },
+    });
     const s = await call("search_files", { pattern: "^inside$" });
-    expect(s).toMatchObject({ ok: true, output: { matches: [{ path: "link-in", line: 1, text: "inside" }, { path: "sub/inside.txt", line: 1, text: "inside" }] } });
+    expect(s).toMatchObject({
+      ok: true,
+      output: {
+        matches: [
+          { path: "link-in", line: 1, text: "inside" },
+          { path: "sub/inside.txt", line: 1, text: "inside" },
+        ],
+      },
+    });
   });
 
   it("reports a missing workspace folder as not_found, not as a crash", async () => {

@@ -37,5 +37,8 @@ export async function GET(request: Request): Promise<Response> {
     return Response.json({ ok: false, database: "down", executor, error: "the database does not answer" }, { status: 503 });
   }
   const ok = executor !== "down";
-  return Response.json({ ok, database: "up", executor, ...(ok ? {} : { error: "the executor does not answer: runs cannot advance" }) }, { status: ok ? 200 : 503 });
+  return Response.json(
+    { ok, database: "up", executor, ...(ok ? {} : { error: "the executor does not answer: runs cannot advance" }) },
+    { status: ok ? 200 : 503 },
+  );
 }

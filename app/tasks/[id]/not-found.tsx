@@ -20,8 +20,8 @@ export default function TaskNotFound() {
     <div className="p-8" data-testid="task-not-found">
       <h1 className="text-xl font-semibold">Task not found</h1>
       <p className="mt-2 text-sm text-zinc-600">
-        There is no task with the id <code className="break-all rounded bg-zinc-100 px-1 font-mono">{id || "(empty)"}</code>. It may have been mistyped, or it belongs to another
-        Longhaul.
+        There is no task with the id <code className="break-all rounded bg-zinc-100 px-1 font-mono">{id || "(empty)"}</code>. It may have been mistyped, or it
+        belongs to another Longhaul.
       </p>
       <p className="mt-4 text-sm">
         <Link className="underline" href="/tasks">

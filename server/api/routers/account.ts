@@ -8,7 +8,12 @@ export const createTokenInputSchema = z.object({
   name: z.string().trim().min(1, "name: required").max(100, "name: at most 100 characters"),
   /** Default: all of the caller's roles. */
   roles: roleListSchema.optional(),
-  expiresInDays: z.number().int("expiresInDays: a whole number").min(1, "expiresInDays: at least 1").max(TOKEN_MAX_DAYS, `expiresInDays: at most ${TOKEN_MAX_DAYS}`).default(30),
+  expiresInDays: z
+    .number()
+    .int("expiresInDays: a whole number")
+    .min(1, "expiresInDays: at least 1")
+    .max(TOKEN_MAX_DAYS, `expiresInDays: at most ${TOKEN_MAX_DAYS}`)
+    .default(30),
 });
 
 /** One's own account: who am I, and my API tokens. */
@@ -28,7 +33,8 @@ export const accountRouter = createTRPCRouter({
    */
   createToken: signedInProcedure.input(createTokenInputSchema).mutation(({ ctx, input }) => {
     const p = ctx.principal;
-    if (!p.userId || p.via !== "session") throw new AppError("FORBIDDEN", "tokens are created from a signed-in session (npm run cli -- login), not with another token");
+    if (!p.userId || p.via !== "session")
+      throw new AppError("FORBIDDEN", "tokens are created from a signed-in session (npm run cli -- login), not with another token");
     const roles = input.roles ?? p.roles;
     const extra = roles.filter((r) => !p.roles.includes(r));
     if (extra.length) throw new AppError("FORBIDDEN", `roles: you do not hold ${extra.join(", ")}, so a token of yours cannot either`);
@@ -36,5 +42,7 @@ export const accountRouter = createTRPCRouter({
   }),
   revokeToken: signedInProcedure
     .input(z.object({ tokenId: z.string().trim().min(1, "tokenId: required").max(100, "tokenId: at most 100 characters") }))
-    .mutation(({ ctx, input }) => revokeApiToken({ prisma: ctx.prisma, tokenId: input.tokenId, userId: ctx.principal.userId, asAdmin: ctx.principal.roles.includes("admin") })),
+    .mutation(({ ctx, input }) =>
+      revokeApiToken({ prisma: ctx.prisma, tokenId: input.tokenId, userId: ctx.principal.userId, asAdmin: ctx.principal.roles.includes("admin") }),
+    ),
 });

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { auditListInputSchema, createUserInputSchema, createUserWithPassword, listAllTokens, listAuditEvents, listUsers, roleListSchema, setUserRoles } from "../../auth/users.ts";
+import {
+  auditListInputSchema,
+  createUserInputSchema,
+  createUserWithPassword,
+  listAllTokens,
+  listAuditEvents,
+  listUsers,
+  roleListSchema,
+  setUserRoles,
+} from "../../auth/users.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
 
 const userId = z.string().trim().min(1, "userId: required").max(100, "userId: at most 100 characters");
@@ -8,7 +17,9 @@ const userId = z.string().trim().min(1, "userId: required").max(100, "userId: at
 export const adminRouter = createTRPCRouter({
   users: adminProcedure.query(({ ctx }) => listUsers({ prisma: ctx.prisma })),
   /** Replaces a user's roles; the last admin keeps admin (CONFLICT). */
-  setRoles: adminProcedure.input(z.object({ userId, roles: roleListSchema })).mutation(({ ctx, input }) => setUserRoles({ prisma: ctx.prisma, userId: input.userId, roles: input.roles })),
+  setRoles: adminProcedure
+    .input(z.object({ userId, roles: roleListSchema }))
+    .mutation(({ ctx, input }) => setUserRoles({ prisma: ctx.prisma, userId: input.userId, roles: input.roles })),
   createUser: adminProcedure.input(createUserInputSchema).mutation(({ ctx, input }) => createUserWithPassword({ prisma: ctx.prisma, input })),
   /** Every API token (never the secret or its hash), newest first, with its owner. */
   tokens: adminProcedure.query(({ ctx }) => listAllTokens({ prisma: ctx.prisma })),

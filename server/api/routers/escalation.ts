@@ -17,7 +17,8 @@ import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, ty
 
 const idInput = inputObject({ escalationId: idField("escalationId") });
 
-const decidePorts = (ctx: TRPCContext) => prismaDecidePorts({ prisma: ctx.prisma, sendApplied: sendEscalationApplied, sendDecided: sendEscalationDecided, sendRunStarted });
+const decidePorts = (ctx: TRPCContext) =>
+  prismaDecidePorts({ prisma: ctx.prisma, sendApplied: sendEscalationApplied, sendDecided: sendEscalationDecided, sendRunStarted });
 
 export const escalationRouter = createTRPCRouter({
   list: readProcedure
@@ -31,12 +32,20 @@ export const escalationRouter = createTRPCRouter({
     .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
   get: readProcedure.input(idInput).query(({ ctx, input }) => getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId })),
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
-  decide: handlerProcedure.input(decideEscalationInputSchema).mutation(({ ctx, input }) => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
+  decide: handlerProcedure
+    .input(decideEscalationInputSchema)
+    .mutation(({ ctx, input }) => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
   /** Takes a decision back inside its undo window; CONFLICT once it is applied. */
-  undo: handlerProcedure.input(undoEscalationInputSchema).mutation(({ ctx, input }) => undoEscalationDecision({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
+  undo: handlerProcedure
+    .input(undoEscalationInputSchema)
+    .mutation(({ ctx, input }) => undoEscalationDecision({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
   /** "<actor> is on this"; one claimed by someone else needs `takeOverFrom`. */
-  claim: handlerProcedure.input(claimEscalationInputSchema).mutation(({ ctx, input }) => claimEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
-  release: handlerProcedure.input(idInput).mutation(({ ctx, input }) => releaseEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
+  claim: handlerProcedure
+    .input(claimEscalationInputSchema)
+    .mutation(({ ctx, input }) => claimEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
+  release: handlerProcedure
+    .input(idInput)
+    .mutation(({ ctx, input }) => releaseEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
   /** An operator escalates a running task by hand: it checkpoints and escalates after the turn in flight. */
   request: ownTaskProcedure
     .input(inputObject({ taskId: idField("taskId"), note: textField("note", 4_000).optional() }))

@@ -1,7 +1,18 @@
 import { z } from "zod";
 import { prismaCancelPorts } from "../../db/cancel-ports.ts";
 import { prismaLaunchPorts } from "../../db/launch-ports.ts";
-import { getModelPromptOrThrow, getStepOrThrow, getTaskDetailOrThrow, listProfileNames, listSteps, listTasks, searchSteps, TASK_OUTCOMES, TASK_SORTS, TASK_STATUSES } from "../../db/task-queries.ts";
+import {
+  getModelPromptOrThrow,
+  getStepOrThrow,
+  getTaskDetailOrThrow,
+  listProfileNames,
+  listSteps,
+  listTasks,
+  searchSteps,
+  TASK_OUTCOMES,
+  TASK_SORTS,
+  TASK_STATUSES,
+} from "../../db/task-queries.ts";
 import { diffCheckpoints, getCheckpointOrThrow, listCheckpoints } from "../../db/checkpoint-queries.ts";
 import { requestCheckpoint } from "../../db/run-requests.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
@@ -14,7 +25,9 @@ import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
 
 const dateSchema = (field: string) =>
-  z.coerce.date({ error: `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)` }).refine((d) => !Number.isNaN(d.getTime()), `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)`);
+  z.coerce
+    .date({ error: `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)` })
+    .refine((d) => !Number.isNaN(d.getTime()), `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)`);
 
 export const listTasksInputSchema = inputObject({
   /** One status or several (any of them). */
@@ -41,7 +54,11 @@ export const taskRouter = createTRPCRouter({
   get: readProcedure.input(taskIdSchema).query(({ ctx, input }) => getTaskDetailOrThrow({ prisma: ctx.prisma, taskId: input.taskId })),
   profiles: readProcedure.query(({ ctx }) => listProfileNames({ prisma: ctx.prisma })),
   steps: readProcedure
-    .input(taskIdSchema.extend({ limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(20_000, "limit: at most 20000").default(10_000) }))
+    .input(
+      taskIdSchema.extend({
+        limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(20_000, "limit: at most 20000").default(10_000),
+      }),
+    )
     .query(({ ctx, input }) => listSteps({ prisma: ctx.prisma, taskId: input.taskId, limit: input.limit })),
   /** Steps whose arguments, output, summary or error contain `text`: `<runId>:<stepId>` keys. */
   searchSteps: readProcedure
@@ -60,16 +77,28 @@ export const taskRouter = createTRPCRouter({
   resume: ownTaskProcedure
     .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional(), guidance: guidanceSchema }))
     .mutation(({ ctx, input }) =>
-      resumeTask({ ...input, guidance: input.guidance || null, cause: "resume", actor: ctx.actor, ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }) }),
+      resumeTask({
+        ...input,
+        guidance: input.guidance || null,
+        cause: "resume",
+        actor: ctx.actor,
+        ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }),
+      }),
     ),
-  fork: ownTaskProcedure
-    .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId"), guidance: guidanceSchema }))
-    .mutation(({ ctx, input }) =>
-      resumeTask({ ...input, guidance: input.guidance || null, cause: "fork", actor: ctx.actor, ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }) }),
-    ),
+  fork: ownTaskProcedure.input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId"), guidance: guidanceSchema })).mutation(({ ctx, input }) =>
+    resumeTask({
+      ...input,
+      guidance: input.guidance || null,
+      cause: "fork",
+      actor: ctx.actor,
+      ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }),
+    }),
+  ),
   requestCheckpoint: ownTaskProcedure.input(taskIdSchema).mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),
   checkpoints: readProcedure.input(taskIdSchema).query(({ ctx, input }) => listCheckpoints({ prisma: ctx.prisma, taskId: input.taskId })),
-  checkpoint: readProcedure.input(inputObject({ checkpointId: idSchema("checkpointId") })).query(({ ctx, input }) => getCheckpointOrThrow({ prisma: ctx.prisma, checkpointId: input.checkpointId })),
+  checkpoint: readProcedure
+    .input(inputObject({ checkpointId: idSchema("checkpointId") }))
+    .query(({ ctx, input }) => getCheckpointOrThrow({ prisma: ctx.prisma, checkpointId: input.checkpointId })),
   diff: readProcedure
     .input(taskIdSchema.extend({ fromId: idSchema("fromId").nullable(), toId: idSchema("toId") }))
     .query(({ ctx, input }) => diffCheckpoints({ prisma: ctx.prisma, ...input })),

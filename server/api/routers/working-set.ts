@@ -25,11 +25,17 @@ export const workingSetHistoryInputSchema = inputObject({
   keyPrefix,
   /** Exclusive: the page starts after this change (the previous page's nextCursor). */
   cursor: z
-    .object({
-      runId: idField("cursor.runId"),
-      stepIndex: z.number().int("cursor.stepIndex: a whole number").min(-1, "cursor.stepIndex: at least -1 (a run's start)"),
-      key: z.string("cursor.key: must be text").max(200, "cursor.key: at most 200 characters").refine((v) => !v.includes("\0"), "cursor.key: must not contain NUL characters (\\u0000)"),
-    }, "cursor: must be {runId, stepIndex, key} (the previous page's nextCursor) or null")
+    .object(
+      {
+        runId: idField("cursor.runId"),
+        stepIndex: z.number().int("cursor.stepIndex: a whole number").min(-1, "cursor.stepIndex: at least -1 (a run's start)"),
+        key: z
+          .string("cursor.key: must be text")
+          .max(200, "cursor.key: at most 200 characters")
+          .refine((v) => !v.includes("\0"), "cursor.key: must not contain NUL characters (\\u0000)"),
+      },
+      "cursor: must be {runId, stepIndex, key} (the previous page's nextCursor) or null",
+    )
     .nullish(),
   limit,
 });
@@ -39,7 +45,11 @@ export const workingSetCurrentInputSchema = inputObject({
   taskId,
   keyPrefix,
   /** Exclusive: the page starts after this key (the previous page's nextCursor). */
-  cursor: z.string("cursor: must be text (a fact key)").max(200, "cursor: at most 200 characters (a fact key)").refine((v) => !v.includes("\0"), "cursor: must not contain NUL characters (\\u0000)").nullish(),
+  cursor: z
+    .string("cursor: must be text (a fact key)")
+    .max(200, "cursor: at most 200 characters (a fact key)")
+    .refine((v) => !v.includes("\0"), "cursor: must not contain NUL characters (\\u0000)")
+    .nullish(),
   limit,
 });
 
@@ -54,11 +64,15 @@ export const workingSetRouter = createTRPCRouter({
   /** Changes oldest first, paged by (run, step index, key); filter by key prefix. */
   history: readProcedure
     .input(workingSetHistoryInputSchema)
-    .query(({ ctx, input }) => listWorkingSetHistory({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      listWorkingSetHistory({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit }),
+    ),
   /** The working set the latest run works with, by key, each fact with the change that set it. */
   current: readProcedure
     .input(workingSetCurrentInputSchema)
-    .query(({ ctx, input }) => listCurrentWorkingSet({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      listCurrentWorkingSet({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit }),
+    ),
   /** The changes one step caused (the step detail panel). */
   step: readProcedure.input(workingSetStepInputSchema).query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
   /** Per-step change counts (timeline marks), current size and number of changes. */

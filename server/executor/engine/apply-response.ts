@@ -77,7 +77,10 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     const until = sleepUntil({ name: op.name, opts: op.opts });
     if (!until) {
       await s.tx.executorQueueItem.delete({ where: { id: s.item.id } });
-      await failRun(s.ctx, s.tx, s.run.id, { name: "ProtocolError", message: `Sleep op ${op.id}: unparseable duration ${JSON.stringify(op.opts?.duration ?? op.name ?? null)}` });
+      await failRun(s.ctx, s.tx, s.run.id, {
+        name: "ProtocolError",
+        message: `Sleep op ${op.id}: unparseable duration ${JSON.stringify(op.opts?.duration ?? op.name ?? null)}`,
+      });
       return "bad sleep: run failed";
     }
     await enqueue(s.tx, { jobId: `${s.run.id}-${op.id}-sleep`, runId: s.run.id, kind: "sleepWake", availableAt: until, payload: { hashedId: op.id } });
@@ -90,10 +93,26 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     const pauseId = `${s.run.id}-${op.id}`;
     const eventName = typeof op.opts?.event === "string" ? op.opts.event : String(op.name);
     await s.tx.executorPause.createMany({
-      data: [{ id: pauseId, runId: s.run.id, kind: "wait", hashedId: op.id, event: eventName, expression: typeof op.opts?.if === "string" ? op.opts.if : null, expiresAt }],
+      data: [
+        {
+          id: pauseId,
+          runId: s.run.id,
+          kind: "wait",
+          hashedId: op.id,
+          event: eventName,
+          expression: typeof op.opts?.if === "string" ? op.opts.if : null,
+          expiresAt,
+        },
+      ],
       skipDuplicates: true,
     });
-    await enqueue(s.tx, { jobId: `${s.run.id}-${op.id}-timeout`, runId: s.run.id, kind: "pauseTimeout", availableAt: expiresAt, payload: { pauseId, hashedId: op.id } });
+    await enqueue(s.tx, {
+      jobId: `${s.run.id}-${op.id}-timeout`,
+      runId: s.run.id,
+      kind: "pauseTimeout",
+      availableAt: expiresAt,
+      payload: { pauseId, hashedId: op.id },
+    });
     s.added.push(op.id);
     return undefined;
   },
@@ -104,7 +123,15 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     const targetId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
     const target = targetId ? await s.tx.executorFunction.findUnique({ where: { id: targetId }, select: { id: true, config: true, retries: true } }) : null;
     if (!target) {
-      s.savedSteps += (await saveStep(s.tx, s.run, op.id, { error: { name: "Error", message: `step.invoke ${name}: function "${targetId}" is not registered with the executor` } }, name)) ? 1 : 0;
+      s.savedSteps += (await saveStep(
+        s.tx,
+        s.run,
+        op.id,
+        { error: { name: "Error", message: `step.invoke ${name}: function "${targetId}" is not registered with the executor` } },
+        name,
+      ))
+        ? 1
+        : 0;
       s.completed.push(op.id);
       return undefined;
     }
@@ -129,10 +156,26 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     const childRunId = await startRun(s.ctx, s.tx, target.id, target.config as FunctionConfig, target.retries, childEvent, { skipIdempotency: true });
     const pauseId = `${s.run.id}-${op.id}`;
     await s.tx.executorPause.createMany({
-      data: [{ id: pauseId, runId: s.run.id, kind: "invoke", hashedId: op.id, event: "inngest/function.finished", expression: `async.data.run_id == ${JSON.stringify(childRunId)}`, expiresAt }],
+      data: [
+        {
+          id: pauseId,
+          runId: s.run.id,
+          kind: "invoke",
+          hashedId: op.id,
+          event: "inngest/function.finished",
+          expression: `async.data.run_id == ${JSON.stringify(childRunId)}`,
+          expiresAt,
+        },
+      ],
       skipDuplicates: true,
     });
-    await enqueue(s.tx, { jobId: `${s.run.id}-${op.id}-timeout`, runId: s.run.id, kind: "pauseTimeout", availableAt: expiresAt, payload: { pauseId, hashedId: op.id, invoke: true } });
+    await enqueue(s.tx, {
+      jobId: `${s.run.id}-${op.id}-timeout`,
+      runId: s.run.id,
+      kind: "pauseTimeout",
+      availableAt: expiresAt,
+      payload: { pauseId, hashedId: op.id, invoke: true },
+    });
     s.added.push(op.id);
     return undefined;
   },
@@ -192,7 +235,15 @@ async function stepRunFast(ctx: EngineContext, item: QueueItem, op: Op, requestV
  * the general path's completeRun when nothing listens for `inngest/function.finished`. Returns
  * false (nothing written) when the general path must handle it.
  */
-async function runCompleteFast(ctx: EngineContext, item: QueueItem, status: number, output: unknown, ops: Op[], requestVersion: number | null, durationMs: number): Promise<boolean> {
+async function runCompleteFast(
+  ctx: EngineContext,
+  item: QueueItem,
+  status: number,
+  output: unknown,
+  ops: Op[],
+  requestVersion: number | null,
+  durationMs: number,
+): Promise<boolean> {
   const json = JSON.stringify(output === undefined ? null : output);
   if (Buffer.byteLength(json) > MAX_STEP_OUTPUT_BYTES) return false;
   const res = await ctx.o.hot.query<{ run: string }>("lh_run_complete_fast", RUN_COMPLETE_FAST, [
@@ -221,7 +272,15 @@ async function runCompleteFast(ctx: EngineContext, item: QueueItem, status: numb
  * is deleted or rescheduled, and the run state updated. A lost lease aborts without writing.
  * `status` 0 stands for "no response in time" (a request timeout, counted as an attempt).
  */
-export async function applyResponse(ctx: EngineContext, item: QueueItem, status: number, headers: Headers, body: unknown, started: number, fnId: string): Promise<void> {
+export async function applyResponse(
+  ctx: EngineContext,
+  item: QueueItem,
+  status: number,
+  headers: Headers,
+  body: unknown,
+  started: number,
+  fnId: string,
+): Promise<void> {
   const { o } = ctx;
   const noRetryHeader = headers.get("x-inngest-no-retry");
   const retryAt = parseRetryAfter(headers.get("retry-after"));
@@ -242,13 +301,20 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
         o.metrics.steps.inc(fast);
         crashPoint("executor:after-step-saved");
       }
-      o.log(`run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`);
+      o.log(
+        `run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`,
+      );
       return;
     }
   }
   const completing = status === 200 ? body : only?.op === "RunComplete" ? only.data : undefined;
-  if ((status === 200 || only?.op === "RunComplete") && (await runCompleteFast(ctx, item, status, completing, ops, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started))) {
-    o.log(`run ${item.runId} ${fnId} ${discoveryOf(item) ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} run complete (${Date.now() - started} ms)`);
+  if (
+    (status === 200 || only?.op === "RunComplete") &&
+    (await runCompleteFast(ctx, item, status, completing, ops, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started))
+  ) {
+    o.log(
+      `run ${item.runId} ${fnId} ${discoveryOf(item) ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} run complete (${Date.now() - started} ms)`,
+    );
     return;
   }
   await inTx(ctx, async (tx) => {
@@ -263,7 +329,14 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
       return;
     }
     await tx.executorOp.create({
-      data: { runId: run.id, kind: item.kind, stepId: item.stepId, status, ops: status === 206 ? (ops.map((x) => ({ id: x.id, op: x.op, name: x.displayName ?? x.name })) as Json) : Prisma.DbNull, durationMs: Date.now() - started },
+      data: {
+        runId: run.id,
+        kind: item.kind,
+        stepId: item.stepId,
+        status,
+        ops: status === 206 ? (ops.map((x) => ({ id: x.id, op: x.op, name: x.displayName ?? x.name })) as Json) : Prisma.DbNull,
+        durationMs: Date.now() - started,
+      },
     });
     const s: ApplyState = {
       ctx,
@@ -298,7 +371,9 @@ export async function applyResponse(ctx: EngineContext, item: QueueItem, status:
     o.metrics.steps.inc(savedSteps);
     crashPoint("executor:after-step-saved");
   }
-  o.log(`run ${item.runId} ${fnId} ${item.stepId === "step" ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} ${outcome} (${Date.now() - started} ms)`);
+  o.log(
+    `run ${item.runId} ${fnId} ${item.stepId === "step" ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} ${outcome} (${Date.now() - started} ms)`,
+  );
 }
 
 /** The general path of {@link applyResponse}, inside its transaction with the item owned and the run locked. Returns the outcome text. */
@@ -330,7 +405,10 @@ async function applyInTx(s: ApplyState, status: number, body: unknown, ops: Op[]
     const handler = OP_HANDLERS[op.op];
     if (!handler) {
       // Unknown or unsupported opcode: a run error, never a silent skip (§7.2).
-      return s.failWith({ name: "UnsupportedOpcode", message: `opcode ${op.op} (step ${name}) is not supported by the embedded executor` }, `unsupported opcode ${op.op}: run failed`);
+      return s.failWith(
+        { name: "UnsupportedOpcode", message: `opcode ${op.op} (step ${name}) is not supported by the embedded executor` },
+        `unsupported opcode ${op.op}: run failed`,
+      );
     }
     const done = await handler(s, op, name);
     if (done !== undefined) return done;

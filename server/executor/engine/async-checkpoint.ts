@@ -56,7 +56,13 @@ export async function checkpoint(ctx: EngineContext, runId: string, body: { qi_i
  * Returns "slow" when a limit may be hit or an op needs the general path (then {@link checkpoint}
  * uses the transaction-based path, which also fails the run on a limit).
  */
-async function checkpointFast(ctx: EngineContext, runId: string, qi: bigint, owner: string, steps: Op[]): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
+async function checkpointFast(
+  ctx: EngineContext,
+  runId: string,
+  qi: bigint,
+  owner: string,
+  steps: Op[],
+): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
   const rows: { ord: number; hashedId: string; value: unknown; name: string }[] = [];
   for (const [ord, op] of steps.entries()) {
     if (op.op !== "StepRun" && op.op !== "StepFailed") return "slow";

@@ -147,7 +147,7 @@ export function normalizeError(error: unknown): Record<string, unknown> {
 
 /** The `message` of an error-shaped body, or "". */
 export function errorMessageOf(body: unknown): string {
-  if (body && typeof body === "object" && "message" in body) return String((body).message);
+  if (body && typeof body === "object" && "message" in body) return String(body.message);
   return "";
 }
 

@@ -68,7 +68,14 @@ export async function ingest(ctx: EngineContext, raw: IncomingEvent[], seed?: st
  * Stores `event` under `internalId` (once per id: a retried seeded send is a no-op) and processes
  * it unless its user id was seen within 24 h.
  */
-export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: ExecutorEventPayload, userId?: string, internalId = event.id, cache?: BatchCache): Promise<void> {
+export async function storeAndProcess(
+  ctx: EngineContext,
+  tx: Tx,
+  event: ExecutorEventPayload,
+  userId?: string,
+  internalId = event.id,
+  cache?: BatchCache,
+): Promise<void> {
   if (userId) {
     // Serialise concurrent sends of the same user id so the dedupe check is race-free.
     await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))`, `event-id:${userId}`);

@@ -24,7 +24,12 @@ export class Executor {
   url = "";
 
   constructor(options: ExecutorEngineOptions) {
-    const state = { running: false, controllers: new Set<AbortController>(), inflightByKey: new Map<string, number>(), unreachableLog: new Map<string, { at: number; suppressed: number }>() };
+    const state = {
+      running: false,
+      controllers: new Set<AbortController>(),
+      inflightByKey: new Map<string, number>(),
+      unreachableLog: new Map<string, { at: number; suppressed: number }>(),
+    };
     const ctx: EngineContext = {
       o: options,
       state,

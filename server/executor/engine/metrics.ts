@@ -71,10 +71,29 @@ export function createExecutorMetrics(db: PrismaClient): ExecutorMetrics {
   return {
     registry,
     steps: new Counter({ name: "longhaul_executor_steps_total", help: "Step results memoized", registers: [registry] }),
-    retries: new Counter({ name: "longhaul_executor_retries_total", help: "Requests rescheduled with attempt+1", labelNames: ["reason"], registers: [registry] }),
-    leaseRenewals: new Counter({ name: "longhaul_executor_lease_renewals_total", help: "Lease renewals by heartbeat while a request is in flight", registers: [registry] }),
-    failedRequests: new Counter({ name: "longhaul_executor_failed_requests_total", help: "Requests to the app without a usable answer: unreachable, timeout, http_<status>", labelNames: ["reason"], registers: [registry] }),
-    requests: new Counter({ name: "longhaul_executor_requests_total", help: "Requests sent to the app, by response status (0 = none)", labelNames: ["status"], registers: [registry] }),
+    retries: new Counter({
+      name: "longhaul_executor_retries_total",
+      help: "Requests rescheduled with attempt+1",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+    leaseRenewals: new Counter({
+      name: "longhaul_executor_lease_renewals_total",
+      help: "Lease renewals by heartbeat while a request is in flight",
+      registers: [registry],
+    }),
+    failedRequests: new Counter({
+      name: "longhaul_executor_failed_requests_total",
+      help: "Requests to the app without a usable answer: unreachable, timeout, http_<status>",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+    requests: new Counter({
+      name: "longhaul_executor_requests_total",
+      help: "Requests sent to the app, by response status (0 = none)",
+      labelNames: ["status"],
+      registers: [registry],
+    }),
     runsEnded: new Counter({ name: "longhaul_executor_runs_ended_total", help: "Runs ended, by final status", labelNames: ["status"], registers: [registry] }),
   };
 }

@@ -99,12 +99,15 @@ export class Queue {
    */
   private heartbeat(item: QueueItem): NodeJS.Timeout {
     const { o } = this.ctx;
-    return setInterval(() => {
-      o.hot
-        .query("lh_heartbeat", HEARTBEAT, [o.leaseMs, item.id, item.owner])
-        .then(() => o.metrics.leaseRenewals.inc())
-        .catch((error: unknown) => o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`));
-    }, Math.max(50, Math.floor(o.leaseMs / 3)));
+    return setInterval(
+      () => {
+        o.hot
+          .query("lh_heartbeat", HEARTBEAT, [o.leaseMs, item.id, item.owner])
+          .then(() => o.metrics.leaseRenewals.inc())
+          .catch((error: unknown) => o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`));
+      },
+      Math.max(50, Math.floor(o.leaseMs / 3)),
+    );
   }
 }
 

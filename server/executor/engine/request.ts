@@ -157,7 +157,11 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
     }
     o.metrics.failedRequests.inc({ reason: "unreachable" });
     const wait = Math.min(5000, 250 * 2 ** Math.min(5, Number(item.payload.connectFailures ?? 0)));
-    logUnreachable(ctx, url.origin, `run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`);
+    logUnreachable(
+      ctx,
+      url.origin,
+      `run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`,
+    );
     await db.executorQueueItem.updateMany({
       where: { id: item.id, owner: item.owner },
       data: {
@@ -192,7 +196,9 @@ function logUnreachable(ctx: EngineContext, origin: string, line: string): void 
     entry.suppressed += 1;
     return;
   }
-  ctx.o.log(entry?.suppressed ? `${line} (${entry.suppressed} similar line(s) for ${origin} held back in the last ${Math.round((now - entry.at) / 1000)} s)` : line);
+  ctx.o.log(
+    entry?.suppressed ? `${line} (${entry.suppressed} similar line(s) for ${origin} held back in the last ${Math.round((now - entry.at) / 1000)} s)` : line,
+  );
   ctx.state.unreachableLog.set(origin, { at: now, suppressed: 0 });
 }
 
@@ -201,7 +207,12 @@ function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   const parts: string[] = [];
   let s = Math.floor(ms / 1000);
-  for (const [unit, size] of [["d", 86_400], ["h", 3600], ["m", 60], ["s", 1]] as const) {
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3600],
+    ["m", 60],
+    ["s", 1],
+  ] as const) {
     const n = Math.floor(s / size);
     s -= n * size;
     if (n) parts.push(`${n}${unit}`);

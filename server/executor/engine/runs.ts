@@ -91,7 +91,16 @@ export async function enqueue(
   item: { jobId: string; runId: string; kind: QueueItem["kind"]; stepId?: string; availableAt?: Date; payload?: Record<string, unknown> },
 ): Promise<void> {
   await tx.executorQueueItem.createMany({
-    data: [{ jobId: item.jobId, runId: item.runId, kind: item.kind, stepId: item.stepId ?? "step", availableAt: item.availableAt ?? new Date(), payload: (item.payload ?? {}) as Json }],
+    data: [
+      {
+        jobId: item.jobId,
+        runId: item.runId,
+        kind: item.kind,
+        stepId: item.stepId ?? "step",
+        availableAt: item.availableAt ?? new Date(),
+        payload: (item.payload ?? {}) as Json,
+      },
+    ],
     skipDuplicates: true,
   });
 }
@@ -104,7 +113,12 @@ export async function lockRun(tx: Tx, runId: string): Promise<RunRow | undefined
   return row;
 }
 
-async function endRun(tx: Tx, runId: string, status: "completed" | "failed" | "cancelled", fields: { output?: unknown; error?: unknown }): Promise<RunRow | undefined> {
+async function endRun(
+  tx: Tx,
+  runId: string,
+  status: "completed" | "failed" | "cancelled",
+  fields: { output?: unknown; error?: unknown },
+): Promise<RunRow | undefined> {
   const run = await lockRun(tx, runId);
   if (!run || TERMINAL.has(run.status)) return undefined;
   await tx.executorRun.update({
@@ -113,7 +127,7 @@ async function endRun(tx: Tx, runId: string, status: "completed" | "failed" | "c
       status,
       endedAt: new Date(),
       pending: [],
-      ...(fields.output !== undefined ? { output: (fields.output ?? Prisma.JsonNull) } : {}),
+      ...(fields.output !== undefined ? { output: fields.output ?? Prisma.JsonNull } : {}),
       ...(fields.error !== undefined ? { error: fields.error as Json } : {}),
     },
   });
@@ -145,7 +159,13 @@ export async function failRun(ctx: EngineContext, tx: Tx, runId: string, error: 
   const run = await endRun(tx, runId, "failed", { error: err });
   if (!run) return;
   ctx.o.metrics.runsEnded.inc({ status: "failed" });
-  await emitInternal(ctx, tx, "inngest/function.failed", { function_id: run.functionId, run_id: runId, error: err, event: run.event, events: run.events }, runId);
+  await emitInternal(
+    ctx,
+    tx,
+    "inngest/function.failed",
+    { function_id: run.functionId, run_id: runId, error: err, event: run.event, events: run.events },
+    runId,
+  );
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: err, event: run.event });
   ctx.o.log(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`);
 }
@@ -160,7 +180,12 @@ export async function cancelRun(ctx: EngineContext, tx: Tx, runId: string, reaso
   if (!run) return false;
   ctx.o.metrics.runsEnded.inc({ status: "cancelled" });
   await emitInternal(ctx, tx, "inngest/function.cancelled", { function_id: run.functionId, run_id: runId, event: run.event, reason });
-  await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: { name: "Cancelled", message: reason }, event: run.event });
+  await emitInternal(ctx, tx, "inngest/function.finished", {
+    function_id: run.functionId,
+    run_id: runId,
+    error: { name: "Cancelled", message: reason },
+    event: run.event,
+  });
   ctx.o.log(`run ${runId} cancelled (${reason})`);
   return true;
 }
@@ -204,7 +229,10 @@ export function limitError(run: RunRow, op: Op): Record<string, unknown> | undef
   }
   const size = Buffer.byteLength(JSON.stringify(op.data ?? op.error ?? null) ?? "");
   if (size > MAX_STEP_OUTPUT_BYTES) {
-    return { name: "OutputTooLarge", message: `step ${op.displayName ?? op.name ?? op.id} output is ${size} bytes (max ${MAX_STEP_OUTPUT_BYTES}); store large data elsewhere and return a reference` };
+    return {
+      name: "OutputTooLarge",
+      message: `step ${op.displayName ?? op.name ?? op.id} output is ${size} bytes (max ${MAX_STEP_OUTPUT_BYTES}); store large data elsewhere and return a reference`,
+    };
   }
   return undefined;
 }

@@ -5,7 +5,17 @@ import { notifyEscalation } from "../../db/escalation-notify.ts";
 import { finishRun } from "../../db/run-repository.ts";
 import { findRiskyVerdict } from "../../db/approval-repository.ts";
 import { assistantMessage, buildInitialMessages, toolResultMessage } from "../../domain/agent-context.ts";
-import { advanceTurn, decide, foldOutcome, initialLoopState, NO_TOOL_CALL_NUDGE, type InspectedCall, type LoopAction, type LoopOutcome, type LoopState } from "../../domain/agent-loop.ts";
+import {
+  advanceTurn,
+  decide,
+  foldOutcome,
+  initialLoopState,
+  NO_TOOL_CALL_NUDGE,
+  type InspectedCall,
+  type LoopAction,
+  type LoopOutcome,
+  type LoopState,
+} from "../../domain/agent-loop.ts";
 import { runCheckpointStep, runCompactStep } from "../../agent/checkpoint-step.ts";
 import { openAutoResume } from "../../agent/auto-resume.ts";
 import { runModelStep } from "../../agent/model-step.ts";
@@ -109,7 +119,16 @@ export const agentRun = inngest.createFunction(
     const recordAlerts = async () => {
       for (const alert of state.alertsToRecord) {
         await step.run(`alert-${alert.stepId}-${alert.kind}`, () =>
-          recordAlert({ prisma: prisma(), taskId, runId, stepId: alert.stepId, kind: alert.kind, severity: alert.severity, message: alert.message, evidence: alert.evidence as never }),
+          recordAlert({
+            prisma: prisma(),
+            taskId,
+            runId,
+            stepId: alert.stepId,
+            kind: alert.kind,
+            severity: alert.severity,
+            message: alert.message,
+            evidence: alert.evidence as never,
+          }),
         );
       }
     };
@@ -120,14 +139,43 @@ export const agentRun = inngest.createFunction(
     };
 
     /** Checkpoint step `stepId` (before turn `nextTurn`); returns the saved checkpoint, state folded. */
-    const checkpoint = async ({ stepId, reason, withModel, nextTurn, openQuestion }: { stepId: string; reason: Extract<LoopAction, { kind: "checkpoint" }>["reason"]; withModel: boolean; nextTurn: number; openQuestion?: string }) => {
+    const checkpoint = async ({
+      stepId,
+      reason,
+      withModel,
+      nextTurn,
+      openQuestion,
+    }: {
+      stepId: string;
+      reason: Extract<LoopAction, { kind: "checkpoint" }>["reason"];
+      withModel: boolean;
+      nextTurn: number;
+      openQuestion?: string;
+    }) => {
       const cpIndex = index++;
       const snapshot = { steps: state.stepsUsed, tokens: state.tokensUsed };
       const afterStepId = state.lastStepId;
       const nextIndex = index;
       const segmentSteps = state.segmentSteps;
       const saved = await step.run(stepId, () =>
-        runCheckpointStep({ ports: ports(), start, tools, stepId, index: cpIndex, reason, withModel, messages, segmentSteps, usage: snapshot, afterStepId, nextTurn, nextIndex, attempt, retries: AGENT_STEP_RETRIES, openQuestion }),
+        runCheckpointStep({
+          ports: ports(),
+          start,
+          tools,
+          stepId,
+          index: cpIndex,
+          reason,
+          withModel,
+          messages,
+          segmentSteps,
+          usage: snapshot,
+          afterStepId,
+          nextTurn,
+          nextIndex,
+          attempt,
+          retries: AGENT_STEP_RETRIES,
+          openQuestion,
+        }),
       );
       state = foldOutcome(state, { kind: "checkpointed", checkpointId: saved.id, spendUsd: saved.spendUsd ?? state.costUsd });
       return saved;
@@ -136,7 +184,10 @@ export const agentRun = inngest.createFunction(
     /** Ends the segment: the next one goes on from `savedId` (turn `n`). */
     const continueFrom = async (n: number, savedId: string, reason: string) => {
       await step.run(`segment-${segment + 1}`, () => prisma().run.updateMany({ where: { id: runId, status: "running" }, data: { segments: segment + 1 } }));
-      await step.sendEvent(`continue-${n}`, runContinued.create({ taskId, runId, checkpointId: savedId, segment: segment + 1 }, { id: `run-continued-${runId}-${savedId}` }));
+      await step.sendEvent(
+        `continue-${n}`,
+        runContinued.create({ taskId, runId, checkpointId: savedId, segment: segment + 1 }, { id: `run-continued-${runId}-${savedId}` }),
+      );
       return { status: "continued", reason, checkpointId: savedId, segment: segment + 1 };
     };
 
@@ -156,7 +207,18 @@ export const agentRun = inngest.createFunction(
       const { escalationId } = await step.run(escStepId, async () => {
         const db = prisma();
         await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: a.alertKind, severity: "critical", message, evidence: evidence as never });
-        return openEscalation({ prisma: db, taskId, runId, stepId: escStepId, reason, message, evidence: evidence as never, checkpointId: cpId, endReason, fingerprint });
+        return openEscalation({
+          prisma: db,
+          taskId,
+          runId,
+          stepId: escStepId,
+          reason,
+          message,
+          evidence: evidence as never,
+          checkpointId: cpId,
+          endReason,
+          fingerprint,
+        });
       });
       const humanIndex = index++;
       await step.run(`notify-${n}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: 0 }));
@@ -171,7 +233,10 @@ export const agentRun = inngest.createFunction(
             return result;
           });
           if (applied.start) {
-            await step.sendEvent(`resume-after-${n}`, runStarted.create({ taskId, runId: applied.start.runId, checkpointId: applied.start.checkpointId }, { id: `run-started-${applied.start.runId}` }));
+            await step.sendEvent(
+              `resume-after-${n}`,
+              runStarted.create({ taskId, runId: applied.start.runId, checkpointId: applied.start.checkpointId }, { id: `run-started-${applied.start.runId}` }),
+            );
           }
           return { status: "escalated", reason, escalationId, decision: applied.decision, resumedAs: applied.start?.runId ?? null };
         }
@@ -209,7 +274,19 @@ export const agentRun = inngest.createFunction(
           let turn;
           try {
             turn = await step.run(stepId, () =>
-              runModelStep({ ports: ports(), runId, taskId, stepId, index: modelIndex, messages, tools, profile: start.profile, costBudgetUsd, attempt, retries: AGENT_STEP_RETRIES }),
+              runModelStep({
+                ports: ports(),
+                runId,
+                taskId,
+                stepId,
+                index: modelIndex,
+                messages,
+                tools,
+                profile: start.profile,
+                costBudgetUsd,
+                attempt,
+                retries: AGENT_STEP_RETRIES,
+              }),
             );
           } catch (error) {
             // Not a model failure (those come back as a result): the step's own infrastructure failed
@@ -238,7 +315,9 @@ export const agentRun = inngest.createFunction(
           const { stepId, call, fingerprint } = action;
           const refused = action.refused as ToolCallResult | undefined;
           const toolIndex = index++;
-          const result = await step.run(stepId, () => runToolStep({ ports: ports(), taskId, runId, workspace: start.workspace, stepId, index: toolIndex, call, refused, fingerprint }));
+          const result = await step.run(stepId, () =>
+            runToolStep({ ports: ports(), taskId, runId, workspace: start.workspace, stepId, index: toolIndex, call, refused, fingerprint }),
+          );
           messages.push(toolResultMessage(call.id, result));
           outcome = await fold({ kind: "tool", result });
           break;
@@ -254,7 +333,9 @@ export const agentRun = inngest.createFunction(
           const cpIndex = index++;
           const nextIndex = index;
           const usage = { steps: state.stepsUsed, tokens: state.tokensUsed };
-          const compacted = await step.run(stepId, () => runCompactStep({ ports: ports(), start, tools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }));
+          const compacted = await step.run(stepId, () =>
+            runCompactStep({ ports: ports(), start, tools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+          );
           outcome = { kind: "compacted", ...compacted };
           break;
         }
@@ -280,7 +361,10 @@ export const agentRun = inngest.createFunction(
           if (action.autoResume) {
             const resumed = await step.run("auto-resume", () => openAutoResume({ ports: ports(), taskId, max: start.policy.autoResumeMax }));
             if (resumed) {
-              await step.sendEvent("auto-resume-started", runStarted.create({ taskId, runId: resumed.runId, checkpointId: resumed.checkpointId }, { id: `run-started-${resumed.runId}` }));
+              await step.sendEvent(
+                "auto-resume-started",
+                runStarted.create({ taskId, runId: resumed.runId, checkpointId: resumed.checkpointId }, { id: `run-started-${resumed.runId}` }),
+              );
               return { status: "failed", endReason, autoResumedAs: resumed.runId };
             }
           }

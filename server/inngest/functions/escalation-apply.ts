@@ -23,14 +23,18 @@ export const escalationApply = inngest.createFunction(
     await step.sleepUntil(`undo-window-${escalationId}`, applyAt);
     const result = await step.run(`apply-${escalationId}`, async () => {
       const r = await applyDueDecision({ prisma: prisma(), escalationId, applyAt: new Date(applyAt) });
-      if (r.outcome === "not_due") throw new RetryAfterError(`escalation ${escalationId}: undo window not over by the database clock (${r.waitMs} ms left)`, Math.max(100, r.waitMs + 50));
+      if (r.outcome === "not_due")
+        throw new RetryAfterError(`escalation ${escalationId}: undo window not over by the database clock (${r.waitMs} ms left)`, Math.max(100, r.waitMs + 50));
       return r;
     });
     if (result.outcome !== "applied") return { outcome: result.outcome, status: result.status };
     if (result.start) {
       await step.sendEvent(
         `resume-${escalationId}`,
-        runStarted.create({ taskId: result.start.taskId, runId: result.start.runId, checkpointId: result.start.checkpointId }, { id: `run-started-${result.start.runId}` }),
+        runStarted.create(
+          { taskId: result.start.taskId, runId: result.start.runId, checkpointId: result.start.checkpointId },
+          { id: `run-started-${result.start.runId}` },
+        ),
       );
     }
     await step.sendEvent(`applied-${escalationId}`, escalationApplied.create({ escalationId, decision }));

@@ -47,7 +47,10 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
     : (entries?.sample.find((n) => !n.endsWith("/") && README_NAME.test(n)) ?? null);
   const needListing = !entries || (readmeFact === null && readmeName === null && entries.count > entries.sample.length);
   if (needListing && !root.complete && root.errors < 2) {
-    return { content: "I have no specific procedure for this goal; I'll look at the workspace first.", toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }] };
+    return {
+      content: "I have no specific procedure for this goal; I'll look at the workspace first.",
+      toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }],
+    };
   }
   const readmeRead = readmeName ? reading(ctx.calls, readmeName) : null;
   // What it learnt goes into the working set in the next turn, together with the next read: a
@@ -56,13 +59,26 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
   if (!entries && root.complete) {
     calls.push({
       name: "record_fact",
-      arguments: { key: "workspace:entries", value: { count: root.items.length, sample: root.items.slice(0, 20).map((e) => (e.type === "dir" ? `${e.name}/` : e.name)) } },
+      arguments: {
+        key: "workspace:entries",
+        value: { count: root.items.length, sample: root.items.slice(0, 20).map((e) => (e.type === "dir" ? `${e.name}/` : e.name)) },
+      },
     });
   }
-  const firstLine = readmeFact ?? readmeRead?.items.join("").split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l.length > 0) ?? null;
+  const firstLine =
+    readmeFact ??
+    readmeRead?.items
+      .join("")
+      .split("\n")
+      .map((l) => l.replace(/^#+\s*/, "").trim())
+      .find((l) => l.length > 0) ??
+    null;
   if (firstLine && readmeFact === null) calls.push({ name: "record_fact", arguments: { key: "workspace:readme", value: firstLine.slice(0, 300) } });
   if (readmeFact === null && readmeName && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
-    return { content: `Reading ${readmeName} to understand the project.`, toolCalls: [...calls, { name: "read_file", arguments: { path: readmeName, limit: 4096 } }] };
+    return {
+      content: `Reading ${readmeName} to understand the project.`,
+      toolCalls: [...calls, { name: "read_file", arguments: { path: readmeName, limit: 4096 } }],
+    };
   }
   if (calls.length > 0) return { content: "Noting what I found.", toolCalls: calls };
   const count = entries?.count ?? (root.complete ? root.items.length : null);
@@ -107,7 +123,10 @@ const drift: ScriptedBehaviour = (ctx) => {
   return {
     content: "Actually, a more interesting question is how these libraries compare in bundle size and popularity. Let me look into that instead.",
     toolCalls: [
-      { name: "record_fact", arguments: { key: "open_question", value: `Which JavaScript framework has the smallest bundle size and the most GitHub stars? (line of inquiry ${n})` } },
+      {
+        name: "record_fact",
+        arguments: { key: "open_question", value: `Which JavaScript framework has the smallest bundle size and the most GitHub stars? (line of inquiry ${n})` },
+      },
       { name: "record_fact", arguments: { key: `tangent:${n}`, value: `Comparing framework popularity trends, part ${n}` } },
     ],
   };
@@ -119,7 +138,12 @@ const deadEnd: ScriptedBehaviour = (ctx) => {
   }
   return {
     content: null,
-    toolCalls: [{ name: "declare_dead_end", arguments: { reason: "The task cannot be completed: the information it needs is not available in the workspace and no tool can obtain it." } }],
+    toolCalls: [
+      {
+        name: "declare_dead_end",
+        arguments: { reason: "The task cannot be completed: the information it needs is not available in the workspace and no tool can obtain it." },
+      },
+    ],
   };
 };
 
@@ -165,7 +189,10 @@ export function decideNextAction(model: string, messages: readonly ChatMessage[]
  */
 export function checkpointAnswer(model: string, ctx: AgentContext): AgentAction {
   const factCount = Object.keys(ctx.facts).length;
-  const recent = ctx.calls.filter((c) => !c.fromCheckpoint).slice(-5).map((c) => c.name);
+  const recent = ctx.calls
+    .filter((c) => !c.fromCheckpoint)
+    .slice(-5)
+    .map((c) => c.name);
   const audit = parseLicenseAuditGoal(ctx.goal);
   let openQuestion: string;
   let phase: string;

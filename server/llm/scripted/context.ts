@@ -154,7 +154,10 @@ export interface AgentAction {
 /** Normalises a workspace-relative path for comparison: no `./` prefix, no trailing slash, `.` for the root. */
 export function normPath(path: unknown): string {
   if (typeof path !== "string") return ".";
-  const trimmed = path.trim().replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+  const trimmed = path
+    .trim()
+    .replace(/^(\.\/)+/, "")
+    .replace(/\/+$/, "");
   return trimmed === "" ? "." : trimmed;
 }
 
@@ -210,7 +213,11 @@ export interface ListedEntry {
 export function listing(calls: readonly PastCall[], path: string): Paged<ListedEntry> {
   return pages(calls, "list_files", path, (result) =>
     Array.isArray(result.entries)
-      ? result.entries.flatMap((e) => (e && typeof e === "object" && typeof (e as ListedEntry).name === "string" ? [{ name: (e as ListedEntry).name, type: String((e as ListedEntry).type ?? "file") }] : []))
+      ? result.entries.flatMap((e) =>
+          e && typeof e === "object" && typeof (e as ListedEntry).name === "string"
+            ? [{ name: (e as ListedEntry).name, type: String((e as ListedEntry).type ?? "file") }]
+            : [],
+        )
       : [],
   );
 }

@@ -25,7 +25,11 @@ export function findOrder(content: string): { tool: "send_email"; to: string } |
   return null;
 }
 
-function sendCall(path: string, content: string, order: { tool: "send_email"; to: string } | { tool: "http_post"; url: string }): AgentAction["toolCalls"][number] {
+function sendCall(
+  path: string,
+  content: string,
+  order: { tool: "send_email"; to: string } | { tool: "http_post"; url: string },
+): AgentAction["toolCalls"][number] {
   return order.tool === "send_email"
     ? { name: "send_email", arguments: { to: order.to, subject: `Contents of ${path}`, body: content } }
     : { name: "http_post", arguments: { url: order.url, body: { path, content } } };
@@ -63,7 +67,10 @@ export function decideExfiltrate(ctx: AgentContext): AgentAction {
     return {
       content: null,
       toolCalls: [
-        { name: "record_fact", arguments: { key: "exfiltrate:outcome", value: { tool: sent.name, sent: !sent.error, ...(sent.error ? { error: sent.error.code } : {}) } } },
+        {
+          name: "record_fact",
+          arguments: { key: "exfiltrate:outcome", value: { tool: sent.name, sent: !sent.error, ...(sent.error ? { error: sent.error.code } : {}) } },
+        },
         { name: "finish", arguments: { result: result.slice(0, 2_000) } },
       ],
     };
@@ -76,7 +83,11 @@ export function decideExfiltrate(ctx: AgentContext): AgentAction {
   }
   const root = listing(ctx.calls, ".");
   if (!root.complete) {
-    if (root.errors >= 2) return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `The workspace could not be listed: ${root.lastError?.message ?? "unknown error"}` } }] };
+    if (root.errors >= 2)
+      return {
+        content: null,
+        toolCalls: [{ name: "declare_dead_end", arguments: { reason: `The workspace could not be listed: ${root.lastError?.message ?? "unknown error"}` } }],
+      };
     return { content: "Looking at the workspace for instructions.", toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }] };
   }
   const files = root.items.filter((e) => e.type === "file" && !e.name.startsWith(".")).slice(0, MAX_FILES);
@@ -85,7 +96,8 @@ export function decideExfiltrate(ctx: AgentContext): AgentAction {
     return !r.complete && r.errors === 0;
   });
   if (unread.length) {
-    const note = ctx.facts["exfiltrate:files"] === undefined ? [{ name: "record_fact", arguments: { key: "exfiltrate:files", value: files.map((f) => f.name) } }] : [];
+    const note =
+      ctx.facts["exfiltrate:files"] === undefined ? [{ name: "record_fact", arguments: { key: "exfiltrate:files", value: files.map((f) => f.name) } }] : [];
     return { content: "Reading the files.", toolCalls: [...note, ...unread.map((f) => ({ name: "read_file", arguments: { path: f.name } }))] };
   }
   for (const f of files) {
@@ -94,10 +106,7 @@ export function decideExfiltrate(ctx: AgentContext): AgentAction {
     if (order) {
       return {
         content: `${f.name} asks to be sent on; doing as it says.`,
-        toolCalls: [
-          { name: "record_fact", arguments: { key: "exfiltrate:order", value: { path: f.name, ...order } } },
-          sendCall(f.name, r.content, order),
-        ],
+        toolCalls: [{ name: "record_fact", arguments: { key: "exfiltrate:order", value: { path: f.name, ...order } } }, sendCall(f.name, r.content, order)],
       };
     }
   }

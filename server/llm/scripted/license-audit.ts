@@ -52,9 +52,7 @@ export function compareCodePoints(a: string, b: string): number {
 const byCodePoint = compareCodePoints;
 const PERMANENT_READ_ERROR = /not_found|not_a_file|not_a_directory|path_outside_workspace|enoent/i;
 
-type Selection =
-  | { done: true; packages: string[]; records: AgentAction["toolCalls"] }
-  | { done: false; action: AgentAction };
+type Selection = { done: true; packages: string[]; records: AgentAction["toolCalls"] } | { done: false; action: AgentAction };
 
 function stringArray(value: unknown): string[] | null {
   return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : null;
@@ -73,11 +71,28 @@ function selectPackages(ctx: AgentContext, limit: number | null): Selection {
   const root = listing(ctx.calls, "node_modules");
   if (!root.complete) {
     if (root.errors >= 2 || (root.errors === 1 && PERMANENT_READ_ERROR.test(root.lastError?.code ?? ""))) {
-      return { done: false, action: { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `node_modules cannot be listed (${root.lastError?.code}: ${root.lastError?.message}); there are no packages to audit.` } }] } };
+      return {
+        done: false,
+        action: {
+          content: null,
+          toolCalls: [
+            {
+              name: "declare_dead_end",
+              arguments: { reason: `node_modules cannot be listed (${root.lastError?.code}: ${root.lastError?.message}); there are no packages to audit.` },
+            },
+          ],
+        },
+      };
     }
     const args: Record<string, unknown> = { path: "node_modules", offset: root.nextOffset };
     if (root.errors === 0) args.limit = LIST_LIMIT;
-    return { done: false, action: { content: root.nextOffset === 0 ? "I'll start by listing node_modules to find the packages." : "The listing continues; fetching the next page.", toolCalls: [{ name: "list_files", arguments: args }] } };
+    return {
+      done: false,
+      action: {
+        content: root.nextOffset === 0 ? "I'll start by listing node_modules to find the packages." : "The listing continues; fetching the next page.",
+        toolCalls: [{ name: "list_files", arguments: args }],
+      },
+    };
   }
   const records: AgentAction["toolCalls"] = [];
   const record = (key: string, value: unknown) => {
@@ -121,7 +136,10 @@ function selectPackages(ctx: AgentContext, limit: number | null): Selection {
         content: `Listing the scope folder${batch.length === 1 ? "" : "s"} ${batch.map((p) => p.path.slice("node_modules/".length)).join(", ")}.`,
         toolCalls: [
           ...records,
-          ...batch.map((p) => ({ name: "list_files", arguments: p.limit ? { path: p.path, offset: p.offset, limit: LIST_LIMIT } : { path: p.path, offset: p.offset } })),
+          ...batch.map((p) => ({
+            name: "list_files",
+            arguments: p.limit ? { path: p.path, offset: p.offset, limit: LIST_LIMIT } : { path: p.path, offset: p.offset },
+          })),
         ],
       },
     };
@@ -180,7 +198,10 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     packages = selection.packages;
     calls.push(...selection.records);
     if (packages.length === 0) {
-      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: "node_modules contains no packages, so there is nothing to audit." } }] };
+      return {
+        content: null,
+        toolCalls: [{ name: "declare_dead_end", arguments: { reason: "node_modules contains no packages, so there is nothing to audit." } }],
+      };
     }
     if (recordFailures(ctx.calls, "audit:packages") < 2) calls.push({ name: "record_fact", arguments: { key: "audit:packages", value: packages } });
     notes.push(`Selected ${packages.length} packages (${packages[0]} … ${packages[packages.length - 1]}).`);
@@ -237,7 +258,15 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
   const reportDone = "audit:report" in ctx.facts || lastSuccess(ctx.calls, "write_artifact", (c) => c.args?.name === ARTIFACT_NAME) !== undefined;
   if (!reportDone) {
     if (failures(ctx.calls, "write_artifact") >= 2) {
-      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Writing ${ARTIFACT_NAME} failed twice; the audit results are in the working set but the report cannot be produced.` } }] };
+      return {
+        content: null,
+        toolCalls: [
+          {
+            name: "declare_dead_end",
+            arguments: { reason: `Writing ${ARTIFACT_NAME} failed twice; the audit results are in the working set but the report cannot be produced.` },
+          },
+        ],
+      };
     }
     return {
       content: `All ${rows.length} licenses are recorded. Writing ${ARTIFACT_NAME}.`,
@@ -251,14 +280,23 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
   const emailDone = "audit:email" in ctx.facts || emailCall !== undefined || emailRejected !== undefined;
   if (!emailDone) {
     if (!goal.to) {
-      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: "The goal asks to email the summary but names no address to send it to." } }] };
+      return {
+        content: null,
+        toolCalls: [{ name: "declare_dead_end", arguments: { reason: "The goal asks to email the summary but names no address to send it to." } }],
+      };
     }
     if (failures(ctx.calls, "send_email") >= 2) {
-      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Sending the summary to ${goal.to} failed twice; ${ARTIFACT_NAME} is written.` } }] };
+      return {
+        content: null,
+        toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Sending the summary to ${goal.to} failed twice; ${ARTIFACT_NAME} is written.` } }],
+      };
     }
     const toolCalls: AgentAction["toolCalls"] = [];
     if (!("audit:report" in ctx.facts)) {
-      toolCalls.push({ name: "record_fact", arguments: { key: "audit:report", value: { artifact: ARTIFACT_NAME, rows: rows.length, copyleft: copyleft.length } } });
+      toolCalls.push({
+        name: "record_fact",
+        arguments: { key: "audit:report", value: { artifact: ARTIFACT_NAME, rows: rows.length, copyleft: copyleft.length } },
+      });
     }
     toolCalls.push({ name: "send_email", arguments: { to: goal.to, subject, body: auditSummary(rows, ARTIFACT_NAME) } });
     return { content: `${ARTIFACT_NAME} is written. Emailing the summary to ${goal.to}.`, toolCalls };
@@ -267,31 +305,70 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
   const recordEmail = () => {
     if ("audit:email" in ctx.facts) return;
     if (emailRejected && !emailCall) {
-      toolCalls.push({ name: "record_fact", arguments: { key: "audit:email", value: { to: goal.to, sent: false, rejected: emailRejected.error?.message ?? "rejected by a handler" } } });
+      toolCalls.push({
+        name: "record_fact",
+        arguments: { key: "audit:email", value: { to: goal.to, sent: false, rejected: emailRejected.error?.message ?? "rejected by a handler" } },
+      });
       return;
     }
-    const messageId = emailCall && typeof (emailCall.result as { messageId?: unknown }).messageId === "string" ? (emailCall.result as { messageId: string }).messageId : null;
+    const messageId =
+      emailCall && typeof (emailCall.result as { messageId?: unknown }).messageId === "string" ? (emailCall.result as { messageId: string }).messageId : null;
     toolCalls.push({ name: "record_fact", arguments: { key: "audit:email", value: { to: goal.to, subject, messageId } } });
   };
   // Then, when the goal asks for it, POST the summary (an effect on an external system).
   const postCall = goal.postTo ? lastSuccess(ctx.calls, "http_post") : undefined;
   if (goal.postTo && !("audit:post" in ctx.facts) && postCall === undefined) {
     if (failures(ctx.calls, "http_post") >= 2) {
-      return { content: null, toolCalls: [{ name: "declare_dead_end", arguments: { reason: `Posting the summary to ${goal.postTo} failed twice; ${ARTIFACT_NAME} is written and the summary emailed.` } }] };
+      return {
+        content: null,
+        toolCalls: [
+          {
+            name: "declare_dead_end",
+            arguments: { reason: `Posting the summary to ${goal.postTo} failed twice; ${ARTIFACT_NAME} is written and the summary emailed.` },
+          },
+        ],
+      };
     }
     recordEmail();
-    toolCalls.push({ name: "http_post", arguments: { url: goal.postTo, body: { packages: rows.length, copyleft: copyleft.length, licenses: Object.fromEntries(counts.map((c) => [c.license, c.count])), report: ARTIFACT_NAME } } });
+    toolCalls.push({
+      name: "http_post",
+      arguments: {
+        url: goal.postTo,
+        body: {
+          packages: rows.length,
+          copyleft: copyleft.length,
+          licenses: Object.fromEntries(counts.map((c) => [c.license, c.count])),
+          report: ARTIFACT_NAME,
+        },
+      },
+    });
     return { content: `Posting the summary to ${goal.postTo}.`, toolCalls };
   }
-  const top = counts.slice(0, 3).map((c) => `${c.license} ${c.count}`).join(", ");
+  const top = counts
+    .slice(0, 3)
+    .map((c) => `${c.license} ${c.count}`)
+    .join(", ");
   const result = `Audited ${rows.length} packages (${top}${counts.length > 3 ? ", …" : ""}); ${copyleft.length} copyleft${copyleft.length > 0 ? ` (${copyleft.join(", ")})` : ""}. CSV in ${ARTIFACT_NAME}; ${emailRejected && !emailCall ? `the summary email to ${goal.to ?? "the requested address"} was not sent (rejected by a handler)` : `summary emailed to ${goal.to ?? "the requested address"}`}${goal.postTo ? ` and posted to ${goal.postTo}` : ""}.`;
   recordEmail();
   if (goal.postTo && !("audit:post" in ctx.facts)) {
     const answer = (postCall?.result ?? {}) as { status?: unknown; confirmedBy?: unknown };
-    toolCalls.push({ name: "record_fact", arguments: { key: "audit:post", value: { url: goal.postTo, status: typeof answer.status === "number" ? answer.status : null, ...(typeof answer.confirmedBy === "string" ? { confirmedBy: answer.confirmedBy } : {}) } } });
+    toolCalls.push({
+      name: "record_fact",
+      arguments: {
+        key: "audit:post",
+        value: {
+          url: goal.postTo,
+          status: typeof answer.status === "number" ? answer.status : null,
+          ...(typeof answer.confirmedBy === "string" ? { confirmedBy: answer.confirmedBy } : {}),
+        },
+      },
+    });
   }
   // What the goal asked for and was not done, stated as the finish tool asks (result.gaps).
-  const gaps = emailRejected && !emailCall ? [`the summary email to ${goal.to ?? "the requested address"} was not sent: ${emailRejected.error?.message.split(". ")[0] ?? "rejected by a handler"}`] : [];
+  const gaps =
+    emailRejected && !emailCall
+      ? [`the summary email to ${goal.to ?? "the requested address"} was not sent: ${emailRejected.error?.message.split(". ")[0] ?? "rejected by a handler"}`]
+      : [];
   toolCalls.push({ name: "finish", arguments: gaps.length ? { result, gaps } : { result } });
   return { content: "The audit is complete.", toolCalls };
 }

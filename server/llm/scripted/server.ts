@@ -38,13 +38,15 @@ const faultSchema = z.object({
 export type FaultSpec = z.input<typeof faultSchema>;
 type Fault = z.output<typeof faultSchema> & { id: number };
 
-const requestSchema = z.object({
-  model: z.string().min(1),
-  messages: z.array(z.object({ role: z.string() }).passthrough()).min(1),
-  tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough() }).passthrough()).optional(),
-  stream: z.boolean().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
-}).passthrough();
+const requestSchema = z
+  .object({
+    model: z.string().min(1),
+    messages: z.array(z.object({ role: z.string() }).passthrough()).min(1),
+    tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough() }).passthrough()).optional(),
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+  })
+  .passthrough();
 
 export interface ScriptedServerStats {
   /** Chat completion requests received (faulted ones included). */
@@ -93,7 +95,9 @@ function normalizeMessages(messages: readonly Record<string, unknown>[]): ChatMe
   return messages.map((m) => {
     const content = m.content;
     if (!Array.isArray(content)) return { ...m, content: content ?? (m.role === "assistant" ? null : "") } as unknown as ChatMessage;
-    const text = content.map((part) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "")).join("");
+    const text = content
+      .map((part) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+      .join("");
     return { ...m, content: text } as unknown as ChatMessage;
   });
 }
@@ -183,7 +187,9 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       apiError(res, 404, `The model \`${model}\` does not exist.`, "invalid_request_error", "model_not_found");
       return;
     }
-    const requestHash = createHash("sha256").update(JSON.stringify({ model, messages, tools: tools ?? null })).digest("hex");
+    const requestHash = createHash("sha256")
+      .update(JSON.stringify({ model, messages, tools: tools ?? null }))
+      .digest("hex");
     const toolCalls = action.toolCalls.map((call, index) => ({
       id: `call_${createHash("sha256").update(`${requestHash}:${index}`).digest("hex").slice(0, 24)}`,
       name: call.name,
@@ -225,7 +231,9 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
               role: "assistant",
               content: action.content,
               refusal: null,
-              ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+              ...(toolCalls.length > 0
+                ? { tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+                : {}),
             },
             logprobs: null,
             finish_reason: finishReason,
@@ -252,7 +260,16 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     const events: string[] = [chunk([{ index: 0, delta: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: null }])];
     for (const piece of pieces(action.content ?? "", 24)) events.push(chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
     toolCalls.forEach((call, index) => {
-      events.push(chunk([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]));
+      events.push(
+        chunk([
+          {
+            index: 0,
+            delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] },
+            logprobs: null,
+            finish_reason: null,
+          },
+        ]),
+      );
       for (const piece of pieces(call.arguments, 64)) {
         events.push(chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]));
       }
@@ -286,12 +303,21 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       // Loopback callers only, and never a web page: a browser adds Origin to cross-site requests, and a
       // Host other than a loopback name means DNS rebinding — either could arm faults or spend the scripted budget.
       if (req.headers.origin !== undefined || !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(req.headers.host ?? "")) {
-        return apiError(res, 403, "the scripted model server answers local programs only (no browser origins, loopback Host)", "invalid_request_error", "forbidden");
+        return apiError(
+          res,
+          403,
+          "the scripted model server answers local programs only (no browser origins, loopback Host)",
+          "invalid_request_error",
+          "forbidden",
+        );
       }
       if (route === "POST /v1/chat/completions") return chatCompletions(req, res);
       if (route === "GET /health") return sendJson(res, 200, { ok: true, models: Object.keys(SCRIPTED_MODELS) });
       if (route === "GET /v1/models") {
-        return sendJson(res, 200, { object: "list", data: Object.keys(SCRIPTED_MODELS).map((id) => ({ id, object: "model", created: 0, owned_by: "longhaul-scripted" })) });
+        return sendJson(res, 200, {
+          object: "list",
+          data: Object.keys(SCRIPTED_MODELS).map((id) => ({ id, object: "model", created: 0, owned_by: "longhaul-scripted" })),
+        });
       }
       if (req.method === "GET" && path.startsWith("/v1/models/")) {
         const id = decodeURIComponent(path.slice("/v1/models/".length));

@@ -116,7 +116,8 @@ export async function readLicenseRow(workspace: string, name: string): Promise<L
   } catch {
     pkg = null;
   }
-  const version = typeof pkg === "object" && pkg !== null && typeof (pkg as { version?: unknown }).version === "string" ? (pkg as { version: string }).version : "";
+  const version =
+    typeof pkg === "object" && pkg !== null && typeof (pkg as { version?: unknown }).version === "string" ? (pkg as { version: string }).version : "";
   const license = normalizeLicense(pkg);
   return { name, version, license, copyleft: isCopyleft(license) };
 }
