@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from "@trpc/server";
+import { idField } from "../domain/input-fields.ts";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { recordAudit } from "../auth/audit.ts";
@@ -163,17 +164,21 @@ export const adminProcedure = procedureFor("admin");
 
 /**
  * Operator actions on one task (`input.taskId`): the caller must hold `operator` and have launched
- * the task (Task.createdBy is their name), or hold `admin`. FORBIDDEN names the owner; NOT_FOUND
- * when there is no such task.
+ * the task (Task.createdBy is their name), or hold `admin`. FORBIDDEN names the owner; an unknown
+ * task is the procedure's own NOT_FOUND, after its input is validated.
  */
 export const ownTaskProcedure = operatorProcedure.use(async ({ ctx, next, getRawInput }) => {
   const input = (await getRawInput().catch(() => null)) as { taskId?: unknown } | null;
-  const taskId = typeof input?.taskId === "string" ? input.taskId : null;
+  // Only a well-formed id is looked up: anything else is left to the procedure's input schema,
+  // which refuses it with a 400 naming the field (a raw NUL or a 5,000-character id never reaches SQL).
+  const parsed = idField("taskId").safeParse(input?.taskId);
+  const taskId = parsed.success ? parsed.data : null;
   if (taskId) {
     const task = await ctx.prisma.task.findUnique({ where: { id: taskId }, select: { createdBy: true } });
-    if (!task) throw new TRPCError({ code: "NOT_FOUND", message: `task ${taskId} not found` });
+    // An unknown task is left to the procedure: its input is validated first (a 400 names the bad
+    // field) and its own lookup answers NOT_FOUND.
     const principal = ctx.principal;
-    if (task.createdBy !== principal.name && !principal.roles.includes("admin")) {
+    if (task && task.createdBy !== principal.name && !principal.roles.includes("admin")) {
       throw new TRPCError({
         code: "FORBIDDEN",
         message: `task ${taskId} was launched by ${task.createdBy}: an operator acts on their own tasks (or ask an admin)`,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idField, inputObject, textField } from "../domain/input-fields.ts";
 import { rawEnv } from "../env-source.ts";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
@@ -40,10 +41,10 @@ export async function setUserRoles({ prisma, userId, roles }: { prisma: PrismaCl
   });
 }
 
-export const createUserInputSchema = z.object({
+export const createUserInputSchema = inputObject({
   email: z.email("email: a valid email address").max(200, "email: at most 200 characters"),
-  name: z.string().trim().min(1, "name: required").max(100, "name: at most 100 characters"),
-  password: z.string().min(8, "password: at least 8 characters").max(128, "password: at most 128 characters"),
+  name: textField("name", 100).refine((v) => v.length > 0, "name: required"),
+  password: z.string("password: must be text").min(8, "password: at least 8 characters").max(128, "password: at most 128 characters"),
   roles: roleListSchema.default([]),
 });
 
@@ -62,13 +63,13 @@ export async function createUserWithPassword({ prisma, input }: { prisma: Prisma
   return prisma.user.update({ where: { id: user.id }, data: { roles }, select: { id: true, name: true, email: true, roles: true } });
 }
 
-export const auditListInputSchema = z.object({
-  actor: z.string().trim().max(200, "actor: at most 200 characters").optional(),
-  action: z.string().trim().max(100, "action: at most 100 characters").optional(),
-  taskId: z.string().trim().max(100, "taskId: at most 100 characters").optional(),
+export const auditListInputSchema = inputObject({
+  actor: textField("actor", 200).optional(),
+  action: textField("action", 100).optional(),
+  taskId: idField("taskId").optional(),
   /** Exclusive: the page starts after this event id (the previous page's nextCursor). */
-  cursor: z.string().max(100).nullish(),
-  limit: z.number().int().min(1, "limit: at least 1").max(500, "limit: at most 500").default(100),
+  cursor: idField("cursor").nullish(),
+  limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(500, "limit: at most 500").default(100),
 });
 
 /**

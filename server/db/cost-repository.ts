@@ -1,5 +1,6 @@
 import { correctedEarlierCause, type CostCause } from "../domain/cost-causes.ts";
 import { priceModelCall } from "../domain/cost.ts";
+import { AppError } from "../errors.ts";
 import { crashPoint } from "../fault-injection.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 
@@ -221,8 +222,11 @@ export interface RunCostSplit {
 /**
  * The cost split of every run of a task (task page): one grouped read of the task's model calls by
  * run (index model_call(runId, …)), and the task's totals from taskCostTotals — the runs sum to it.
+ * @throws AppError NOT_FOUND for an unknown task.
  */
 export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: string }): Promise<{ runs: RunCostSplit[]; totals: TaskCostTotals }> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { id: true } });
+  if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
   const rows = await prisma.$queryRaw<
     {
       runId: string;

@@ -390,6 +390,7 @@ export async function listSteps({
 /**
  * Steps of a task whose arguments, output, summary or error contain `text` (case-insensitive),
  * as `<runId>:<stepId>` keys in timeline order; at most 20,000. `text` 1–200 characters.
+ * @throws AppError NOT_FOUND for an unknown task.
  */
 export async function searchSteps({ prisma, taskId, text }: { prisma: PrismaClient; taskId: string; text: string }): Promise<string[]> {
   const like = `%${escapeLike(text)}%`;
@@ -400,6 +401,7 @@ export async function searchSteps({ prisma, taskId, text }: { prisma: PrismaClie
       AND (s.summary ILIKE ${like} OR s.error ILIKE ${like} OR s.tool ILIKE ${like} OR s.arguments::text ILIKE ${like} OR s.output::text ILIKE ${like})
     ORDER BY r."startedAt" ASC, r.id ASC, s.index ASC
     LIMIT 20000`;
+  if (rows.length === 0) await taskExistsOrThrow({ prisma, taskId });
   return rows.map((r) => r.key);
 }
 

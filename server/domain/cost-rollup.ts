@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { inputObject, textField } from "./input-fields.ts";
 
 /**
  * The managers' cost rollups (issue 9): filters, the outcome and failure-class vocabularies, and the
@@ -24,16 +25,14 @@ const day = z
  * task's launch time (Task.createdAt); `profile`: agent profile name; `model`: model name;
  * `outcome`; `bucket`: day or week (ISO weeks, Monday) for the time series.
  */
-export const costFiltersSchema = z
-  .object({
-    from: day.optional(),
-    to: day.optional(),
-    profile: z.string().min(1).max(200).optional(),
-    model: z.string().min(1).max(200).optional(),
-    outcome: z.enum(COST_OUTCOMES).optional(),
-    bucket: z.enum(["day", "week"]).default("day"),
-  })
-  .refine((f) => !f.from || !f.to || f.from <= f.to, { message: "from must be on or before to", path: ["from"] });
+export const costFiltersSchema = inputObject({
+  from: day.optional(),
+  to: day.optional(),
+  profile: textField("profile", 200).optional(),
+  model: textField("model", 200).optional(),
+  outcome: z.enum(COST_OUTCOMES).optional(),
+  bucket: z.enum(["day", "week"]).default("day"),
+}).refine((f) => !f.from || !f.to || f.from <= f.to, { message: "from must be on or before to", path: ["from"] });
 export type CostFilters = z.infer<typeof costFiltersSchema>;
 
 /** Task.status → outcome. */

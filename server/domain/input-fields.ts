@@ -21,13 +21,17 @@ export function idField(field: string, max = 100) {
     .regex(ID_CHARS, `${field}: must be an id (letters, digits and _ : . -)`);
 }
 
-/** A free-text field of at most `max` characters (after trimming), refused when it holds NUL. */
+/** Unpaired UTF-16 surrogates: not valid Unicode, refused by PostgreSQL's UTF-8 text. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A free-text field of at most `max` characters (after trimming), refused when it holds NUL or an unpaired surrogate. */
 export function textField(field: string, max: number) {
   return z
     .string(`${field}: must be text`)
     .trim()
     .max(max, `${field}: at most ${max} characters`)
-    .refine((v) => !v.includes("\0"), `${field}: must not contain NUL characters (\\u0000): PostgreSQL cannot store them`);
+    .refine((v) => !v.includes("\0"), `${field}: must not contain NUL characters (\\u0000): PostgreSQL cannot store them`)
+    .refine((v) => !LONE_SURROGATE.test(v), `${field}: must not contain unpaired UTF-16 surrogates (not valid Unicode)`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
+import { testPrincipal } from "../support/principals.ts";
 import { resumeTask } from "../../server/domain/resume-task.ts";
 import { AGENT_STEP_RETRIES } from "../../server/inngest/functions/agent-run.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
@@ -17,7 +18,7 @@ const LIMIT = 6;
 let stack: AgentStack;
 useAgentStack((started) => (stack = started));
 
-const api = () => createCaller({ prisma: stack.db, actor: "cost-test" });
+const api = () => createCaller({ prisma: stack.db, actor: "cost-test", principal: testPrincipal("cost-test") });
 const calls = (runId: string) => stack.db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
 
 /** The API's task totals equal the sum of the task's runs, and the /costs rollup of its profile. */

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
 import { ZodError } from "zod";
 import { createCaller } from "../../server/api/root.ts";
+import { testPrincipal } from "../support/principals.ts";
 import { readableIssues } from "../../server/api/trpc.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
@@ -25,7 +26,7 @@ describe("task.launch size limits", () => {
   it("refuses 5 MB of facts naming facts and the limit; stores nothing", async () => {
     await seedDefaults(prisma);
     const actor = `limits-${Date.now()}`;
-    const caller = createCaller({ prisma, actor });
+    const caller = createCaller({ prisma, actor, principal: testPrincipal(actor) });
     // 400 facts of ~13 KB each: every value is under the 16 KiB per-fact limit, the whole is ~5.2 MB.
     const facts = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`part:${i}`, "x".repeat(13_000)]));
     const error = await caller.task.launch({ goal: "Summarise the parts", profile: "scripted", facts }).catch((e: unknown) => e);
@@ -38,7 +39,7 @@ describe("task.launch size limits", () => {
   });
 
   it("refuses one fact over 16 KiB and a goal over 20000 characters, naming each", async () => {
-    const caller = createCaller({ prisma, actor: "limits-b" });
+    const caller = createCaller({ prisma, actor: "limits-b", principal: testPrincipal("limits-b") });
     const big = await caller.task.launch({ goal: "g", facts: { report: "y".repeat(20_000) } }).catch((e: unknown) => e);
     expect(clientMessage(big)).toBe('facts: "report": at most 16384 bytes of JSON (got 20002)');
     const goal = await caller.task.launch({ goal: "g".repeat(20_001) }).catch((e: unknown) => e);

@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS } from "../../auth/api-tokens.ts";
 import { listOwnTokens, roleListSchema, signInOptions } from "../../auth/users.ts";
 import { AppError } from "../../errors.ts";
 import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
 
-export const createTokenInputSchema = z.object({
-  name: z.string().trim().min(1, "name: required").max(100, "name: at most 100 characters"),
+export const createTokenInputSchema = inputObject({
+  name: textField("name", 100).refine((v) => v.length > 0, "name: required"),
   /** Default: all of the caller's roles. */
   roles: roleListSchema.optional(),
   expiresInDays: z
-    .number()
+    .number("expiresInDays: a whole number")
     .int("expiresInDays: a whole number")
     .min(1, "expiresInDays: at least 1")
     .max(TOKEN_MAX_DAYS, `expiresInDays: at most ${TOKEN_MAX_DAYS}`)
@@ -41,7 +42,7 @@ export const accountRouter = createTRPCRouter({
     return createApiToken({ prisma: ctx.prisma, userId: p.userId, name: input.name, roles, days: input.expiresInDays });
   }),
   revokeToken: signedInProcedure
-    .input(z.object({ tokenId: z.string().trim().min(1, "tokenId: required").max(100, "tokenId: at most 100 characters") }))
+    .input(inputObject({ tokenId: idField("tokenId") }))
     .mutation(({ ctx, input }) =>
       revokeApiToken({ prisma: ctx.prisma, tokenId: input.tokenId, userId: ctx.principal.userId, asAdmin: ctx.principal.roles.includes("admin") }),
     ),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idField, inputObject } from "../../domain/input-fields.ts";
 import {
   auditListInputSchema,
   createUserInputSchema,
@@ -11,14 +12,14 @@ import {
 } from "../../auth/users.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
 
-const userId = z.string().trim().min(1, "userId: required").max(100, "userId: at most 100 characters");
+const userId = idField("userId");
 
 /** Users, roles, tokens and the audit log: admin only. */
 export const adminRouter = createTRPCRouter({
   users: adminProcedure.query(({ ctx }) => listUsers({ prisma: ctx.prisma })),
   /** Replaces a user's roles; the last admin keeps admin (CONFLICT). */
   setRoles: adminProcedure
-    .input(z.object({ userId, roles: roleListSchema }))
+    .input(inputObject({ userId, roles: roleListSchema }))
     .mutation(({ ctx, input }) => setUserRoles({ prisma: ctx.prisma, userId: input.userId, roles: input.roles })),
   createUser: adminProcedure.input(createUserInputSchema).mutation(({ ctx, input }) => createUserWithPassword({ prisma: ctx.prisma, input })),
   /** Every API token (never the secret or its hash), newest first, with its owner. */

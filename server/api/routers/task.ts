@@ -25,23 +25,30 @@ import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
 
 const dateSchema = (field: string) =>
-  z.coerce
-    .date({ error: `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)` })
+  z
+    .union([z.iso.date(), z.iso.datetime({ offset: true }), z.date()], { error: `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)` })
+    .transform((v) => (v instanceof Date ? v : new Date(v)))
     .refine((d) => !Number.isNaN(d.getTime()), `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)`);
 
 export const listTasksInputSchema = inputObject({
   /** One status or several (any of them). */
   status: z
-    .union([z.enum(TASK_STATUSES), z.array(z.enum(TASK_STATUSES)).max(TASK_STATUSES.length)])
+    .union([z.enum(TASK_STATUSES), z.array(z.enum(TASK_STATUSES)).min(1, "status: at least one status").max(TASK_STATUSES.length)])
     .transform((s) => (Array.isArray(s) ? s : [s]))
     .optional(),
-  profile: textField("profile", 100).optional(),
+  profile: textField("profile", 100)
+    .refine((v) => v.length > 0, "profile: must not be blank")
+    .optional(),
   outcome: z.enum(TASK_OUTCOMES).optional(),
   from: dateSchema("from").optional(),
   to: dateSchema("to").optional(),
-  q: textField("q", 200).optional(),
+  q: textField("q", 200)
+    .refine((v) => v.length > 0, "q: must not be blank (leave it out to search nothing)")
+    .optional(),
   sort: z.enum(TASK_SORTS).default("newest"),
-  cursor: textField("cursor", 200).optional(),
+  cursor: textField("cursor", 200)
+    .refine((v) => v.length > 0, "cursor: must not be blank")
+    .optional(),
   limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(200, "limit: at most 200").default(50),
 });
 
