@@ -220,3 +220,41 @@ export async function failUndeliveredStart({
     prisma.task.updateMany({ where: { id: taskId, status: "queued" }, data: { status: "failed", error, endedAt: new Date() } }),
   ]);
 }
+
+/**
+ * Ends a run whose Inngest function failed for good (its `onFailure`: the executor refused the run's
+ * state, e.g. a step output over its 4 MiB limit, or the function threw after its retries), with
+ * guarded compare-and-swap writes in one transaction: only a still-`running` run becomes `failed`
+ * (endReason `error`, `error` = the failure's message); a run the loop already ended (completed,
+ * escalated, dead end, failed, cancelled) is left alone, so a second delivery or a failure after the
+ * loop's own `end` step changes nothing. Steps of the run still `running` become `failed` with their
+ * end time and duration; the task follows only while it is `queued` or `running`.
+ * Returns `{ ended: false, steps: 0 }` when the run was not running (nothing written).
+ */
+export async function failRunAfterFunctionFailure({
+  prisma,
+  taskId,
+  runId,
+  error,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  /** What the run and task show as their error, e.g. "OutputTooLarge: step model-3 output is 5243000 bytes (max 4194304); …". */
+  error: string;
+}): Promise<{ ended: boolean; steps: number }> {
+  const now = new Date();
+  return prisma.$transaction(async (tx) => {
+    const ended = await tx.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", endReason: "error", endedAt: now, error } });
+    if (ended.count === 0) return { ended: false, steps: 0 };
+    const running = await tx.step.findMany({ where: { runId, status: "running" }, select: { id: true, startedAt: true } });
+    for (const s of running) {
+      await tx.step.updateMany({
+        where: { id: s.id, status: "running" },
+        data: { status: "failed", error, endedAt: now, durationMs: Math.max(0, now.getTime() - s.startedAt.getTime()) },
+      });
+    }
+    await tx.task.updateMany({ where: { id: taskId, status: { in: ["queued", "running"] } }, data: { status: "failed", endedAt: now, error, outcome: null } });
+    return { ended: true, steps: running.length };
+  });
+}

@@ -148,7 +148,8 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
 
   server.on("request", (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log(`HTTP ${req.method} ${req.url}: ${errorText(error)}`);
+      const where = `HTTP ${req.method} ${new URL(req.url ?? "/", "http://x").pathname}`;
+      if (!engine.dbOutage.failure(where, error)) log(`${where}: ${errorText(error)}`);
       if (!res.headersSent) send(res, 500, { error: "internal error" });
       else res.end();
     });

@@ -57,6 +57,14 @@ describe("PostgreSQL killed mid-run", () => {
     expect(supervision[0]).toMatch(/^PostgreSQL exited \((SIGKILL|code \d+)\); restarting it on port \d+$/);
     expect(supervision.at(-1)).toMatch(/^PostgreSQL is back after \d+ ms \(restart #1, pid \d+\)$/);
     expect(supervision.length).toBeLessThanOrEqual(3);
+    // The executor's log too (engine/outage-log.ts): one line naming the error when it lost the
+    // database, one when it is back, none of the per-statement noise (lease, heartbeat, HTTP API).
+    const executorLog = stack.executor()?.output() ?? "";
+    const outage = executorLog.split("\n").filter((l) => /PostgreSQL (unreachable|still unreachable|reachable again)/.test(l));
+    expect(executorLog, executorLog.slice(-4000)).not.toMatch(/lease failed:|heartbeat for .* failed:|HTTP [A-Z]+ \/\S*: *$/m);
+    expect(outage[0], executorLog.slice(-4000)).toMatch(/PostgreSQL unreachable \(.+\): \S/);
+    expect(outage.at(-1)).toMatch(/PostgreSQL reachable again after \d+ ms/);
+    expect(outage.length, outage.join("\n")).toBeLessThanOrEqual(3);
     // Its Unix socket is in the data folder, not the system temp folder (two clusters on one port number never collide).
     expect(existsSync(join(dir, `.s.PGSQL.${pg.port}`))).toBe(true);
   }, 360_000);

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "../../db/client.ts";
 import type { ExecutorMetrics } from "./metrics.ts";
+import type { OutageLog } from "./outage-log.ts";
 import type { HotSql } from "./pg.ts";
 
 /** A Prisma interactive-transaction client. */
@@ -125,6 +126,8 @@ export interface EngineContext {
     /** Rate limit of the "app unreachable" log line, per app origin: when it was last written and how many were held back since. */
     unreachableLog: Map<string, { at: number; suppressed: number }>;
   };
+  /** One log line per PostgreSQL outage (engine/outage-log.ts): report failed and succeeded database operations here. */
+  readonly dbOutage: OutageLog;
   /** Wakes the queue loop (after a local enqueue). */
   wake(): void;
   /** Stores and processes an internal event (`inngest/function.*`) inside `tx`. */

@@ -1,6 +1,7 @@
 import { TERMINAL, DEDUPE_WINDOW_MS, type EngineContext, type ExecutorEngineOptions, type Tx } from "./context.ts";
 import { checkpoint } from "./async-checkpoint.ts";
 import { ingest, storeAndProcess, type IncomingEvent } from "./events.ts";
+import { OutageLog } from "./outage-log.ts";
 import { Queue } from "./queue.ts";
 import { cancelRun, cancelRunById } from "./runs.ts";
 
@@ -23,6 +24,11 @@ export class Executor {
   /** The executor's own origin, used for nothing but logs (set by the HTTP layer). */
   url = "";
 
+  /** The process's PostgreSQL outage log (engine/outage-log.ts), shared with the HTTP layer. */
+  get dbOutage(): OutageLog {
+    return this.ctx.dbOutage;
+  }
+
   constructor(options: ExecutorEngineOptions) {
     const state = {
       running: false,
@@ -33,6 +39,7 @@ export class Executor {
     const ctx: EngineContext = {
       o: options,
       state,
+      dbOutage: new OutageLog(options.log),
       wake: () => this.wake(),
       emit: (tx, event) => storeAndProcess(ctx, tx, event),
     };

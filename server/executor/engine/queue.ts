@@ -45,8 +45,9 @@ export class Queue {
       if (free > 0) {
         try {
           leased = await this.lease(free);
+          this.ctx.dbOutage.ok();
         } catch (error) {
-          o.log(`lease failed: ${errorText(error)}`);
+          if (!this.ctx.dbOutage.failure("lease", error)) o.log(`lease failed: ${errorText(error)}`);
           await delay(500);
         }
       }
@@ -55,7 +56,9 @@ export class Queue {
         const heartbeat = this.heartbeat(item);
         const p = processItem(this.ctx, item)
           .catch(async (error: unknown) => {
-            o.log(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; released, same attempt, retry in 1 s`);
+            if (!this.ctx.dbOutage.failure(`item ${item.kind}`, error)) {
+              o.log(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; released, same attempt, retry in 1 s`);
+            }
             await release(this.ctx, item, 1000).catch(() => {});
           })
           .finally(() => {
@@ -103,8 +106,13 @@ export class Queue {
       () => {
         o.hot
           .query("lh_heartbeat", HEARTBEAT, [o.leaseMs, item.id, item.owner])
-          .then(() => o.metrics.leaseRenewals.inc())
-          .catch((error: unknown) => o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`));
+          .then(() => {
+            o.metrics.leaseRenewals.inc();
+            this.ctx.dbOutage.ok();
+          })
+          .catch((error: unknown) => {
+            if (!this.ctx.dbOutage.failure("heartbeat", error)) o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`);
+          });
       },
       Math.max(50, Math.floor(o.leaseMs / 3)),
     );

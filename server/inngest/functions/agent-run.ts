@@ -2,7 +2,7 @@ import { startSegment } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
 import { applyDecision, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
 import { notifyEscalation } from "../../db/escalation-notify.ts";
-import { finishRun } from "../../db/run-repository.ts";
+import { failRunAfterFunctionFailure, finishRun } from "../../db/run-repository.ts";
 import { findRiskyVerdict } from "../../db/approval-repository.ts";
 import { assistantMessage, buildInitialMessages, toolResultMessage } from "../../domain/agent-context.ts";
 import {
@@ -50,6 +50,14 @@ function inspectCalls(taskId: string, calls: ModelToolCall[]): InspectedCall[] {
   });
 }
 
+/** "Name: message" of the error a failed function run ended with (the name left out when it adds nothing), never empty. */
+export function failureMessage(error: Pick<Error, "name" | "message"> | undefined): string {
+  const name = error?.name ?? "";
+  const message = error?.message ?? "";
+  const text = name && name !== "Error" && !message.startsWith(name) ? `${name}: ${message}` : message;
+  return text.trim() || "the run's function failed without an error message";
+}
+
 /**
  * The `agent-run` Inngest function: one segment of a run of a task — wiring only. It reads the
  * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop.ts,
@@ -73,6 +81,16 @@ export const agentRun = inngest.createFunction(
     triggers: [runStarted, runContinued],
     retries: AGENT_STEP_RETRIES,
     cancelOn: [{ event: runCancelled, match: "data.runId" }],
+    // The run's function failed for good — the executor refused its state (a step output over its
+    // 4 MiB limit, too many steps, the app unreachable) or the handler threw after its retries: the
+    // executor sends `inngest/function.failed` (INNGEST-PROTOCOL.md §2.8) and the run and task end
+    // `failed` with the error naming the limit. Compare-and-swap writes: a run the loop already ended
+    // (its own `fail`/`finish`/`escalate`) is left as it is, so nothing is handled twice.
+    onFailure: async ({ event, error, step }) => {
+      const { taskId, runId } = event.data.event.data;
+      const message = failureMessage(error);
+      return step.run("fail-run", () => failRunAfterFunctionFailure({ prisma: prisma(), taskId, runId, error: message }));
+    },
   },
   async ({ event, step, attempt }) => {
     const { taskId, runId } = event.data;

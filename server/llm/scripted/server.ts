@@ -23,17 +23,26 @@ import { PrefixCache } from "./prefix-cache.ts";
  *   `DELETE` clears. A stall is silence, then the normal answer if the client is still there; a cut
  *   is half the stream (or half the JSON body) and then the end of the response, with no
  *   finish_reason and no `[DONE]`. `no_usage` answers normally but reports no `usage` (as some
- *   OpenAI-compatible servers do), so the client has to estimate the tokens.
+ *   OpenAI-compatible servers do), so the client has to estimate the tokens. `oversize` answers
+ *   normally with `bytes` (default 5 MiB) of padding appended to the content (a runaway reply);
+ *   its completion tokens count the padding as one token per 4 bytes (tokenizing megabytes is slow).
  * - `GET /control/stats` counts requests; `POST /control/reset` clears faults, stats and the cache.
  */
 
 const faultSchema = z.object({
-  kind: z.enum(["429", "500", "stall", "cut", "no_usage"]),
+  kind: z.enum(["429", "500", "stall", "cut", "no_usage", "oversize"]),
   count: z.number().int().min(1).max(1_000_000).default(1),
   retryAfterSeconds: z.number().min(0).max(86_400).default(1),
   stallMs: z.number().int().min(0).max(3_600_000).default(600_000),
   phase: z.enum(["before_headers", "after_headers"]).optional(),
   model: z.string().min(1).optional(),
+  /** oversize: bytes of padding appended to the reply's content. */
+  bytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
 });
 export type FaultSpec = z.input<typeof faultSchema>;
 type Fault = z.output<typeof faultSchema> & { id: number };
@@ -187,6 +196,8 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       apiError(res, 404, `The model \`${model}\` does not exist.`, "invalid_request_error", "model_not_found");
       return;
     }
+    const padding = fault?.kind === "oversize" ? "x".repeat(fault.bytes) : "";
+    const content = padding ? `${action.content ?? ""}\n${padding}` : action.content;
     const requestHash = createHash("sha256")
       .update(JSON.stringify({ model, messages, tools: tools ?? null }))
       .digest("hex");
@@ -199,7 +210,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     const promptTokens = tokenizePrompt(messages, tools);
     const usage = {
       prompt_tokens: promptTokens.length,
-      completion_tokens: countCompletionTokens(action.content, toolCalls),
+      completion_tokens: countCompletionTokens(action.content, toolCalls) + Math.ceil(padding.length / 4),
       total_tokens: 0,
       prompt_tokens_details: { cached_tokens: cache.lookupAndStore(promptTokens), audio_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
@@ -229,7 +240,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
             index: 0,
             message: {
               role: "assistant",
-              content: action.content,
+              content,
               refusal: null,
               ...(toolCalls.length > 0
                 ? { tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
@@ -258,7 +269,8 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_scripted", choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`;
     const events: string[] = [chunk([{ index: 0, delta: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: null }])];
-    for (const piece of pieces(action.content ?? "", 24)) events.push(chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
+    for (const piece of pieces(content ?? "", padding ? 65_536 : 24))
+      events.push(chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
     toolCalls.forEach((call, index) => {
       events.push(
         chunk([
