@@ -174,7 +174,8 @@ export async function runCheckpointStep({
  * The body of step `compact-<n>`: the segment's starting state does not fit the window (a resume
  * into a smaller window, a few huge facts). Compacts the checkpoint itself (`compactCheckpointState`:
  * completed steps summarised, the largest facts made references to the row that keeps them — the
- * source checkpoint's working set, or the task's input) and, when it now fits `limitTokens`, saves it
+ * source checkpoint's working set, or the task's input; down to half of `limitTokens` when it can, so
+ * the segment has room to work) and, when it now fits `limitTokens`, saves it
  * as a new `saturation` checkpoint the next segment starts from. No model call. Returns the sizes
  * either way; `checkpointId` only when it fits (the loop escalates with the sizes otherwise).
  */
@@ -219,6 +220,8 @@ export async function runCompactStep({
     workingSet: start.workingSet,
     completedSteps: start.completedSteps,
     limitTokens,
+    // Half the limit: the other half is the segment's room to work before it saturates again.
+    targetTokens: Math.floor(limitTokens / 2),
     measure,
     refFor: (key) => `${source}.${JSON.stringify(key)}`,
   });

@@ -270,7 +270,9 @@ export function describeValue(value: unknown): string {
 
 /**
  * Compacts a checkpoint's own state until the prompt it starts from fits `limitTokens` (issue 8: a
- * checkpoint too big for the window). In order, each step only while still over the limit:
+ * checkpoint too big for the window), aiming at `targetTokens` (default: the limit) so the segment
+ * that starts from it has room to work — a start that only just fits saturates again within a few
+ * turns. In order, each step only while still over the target:
  * 1. completed steps folded to the newest COMPACT_KEEP_STEPS (`compactCompletedSteps`);
  * 2. the largest working-set values (over COMPACT_VALUE_MIN_CHARS characters of JSON), largest
  *    first, replaced by a FactReference `{ $ref: refFor(key), description }` — the whole value stays
@@ -283,12 +285,15 @@ export function compactCheckpointState({
   workingSet,
   completedSteps,
   limitTokens,
+  targetTokens = limitTokens,
   measure,
   refFor,
 }: {
   workingSet: WorkingSet;
   completedSteps: CompletedStepSummary[];
   limitTokens: number;
+  /** Tokens to compact down to when possible (≤ limitTokens); `fits` is judged against the limit. */
+  targetTokens?: number;
   measure: (state: { workingSet: WorkingSet; completedSteps: CompletedStepSummary[] }) => number;
   refFor: (key: string) => string;
 }): { workingSet: WorkingSet; completedSteps: CompletedStepSummary[]; tokens: number; fits: boolean; referenced: string[] } {
@@ -300,13 +305,14 @@ export function compactCheckpointState({
     .map(([key, value]) => ({ key, value, chars: JSON.stringify(value)?.length ?? 0 }))
     .filter((e) => e.chars > COMPACT_VALUE_MIN_CHARS)
     .sort((a, b) => b.chars - a.chars || (a.key < b.key ? -1 : 1));
+  const target = Math.min(targetTokens, limitTokens);
   for (const e of large) {
-    if (tokens <= limitTokens) break;
+    if (tokens <= target) break;
     ws[e.key] = { $ref: refFor(e.key), description: describeValue(e.value) } satisfies FactReference;
     referenced.push(e.key);
     tokens = measure({ workingSet: ws, completedSteps: steps });
   }
-  if (tokens > limitTokens) {
+  if (tokens > target) {
     steps = compactCompletedSteps(steps, 0);
     tokens = measure({ workingSet: ws, completedSteps: steps });
   }

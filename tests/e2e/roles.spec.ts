@@ -112,9 +112,11 @@ test("manager: reads every task, read-only; refused launching and deciding", asy
   await adminPage.goto("/tasks");
   const page = await pageAs(browser, adminPage, baseURL!, MANAGER);
   await page.goto("/tasks");
-  expect(await navLinks(page)).toEqual(["Tasks"]);
+  expect(await navLinks(page)).toEqual(["Tasks", "Costs"]);
   await expect(page.getByRole("heading", { name: "Tasks" })).toBeVisible();
   await expect(page.locator('a[href^="/tasks/task_"]').first()).toBeVisible();
+  await page.goto("/costs");
+  await expect(page.getByRole("heading", { name: "Costs" })).toBeVisible();
   const launch = await page.request.post("/api/trpc/task.launch", { data: { json: { goal: GOAL, profile: "scripted" } } });
   expect(launch.status()).toBe(403);
   const decide = await page.request.post("/api/trpc/escalation.decide", { data: { json: { escalationId: "esc_none", decision: "cancel" } } });

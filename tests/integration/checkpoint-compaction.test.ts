@@ -51,7 +51,10 @@ describe("a checkpoint too big for the window", () => {
     // The task moves to a model with a 12k-token window: its latest checkpoint no longer fits.
     await stack.db.agentProfile.update({ where: { name: profile }, data: { contextWindow: 12_000, saturationRatio: 0.7 } });
     const resumed = await resumeTask({ taskId, cause: "resume", actor: "compaction-test", ports: testResumePorts(stack) });
-    expect(await stack.waitForTaskStatus(taskId, undefined, 120_000)).toBe("completed");
+    const status = await stack.waitForTaskStatus(taskId, undefined, 120_000);
+    if (status !== "completed")
+      console.error("escalations:", JSON.stringify(await stack.db.escalation.findMany({ where: { taskId }, select: { reason: true, message: true } })));
+    expect(status).toBe("completed");
 
     const ev = await loadRunEvidence(stack.db, { taskId, runId: resumed.runId });
     expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
