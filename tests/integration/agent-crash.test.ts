@@ -33,14 +33,33 @@ async function expectCompletedDemo(ev: RunEvidence): Promise<void> {
 /** `stepId ×attempts` of every step that ran more than once. */
 const reExecuted = (ev: RunEvidence) => ev.steps.filter((s) => s.attempts !== 1).map((s) => `${s.stepId} ×${s.attempts}`);
 
+/** Longhaul run ids launched by this file whose executor runs may still be in flight. */
+const launched = new Set<string>();
+
+/** Launches the demo task and remembers its run for the next test's {@link beforeEach}. */
+async function launchDemo(): Promise<{ taskId: string; runId: string }> {
+  const started = await stack.launchDemo({ limit: LIMIT });
+  launched.add(started.runId);
+  return started;
+}
+
 describe("agent run durability", () => {
-  beforeEach(() => stack.ensureUp());
+  beforeEach(async () => {
+    await stack.ensureUp();
+    // A run an earlier test left in flight (it failed before its run completed) would share the next
+    // kill: its step body running at that moment runs again after the restart, and the crash counters
+    // (`…@12`) would count its steps too. Each test starts with none.
+    for (const runId of launched) {
+      await stack.waitForExecutorRun(runId);
+      launched.delete(runId);
+    }
+  });
 
   it("kill -9 of the executor mid-run: after a restart the run completes and no saved step runs again", async () => {
     await stack.kill("executor", "SIGTERM");
     // Exits 137 (as kill -9) right after committing the 12th step result, mid-run.
     const doomed = await stack.startExecutor({ crashAt: "executor:after-step-saved@12" });
-    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    const { taskId, runId } = await launchDemo();
     expect(await doomed.exited).toBe(137);
     expect(doomed.output()).toContain("crash at executor:after-step-saved (#12)");
     const doneAtKill = await stack.db.step.count({ where: { runId, status: "completed" } });
@@ -64,7 +83,7 @@ describe("agent run durability", () => {
   it("kill -9 of the app right after send_email committed: one email, and the agent gets the same messageId", async () => {
     await stack.kill("app", "SIGTERM");
     const doomed = await stack.startApp({ crashAt: "tool:after-side-effect" });
-    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    const { taskId, runId } = await launchDemo();
     expect(await doomed.exited).toBe(137);
     expect(doomed.output()).toContain("crash at tool:after-side-effect (#1)");
     const sentBeforeCrash = await stack.db.outboxMessage.findMany({ where: { taskId } });
@@ -93,13 +112,14 @@ describe("agent run durability", () => {
   });
 
   it("app down while the executor drives the run: it waits for the app without using up step attempts", async () => {
-    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    const { taskId, runId } = await launchDemo();
     await waitFor("a third of the steps to complete", async () => (await stack.db.step.count({ where: { runId, status: "completed" } })) >= 15, 60_000);
-    const unreachableBefore = countUnreachable(stack.executor()!.output());
     expect(await stack.kill("app")).toBeNull(); // SIGKILL
-    // Keep the app down until the executor has tried to reach it at least twice (its log says so): the
-    // first failure is the in-flight request cut by the kill, the next ones are refused connections.
-    await waitFor("the executor to find the app unreachable", () => countUnreachable(stack.executor()!.output()) >= unreachableBefore + 2, 30_000);
+    // Keep the app down until the executor has tried to reach it at least twice: the first failure is
+    // the in-flight request cut by the kill, the next ones are refused connections. The executor counts
+    // them on the run's queue item (`connectFailures`, kept across retries of the same item); its log
+    // says "app unreachable" at most once a minute per app, so the log cannot count them.
+    await waitFor("the executor to find the app unreachable", async () => (await connectFailures(runId)) >= 2, 30_000);
     // The step whose body the kill interrupted, if any: begun but not ended, or ended in the database
     // but its result not yet memoized by the executor. It must run again; nothing else may.
     const segmentIds = (await findExecutorRuns(stack.db, runId)).map((r) => r.id);
@@ -134,7 +154,7 @@ describe("agent run durability", () => {
   it("kill -9 of the executor and a restart within the SDK's checkpoint retries: no step runs twice", async () => {
     await stack.kill("executor", "SIGTERM");
     const doomed = await stack.startExecutor({ crashAt: "executor:after-step-saved@12" });
-    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    const { taskId, runId } = await launchDemo();
     expect(await doomed.exited).toBe(137);
     // The same instance back at once (in process: a child needs seconds just to load).
     const port = Number(new URL(stack.executorUrl).port);
@@ -168,6 +188,9 @@ function loggedAttempts(log: string, ev: RunEvidence): number[] {
   );
 }
 
-function countUnreachable(log: string): number {
-  return log.split("\n").filter((l) => l.includes("app unreachable")).length;
+/** The most failed connections to the app any queue item of the run's segments has counted (executor payload `connectFailures`). */
+async function connectFailures(runId: string): Promise<number> {
+  const segmentIds = (await findExecutorRuns(stack.db, runId)).map((r) => r.id);
+  const items = await stack.db.executorQueueItem.findMany({ where: { runId: { in: segmentIds } }, select: { payload: true } });
+  return Math.max(0, ...items.map((i) => Number((i.payload as { connectFailures?: unknown } | null)?.connectFailures ?? 0)));
 }
