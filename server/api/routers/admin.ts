@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { idField, inputObject } from "../../domain/input-fields.ts";
 import {
   auditListInputSchema,
