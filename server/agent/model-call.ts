@@ -1,4 +1,3 @@
-import { modelCallCostUsd } from "../domain/cost.ts";
 import { ModelCallError } from "../llm/errors.ts";
 import type { ChatCompletionResult } from "../llm/provider.ts";
 import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
@@ -63,12 +62,12 @@ export async function callModelRecorded({
       cause: "retry",
       latencyMs: error.latencyMs,
       error: error.message.slice(0, 2000),
-      costUsd: error.billed ? modelCallCostUsd({ model, usage, prices: profile.prices }).usd : 0,
     });
     return { ok: false, error };
   }
-  const costUsd = modelCallCostUsd({ model, usage: res.usage, prices: profile.prices }).usd;
-  await ports.recordModelCall({
+  // Priced once, by the ledger (the run's profile prices, else the price package): the figure the
+  // loop's dollar ceiling uses is the one stored.
+  const { usd: costUsd } = await ports.recordModelCall({
     runId,
     stepId,
     attempt,
@@ -80,7 +79,6 @@ export async function callModelRecorded({
     billed: true,
     cause,
     latencyMs: res.latencyMs,
-    costUsd,
   });
   return { ok: true, res, costUsd };
 }

@@ -28,7 +28,6 @@ export interface ModelCallRecord {
   cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded" | "restart";
   latencyMs: number;
   error?: string;
-  costUsd: number;
 }
 
 /** The timeline's step rows. */
@@ -57,7 +56,8 @@ export interface StepPorts {
 /** The model provider and the cost ledger. */
 export interface ModelPorts {
   chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey"> & { profileBaseUrl: string | null }): Promise<ChatCompletionResult>;
-  recordModelCall(record: ModelCallRecord): Promise<unknown>;
+  /** Records and prices the call (an unbilled attempt costs 0); returns its dollars. */
+  recordModelCall(record: ModelCallRecord): Promise<{ usd: number }>;
   /** The task's whole model spend in USD (all runs, retries included). */
   taskSpendUsd(taskId: string): Promise<number>;
 }

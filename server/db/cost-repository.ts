@@ -9,9 +9,8 @@ type Db = PrismaClient | Prisma.TransactionClient;
 /**
  * Records one model HTTP attempt in the cost ledger (ARCHITECTURE.md "Cost"; one row per attempt)
  * and corrects the causes the attempt reveals:
- * - dollars are priced here, from the row's tokens and the run's profile (its price overrides, else
- *   `@pydantic/genai-prices`), with the price table's version; an unbilled attempt costs 0
- *   (`costUsd` from the caller is ignored, kept for call-site compatibility);
+ * - dollars are priced here, and only here, from the row's tokens and the run's profile (its price
+ *   overrides, else `@pydantic/genai-prices`), with the price table's version; an unbilled attempt costs 0;
  * - `estimated`: the provider reported no usage and the tokens were counted with gpt-tokenizer;
  * - an earlier successful attempt of the same step whose result this attempt replaces becomes
  *   `retry` (earlier executor attempt) or `restart` (same attempt: the process died before the
@@ -23,7 +22,6 @@ export async function recordModelCall({
   prisma,
   estimated = false,
   reasoningTokens = 0,
-  costUsd: _ignored,
   ...data
 }: {
   prisma: Db;
@@ -42,9 +40,7 @@ export async function recordModelCall({
   cause: CostCause;
   latencyMs: number;
   error?: string;
-  costUsd?: number;
 }): Promise<{ usd: number; priceVersion: string }> {
-  void _ignored;
   const run = await prisma.run.findUniqueOrThrow({
     where: { id: data.runId },
     select: { task: { select: { profile: { select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true } } } } },

@@ -1,6 +1,7 @@
 import { NonRetriableError, RetryAfterError } from "inngest";
 import { describe, expect, it } from "vitest";
 import { openAutoResume } from "../../server/agent/auto-resume.ts";
+import { modelCallCostUsd } from "../../server/domain/cost.ts";
 import { runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
 import { runModelStep } from "../../server/agent/model-step.ts";
 import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
@@ -29,8 +30,10 @@ function fakePorts(overrides: Partial<AgentPorts> = {}): { ports: AgentPorts; ca
     endStep: log("endStep"),
     noteStepError: log("noteStepError"),
     chat: () => Promise.reject(new Error("no chat scripted")),
+    // Prices like the ledger does (server/db/cost-repository.ts): the profile's prices, 0 when unbilled.
     recordModelCall: async (r) => {
       modelCalls.push(r);
+      return { usd: r.billed ? modelCallCostUsd({ model: r.model, usage: r, prices: PROFILE.prices }).usd : 0 };
     },
     taskSpendUsd: async () => 0.25,
     runRequests: async () => ({ checkpointRequested: false, escalationRequested: null }),
@@ -84,7 +87,7 @@ describe("model step", () => {
     const turn = await runModelStep({ ports, ...base, attempt: 0 });
     expect(turn).toMatchObject({ ok: true, costUsd: 2, checkpointRequested: true, toolCalls: [{ name: "read_file" }] });
     expect(turn.ok && turn.spendUsd).toBeUndefined();
-    expect(modelCalls).toEqual([expect.objectContaining({ status: "ok", cause: "productive", costUsd: 2, stepId: "model-3", attempt: 0 })]);
+    expect(modelCalls).toEqual([expect.objectContaining({ status: "ok", cause: "productive", billed: true, stepId: "model-3", attempt: 0 })]);
     expect(calls.find((c) => c.method === "endStep")?.input).toMatchObject({ status: "completed", summary: "read_file" });
   });
 
