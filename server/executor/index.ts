@@ -146,13 +146,22 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     return { appId: reply.app_id, functionIds: result.functionIds };
   };
 
+  // Requests wait until the engine has started, i.e. released the leases a previous process of this
+  // instance left: a checkpoint served before that would renew a dead process's lease just before it
+  // is released, and the dead process's request (still running on the app) would go on to its next
+  // step while this process re-dispatches the run, so that step would run twice.
+  let engineStarted!: { resolve: () => void; reject: (error: unknown) => void };
+  const started = new Promise<void>((resolve, reject) => (engineStarted = { resolve, reject }));
+  started.catch(() => {}); // a failed start is thrown by startExecutor; requests meanwhile get a 500
   server.on("request", (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const where = `HTTP ${req.method} ${new URL(req.url ?? "/", "http://x").pathname}`;
-      if (!engine.dbOutage.failure(where, error)) log(`${where}: ${errorText(error)}`);
-      if (!res.headersSent) send(res, 500, { error: "internal error" });
-      else res.end();
-    });
+    started
+      .then(() => handle(req, res))
+      .catch((error: unknown) => {
+        const where = `HTTP ${req.method} ${new URL(req.url ?? "/", "http://x").pathname}`;
+        if (!engine.dbOutage.failure(where, error)) log(`${where}: ${errorText(error)}`);
+        if (!res.headersSent) send(res, 500, { error: "internal error" });
+        else res.end();
+      });
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -257,7 +266,14 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     return send(res, 404, { error: `no route for ${method} ${path}` });
   }
 
-  await engine.start();
+  try {
+    await engine.start();
+  } catch (error) {
+    engineStarted.reject(error);
+    server.close();
+    throw error;
+  }
+  engineStarted.resolve();
 
   // Sync the configured apps: retry every 2 s until reachable, then re-sync periodically.
   let stopped = false;
