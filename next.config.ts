@@ -1,4 +1,10 @@
 import type { NextConfig } from "next";
+import { parseEnv } from "./server/env.ts";
+
+// Validate the environment when Next loads its config (create-t3-app's habit): `next build`, `next dev`
+// and `next start` fail fast with the bad variable's name instead of a page failing later. The
+// config reads no variable itself; server code reads them through env() (server/env.ts).
+parseEnv();
 
 const nextConfig: NextConfig = {
   // Server code is imported with explicit .ts extensions (tsx runs the same files outside Next).

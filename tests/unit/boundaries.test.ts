@@ -51,4 +51,11 @@ describe("boundaries an import graph cannot see", () => {
     const offenders = server.flatMap((f) => hits(f, /process\.env\b/));
     expect(offenders).toEqual([]);
   });
+
+  it("next.config.ts reads no variable itself and validates the environment through server/env.ts", () => {
+    const text = readFileSync(join(root, "next.config.ts"), "utf8");
+    expect(hits("next.config.ts", /process\.env\b/)).toEqual([]);
+    expect(text).toMatch(/import \{ parseEnv \} from "\.\/server\/env\.ts";/);
+    expect(text).toMatch(/^parseEnv\(\);$/m);
+  });
 });
