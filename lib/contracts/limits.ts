@@ -28,6 +28,17 @@ export const MAX_LAUNCH_FACTS = 1_000;
  * outputs (the run's start, every checkpoint) next to the goal, the completed steps and their outputs.
  */
 export const MAX_LAUNCH_FACTS_BYTES = EXECUTOR_MAX_STEP_OUTPUT_BYTES / 4;
+/** Largest step budget a launch may set (model + tool steps). */
+export const MAX_STEP_BUDGET = 100_000;
+/** Largest token budget a launch may set (prompt + completion tokens). */
+export const MAX_TOKEN_BUDGET = 1_000_000_000;
+/** Smallest dollar budget a launch may set, USD: a millionth of a dollar, the stored precision (Decimal(12,6)). */
+export const MIN_COST_BUDGET_USD = 0.000001;
+/** Largest dollar budget a launch may set, USD. */
+export const MAX_COST_BUDGET_USD = 999_999;
+/** Most packages the license-audit demo may be asked to read. */
+export const MAX_DEMO_PACKAGES = 5_000;
+
 /** Longest guidance a human may give a resumed run (escalation decision, resume, fork), characters. */
 export const MAX_GUIDANCE_CHARS = 10_000;
 

@@ -2,7 +2,8 @@ import type { ModelToolCall, ModelUsage } from "../llm/types.ts";
 import type { CompletedStepSummary } from "./agent-context.ts";
 import { checkpointReasonAfterTurn, describeToolStep, isSaturated, type CheckpointReason } from "./checkpoint.ts";
 import { detectAlerts, type Alert, type StepRecord } from "./detectors.ts";
-import { describeCeiling, reachedCeiling, type Ceiling } from "./step-budget.ts";
+import { describeCeiling } from "../../lib/contracts/ceiling.ts";
+import { reachedCeiling, type Ceiling } from "./step-budget.ts";
 import { briefCall } from "./step-summaries.ts";
 
 /**

@@ -6,10 +6,15 @@ import {
   MAX_GOAL_CHARS,
   MAX_LAUNCH_FACTS,
   MAX_LAUNCH_FACTS_BYTES,
+  MAX_COST_BUDGET_USD,
+  MAX_DEMO_PACKAGES,
+  MAX_STEP_BUDGET,
+  MAX_TOKEN_BUDGET,
+  MIN_COST_BUDGET_USD,
 } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "./unstorable.ts";
-import { DEMO_DEFAULT_EMAIL } from "../../lib/contracts/demo.ts";
+import { DEMO_DEFAULT_EMAIL, DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget } from "../../lib/contracts/demo.ts";
 import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 
@@ -47,7 +52,7 @@ export const launchTaskInputSchema = z
       demo: z
         .object({
           kind: z.literal("license-audit"),
-          limit: z.number().int().min(1, "demo.limit: at least 1").max(5_000, "demo.limit: at most 5000"),
+          limit: z.number().int().min(1, "demo.limit: at least 1").max(MAX_DEMO_PACKAGES, `demo.limit: at most ${MAX_DEMO_PACKAGES}`),
           emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
           /** Also POST the summary as JSON here (the `http_post` tool; its origin must be in LONGHAUL_HTTP_ALLOW). */
           postUrl: z
@@ -57,13 +62,13 @@ export const launchTaskInputSchema = z
         })
         .optional(),
       profile: z.string().min(1).max(100).default("scripted"),
-      stepBudget: z.number().int().min(1, "stepBudget: at least 1").max(100_000, "stepBudget: at most 100000").optional(),
-      tokenBudget: z.number().int().min(1).max(1_000_000_000).optional(),
+      stepBudget: z.number().int().min(1, "stepBudget: at least 1").max(MAX_STEP_BUDGET, `stepBudget: at most ${MAX_STEP_BUDGET}`).optional(),
+      tokenBudget: z.number().int().min(1, "tokenBudget: at least 1").max(MAX_TOKEN_BUDGET, `tokenBudget: at most ${MAX_TOKEN_BUDGET}`).optional(),
       /** Dollar ceiling (USD, model spend incl. retries and checkpoints). Omitted: the profile's. */
       costBudgetUsd: z
         .number("costBudgetUsd: a number of US dollars")
-        .min(0.000001, "costBudgetUsd: at least 0.000001 (a millionth of a dollar, the stored precision)")
-        .max(999_999, "costBudgetUsd: at most 999999")
+        .min(MIN_COST_BUDGET_USD, `costBudgetUsd: at least ${MIN_COST_BUDGET_USD.toFixed(6)} (a millionth of a dollar, the stored precision)`)
+        .max(MAX_COST_BUDGET_USD, `costBudgetUsd: at most ${MAX_COST_BUDGET_USD}`)
         .optional(),
       workspace: z.string().min(1).max(4_096).optional(),
       facts: launchFactsSchema.optional(),
@@ -135,16 +140,7 @@ export interface LaunchPorts {
   defaultWorkspace: string;
 }
 
-/**
- * Default step budget of the license-audit demo: measured runs take ~2.7–2.9 model+tool steps per
- * package (509 packages: 1,395 steps; 300: 862) plus ~30 for listing and reporting; this leaves a
- * margin of about 10 %. Capped at the launch form's maximum (100,000).
- */
-export const DEMO_STEPS_PER_PACKAGE = 3.2;
-export const DEMO_STEPS_BASE = 80;
-export function demoStepBudget(limit: number): number {
-  return Math.min(100_000, Math.ceil(limit * DEMO_STEPS_PER_PACKAGE) + DEMO_STEPS_BASE);
-}
+export { DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget };
 
 /**
  * Launches a task: creates Task (queued) + Run (initial) and sends `longhaul/run.started`.

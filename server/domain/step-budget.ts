@@ -1,9 +1,7 @@
-/** A hard ceiling reached: which one, how much was used, and the limit (steps, tokens, or USD for `cost`). */
-export interface Ceiling {
-  kind: "steps" | "tokens" | "cost";
-  used: number;
-  limit: number;
-}
+import type { CeilingUsage } from "../../lib/contracts/ceiling.ts";
+
+/** A hard ceiling reached: which one, how much was used, and the limit (steps, tokens, or USD for `cost`); the shape is lib/contracts/ceiling.ts's. */
+export type Ceiling = CeilingUsage;
 
 /**
  * Hard ceilings enforced by the orchestrator, whatever the model does (ARCHITECTURE.md step 4;
@@ -36,12 +34,4 @@ export function reachedCeiling({
   if (tokenBudget !== null && tokensUsed >= tokenBudget) return { kind: "tokens", used: tokensUsed, limit: tokenBudget };
   if (costBudgetUsd !== null && costBudgetUsd > 0 && costUsd >= costBudgetUsd) return { kind: "cost", used: costUsd, limit: costBudgetUsd };
   return null;
-}
-
-/** "steps budget is reached: 24 of 24" / "dollar budget is reached: $0.0123 of $0.0100" (6 decimals under a cent) — for messages. */
-export function describeCeiling(c: Ceiling): string {
-  // Four decimals, or six for ceilings under a cent (so $0.000004 does not read "$0.0000").
-  const usd = (x: number) => `$${x.toFixed(c.limit < 0.01 ? 6 : 4)}`;
-  if (c.kind === "cost") return `dollar budget is reached: ${usd(c.used)} of ${usd(c.limit)}`;
-  return `${c.kind} budget is reached: ${c.used} of ${c.limit}`;
 }

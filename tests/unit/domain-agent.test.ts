@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { assistantMessage, buildInitialMessages, toolResultMessage } from "../../server/domain/agent-context.ts";
 import { modelCallCostUsd } from "../../server/domain/cost.ts";
-import { describeCeiling, reachedCeiling } from "../../server/domain/step-budget.ts";
+import { describeCeiling } from "../../lib/contracts/ceiling.ts";
+import { reachedCeiling } from "../../server/domain/step-budget.ts";
 
 describe("buildInitialMessages", () => {
   it("carries the goal verbatim and the working set as JSON, and nothing of a transcript", () => {
