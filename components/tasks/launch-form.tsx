@@ -5,6 +5,19 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
+import { demoStepBudget } from "@/lib/contracts/demo.ts";
+import { launchLimitProblems, measureLaunch, parseFactsText } from "@/lib/contracts/launch-limits.ts";
+import {
+  MAX_COST_BUDGET_USD,
+  MAX_DEMO_PACKAGES,
+  MAX_FACT_VALUE_BYTES,
+  MAX_GOAL_CHARS,
+  MAX_LAUNCH_FACTS,
+  MAX_LAUNCH_FACTS_BYTES,
+  MAX_STEP_BUDGET,
+  MAX_TOKEN_BUDGET,
+  MIN_COST_BUDGET_USD,
+} from "@/lib/contracts/limits.ts";
 
 const field =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-zinc-900 focus:outline-none focus:ring-1 focus:ring-zinc-900";
@@ -13,8 +26,11 @@ const label = "block text-sm font-medium text-zinc-800";
 /**
  * The launch form: the seeded demo (license audit of node_modules, with a package limit) or a goal
  * of your own, a profile, budgets (steps; optional tokens and US dollars — empty = the profile's,
- * shown as the placeholder) and the workspace. A launch key made once per form blocks
- * double launches; on success the run page opens.
+ * shown as the placeholder), optional facts (a JSON object: the working set the run starts from) and
+ * the workspace. Live counters show the launch limits (lib/contracts/limits.ts: goal characters,
+ * fact count, largest fact, all facts' bytes); a launch over a limit is refused before it is sent,
+ * naming the field and the limit, and the server's refusal is still shown if it comes. A launch key
+ * made once per form blocks double launches; on success the run page opens.
  */
 export function LaunchForm() {
   const trpc = useTRPC();
@@ -30,6 +46,7 @@ export function LaunchForm() {
   const [tokenBudget, setTokenBudget] = useState("");
   const [costBudget, setCostBudget] = useState("");
   const [workspace, setWorkspace] = useState("");
+  const [factsText, setFactsText] = useState("");
   /** null = the selected profile's default (sent as omitted, so the server applies the profile's). */
   const [approvalChoice, setApprovalChoice] = useState<boolean | null>(null);
   const [launchKey] = useState(() => crypto.randomUUID());
@@ -41,33 +58,44 @@ export function LaunchForm() {
 
   const limitNumber = Number(limit);
   const limitError =
-    mode === "demo" && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > 5000) ? "Package limit: a whole number from 1 to 5000" : null;
+    mode === "demo" && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > MAX_DEMO_PACKAGES)
+      ? `Package limit: a whole number from 1 to ${MAX_DEMO_PACKAGES}`
+      : null;
   const budgetNumber = stepBudget === "" ? undefined : Number(stepBudget);
   const budgetError =
-    budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > 100_000)
-      ? "Step budget: a whole number from 1 to 100000"
+    budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > MAX_STEP_BUDGET)
+      ? `Step budget: a whole number from 1 to ${MAX_STEP_BUDGET}`
       : null;
-  const goalError = mode === "goal" && goal.trim() === "" ? "Goal: required" : null;
   const tokenNumber = tokenBudget.trim() === "" ? undefined : Number(tokenBudget);
   const tokenError =
-    tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > 1_000_000_000)
-      ? "Token budget: a whole number from 1 to 1000000000"
+    tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > MAX_TOKEN_BUDGET)
+      ? `Token budget: a whole number from 1 to ${MAX_TOKEN_BUDGET}`
       : null;
   const costNumber = costBudget.trim() === "" ? undefined : Number(costBudget.trim().replace(/^\$/, ""));
   const costError =
-    costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber < 0.000001 || costNumber > 999_999)
-      ? "Dollar budget: from 0.000001 to 999999 (USD)"
+    costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber < MIN_COST_BUDGET_USD || costNumber > MAX_COST_BUDGET_USD)
+      ? `Dollar budget: from ${MIN_COST_BUDGET_USD.toFixed(6)} to ${MAX_COST_BUDGET_USD} (USD)`
       : null;
+  const parsedFacts = parseFactsText(factsText);
+  const facts = "facts" in parsedFacts ? parsedFacts.facts : {};
+  const goalText = mode === "goal" ? goal : "";
+  const usage = measureLaunch(goalText, facts);
+  const limitProblems = launchLimitProblems(goalText, facts);
+  const goalError =
+    mode === "goal" && goal.trim() === "" ? "Goal: required" : (limitProblems.find((p) => p.startsWith("goal:"))?.replace(/^goal:/, "Goal:") ?? null);
+  const factsError =
+    "problem" in parsedFacts
+      ? parsedFacts.problem.replace(/^facts:/, "Facts:")
+      : (limitProblems.find((p) => p.startsWith("facts:"))?.replace(/^facts:/, "Facts:") ?? null);
   const selected = profiles.data?.find((p) => p.name === profile);
-  const demoBudget =
-    demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? Math.min(100_000, Math.ceil(limitNumber * demo.stepsPerPackage) + demo.stepsBase) : null;
+  const demoBudget = demo && Number.isInteger(limitNumber) && limitNumber >= 1 ? demoStepBudget(limitNumber) : null;
   const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;
   const profileRequiresApproval = selected?.requireApproval === true;
   const requireApproval = approvalChoice ?? profileRequiresApproval;
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    if (limitError || budgetError || goalError || tokenError || costError) return;
+    if (limitError || budgetError || goalError || tokenError || costError || factsError) return;
     launch.mutate({
       ...(mode === "demo" ? { demo: { kind: "license-audit" as const, limit: limitNumber } } : { goal: goal.trim() }),
       profile,
@@ -75,6 +103,7 @@ export function LaunchForm() {
       tokenBudget: tokenNumber,
       costBudgetUsd: costNumber,
       workspace: workspace.trim() || undefined,
+      facts: usage.factCount > 0 ? facts : undefined,
       requireApproval: approvalChoice ?? undefined,
       launchKey,
     });
@@ -122,8 +151,24 @@ export function LaunchForm() {
             <label htmlFor="goal" className={label}>
               Goal
             </label>
-            <textarea id="goal" name="goal" rows={4} className={field} value={goal} onChange={(e) => setGoal(e.target.value)} aria-invalid={!!goalError} />
-            {goalError && <p className="mt-1 text-xs text-red-700">{goalError}</p>}
+            <textarea
+              id="goal"
+              name="goal"
+              rows={4}
+              className={field}
+              value={goal}
+              onChange={(e) => setGoal(e.target.value)}
+              aria-invalid={!!goalError}
+              aria-describedby="goal-count"
+            />
+            <p id="goal-count" data-testid="goal-count" className={cn("mt-1 text-xs", usage.goalChars > MAX_GOAL_CHARS ? "text-red-700" : "text-zinc-500")}>
+              {usage.goalChars.toLocaleString("en-US")} of {MAX_GOAL_CHARS.toLocaleString("en-US")} characters
+            </p>
+            {goalError && (
+              <p data-testid="field-error" className="mt-1 text-xs text-red-700">
+                {goalError}
+              </p>
+            )}
           </div>
         )}
 
@@ -190,6 +235,37 @@ export function LaunchForm() {
         </div>
 
         <div>
+          <label htmlFor="facts" className={label}>
+            Facts (optional)
+          </label>
+          <textarea
+            id="facts"
+            name="facts"
+            rows={3}
+            placeholder='{"region": "eu-west-1", "owner": "platform team"}'
+            className={cn(field, "font-mono")}
+            value={factsText}
+            onChange={(e) => setFactsText(e.target.value)}
+            aria-invalid={!!factsError}
+            aria-describedby="facts-help facts-count"
+          />
+          <p id="facts-help" className="mt-1 text-xs text-zinc-500">
+            A JSON object of key → value: the working set the run starts from. Each value at most {kib(MAX_FACT_VALUE_BYTES)}; store large data as a file in the
+            workspace and pass its path.
+          </p>
+          <p id="facts-count" data-testid="facts-count" className={cn("mt-1 text-xs", factsError ? "text-red-700" : "text-zinc-500")}>
+            {usage.factCount.toLocaleString("en-US")} of {MAX_LAUNCH_FACTS.toLocaleString("en-US")} facts · {kib(usage.factsBytes)} of{" "}
+            {kib(MAX_LAUNCH_FACTS_BYTES)} in all
+            {usage.largestFact ? ` · largest "${usage.largestFact.key.slice(0, 40)}" ${kib(usage.largestFact.bytes)} of ${kib(MAX_FACT_VALUE_BYTES)}` : ""}
+          </p>
+          {factsError && (
+            <p data-testid="field-error" className="mt-1 text-xs text-red-700">
+              {factsError}
+            </p>
+          )}
+        </div>
+
+        <div>
           <label htmlFor="workspace" className={label}>
             Workspace
           </label>
@@ -233,6 +309,13 @@ export function LaunchForm() {
       </form>
     </div>
   );
+}
+
+/** Bytes as the counters print them: "512 B", "14.2 KiB", "1 MiB". */
+function kib(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`;
+  return `${Number((bytes / 1024 / 1024).toFixed(2))} MiB`;
 }
 
 /** One budget input of the form: label, text input, help line (described-by) and its inline error. */
