@@ -10,6 +10,7 @@ import {
   type CheckpointReason,
 } from "../domain/checkpoint.ts";
 import { detectDrift } from "../domain/detectors.ts";
+import { formatFactRef, referencedKeys } from "../domain/fact-reference.ts";
 import { inngestErrorForModelCall, isFinalModelFailure } from "../inngest/errors.ts";
 import { countTokens } from "../llm/tokens.ts";
 import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
@@ -190,10 +191,13 @@ export async function runCompactStep({
   limitTokens,
   beforeTokens,
   usage,
+  referenceTools = tools,
 }: {
   ports: StepPorts & ModelPorts & CheckpointPorts;
   start: CheckpointStart;
   tools: ToolSchema[];
+  /** The tools the next segment offers when its working set holds references (`read_reference` added): what a compacted start is measured with. */
+  referenceTools?: ToolSchema[];
   stepId: string;
   index: number;
   nextTurn: number;
@@ -213,9 +217,9 @@ export async function runCompactStep({
         openQuestion: start.openQuestion,
         guidance: start.guidance,
       }),
-      tools,
+      referencedKeys(s.workingSet).length ? referenceTools : tools,
     );
-  const source = start.checkpointId ? `checkpoint ${start.checkpointId}, workingSet` : `task ${start.taskId}, input.facts`;
+  const sourceCheckpointId = start.checkpointId;
   const compacted = compactCheckpointState({
     workingSet: start.workingSet,
     completedSteps: start.completedSteps,
@@ -223,7 +227,8 @@ export async function runCompactStep({
     // Half the limit: the other half is the segment's room to work before it saturates again.
     targetTokens: Math.floor(limitTokens / 2),
     measure,
-    refFor: (key) => `${source}.${JSON.stringify(key)}`,
+    refFor: (key) =>
+      formatFactRef(sourceCheckpointId ? { kind: "checkpoint", checkpointId: sourceCheckpointId, key } : { kind: "task_input", taskId: start.taskId, key }),
   });
   const sizes: CompactionSizes = {
     contextWindow: start.profile.contextWindow,

@@ -2,6 +2,7 @@ import diff from "microdiff";
 import { z } from "zod";
 import type { ChatMessage } from "../llm/types.ts";
 import type { CompletedStepSummary, WorkingSet } from "./agent-context.ts";
+import type { FactReference } from "./fact-reference.ts";
 
 /** Why a checkpoint was taken (ARCHITECTURE.md step 5; issue "Checkpoints"). */
 export type CheckpointReason =
@@ -248,11 +249,7 @@ export const COMPACT_VALUE_MIN_CHARS = 200;
 /** Completed steps a compacted checkpoint keeps itemised (the rest are folded into one line). */
 export const COMPACT_KEEP_STEPS = 5;
 
-/** What a large working-set value becomes in a compacted checkpoint: where it is, and what it was. */
-export interface FactReference {
-  $ref: string;
-  description: string;
-}
+export type { FactReference } from "./fact-reference.ts";
 
 /** "<12,345 chars of JSON: object with 40 keys>" — a value described by shape and size, never cut. */
 export function describeValue(value: unknown): string {

@@ -19,7 +19,7 @@ export function summarizeCalls(calls: readonly Pick<ModelToolCall, "name">[]): s
 export function toolSummary(tool: string, args: unknown, result: { ok: true; output: unknown } | { ok: false; error: { message: string } }): string {
   if (!result.ok) return `${tool}: ${result.error.message}`.slice(0, 200);
   const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  const arg = a.path ?? a.key ?? a.name ?? a.to ?? a.reason ?? a.result;
+  const arg = a.path ?? a.key ?? a.name ?? a.to ?? a.reason ?? a.result ?? a.ref;
   const dedup = (result.output as { deduplicated?: unknown } | null)?.deduplicated === true ? " · deduplicated: the ledger returned the original result" : "";
   return `${tool}(${typeof arg === "string" ? arg.slice(0, 120) : ""})${dedup}`;
 }

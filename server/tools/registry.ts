@@ -5,6 +5,7 @@ import { finishTool } from "./finish.ts";
 import { httpPostTool } from "./http-post.ts";
 import { listFilesTool } from "./list-files.ts";
 import { readFileTool } from "./read-file.ts";
+import { readReferenceTool } from "./read-reference.ts";
 import { requestHumanTool } from "./request-human.ts";
 import { recordFactTool } from "./record-fact.ts";
 import { searchFilesTool } from "./search-files.ts";
@@ -30,6 +31,7 @@ export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
       readFileTool,
       searchFilesTool,
       recordFactTool,
+      readReferenceTool,
       writeArtifactTool,
       sendEmailTool,
       httpPostTool,

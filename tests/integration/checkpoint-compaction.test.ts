@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../server/db/generated/client.ts";
+import { READ_REFERENCE_MAX_CHARS } from "../../server/domain/fact-reference.ts";
 import { resumeTask } from "../../server/domain/resume-task.ts";
 import { AGENT_STEP_RETRIES } from "../../server/inngest/functions/agent-run.ts";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
@@ -9,7 +10,7 @@ import { useAgentStack } from "../support/fixtures.ts";
 
 // A checkpoint too big for the model's window (issue 8), on the real pieces (app, executor,
 // scripted model server, test PostgreSQL): a resume into a smaller window compacts the checkpoint
-// itself (the huge fact becomes a reference) and completes; a start that cannot fit even compacted
+// itself (the huge fact becomes a reference), the agent reads a reference back, and it completes; a start that cannot fit even compacted
 // escalates `saturation` with the sizes instead of failing.
 
 const LIMIT = 6;
@@ -26,7 +27,7 @@ const HUGE_NOTES: Record<string, string> = Object.fromEntries(
 );
 
 describe("a checkpoint too big for the window", () => {
-  it("a resume into a smaller window compacts the checkpoint (huge fact → reference) and completes", async () => {
+  it("a resume into a smaller window compacts the checkpoint (huge fact → reference), reads a reference back and completes", async () => {
     const profile = await createTestProfile(stack.db, "cp-compact", { checkpointEverySteps: 8, autoResumeMax: 0 });
     const { taskId, runId } = await stack.launch({
       input: { demo: { kind: "license-audit", limit: LIMIT }, profile, facts: HUGE_NOTES },
@@ -74,6 +75,29 @@ describe("a checkpoint too big for the window", () => {
         $ref: `checkpoint ${checkpoint.id}, workingSet."${key}"`,
         description: expect.stringMatching(/^[\d,]+ chars of JSON: a string$/),
       });
+    // The agent read a reference back (read_reference, offered because the working set held references):
+    // the first 4,000 characters of the first reference by key, in a memoized tool step, the cut said plainly.
+    const firstRef = [...refs].sort()[0]!;
+    const reads = ev.steps.filter((s) => s.tool === "read_reference");
+    expect(reads.length, "read_reference steps").toBeGreaterThan(0);
+    const read = reads[0]!;
+    expect(read.status).toBe("completed");
+    const whole = JSON.stringify(HUGE_NOTES[firstRef]);
+    expect(whole.length).toBeGreaterThan(READ_REFERENCE_MAX_CHARS);
+    const page = read.output as { key: string; truncated: boolean; totalChars: number; returnedChars: number; nextOffset: number; text: string; note: string };
+    expect(page).toMatchObject({
+      ref: `checkpoint ${checkpoint.id}, workingSet."${firstRef}"`,
+      key: firstRef,
+      truncated: true,
+      totalChars: whole.length,
+      returnedChars: 4_000,
+      nextOffset: 4_000,
+    });
+    expect(page.text).toBe(whole.slice(0, 4_000));
+    expect(page.note).toBe(
+      `Cut: characters 0–4000 of ${whole.length} of the value's JSON text. Call read_reference again with offset 4000 for more (at most ${READ_REFERENCE_MAX_CHARS} characters per call).`,
+    );
+    expect(ev.memoized.get(read.stepId)).toMatchObject({ data: { ok: true, output: { key: firstRef, truncated: true } } });
     // Every productive prompt of the resumed run fitted the new window.
     const productive = await stack.db.modelCall.findMany({
       where: { runId: resumed.runId, cause: "productive" },

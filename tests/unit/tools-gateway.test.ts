@@ -82,6 +82,7 @@ describe("toolDefinitions", () => {
       "read_file",
       "search_files",
       "record_fact",
+      "read_reference",
       "write_artifact",
       "send_email",
       "http_post",

@@ -4,7 +4,7 @@ import { applyDecision, openEscalation, readDecision, recordAlert } from "../../
 import { notifyEscalation } from "../../db/escalation-notify.ts";
 import { failRunAfterFunctionFailure, finishRun } from "../../db/run-repository.ts";
 import { findRiskyVerdict } from "../../db/approval-repository.ts";
-import { assistantMessage, buildInitialMessages, toolResultMessage } from "../../domain/agent-context.ts";
+import { assistantMessage, buildInitialMessages, segmentToolNames, toolResultMessage, withReferenceTool } from "../../domain/agent-context.ts";
 import {
   advanceTurn,
   decide,
@@ -99,7 +99,10 @@ export const agentRun = inngest.createFunction(
     const start = await step.run("start", () => startSegment({ prisma: prisma(), taskId, runId, checkpointId }));
     if (start.runStatus !== "running") return { status: "skipped", reason: `run is ${start.runStatus}` };
     const ports = () => prismaAgentPorts({ prisma: prisma() });
-    const tools = toolDefinitions(start.profile.tools);
+    // The profile's tools, plus read_reference when compaction left references in the working set.
+    const tools = toolDefinitions(segmentToolNames(start.profile.tools, start.workingSet));
+    /** The tools a segment starting from a compacted checkpoint offers (what compaction measures its start with). */
+    const referenceTools = toolDefinitions(withReferenceTool(start.profile.tools));
     const messages: ChatMessage[] = buildInitialMessages({
       systemPrompt: start.profile.systemPrompt,
       goal: start.goal,
@@ -352,7 +355,7 @@ export const agentRun = inngest.createFunction(
           const nextIndex = index;
           const usage = { steps: state.stepsUsed, tokens: state.tokensUsed };
           const compacted = await step.run(stepId, () =>
-            runCompactStep({ ports: ports(), start, tools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+            runCompactStep({ ports: ports(), start, tools, referenceTools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
           );
           outcome = { kind: "compacted", ...compacted };
           break;

@@ -89,8 +89,35 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
   return { content: null, toolCalls: [{ name: "finish", arguments: { result: summary } }] };
 }
 
-/** `scripted`: the license audit when the goal asks for it, otherwise decideGeneric. */
+/**
+ * A working-set value that checkpoint compaction set aside: `{$ref, description}`
+ * (server/domain/fact-reference.ts), as the model sees it in `<working_set>`.
+ */
+function isReference(value: unknown): value is { $ref: string; description: string } {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.$ref === "string" && typeof v.description === "string";
+}
+
+/**
+ * `scripted`: the license audit when the goal asks for it, otherwise decideGeneric. A segment that
+ * starts from a compacted checkpoint (facts set aside as references) first reads the first 4,000
+ * characters of the first reference back with `read_reference`, unless a step it can see (this
+ * segment's, or the checkpoint's completed steps) already read one — each read takes room in a window
+ * that was just compacted — as a careful agent checks what was set aside before going on; the path
+ * the compaction integration test exercises.
+ */
 export function decideCompetent(ctx: AgentContext): AgentAction {
+  const refKey = Object.keys(ctx.facts)
+    .filter((k) => isReference(ctx.facts[k]))
+    .sort()[0];
+  if (refKey !== undefined && !ctx.calls.some((c) => c.name === "read_reference")) {
+    const ref = (ctx.facts[refKey] as { $ref: string }).$ref;
+    return {
+      content: `Some facts were set aside as references; reading ${JSON.stringify(refKey)} back first.`,
+      toolCalls: [{ name: "read_reference", arguments: { ref, limit: 4000 } }],
+    };
+  }
   const audit = parseLicenseAuditGoal(ctx.goal);
   return audit ? decideLicenseAudit(ctx, audit) : decideGeneric(ctx);
 }
