@@ -4,6 +4,7 @@ import { crashPoint } from "../fault-injection.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { endWaitingTask, raiseBudgets } from "./task-repository.ts";
+import { recordAlert } from "./alert-repository.ts";
 
 /** The database clock (`clock_timestamp()`) inside a transaction or on a client. */
 async function dbNowMs(db: PrismaClient | Prisma.TransactionClient): Promise<number> {
@@ -74,7 +75,7 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
       crashPoint("escalation:apply-before-commit");
       await tx.escalation.update({
         where: { id: escalationId },
-        data: { status: "applied", appliedAt: new Date(), resultRunId, fromCheckpointForResult: fromCheckpointId },
+        data: { status: "applied", appliedAt: new Date(), resultRunId, fromCheckpointForResult: fromCheckpointId, applyError: null },
       });
     },
   };
@@ -88,6 +89,38 @@ export function prismaApplyDecisionPorts({ prisma }: { prisma: PrismaClient }): 
   return {
     atomically: (work) => prisma.$transaction((tx) => work(txPorts(tx)), { maxWait: 20_000, timeout: 60_000 }),
   };
+}
+
+/**
+ * Records that applying escalation `escalationId`'s decision failed for good (ApplyFailurePorts in
+ * server/domain/apply-escalation-decision.ts): guarded on a row still waiting to be applied
+ * (`decided`, or a committed `applying`, which goes back to `decided`): `applyFailures + 1`,
+ * `applyError`, `applyFailedAt` = database now; and an `error` alert on the escalated run at the
+ * human step (`human-<escalation step>`, one per run and step), so the run page shows that the
+ * decision was not applied yet and why. Returns false when the row is applied, undone or gone.
+ */
+export async function recordApplyFailure({ prisma, escalationId, error }: { prisma: PrismaClient; escalationId: string; error: string }): Promise<boolean> {
+  const now = new Date(await dbNowMs(prisma));
+  const updated = await prisma.escalation.updateMany({
+    where: { id: escalationId, status: { in: ["decided", "applying"] } },
+    data: { status: "decided", applyFailures: { increment: 1 }, applyError: error, applyFailedAt: now },
+  });
+  if (updated.count !== 1) return false;
+  const e = await prisma.escalation.findUniqueOrThrow({
+    where: { id: escalationId },
+    select: { taskId: true, runId: true, stepId: true, decision: true, applyFailures: true },
+  });
+  await recordAlert({
+    prisma,
+    taskId: e.taskId,
+    runId: e.runId,
+    stepId: `human-${e.stepId}`,
+    kind: "error",
+    severity: "critical",
+    message: `The ${e.decision ?? "recorded"} decision could not be applied: ${error}. It stays decided; the recovery sweep applies it again later.`,
+    evidence: { escalationId, error, failures: e.applyFailures },
+  });
+  return true;
 }
 
 /** Recovery-sweep ports over Prisma (see recoverEscalationDecisions); the senders come from the caller. */
@@ -108,15 +141,24 @@ export function prismaRecoverDecisionsPorts({
       return (await prisma.escalation.updateMany({ where: { id: escalationId, status: "applying" }, data: { status: "decided" } })).count === 1;
     },
     async findUnappliedDue(graceMs) {
-      const cutoff = new Date((await dbNowMs(prisma)) - graceMs);
+      const now = await dbNowMs(prisma);
+      const cutoff = new Date(now - graceMs);
       const rows = await prisma.escalation.findMany({
         where: { status: "decided", OR: [{ applyAfter: null, decidedAt: { lte: cutoff } }, { applyAfter: { lte: cutoff } }] },
-        select: { id: true, taskId: true, runId: true },
-        orderBy: { decidedAt: "asc" },
+        select: { id: true, taskId: true, runId: true, applyFailures: true, applyFailedAt: true },
+        // Never-failed rows first, then those whose last failure is oldest: a few failing rows cannot crowd out the rest.
+        orderBy: [{ applyFailures: "asc" }, { decidedAt: "asc" }],
         take: 100,
       });
-      return rows.map((r) => ({ escalationId: r.id, taskId: r.taskId, runId: r.runId }));
+      return rows.map((r) => ({
+        escalationId: r.id,
+        taskId: r.taskId,
+        runId: r.runId,
+        applyFailures: r.applyFailures,
+        msSinceFailure: r.applyFailedAt ? now - r.applyFailedAt.getTime() : null,
+      }));
     },
+    recordApplyFailure: (input) => recordApplyFailure({ prisma, ...input }),
     async findUnstartedResults(graceMs) {
       const cutoff = new Date((await dbNowMs(prisma)) - graceMs);
       const rows = await prisma.escalation.findMany({

@@ -210,8 +210,14 @@ export interface RecoverDecisionsPorts {
   findStuckApplying(): Promise<string[]>;
   /** Guarded write `applying → decided` (the application is re-driven); returns whether it held. */
   revertApplying(escalationId: string): Promise<boolean>;
-  /** `decided` rows due (undo window over) for at least `graceMs` by the database clock, that nobody applied. */
-  findUnappliedDue(graceMs: number): Promise<{ escalationId: string; taskId: string; runId: string }[]>;
+  /**
+   * `decided` rows due (undo window over) for at least `graceMs` by the database clock, that nobody
+   * applied; with how often applying them failed for good and how long ago the last failure was
+   * (ms by the database clock; null = never failed).
+   */
+  findUnappliedDue(graceMs: number): Promise<{ escalationId: string; taskId: string; runId: string; applyFailures: number; msSinceFailure: number | null }[]>;
+  /** Records that applying failed for good (see {@link ApplyFailurePorts}). */
+  recordApplyFailure: ApplyFailurePorts["recordApplyFailure"];
   /** `applied` rows (applied ≥ `graceMs` ago) whose resumed run has not started: its task still `queued`. */
   findUnstartedResults(graceMs: number): Promise<{ escalationId: string; taskId: string; runId: string; checkpointId: string | null; decision: string }[]>;
   /** The next step index on the escalated run (for the human step). */
@@ -221,6 +227,40 @@ export interface RecoverDecisionsPorts {
   sendRunStarted(event: { taskId: string; runId: string; checkpointId: string | null }): Promise<void>;
   /** Wakes the escalated run waiting on the decision (`longhaul/escalation.applied`); best-effort. */
   sendApplied(event: { escalationId: string; decision: string }): Promise<void>;
+}
+
+/** Where a failed application is recorded. */
+export interface ApplyFailurePorts {
+  /**
+   * A decision's application failed for good (escalation-apply's onFailure, a sweep attempt): on a
+   * `decided` (or a committed `applying`) row, counts the failure, stores `error` and the time, puts
+   * the row back to `decided` and notes the failure on the escalated run's timeline (an `error`
+   * alert). Returns false when the row is no longer waiting to be applied (applied, undone, open).
+   */
+  recordApplyFailure(input: { escalationId: string; error: string }): Promise<boolean>;
+}
+
+/** First wait before the sweep applies a decision again after applying it failed for good, ms (then doubling). */
+export const APPLY_RETRY_BASE_MS = 30_000;
+/** Longest such wait, ms: a decision that keeps failing is still tried once an hour. */
+export const APPLY_RETRY_MAX_MS = 3_600_000;
+
+/**
+ * How long after its last failure the sweep waits before applying a decision again: 0 without
+ * failures, else `baseMs · 2^(failures − 1)`, at most {@link APPLY_RETRY_MAX_MS}. A decision that
+ * fails every time (its checkpoint gone, a bug) is retried ever more rarely, never given up on: the
+ * failure is on the row and the run's timeline for a human to see and fix. Pure.
+ */
+export function applyRetryDelayMs(failures: number, baseMs = APPLY_RETRY_BASE_MS): number {
+  if (failures <= 0) return 0;
+  return Math.min(APPLY_RETRY_MAX_MS, baseMs * 2 ** Math.min(failures - 1, 30));
+}
+
+/** "Name: message" of an error, never empty (what is stored as a failed application's error). */
+export function describeApplyError(error: unknown): string {
+  const e = error instanceof Error ? error : null;
+  const text = e ? (e.name && e.name !== "Error" && !e.message.startsWith(e.name) ? `${e.name}: ${e.message}` : e.message) : String(error);
+  return text.trim().slice(0, 2_000) || "applying the decision failed without an error message";
 }
 
 /**
@@ -233,21 +273,37 @@ export interface RecoverDecisionsPorts {
  * 3. an `applied` row whose resumed run never started (the process died between the commit and
  *    sending `longhaul/run.started`) gets the start sent again (same event id: the executor dedupes a
  *    start already delivered).
- * `graceMs` (default 30 s) leaves the normal paths time to finish first. Returns the escalation ids
- * handled in each part.
+ * A decision whose application fails (escalation-apply gave up on it, or it fails here) stays
+ * `decided` with the failure recorded (`recordApplyFailure`) and is tried again after
+ * {@link applyRetryDelayMs}; one failing decision never stops the sweep from handling the others.
+ * `graceMs` (default 30 s) leaves the normal paths time to finish first; `retryBaseMs` (default
+ * {@link APPLY_RETRY_BASE_MS}) is the first wait after a failure. Returns the escalation ids handled
+ * in each part, and the failures with their errors.
  */
 export async function recoverEscalationDecisions({
   ports,
   graceMs = 30_000,
+  retryBaseMs = APPLY_RETRY_BASE_MS,
 }: {
   ports: RecoverDecisionsPorts;
   graceMs?: number;
-}): Promise<{ reverted: string[]; applied: string[]; restarted: string[] }> {
+  retryBaseMs?: number;
+}): Promise<{ reverted: string[]; applied: string[]; restarted: string[]; failed: { escalationId: string; error: string }[] }> {
   const reverted: string[] = [];
   for (const id of await ports.findStuckApplying()) if (await ports.revertApplying(id)) reverted.push(id);
   const applied: string[] = [];
+  const failed: { escalationId: string; error: string }[] = [];
   for (const row of await ports.findUnappliedDue(graceMs)) {
-    const result = await applyEscalationDecision({ escalationId: row.escalationId, stepIndex: await ports.nextStepIndex(row.runId), ports: ports.apply });
+    if (row.msSinceFailure !== null && row.msSinceFailure < applyRetryDelayMs(row.applyFailures, retryBaseMs)) continue;
+    let result: ApplyDecisionResult;
+    try {
+      result = await applyEscalationDecision({ escalationId: row.escalationId, stepIndex: await ports.nextStepIndex(row.runId), ports: ports.apply });
+    } catch (error) {
+      const message = describeApplyError(error);
+      await ports.recordApplyFailure({ escalationId: row.escalationId, error: message });
+      failed.push({ escalationId: row.escalationId, error: message });
+      continue;
+    }
     if (result.pending || result.byOther) continue;
     if (result.start) await ports.sendRunStarted({ taskId: row.taskId, ...result.start });
     await ports.sendApplied({ escalationId: row.escalationId, decision: result.decision }).catch(() => {});
@@ -260,5 +316,5 @@ export async function recoverEscalationDecisions({
     await ports.sendApplied({ escalationId: row.escalationId, decision: row.decision }).catch(() => {});
     restarted.push(row.escalationId);
   }
-  return { reverted, applied, restarted };
+  return { reverted, applied, restarted, failed };
 }

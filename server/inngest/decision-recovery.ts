@@ -9,20 +9,22 @@ type Decision = Parameters<typeof sendEscalationApplied>[0]["decision"];
 /**
  * One pass of the decision recovery sweep over the process's database and Inngest client
  * ({@link recoverEscalationDecisions}); logs one line when it recovered something.
- * `graceMs`: default `LONGHAUL_RECOVERY_GRACE_MS` (30 s).
+ * `graceMs`: default `LONGHAUL_RECOVERY_GRACE_MS` (30 s); `retryBaseMs`: first wait after a failed
+ * application, default `LONGHAUL_RECOVERY_RETRY_MS` (30 s, doubling per failure).
  */
-export async function recoverDecisionsOnce({ graceMs = env().LONGHAUL_RECOVERY_GRACE_MS }: { graceMs?: number } = {}): Promise<
-  Awaited<ReturnType<typeof recoverEscalationDecisions>>
-> {
+export async function recoverDecisionsOnce({
+  graceMs = env().LONGHAUL_RECOVERY_GRACE_MS,
+  retryBaseMs,
+}: { graceMs?: number; retryBaseMs?: number } = {}): Promise<Awaited<ReturnType<typeof recoverEscalationDecisions>>> {
   const ports = prismaRecoverDecisionsPorts({
     prisma: prisma(),
     sendRunStarted,
     sendApplied: ({ escalationId, decision }) => sendEscalationApplied({ escalationId, decision: decision as Decision }),
   });
-  const result = await recoverEscalationDecisions({ ports, graceMs });
-  if (result.reverted.length + result.applied.length + result.restarted.length > 0) {
+  const result = await recoverEscalationDecisions({ ports, graceMs, retryBaseMs });
+  if (result.reverted.length + result.applied.length + result.restarted.length + result.failed.length > 0) {
     process.stderr.write(
-      `[recovery] escalation decisions: reverted applying ${JSON.stringify(result.reverted)}, applied ${JSON.stringify(result.applied)}, start re-sent ${JSON.stringify(result.restarted)}\n`,
+      `[recovery] escalation decisions: reverted applying ${JSON.stringify(result.reverted)}, applied ${JSON.stringify(result.applied)}, start re-sent ${JSON.stringify(result.restarted)}, failed ${JSON.stringify(result.failed)}\n`,
     );
   }
   return result;

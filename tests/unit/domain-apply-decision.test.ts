@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  APPLY_RETRY_MAX_MS,
   applyEscalationDecision,
+  applyRetryDelayMs,
+  describeApplyError,
   recoverEscalationDecisions,
   type ApplyDecisionPorts,
   type ApplyDecisionTx,
@@ -168,7 +171,11 @@ describe("recoverEscalationDecisions", () => {
         db.state.escalation.status = "decided";
         return true;
       },
-      findUnappliedDue: async () => (rows.due && db.state.escalation.status === "decided" ? [{ escalationId: "esc_1", taskId: "task_1", runId: "run_1" }] : []),
+      findUnappliedDue: async () =>
+        rows.due && db.state.escalation.status === "decided"
+          ? [{ escalationId: "esc_1", taskId: "task_1", runId: "run_1", applyFailures: 0, msSinceFailure: null }]
+          : [],
+      recordApplyFailure: async () => false,
       findUnstartedResults: async () =>
         rows.unstarted ? [{ escalationId: "esc_9", taskId: "task_9", runId: "run_9", checkpointId: null, decision: "resume" }] : [],
       nextStepIndex: async () => 8,
@@ -183,12 +190,71 @@ describe("recoverEscalationDecisions", () => {
     const db = { state: initial() };
     db.state.escalation.status = "applying";
     const { ports, sent } = recoverPorts(db, { stuck: ["esc_1"], due: true, unstarted: true });
-    expect(await recoverEscalationDecisions({ ports, graceMs: 0 })).toEqual({ reverted: ["esc_1"], applied: ["esc_1"], restarted: ["esc_9"] });
+    expect(await recoverEscalationDecisions({ ports, graceMs: 0 })).toEqual({ reverted: ["esc_1"], applied: ["esc_1"], restarted: ["esc_9"], failed: [] });
     expect(sent).toEqual(["started run_2", "applied esc_1", "started run_9", "applied esc_9"]);
     expect(db.state.runs).toHaveLength(1);
     // A second pass finds nothing left to apply.
     const again = recoverPorts(db, { stuck: [], due: true });
-    expect(await recoverEscalationDecisions({ ports: again.ports, graceMs: 0 })).toEqual({ reverted: [], applied: [], restarted: [] });
+    expect(await recoverEscalationDecisions({ ports: again.ports, graceMs: 0 })).toEqual({ reverted: [], applied: [], restarted: [], failed: [] });
     expect(db.state.runs).toHaveLength(1);
+  });
+
+  it("a decision whose application fails is recorded as failed and left decided; the next one is still applied", async () => {
+    const bad = { state: initial({ id: "esc_bad" }) };
+    const good = { state: initial() };
+    const failures: { escalationId: string; error: string }[] = [];
+    let call = 0;
+    const { ports, sent } = recoverPorts(good, {});
+    ports.findUnappliedDue = async () => [
+      { escalationId: "esc_bad", taskId: "task_1", runId: "run_1", applyFailures: 0, msSinceFailure: null },
+      { escalationId: "esc_1", taskId: "task_1", runId: "run_1", applyFailures: 0, msSinceFailure: null },
+    ];
+    // The first application crashes inside its transaction (the checkpoint it copies is gone); the second works.
+    ports.apply = { atomically: (work) => (call++ === 0 ? fakePorts(bad, "raiseBudgets") : fakePorts(good)).atomically(work) };
+    ports.recordApplyFailure = async (f) => {
+      failures.push(f);
+      return true;
+    };
+    expect(await recoverEscalationDecisions({ ports, graceMs: 0 })).toEqual({
+      reverted: [],
+      applied: ["esc_1"],
+      restarted: [],
+      failed: [{ escalationId: "esc_bad", error: "crash at raiseBudgets" }],
+    });
+    expect(failures).toEqual([{ escalationId: "esc_bad", error: "crash at raiseBudgets" }]);
+    // Nothing of the failed application was committed: still decided, no run, no human step.
+    expect({ status: bad.state.escalation.status, runs: bad.state.runs, steps: bad.state.humanSteps }).toEqual({ status: "decided", runs: [], steps: [] });
+    expect(good.state.escalation.status).toBe("applied");
+    expect(sent).toEqual(["started run_2", "applied esc_1"]);
+  });
+
+  it("a decision that failed is tried again only after its backoff", async () => {
+    const db = { state: initial() };
+    const { ports } = recoverPorts(db, {});
+    let row = { escalationId: "esc_1", taskId: "task_1", runId: "run_1", applyFailures: 2, msSinceFailure: 59_999 };
+    ports.findUnappliedDue = async () => [row];
+    expect(await recoverEscalationDecisions({ ports, graceMs: 0 })).toMatchObject({ applied: [], failed: [] });
+    expect(db.state.escalation.status).toBe("decided");
+    row = { ...row, msSinceFailure: 60_000 };
+    expect(await recoverEscalationDecisions({ ports, graceMs: 0 })).toMatchObject({ applied: ["esc_1"], failed: [] });
+    expect(db.state.escalation.status).toBe("applied");
+  });
+
+  it.each([
+    [0, 0],
+    [1, 30_000],
+    [2, 60_000],
+    [5, 480_000],
+    [8, APPLY_RETRY_MAX_MS],
+    [1_000, APPLY_RETRY_MAX_MS],
+  ])("applyRetryDelayMs(%i failures) = %i ms", (failures, ms) => {
+    expect(applyRetryDelayMs(failures)).toBe(ms);
+  });
+
+  it("describeApplyError names the error", () => {
+    expect(describeApplyError(new TypeError("x is undefined"))).toBe("TypeError: x is undefined");
+    expect(describeApplyError(new Error("checkpoint gone"))).toBe("checkpoint gone");
+    expect(describeApplyError(new Error(""))).toBe("applying the decision failed without an error message");
+    expect(describeApplyError("boom")).toBe("boom");
   });
 });

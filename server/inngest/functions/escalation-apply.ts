@@ -1,6 +1,8 @@
 import { RetryAfterError } from "inngest";
+import { recordApplyFailure } from "../../db/apply-decision-ports.ts";
 import { applyDueDecision } from "../../db/escalation-repository.ts";
 import { prisma } from "../../db/prisma.ts";
+import { describeApplyError } from "../../domain/apply-escalation-decision.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, escalationDecided, runStarted } from "../events.ts";
 
@@ -14,9 +16,25 @@ import { escalationApplied, escalationDecided, runStarted } from "../events.ts";
  * as agent-run does, so a start by anyone else dedupes) and `longhaul/escalation.applied`, which ends
  * the escalated run waiting on it.
  * Returns `{ outcome, decision?, resumedAs? }`.
+ *
+ * When it fails for good (its retries used up: the decision cannot be applied, e.g. the checkpoint it
+ * resumes from is gone), `onFailure` records the failure on the escalation (`applyFailures`,
+ * `applyError`, an `error` alert on the escalated run) and leaves it `decided` — never `applying`, as
+ * applying is one transaction — so the web app's recovery sweep (server/inngest/decision-recovery.ts)
+ * applies it again after a backoff, and a human sees why it is not applied yet.
  */
 export const escalationApply = inngest.createFunction(
-  { id: "escalation-apply", name: "Apply an escalation decision after its undo window", triggers: [escalationDecided], retries: 10 },
+  {
+    id: "escalation-apply",
+    name: "Apply an escalation decision after its undo window",
+    triggers: [escalationDecided],
+    retries: 10,
+    onFailure: async ({ event, error, step }) => {
+      const { escalationId } = event.data.event.data;
+      const message = describeApplyError(error);
+      return step.run("record-apply-failure", () => recordApplyFailure({ prisma: prisma(), escalationId, error: message }));
+    },
+  },
   async ({ event, step }) => {
     const { escalationId, decision, applyAt } = event.data;
     if (!applyAt) return { outcome: "applied-in-request" as const };
