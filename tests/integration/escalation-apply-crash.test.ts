@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
+import { launchUntilApprovalAsked } from "../support/escalation-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
 // Applying a human decision is atomic or recovered: a process that dies in the middle of applying
@@ -13,23 +14,8 @@ const LIMIT = 3;
 let stack: AgentStack;
 useAgentStack((started) => (stack = started));
 
-/** Launches the demo requiring approval and waits for its risky_action escalation (the email). */
-async function untilApprovalAsked() {
-  const { taskId, runId } = await stack.launch({ input: { demo: { kind: "license-audit", limit: LIMIT }, requireApproval: true }, actor: "apply-crash-test" });
-  expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-  const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
-  expect({ reason: escalation.reason, status: escalation.status }).toEqual({ reason: "risky_action", status: "open" });
-  // The escalated run waits for the decision (its read of the row is behind it), so only the path
-  // under test can apply it: the waiting run's own safety net applies a decision it reads as due.
-  await waitFor(
-    "the escalated run to wait for the decision",
-    async () =>
-      (await stack.db.executorPause.count({ where: { kind: "wait", event: "longhaul/escalation.applied", expression: { contains: escalation.id } } })) === 1,
-    60_000,
-    100,
-  );
-  return { taskId, runId, escalation };
-}
+/** Launches the demo requiring approval and waits for its risky_action escalation (the email) and the run's wait on it. */
+const untilApprovalAsked = () => launchUntilApprovalAsked(stack, { limit: LIMIT, actor: "apply-crash-test" });
 
 /** Restarts the app child: optionally armed with a crash point, and with the recovery sweep's grace. */
 async function restartApp(options: { crashAt?: string; graceMs?: number } = {}) {

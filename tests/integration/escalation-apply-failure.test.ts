@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
+import { launchUntilApprovalAsked } from "../support/escalation-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
 // escalation-apply failing for good (issue 8: every end someone can act on): its retries used up on
@@ -22,20 +23,8 @@ async function functionRuns(functionId: string, escalationId: string) {
 
 describe("escalation-apply fails for good", () => {
   it("the failure is recorded, the escalation stays decided, and the recovery sweep applies it once the cause is fixed", async () => {
-    const { taskId, runId } = await stack.launch({
-      input: { demo: { kind: "license-audit", limit: LIMIT }, requireApproval: true },
-      actor: "apply-failure-test",
-    });
-    expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
-    const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
+    const { taskId, runId, escalation } = await launchUntilApprovalAsked(stack, { limit: LIMIT, actor: "apply-failure-test" });
     expect(escalation.checkpointId).not.toBeNull();
-    await waitFor(
-      "the escalated run to wait for the decision",
-      async () =>
-        (await stack.db.executorPause.count({ where: { kind: "wait", event: "longhaul/escalation.applied", expression: { contains: escalation.id } } })) === 1,
-      60_000,
-      100,
-    );
 
     // Approve with a fact edit and a 2 s undo window; inside the window the checkpoint it must copy goes missing.
     await stack.decide({
