@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { TokenTable } from "@/components/auth/token-table.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
 const ROLES: Role[] = ["operator", "handler", "manager", "admin"];
@@ -123,40 +124,7 @@ export function AdminPage() {
 
       <section className="space-y-3" aria-label="API tokens">
         <h2 className="text-lg font-semibold">API tokens</h2>
-        <table className="w-full text-left text-sm">
-          <thead className="text-xs text-zinc-500">
-            <tr>
-              <th>Name</th>
-              <th>Owner</th>
-              <th>Token</th>
-              <th>Roles</th>
-              <th>Expires</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data?.map((t) => (
-              <tr key={t.id} className="border-t border-zinc-200">
-                <td>{t.name}</td>
-                <td>{t.user?.name ?? "local CLI"}</td>
-                <td className="font-mono">{t.prefix}…</td>
-                <td>{t.roles.join(", ")}</td>
-                <td>{t.expiresAt.toISOString().slice(0, 10)}</td>
-                <td>{t.lastUsedAt ? t.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
-                <td>
-                  {t.revokedAt ? (
-                    "revoked"
-                  ) : (
-                    <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokenTable tokens={tokens.data} showOwner onRevoke={(tokenId) => revoke.mutate({ tokenId })} />
       </section>
 
       <section className="space-y-3" aria-label="Audit log">
