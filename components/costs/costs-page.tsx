@@ -127,7 +127,8 @@ export function CostsPage() {
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
     a.href = url;
-    a.download = `longhaul-costs${filters.from ? `-${filters.from}` : ""}${filters.to ? `-${filters.to}` : ""}.csv`;
+    // Named after the launch-day range it covers (the dates on /costs are launch days, UTC).
+    a.download = `longhaul-costs-launched${filters.from ? `-from-${filters.from}` : ""}${filters.to ? `-to-${filters.to}` : ""}.csv`;
     a.click();
     URL.revokeObjectURL(url);
   };
@@ -139,8 +140,17 @@ export function CostsPage() {
           <h1 className="text-2xl font-semibold tracking-tight">Costs</h1>
           <LivePill state={live} />
         </div>
-        <p className="text-xs text-zinc-500">All dates UTC, by launch day. Prices: {h?.priceVersions.join(", ") || "—"}</p>
+        <p className="text-xs text-zinc-500" data-testid="price-tables">
+          Dates: each task on its {r?.dateBasis ?? "launch day (UTC)"}, with its whole spend. Price table
+          {(h?.priceVersions.length ?? 0) > 1 ? "s" : ""}: {h?.priceVersions.join(", ") || "—"}
+        </p>
       </div>
+      {h && h.priceVersions.length > 1 && (
+        <p role="note" data-testid="mixed-prices" className="mb-6 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          Mixed price tables: the figures in scope were priced from {h.priceVersions.length} different price tables ({h.priceVersions.join(", ")}), so totals
+          add dollars from different tables. The Price table column says which rows use which.
+        </p>
+      )}
 
       <form
         aria-label="Filters"
@@ -312,7 +322,7 @@ export function CostsPage() {
 
             <div className="mb-6 grid gap-6 xl:grid-cols-2">
               <section aria-label="Cost per completed task over time" className="rounded-lg border border-zinc-200 bg-white p-4">
-                <h2 className="mb-2 text-sm font-semibold">Cost per completed task, by {filters.bucket}</h2>
+                <h2 className="mb-2 text-sm font-semibold">Cost per completed task, by launch {filters.bucket}</h2>
                 <div className="h-64" data-testid="chart-cpc">
                   <ResponsiveContainer width="100%" height="100%">
                     <LineChart data={periods} margin={{ top: 20, right: 24, left: 8, bottom: 0 }}>
@@ -337,7 +347,7 @@ export function CostsPage() {
               </section>
               <section aria-label="Spend by cause" className="rounded-lg border border-zinc-200 bg-white p-4">
                 <h2 className="mb-2 text-sm font-semibold">
-                  Spend by cause, by {filters.bucket} <span className="font-normal text-zinc-500">(click a bar to filter)</span>
+                  Spend by cause, by launch {filters.bucket} <span className="font-normal text-zinc-500">(click a bar to filter)</span>
                 </h2>
                 <div className="h-64" data-testid="chart-causes">
                   <ResponsiveContainer width="100%" height="100%">
@@ -365,7 +375,7 @@ export function CostsPage() {
 
             <section aria-label="By period" className="mb-6">
               <Breakdown
-                title={filters.bucket === "week" ? "By week (starting Monday)" : "By day"}
+                title={filters.bucket === "week" ? "By launch week (starting Monday, UTC)" : "By launch day (UTC)"}
                 testId="by-period"
                 groups={r.byPeriod}
                 label={(k) => k}
@@ -496,6 +506,9 @@ function Breakdown({
               <th scope="col" className="px-3 py-2 font-medium">
                 Cost / completed task
               </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Price table
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -526,6 +539,9 @@ function Breakdown({
                   </td>
                   <td className="px-3 py-2 tabular-nums" data-col="cpc">
                     {money(g.costPerCompletedUsd, est)}
+                  </td>
+                  <td className={"px-3 py-2 text-xs " + (g.priceVersions.length > 1 ? "text-amber-800" : "text-zinc-500")} data-col="prices">
+                    {g.priceVersions.length > 0 ? g.priceVersions.join(" + ") : "—"}
                   </td>
                 </tr>
               );
