@@ -26,9 +26,11 @@
  * totals of one page of 100 tasks. `costsQueryMs[level]` is the slowest of those medians.
  *
  * Then the price of keeping the rollup on the write path: 300 model calls inserted one per
- * statement (autocommit) for random tasks with all triggers on (ledger row → task_cost → cost_rollup),
- * `writeMsPerCall[level]` the mean; afterwards the trigger-kept rollup is checked against a rebuild
- * (`rollupMatchesRebuild`: spend, tasks and calls summed over cost_rollup agree to the 1e-8 dollar).
+ * transaction for spread-out tasks with all triggers on (ledger row → task_cost → cost_rollup), then
+ * 300 with the rollup triggers off (`longhaul.cost_rollup = off`, the rebuild's switch):
+ * `writeMsPerCall[level] = {withRollup, withoutRollup}`, means in ms. After the first batch the
+ * trigger-kept rollup is checked against a rebuild (`rollupMatchesRebuild`: spend, tasks and calls
+ * summed over cost_rollup agree to the 1e-8 dollar); after the second the rollup is rebuilt.
  *
  * Progress to stderr; last stdout line:
  * `{"costsQueryMs": {"1000": …, "10000": …, "100000": …}, "detail": {...}, "writeMsPerCall": {...},
@@ -122,7 +124,7 @@ async function main(): Promise<number> {
   const detail: Record<string, Record<string, number>> = {};
   const seedMs: Record<string, number> = {};
   const rows: Record<string, Record<string, number>> = {};
-  const writeMsPerCall: Record<string, number> = {};
+  const writeMsPerCall: Record<string, { withRollup: number; withoutRollup: number }> = {};
   let rollupMatchesRebuild = true;
   try {
     for (const p of PROFILES) {
@@ -189,32 +191,42 @@ async function main(): Promise<number> {
       detail[level] = medians;
       costsQueryMs[level] = Math.max(...Object.values(medians));
 
-      // The write path with the rollup triggers on: one ledger row per statement, as recordModelCall writes them.
+      // The write path: one ledger row per transaction, as recordModelCall writes them, with the
+      // rollup triggers on (ledger row → task_cost → cost_rollup) and, for comparison, off.
       const WRITES = 300;
-      const w0 = performance.now();
-      for (let k = 0; k < WRITES; k++) {
-        const task = `bt_${String((k * 7919) % level).padStart(7, "0")}`;
-        await prisma.$executeRawUnsafe(
-          `INSERT INTO model_call (id, "runId", "stepId", attempt, model, "promptTokens", "cachedTokens", "completionTokens", status, "httpStatus", billed,
-                                   cause, "latencyMs", "costUsd", "priceVersion")
-           VALUES ($1, $2, 'model-99', 0, 'gpt-4.1-mini', 2000, 1200, 200, 'ok', 200, true, 'productive', 900, 0.00072, 'genai-prices@0.1.8')`,
-          `w${level}-${k}`,
-          `${task}-r1`,
-        );
-      }
-      writeMsPerCall[level] = Math.round(((performance.now() - w0) / WRITES) * 100) / 100;
+      const writeCalls = async (rollup: "on" | "off") => {
+        const w0 = performance.now();
+        for (let k = 0; k < WRITES; k++) {
+          const task = `bt_${String((k * 7919) % level).padStart(7, "0")}`;
+          await prisma.$transaction([
+            prisma.$queryRawUnsafe(`SELECT set_config('longhaul.cost_rollup', $1, true)`, rollup),
+            prisma.$executeRawUnsafe(
+              `INSERT INTO model_call (id, "runId", "stepId", attempt, model, "promptTokens", "cachedTokens", "completionTokens", status, "httpStatus", billed,
+                                       cause, "latencyMs", "costUsd", "priceVersion")
+               VALUES ($1, $2, 'model-99', 0, 'gpt-4.1-mini', 2000, 1200, 200, 'ok', 200, true, 'productive', 900, 0.00072, 'genai-prices@0.1.8')`,
+              `w${level}-${rollup}-${k}`,
+              `${task}-r1`,
+            ),
+          ]);
+        }
+        return Math.round(((performance.now() - w0) / WRITES) * 100) / 100;
+      };
       const sums = () =>
         prisma.$queryRawUnsafe<{ usd: string; tasks: bigint; calls: bigint }[]>(
           `SELECT sum("costUsd")::text AS usd, sum(tasks) AS tasks, sum(calls) AS calls FROM cost_rollup`,
         );
+      const withRollup = await writeCalls("on");
       const [kept] = await sums();
       await prisma.$queryRawUnsafe(`SELECT longhaul_task_cost_rebuild()`);
       const [rebuilt] = await sums();
       const agrees = Math.abs(Number(kept?.usd) - Number(rebuilt?.usd)) < 1e-8 && kept?.tasks === rebuilt?.tasks && kept?.calls === rebuilt?.calls;
       rollupMatchesRebuild &&= agrees;
+      const withoutRollup = await writeCalls("off");
+      await prisma.$queryRawUnsafe(`SELECT longhaul_task_cost_rebuild()`);
+      writeMsPerCall[level] = { withRollup, withoutRollup };
       progress(
         TAG,
-        `level ${level}: ${writeMsPerCall[level]} ms per model call with the rollup triggers; rollup ${agrees ? "equals" : "DIFFERS FROM"} its rebuild`,
+        `level ${level}: ${withRollup} ms per model call with the rollup triggers, ${withoutRollup} ms without; rollup ${agrees ? "equals" : "DIFFERS FROM"} its rebuild`,
       );
     }
   } finally {
