@@ -1,3 +1,4 @@
+import type { ModelCallRecord } from "../agent/ports.ts";
 import { correctedEarlierCause, type CostCause } from "../domain/cost-causes.ts";
 import { priceModelCall } from "../domain/cost.ts";
 import { AppError } from "../errors.ts";
@@ -15,7 +16,9 @@ type Db = PrismaClient | Prisma.TransactionClient;
  * - an earlier successful attempt of the same step whose result this attempt replaces becomes
  *   `retry` (earlier executor attempt) or `restart` (same attempt: the process died before the
  *   step's result was saved) — not for a `replay` of a completed step, which keeps the earlier row.
- * The per-task summary (task_cost) follows through triggers (server/db/sql/task-cost.sql).
+ * The per-task summary (task_cost) and the /costs rollup (cost_rollup, cost_steps) follow through
+ * triggers (server/db/sql/task-cost.sql). The record's shape is the agent's port type
+ * (ModelCallRecord, server/agent/ports.ts), declared once.
  * @throws Error when the run does not exist.
  */
 export async function recordModelCall({
@@ -23,24 +26,7 @@ export async function recordModelCall({
   estimated = false,
   reasoningTokens = 0,
   ...data
-}: {
-  prisma: Db;
-  runId: string;
-  stepId: string;
-  attempt: number;
-  model: string;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  reasoningTokens?: number;
-  estimated?: boolean;
-  status: "ok" | "error";
-  httpStatus: number | null;
-  billed: boolean;
-  cause: CostCause;
-  latencyMs: number;
-  error?: string;
-}): Promise<{ usd: number; priceVersion: string }> {
+}: ModelCallRecord & { prisma: Db }): Promise<{ usd: number; priceVersion: string }> {
   const run = await prisma.run.findUniqueOrThrow({
     where: { id: data.runId },
     select: { task: { select: { profile: { select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true } } } } },
