@@ -23,6 +23,15 @@ const OUTCOMES = [
   ["running", "Running"],
 ] as const;
 const OUTCOME_LABEL: Record<string, string> = Object.fromEntries(OUTCOMES);
+/** A /costs outcome as the task list's `status` filter (Task.status values, comma-separated). */
+const OUTCOME_STATUS: Record<string, string> = {
+  completed: "completed",
+  dead_end: "dead_end",
+  failed: "failed",
+  cancelled: "cancelled",
+  waiting: "waiting_for_human",
+  running: "queued,running",
+};
 const FAILURE_LABEL: Record<string, string> = {
   transient: "Transient",
   saturation: "Saturation",
@@ -62,7 +71,7 @@ function bucketEnd(key: string, bucket: "day" | "week"): string {
 /**
  * The managers' page (issue 9): cost per completed task and what the rest of the money bought.
  * Filters live in the URL (`from`, `to`, `profile`, `model`, `outcome`, `bucket`); every figure
- * links to the tasks behind it (/tasks with `profile`, `outcome`, `from`, `to`); the outcomes table
+ * links to the tasks behind it (/tasks with `profile`, `status`, `from`, `to`); the outcomes table
  * downloads as CSV with the same cells; refreshed from the change feed when tasks end.
  */
 export function CostsPage() {
@@ -98,12 +107,20 @@ export function CostsPage() {
     [pathname, router, search],
   );
 
-  /** /tasks?… for the tasks behind a figure: the page's filters plus `extra`. */
+  /**
+   * /tasks?… for the tasks behind a figure: the page's filters plus `extra`. The task list filters
+   * by task status, so a /costs outcome becomes `status` (waiting → waiting_for_human, running →
+   * queued,running); launch days (`from`, `to`, UTC) and `profile` carry over as they are.
+   */
   const tasksHref = useCallback(
     (extra: Record<string, string | undefined> = {}) => {
       const params = new URLSearchParams();
       const all = { from: filters.from, to: filters.to, profile: filters.profile, model: filters.model, outcome: filters.outcome, ...extra };
-      for (const [k, v] of Object.entries(all)) if (v) params.set(k, v);
+      for (const [k, v] of Object.entries(all)) {
+        if (!v) continue;
+        if (k === "outcome") params.set("status", OUTCOME_STATUS[v] ?? v);
+        else params.set(k, v);
+      }
       const q = params.toString();
       return q ? `/tasks?${q}` : "/tasks";
     },

@@ -97,7 +97,10 @@ export interface TaskCostTotals {
   calls: number;
   tokens: number;
   steps: number;
+  /** The price table of the task's latest call. */
   priceVersion: string | null;
+  /** Every price table the task's calls were priced from, sorted (more than one: mixed). */
+  priceVersions: string[];
 }
 
 interface TotalsRow {
@@ -112,6 +115,7 @@ interface TotalsRow {
   tokens: string;
   steps: number;
   priceVersion: string | null;
+  priceVersions: string[] | null;
 }
 
 const toTotals = (r: TotalsRow): TaskCostTotals => ({
@@ -126,6 +130,7 @@ const toTotals = (r: TotalsRow): TaskCostTotals => ({
   tokens: Number(r.tokens),
   steps: r.steps,
   priceVersion: r.priceVersion,
+  priceVersions: r.priceVersions ?? [],
 });
 
 /**
@@ -152,6 +157,7 @@ export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds:
         tokens: "0",
         steps: 0,
         priceVersion: null,
+        priceVersions: [],
       }),
     );
   if (taskIds.length === 0) return out;
@@ -160,7 +166,7 @@ export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds:
            (c."checkpointUsd" + c."compactionUsd")::text AS overhead,
            (c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd")::text AS waste,
            c."estimatedUsd"::text AS estimated, c."estimatedCalls", c.calls,
-           (c."promptTokens" + c."completionTokens")::text AS tokens, c.steps, c."priceVersion"
+           (c."promptTokens" + c."completionTokens")::text AS tokens, c.steps, c."priceVersion", c."priceVersions"
     FROM task_cost c WHERE c."taskId" = ANY(${[...taskIds]}::text[])`;
   for (const r of rows) out.set(r.taskId, toTotals(r));
   return out;
