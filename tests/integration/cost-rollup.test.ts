@@ -4,7 +4,15 @@ import { costRollup } from "../../server/db/cost-queries.ts";
 import { taskCostTotals, taskRunCosts } from "../../server/db/cost-repository.ts";
 import { prismaResumePorts } from "../../server/db/resume-ports.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
-import { costFiltersSchema, outcomeTableCells, outcomeTableCsv, toCsv, OUTCOME_TABLE_HEADER } from "../../server/domain/cost-rollup.ts";
+import {
+  costFiltersSchema,
+  failureClassOf,
+  outcomeOf,
+  outcomeTableCells,
+  outcomeTableCsv,
+  toCsv,
+  OUTCOME_TABLE_HEADER,
+} from "../../server/domain/cost-rollup.ts";
 
 // The rollups on a small fixed data set written through the real write paths (recordModelCall,
 // beginStep, the resume port's transaction) and the PL/pgSQL summaries, with every expected figure
@@ -289,5 +297,23 @@ describe("cost rollups on a fixed data set", () => {
     ]);
     await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;
     expect(await snapshot()).toEqual(before);
+  });
+
+  it("the rollup's SQL classifies outcomes and failure classes as the domain does", async () => {
+    const statuses = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"];
+    const reasons = [null, "budget_exhausted", "loop", "stall", "transient", "saturation", "drift", "error", "cancelled_by_user", "tool_failed"];
+    const pairs = statuses.flatMap((status) => reasons.map((reason) => ({ status, reason })));
+    const sql = await prisma.$queryRaw<{ status: string; reason: string | null; outcome: string; failure: string }[]>`
+      SELECT x.status, x.reason, longhaul_cost_outcome(x.status) AS outcome, longhaul_cost_failure(x.status, x.reason) AS failure
+      FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS x(status text, reason text)`;
+    expect(sql).toHaveLength(pairs.length);
+    for (const row of sql) {
+      expect([row.status, row.reason, row.outcome, row.failure]).toEqual([
+        row.status,
+        row.reason,
+        outcomeOf(row.status),
+        failureClassOf(row.status, row.reason) ?? "",
+      ]);
+    }
   });
 });
