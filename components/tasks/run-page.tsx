@@ -13,7 +13,9 @@ import { cn } from "@/components/ui/cn.ts";
 import { TaskCostPanel } from "@/components/costs/task-cost-panel.tsx";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
 import { EscalateDialog } from "./escalate-dialog.tsx";
-import { absoluteUtc, compactNumber, elapsed, usd } from "./format.ts";
+import { compactNumber, elapsed, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { ExecutorState } from "./executor-state.tsx";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
 import { RunSwitcher } from "./run-switcher.tsx";
 import { StepFilterBar } from "./step-filter-bar.tsx";
@@ -451,6 +453,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             {reason}
           </p>
         )}
+        {latestRun && <ExecutorState runId={latestRun.id} active={!TERMINAL.has(t.status)} />}
         {t.status === "completed" && t.result && typeof t.result === "object" && "summary" in t.result && (
           <p className="mt-2 text-sm text-emerald-900" data-testid="result-summary">
             Result: {typeof t.result.summary === "string" ? t.result.summary : JSON.stringify(t.result.summary)}
@@ -506,7 +509,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             detail={
               t.startedAt ? (
                 <>
-                  started <span className="font-mono">{absoluteUtc(t.startedAt)}</span>
+                  started <Timestamp className="font-mono" date={t.startedAt} />
                 </>
               ) : (
                 "not started"

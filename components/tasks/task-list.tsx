@@ -12,7 +12,8 @@ import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
-import { absoluteUtc, compactNumber, elapsed, shortId, usd } from "./format.ts";
+import { compactNumber, elapsed, shortId, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
 
 type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -151,7 +152,7 @@ const columns = [
     cell: (c) => (
       <div className="whitespace-nowrap">
         <RelativeTime date={c.row.original.startedAt ?? c.getValue()} />
-        <div className="font-mono text-xs text-zinc-500">{absoluteUtc(c.row.original.startedAt ?? c.getValue())}</div>
+        <Timestamp className="block font-mono text-xs text-zinc-500" date={c.row.original.startedAt ?? c.getValue()} />
       </div>
     ),
   }),
