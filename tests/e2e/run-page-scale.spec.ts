@@ -109,6 +109,29 @@ test("switch between the runs of a resumed task; segments fold; a model step sho
   await expect(detail).toContainText(/started \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 });
 
+test("the task list: completed with gaps as an outcome filter and in the status cell; j/k select, Enter opens", async ({ page }) => {
+  await page.goto(`/tasks?q=${prefix}`);
+  const rows = page.locator("[data-task-id]");
+  await expect(rows.first()).toBeVisible();
+  await page.getByLabel("Outcome").selectOption("completed_with_gaps");
+  await expect(page).toHaveURL(/outcome=completed_with_gaps/);
+  // Every 24th seeded task from the 9th (scripts/lib/seed-ui.ts): 9, 33, …, 297 of 300.
+  await expect(page.getByTestId("task-count")).toHaveText("13 matching tasks");
+  await expect(rows.first()).toHaveAttribute("data-task-id", `task_${prefix}000297`);
+  for (const text of await rows.allTextContents()) expect(text).toContain("with gaps");
+
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur()); // keys act outside inputs only
+  await page.keyboard.press("j");
+  await expect(rows.nth(0)).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  await page.keyboard.press("k");
+  await expect(rows.nth(1)).toHaveAttribute("aria-selected", "true");
+  await expect(rows.nth(0)).toHaveAttribute("aria-selected", "false");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/tasks/task_${prefix}000273$`));
+});
+
 test("the task list: filtered, searched and sorted on the server, in the URL; same goals told apart", async ({ page }) => {
   await page.goto("/tasks");
   await expect(page.locator("[data-task-id]").first()).toBeVisible();
