@@ -326,7 +326,9 @@ export interface StepSummaryRow {
  * One timeline row on the wire, as a tuple (a 5,000-step task's list is ~4× smaller and ~10× faster
  * to serialise than objects with Dates): [runIndex (into `runIds`), stepId, index, kind, tool, status,
  * summary, error (first 300 characters), attempts, promptTokens, cachedTokens, completionTokens,
- * costUsd, checkpointReason, startedAt (epoch ms), endedAt (epoch ms | null), durationMs].
+ * costUsd, checkpointReason, startedAt (epoch ms), endedAt (epoch ms | null), durationMs, argsKey
+ * (tool steps: the first 12 hex digits of md5 over the arguments' jsonb text, so identical calls
+ * are told apart from different ones without sending arguments; null otherwise)].
  * Decode with `decodeStepRows` (components/tasks/step-rows.ts).
  */
 /** @throws AppError NOT_FOUND naming the task when no task has this id (a read of nothing is a 404, not an empty list). */
@@ -353,6 +355,7 @@ export type StepTuple = [
   number,
   number | null,
   number | null,
+  string | null,
 ];
 
 /**
@@ -385,7 +388,8 @@ export async function listSteps({
                 p."promptTokens", p."cachedTokens", p."completionTokens",
                 coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE p.kind = 'model' AND m."runId" = p."runId" AND m."stepId" = p."stepId"), 0),
                 CASE WHEN p.kind = 'checkpoint' THEN p.arguments->>'reason' END,
-                floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs"
+                floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs",
+                CASE WHEN p.kind = 'tool' THEN left(md5(coalesce(p.arguments::text, '')), 12) END
               ) ORDER BY p.ri, p.index))::text AS rows
       FROM (
         SELECT array_position(${runIds}::text[], s."runId") - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, left(s.error, 300) AS error, s.attempts,

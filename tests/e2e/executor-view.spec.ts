@@ -6,13 +6,23 @@ import { launchLoopUntilEscalated } from "./helpers.ts";
 
 test.use({ timezoneId: "Europe/Berlin" });
 
-test("an escalated run shows the executor waiting for the decision event; Local/UTC switch is remembered", async ({ page }) => {
+test("an escalated run shows the executor waiting for the decision event; its loop folds as ×N; Local/UTC switch is remembered", async ({ page }) => {
   await launchLoopUntilEscalated(page);
   const view = page.getByTestId("executor-view");
   await expect(view).toHaveAttribute("data-state", "waiting", { timeout: 30_000 });
   await expect(view).toContainText("Waiting");
   await expect(view).toContainText("longhaul/escalation.applied");
   await expect(view).toContainText(/times out in/);
+
+  // The loop's identical calls fold into one "×N" row on the timeline; it expands to its steps.
+  const fold = page.getByTestId("repeat-fold").first();
+  await expect(fold).toContainText(/×[2-9]/);
+  await expect(fold).toHaveAttribute("aria-expanded", "false");
+  const steps = page.getByRole("list", { name: "Steps" }).getByRole("listitem");
+  const before = await steps.count();
+  await fold.click();
+  await expect(fold).toHaveAttribute("aria-expanded", "true");
+  await expect.poll(() => steps.count()).toBeGreaterThan(before);
 
   // The task's start time in the header: UTC by default, local (Berlin in December = UTC+01:00) after the switch, kept over a reload.
   const started = page
