@@ -95,21 +95,14 @@ export function RunOverview({
     }
   };
   return (
-    <div className="border-b border-zinc-200 bg-white px-4 pt-2 pb-1" data-testid="run-overview">
-      <div className="flex items-center justify-between text-xs text-zinc-600">
-        <span>
-          Whole time · {durationMs(data.t1 - data.t0)} · {segments.length} segment{segments.length === 1 ? "" : "s"}
-        </span>
-        {winFrom !== null && winTo !== null && (
-          <span data-testid="overview-window">
-            waterfall shows {Math.round(winFrom * 100)}–{Math.round(winTo * 100)} % of it
-          </span>
-        )}
-      </div>
+    <div className="flex items-center gap-3 border-b border-zinc-100 bg-white px-4 py-1 text-xs text-zinc-600" data-testid="run-overview">
+      <span className="shrink-0" title={`${segments.length} segment${segments.length === 1 ? "" : "s"}; ticks mark where each starts`}>
+        Whole time {durationMs(data.t1 - data.t0)} · {segments.length} seg.
+      </span>
       <svg
         viewBox={`0 0 ${BINS} 28`}
         preserveAspectRatio="none"
-        className="mt-1 block h-7 w-full cursor-pointer"
+        className="block h-5 min-w-0 flex-1 cursor-pointer"
         role="img"
         aria-label="Overview of the whole run's time: busy columns, failures in red, retries in amber, the waterfall's window framed"
         onClick={(e) => {
@@ -148,6 +141,11 @@ export function RunOverview({
           />
         )}
       </svg>
+      {winFrom !== null && winTo !== null && (
+        <span className="shrink-0 tabular-nums" data-testid="overview-window" title="The part of the whole time the waterfall below shows">
+          window {Math.round(winFrom * 100)}–{Math.round(winTo * 100)} %
+        </span>
+      )}
     </div>
   );
 }

@@ -123,7 +123,7 @@ export function Timeline({
       </div>
       <div
         ref={parentRef}
-        className="min-h-0 flex-1 overflow-auto"
+        className="min-h-32 flex-1 overflow-auto"
         role="list"
         aria-label="Steps"
         data-testid="timeline"
