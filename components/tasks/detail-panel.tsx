@@ -10,7 +10,8 @@ import type { AppRouter } from "@/server/api/root.ts";
 import { CheckpointsPanel } from "./checkpoints-panel.tsx";
 import { FactChangeLine, factCountLabel } from "./fact-value.tsx";
 import { Dialog, DialogClose } from "./dialog.tsx";
-import { absoluteUtc, compactNumber, durationMs, usd } from "./format.ts";
+import { compactNumber, durationMs, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { RelativeTime } from "./relative-time.tsx";
 import { WorkingSetPanel } from "./working-set-panel.tsx";
 
@@ -235,11 +236,11 @@ function StepDetail({
         <span className="text-zinc-600">{durationMs(s.durationMs)}</span>
       </div>
       <div className="text-xs text-zinc-600">
-        started <span className="font-mono">{absoluteUtc(s.startedAt)}</span> (<RelativeTime date={s.startedAt} />)
+        started <Timestamp className="font-mono" date={s.startedAt} /> (<RelativeTime date={s.startedAt} />)
         {s.endedAt && (
           <>
             {" "}
-            · ended <span className="font-mono">{absoluteUtc(s.endedAt)}</span>
+            · ended <Timestamp className="font-mono" date={s.endedAt} />
           </>
         )}
       </div>

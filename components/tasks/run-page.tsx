@@ -13,8 +13,11 @@ import { cn } from "@/components/ui/cn.ts";
 import { TaskCostPanel } from "@/components/costs/task-cost-panel.tsx";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
 import { EscalateDialog } from "./escalate-dialog.tsx";
-import { absoluteUtc, compactNumber, elapsed, usd } from "./format.ts";
+import { compactNumber, elapsed, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { ExecutorState } from "./executor-state.tsx";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
+import { RunOverview } from "./run-overview.tsx";
 import { RunSwitcher } from "./run-switcher.tsx";
 import { StepFilterBar } from "./step-filter-bar.tsx";
 import { decodeStepRows } from "./step-rows.ts";
@@ -96,6 +99,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const [escalateOpen, setEscalateOpen] = useState(false);
   const [goalOpen, setGoalOpen] = useState(false);
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
+  const [expandedFolds, setExpandedFolds] = useState<Set<string>>(() => new Set());
   const now = useTickingNow();
 
   const selectedKey = search.get("step");
@@ -168,10 +172,11 @@ export function RunPage({ taskId }: { taskId: string }) {
   }, [task.data?.runs, checkpoints.data]);
   const runId = runParam && runs.has(runParam) ? runParam : null;
   const segments = useMemo(() => buildSegments(rows), [rows]);
+  const segmentsInView = useMemo(() => segments.filter((g) => !runId || g.runId === runId), [segments, runId]);
   const filtering = isFiltering(filter);
   const items = useMemo(
-    () => timelineItems(segments, { runId, collapsed, matches: (s) => stepMatches(s, filter, textMatches), filtering, runCount: runs.size }),
-    [segments, runId, collapsed, filter, textMatches, filtering, runs.size],
+    () => timelineItems(segments, { runId, collapsed, matches: (s) => stepMatches(s, filter, textMatches), filtering, runCount: runs.size, expandedFolds }),
+    [segments, runId, collapsed, filter, textMatches, filtering, runs.size, expandedFolds],
   );
   const stepItems = useMemo(() => items.filter((i) => i.type === "step"), [items]);
   const matchCount = useMemo(
@@ -188,6 +193,25 @@ export function RunPage({ taskId }: { taskId: string }) {
       return next;
     });
   }, []);
+  const toggleFold = useCallback((key: string) => {
+    setExpandedFolds((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }, []);
+  // Opening a step folded into identical repeats (deep link, the waterfall) expands its fold.
+  // Only once per selection: folding it again by hand stays folded.
+  const autoExpanded = useRef<string | null>(null);
+  useEffect(() => {
+    if (!selectedKey || autoExpanded.current === selectedKey || items.some((i) => i.type === "step" && i.key === selectedKey)) return;
+    const fold = items.find((i) => i.type === "fold" && !i.expanded && i.fold.steps.some((s) => `${s.runId}:${s.stepId}` === selectedKey));
+    if (fold) {
+      autoExpanded.current = selectedKey;
+      toggleFold(fold.key);
+    }
+  }, [selectedKey, items, toggleFold]);
   // Opening a step (deep link, j/k, the waterfall) expands its segment.
   useEffect(() => {
     if (!selectedStep) return;
@@ -207,8 +231,11 @@ export function RunPage({ taskId }: { taskId: string }) {
       list = list.slice(from, from + 400);
     }
     const run = runs.get(seg.runId);
+    const last = list.at(-1);
     return {
       steps: list,
+      from: list[0]?.startedAt ?? null,
+      to: last ? (last.endedAt ?? new Date(last.startedAt.getTime() + (last.durationMs ?? 0))) : null,
       title: `run ${run?.number ?? "?"}, segment ${seg.n}${list.length < seg.steps.length ? ` (${list.length} of ${seg.steps.length} steps)` : ""}`,
     };
   }, [segments, runId, selectedStep, runs]);
@@ -272,6 +299,13 @@ export function RunPage({ taskId }: { taskId: string }) {
         onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
       />
       {showWaterfall && waterfallWindow && (
+        <RunOverview
+          segments={segmentsInView}
+          window={waterfallWindow.from && waterfallWindow.to ? { from: waterfallWindow.from, to: waterfallWindow.to } : null}
+          onSelect={(key) => setParams({ step: key, tab: "step" })}
+        />
+      )}
+      {showWaterfall && waterfallWindow && (
         <Waterfall
           steps={waterfallWindow.steps}
           title={waterfallWindow.title}
@@ -286,6 +320,7 @@ export function RunPage({ taskId }: { taskId: string }) {
         selectedKey={selectedKey}
         onSelect={(key) => setParams({ step: key, tab: "step" })}
         onToggleSegment={toggleSegment}
+        onToggleFold={toggleFold}
         emptyMessage={
           filtering
             ? "No step matches this filter."
@@ -451,6 +486,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             {reason}
           </p>
         )}
+        {latestRun && <ExecutorState runId={latestRun.id} active={!TERMINAL.has(t.status)} />}
         {t.status === "completed" && t.result && typeof t.result === "object" && "summary" in t.result && (
           <p className="mt-2 text-sm text-emerald-900" data-testid="result-summary">
             Result: {typeof t.result.summary === "string" ? t.result.summary : JSON.stringify(t.result.summary)}
@@ -506,7 +542,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             detail={
               t.startedAt ? (
                 <>
-                  started <span className="font-mono">{absoluteUtc(t.startedAt)}</span>
+                  started <Timestamp className="font-mono" date={t.startedAt} />
                 </>
               ) : (
                 "not started"

@@ -11,8 +11,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
+import { cn } from "@/components/ui/cn.ts";
 import type { AppRouter } from "@/server/api/root.ts";
-import { absoluteUtc, compactNumber, elapsed, shortId, usd } from "./format.ts";
+import { compactNumber, elapsed, shortId, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
 
 type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -30,7 +32,9 @@ type StatusValue = (typeof STATUS_OPTIONS)[number][0];
 const OUTCOME_OPTIONS = [
   ["clean", "Completed clean"],
   ["with_alerts", "Completed with alerts"],
+  ["completed_with_gaps", "Completed with gaps"],
 ] as const;
+type OutcomeValue = (typeof OUTCOME_OPTIONS)[number][0];
 const ROW_HEIGHT = 60;
 const DAY_MS = 86_400_000;
 
@@ -91,6 +95,15 @@ const columns = [
     cell: (c) => (
       <div className="flex flex-col items-start gap-0.5">
         <StatusBadge status={c.getValue()} />
+        {c.row.original.outcome === "completed_with_gaps" && (
+          <span
+            className="rounded bg-amber-100 px-1 text-xs font-medium text-amber-900"
+            data-testid="outcome"
+            title="Completed, but part of the goal was not done (see the task's result)"
+          >
+            with gaps{c.row.original.alerts > 0 ? ` · ${c.row.original.alerts} alert${c.row.original.alerts === 1 ? "" : "s"}` : ""}
+          </span>
+        )}
         {c.row.original.outcome === "with_alerts" && (
           <span className="text-xs text-amber-800" data-testid="outcome">
             with {c.row.original.alerts} alert{c.row.original.alerts === 1 ? "" : "s"}
@@ -151,7 +164,7 @@ const columns = [
     cell: (c) => (
       <div className="whitespace-nowrap">
         <RelativeTime date={c.row.original.startedAt ?? c.getValue()} />
-        <div className="font-mono text-xs text-zinc-500">{absoluteUtc(c.row.original.startedAt ?? c.getValue())}</div>
+        <Timestamp className="block font-mono text-xs text-zinc-500" date={c.row.original.startedAt ?? c.getValue()} />
       </div>
     ),
   }),
@@ -175,7 +188,7 @@ export function TaskList() {
   const status = (search.get("status") ?? "").split(",").filter((s): s is StatusValue => STATUS_OPTIONS.some(([v]) => v === s));
   const profile = search.get("profile") ?? "";
   const outcomeParam = search.get("outcome");
-  const outcome = OUTCOME_OPTIONS.some(([v]) => v === outcomeParam) ? (outcomeParam as "clean" | "with_alerts") : undefined;
+  const outcome = OUTCOME_OPTIONS.some(([v]) => v === outcomeParam) ? (outcomeParam as OutcomeValue) : undefined;
   const fromDay = search.get("from") ?? "";
   const toDay = search.get("to") ?? "";
   const q = search.get("q") ?? "";
@@ -234,6 +247,28 @@ export function TaskList() {
     if (lastItem && lastItem.index >= rows.length - 20 && tasks.hasNextPage && !tasks.isFetchingNextPage) void tasks.fetchNextPage();
   }, [lastItem, rows.length, tasks]);
 
+  // j/k move the selection through the list (scrolling it into view), Enter opens the selected task.
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const selectedIndex = selectedId ? rows.findIndex((r) => r.id === selectedId) : -1;
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      const target = e.target as HTMLElement | null;
+      if (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+      if (e.metaKey || e.ctrlKey || e.altKey || rows.length === 0) return;
+      if (e.key === "j" || e.key === "k") {
+        const next = selectedIndex < 0 ? 0 : e.key === "j" ? Math.min(rows.length - 1, selectedIndex + 1) : Math.max(0, selectedIndex - 1);
+        setSelectedId(rows[next]!.id);
+        virtualizer.scrollToIndex(next, { align: "auto" });
+        e.preventDefault();
+      } else if (e.key === "Enter" && selectedIndex >= 0 && !(target && ["A", "BUTTON"].includes(target.tagName))) {
+        e.preventDefault();
+        router.push(`/tasks/${rows[selectedIndex]!.id}`);
+      }
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rows, selectedIndex, virtualizer, router]);
+
   const padTop = items[0]?.start ?? 0;
   const padBottom = lastItem ? virtualizer.getTotalSize() - lastItem.end : 0;
   const tableRows = table.getRowModel().rows;
@@ -244,6 +279,9 @@ export function TaskList() {
         <div className="flex items-center gap-3">
           <h1 className="text-2xl font-semibold tracking-tight">Tasks</h1>
           <LivePill state={live} />
+          <span className="hidden text-xs text-zinc-400 lg:inline" aria-hidden>
+            j/k select · Enter opens
+          </span>
           {tasks.data && (
             <span className="text-sm text-zinc-500" data-testid="task-count">
               {total.toLocaleString("en-US")} {filtered ? "matching" : ""} task{total === 1 ? "" : "s"}
@@ -402,7 +440,17 @@ export function TaskList() {
                 const row = tableRows[item.index];
                 if (!row) return null;
                 return (
-                  <tr key={row.id} data-task-id={row.id} className="border-b border-zinc-100 align-top hover:bg-zinc-50" style={{ height: ROW_HEIGHT }}>
+                  <tr
+                    key={row.id}
+                    data-task-id={row.id}
+                    aria-selected={row.id === selectedId}
+                    onClick={() => setSelectedId(row.id)}
+                    className={cn(
+                      "border-b border-zinc-100 align-top hover:bg-zinc-50",
+                      row.id === selectedId && "bg-sky-50 shadow-[inset_3px_0_0_#0284c7] hover:bg-sky-50",
+                    )}
+                    style={{ height: ROW_HEIGHT }}
+                  >
                     {row.getVisibleCells().map((cell) => (
                       <td key={cell.id} className="overflow-hidden px-3 py-2">
                         {flexRender(cell.column.columnDef.cell, cell.getContext())}

@@ -15,6 +15,7 @@ import {
 } from "../../db/task-queries.ts";
 import { diffCheckpoints, getCheckpointOrThrow, listCheckpoints } from "../../db/checkpoint-queries.ts";
 import { requestCheckpoint } from "../../db/run-requests.ts";
+import { getExecutorView } from "../../db/executor-view-queries.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
 import { cancelTask } from "../../domain/cancel-task.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
@@ -78,6 +79,10 @@ export const taskRouter = createTRPCRouter({
   stepPrompt: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
     .query(({ ctx, input }) => getModelPromptOrThrow({ prisma: ctx.prisma, ...input })),
+  /** What the executor is doing with a run now (running, queued, sleeping, waiting, retrying …), or why that is unavailable; see getExecutorView. */
+  executorView: readProcedure
+    .input(inputObject({ runId: idField("runId") }))
+    .query(({ ctx, input }) => getExecutorView({ prisma: ctx.prisma, runId: input.runId })),
   launch: operatorProcedure
     .input(launchTaskInputSchema)
     .mutation(({ ctx, input }) => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }) })),
