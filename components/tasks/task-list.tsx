@@ -15,6 +15,7 @@ import { cn } from "@/components/ui/cn.ts";
 import type { AppRouter } from "@/server/api/root.ts";
 import { compactNumber, elapsed, shortId, usd } from "./format.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { FAILURE_CLASSES, FAILURE_LABELS } from "@/lib/contracts/failure.ts";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
 
 type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -189,13 +190,16 @@ export function TaskList() {
   const profile = search.get("profile") ?? "";
   const outcomeParam = search.get("outcome");
   const outcome = OUTCOME_OPTIONS.some(([v]) => v === outcomeParam) ? (outcomeParam as OutcomeValue) : undefined;
+  const model = search.get("model") ?? "";
+  const failureParam = search.get("failure");
+  const failure = FAILURE_CLASSES.find((c) => c === failureParam);
   const fromDay = search.get("from") ?? "";
   const toDay = search.get("to") ?? "";
   const q = search.get("q") ?? "";
   const sort = search.get("sort") === "oldest" ? "oldest" : "newest";
   const from = dayStart(fromDay);
   const toStart = dayStart(toDay);
-  const filtered = status.length > 0 || !!profile || !!outcome || !!from || !!toStart || !!q;
+  const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!q;
 
   const setParam = useCallback(
     (next: Record<string, string | null>) => {
@@ -225,6 +229,8 @@ export function TaskList() {
     ...(status.length ? { status } : {}),
     ...(profile ? { profile } : {}),
     ...(outcome ? { outcome } : {}),
+    ...(model ? { model } : {}),
+    ...(failure ? { failure } : {}),
     ...(from ? { from } : {}),
     ...(toStart ? { to: new Date(toStart.getTime() + DAY_MS) } : {}),
     ...(q ? { q } : {}),
@@ -347,6 +353,37 @@ export function TaskList() {
             ))}
           </select>
         </label>
+        <label className="flex flex-col gap-1">
+          <span className="text-xs font-medium text-zinc-600">Failure</span>
+          <select
+            value={failure ?? ""}
+            onChange={(e) => setParam({ failure: e.target.value || null })}
+            className="rounded-md border border-zinc-300 px-2 py-1.5"
+          >
+            <option value="">Any failure</option>
+            {FAILURE_CLASSES.map((c) => (
+              <option key={c} value={c}>
+                {FAILURE_LABELS[c]}
+              </option>
+            ))}
+          </select>
+        </label>
+        {model && (
+          <span className="flex flex-col gap-1" data-testid="model-filter">
+            <span className="text-xs font-medium text-zinc-600">Model (latest call)</span>
+            <span className="flex items-center gap-1 rounded-md border border-zinc-300 bg-zinc-50 px-2 py-1.5 font-mono text-xs">
+              {model}
+              <button
+                type="button"
+                aria-label={`Remove the model filter ${model}`}
+                className="text-zinc-500 hover:text-zinc-900"
+                onClick={() => setParam({ model: null })}
+              >
+                ×
+              </button>
+            </span>
+          </span>
+        )}
         <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Launched from (UTC)</span>
           <input

@@ -5,6 +5,7 @@ import { taskSpend } from "./run-repository.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
+import type { FailureClass } from "../domain/cost-rollup.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
@@ -49,6 +50,10 @@ export interface ListTasksFilters {
   /** Agent profile name (exact). */
   profile?: string;
   outcome?: TaskOutcome;
+  /** Model of the task's latest model call (task_cost.model — the key /costs groups by). */
+  model?: string;
+  /** Failure class as /costs counts it (SQL longhaul_cost_failure; server/domain/cost-rollup.ts failureClassOf). */
+  failure?: FailureClass;
   /** Launched at or after (inclusive). */
   from?: Date;
   /** Launched before (exclusive). */
@@ -77,6 +82,8 @@ function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
   const where: Prisma.Sql[] = [];
   if (f.status?.length) where.push(Prisma.sql`t.status = ANY(${f.status})`);
   if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
+  if (f.model) where.push(Prisma.sql`tc.model = ${f.model}`);
+  if (f.failure) where.push(Prisma.sql`longhaul_cost_failure(t.status::text, tc."lastEndReason") = ${f.failure}`);
   if (f.from) where.push(Prisma.sql`t."createdAt" >= ${f.from}`);
   if (f.to) where.push(Prisma.sql`t."createdAt" < ${f.to}`);
   if (f.outcome) {
@@ -146,7 +153,9 @@ export async function listTasks({
              tc."costUsd"::text AS "costUsd"
       FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost tc ON tc."taskId" = t.id
       ${clause(pageWhere)} ${order} LIMIT ${limit + 1}`,
-    prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM task t JOIN agent_profile p ON p.id = t."profileId" ${clause(where)}`,
+    prisma.$queryRaw<
+      { n: bigint }[]
+    >`SELECT count(*) AS n FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost tc ON tc."taskId" = t.id ${clause(where)}`,
   ]);
   const page = tasks.slice(0, limit);
   const ids = page.map((t) => t.id);

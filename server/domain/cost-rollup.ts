@@ -11,9 +11,8 @@ import { inputObject, textField } from "./input-fields.ts";
 export const COST_OUTCOMES = ["completed", "dead_end", "failed", "cancelled", "waiting", "running"] as const;
 export type CostOutcome = (typeof COST_OUTCOMES)[number];
 
-/** Failure classes (from the latest run's end reason; dead end from the task status). */
-export const FAILURE_CLASSES = ["transient", "saturation", "drift", "dead_end", "budget", "loop", "stall", "error"] as const;
-export type FailureClass = (typeof FAILURE_CLASSES)[number];
+import { FAILURE_CLASSES, type FailureClass } from "../../lib/contracts/failure.ts";
+export { FAILURE_CLASSES, type FailureClass };
 
 const day = z
   .string()

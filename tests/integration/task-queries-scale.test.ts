@@ -88,6 +88,23 @@ describe("task.list at scale: server-side filters, keyset paging, totals", () =>
     }
   });
 
+  it("filters by the model and failure class /costs groups by, so its links land on the same tasks", async () => {
+    const expected = await client.query<{ model: string; n: string }>(
+      `SELECT tc.model, count(*)::text AS n FROM task t JOIN task_cost tc ON tc."taskId" = t.id WHERE t.id LIKE $1 AND tc.model IS NOT NULL GROUP BY tc.model`,
+      [`task_${prefix}%`],
+    );
+    expect(expected.rows.length).toBeGreaterThan(0);
+    for (const { model, n } of expected.rows) expect((await listTasks({ prisma, from, model, limit: 200 })).total).toBe(Number(n));
+    expect((await listTasks({ prisma, from, model: "no-such-model" })).total).toBe(0);
+    const deadEnds = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM task WHERE id LIKE $1 AND status = 'dead_end'`, [`task_${prefix}%`]);
+    expect(Number(deadEnds.rows[0]!.n)).toBeGreaterThan(0);
+    const byFailure = await listTasks({ prisma, from, failure: "dead_end", limit: 200 });
+    expect(byFailure.total).toBe(Number(deadEnds.rows[0]!.n));
+    expect(byFailure.rows.every((r) => r.status === "dead_end")).toBe(true);
+    // A failed task's class comes from its latest run's end reason; completed tasks have none.
+    expect((await listTasks({ prisma, from, failure: "error", status: ["completed"] })).total).toBe(0);
+  });
+
   it("refuses a cursor it did not make, naming the field", async () => {
     await expect(listTasks({ prisma, cursor: "nonsense" })).rejects.toThrow(/cursor/);
   });

@@ -23,6 +23,7 @@ import { resumeTask } from "../../domain/resume-task.ts";
 import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
+import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
 
 const dateSchema = (field: string) =>
@@ -41,6 +42,10 @@ export const listTasksInputSchema = inputObject({
     .refine((v) => v.length > 0, "profile: must not be blank")
     .optional(),
   outcome: z.enum(TASK_OUTCOMES).optional(),
+  model: textField("model", 200)
+    .refine((v) => v.length > 0, "model: must not be blank")
+    .optional(),
+  failure: z.enum(FAILURE_CLASSES, { error: `failure: one of ${FAILURE_CLASSES.join(", ")}` }).optional(),
   from: dateSchema("from").optional(),
   to: dateSchema("to").optional(),
   q: textField("q", 200)
