@@ -2,7 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc.tsx";
-import { mayActOnTask, taskActionRefusal, type Role } from "@/server/auth/roles.ts";
+import { mayActOnTask, taskActionRefusal } from "@/lib/contracts/task-actions.ts";
+import type { Role } from "@/server/auth/roles.ts";
 
 /** The signed-in user (`account.me`): name (the actor on their actions), email, roles; errors when signed out. */
 export function useMe() {

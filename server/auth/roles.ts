@@ -50,19 +50,5 @@ export function needsRoleMessage(needed: readonly Role[], what?: string): string
   return `${what ? `${what}: ` : ""}this needs ${which}`;
 }
 
-/**
- * True when a user with `roles`, signed in as `name`, may act on a task launched by `createdBy`
- * (cancel, resume, fork, checkpoint now, escalate now): an admin on any task, an operator on their
- * own (Task.createdBy is the launcher's name). The tRPC middleware (ownTaskProcedure) and the run
- * page both ask this, so a button is shown exactly when the API would accept its action.
- */
-export function mayActOnTask(user: { name: string; roles: readonly string[] }, createdBy: string): boolean {
-  return user.roles.includes("admin") || (user.roles.includes("operator") && user.name === createdBy);
-}
-
-/** Why {@link mayActOnTask} said no, in the words the page shows where the task's actions would be. */
-export function taskActionRefusal(user: { name: string; roles: readonly string[] }, createdBy: string): string {
-  return user.roles.includes("operator")
-    ? `This task was launched by ${createdBy}: an operator cancels, resumes and forks their own tasks (an admin may act on any).`
-    : `Cancelling, resuming and forking a task needs the operator role (on your own tasks) or the admin role.`;
-}
+// Who may act on a task: shared with the pages (lib/contracts, which the UI may import).
+export { mayActOnTask, taskActionRefusal } from "../../lib/contracts/task-actions.ts";
