@@ -7,7 +7,7 @@ import {
   type DestinationBreach,
   type EgressPolicy,
 } from "../domain/egress-policy.ts";
-import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, type ContentFinding, type ReadContent } from "./egress-scan.ts";
+import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, verbatimExcerpt, type ContentFinding, type ReadContent } from "./egress-scan.ts";
 import type { ToolDefinition } from "./types.ts";
 
 /**
@@ -94,7 +94,9 @@ export async function assessEgress({
   const breaches = checkDestinations(tool.egress(args), policy);
   const findings: ContentFinding[] = [];
   for (const { field, text } of stringLeaves(args)) {
-    findings.push(...(await scanForSecrets(text, field)), ...findVerbatimRuns(text, field, reads));
+    const secrets = await scanForSecrets(text, field);
+    const copies = findVerbatimRuns(text, field, reads).map((run) => ({ ...run, excerpt: verbatimExcerpt(text, run, secrets) }));
+    findings.push(...secrets, ...copies);
   }
   if (breaches.length === 0 && findings.length === 0) return { action: "allow" };
   const reasons = [

@@ -20,6 +20,29 @@ export interface ContentFinding {
   range: [number, number];
   /** Redacted: a secret as its first 4 characters + `…` + its length; a file run as its path, offset and size. */
   preview: string;
+  /**
+   * workspace_content only: the start of the copied run as it appears in the outgoing text (at most
+   * {@link EXCERPT_CHARS} characters), any secret inside it replaced by `[redacted: <label>]` —
+   * so a handler sees what was copied without the card showing a secret.
+   */
+  excerpt?: string;
+}
+
+/** Longest excerpt of a verbatim run a finding carries (characters, before redaction). */
+export const EXCERPT_CHARS = 240;
+
+/**
+ * The excerpt of `run` (a workspace_content finding in `text`): its first {@link EXCERPT_CHARS}
+ * characters with every `secrets` finding that overlaps them redacted (clipped to the excerpt; a
+ * secret cut by its end is still replaced whole as far as it reaches). Adds "…" when cut.
+ */
+export function verbatimExcerpt(text: string, run: ContentFinding, secrets: readonly ContentFinding[]): string {
+  const start = run.range[0];
+  const end = Math.min(run.range[1], start + EXCERPT_CHARS);
+  const inside = secrets
+    .filter((f) => f.range[0] < end && f.range[1] > start)
+    .map((f) => ({ ...f, range: [Math.max(f.range[0], start) - start, Math.min(f.range[1], end) - start] as [number, number] }));
+  return redactText(text.slice(start, end), inside) + (end < run.range[1] ? "…" : "");
 }
 
 /**

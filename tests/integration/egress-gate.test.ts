@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
 import { AppError } from "../../server/errors.ts";
+import { testPrincipal } from "../support/principals.ts";
 import type { AgentStack } from "../support/agent-stack.ts";
 import { startReceiver, useAgentStack, type Receiver } from "../support/fixtures.ts";
 
@@ -107,6 +109,25 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
       egress: { reasons: expect.arrayContaining(["recipient outside allowed domains"]) },
     });
     expect(String((escalation.evidence as { arguments: { body: string } }).arguments.body)).toContain("[redacted:");
+    // The API carries the gate's findings to the card: the breach, the secret's rule (value redacted),
+    // the verbatim copy with its file and excerpt — and never the secret.
+    const api = createCaller({ prisma: stack.db, actor: "handler-e", principal: testPrincipal("handler-e", ["handler"]) });
+    const card = await api.escalation.get({ escalationId: escalation.id });
+    expect(JSON.stringify(card)).not.toContain(TOKEN);
+    expect(card.proposedCall?.egress?.breaches).toEqual([
+      expect.objectContaining({ kind: "email_recipient", field: "to", destination: OUTSIDE, reason: "recipient outside allowed domains" }),
+    ]);
+    const findings = card.proposedCall?.egress?.findings ?? [];
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        kind: "secret",
+        field: "body",
+        rule: "@secretlint/secretlint-rule-github",
+        preview: expect.stringMatching(/^ghp_… \(40 chars\)$/),
+      }),
+    );
+    const copy = findings.find((f) => f.kind === "workspace_content");
+    expect(copy).toMatchObject({ field: "body", label: "verbatim text of notes.md", excerpt: expect.stringContaining("# Deployment notes") });
     // Stopped before the send: no email, no ledger row, no tool step for send_email.
     expect(await stack.db.outboxMessage.count({ where: { taskId } })).toBe(0);
     expect(await stack.db.sideEffect.count({ where: { taskId } })).toBe(0);
