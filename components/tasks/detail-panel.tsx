@@ -259,6 +259,12 @@ function StepDetail({
       <div className="flex flex-wrap items-center gap-2">
         <ForkButton taskId={taskId} createdBy={createdBy} forkFrom={forkFrom} />
       </div>
+      {s.redactedSecrets > 0 && (
+        <p className="rounded border border-zinc-200 bg-zinc-50 px-2 py-1 text-xs text-zinc-700" data-testid="step-redacted">
+          {s.redactedSecrets} secret{s.redactedSecrets === 1 ? "" : "s"} in this step shown as [redacted: …]: the stored step keeps the exact values (an
+          approval needs the exact call); the browser never gets them.
+        </p>
+      )}
       {s.error && (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 font-mono text-xs whitespace-pre-wrap text-red-900">
           {s.error}

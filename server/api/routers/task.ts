@@ -23,6 +23,7 @@ import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
+import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
 const dateSchema = (field: string) =>
   z
@@ -73,11 +74,12 @@ export const taskRouter = createTRPCRouter({
     .query(({ ctx, input }) => searchSteps({ prisma: ctx.prisma, taskId: input.taskId, text: input.text })),
   step: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
-    .query(({ ctx, input }) => getStepOrThrow({ prisma: ctx.prisma, ...input })),
-  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow). */
+    // Secrets the agent read or wrote are cut from what the browser gets; the stored row stays exact.
+    .query(async ({ ctx, input }) => redactStepForBrowser(await getStepOrThrow({ prisma: ctx.prisma, ...input }))),
+  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow), secrets redacted. */
   stepPrompt: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
-    .query(({ ctx, input }) => getModelPromptOrThrow({ prisma: ctx.prisma, ...input })),
+    .query(async ({ ctx, input }) => (await redactSecrets(await getModelPromptOrThrow({ prisma: ctx.prisma, ...input }))).value),
   launch: operatorProcedure
     .input(launchTaskInputSchema)
     .mutation(({ ctx, input }) => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }) })),
