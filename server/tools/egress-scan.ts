@@ -126,12 +126,14 @@ export async function scanForSecrets(text: string, field: string): Promise<Conte
   return merged;
 }
 
-/** A workspace file the task read, with the text it got (read_file outputs). */
+/** A workspace file the task read, with the text it got (read_file outputs; search_files' matched lines). */
 export interface ReadContent {
   path: string;
   /** Byte offset of `content` in the file (read_file's `offset`). */
   offset: number;
   content: string;
+  /** Where the text came from when not one read_file piece ("search_files lines 3–9"), for the finding's preview. */
+  source?: string;
 }
 
 /**
@@ -194,7 +196,7 @@ export function findVerbatimRuns(text: string, field: string, sources: readonly 
       rule: "longhaul/workspace-file",
       label: `verbatim text of ${s.path}`,
       range: [r.start, r.end] as [number, number],
-      preview: `${r.end - r.start} chars of ${s.path} (from character ${r.srcStart} of the text read at byte ${s.offset})`,
+      preview: `${r.end - r.start} chars of ${s.path} (from character ${r.srcStart} of ${s.source ?? `the text read at byte ${s.offset}`})`,
     };
   });
 }
