@@ -5,11 +5,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { ProfileEgressSection } from "./profile-egress.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
 const ROLES: Role[] = ["operator", "handler", "manager", "admin"];
 
-/** /admin: users and their roles, a new user with a password, every API token, and the audit log with a filter. */
+/** /admin: users and their roles, a new user with a password, every API token, each profile's egress policy, and the audit log with a filter. */
 export function AdminPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -158,6 +159,8 @@ export function AdminPage() {
           </tbody>
         </table>
       </section>
+
+      <ProfileEgressSection />
 
       <section className="space-y-3" aria-label="Audit log">
         <h2 className="text-lg font-semibold">Audit log</h2>
