@@ -217,3 +217,26 @@ test("task actions per role: the launcher and admins see Resume/Fork; another op
   await expect(card.getByRole("button", { name: "Mark dead end" })).toBeVisible();
   await handler.context().close();
 });
+
+test("admin: resets a user's password from /admin (no email); the old password stops working, the new one signs in", async ({ page, baseURL }) => {
+  const user: E2eUser = { email: "pia@e2e.test", name: "Pia", password: "pia-password-1", roles: ["manager"] };
+  await page.goto("/admin");
+  await createUser(page.request, user);
+  await page.reload();
+  const row = page.locator(`[data-user-email="${user.email}"]`);
+  await row.getByRole("button", { name: "Reset password" }).click();
+  await row.getByLabel(`New password for ${user.email}`).fill("pia-new-password-2");
+  await row.getByRole("button", { name: "Set" }).click();
+  await expect(page.getByTestId("password-set")).toContainText("Password set");
+  const old = await page.request.post(`${baseURL}/api/auth/sign-in/email`, {
+    data: { email: user.email, password: user.password },
+    headers: { origin: baseURL! },
+  });
+  expect(old.status()).toBe(401);
+  const fresh = await signedInContext(page.context().browser()!, baseURL!, { email: user.email, password: "pia-new-password-2" });
+  await fresh.close();
+  await page.getByLabel("Action").fill("admin.setPassword");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page.getByTestId("audit-row").first()).toHaveAttribute("data-action", "admin.setPassword");
+  await expect(page.getByTestId("audit-log")).not.toContainText("pia-new-password-2");
+});
