@@ -2,7 +2,7 @@
 
 import type React from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMe } from "@/components/auth/use-me.ts";
+import { holdsAny, useMe, useTaskActions } from "@/components/auth/use-me.ts";
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -88,6 +88,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const refetchInterval = live === "live" ? 30_000 : 5_000;
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
   const me = useMe().data;
+  const actions = useTaskActions(task.data?.createdBy);
   const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
   const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
   useRefreshWorkingSetWith(task.data, steps.data);
@@ -386,7 +387,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             {t.profile.name} · {offline ? "offline scripted model" : t.profile.model}
           </span>
           <span className="ml-auto" />
-          {canAct(me, t.createdBy) && t.status === "running" && (
+          {actions.allowed && t.status === "running" && (
             <button
               type="button"
               className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
@@ -397,7 +398,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
             </button>
           )}
-          {canAct(me, t.createdBy) && t.status === "running" && (
+          {actions.allowed && t.status === "running" && (
             <button
               type="button"
               className="rounded-md border border-amber-500 px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-50 disabled:opacity-50"
@@ -408,7 +409,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               {escalateNow.isSuccess ? "Escalation requested" : "Escalate"}
             </button>
           )}
-          {canAct(me, t.createdBy) && (t.status === "failed" || t.status === "cancelled") && (
+          {actions.allowed && (t.status === "failed" || t.status === "cancelled") && (
             <button
               type="button"
               className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
@@ -419,7 +420,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               Resume
             </button>
           )}
-          {canAct(me, t.createdBy) && !TERMINAL.has(t.status) && (
+          {actions.allowed && !TERMINAL.has(t.status) && (
             <button
               type="button"
               className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
@@ -430,6 +431,11 @@ export function RunPage({ taskId }: { taskId: string }) {
             >
               Cancel task
             </button>
+          )}
+          {actions.why && (!TERMINAL.has(t.status) || t.status === "failed" || t.status === "cancelled") && (
+            <span className="text-xs text-zinc-500" data-testid="task-actions-refused">
+              {actions.why}
+            </span>
           )}
         </div>
         {t.escalations
@@ -444,9 +450,15 @@ export function RunPage({ taskId }: { taskId: string }) {
               <span>
                 <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
               </span>
-              <a className="ml-4 shrink-0 rounded-md bg-amber-600 px-3 py-1 font-medium text-white" href={`/escalations?id=${e.id}`}>
-                Decide
-              </a>
+              {holdsAny(me?.roles, ["handler"]) ? (
+                <a className="ml-4 shrink-0 rounded-md bg-amber-600 px-3 py-1 font-medium text-white" href={`/escalations?id=${e.id}`}>
+                  Decide
+                </a>
+              ) : (
+                <span className="ml-4 shrink-0 text-xs text-amber-900" data-testid="decide-refused">
+                  A handler decides it (deciding needs the handler role).
+                </span>
+              )}
             </div>
           ))}
         {t.alerts.length > 0 && (
@@ -571,9 +583,4 @@ export function RunPage({ taskId }: { taskId: string }) {
       </div>
     </div>
   );
-}
-
-/** Operator actions (checkpoint, escalate, resume, cancel) are shown to the task's launcher and to admins — what the API allows. */
-function canAct(me: { name: string; roles: string[] } | undefined, createdBy: string): boolean {
-  return !!me && (me.roles.includes("admin") || (me.roles.includes("operator") && me.name === createdBy));
 }

@@ -8,6 +8,7 @@ import { Check, Copy } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
@@ -242,6 +243,8 @@ export function TaskList() {
   });
   const profiles = useQuery(trpc.task.profiles.queryOptions());
   const rows = useMemo(() => tasks.data?.pages.flatMap((p) => p.rows) ?? [], [tasks.data]);
+  /** Launching needs the operator role: the links to the launch form are for operators only. */
+  const mayLaunch = holdsAny(useMe().data?.roles, ["operator"]);
   const total = tasks.data?.pages[0]?.total ?? 0;
 
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.id });
@@ -294,9 +297,11 @@ export function TaskList() {
             </span>
           )}
         </div>
-        <Link href="/tasks/new" className="shrink-0 rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-800">
-          Launch task
-        </Link>
+        {mayLaunch && (
+          <Link href="/tasks/new" className="shrink-0 rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-800">
+            Launch task
+          </Link>
+        )}
       </div>
 
       <form role="search" aria-label="Filter tasks" className="mb-3 flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
@@ -436,9 +441,13 @@ export function TaskList() {
       ) : rows.length === 0 && !filtered ? (
         <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-12 text-center">
           <p className="text-zinc-600">No tasks yet.</p>
-          <Link href="/tasks/new" className="mt-4 inline-block rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white">
-            Launch your first task
-          </Link>
+          {mayLaunch ? (
+            <Link href="/tasks/new" className="mt-4 inline-block rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white">
+              Launch your first task
+            </Link>
+          ) : (
+            <p className="mt-2 text-sm text-zinc-500">Launching a task needs the operator role.</p>
+          )}
         </div>
       ) : rows.length === 0 ? (
         <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-10 text-center text-sm text-zinc-600" data-testid="filtered-empty">

@@ -25,6 +25,7 @@ import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
+import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
 const dateSchema = (field: string) =>
   z
@@ -79,11 +80,12 @@ export const taskRouter = createTRPCRouter({
     .query(({ ctx, input }) => searchSteps({ prisma: ctx.prisma, taskId: input.taskId, text: input.text })),
   step: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
-    .query(({ ctx, input }) => getStepOrThrow({ prisma: ctx.prisma, ...input })),
-  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow). */
+    // Secrets the agent read or wrote are cut from what the browser gets; the stored row stays exact.
+    .query(async ({ ctx, input }) => redactStepForBrowser(await getStepOrThrow({ prisma: ctx.prisma, ...input }))),
+  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow), secrets redacted. */
   stepPrompt: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
-    .query(({ ctx, input }) => getModelPromptOrThrow({ prisma: ctx.prisma, ...input })),
+    .query(async ({ ctx, input }) => (await redactSecrets(await getModelPromptOrThrow({ prisma: ctx.prisma, ...input }))).value),
   /** What the executor is doing with a run now (running, queued, sleeping, waiting, retrying …), or why that is unavailable; see getExecutorView. */
   executorView: readProcedure
     .input(inputObject({ runId: idField("runId") }))
