@@ -29,15 +29,14 @@ interface OpEntry {
  * Returns null when the executor holds no run for it.
  */
 export async function readExecutorSnapshot({ prisma, runId }: { prisma: PrismaClient; runId: string }): Promise<ExecutorRunSnapshot | null> {
-  const where = { event: { path: ["data", "runId"], equals: runId } };
-  const [run, segments] = await Promise.all([
-    prisma.executorRun.findFirst({
-      where,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      select: { id: true, status: true, maxAttempts: true, createdAt: true, startedAt: true, endedAt: true, error: true },
-    }),
-    prisma.executorRun.count({ where }),
-  ]);
+  // One indexed lookup (executor_run_longhaul_run_id: the expression event->'data'->>'runId').
+  const found = await prisma.$queryRaw<
+    { id: string; status: string; maxAttempts: number; createdAt: Date; startedAt: Date | null; endedAt: Date | null; error: unknown; segments: bigint }[]
+  >`SELECT id, status, "maxAttempts", "createdAt", "startedAt", "endedAt", error, count(*) OVER () AS segments
+      FROM executor_run WHERE (event -> 'data' ->> 'runId') = ${runId}
+      ORDER BY "createdAt" DESC, id DESC LIMIT 1`;
+  const run = found[0];
+  const segments = Number(run?.segments ?? 0);
   if (!run) return null;
   const [items, pauses, ops, clock] = await Promise.all([
     prisma.executorQueueItem.findMany({
