@@ -20,6 +20,7 @@ import {
 import { ownItem } from "./leases.ts";
 import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveStep, startRun } from "./runs.ts";
 import type { FunctionConfig } from "../registry.ts";
+import type { LogFields } from "../logger.ts";
 import { RUN_COMPLETE_FAST, STEP_RUN_FAST } from "./sql.ts";
 
 /**
@@ -262,7 +263,7 @@ async function runCompleteFast(
   ]);
   if (Number(res[0]?.run ?? 0) === 0) return false;
   ctx.o.metrics.runsEnded.inc({ status: "completed" });
-  ctx.o.log(`run ${item.runId} completed`);
+  ctx.o.logger.info(`run ${item.runId} completed`, { runId: item.runId });
   return true;
 }
 
@@ -293,6 +294,15 @@ export async function applyResponse(
   if (ops.some((x) => x.op === "StepRun" || x.op === "StepFailed")) crashPoint("executor:before-step-saved");
   let savedSteps = 0;
   let outcome = "";
+  const fields = (): LogFields => ({
+    runId: item.runId,
+    stepId: item.stepId,
+    fnId,
+    jobId: item.jobId,
+    attempt: item.attempt,
+    status,
+    durationMs: Date.now() - started,
+  });
   const only = ops.length === 1 ? ops[0]! : undefined;
   if (only?.op === "StepRun" && discoveryOf(item)) {
     const fast = await stepRunFast(ctx, item, only, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started);
@@ -301,8 +311,9 @@ export async function applyResponse(
         o.metrics.steps.inc(fast);
         crashPoint("executor:after-step-saved");
       }
-      o.log(
+      o.logger.info(
         `run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`,
+        { ...fields(), savedStepId: only.id },
       );
       return;
     }
@@ -312,8 +323,9 @@ export async function applyResponse(
     (status === 200 || only?.op === "RunComplete") &&
     (await runCompleteFast(ctx, item, status, completing, ops, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started))
   ) {
-    o.log(
+    o.logger.info(
       `run ${item.runId} ${fnId} ${discoveryOf(item) ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} run complete (${Date.now() - started} ms)`,
+      fields(),
     );
     return;
   }
@@ -371,8 +383,9 @@ export async function applyResponse(
     o.metrics.steps.inc(savedSteps);
     crashPoint("executor:after-step-saved");
   }
-  o.log(
+  o.logger[status === 0 || status >= 400 ? "warn" : "info"](
     `run ${item.runId} ${fnId} ${item.stepId === "step" ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} ${outcome} (${Date.now() - started} ms)`,
+    fields(),
   );
 }
 

@@ -89,7 +89,7 @@ export async function storeAndProcess(
   });
   if (inserted.count === 0) return; // a retried send with the same seed: already processed
   if (duplicate) {
-    ctx.o.log(`event ${event.name} ${internalId}: user id "${userId}" already seen within 24 h; not triggering`);
+    ctx.o.logger.info(`event ${event.name} ${internalId}: user id "${userId}" already seen within 24 h; not triggering`, { eventId: internalId });
     return;
   }
   await processEvent(ctx, tx, event, cache);
@@ -136,7 +136,7 @@ async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayl
       if (t.event !== event.name) return false;
       if (!t.expression) return true;
       const res = evalCel(t.expression, { event });
-      if (res.error) ctx.o.log(`trigger expression of ${fn.id} on ${event.name}: ${res.error} → no match`);
+      if (res.error) ctx.o.logger.warn(`trigger expression of ${fn.id} on ${event.name}: ${res.error} → no match`, { fnId: fn.id });
       return res.match;
     });
     if (!triggered) continue;
@@ -146,9 +146,13 @@ async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayl
   }
 }
 
-function pauseMatches(ctx: EngineContext, p: { id: string; expression: string | null; runEvent: unknown }, event: ExecutorEventPayload): boolean {
+function pauseMatches(
+  ctx: EngineContext,
+  p: { id: string; runId: string; expression: string | null; runEvent: unknown },
+  event: ExecutorEventPayload,
+): boolean {
   if (!p.expression) return true;
   const res = evalCel(p.expression, { event: p.runEvent, async: event });
-  if (res.error) ctx.o.log(`pause ${p.id}: "${p.expression}": ${res.error} → no match`);
+  if (res.error) ctx.o.logger.warn(`pause ${p.id}: "${p.expression}": ${res.error} → no match`, { runId: p.runId });
   return res.match;
 }

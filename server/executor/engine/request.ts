@@ -6,6 +6,7 @@ import { TERMINAL, errorText, inTx, type EngineContext, type QueueItem } from ".
 import { postJson } from "./http.ts";
 import { ownItem, release } from "./leases.ts";
 import { failRun } from "./runs.ts";
+import type { LogFields } from "../logger.ts";
 import { LOAD_RUN_FOR_CALL, MARK_RUNNING } from "./sql.ts";
 
 /** The run as loaded for one request: run state, its function and its memoized steps in stack order. */
@@ -161,6 +162,7 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
       ctx,
       url.origin,
       `run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`,
+      { runId: run.id, stepId: item.stepId, fnId, jobId: item.jobId, attempt: item.attempt },
     );
     await db.executorQueueItem.updateMany({
       where: { id: item.id, owner: item.owner },
@@ -189,15 +191,16 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
 export const UNREACHABLE_LOG_INTERVAL_MS = 60_000;
 
 /** Writes `line` at most once per {@link UNREACHABLE_LOG_INTERVAL_MS} per app origin, with the count of lines held back since. */
-function logUnreachable(ctx: EngineContext, origin: string, line: string): void {
+function logUnreachable(ctx: EngineContext, origin: string, line: string, fields: LogFields): void {
   const now = Date.now();
   const entry = ctx.state.unreachableLog.get(origin);
   if (entry && now - entry.at < UNREACHABLE_LOG_INTERVAL_MS) {
     entry.suppressed += 1;
     return;
   }
-  ctx.o.log(
+  ctx.o.logger.warn(
     entry?.suppressed ? `${line} (${entry.suppressed} similar line(s) for ${origin} held back in the last ${Math.round((now - entry.at) / 1000)} s)` : line,
+    { ...fields, suppressed: entry?.suppressed ?? 0 },
   );
   ctx.state.unreachableLog.set(origin, { at: now, suppressed: 0 });
 }

@@ -51,7 +51,7 @@ export async function startRun(
         select: { id: true },
       });
       if (existing) {
-        ctx.o.log(`run of ${functionId} skipped: idempotency key already used by run ${existing.id}`);
+        ctx.o.logger.info(`run of ${functionId} skipped: idempotency key already used by run ${existing.id}`, { fnId: functionId, eventId: event.id });
         return undefined;
       }
     }
@@ -81,7 +81,7 @@ export async function startRun(
     });
   }
   await enqueue(tx, { jobId: `${runId}-start`, runId, kind: "discover" });
-  ctx.o.log(`run ${runId} started for ${functionId} (event ${event.name} ${event.id})`);
+  ctx.o.logger.info(`run ${runId} started for ${functionId} (event ${event.name} ${event.id})`, { runId, fnId: functionId, eventId: event.id });
   return runId;
 }
 
@@ -146,7 +146,7 @@ export async function completeRun(ctx: EngineContext, tx: Tx, runId: string, out
   if (!run) return;
   ctx.o.metrics.runsEnded.inc({ status: "completed" });
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, result: output ?? null, event: run.event });
-  ctx.o.log(`run ${runId} completed`);
+  ctx.o.logger.info(`run ${runId} completed`, { runId, fnId: run.functionId });
 }
 
 /**
@@ -167,7 +167,7 @@ export async function failRun(ctx: EngineContext, tx: Tx, runId: string, error: 
     runId,
   );
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: err, event: run.event });
-  ctx.o.log(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`);
+  ctx.o.logger.warn(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`, { runId, fnId: run.functionId, error: err.name });
 }
 
 /**
@@ -186,7 +186,7 @@ export async function cancelRun(ctx: EngineContext, tx: Tx, runId: string, reaso
     error: { name: "Cancelled", message: reason },
     event: run.event,
   });
-  ctx.o.log(`run ${runId} cancelled (${reason})`);
+  ctx.o.logger.info(`run ${runId} cancelled (${reason})`, { runId, fnId: run.functionId });
   return true;
 }
 
@@ -203,7 +203,7 @@ export async function cancelRunById(ctx: EngineContext, runId: string, reason = 
     } catch (error) {
       const text = error instanceof Error ? `${(error as { code?: string }).code ?? ""} ${error.message}` : String(error);
       if (attempt >= 5 || !/P2034|deadlock|40P01|could not serialize/i.test(text)) throw error;
-      ctx.o.log(`cancel of run ${runId}: ${text.slice(0, 120)}; retrying (attempt ${attempt + 1})`);
+      ctx.o.logger.warn(`cancel of run ${runId}: ${text.slice(0, 120)}; retrying (attempt ${attempt + 1})`, { runId });
     }
   }
 }
