@@ -8,7 +8,7 @@ import { createHotSql } from "./engine/pg.ts";
 import { createDevGraphql, restRun, runsForEvent } from "./read-api.ts";
 import { createExecutorLogger, type ExecutorLogger, type LogFormat, type LogLevel } from "./logger.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
-import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
+import { canonicalJson, DEFAULT_BACKOFF_MS, responseSignatureProblem, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
 
 /** Options of {@link startExecutor}. */
 export interface StartExecutorOptions {
@@ -144,6 +144,13 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`sync of ${appUrl}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    // Signed mode: the SDK signs its in-band sync reply like any response to a signed request; an
+    // unsigned or forged one would register whatever URLs it names, so it is refused (the sync loop retries).
+    const problem =
+      !dev && signingKey && res.headers.get("x-inngest-sync-kind") === "in_band"
+        ? responseSignatureProblem(res.headers.get("x-inngest-signature"), text, signingKey)
+        : undefined;
+    if (problem) throw new Error(`sync of ${appUrl}: ${problem}; the reply was refused (is INNGEST_SIGNING_KEY the same in the app and the executor?)`);
     const reply = JSON.parse(text) as { app_id?: string; functions?: FunctionConfig[]; sdk?: string; url?: string };
     if (res.headers.get("x-inngest-sync-kind") !== "in_band" || !reply.app_id || !Array.isArray(reply.functions)) {
       // The SDK refused in-band sync (INNGEST_ALLOW_IN_BAND_SYNC=0) and registered out of band instead.

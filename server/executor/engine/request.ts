@@ -1,6 +1,6 @@
 import { evalCelValue } from "../cel.ts";
 import { normalizeConcurrency, type FunctionConfig } from "../registry.ts";
-import { canonicalJson, newUlid, signBody, stableUuid } from "../util.ts";
+import { canonicalJson, newUlid, responseSignatureProblem, signBody, stableUuid } from "../util.ts";
 import { applyResponse } from "./apply-response.ts";
 import { TERMINAL, errorText, inTx, type EngineContext, type QueueItem } from "./context.ts";
 import { postJson } from "./http.ts";
@@ -177,6 +177,22 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
   }
   clearTimeout(timeout);
   state.controllers.delete(controller);
+  // Signed mode: the SDK signs every response to a signed request (INNGEST-PROTOCOL.md §2.4, §2.9);
+  // an unsigned or forged one is not applied — it counts as a failed attempt (retried with backoff,
+  // the run failed after the last). The 401 the SDK answers to a request it could not verify is
+  // unsigned by design and handled as such (applyResponse: run failed, check INNGEST_SIGNING_KEY).
+  // Dev mode verifies nothing, as the dev server (the SDK in dev mode does not sign).
+  if (o.serverKind === "cloud" && o.signingKey && status !== 401) {
+    const problem = responseSignatureProblem(resHeaders.get("x-inngest-signature"), resText, o.signingKey);
+    if (problem) {
+      const error = {
+        name: "InvalidResponseSignature",
+        message: `${problem}: the HTTP ${status} response of ${url.origin}${url.pathname} was refused (is INNGEST_SIGNING_KEY the same in the app and the executor? is something between them rewriting responses?)`,
+      };
+      await applyResponse(ctx, item, 0, new Headers(), error, started, fnId, "bad_signature");
+      return;
+    }
+  }
   let parsed: unknown = null;
   try {
     parsed = resText ? JSON.parse(resText) : null;
