@@ -138,6 +138,11 @@ describe("registration refusal (INNGEST-PROTOCOL.md §7.1 item 1)", () => {
   it("refuses cron and wildcard triggers, account-scoped concurrency, too many retries", () => {
     expect(validateFunctionConfig({ ...base, triggers: [{ cron: "* * * * *" }] }).join()).toMatch(/cron/);
     expect(validateFunctionConfig({ ...base, triggers: [{ event: "a/*" }] }).join()).toMatch(/wildcard/);
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "inngest/deferred.schedule" }] }).join()).toMatch(
+      /"inngest\/deferred.schedule" refused: defer/,
+    );
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "inngest/scheduled.timer" }] }).join()).toMatch(/never emitted/);
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "inngest/function.failed", expression: "event.data.function_id == 'x'" }] })).toEqual([]);
     expect(validateFunctionConfig({ ...base, concurrency: { limit: 1, scope: "account" } }).join()).toMatch(/scope/);
     expect(validateFunctionConfig({ ...base, steps: { step: { ...base.steps.step, retries: { attempts: 21 } } } }).join()).toMatch(/retries/);
   });
