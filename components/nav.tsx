@@ -7,6 +7,7 @@ import type { Role } from "@/server/auth/roles.ts";
 import { holdsAny, useMe } from "./auth/use-me.ts";
 import { useTRPC } from "./trpc.tsx";
 import { cn } from "./ui/cn.ts";
+import { TimeZoneSwitch } from "./ui/timestamp.tsx";
 
 /** Nav entries and the roles that may use each page (none = any role); the nav shows only the caller's. */
 const items: { href: string; label: string; roles: Role[] }[] = [
@@ -50,6 +51,9 @@ export function Nav() {
             </Link>
           );
         })}
+      <div className="mt-4 flex items-center gap-2 px-3 text-xs text-zinc-500">
+        Times <TimeZoneSwitch />
+      </div>
     </nav>
   );
 }

@@ -16,16 +16,26 @@
  * replay, 1 % restart; ≈ 3 % of calls with estimated usage; one model step and one tool step row per
  * model call. About 30 model calls per task on average. The loader writes with triggers off
  * (`session_replication_role = replica`) and then builds the per-task summaries with the same
- * function the routines ship for repair (`longhaul_task_cost_rebuild()`), so the summary rows are
- * what the triggers would have written. Prices: gpt-4.1-mini's list prices ($0.40 / $0.10 cached /
- * $1.60 per million tokens).
+ * function the routines ship for repair (`longhaul_task_cost_rebuild()`, which also rebuilds the
+ * /costs rollup tables cost_rollup and cost_steps), so the summary and rollup rows are what the
+ * triggers would have written. Prices: gpt-4.1-mini's list prices ($0.40 / $0.10 cached / $1.60 per
+ * million tokens).
  *
  * Timed per level (median of `--repeat` runs, after ANALYZE, caches warm): the page's rollup with no
  * filter, with a profile filter, by week over a 14-day range, with an outcome filter, and the task
  * totals of one page of 100 tasks. `costsQueryMs[level]` is the slowest of those medians.
  *
+ * Then the price of keeping the rollup on the write path: 300 model calls inserted one per
+ * transaction for spread-out tasks with all triggers on (ledger row → task_cost → cost_rollup), then
+ * 300 with the rollup triggers off (`longhaul.cost_rollup = off`, the rebuild's switch):
+ * `writeMsPerCall[level] = {withRollup, withoutRollup}`, means in ms. After the first batch the
+ * trigger-kept rollup is checked against a rebuild (`rollupMatchesRebuild`: spend, tasks and calls
+ * summed over cost_rollup agree to the 1e-8 dollar); after the second the rollup is rebuilt.
+ *
  * Progress to stderr; last stdout line:
- * `{"costsQueryMs": {"1000": …, "10000": …, "100000": …}, "detail": {...}, "seedMs": {...}, "rows": {...}}`.
+ * `{"costsQueryMs": {"1000": …, "10000": …, "100000": …}, "detail": {...}, "writeMsPerCall": {...},
+ *   "rollupMatchesRebuild": true, "seedMs": {...}, "rows": {...}}` (rows.rollupRows: cost_rollup rows).
+ * Exit 1 when the 10,000-task level takes 1 s or more, or the rollup disagrees with its rebuild.
  */
 import { performance } from "node:perf_hooks";
 import { createPrismaClient } from "../server/db/client.ts";
@@ -114,6 +124,8 @@ async function main(): Promise<number> {
   const detail: Record<string, Record<string, number>> = {};
   const seedMs: Record<string, number> = {};
   const rows: Record<string, Record<string, number>> = {};
+  const writeMsPerCall: Record<string, { withRollup: number; withoutRollup: number }> = {};
+  let rollupMatchesRebuild = true;
   try {
     for (const p of PROFILES) {
       await prisma.agentProfile.create({ data: { id: p.id, name: p.name, model: p.model, tools: [] } });
@@ -137,10 +149,17 @@ async function main(): Promise<number> {
       await prisma.$queryRawUnsafe(`SELECT longhaul_task_cost_rebuild()`);
       await prisma.$executeRawUnsafe(`ANALYZE`);
       seedMs[level] = Math.round(performance.now() - t0);
-      const [count] = await prisma.$queryRawUnsafe<{ calls: bigint; steps: bigint; summaries: bigint }[]>(
-        `SELECT (SELECT count(*) FROM model_call) AS calls, (SELECT count(*) FROM step) AS steps, (SELECT count(*) FROM task_cost) AS summaries`,
+      const [count] = await prisma.$queryRawUnsafe<{ calls: bigint; steps: bigint; summaries: bigint; rollup: bigint }[]>(
+        `SELECT (SELECT count(*) FROM model_call) AS calls, (SELECT count(*) FROM step) AS steps, (SELECT count(*) FROM task_cost) AS summaries,
+                (SELECT count(*) FROM cost_rollup) AS rollup`,
       );
-      rows[level] = { tasks: level, modelCalls: Number(count?.calls), steps: Number(count?.steps), summaries: Number(count?.summaries) };
+      rows[level] = {
+        tasks: level,
+        modelCalls: Number(count?.calls),
+        steps: Number(count?.steps),
+        summaries: Number(count?.summaries),
+        rollupRows: Number(count?.rollup),
+      };
       progress(TAG, `level ${level}: ${rows[level].modelCalls} model calls, ${rows[level].steps} steps, seeded in ${seedMs[level]} ms`);
 
       const page = (await prisma.task.findMany({ orderBy: { createdAt: "desc" }, take: 100, select: { id: true } })).map((t) => t.id);
@@ -171,13 +190,51 @@ async function main(): Promise<number> {
       );
       detail[level] = medians;
       costsQueryMs[level] = Math.max(...Object.values(medians));
+
+      // The write path: one ledger row per transaction, as recordModelCall writes them, with the
+      // rollup triggers on (ledger row → task_cost → cost_rollup) and, for comparison, off.
+      const WRITES = 300;
+      const writeCalls = async (rollup: "on" | "off") => {
+        const w0 = performance.now();
+        for (let k = 0; k < WRITES; k++) {
+          const task = `bt_${String((k * 7919) % level).padStart(7, "0")}`;
+          await prisma.$transaction([
+            prisma.$queryRawUnsafe(`SELECT set_config('longhaul.cost_rollup', $1, true)`, rollup),
+            prisma.$executeRawUnsafe(
+              `INSERT INTO model_call (id, "runId", "stepId", attempt, model, "promptTokens", "cachedTokens", "completionTokens", status, "httpStatus", billed,
+                                       cause, "latencyMs", "costUsd", "priceVersion")
+               VALUES ($1, $2, 'model-99', 0, 'gpt-4.1-mini', 2000, 1200, 200, 'ok', 200, true, 'productive', 900, 0.00072, 'genai-prices@0.1.8')`,
+              `w${level}-${rollup}-${k}`,
+              `${task}-r1`,
+            ),
+          ]);
+        }
+        return Math.round(((performance.now() - w0) / WRITES) * 100) / 100;
+      };
+      const sums = () =>
+        prisma.$queryRawUnsafe<{ usd: string; tasks: bigint; calls: bigint }[]>(
+          `SELECT sum("costUsd")::text AS usd, sum(tasks) AS tasks, sum(calls) AS calls FROM cost_rollup`,
+        );
+      const withRollup = await writeCalls("on");
+      const [kept] = await sums();
+      await prisma.$queryRawUnsafe(`SELECT longhaul_task_cost_rebuild()`);
+      const [rebuilt] = await sums();
+      const agrees = Math.abs(Number(kept?.usd) - Number(rebuilt?.usd)) < 1e-8 && kept?.tasks === rebuilt?.tasks && kept?.calls === rebuilt?.calls;
+      rollupMatchesRebuild &&= agrees;
+      const withoutRollup = await writeCalls("off");
+      await prisma.$queryRawUnsafe(`SELECT longhaul_task_cost_rebuild()`);
+      writeMsPerCall[level] = { withRollup, withoutRollup };
+      progress(
+        TAG,
+        `level ${level}: ${withRollup} ms per model call with the rollup triggers, ${withoutRollup} ms without; rollup ${agrees ? "equals" : "DIFFERS FROM"} its rebuild`,
+      );
     }
   } finally {
     await prisma.$disconnect();
     await db.stop();
   }
-  console.log(JSON.stringify({ costsQueryMs, detail, seedMs, rows }));
-  return costsQueryMs["10000"] !== undefined && costsQueryMs["10000"] >= 1000 ? 1 : 0;
+  console.log(JSON.stringify({ costsQueryMs, detail, writeMsPerCall, rollupMatchesRebuild, seedMs, rows }));
+  return (costsQueryMs["10000"] !== undefined && costsQueryMs["10000"] >= 1000) || !rollupMatchesRebuild ? 1 : 0;
 }
 
 runScript(main, "npm run bench:costs -- [--max 100000] [--repeat 5]   (see the docstring of scripts/bench-costs.ts)");

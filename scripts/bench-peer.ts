@@ -67,7 +67,7 @@ async function longhaulEngine(databaseUrl: string): Promise<{ engine: Engine; st
       eventOfRun.set(m[1]!, m[2]!);
       return;
     }
-    m = /^run (\S+) (completed|failed)/.exec(line);
+    m = /^(?:WARN )?run (\S+) (completed|failed)/.exec(line);
     if (m) {
       const eventId = eventOfRun.get(m[1]!);
       if (!eventId) return;

@@ -108,7 +108,14 @@ async function main(): Promise<number> {
     await waitForUrl(`${base}/api/health`, 600_000, () => app?.exitCode === null);
 
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    // The pages need a signed-in user: the first account of the fresh data folder (admin, every role).
+    const signUp = await context.request.post(`${base}/api/auth/sign-up/email`, {
+      data: { email: "bench@bench.test", password: "bench-ui-password-1", name: "bench" },
+    });
+    if (!signUp.ok()) throw new Error(`could not sign up the bench user: ${signUp.status()} ${await signUp.text()}`);
+    const page = await context.newPage();
+    page.on("pageerror", (e) => progress(TAG, `page error: ${e.message}`));
     const taskUrl = `${base}/tasks/${long.taskId}`;
     const listUrl = `${base}/tasks`;
     await firstMatchMs(page, taskUrl, "[data-step-id]"); // warm-up: route compiled, caches filled

@@ -170,7 +170,8 @@ async function main(): Promise<void> {
     supervisor.start({
       name: "executor",
       ...tsx("server/executor/main.ts"),
-      env: { ...shared, EXECUTOR_PORT: String(env.EXECUTOR_PORT), EXECUTOR_SDK_URL: `${appUrl}/api/inngest` },
+      // Text lines in the combined console (the executor alone defaults to JSON when not on a terminal).
+      env: { ...shared, EXECUTOR_PORT: String(env.EXECUTOR_PORT), EXECUTOR_SDK_URL: `${appUrl}/api/inngest`, EXECUTOR_LOG_FORMAT: "text" },
     });
   }
 

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useMe } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
+import { TokenTable } from "@/components/auth/token-table.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
 /** /account: who I am, and my API tokens (create — shown once —, list, revoke). */
@@ -77,38 +78,7 @@ export function AccountPage() {
             <code className="mt-1 block break-all font-mono">{created.token}</code>
           </div>
         )}
-        <table className="w-full text-left text-sm">
-          <thead className="text-xs text-zinc-500">
-            <tr>
-              <th>Name</th>
-              <th>Token</th>
-              <th>Roles</th>
-              <th>Expires</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data?.map((t) => (
-              <tr key={t.id} className="border-t border-zinc-200" data-token-id={t.id}>
-                <td>{t.name}</td>
-                <td className="font-mono">{t.prefix}…</td>
-                <td>{t.roles.join(", ")}</td>
-                <td>{t.expiresAt.toISOString().slice(0, 10)}</td>
-                <td>{t.lastUsedAt ? t.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
-                <td>
-                  {t.revokedAt ? (
-                    "revoked"
-                  ) : (
-                    <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokenTable tokens={tokens.data} onRevoke={(tokenId) => revoke.mutate({ tokenId })} />
       </section>
     </div>
   );

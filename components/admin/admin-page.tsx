@@ -5,11 +5,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { TokenTable } from "@/components/auth/token-table.tsx";
+import { ProfileEgressSection } from "./profile-egress.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
 const ROLES: Role[] = ["operator", "handler", "manager", "admin"];
 
-/** /admin: users and their roles, a new user with a password, every API token, and the audit log with a filter. */
+/** /admin: users and their roles, a new user with a password, every API token, each profile's egress policy, and the audit log with a filter. */
 export function AdminPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -30,6 +32,8 @@ export function AdminPage() {
   );
   const createUser = useMutation(trpc.admin.createUser.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.account.revokeToken.mutationOptions({ onSuccess: () => void refresh() }));
+  const setPassword = useMutation(trpc.admin.setPassword.mutationOptions({ onSuccess: () => void refresh() }));
+  const [passwordFor, setPasswordFor] = useState<string | null>(null);
 
   const toggle = (userId: string, roles: Role[], role: Role) => {
     const next = roles.includes(role) ? roles.filter((r) => r !== role) : [...roles, role];
@@ -59,6 +63,17 @@ export function AdminPage() {
       <h1 className="text-2xl font-semibold">Admin</h1>
       <section className="space-y-3" aria-label="Users">
         <h2 className="text-lg font-semibold">Users and roles</h2>
+        {setPassword.isError && (
+          <p className="text-sm text-red-700" role="alert">
+            {setPassword.error.message}
+          </p>
+        )}
+        {setPassword.isSuccess && (
+          <p className="text-sm text-emerald-800" data-testid="password-set">
+            Password set; {setPassword.data.sessionsEnded} session{setPassword.data.sessionsEnded === 1 ? "" : "s"} ended. Tell the user their new password
+            yourself (no email is sent).
+          </p>
+        )}
         {setRoles.isError && (
           <p className="text-sm text-red-700" role="alert">
             {setRoles.error.message}
@@ -73,6 +88,7 @@ export function AdminPage() {
               {ROLES.map((r) => (
                 <th key={r}>{r}</th>
               ))}
+              <th>Password</th>
             </tr>
           </thead>
           <tbody>
@@ -88,6 +104,46 @@ export function AdminPage() {
                       <input type="checkbox" aria-label={`${r} for ${u.email}`} checked={u.roles.includes(r)} onChange={() => toggle(u.id, u.roles, r)} />
                     </td>
                   ))}
+                  <td>
+                    {passwordFor === u.id ? (
+                      <form
+                        className="flex items-center gap-1"
+                        onSubmit={(e) => {
+                          e.preventDefault();
+                          setPassword.mutate(
+                            { userId: u.id, password: formText(new FormData(e.currentTarget), "password") },
+                            { onSuccess: () => setPasswordFor(null) },
+                          );
+                        }}
+                      >
+                        <input
+                          name="password"
+                          type="password"
+                          required
+                          minLength={8}
+                          maxLength={128}
+                          autoComplete="new-password"
+                          aria-label={`New password for ${u.email}`}
+                          className="w-36 rounded border border-zinc-300 px-1 py-0.5"
+                        />
+                        <button type="submit" disabled={setPassword.isPending} className="rounded border border-zinc-300 px-2 py-0.5 text-xs">
+                          Set
+                        </button>
+                      </form>
+                    ) : (
+                      <button
+                        type="button"
+                        className="text-xs underline"
+                        title="Set a new password (no email is sent); the user's sessions end"
+                        onClick={() => {
+                          setPassword.reset();
+                          setPasswordFor(u.id);
+                        }}
+                      >
+                        Reset password
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
           </tbody>
@@ -123,41 +179,10 @@ export function AdminPage() {
 
       <section className="space-y-3" aria-label="API tokens">
         <h2 className="text-lg font-semibold">API tokens</h2>
-        <table className="w-full text-left text-sm">
-          <thead className="text-xs text-zinc-500">
-            <tr>
-              <th>Name</th>
-              <th>Owner</th>
-              <th>Token</th>
-              <th>Roles</th>
-              <th>Expires</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data?.map((t) => (
-              <tr key={t.id} className="border-t border-zinc-200">
-                <td>{t.name}</td>
-                <td>{t.user?.name ?? "local CLI"}</td>
-                <td className="font-mono">{t.prefix}…</td>
-                <td>{t.roles.join(", ")}</td>
-                <td>{t.expiresAt.toISOString().slice(0, 10)}</td>
-                <td>{t.lastUsedAt ? t.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
-                <td>
-                  {t.revokedAt ? (
-                    "revoked"
-                  ) : (
-                    <button type="button" className="underline" onClick={() => revoke.mutate({ tokenId: t.id })}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokenTable tokens={tokens.data} showOwner onRevoke={(tokenId) => revoke.mutate({ tokenId })} />
       </section>
+
+      <ProfileEgressSection />
 
       <section className="space-y-3" aria-label="Audit log">
         <h2 className="text-lg font-semibold">Audit log</h2>

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc.tsx";
+import { mayActOnTask, taskActionRefusal } from "@/lib/contracts/task-actions.ts";
 import type { Role } from "@/server/auth/roles.ts";
 
 /** The signed-in user (`account.me`): name (the actor on their actions), email, roles; errors when signed out. */
@@ -21,4 +22,15 @@ export function roleWords(needed: readonly Role[]): string {
   return needed.length === 1
     ? `the ${needed[0]} role`
     : `one of the roles ${(needed.length ? needed : ["operator", "handler", "manager", "admin"]).join(", ")}`;
+}
+
+/**
+ * Whether the signed-in user may act on a task launched by `createdBy` (cancel, resume, fork,
+ * checkpoint, escalate): `{ allowed, why }`, `why` naming the role needed when not. Same rule as
+ * the API (server/auth/roles.ts mayActOnTask); while the user is loading, not allowed, no reason.
+ */
+export function useTaskActions(createdBy: string | undefined): { allowed: boolean; why: string | null } {
+  const me = useMe().data;
+  if (!me || createdBy === undefined) return { allowed: false, why: null };
+  return mayActOnTask(me, createdBy) ? { allowed: true, why: null } : { allowed: false, why: taskActionRefusal(me, createdBy) };
 }

@@ -23,6 +23,15 @@ const OUTCOMES = [
   ["running", "Running"],
 ] as const;
 const OUTCOME_LABEL: Record<string, string> = Object.fromEntries(OUTCOMES);
+/** A /costs outcome as the task list's `status` filter (Task.status values, comma-separated). */
+const OUTCOME_STATUS: Record<string, string> = {
+  completed: "completed",
+  dead_end: "dead_end",
+  failed: "failed",
+  cancelled: "cancelled",
+  waiting: "waiting_for_human",
+  running: "queued,running",
+};
 const FAILURE_LABEL: Record<string, string> = {
   transient: "Transient",
   saturation: "Saturation",
@@ -62,7 +71,7 @@ function bucketEnd(key: string, bucket: "day" | "week"): string {
 /**
  * The managers' page (issue 9): cost per completed task and what the rest of the money bought.
  * Filters live in the URL (`from`, `to`, `profile`, `model`, `outcome`, `bucket`); every figure
- * links to the tasks behind it (/tasks with `profile`, `outcome`, `from`, `to`); the outcomes table
+ * links to the tasks behind it (/tasks with `profile`, `status`, `from`, `to`); the outcomes table
  * downloads as CSV with the same cells; refreshed from the change feed when tasks end.
  */
 export function CostsPage() {
@@ -98,12 +107,20 @@ export function CostsPage() {
     [pathname, router, search],
   );
 
-  /** /tasks?… for the tasks behind a figure: the page's filters plus `extra`. */
+  /**
+   * /tasks?… for the tasks behind a figure: the page's filters plus `extra`. The task list filters
+   * by task status, so a /costs outcome becomes `status` (waiting → waiting_for_human, running →
+   * queued,running); launch days (`from`, `to`, UTC) and `profile` carry over as they are.
+   */
   const tasksHref = useCallback(
     (extra: Record<string, string | undefined> = {}) => {
       const params = new URLSearchParams();
       const all = { from: filters.from, to: filters.to, profile: filters.profile, model: filters.model, outcome: filters.outcome, ...extra };
-      for (const [k, v] of Object.entries(all)) if (v) params.set(k, v);
+      for (const [k, v] of Object.entries(all)) {
+        if (!v) continue;
+        if (k === "outcome") params.set("status", OUTCOME_STATUS[v] ?? v);
+        else params.set(k, v);
+      }
       const q = params.toString();
       return q ? `/tasks?${q}` : "/tasks";
     },
@@ -127,7 +144,8 @@ export function CostsPage() {
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
     a.href = url;
-    a.download = `longhaul-costs${filters.from ? `-${filters.from}` : ""}${filters.to ? `-${filters.to}` : ""}.csv`;
+    // Named after the launch-day range it covers (the dates on /costs are launch days, UTC).
+    a.download = `longhaul-costs-launched${filters.from ? `-from-${filters.from}` : ""}${filters.to ? `-to-${filters.to}` : ""}.csv`;
     a.click();
     URL.revokeObjectURL(url);
   };
@@ -139,8 +157,17 @@ export function CostsPage() {
           <h1 className="text-2xl font-semibold tracking-tight">Costs</h1>
           <LivePill state={live} />
         </div>
-        <p className="text-xs text-zinc-500">All dates UTC, by launch day. Prices: {h?.priceVersions.join(", ") || "—"}</p>
+        <p className="text-xs text-zinc-500" data-testid="price-tables">
+          Dates: each task on its {r?.dateBasis ?? "launch day (UTC)"}, with its whole spend. Price table
+          {(h?.priceVersions.length ?? 0) > 1 ? "s" : ""}: {h?.priceVersions.join(", ") || "—"}
+        </p>
       </div>
+      {h && h.priceVersions.length > 1 && (
+        <p role="note" data-testid="mixed-prices" className="mb-6 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          Mixed price tables: the figures in scope were priced from {h.priceVersions.length} different price tables ({h.priceVersions.join(", ")}), so totals
+          add dollars from different tables. The Price table column says which rows use which.
+        </p>
+      )}
 
       <form
         aria-label="Filters"
@@ -312,7 +339,7 @@ export function CostsPage() {
 
             <div className="mb-6 grid gap-6 xl:grid-cols-2">
               <section aria-label="Cost per completed task over time" className="rounded-lg border border-zinc-200 bg-white p-4">
-                <h2 className="mb-2 text-sm font-semibold">Cost per completed task, by {filters.bucket}</h2>
+                <h2 className="mb-2 text-sm font-semibold">Cost per completed task, by launch {filters.bucket}</h2>
                 <div className="h-64" data-testid="chart-cpc">
                   <ResponsiveContainer width="100%" height="100%">
                     <LineChart data={periods} margin={{ top: 20, right: 24, left: 8, bottom: 0 }}>
@@ -337,7 +364,7 @@ export function CostsPage() {
               </section>
               <section aria-label="Spend by cause" className="rounded-lg border border-zinc-200 bg-white p-4">
                 <h2 className="mb-2 text-sm font-semibold">
-                  Spend by cause, by {filters.bucket} <span className="font-normal text-zinc-500">(click a bar to filter)</span>
+                  Spend by cause, by launch {filters.bucket} <span className="font-normal text-zinc-500">(click a bar to filter)</span>
                 </h2>
                 <div className="h-64" data-testid="chart-causes">
                   <ResponsiveContainer width="100%" height="100%">
@@ -365,7 +392,7 @@ export function CostsPage() {
 
             <section aria-label="By period" className="mb-6">
               <Breakdown
-                title={filters.bucket === "week" ? "By week (starting Monday)" : "By day"}
+                title={filters.bucket === "week" ? "By launch week (starting Monday, UTC)" : "By launch day (UTC)"}
                 testId="by-period"
                 groups={r.byPeriod}
                 label={(k) => k}
@@ -496,6 +523,9 @@ function Breakdown({
               <th scope="col" className="px-3 py-2 font-medium">
                 Cost / completed task
               </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Price table
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -526,6 +556,9 @@ function Breakdown({
                   </td>
                   <td className="px-3 py-2 tabular-nums" data-col="cpc">
                     {money(g.costPerCompletedUsd, est)}
+                  </td>
+                  <td className={"px-3 py-2 text-xs " + (g.priceVersions.length > 1 ? "text-amber-800" : "text-zinc-500")} data-col="prices">
+                    {g.priceVersions.length > 0 ? g.priceVersions.join(" + ") : "—"}
                   </td>
                 </tr>
               );

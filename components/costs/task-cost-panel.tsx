@@ -33,6 +33,7 @@ export function TaskCostPanel({ taskId }: { taskId: string }) {
             <th className="py-1 pr-3 font-medium">Overhead</th>
             <th className="py-1 pr-3 font-medium">Waste by cause</th>
             <th className="py-1 pr-3 font-medium">Total</th>
+            <th className="py-1 pr-3 font-medium">Price table</th>
           </tr>
         </thead>
         <tbody>
@@ -47,6 +48,7 @@ export function TaskCostPanel({ taskId }: { taskId: string }) {
                 <td className="py-1 pr-3 tabular-nums">
                   {r.calls}
                   {r.unbilledCalls > 0 ? ` (${r.unbilledCalls} unbilled)` : ""}
+                  {r.estimatedCalls > 0 ? <span className="text-amber-800" data-col="estimated">{` · ${r.estimatedCalls} estimated*`}</span> : null}
                 </td>
                 <td className="py-1 pr-3 tabular-nums">
                   {r.promptTokens} ({r.cachedTokens}) / {r.completionTokens}
@@ -58,6 +60,9 @@ export function TaskCostPanel({ taskId }: { taskId: string }) {
                 <td className="py-1 pr-3 tabular-nums" data-col="total">
                   {money(r.usd, e)}
                 </td>
+                <td className="py-1 pr-3 text-zinc-500" data-col="prices">
+                  {r.priceVersions.length ? r.priceVersions.join(" + ") : "—"}
+                </td>
               </tr>
             );
           })}
@@ -68,7 +73,10 @@ export function TaskCostPanel({ taskId }: { taskId: string }) {
           * {totals.estimatedCalls} model call{totals.estimatedCalls === 1 ? "" : "s"} without provider usage: tokens counted with gpt-tokenizer (estimated).
         </p>
       )}
-      <p className="mt-1 text-xs text-zinc-500">Prices: {totals.priceVersion ?? "—"}</p>
+      <p className="mt-1 text-xs text-zinc-500" data-testid="task-cost-prices">
+        Price table{totals.priceVersions.length > 1 ? "s (mixed: this task's calls were priced from different tables)" : ""}:{" "}
+        {totals.priceVersions.join(", ") || "—"}
+      </p>
     </details>
   );
 }

@@ -8,6 +8,7 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import { DECIDED_VERB, secondsLeft, useNow } from "./countdown.ts";
+import { EgressFindings, HighlightedArguments } from "./egress-findings.tsx";
 import { FactEditor, parseFactDrafts, type FactDrafts } from "./fact-editor.tsx";
 import { describeCeilingUsage as describeCeiling } from "@/lib/contracts/ceiling.ts";
 import { MAX_EXTRA, type EscalationDecision } from "@/lib/contracts/escalation.ts";
@@ -204,7 +205,15 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
             The agent wants to call <code className="rounded bg-white px-1 font-mono font-semibold">{e.proposedCall.tool}</code>. Approve lets that very call
             run (recognised by its fingerprint); Reject tells the agent not to.
           </div>
-          <JsonView value={e.proposedCall.arguments} label="Arguments" />
+          {e.proposedCall.egress ? (
+            <div className="space-y-2">
+              <EgressFindings evidence={e.proposedCall.egress} />
+              <div className="text-xs font-medium uppercase tracking-wide text-zinc-500">Arguments (findings highlighted, secrets redacted)</div>
+              <HighlightedArguments args={e.proposedCall.arguments} evidence={e.proposedCall.egress} />
+            </div>
+          ) : (
+            <JsonView value={e.proposedCall.arguments} label="Arguments" />
+          )}
         </div>
       )}
 

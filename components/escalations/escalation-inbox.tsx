@@ -4,7 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useEffect } from "react";
-import { absoluteUtc, ago, shortId, usd } from "@/components/tasks/format.ts";
+import { ago, shortId, usd } from "@/components/tasks/format.ts";
+import { exactTitle } from "@/components/ui/timestamp.tsx";
 import { RelativeTime } from "@/components/tasks/relative-time.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
@@ -152,7 +153,7 @@ export function EscalationInbox() {
                   >
                     <div className="flex items-center justify-between gap-2">
                       <span className="font-medium">{REASON_SHORT[e.reason] ?? e.reason.replace("_", " ")}</span>
-                      <span className={cn("text-xs", overdue ? "font-semibold text-red-700" : "text-zinc-500")} title={`due ${absoluteUtc(e.dueAt)}`}>
+                      <span className={cn("text-xs", overdue ? "font-semibold text-red-700" : "text-zinc-500")} title={`due ${exactTitle(e.dueAt)}`}>
                         {e.status === "open"
                           ? overdue
                             ? `⚠ overdue ${ago(e.dueAt).replace(" ago", "")}`

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { useTaskActions } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { compactNumber, usd } from "./format.ts";
@@ -58,8 +59,20 @@ function FactDiff({ taskId, fromId, toId, onBlame }: { taskId: string; fromId: s
  * costs in prompt tokens beside the transcript it replaces, the working-set diff from the previous
  * one (or any other), and Resume / Fork from it with optional guidance.
  */
-export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: string; status: string; onSelectStep: (key: string) => void }) {
+export function CheckpointsPanel({
+  taskId,
+  createdBy,
+  status,
+  onSelectStep,
+}: {
+  taskId: string;
+  /** The task's launcher: Resume / Fork are shown to them (holding operator) and to admins, as the API allows. */
+  createdBy: string;
+  status: string;
+  onSelectStep: (key: string) => void;
+}) {
   const trpc = useTRPC();
+  const actions = useTaskActions(createdBy);
   const queryClient = useQueryClient();
   const checkpoints = useQuery(trpc.task.checkpoints.queryOptions({ taskId }));
   const [open, setOpen] = useState<string | null>(null);
@@ -137,47 +150,53 @@ export function CheckpointsPanel({ taskId, status, onSelectStep }: { taskId: str
                   </select>
                 </div>
                 <FactDiff taskId={taskId} fromId={fromId === "start" ? null : fromId} toId={cp.id} onBlame={onSelectStep} />
-                <div className="space-y-2 border-t border-zinc-100 pt-3">
-                  <label htmlFor={`g-${cp.id}`} className="block text-xs font-medium text-zinc-700">
-                    Guidance for the resumed agent (optional)
-                  </label>
-                  <textarea
-                    id={`g-${cp.id}`}
-                    rows={2}
-                    className="w-full rounded border border-zinc-300 px-2 py-1 text-sm"
-                    value={guidance}
-                    onChange={(e) => setGuidance(e.target.value)}
-                  />
-                  <div className="flex gap-2">
-                    <button
-                      type="button"
-                      disabled={!RESUMABLE.has(status) || resume.isPending}
-                      title={
-                        RESUMABLE.has(status)
-                          ? "A new run from this checkpoint, with the guidance"
-                          : `Only a failed, cancelled or waiting task can be resumed (this one is ${status})`
-                      }
-                      className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-40"
-                      onClick={() => resume.mutate({ taskId, checkpointId: cp.id, guidance })}
-                    >
-                      Resume from here
-                    </button>
-                    <button
-                      type="button"
-                      disabled={status === "running" || status === "queued" || fork.isPending}
-                      title="A new run from this checkpoint, leaving the earlier runs as they are"
-                      className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium disabled:opacity-40"
-                      onClick={() => fork.mutate({ taskId, checkpointId: cp.id, guidance })}
-                    >
-                      Fork from here
-                    </button>
-                  </div>
-                  <p className="text-xs text-zinc-500">
-                    Resume continues a stopped task (failed, cancelled or waiting for a human) from this checkpoint; an open escalation is answered by it. Fork
-                    starts one more run of the same task from here — also after it finished — e.g. to try other guidance; earlier runs and their artifacts stay,
-                    each labelled with its run.
+                {!actions.allowed ? (
+                  <p className="border-t border-zinc-100 pt-3 text-xs text-zinc-500" data-testid="checkpoint-actions-refused">
+                    {actions.why ?? "Checking what you may do…"}
                   </p>
-                </div>
+                ) : (
+                  <div className="space-y-2 border-t border-zinc-100 pt-3">
+                    <label htmlFor={`g-${cp.id}`} className="block text-xs font-medium text-zinc-700">
+                      Guidance for the resumed agent (optional)
+                    </label>
+                    <textarea
+                      id={`g-${cp.id}`}
+                      rows={2}
+                      className="w-full rounded border border-zinc-300 px-2 py-1 text-sm"
+                      value={guidance}
+                      onChange={(e) => setGuidance(e.target.value)}
+                    />
+                    <div className="flex gap-2">
+                      <button
+                        type="button"
+                        disabled={!RESUMABLE.has(status) || resume.isPending}
+                        title={
+                          RESUMABLE.has(status)
+                            ? "A new run from this checkpoint, with the guidance"
+                            : `Only a failed, cancelled or waiting task can be resumed (this one is ${status})`
+                        }
+                        className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-40"
+                        onClick={() => resume.mutate({ taskId, checkpointId: cp.id, guidance })}
+                      >
+                        Resume from here
+                      </button>
+                      <button
+                        type="button"
+                        disabled={status === "running" || status === "queued" || fork.isPending}
+                        title="A new run from this checkpoint, leaving the earlier runs as they are"
+                        className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium disabled:opacity-40"
+                        onClick={() => fork.mutate({ taskId, checkpointId: cp.id, guidance })}
+                      >
+                        Fork from here
+                      </button>
+                    </div>
+                    <p className="text-xs text-zinc-500">
+                      Resume continues a stopped task (failed, cancelled or waiting for a human) from this checkpoint; an open escalation is answered by it.
+                      Fork starts one more run of the same task from here — also after it finished — e.g. to try other guidance; earlier runs and their
+                      artifacts stay, each labelled with its run.
+                    </p>
+                  </div>
+                )}
               </div>
             )}
           </div>

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { inferRouterOutputs } from "@trpc/server";
+import { useTaskActions } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { JsonView } from "@/components/ui/json-view.tsx";
@@ -10,7 +11,8 @@ import type { AppRouter } from "@/server/api/root.ts";
 import { CheckpointsPanel } from "./checkpoints-panel.tsx";
 import { FactChangeLine, factCountLabel } from "./fact-value.tsx";
 import { Dialog, DialogClose } from "./dialog.tsx";
-import { absoluteUtc, compactNumber, durationMs, usd } from "./format.ts";
+import { compactNumber, durationMs, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { RelativeTime } from "./relative-time.tsx";
 import { WorkingSetPanel } from "./working-set-panel.tsx";
 
@@ -49,9 +51,13 @@ export interface ForkPoint {
   reason: string;
 }
 
-/** "Fork from checkpoint #n" beside a step: a dialog with optional guidance, then a new run of the task (cause fork). */
-function ForkButton({ taskId, forkFrom }: { taskId: string; forkFrom: ForkPoint | null }) {
+/**
+ * "Fork from checkpoint #n" beside a step: a dialog with optional guidance, then a new run of the
+ * task (cause fork). Only for who may act on the task (its operator, an admin); others read why.
+ */
+function ForkButton({ taskId, createdBy, forkFrom }: { taskId: string; createdBy: string; forkFrom: ForkPoint | null }) {
   const trpc = useTRPC();
+  const actions = useTaskActions(createdBy);
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [guidance, setGuidance] = useState("");
@@ -63,6 +69,12 @@ function ForkButton({ taskId, forkFrom }: { taskId: string; forkFrom: ForkPoint 
       },
     }),
   );
+  if (!actions.allowed)
+    return actions.why ? (
+      <span className="text-xs text-zinc-500" data-testid="fork-refused">
+        {actions.why}
+      </span>
+    ) : null;
   if (!forkFrom)
     return (
       <span className="text-xs text-zinc-500" data-testid="fork-none">
@@ -195,11 +207,13 @@ function PromptView({ runId, stepId }: { runId: string; stepId: string }) {
 
 function StepDetail({
   taskId,
+  createdBy,
   selectedKey,
   onShowWorkingSet,
   forkFrom,
 }: {
   taskId: string;
+  createdBy: string;
   selectedKey: string | null;
   onShowWorkingSet: () => void;
   forkFrom: ForkPoint | null;
@@ -235,17 +249,23 @@ function StepDetail({
         <span className="text-zinc-600">{durationMs(s.durationMs)}</span>
       </div>
       <div className="text-xs text-zinc-600">
-        started <span className="font-mono">{absoluteUtc(s.startedAt)}</span> (<RelativeTime date={s.startedAt} />)
+        started <Timestamp className="font-mono" date={s.startedAt} /> (<RelativeTime date={s.startedAt} />)
         {s.endedAt && (
           <>
             {" "}
-            · ended <span className="font-mono">{absoluteUtc(s.endedAt)}</span>
+            · ended <Timestamp className="font-mono" date={s.endedAt} />
           </>
         )}
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <ForkButton taskId={taskId} forkFrom={forkFrom} />
+        <ForkButton taskId={taskId} createdBy={createdBy} forkFrom={forkFrom} />
       </div>
+      {s.redactedSecrets > 0 && (
+        <p className="rounded border border-zinc-200 bg-zinc-50 px-2 py-1 text-xs text-zinc-700" data-testid="step-redacted">
+          {s.redactedSecrets} secret{s.redactedSecrets === 1 ? "" : "s"} in this step shown as [redacted: …]: the stored step keeps the exact values (an
+          approval needs the exact call); the browser never gets them.
+        </p>
+      )}
       {s.error && (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 font-mono text-xs whitespace-pre-wrap text-red-900">
           {s.error}
@@ -418,11 +438,13 @@ export function DetailPanel({
         ))}
       </div>
       <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
-        {tab === "step" && <StepDetail taskId={task.id} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} forkFrom={forkFrom} />}
+        {tab === "step" && (
+          <StepDetail taskId={task.id} createdBy={task.createdBy} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} forkFrom={forkFrom} />
+        )}
         {tab === "facts" && (
           <WorkingSetPanel taskId={task.id} keyFilter={keyFilter} onKeyFilter={onKeyFilter} selectedKey={selectedKey} onSelectStep={onSelectStep} />
         )}
-        {tab === "checkpoints" && <CheckpointsPanel taskId={task.id} status={task.status} onSelectStep={onSelectStep} />}
+        {tab === "checkpoints" && <CheckpointsPanel taskId={task.id} createdBy={task.createdBy} status={task.status} onSelectStep={onSelectStep} />}
         {tab === "artifacts" && <Artifacts task={task} />}
         {tab === "outbox" && <Outbox task={task} />}
         {tab === "result" && <Result task={task} />}

@@ -2,7 +2,7 @@
 
 import { formatDistanceStrict } from "date-fns";
 import { useSyncExternalStore } from "react";
-import { absoluteUtc } from "./format.ts";
+import { exactTitle } from "@/components/ui/timestamp.tsx";
 
 /** One shared 5 s clock for every relative time on the page (so "4 m ago" keeps ticking). */
 const listeners = new Set<() => void>();
@@ -37,15 +37,15 @@ export function useTickingNow(): number {
 }
 
 /**
- * "4 minutes ago" / "in 12 minutes", re-rendered every 5 s; the exact UTC time
- * ("2026-12-01 08:19:06 UTC") on hover and in `dateTime`.
+ * "4 minutes ago" / "in 12 minutes", re-rendered every 5 s; the exact time in UTC and local
+ * ("2026-12-01 08:19:06 UTC · 2026-12-01 09:19:06 UTC+01:00 (local)") on hover, ISO in `dateTime`.
  */
 export function RelativeTime({ date, className }: { date: Date | null | undefined; className?: string }) {
   const t = useTickingNow();
   if (!date) return <span className={className}>—</span>;
   const rel = formatDistanceStrict(date, Math.max(t, 0), { addSuffix: true });
   return (
-    <time dateTime={date.toISOString()} title={absoluteUtc(date)} className={className} suppressHydrationWarning>
+    <time dateTime={date.toISOString()} title={exactTitle(date)} className={className} suppressHydrationWarning>
       {rel}
     </time>
   );

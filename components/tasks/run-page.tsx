@@ -2,7 +2,7 @@
 
 import type React from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMe } from "@/components/auth/use-me.ts";
+import { holdsAny, useMe, useTaskActions } from "@/components/auth/use-me.ts";
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -13,8 +13,11 @@ import { cn } from "@/components/ui/cn.ts";
 import { TaskCostPanel } from "@/components/costs/task-cost-panel.tsx";
 import { DetailPanel, type PanelTab } from "./detail-panel.tsx";
 import { EscalateDialog } from "./escalate-dialog.tsx";
-import { absoluteUtc, compactNumber, elapsed, usd } from "./format.ts";
+import { compactNumber, elapsed, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { ExecutorState } from "./executor-state.tsx";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
+import { RunOverview } from "./run-overview.tsx";
 import { RunSwitcher } from "./run-switcher.tsx";
 import { StepFilterBar } from "./step-filter-bar.tsx";
 import { decodeStepRows } from "./step-rows.ts";
@@ -85,6 +88,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const refetchInterval = live === "live" ? 30_000 : 5_000;
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
   const me = useMe().data;
+  const actions = useTaskActions(task.data?.createdBy);
   const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
   const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
   useRefreshWorkingSetWith(task.data, steps.data);
@@ -96,6 +100,7 @@ export function RunPage({ taskId }: { taskId: string }) {
   const [escalateOpen, setEscalateOpen] = useState(false);
   const [goalOpen, setGoalOpen] = useState(false);
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
+  const [expandedFolds, setExpandedFolds] = useState<Set<string>>(() => new Set());
   const now = useTickingNow();
 
   const selectedKey = search.get("step");
@@ -168,10 +173,11 @@ export function RunPage({ taskId }: { taskId: string }) {
   }, [task.data?.runs, checkpoints.data]);
   const runId = runParam && runs.has(runParam) ? runParam : null;
   const segments = useMemo(() => buildSegments(rows), [rows]);
+  const segmentsInView = useMemo(() => segments.filter((g) => !runId || g.runId === runId), [segments, runId]);
   const filtering = isFiltering(filter);
   const items = useMemo(
-    () => timelineItems(segments, { runId, collapsed, matches: (s) => stepMatches(s, filter, textMatches), filtering, runCount: runs.size }),
-    [segments, runId, collapsed, filter, textMatches, filtering, runs.size],
+    () => timelineItems(segments, { runId, collapsed, matches: (s) => stepMatches(s, filter, textMatches), filtering, runCount: runs.size, expandedFolds }),
+    [segments, runId, collapsed, filter, textMatches, filtering, runs.size, expandedFolds],
   );
   const stepItems = useMemo(() => items.filter((i) => i.type === "step"), [items]);
   const matchCount = useMemo(
@@ -188,6 +194,25 @@ export function RunPage({ taskId }: { taskId: string }) {
       return next;
     });
   }, []);
+  const toggleFold = useCallback((key: string) => {
+    setExpandedFolds((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }, []);
+  // Opening a step folded into identical repeats (deep link, the waterfall) expands its fold.
+  // Only once per selection: folding it again by hand stays folded.
+  const autoExpanded = useRef<string | null>(null);
+  useEffect(() => {
+    if (!selectedKey || autoExpanded.current === selectedKey || items.some((i) => i.type === "step" && i.key === selectedKey)) return;
+    const fold = items.find((i) => i.type === "fold" && !i.expanded && i.fold.steps.some((s) => `${s.runId}:${s.stepId}` === selectedKey));
+    if (fold) {
+      autoExpanded.current = selectedKey;
+      toggleFold(fold.key);
+    }
+  }, [selectedKey, items, toggleFold]);
   // Opening a step (deep link, j/k, the waterfall) expands its segment.
   useEffect(() => {
     if (!selectedStep) return;
@@ -207,8 +232,11 @@ export function RunPage({ taskId }: { taskId: string }) {
       list = list.slice(from, from + 400);
     }
     const run = runs.get(seg.runId);
+    const last = list.at(-1);
     return {
       steps: list,
+      from: list[0]?.startedAt ?? null,
+      to: last ? (last.endedAt ?? new Date(last.startedAt.getTime() + (last.durationMs ?? 0))) : null,
       title: `run ${run?.number ?? "?"}, segment ${seg.n}${list.length < seg.steps.length ? ` (${list.length} of ${seg.steps.length} steps)` : ""}`,
     };
   }, [segments, runId, selectedStep, runs]);
@@ -272,6 +300,13 @@ export function RunPage({ taskId }: { taskId: string }) {
         onCollapseAll={(all) => setCollapsed(all ? new Set(segments.map((g) => g.key)) : new Set())}
       />
       {showWaterfall && waterfallWindow && (
+        <RunOverview
+          segments={segmentsInView}
+          window={waterfallWindow.from && waterfallWindow.to ? { from: waterfallWindow.from, to: waterfallWindow.to } : null}
+          onSelect={(key) => setParams({ step: key, tab: "step" })}
+        />
+      )}
+      {showWaterfall && waterfallWindow && (
         <Waterfall
           steps={waterfallWindow.steps}
           title={waterfallWindow.title}
@@ -286,6 +321,7 @@ export function RunPage({ taskId }: { taskId: string }) {
         selectedKey={selectedKey}
         onSelect={(key) => setParams({ step: key, tab: "step" })}
         onToggleSegment={toggleSegment}
+        onToggleFold={toggleFold}
         emptyMessage={
           filtering
             ? "No step matches this filter."
@@ -351,7 +387,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             {t.profile.name} · {offline ? "offline scripted model" : t.profile.model}
           </span>
           <span className="ml-auto" />
-          {canAct(me, t.createdBy) && t.status === "running" && (
+          {actions.allowed && t.status === "running" && (
             <button
               type="button"
               className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
@@ -362,7 +398,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
             </button>
           )}
-          {canAct(me, t.createdBy) && t.status === "running" && (
+          {actions.allowed && t.status === "running" && (
             <button
               type="button"
               className="rounded-md border border-amber-500 px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-50 disabled:opacity-50"
@@ -373,7 +409,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               {escalateNow.isSuccess ? "Escalation requested" : "Escalate"}
             </button>
           )}
-          {canAct(me, t.createdBy) && (t.status === "failed" || t.status === "cancelled") && (
+          {actions.allowed && (t.status === "failed" || t.status === "cancelled") && (
             <button
               type="button"
               className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
@@ -384,7 +420,7 @@ export function RunPage({ taskId }: { taskId: string }) {
               Resume
             </button>
           )}
-          {canAct(me, t.createdBy) && !TERMINAL.has(t.status) && (
+          {actions.allowed && !TERMINAL.has(t.status) && (
             <button
               type="button"
               className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50"
@@ -395,6 +431,11 @@ export function RunPage({ taskId }: { taskId: string }) {
             >
               Cancel task
             </button>
+          )}
+          {actions.why && (!TERMINAL.has(t.status) || t.status === "failed" || t.status === "cancelled") && (
+            <span className="text-xs text-zinc-500" data-testid="task-actions-refused">
+              {actions.why}
+            </span>
           )}
         </div>
         {t.escalations
@@ -409,9 +450,15 @@ export function RunPage({ taskId }: { taskId: string }) {
               <span>
                 <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
               </span>
-              <a className="ml-4 shrink-0 rounded-md bg-amber-600 px-3 py-1 font-medium text-white" href={`/escalations?id=${e.id}`}>
-                Decide
-              </a>
+              {holdsAny(me?.roles, ["handler"]) ? (
+                <a className="ml-4 shrink-0 rounded-md bg-amber-600 px-3 py-1 font-medium text-white" href={`/escalations?id=${e.id}`}>
+                  Decide
+                </a>
+              ) : (
+                <span className="ml-4 shrink-0 text-xs text-amber-900" data-testid="decide-refused">
+                  A handler decides it (deciding needs the handler role).
+                </span>
+              )}
             </div>
           ))}
         {t.alerts.length > 0 && (
@@ -451,6 +498,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             {reason}
           </p>
         )}
+        {latestRun && <ExecutorState runId={latestRun.id} active={!TERMINAL.has(t.status)} />}
         {t.status === "completed" && t.result && typeof t.result === "object" && "summary" in t.result && (
           <p className="mt-2 text-sm text-emerald-900" data-testid="result-summary">
             Result: {typeof t.result.summary === "string" ? t.result.summary : JSON.stringify(t.result.summary)}
@@ -506,7 +554,7 @@ export function RunPage({ taskId }: { taskId: string }) {
             detail={
               t.startedAt ? (
                 <>
-                  started <span className="font-mono">{absoluteUtc(t.startedAt)}</span>
+                  started <Timestamp className="font-mono" date={t.startedAt} />
                 </>
               ) : (
                 "not started"
@@ -535,9 +583,4 @@ export function RunPage({ taskId }: { taskId: string }) {
       </div>
     </div>
   );
-}
-
-/** Operator actions (checkpoint, escalate, resume, cancel) are shown to the task's launcher and to admins — what the API allows. */
-function canAct(me: { name: string; roles: string[] } | undefined, createdBy: string): boolean {
-  return !!me && (me.roles.includes("admin") || (me.roles.includes("operator") && me.name === createdBy));
 }

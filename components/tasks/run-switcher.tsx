@@ -1,7 +1,8 @@
 "use client";
 
 import { cn } from "@/components/ui/cn.ts";
-import { absoluteUtc, durationMs } from "./format.ts";
+import { durationMs } from "./format.ts";
+import { exactTitle } from "@/components/ui/timestamp.tsx";
 import { causeLabel, type TimelineRun } from "./timeline.tsx";
 
 /**
@@ -37,9 +38,9 @@ export function RunSwitcher({
         const took = r.endedAt ? durationMs(r.endedAt.getTime() - r.startedAt.getTime()) : "running";
         const title = [
           `Run ${r.number}: ${causeLabel(r)}${r.fromCheckpointReason ? ` (${r.fromCheckpointReason.replace("_", " ")})` : ""}`,
-          `started ${absoluteUtc(r.startedAt)}`,
+          `started ${exactTitle(r.startedAt)}`,
           r.endedAt
-            ? `ended ${absoluteUtc(r.endedAt)} — ${r.status.replace("_", " ")}${r.endReason ? ` (${r.endReason.replace("_", " ")})` : ""}`
+            ? `ended ${exactTitle(r.endedAt)} — ${r.status.replace("_", " ")}${r.endReason ? ` (${r.endReason.replace("_", " ")})` : ""}`
             : "still running",
           r.guidance ? `guidance: ${r.guidance}` : "",
         ]

@@ -21,6 +21,8 @@ export interface FilterableStep {
   checkpointReason: string | null;
   startedAt: Date;
   endedAt: Date | null;
+  /** Tool steps: a short hash of the arguments (equal for identical calls); null or absent otherwise. */
+  argsKey?: string | null;
 }
 
 /** What the timeline shows; URL params `kind` (comma list), `tool`, `failed=1`, `retried=1`, `dedup=1`, `q`. */
@@ -125,16 +127,79 @@ export function buildSegments<T extends FilterableStep>(steps: T[]): Segment<T>[
   return out;
 }
 
+/** A run of identical repeats: `times` consecutive turns making the same tool calls with the same arguments. */
+export interface RepeatFold<T extends FilterableStep = FilterableStep> {
+  /** `fold:<runId>:<first stepId>` */
+  key: string;
+  steps: T[];
+  /** Positions (1-based, whole timeline) of the steps, in order. */
+  positions: number[];
+  times: number;
+  /** The repeated calls of one turn, e.g. ["list_files"]. */
+  tools: string[];
+  /** Summary of the first repeated tool step ("list_files(.)"). */
+  summary: string;
+}
+
+/**
+ * Folds identical repeats (UI.md "identical repeats fold to 12× search(…)"; a loop the detector
+ * warns about at the 2nd identical call): the steps are cut into turns (a model step and the tool
+ * steps after it; any other step stands alone), and 2 or more consecutive turns whose tool calls
+ * are the same tools with the same arguments (`argsKey`) become one fold. A turn without tool calls
+ * never folds. Returns the steps in order, each either a single step or a fold.
+ */
+export function foldRepeats<T extends FilterableStep>(
+  steps: { step: T; position: number }[],
+): ({ type: "one"; step: T; position: number } | { type: "fold"; fold: RepeatFold<T> })[] {
+  type Entry = { step: T; position: number };
+  const turns: { entries: Entry[]; signature: string | null }[] = [];
+  for (const e of steps) {
+    const last = turns.at(-1);
+    if (e.step.kind === "tool" && last && last.entries[0]!.step.kind === "model") last.entries.push(e);
+    else turns.push({ entries: [e], signature: null });
+  }
+  for (const t of turns) {
+    const tools = t.entries.filter((e) => e.step.kind === "tool");
+    if (t.entries[0]!.step.kind === "model" && tools.length > 0 && tools.every((e) => e.step.argsKey))
+      t.signature = tools.map((e) => `${e.step.tool}:${e.step.argsKey}`).join("|");
+  }
+  const out: ({ type: "one"; step: T; position: number } | { type: "fold"; fold: RepeatFold<T> })[] = [];
+  for (let i = 0; i < turns.length;) {
+    const sig = turns[i]!.signature;
+    let j = i + 1;
+    while (sig !== null && j < turns.length && turns[j]!.signature === sig) j++;
+    if (j - i >= 2) {
+      const entries = turns.slice(i, j).flatMap((t) => t.entries);
+      const firstTool = entries.find((e) => e.step.kind === "tool")!.step;
+      out.push({
+        type: "fold",
+        fold: {
+          key: `fold:${entries[0]!.step.runId}:${entries[0]!.step.stepId}`,
+          steps: entries.map((e) => e.step),
+          positions: entries.map((e) => e.position),
+          times: j - i,
+          tools: turns[i]!.entries.filter((e) => e.step.kind === "tool").map((e) => e.step.tool ?? "tool"),
+          summary: firstTool.summary || firstTool.tool || "tool",
+        },
+      });
+    } else for (const e of turns[i]!.entries) out.push({ type: "one", ...e });
+    i = j;
+  }
+  return out;
+}
+
 export type TimelineItem<T extends FilterableStep = FilterableStep> =
   | { type: "run"; runId: string; key: string }
   | { type: "segment"; segment: Segment<T>; key: string; collapsed: boolean; shown: number }
-  | { type: "step"; step: T; key: string; position: number };
+  | { type: "fold"; fold: RepeatFold<T>; key: string; expanded: boolean }
+  | { type: "step"; step: T; key: string; position: number; inFold?: boolean };
 
 /**
  * The flat rows of the timeline: for each run (only `runId` when given) a run header (when there
  * are several runs), for each segment a header, then its matching steps unless the segment is
  * collapsed. While filtering, segments without a match are left out. `position` is the step's
- * 1-based place in the whole timeline.
+ * 1-based place in the whole timeline. Unless filtering, identical repeats ({@link foldRepeats})
+ * show as one fold row, followed by their steps only when its key is in `expandedFolds`.
  */
 export function timelineItems<T extends FilterableStep>(
   segments: Segment<T>[],
@@ -144,7 +209,15 @@ export function timelineItems<T extends FilterableStep>(
     matches,
     filtering,
     runCount,
-  }: { runId: string | null; collapsed: Set<string>; matches: (s: T) => boolean; filtering: boolean; runCount: number },
+    expandedFolds,
+  }: {
+    runId: string | null;
+    collapsed: Set<string>;
+    matches: (s: T) => boolean;
+    filtering: boolean;
+    runCount: number;
+    expandedFolds?: Set<string>;
+  },
 ): TimelineItem<T>[] {
   const items: TimelineItem<T>[] = [];
   let position = 0;
@@ -161,7 +234,23 @@ export function timelineItems<T extends FilterableStep>(
     lastRun = seg.runId;
     const isCollapsed = collapsed.has(seg.key);
     items.push({ type: "segment", segment: seg, key: `seg:${seg.key}`, collapsed: isCollapsed, shown: shownSteps.length });
-    if (!isCollapsed) for (const { step, position: p } of shownSteps) items.push({ type: "step", step, key: `${step.runId}:${step.stepId}`, position: p });
+    if (isCollapsed) continue;
+    if (filtering) {
+      for (const { step, position: p } of shownSteps) items.push({ type: "step", step, key: `${step.runId}:${step.stepId}`, position: p });
+      continue;
+    }
+    for (const part of foldRepeats(shownSteps)) {
+      if (part.type === "one") {
+        items.push({ type: "step", step: part.step, key: `${part.step.runId}:${part.step.stepId}`, position: part.position });
+        continue;
+      }
+      const expanded = expandedFolds?.has(part.fold.key) ?? false;
+      items.push({ type: "fold", fold: part.fold, key: part.fold.key, expanded });
+      if (expanded)
+        part.fold.steps.forEach((step, k) =>
+          items.push({ type: "step", step, key: `${step.runId}:${step.stepId}`, position: part.fold.positions[k]!, inFold: true }),
+        );
+    }
   }
   return items;
 }

@@ -27,6 +27,7 @@ export function decodeStepRows(data: { runIds: string[]; rowsJson: string } | un
       startedMs,
       endedMs,
       durationMs,
+      argsKey,
     ]) => ({
       runId: data.runIds[ri] ?? "",
       stepId,
@@ -45,6 +46,7 @@ export function decodeStepRows(data: { runIds: string[]; rowsJson: string } | un
       startedAt: new Date(startedMs),
       endedAt: endedMs === null ? null : new Date(endedMs),
       durationMs,
+      argsKey: argsKey ?? null,
     }),
   );
 }

@@ -8,11 +8,15 @@ import { Check, Copy } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { useTRPC } from "@/components/trpc.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
+import { cn } from "@/components/ui/cn.ts";
 import type { AppRouter } from "@/server/api/root.ts";
-import { absoluteUtc, compactNumber, elapsed, shortId, usd } from "./format.ts";
+import { compactNumber, elapsed, shortId, usd } from "./format.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { FAILURE_CLASSES, FAILURE_LABELS } from "@/lib/contracts/failure.ts";
 import { RelativeTime, useTickingNow } from "./relative-time.tsx";
 
 type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -30,7 +34,9 @@ type StatusValue = (typeof STATUS_OPTIONS)[number][0];
 const OUTCOME_OPTIONS = [
   ["clean", "Completed clean"],
   ["with_alerts", "Completed with alerts"],
+  ["completed_with_gaps", "Completed with gaps"],
 ] as const;
+type OutcomeValue = (typeof OUTCOME_OPTIONS)[number][0];
 const ROW_HEIGHT = 60;
 const DAY_MS = 86_400_000;
 
@@ -91,6 +97,15 @@ const columns = [
     cell: (c) => (
       <div className="flex flex-col items-start gap-0.5">
         <StatusBadge status={c.getValue()} />
+        {c.row.original.outcome === "completed_with_gaps" && (
+          <span
+            className="rounded bg-amber-100 px-1 text-xs font-medium text-amber-900"
+            data-testid="outcome"
+            title="Completed, but part of the goal was not done (see the task's result)"
+          >
+            with gaps{c.row.original.alerts > 0 ? ` · ${c.row.original.alerts} alert${c.row.original.alerts === 1 ? "" : "s"}` : ""}
+          </span>
+        )}
         {c.row.original.outcome === "with_alerts" && (
           <span className="text-xs text-amber-800" data-testid="outcome">
             with {c.row.original.alerts} alert{c.row.original.alerts === 1 ? "" : "s"}
@@ -151,7 +166,7 @@ const columns = [
     cell: (c) => (
       <div className="whitespace-nowrap">
         <RelativeTime date={c.row.original.startedAt ?? c.getValue()} />
-        <div className="font-mono text-xs text-zinc-500">{absoluteUtc(c.row.original.startedAt ?? c.getValue())}</div>
+        <Timestamp className="block font-mono text-xs text-zinc-500" date={c.row.original.startedAt ?? c.getValue()} />
       </div>
     ),
   }),
@@ -175,14 +190,17 @@ export function TaskList() {
   const status = (search.get("status") ?? "").split(",").filter((s): s is StatusValue => STATUS_OPTIONS.some(([v]) => v === s));
   const profile = search.get("profile") ?? "";
   const outcomeParam = search.get("outcome");
-  const outcome = OUTCOME_OPTIONS.some(([v]) => v === outcomeParam) ? (outcomeParam as "clean" | "with_alerts") : undefined;
+  const outcome = OUTCOME_OPTIONS.some(([v]) => v === outcomeParam) ? (outcomeParam as OutcomeValue) : undefined;
+  const model = search.get("model") ?? "";
+  const failureParam = search.get("failure");
+  const failure = FAILURE_CLASSES.find((c) => c === failureParam);
   const fromDay = search.get("from") ?? "";
   const toDay = search.get("to") ?? "";
   const q = search.get("q") ?? "";
   const sort = search.get("sort") === "oldest" ? "oldest" : "newest";
   const from = dayStart(fromDay);
   const toStart = dayStart(toDay);
-  const filtered = status.length > 0 || !!profile || !!outcome || !!from || !!toStart || !!q;
+  const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!q;
 
   const setParam = useCallback(
     (next: Record<string, string | null>) => {
@@ -212,6 +230,8 @@ export function TaskList() {
     ...(status.length ? { status } : {}),
     ...(profile ? { profile } : {}),
     ...(outcome ? { outcome } : {}),
+    ...(model ? { model } : {}),
+    ...(failure ? { failure } : {}),
     ...(from ? { from } : {}),
     ...(toStart ? { to: new Date(toStart.getTime() + DAY_MS) } : {}),
     ...(q ? { q } : {}),
@@ -223,6 +243,8 @@ export function TaskList() {
   });
   const profiles = useQuery(trpc.task.profiles.queryOptions());
   const rows = useMemo(() => tasks.data?.pages.flatMap((p) => p.rows) ?? [], [tasks.data]);
+  /** Launching needs the operator role: the links to the launch form are for operators only. */
+  const mayLaunch = holdsAny(useMe().data?.roles, ["operator"]);
   const total = tasks.data?.pages[0]?.total ?? 0;
 
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.id });
@@ -234,6 +256,28 @@ export function TaskList() {
     if (lastItem && lastItem.index >= rows.length - 20 && tasks.hasNextPage && !tasks.isFetchingNextPage) void tasks.fetchNextPage();
   }, [lastItem, rows.length, tasks]);
 
+  // j/k move the selection through the list (scrolling it into view), Enter opens the selected task.
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const selectedIndex = selectedId ? rows.findIndex((r) => r.id === selectedId) : -1;
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      const target = e.target as HTMLElement | null;
+      if (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+      if (e.metaKey || e.ctrlKey || e.altKey || rows.length === 0) return;
+      if (e.key === "j" || e.key === "k") {
+        const next = selectedIndex < 0 ? 0 : e.key === "j" ? Math.min(rows.length - 1, selectedIndex + 1) : Math.max(0, selectedIndex - 1);
+        setSelectedId(rows[next]!.id);
+        virtualizer.scrollToIndex(next, { align: "auto" });
+        e.preventDefault();
+      } else if (e.key === "Enter" && selectedIndex >= 0 && !(target && ["A", "BUTTON"].includes(target.tagName))) {
+        e.preventDefault();
+        router.push(`/tasks/${rows[selectedIndex]!.id}`);
+      }
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rows, selectedIndex, virtualizer, router]);
+
   const padTop = items[0]?.start ?? 0;
   const padBottom = lastItem ? virtualizer.getTotalSize() - lastItem.end : 0;
   const tableRows = table.getRowModel().rows;
@@ -244,15 +288,20 @@ export function TaskList() {
         <div className="flex items-center gap-3">
           <h1 className="text-2xl font-semibold tracking-tight">Tasks</h1>
           <LivePill state={live} />
+          <span className="hidden text-xs text-zinc-400 lg:inline" aria-hidden>
+            j/k select · Enter opens
+          </span>
           {tasks.data && (
             <span className="text-sm text-zinc-500" data-testid="task-count">
               {total.toLocaleString("en-US")} {filtered ? "matching" : ""} task{total === 1 ? "" : "s"}
             </span>
           )}
         </div>
-        <Link href="/tasks/new" className="shrink-0 rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-800">
-          Launch task
-        </Link>
+        {mayLaunch && (
+          <Link href="/tasks/new" className="shrink-0 rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-800">
+            Launch task
+          </Link>
+        )}
       </div>
 
       <form role="search" aria-label="Filter tasks" className="mb-3 flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
@@ -310,6 +359,37 @@ export function TaskList() {
           </select>
         </label>
         <label className="flex flex-col gap-1">
+          <span className="text-xs font-medium text-zinc-600">Failure</span>
+          <select
+            value={failure ?? ""}
+            onChange={(e) => setParam({ failure: e.target.value || null })}
+            className="rounded-md border border-zinc-300 px-2 py-1.5"
+          >
+            <option value="">Any failure</option>
+            {FAILURE_CLASSES.map((c) => (
+              <option key={c} value={c}>
+                {FAILURE_LABELS[c]}
+              </option>
+            ))}
+          </select>
+        </label>
+        {model && (
+          <span className="flex flex-col gap-1" data-testid="model-filter">
+            <span className="text-xs font-medium text-zinc-600">Model (latest call)</span>
+            <span className="flex items-center gap-1 rounded-md border border-zinc-300 bg-zinc-50 px-2 py-1.5 font-mono text-xs">
+              {model}
+              <button
+                type="button"
+                aria-label={`Remove the model filter ${model}`}
+                className="text-zinc-500 hover:text-zinc-900"
+                onClick={() => setParam({ model: null })}
+              >
+                ×
+              </button>
+            </span>
+          </span>
+        )}
+        <label className="flex flex-col gap-1">
           <span className="text-xs font-medium text-zinc-600">Launched from (UTC)</span>
           <input
             type="date"
@@ -361,9 +441,13 @@ export function TaskList() {
       ) : rows.length === 0 && !filtered ? (
         <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-12 text-center">
           <p className="text-zinc-600">No tasks yet.</p>
-          <Link href="/tasks/new" className="mt-4 inline-block rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white">
-            Launch your first task
-          </Link>
+          {mayLaunch ? (
+            <Link href="/tasks/new" className="mt-4 inline-block rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white">
+              Launch your first task
+            </Link>
+          ) : (
+            <p className="mt-2 text-sm text-zinc-500">Launching a task needs the operator role.</p>
+          )}
         </div>
       ) : rows.length === 0 ? (
         <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-10 text-center text-sm text-zinc-600" data-testid="filtered-empty">
@@ -402,7 +486,17 @@ export function TaskList() {
                 const row = tableRows[item.index];
                 if (!row) return null;
                 return (
-                  <tr key={row.id} data-task-id={row.id} className="border-b border-zinc-100 align-top hover:bg-zinc-50" style={{ height: ROW_HEIGHT }}>
+                  <tr
+                    key={row.id}
+                    data-task-id={row.id}
+                    aria-selected={row.id === selectedId}
+                    onClick={() => setSelectedId(row.id)}
+                    className={cn(
+                      "border-b border-zinc-100 align-top hover:bg-zinc-50",
+                      row.id === selectedId && "bg-sky-50 shadow-[inset_3px_0_0_#0284c7] hover:bg-sky-50",
+                    )}
+                    style={{ height: ROW_HEIGHT }}
+                  >
                     {row.getVisibleCells().map((cell) => (
                       <td key={cell.id} className="overflow-hidden px-3 py-2">
                         {flexRender(cell.column.columnDef.cell, cell.getContext())}

@@ -68,6 +68,7 @@ export function Timeline({
   selectedKey,
   onSelect,
   onToggleSegment,
+  onToggleFold,
   emptyMessage,
   factMarks,
 }: {
@@ -77,6 +78,8 @@ export function Timeline({
   selectedKey: string | null;
   onSelect: (key: string) => void;
   onToggleSegment: (segmentKey: string) => void;
+  /** Expands or folds a run of identical repeats (its `fold:…` key). */
+  onToggleFold?: (foldKey: string) => void;
   emptyMessage: string;
   factMarks?: Map<string, StepFactCounts>;
 }) {
@@ -120,7 +123,7 @@ export function Timeline({
       </div>
       <div
         ref={parentRef}
-        className="min-h-0 flex-1 overflow-auto"
+        className="min-h-32 flex-1 overflow-auto"
         role="list"
         aria-label="Steps"
         data-testid="timeline"
@@ -171,6 +174,42 @@ export function Timeline({
                 </button>
               );
             }
+            if (item.type === "fold") {
+              const f = item.fold;
+              const cost = f.steps.reduce((sum, x) => sum + x.costUsd, 0);
+              const ms = f.steps.reduce((sum, x) => sum + (x.durationMs ?? 0), 0);
+              const failed = f.steps.filter((x) => x.status === "failed").length;
+              return (
+                <button
+                  key={item.key}
+                  type="button"
+                  aria-expanded={item.expanded}
+                  data-testid="repeat-fold"
+                  data-fold={f.key}
+                  onClick={() => onToggleFold?.(f.key)}
+                  title={`${f.times} consecutive turns made the same call${f.tools.length > 1 ? "s" : ""} with the same arguments (steps ${f.steps[0]!.stepId} … ${f.steps.at(-1)!.stepId})`}
+                  className="absolute left-0 flex w-full items-center gap-3 border-b border-amber-100 bg-amber-50/60 px-4 text-left text-sm hover:bg-amber-50"
+                  style={style}
+                >
+                  <span className="w-10 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">{f.positions[0]}</span>
+                  {item.expanded ? (
+                    <ChevronDown aria-hidden className="h-4 w-4 text-amber-700" />
+                  ) : (
+                    <ChevronRight aria-hidden className="h-4 w-4 text-amber-700" />
+                  )}
+                  <span className="shrink-0 rounded bg-amber-200 px-1.5 text-xs font-semibold text-amber-950">×{f.times}</span>
+                  <span className="min-w-0 flex-1 truncate text-amber-950">
+                    {f.summary}
+                    <span className="ml-2 text-xs text-amber-800">
+                      identical repeats · {f.steps.length} steps ({f.steps[0]!.stepId} … {f.steps.at(-1)!.stepId})
+                    </span>
+                  </span>
+                  {failed > 0 && <span className="shrink-0 rounded bg-red-50 px-1.5 text-xs text-red-800">{failed} failed</span>}
+                  {cost > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{usd(cost)}</span>}
+                  <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{durationMs(ms)}</span>
+                </button>
+              );
+            }
             const s = item.step;
             const key = item.key;
             const selected = key === selectedKey;
@@ -189,6 +228,7 @@ export function Timeline({
                 onClick={() => onSelect(key)}
                 className={cn(
                   "absolute left-0 flex w-full items-center gap-3 border-b border-zinc-100 px-4 text-left text-sm hover:bg-zinc-50",
+                  item.inFold && "border-l-4 border-l-amber-200",
                   selected && "bg-blue-50 hover:bg-blue-50",
                 )}
                 style={style}

@@ -110,7 +110,7 @@ export function Waterfall({
   const height = data.length * BAR_ROW + 30;
   const total = data.at(-1) ? Math.max(...data.map((d) => d.base + d.gap + d.dur)) : 0;
   return (
-    <figure className="border-b border-zinc-200 bg-white" data-testid="waterfall" aria-label={`Waterfall: ${title}`}>
+    <figure className="flex min-h-0 shrink flex-col border-b border-zinc-200 bg-white" data-testid="waterfall" aria-label={`Waterfall: ${title}`}>
       <figcaption className="flex items-center justify-between px-4 pt-2 text-xs text-zinc-600">
         <span>
           Waterfall · {title} · {data.length} steps over {durationMs(Math.round(total * 1000))}
@@ -127,7 +127,7 @@ export function Waterfall({
           </span>
         </span>
       </figcaption>
-      <div ref={scrollRef} className="max-h-52 overflow-y-auto px-2">
+      <div ref={scrollRef} className="max-h-44 min-h-0 overflow-y-auto px-2">
         <ResponsiveContainer width="100%" height={height} minWidth={200}>
           <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 0 }} barCategoryGap={3}>
             <XAxis type="number" unit=" s" tick={{ fontSize: 10 }} orientation="top" domain={[0, "dataMax"]} />

@@ -16,7 +16,11 @@ export const COSTS_COMMAND: CommandSpec = {
   name: "costs",
   summary: "Cost per completed task, waste, resume savings and breakdowns (the /costs rollups).",
   flags: {
-    since: { type: "string", value: "<date|Nd>", description: "tasks launched on or after this UTC day (YYYY-MM-DD), or in the last N days (e.g. 7d)" },
+    since: {
+      type: "string",
+      value: "<date|Nd>",
+      description: "tasks launched on or after this UTC day (YYYY-MM-DD), or in the last N days (e.g. 7d); every date is the task's launch day",
+    },
     until: { type: "string", value: "<date>", description: "tasks launched on or before this UTC day (YYYY-MM-DD)" },
     by: { type: "string", value: "<dimension>", description: "breakdown to print (default profile)", choices: BY },
     profile: { type: "string", value: "<name>", description: "only this agent profile" },
@@ -67,6 +71,9 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
       `resume savings $${h.resume.savedUsd.toFixed(4)}\n`,
   );
   process.stderr.write(
+    `dates: tasks by ${r.dateBasis} · price table${h.priceVersions.length > 1 ? "s (MIXED: the sums add dollars from different tables)" : ""}: ${h.priceVersions.join(", ") || "—"}\n`,
+  );
+  process.stderr.write(
     `${by.padEnd(24)} ${"tasks".padStart(6)} ${"done".padStart(6)} ${"spend".padStart(12)} ${"waste".padStart(10)} ${"per done".padStart(12)}\n`,
   );
   for (const g of groups) {
@@ -79,6 +86,7 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
     process.stderr.write(`* includes $${h.estimatedUsd.toFixed(4)} on ${h.estimatedCalls} calls with estimated tokens (the provider reported no usage)\n`);
   return {
     filters: r.filters,
+    dateBasis: r.dateBasis,
     headline: {
       tasks: h.tasks,
       completed: h.completed,
@@ -111,6 +119,7 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
       wasteUsd: r6(g.wasteUsd),
       costPerCompletedUsd: r6(g.costPerCompletedUsd),
       estimated: g.estimatedUsd > 0,
+      priceVersions: g.priceVersions,
     })),
     queryMs: r.queryMs,
   };

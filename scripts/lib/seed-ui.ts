@@ -310,6 +310,9 @@ export async function seedManyTasks(
       goal: GOALS[i % GOALS.length]!,
       profileId,
       status,
+      // Every 24th task from the 9th completed with gaps (no alert falls on those: alerts are on every 10th).
+      outcome: status === "completed" ? (i % 24 === 9 ? "completed_with_gaps" : "completed") : null,
+      result: status === "completed" && i % 24 === 9 ? json({ summary: "partly done", gaps: ["the last package was not read"] }) : null,
       stepBudget: 200,
       workspace: "/tmp",
       input: json({}),

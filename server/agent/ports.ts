@@ -1,4 +1,5 @@
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { CostCause } from "../domain/cost-causes.ts";
 import type { ChatCompletionRequest, ChatCompletionResult } from "../llm/provider.ts";
 import type { ToolCallResult } from "../tools/registry.ts";
 
@@ -9,7 +10,7 @@ import type { ToolCallResult } from "../tools/registry.ts";
  * behaviour is what its body does with them.
  */
 
-/** One recorded model call (db/run-repository.ts `recordModelCall`, without the client). */
+/** One recorded model call: the one type of the ledger's write (db/cost-repository.ts `recordModelCall` takes it plus the client). */
 export interface ModelCallRecord {
   runId: string;
   stepId: string;
@@ -25,7 +26,7 @@ export interface ModelCallRecord {
   status: "ok" | "error";
   httpStatus: number | null;
   billed: boolean;
-  cause: "productive" | "retry" | "replay" | "checkpoint" | "compaction" | "discarded" | "restart";
+  cause: CostCause;
   latencyMs: number;
   error?: string;
 }

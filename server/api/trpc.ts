@@ -5,7 +5,7 @@ import { ZodError } from "zod";
 import { recordAudit } from "../auth/audit.ts";
 import { trustedOrigins } from "../auth/auth.ts";
 import { crossSiteProblem, identify, type Principal } from "../auth/principal.ts";
-import { hasAnyRole, needsRoleMessage, type Role } from "../auth/roles.ts";
+import { hasAnyRole, mayActOnTask, needsRoleMessage, type Role } from "../auth/roles.ts";
 import { sessionUser } from "../auth/session.ts";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";
@@ -167,7 +167,7 @@ export const adminProcedure = procedureFor("admin");
  * the task (Task.createdBy is their name), or hold `admin`. FORBIDDEN names the owner; an unknown
  * task is the procedure's own NOT_FOUND, after its input is validated.
  */
-export const ownTaskProcedure = operatorProcedure.use(async ({ ctx, next, getRawInput }) => {
+export const ownTaskProcedure = procedureFor("operator", "admin").use(async ({ ctx, next, getRawInput }) => {
   const input = (await getRawInput().catch(() => null)) as { taskId?: unknown } | null;
   // Only a well-formed id is looked up: anything else is left to the procedure's input schema,
   // which refuses it with a 400 naming the field (a raw NUL or a 5,000-character id never reaches SQL).
@@ -178,7 +178,7 @@ export const ownTaskProcedure = operatorProcedure.use(async ({ ctx, next, getRaw
     // An unknown task is left to the procedure: its input is validated first (a 400 names the bad
     // field) and its own lookup answers NOT_FOUND.
     const principal = ctx.principal;
-    if (task && task.createdBy !== principal.name && !principal.roles.includes("admin")) {
+    if (task && !mayActOnTask(principal, task.createdBy)) {
       throw new TRPCError({
         code: "FORBIDDEN",
         message: `task ${taskId} was launched by ${task.createdBy}: an operator acts on their own tasks (or ask an admin)`,

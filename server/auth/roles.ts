@@ -49,3 +49,6 @@ export function needsRoleMessage(needed: readonly Role[], what?: string): string
   const which = roles.length === 1 ? `the ${roles[0]} role` : `one of the roles ${roles.join(", ")}`;
   return `${what ? `${what}: ` : ""}this needs ${which}`;
 }
+
+// Who may act on a task: shared with the pages (lib/contracts, which the UI may import).
+export { mayActOnTask, taskActionRefusal } from "../../lib/contracts/task-actions.ts";

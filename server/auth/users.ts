@@ -63,6 +63,31 @@ export async function createUserWithPassword({ prisma, input }: { prisma: Prisma
   return prisma.user.update({ where: { id: user.id }, data: { roles }, select: { id: true, name: true, email: true, roles: true } });
 }
 
+/** A new password (same limits as sign-up: 8–128 characters). */
+const passwordField = z.string("password: must be text").min(8, "password: at least 8 characters").max(128, "password: at most 128 characters");
+
+export const setPasswordInputSchema = inputObject({ userId: idField("userId"), password: passwordField });
+
+/**
+ * An admin sets user `userId`'s password (a reset without email: there is no mail server in the
+ * embedded default). Hashed by better-auth (scrypt) into the user's credential account, created when
+ * the user signed in only through OIDC so far — what better-auth's admin plugin `setUserPassword`
+ * does. Every session of the user is ended (whoever held the old password is signed out). The
+ * audit log records who did it for whom, never the password (server/auth/audit.ts redaction).
+ * Returns `{userId, sessionsEnded}`. @throws AppError NOT_FOUND for an unknown user.
+ */
+export async function setUserPassword({ prisma, input }: { prisma: PrismaClient; input: z.output<typeof setPasswordInputSchema> }) {
+  const user = await prisma.user.findUnique({ where: { id: input.userId }, select: { id: true } });
+  if (!user) throw new AppError("NOT_FOUND", `user ${input.userId} not found`);
+  const ctx = await auth().$context;
+  const hash = await ctx.password.hash(input.password);
+  if (await ctx.internalAdapter.findCredentialAccount(user.id)) await ctx.internalAdapter.updatePassword(user.id, hash);
+  else await ctx.internalAdapter.linkAccount({ providerId: "credential", accountId: user.id, userId: user.id, password: hash });
+  const sessionsEnded = await prisma.session.count({ where: { userId: user.id } });
+  await ctx.internalAdapter.deleteUserSessions(user.id);
+  return { userId: user.id, sessionsEnded };
+}
+
 export const auditListInputSchema = inputObject({
   actor: textField("actor", 200).optional(),
   action: textField("action", 100).optional(),

@@ -1,7 +1,10 @@
 import { COST_CAUSES, type CostCause } from "../domain/cost-causes.ts";
 import {
+  COST_DATE_BASIS,
   OUTCOME_TABLE_HEADER,
   outcomeTableCells,
+  percentileOfHistogram,
+  priceVersionsOf,
   toCsv,
   type CostFilters,
   type CostGroup,
@@ -14,6 +17,8 @@ import { Prisma, type PrismaClient } from "./client.ts";
 /** The whole /costs page (and `cli costs`, and the `cost.rollup` procedure) in one shape. USD. */
 export interface CostRollup {
   filters: CostFilters;
+  /** What the dates (filters, periods) mean: COST_DATE_BASIS, "launch day (UTC)". */
+  dateBasis: typeof COST_DATE_BASIS;
   headline: {
     tasks: number;
     completed: number;
@@ -36,6 +41,7 @@ export interface CostRollup {
     escalations: number;
     /** Resumed tasks: restarting each from scratch would have redone `keptUsd` and lost `discardedUsd`; resuming lost `discardedUsd`. */
     resume: { tasks: number; keptUsd: number; discardedUsd: number; restartCostUsd: number; resumeCostUsd: number; savedUsd: number };
+    /** Every price table the figures in scope come from, sorted; more than one = mixed (the page says so). */
     priceVersions: string[];
   };
   byCause: Record<CostCause, number>;
@@ -43,7 +49,7 @@ export interface CostRollup {
   byModel: CostGroup[];
   byOutcome: (CostGroup & { key: CostOutcome })[];
   byFailureClass: (CostGroup & { key: FailureClass })[];
-  /** Time series by `filters.bucket` (UTC day or ISO week starting Monday, key YYYY-MM-DD), with spend by cause for the stacked chart. */
+  /** Time series by `filters.bucket` (the tasks' UTC launch day, or ISO launch week starting Monday; key YYYY-MM-DD), with spend by cause for the stacked chart. */
   byPeriod: (CostGroup & { byCause: Record<CostCause, number> })[];
   outcomes: OutcomeRow[];
   /** The outcomes table exactly as shown (cells formatted by the domain), and the same as CSV. */
@@ -85,75 +91,61 @@ interface GroupRow {
   c_compaction: string;
   c_discarded: string;
   c_restart: string;
+  versions: string[] | null;
 }
 
 /**
- * The SQL of the rollups: one pass over task ⋈ agent_profile ⋈ task_cost (the per-task summary kept
- * by triggers; never model_call), grouped by GROUPING SETS so headline, every breakdown and the
- * outcomes table come from the same rows. Dates are UTC on Task.createdAt.
+ * The rollup rows in scope: cost_rollup (launch day × profile × model × outcome × failure class ×
+ * price tables, kept by triggers in server/db/sql/task-cost.sql) joined to the profiles, filtered.
+ * Never reads task, task_cost or model_call: a few thousand rows at any number of tasks. Dates are
+ * the tasks' UTC launch days (COST_DATE_BASIS).
  */
-function scopeSql(f: CostFilters): Prisma.Sql {
+function scopeWhere(f: CostFilters, table: "r" | "h"): Prisma.Sql {
+  const t = Prisma.raw(table);
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
-  if (f.from) where.push(Prisma.sql`t."createdAt" >= ${f.from}::date`);
-  if (f.to) where.push(Prisma.sql`t."createdAt" < (${f.to}::date + 1)`);
+  if (f.from) where.push(Prisma.sql`${t}.day >= ${f.from}::date`);
+  if (f.to) where.push(Prisma.sql`${t}.day <= ${f.to}::date`);
   if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
-  if (f.model) where.push(Prisma.sql`coalesce(c.model, p.model) = ${f.model}`);
-  const outcomeFilter = f.outcome ? Prisma.sql`WHERE outcome = ${f.outcome}` : Prisma.empty;
-  const bucket = f.bucket === "week" ? "week" : "day";
-  return Prisma.sql`WITH scope AS (
-      SELECT p.name AS profile, coalesce(c.model, p.model) AS model,
-             CASE t.status WHEN 'completed' THEN 'completed' WHEN 'dead_end' THEN 'dead_end' WHEN 'failed' THEN 'failed'
-                           WHEN 'cancelled' THEN 'cancelled' WHEN 'waiting_for_human' THEN 'waiting' ELSE 'running' END AS outcome,
-             CASE WHEN t.status IN ('completed', 'queued', 'running') THEN NULL
-                  WHEN t.status = 'dead_end' THEN 'dead_end'
-                  WHEN c."lastEndReason" IS NULL OR c."lastEndReason" = 'cancelled_by_user' THEN NULL
-                  WHEN c."lastEndReason" = 'budget_exhausted' THEN 'budget'
-                  WHEN c."lastEndReason" IN ('transient', 'saturation', 'drift', 'loop', 'stall', 'error') THEN c."lastEndReason"
-                  ELSE 'error' END AS failure,
-             to_char(date_trunc(${bucket}, t."createdAt"), 'YYYY-MM-DD') AS period,
-             coalesce(c."costUsd", 0) AS usd, coalesce(c."productiveUsd", 0) AS productive,
-             coalesce(c."checkpointUsd" + c."compactionUsd", 0) AS overhead,
-             coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0) AS waste,
-             coalesce(c."estimatedUsd", 0) AS estimated, coalesce(c."estimatedCalls", 0) AS est_calls,
-             coalesce(c.calls, 0) AS calls, coalesce(c.calls - c."billedCalls", 0) AS unbilled,
-             coalesce(c.steps, 0) AS steps, coalesce(c.escalations, 0) AS escalations, coalesce(c.resumes, 0) AS resumes,
-             coalesce(c."resumeKeptUsd", 0) AS kept, coalesce(c."resumeDiscardedUsd", 0) AS lost, c."priceVersion" AS version,
-             coalesce(c."retryUsd", 0) AS c_retry, coalesce(c."replayUsd", 0) AS c_replay, coalesce(c."checkpointUsd", 0) AS c_checkpoint,
-             coalesce(c."compactionUsd", 0) AS c_compaction, coalesce(c."discardedUsd", 0) AS c_discarded, coalesce(c."restartUsd", 0) AS c_restart
-      FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
-      WHERE ${Prisma.join(where, " AND ")}
-    ), s AS (SELECT * FROM scope ${outcomeFilter})`;
+  if (f.model) where.push(Prisma.sql`coalesce(nullif(${t}.model, ''), p.model) = ${f.model}`);
+  return Prisma.join(where, " AND ");
 }
 
 function rollupSql(f: CostFilters): Prisma.Sql {
-  // Two stages: one hash aggregate of the tasks in scope at the finest grain (profile × model ×
-  // outcome × failure class × period: at most a few thousand rows), then the GROUPING SETS over
-  // that small set. Money is summed as float8 (numeric sums are several times slower; the figures
-  // are shown to 4 decimals and stay exact in the ledger and the summaries).
+  const bucket = f.bucket === "week" ? "week" : "day";
+  const outcome = f.outcome ? Prisma.sql`AND r.outcome = ${f.outcome}` : Prisma.empty;
   return Prisma.sql`
-    ${scopeSql(f)}, fine AS (
-      SELECT profile, model, outcome, failure, period,
-             count(*) AS tasks, count(*) FILTER (WHERE outcome = 'completed') AS completed,
-             sum(usd::float8) AS usd, sum(productive::float8) AS productive, sum(overhead::float8) AS overhead, sum(waste::float8) AS waste,
-             sum(estimated::float8) AS estimated, sum(est_calls) AS est_calls, sum(calls) AS calls, sum(unbilled) AS unbilled,
-             coalesce(sum(steps) FILTER (WHERE outcome = 'completed'), 0) AS steps_completed,
-             sum(escalations) AS escalations, count(*) FILTER (WHERE resumes > 0) AS resumed,
-             sum(kept::float8) AS kept, sum(lost::float8) AS lost,
-             sum(c_retry::float8) AS c_retry, sum(c_replay::float8) AS c_replay, sum(c_checkpoint::float8) AS c_checkpoint,
-             sum(c_compaction::float8) AS c_compaction, sum(c_discarded::float8) AS c_discarded, sum(c_restart::float8) AS c_restart
-      FROM s GROUP BY profile, model, outcome, failure, period
+    WITH s AS (
+      SELECT p.name AS profile, coalesce(nullif(r.model, ''), p.model) AS model, r.outcome, nullif(r.failure, '') AS failure,
+             to_char(date_trunc(${bucket}, r.day), 'YYYY-MM-DD') AS period, r."priceVersions" AS version,
+             r.tasks, r.completed, r.calls, r."billedCalls", r."estimatedCalls", r."costUsd", r."productiveUsd", r."retryUsd", r."replayUsd",
+             r."checkpointUsd", r."compactionUsd", r."discardedUsd", r."restartUsd", r."estimatedUsd", r."stepsCompleted", r.escalations,
+             r.resumed, r."resumeKeptUsd", r."resumeDiscardedUsd"
+      FROM cost_rollup r JOIN agent_profile p ON p.id = r."profileId"
+      WHERE ${scopeWhere(f, "r")} ${outcome}
     )
     SELECT grouping(profile)::int AS gp, grouping(model)::int AS gm, grouping(outcome)::int AS go, grouping(failure)::int AS gf, grouping(period)::int AS gd,
            profile, model, outcome, failure, period,
            sum(tasks)::int AS tasks, sum(completed)::int AS completed,
-           sum(usd)::text AS usd, sum(productive)::text AS productive, sum(overhead)::text AS overhead, sum(waste)::text AS waste,
-           sum(estimated)::text AS estimated, sum(est_calls)::int AS est_calls, sum(calls)::int AS calls, sum(unbilled)::int AS unbilled,
-           sum(steps_completed)::int AS steps_completed, sum(escalations)::int AS escalations, sum(resumed)::int AS resumed,
-           sum(kept)::text AS kept, sum(lost)::text AS lost,
-           sum(productive)::text AS c_productive, sum(c_retry)::text AS c_retry, sum(c_replay)::text AS c_replay, sum(c_checkpoint)::text AS c_checkpoint,
-           sum(c_compaction)::text AS c_compaction, sum(c_discarded)::text AS c_discarded, sum(c_restart)::text AS c_restart
-    FROM fine
+           sum("costUsd")::text AS usd, sum("productiveUsd")::text AS productive, sum("checkpointUsd" + "compactionUsd")::text AS overhead,
+           sum("retryUsd" + "replayUsd" + "discardedUsd" + "restartUsd")::text AS waste,
+           sum("estimatedUsd")::text AS estimated, sum("estimatedCalls")::int AS est_calls, sum(calls)::int AS calls,
+           sum(calls - "billedCalls")::int AS unbilled, sum("stepsCompleted")::int AS steps_completed, sum(escalations)::int AS escalations,
+           sum(resumed)::int AS resumed, sum("resumeKeptUsd")::text AS kept, sum("resumeDiscardedUsd")::text AS lost,
+           sum("productiveUsd")::text AS c_productive, sum("retryUsd")::text AS c_retry, sum("replayUsd")::text AS c_replay,
+           sum("checkpointUsd")::text AS c_checkpoint, sum("compactionUsd")::text AS c_compaction, sum("discardedUsd")::text AS c_discarded,
+           sum("restartUsd")::text AS c_restart, array_agg(DISTINCT version) AS versions
+    FROM s
     GROUP BY GROUPING SETS ((), (profile), (model), (outcome), (failure), (period), (profile, model))`;
+}
+
+/** The steps histogram of the completed tasks in scope (cost_steps); empty when the outcome filter excludes completed tasks. */
+function stepsSql(f: CostFilters): Prisma.Sql {
+  const none = f.outcome && f.outcome !== "completed" ? Prisma.sql`AND FALSE` : Prisma.empty;
+  return Prisma.sql`
+    SELECT h.steps AS value, sum(h.tasks)::int AS count
+    FROM cost_steps h JOIN agent_profile p ON p.id = h."profileId"
+    WHERE ${scopeWhere(f, "h")} ${none}
+    GROUP BY h.steps`;
 }
 
 const causesOf = (r: GroupRow): Record<CostCause, number> => ({
@@ -178,6 +170,7 @@ const groupOf = (key: string, r: GroupRow): CostGroup => {
     wasteUsd: Number(r.waste ?? 0),
     estimatedUsd: Number(r.estimated ?? 0),
     costPerCompletedUsd: r.completed > 0 ? usd / r.completed : null,
+    priceVersions: priceVersionsOf(r.versions ?? []),
   };
 };
 
@@ -186,37 +179,25 @@ const byUsd = (a: CostGroup, b: CostGroup) => b.usd - a.usd || a.key.localeCompa
 /** EXPLAIN (ANALYZE, BUFFERS) of the rollup's main statement, for `npm run bench:costs -- --explain`. */
 export async function explainCostRollup({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<string> {
   const sql = rollupSql(filters);
-  return prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(`SET LOCAL enable_sort = off`);
-    await tx.$executeRawUnsafe(`SET LOCAL work_mem = '32MB'`);
-    const rows = await tx.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN (ANALYZE, BUFFERS) ${sql.text}`, ...sql.values);
-    return rows.map((r) => r["QUERY PLAN"]).join("\n");
-  });
+  const rows = await prisma.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN (ANALYZE, BUFFERS) ${sql.text}`, ...sql.values);
+  return rows.map((r) => r["QUERY PLAN"]).join("\n");
 }
 
 /**
  * The managers' rollups for the filters (see CostRollup): headline figures, breakdowns by profile,
  * model, outcome, failure class and day/week, spend by cause, and the outcomes-by-profile-and-model
- * table. One SQL statement over the per-task summaries (server/db/sql/task-cost.sql), so it answers
- * in well under a second at 10,000 tasks (`npm run bench:costs` measures it).
+ * table. Two statements over the rollup tables cost_rollup and cost_steps (kept by triggers,
+ * server/db/sql/task-cost.sql), whose size grows with days × profiles × models, not with tasks, so
+ * the answer time stays flat from 1,000 to 100,000 tasks (`npm run bench:costs` measures it).
+ * Dates: the tasks' UTC launch days (COST_DATE_BASIS).
  */
 export async function costRollup({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<CostRollup> {
   const started = performance.now();
-  const [rows, extra] = await prisma.$transaction(async (tx) => {
-    // The finest-grain groups number a few thousand at most, but the planner cannot tell from CASE
-    // expressions and would sort every task in scope: let it hash (in memory) instead.
-    await tx.$executeRawUnsafe(`SET LOCAL enable_sort = off`);
-    await tx.$executeRawUnsafe(`SET LOCAL work_mem = '32MB'`);
-    const grouped = await tx.$queryRaw<GroupRow[]>(rollupSql(filters));
-    // Ordered-set aggregates and DISTINCT apart from the GROUPING SETS (they would sort every set).
-    const more = await tx.$queryRaw<{ median: number | null; p90: number | null; versions: string[] | null }[]>`
-      ${scopeSql(filters)}
-      SELECT (percentile_cont(0.5) WITHIN GROUP (ORDER BY steps) FILTER (WHERE outcome = 'completed'))::float8 AS median,
-             (percentile_cont(0.9) WITHIN GROUP (ORDER BY steps) FILTER (WHERE outcome = 'completed'))::float8 AS p90,
-             (SELECT array_agg(v ORDER BY v) FROM (SELECT DISTINCT version AS v FROM s WHERE version IS NOT NULL) d) AS versions
-      FROM s`;
-    return [grouped, more] as const;
-  });
+  // One snapshot for both statements, so the percentiles describe the same tasks as the sums.
+  const [rows, steps] = await prisma.$transaction(
+    async (tx) => [await tx.$queryRaw<GroupRow[]>(rollupSql(filters)), await tx.$queryRaw<{ value: number; count: number }[]>(stepsSql(filters))] as const,
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
+  );
   const queryMs = Math.round(performance.now() - started);
   const total = rows.find((r) => r.gp + r.gm + r.go + r.gf + r.gd === 5);
   const only = (flag: keyof Pick<GroupRow, "gp" | "gm" | "go" | "gf" | "gd">) => rows.filter((r) => r[flag] === 0 && r.gp + r.gm + r.go + r.gf + r.gd === 4);
@@ -239,19 +220,21 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       usd: Number(r.usd ?? 0),
       costPerCompletedUsd: r.completed > 0 ? Number(r.usd ?? 0) / r.completed : null,
       estimatedUsd: Number(r.estimated ?? 0),
+      priceVersions: priceVersionsOf(r.versions ?? []),
     }))
     .sort((a, b) => a.profile.localeCompare(b.profile) || a.model.localeCompare(b.model));
   const cells = outcomeTableCells(outcomes);
   return {
     filters,
+    dateBasis: COST_DATE_BASIS,
     headline: {
       tasks,
       completed,
       completionRate: tasks > 0 ? completed / tasks : null,
       usd,
       costPerCompletedUsd: completed > 0 ? usd / completed : null,
-      stepsMedian: extra[0]?.median ?? null,
-      stepsP90: extra[0]?.p90 ?? null,
+      stepsMedian: percentileOfHistogram(steps, 0.5),
+      stepsP90: percentileOfHistogram(steps, 0.9),
       productiveUsd: Number(total?.productive ?? 0),
       overheadUsd: Number(total?.overhead ?? 0),
       wasteUsd: waste,
@@ -262,7 +245,7 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       unbilledCalls: total?.unbilled ?? 0,
       escalations: total?.escalations ?? 0,
       resume: { tasks: total?.resumed ?? 0, keptUsd: kept, discardedUsd: lost, restartCostUsd: kept + lost, resumeCostUsd: lost, savedUsd: kept },
-      priceVersions: extra[0]?.versions ?? [],
+      priceVersions: priceVersionsOf(total?.versions ?? []),
     },
     byCause: total ? causesOf(total) : zeroCauses,
     byProfile: only("gp")

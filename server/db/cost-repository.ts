@@ -1,3 +1,4 @@
+import type { ModelCallRecord } from "../agent/ports.ts";
 import { correctedEarlierCause, type CostCause } from "../domain/cost-causes.ts";
 import { priceModelCall } from "../domain/cost.ts";
 import { AppError } from "../errors.ts";
@@ -15,7 +16,9 @@ type Db = PrismaClient | Prisma.TransactionClient;
  * - an earlier successful attempt of the same step whose result this attempt replaces becomes
  *   `retry` (earlier executor attempt) or `restart` (same attempt: the process died before the
  *   step's result was saved) — not for a `replay` of a completed step, which keeps the earlier row.
- * The per-task summary (task_cost) follows through triggers (server/db/sql/task-cost.sql).
+ * The per-task summary (task_cost) and the /costs rollup (cost_rollup, cost_steps) follow through
+ * triggers (server/db/sql/task-cost.sql). The record's shape is the agent's port type
+ * (ModelCallRecord, server/agent/ports.ts), declared once.
  * @throws Error when the run does not exist.
  */
 export async function recordModelCall({
@@ -23,24 +26,7 @@ export async function recordModelCall({
   estimated = false,
   reasoningTokens = 0,
   ...data
-}: {
-  prisma: Db;
-  runId: string;
-  stepId: string;
-  attempt: number;
-  model: string;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  reasoningTokens?: number;
-  estimated?: boolean;
-  status: "ok" | "error";
-  httpStatus: number | null;
-  billed: boolean;
-  cause: CostCause;
-  latencyMs: number;
-  error?: string;
-}): Promise<{ usd: number; priceVersion: string }> {
+}: ModelCallRecord & { prisma: Db }): Promise<{ usd: number; priceVersion: string }> {
   const run = await prisma.run.findUniqueOrThrow({
     where: { id: data.runId },
     select: { task: { select: { profile: { select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true } } } } },
@@ -111,7 +97,10 @@ export interface TaskCostTotals {
   calls: number;
   tokens: number;
   steps: number;
+  /** The price table of the task's latest call. */
   priceVersion: string | null;
+  /** Every price table the task's calls were priced from, sorted (more than one: mixed). */
+  priceVersions: string[];
 }
 
 interface TotalsRow {
@@ -126,6 +115,7 @@ interface TotalsRow {
   tokens: string;
   steps: number;
   priceVersion: string | null;
+  priceVersions: string[] | null;
 }
 
 const toTotals = (r: TotalsRow): TaskCostTotals => ({
@@ -140,6 +130,7 @@ const toTotals = (r: TotalsRow): TaskCostTotals => ({
   tokens: Number(r.tokens),
   steps: r.steps,
   priceVersion: r.priceVersion,
+  priceVersions: r.priceVersions ?? [],
 });
 
 /**
@@ -166,6 +157,7 @@ export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds:
         tokens: "0",
         steps: 0,
         priceVersion: null,
+        priceVersions: [],
       }),
     );
   if (taskIds.length === 0) return out;
@@ -174,7 +166,7 @@ export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds:
            (c."checkpointUsd" + c."compactionUsd")::text AS overhead,
            (c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd")::text AS waste,
            c."estimatedUsd"::text AS estimated, c."estimatedCalls", c.calls,
-           (c."promptTokens" + c."completionTokens")::text AS tokens, c.steps, c."priceVersion"
+           (c."promptTokens" + c."completionTokens")::text AS tokens, c.steps, c."priceVersion", c."priceVersions"
     FROM task_cost c WHERE c."taskId" = ANY(${[...taskIds]}::text[])`;
   for (const r of rows) out.set(r.taskId, toTotals(r));
   return out;

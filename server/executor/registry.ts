@@ -32,10 +32,24 @@ const REFUSED_REASON: Record<string, string> = {
 };
 
 /**
+ * Internal events (`inngest/…`) the executor emits, so a function may be triggered by them; any other
+ * `inngest/` trigger would never fire here (inngest-js `internalEvents`: `inngest/deferred.schedule`
+ * of `createDefer`, `inngest/scheduled.timer`, `inngest/http.request`).
+ */
+const EMITTED_INTERNAL_EVENTS = new Set(["inngest/function.failed", "inngest/function.finished", "inngest/function.cancelled", "inngest/function.invoked"]);
+const NEVER_EMITTED_REASON: Record<string, string> = {
+  "inngest/deferred.schedule": "defer() / createDefer are not implemented, so this event is never emitted",
+  "inngest/scheduled.timer": "cron is not implemented, so this event is never emitted",
+  "inngest/http.request": "Durable Endpoints are not implemented, so this event is never emitted",
+};
+
+/**
  * Checks one registered function config and returns every problem found (empty = accepted).
  * Refused (loudly, never ignored): the options in REFUSED_REASON, any unknown top-level key, cron
- * triggers, wildcard event triggers, non-http runtimes, concurrency scopes other than `fn`, more
- * than 2 concurrency entries, retries outside 0..20, and CEL expressions that do not parse.
+ * triggers, wildcard event triggers, triggers on `inngest/` events the executor never emits
+ * (defer's `inngest/deferred.schedule`, …), non-http runtimes, concurrency scopes other than `fn`,
+ * more than 2 concurrency entries, retries outside 0..20, and CEL expressions that do not parse.
+ * Each problem names the function and the option.
  */
 export function validateFunctionConfig(fn: FunctionConfig): string[] {
   const problems: string[] = [];
@@ -51,6 +65,9 @@ export function validateFunctionConfig(fn: FunctionConfig): string[] {
     if (t.cron !== undefined) problems.push(`${where}: cron trigger "${t.cron}" refused: cron triggers are not implemented`);
     else if (typeof t.event !== "string" || !t.event) problems.push(`${where}: trigger without an event`);
     else if (t.event.includes("*")) problems.push(`${where}: wildcard trigger "${t.event}" refused: not implemented`);
+    else if (t.event.startsWith("inngest/") && !EMITTED_INTERNAL_EVENTS.has(t.event)) {
+      problems.push(`${where}: trigger "${t.event}" refused: ${NEVER_EMITTED_REASON[t.event] ?? "an internal event the embedded executor never emits"}`);
+    }
     if (t.expression !== undefined) {
       const err = checkCel(t.expression);
       if (err) problems.push(`${where}: trigger expression does not parse: ${err}`);

@@ -51,6 +51,32 @@ export function signBody(body: string, signingKey: string, tSec = Math.floor(Dat
   return `t=${tSec}&s=${s}`;
 }
 
+/** How far a response signature's `t` may be from the executor's clock, ms (the SDK's own window for requests, `RequestSignature.hasExpired`). */
+export const RESPONSE_SIGNATURE_WINDOW_MS = 5 * 60_000;
+
+/**
+ * Verifies the `X-Inngest-Signature` the SDK puts on its responses to a signed request:
+ * `t=<sec>&s=hex(HMAC-SHA256(key = prefix-less signing key text, msg = <response body text> + t))`
+ * over the body exactly as received (inngest-js 4.24.0 `InngestCommHandler.getResponseSignature`,
+ * `helpers/net.ts` signDataWithKey: a string body is signed as is). Constant-time comparison; `t`
+ * must be within {@link RESPONSE_SIGNATURE_WINDOW_MS} of `nowMs`.
+ * @returns undefined when valid, else why not (a sentence naming the header)
+ */
+export function responseSignatureProblem(header: string | null | undefined, body: string, signingKey: string, nowMs = Date.now()): string | undefined {
+  if (!header) return "the response has no X-Inngest-Signature header";
+  const params = new URLSearchParams(header);
+  const t = params.get("t") ?? "";
+  const s = params.get("s") ?? "";
+  if (!/^\d+$/.test(t) || !/^[0-9a-f]{64}$/i.test(s)) return `the response's X-Inngest-Signature is malformed (${JSON.stringify(header.slice(0, 100))})`;
+  if (Math.abs(nowMs - Number(t) * 1000) > RESPONSE_SIGNATURE_WINDOW_MS) return `the response's X-Inngest-Signature is dated t=${t}, more than 5 min from now`;
+  const expected = createHmac("sha256", stripSigningKeyPrefix(signingKey))
+    .update(body + t)
+    .digest();
+  if (!timingSafeEqual(expected, Buffer.from(s, "hex")))
+    return "the response's X-Inngest-Signature does not match its body (forged, altered, or signed with another key)";
+  return undefined;
+}
+
 /**
  * Checks an `Authorization: Bearer …` header sent by the SDK (register, checkpoint) against the
  * hashed signing key. Constant-time comparison. Returns false for a missing or malformed header.

@@ -7,7 +7,7 @@ import {
   type DestinationBreach,
   type EgressPolicy,
 } from "../domain/egress-policy.ts";
-import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, type ContentFinding, type ReadContent } from "./egress-scan.ts";
+import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, verbatimExcerpt, type ContentFinding, type ReadContent } from "./egress-scan.ts";
 import type { ToolDefinition } from "./types.ts";
 
 /**
@@ -52,26 +52,64 @@ export async function loadEgressPolicy({ prisma, taskId }: { prisma: PrismaClien
   return mergeEgressPolicies(deploymentEgressPolicy(), task?.profile ?? null);
 }
 
-/** Most read_file outputs the gate compares outgoing content with (the latest ones). */
+/** Most read_file / search_files outputs the gate compares outgoing content with (the latest ones). */
 export const MAX_READS_COMPARED = 2_000;
 
 /**
- * The text the task's agent got from `read_file` (completed steps of all its runs, latest first,
- * at most {@link MAX_READS_COMPARED}): what "the contents of workspace files the run read" means.
+ * The file text one stored tool output gave the agent: a `read_file` output is one piece (its path,
+ * byte offset and content); a `search_files` output is one piece per run of consecutive matched
+ * lines of a file (joined with "\n", as they stand in the file), so a copy spanning several short
+ * matched lines is found as one run. Anything else gives nothing.
+ */
+export function readContentsOf(tool: string | null, output: unknown): ReadContent[] {
+  if (!output || typeof output !== "object") return [];
+  if (tool === "read_file") {
+    const o = output as { path?: unknown; content?: unknown; offset?: unknown };
+    return typeof o.content === "string" && typeof o.path === "string"
+      ? [{ path: o.path, offset: typeof o.offset === "number" ? o.offset : 0, content: o.content }]
+      : [];
+  }
+  if (tool === "search_files") {
+    const matches = (output as { matches?: unknown }).matches;
+    if (!Array.isArray(matches)) return [];
+    const byPath = new Map<string, { line: number; text: string }[]>();
+    for (const m of matches as { path?: unknown; line?: unknown; text?: unknown }[]) {
+      if (typeof m?.path !== "string" || typeof m.line !== "number" || typeof m.text !== "string") continue;
+      byPath.set(m.path, [...(byPath.get(m.path) ?? []), { line: m.line, text: m.text }]);
+    }
+    const pieces: ReadContent[] = [];
+    for (const [path, lines] of byPath) {
+      lines.sort((a, b) => a.line - b.line);
+      let block: { line: number; text: string }[] = [];
+      const flush = () => {
+        if (block.length)
+          pieces.push({ path, offset: 0, content: block.map((l) => l.text).join("\n"), source: `search_files lines ${block[0]!.line}–${block.at(-1)!.line}` });
+        block = [];
+      };
+      for (const l of lines) {
+        if (block.length && l.line !== block.at(-1)!.line + 1) flush();
+        block.push(l);
+      }
+      flush();
+    }
+    return pieces;
+  }
+  return [];
+}
+
+/**
+ * The text the task's agent got from `read_file` and `search_files` (completed steps of all its
+ * runs, latest first, at most {@link MAX_READS_COMPARED} steps; see {@link readContentsOf}): what
+ * "the contents of workspace files the run read" means.
  */
 export async function loadReadContents({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<ReadContent[]> {
   const steps = await prisma.step.findMany({
-    where: { run: { taskId }, kind: "tool", tool: "read_file", status: "completed" },
+    where: { run: { taskId }, kind: "tool", tool: { in: ["read_file", "search_files"] }, status: "completed" },
     orderBy: { startedAt: "desc" },
     take: MAX_READS_COMPARED,
-    select: { output: true },
+    select: { tool: true, output: true },
   });
-  return steps.flatMap((s) => {
-    const o = s.output as { path?: unknown; content?: unknown; offset?: unknown } | null;
-    return o && typeof o.content === "string" && typeof o.path === "string"
-      ? [{ path: o.path, offset: typeof o.offset === "number" ? o.offset : 0, content: o.content }]
-      : [];
-  });
+  return steps.flatMap((s) => readContentsOf(s.tool, s.output));
 }
 
 /**
@@ -94,7 +132,9 @@ export async function assessEgress({
   const breaches = checkDestinations(tool.egress(args), policy);
   const findings: ContentFinding[] = [];
   for (const { field, text } of stringLeaves(args)) {
-    findings.push(...(await scanForSecrets(text, field)), ...findVerbatimRuns(text, field, reads));
+    const secrets = await scanForSecrets(text, field);
+    const copies = findVerbatimRuns(text, field, reads).map((run) => ({ ...run, excerpt: verbatimExcerpt(text, run, secrets) }));
+    findings.push(...secrets, ...copies);
   }
   if (breaches.length === 0 && findings.length === 0) return { action: "allow" };
   const reasons = [

@@ -20,6 +20,29 @@ export interface ContentFinding {
   range: [number, number];
   /** Redacted: a secret as its first 4 characters + `…` + its length; a file run as its path, offset and size. */
   preview: string;
+  /**
+   * workspace_content only: the start of the copied run as it appears in the outgoing text (at most
+   * {@link EXCERPT_CHARS} characters), any secret inside it replaced by `[redacted: <label>]` —
+   * so a handler sees what was copied without the card showing a secret.
+   */
+  excerpt?: string;
+}
+
+/** Longest excerpt of a verbatim run a finding carries (characters, before redaction). */
+export const EXCERPT_CHARS = 240;
+
+/**
+ * The excerpt of `run` (a workspace_content finding in `text`): its first {@link EXCERPT_CHARS}
+ * characters with every `secrets` finding that overlaps them redacted (clipped to the excerpt; a
+ * secret cut by its end is still replaced whole as far as it reaches). Adds "…" when cut.
+ */
+export function verbatimExcerpt(text: string, run: ContentFinding, secrets: readonly ContentFinding[]): string {
+  const start = run.range[0];
+  const end = Math.min(run.range[1], start + EXCERPT_CHARS);
+  const inside = secrets
+    .filter((f) => f.range[0] < end && f.range[1] > start)
+    .map((f) => ({ ...f, range: [Math.max(f.range[0], start) - start, Math.min(f.range[1], end) - start] as [number, number] }));
+  return redactText(text.slice(start, end), inside) + (end < run.range[1] ? "…" : "");
 }
 
 /**
@@ -103,12 +126,14 @@ export async function scanForSecrets(text: string, field: string): Promise<Conte
   return merged;
 }
 
-/** A workspace file the task read, with the text it got (read_file outputs). */
+/** A workspace file the task read, with the text it got (read_file outputs; search_files' matched lines). */
 export interface ReadContent {
   path: string;
   /** Byte offset of `content` in the file (read_file's `offset`). */
   offset: number;
   content: string;
+  /** Where the text came from when not one read_file piece ("search_files lines 3–9"), for the finding's preview. */
+  source?: string;
 }
 
 /**
@@ -171,7 +196,7 @@ export function findVerbatimRuns(text: string, field: string, sources: readonly 
       rule: "longhaul/workspace-file",
       label: `verbatim text of ${s.path}`,
       range: [r.start, r.end] as [number, number],
-      preview: `${r.end - r.start} chars of ${s.path} (from character ${r.srcStart} of the text read at byte ${s.offset})`,
+      preview: `${r.end - r.start} chars of ${s.path} (from character ${r.srcStart} of ${s.source ?? `the text read at byte ${s.offset}`})`,
     };
   });
 }

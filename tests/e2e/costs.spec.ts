@@ -42,7 +42,7 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   await expect(page).toHaveURL(/profile=scripted/);
   await page.getByRole("button", { name: "Week" }).click();
   await expect(page).toHaveURL(/bucket=week/);
-  await expect(page.getByRole("heading", { name: "By week (starting Monday)" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "By launch week (starting Monday, UTC)" })).toBeVisible();
 
   // The outcomes table holds the one profile; its spend is the headline's.
   const table = page.getByTestId("outcomes-table");
@@ -71,9 +71,15 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   expect(csv[0]).toBe(header.join(","));
   expect(csv[1]).toBe(rowCells.join(","));
   expect(rowCells.at(-1)).toBe("yes");
+  // Each row names its price table, and the page names the tables its figures use.
+  expect(header.at(-2)).toBe("Price table");
+  expect(rowCells.at(-2)).toMatch(/^(genai-prices@\d|profile:)/);
+  await expect(page.getByTestId("price-tables")).toContainText(rowCells.at(-2)!);
+  await expect(page.getByTestId("price-tables")).toContainText("launch day (UTC)");
 
   // A figure leads to the tasks behind it.
   await page.getByTestId("headline-cpc").click();
   await expect(page).toHaveURL(/\/tasks\?(.*&)?profile=scripted(&|$)/);
-  expect(new URL(page.url()).searchParams.get("outcome")).toBe("completed");
+  // The task list filters by status: the link's outcome arrives as status=completed, and every row shown is a completed scripted task.
+  expect(new URL(page.url()).searchParams.get("status")).toBe("completed");
 });

@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createUser, launchGoalFromForm, signedInContext, type E2eUser } from "./helpers.ts";
+import { createUser, launchGoalFromForm, launchLoopUntilEscalated, signedInContext, type E2eUser } from "./helpers.ts";
 
 // Per role (issue 10): what each sees and does, and what it is refused — in a real browser, each
 // user in their own context (their own session cookie). The default context is the e2e admin.
@@ -151,4 +151,92 @@ test("admin: manages roles, sees the audit log of human actions with a filter, a
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(rows.first()).toHaveAttribute("data-action", "task.cancel");
   await managerPage.context().close();
+});
+
+/** Opens the Checkpoints tab of the task page `page` is on and unfolds its newest checkpoint. */
+async function openNewestCheckpoint(page: Page): Promise<void> {
+  await page.getByRole("tab", { name: /^Checkpoints \([1-9]/ }).click();
+  await page
+    .locator("[data-checkpoint-seq]")
+    .first()
+    .getByRole("button", { name: /Checkpoint #/ })
+    .click();
+}
+
+test("task actions per role: the launcher and admins see Resume/Fork; another operator and a manager see none and read why; a handler sees Decide", async ({
+  browser,
+  baseURL,
+  page: adminPage,
+}) => {
+  // A task of the admin's ("operator") waiting on a human, with the checkpoint taken before the escalation.
+  const taskUrl = await launchLoopUntilEscalated(adminPage);
+  const taskId = taskUrl.split("/").at(-1)!;
+  await openNewestCheckpoint(adminPage);
+  await expect(adminPage.getByRole("button", { name: "Resume from here" })).toBeVisible();
+  await expect(adminPage.getByRole("button", { name: "Fork from here" })).toBeVisible();
+  await expect(adminPage.getByRole("link", { name: "Decide" })).toBeVisible();
+  const checkpointId = await adminPage.evaluate(async (id) => {
+    const res = await fetch(`/api/trpc/task.checkpoints?input=${encodeURIComponent(JSON.stringify({ json: { taskId: id } }))}`);
+    return ((await res.json()) as { result: { data: { json: { id: string }[] } } }).result.data.json[0]!.id;
+  }, taskId);
+
+  for (const user of [OPERATOR, MANAGER]) {
+    const page = await pageAs(browser, adminPage, baseURL!, user);
+    await page.goto(taskUrl);
+    await expect(page.getByTestId("escalation-banner")).toBeVisible();
+    // Header: no Cancel / Resume / Escalate; a line names the role needed instead.
+    await expect(page.getByTestId("task-actions-refused")).toContainText(user === OPERATOR ? "launched by operator" : "needs the operator role");
+    await expect(page.getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Escalate" })).toHaveCount(0);
+    // The banner's Decide is for handlers.
+    await expect(page.getByRole("link", { name: "Decide" })).toHaveCount(0);
+    await expect(page.getByTestId("decide-refused")).toContainText("handler role");
+    // Checkpoints tab: no Resume / Fork from here.
+    await openNewestCheckpoint(page);
+    await expect(page.getByTestId("checkpoint-actions-refused")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Resume from here" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Fork from here" })).toHaveCount(0);
+    // Step tab: no Fork beside a step.
+    await page.getByRole("tab", { name: "Step" }).click();
+    await page.locator("[data-step-id]").first().click();
+    await expect(page.getByTestId("fork-refused")).toBeVisible();
+    await expect(page.getByTestId("fork-step")).toHaveCount(0);
+    // And the API agrees: the hidden action is refused.
+    const fork = await page.request.post("/api/trpc/task.fork", { data: { json: { taskId, checkpointId } } });
+    expect(fork.status()).toBe(403);
+    await page.context().close();
+  }
+
+  // A handler: Decide on the banner leads to the card with its decision buttons; no task actions.
+  const handler = await pageAs(browser, adminPage, baseURL!, HANDLER);
+  await handler.goto(taskUrl);
+  await expect(handler.getByTestId("task-actions-refused")).toBeVisible();
+  await handler.getByRole("link", { name: "Decide" }).click();
+  const card = handler.getByTestId("context-card");
+  await expect(card.getByRole("button", { name: "Resume" })).toBeEnabled();
+  await expect(card.getByRole("button", { name: "Mark dead end" })).toBeVisible();
+  await handler.context().close();
+});
+
+test("admin: resets a user's password from /admin (no email); the old password stops working, the new one signs in", async ({ page, baseURL }) => {
+  const user: E2eUser = { email: "pia@e2e.test", name: "Pia", password: "pia-password-1", roles: ["manager"] };
+  await page.goto("/admin");
+  await createUser(page.request, user);
+  await page.reload();
+  const row = page.locator(`[data-user-email="${user.email}"]`);
+  await row.getByRole("button", { name: "Reset password" }).click();
+  await row.getByLabel(`New password for ${user.email}`).fill("pia-new-password-2");
+  await row.getByRole("button", { name: "Set" }).click();
+  await expect(page.getByTestId("password-set")).toContainText("Password set");
+  const old = await page.request.post(`${baseURL}/api/auth/sign-in/email`, {
+    data: { email: user.email, password: user.password },
+    headers: { origin: baseURL! },
+  });
+  expect(old.status()).toBe(401);
+  const fresh = await signedInContext(page.context().browser()!, baseURL!, { email: user.email, password: "pia-new-password-2" });
+  await fresh.close();
+  await page.getByLabel("Action").fill("admin.setPassword");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page.getByTestId("audit-row").first()).toHaveAttribute("data-action", "admin.setPassword");
+  await expect(page.getByTestId("audit-log")).not.toContainText("pia-new-password-2");
 });

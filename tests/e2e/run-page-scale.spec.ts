@@ -63,6 +63,17 @@ test("a long run filtered to its failed steps: open one, j/k move through the ma
   await expect(waterfall).toContainText(/Waterfall · run \d, segment \d+ · \d+ steps over/);
   await expect(waterfall.locator(".recharts-bar-rectangle").first()).toBeVisible();
 
+  // Above it, the whole run's time at a glance, with the waterfall's window framed; a click at its
+  // far left opens the task's first step (and the waterfall follows to that segment).
+  const overview = page.getByTestId("run-overview");
+  await expect(overview).toContainText(/Whole time .+ · \d+ seg\./);
+  await expect(overview.getByTestId("overview-window-frame")).toBeVisible();
+  await expect(overview.getByTestId("overview-window")).toHaveText(/^window \d+–\d+ %$/);
+  await overview.locator("svg").click({ position: { x: 1, y: 14 } });
+  await expect(page).toHaveURL(new RegExp(`step=${long.runIds[0]}(%3A|:)model-0`));
+  await expect(waterfall).toContainText(/Waterfall · run 1, segment 1 ·/);
+  await expect(overview.getByTestId("overview-window")).toHaveText(/^window 0–\d+ %$/);
+
   // Text search on the server (arguments and output): "src/file-6.ts" is read by tool-6-0 of each run (model-6 asked for it).
   await page.getByRole("button", { name: "Clear", exact: true }).click();
   await page.getByLabel("Search steps").fill("src/file-6.ts");
@@ -107,6 +118,29 @@ test("switch between the runs of a resumed task; segments fold; a model step sho
   await expect(detail.locator('[data-context="checkpoint"]')).toHaveCount(2);
   await expect(detail.getByTestId("fork-step")).toHaveText(/Fork from checkpoint #1$/);
   await expect(detail).toContainText(/started \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+});
+
+test("the task list: completed with gaps as an outcome filter and in the status cell; j/k select, Enter opens", async ({ page }) => {
+  await page.goto(`/tasks?q=${prefix}`);
+  const rows = page.locator("[data-task-id]");
+  await expect(rows.first()).toBeVisible();
+  await page.getByLabel("Outcome").selectOption("completed_with_gaps");
+  await expect(page).toHaveURL(/outcome=completed_with_gaps/);
+  // Every 24th seeded task from the 9th (scripts/lib/seed-ui.ts): 9, 33, …, 297 of 300.
+  await expect(page.getByTestId("task-count")).toHaveText("13 matching tasks");
+  await expect(rows.first()).toHaveAttribute("data-task-id", `task_${prefix}000297`);
+  for (const text of await rows.allTextContents()) expect(text).toContain("with gaps");
+
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur()); // keys act outside inputs only
+  await page.keyboard.press("j");
+  await expect(rows.nth(0)).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  await page.keyboard.press("k");
+  await expect(rows.nth(1)).toHaveAttribute("aria-selected", "true");
+  await expect(rows.nth(0)).toHaveAttribute("aria-selected", "false");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/tasks/task_${prefix}000273$`));
 });
 
 test("the task list: filtered, searched and sorted on the server, in the URL; same goals told apart", async ({ page }) => {

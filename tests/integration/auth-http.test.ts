@@ -237,6 +237,33 @@ describe("identity and roles over HTTP", () => {
     expect(audit).toMatchObject({ actor: "First", via: "session" });
   });
 
+  it("an admin resets a user's password from /admin: the old one stops working, the new one works, the user's sessions end; audited without the password; others are refused", async () => {
+    await authPost("/sign-up/email", { email: "reset@auth.test", password: "reset-old-password-1", name: "Reset" });
+    const user = await db.user.findUniqueOrThrow({ where: { email: "reset@auth.test" } });
+    const session = await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-old-password-1" });
+    expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(200);
+    // Not for the user themselves (no admin role), and a bad password is a 400 naming the limit.
+    const refused = await trpc("mutation", "admin.setPassword", { userId: user.id, password: "mine-now-12345" }, { cookie: session.cookie, origin: APP });
+    expect(refused.status).toBe(403);
+    const short = await trpc("mutation", "admin.setPassword", { userId: user.id, password: "short" }, { cookie: adminCookie, origin: APP });
+    expect(short.status).toBe(400);
+    expect(short.message).toContain("password: at least 8 characters");
+    expect((await trpc("mutation", "admin.setPassword", { userId: "usr_none", password: "whatever-123" }, { cookie: adminCookie, origin: APP })).status).toBe(
+      404,
+    );
+
+    const reset = await trpc("mutation", "admin.setPassword", { userId: user.id, password: "reset-new-password-2" }, { cookie: adminCookie, origin: APP });
+    expect(reset.status).toBe(200);
+    expect(reset.data).toMatchObject({ userId: user.id });
+    expect(Number(reset.data?.sessionsEnded)).toBeGreaterThanOrEqual(2); // sign-up's session and the sign-in's
+    expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(401);
+    expect((await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-old-password-1" })).status).toBe(401);
+    expect((await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-new-password-2" })).status).toBe(200);
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setPassword", target: user.id } });
+    expect(audit).toMatchObject({ actor: "First", via: "session" });
+    expect(JSON.stringify(audit)).not.toContain("reset-new-password-2");
+  });
+
   it("sign-in with a wrong password fails; sign-out ends the session", async () => {
     expect((await authPost("/sign-in/email", { email: "first@auth.test", password: "wrong-password" })).status).toBe(401);
     const session = await authPost("/sign-in/email", { email: "first@auth.test", password: "first-password-1" });

@@ -4,7 +4,15 @@ import { costRollup } from "../../server/db/cost-queries.ts";
 import { taskCostTotals, taskRunCosts } from "../../server/db/cost-repository.ts";
 import { prismaResumePorts } from "../../server/db/resume-ports.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
-import { costFiltersSchema, outcomeTableCells, outcomeTableCsv, toCsv, OUTCOME_TABLE_HEADER } from "../../server/domain/cost-rollup.ts";
+import {
+  costFiltersSchema,
+  failureClassOf,
+  outcomeOf,
+  outcomeTableCells,
+  outcomeTableCsv,
+  toCsv,
+  OUTCOME_TABLE_HEADER,
+} from "../../server/domain/cost-rollup.ts";
 
 // The rollups on a small fixed data set written through the real write paths (recordModelCall,
 // beginStep, the resume port's transaction) and the PL/pgSQL summaries, with every expected figure
@@ -220,13 +228,16 @@ describe("cost rollups on a fixed data set", () => {
       ["2026-11-10", 3, 1, 103000],
     ]);
     expect(r.byModel.map((g) => g.key)).toEqual([model]);
+    expect(r.byPeriod.map((g) => g.priceVersions)).toEqual([[`profile:${profileName}`], [`profile:${profileName}`]]);
     expect(r.outcomes).toHaveLength(1);
     const row = r.outcomes[0]!;
     expect([row.profile, row.model, row.launched, row.completed]).toEqual([profileName, model, 5, 3]);
     close(row.stepsPerCompleted, 3);
     close(row.escalationsPerTask, 0.2);
     close(row.costPerCompletedUsd, 0.1519 / 3);
-    expect(outcomeTableCells(r.outcomes)).toEqual([[profileName, model, "5", "3", "60%", "3.0", "0.20", "$0.1519*", "$0.0506*", "yes"]]);
+    expect(outcomeTableCells(r.outcomes)).toEqual([
+      [profileName, model, "5", "3", "60%", "3.0", "0.20", "$0.1519*", "$0.0506*", `profile:${profileName}`, "yes"],
+    ]);
     expect(outcomeTableCsv(r.outcomes)).toBe(toCsv(OUTCOME_TABLE_HEADER, outcomeTableCells(r.outcomes)));
   });
 
@@ -253,5 +264,56 @@ describe("cost rollups on a fixed data set", () => {
     expect([...after.values()]).toEqual([...before.values()]);
     const t4 = after.get(ids.t4)!;
     expect([t4.estimatedCalls, t4.estimatedUsd]).toEqual([1, 0.01]);
+  });
+
+  it("the rollup tables kept by the triggers equal a rebuild from the ledger", async () => {
+    // cost_rollup rows of this profile, by hand: T1, T2 completed on 2026-11-02 (0.0209 + 0.028);
+    // on 2026-11-10 T3 completed (0.088, resumed), T4 dead end (0.01 estimated), T5 waiting after a loop (0.005).
+    const snapshot = async () => ({
+      rollup: (
+        await prisma.$queryRaw<Record<string, unknown>[]>`
+          SELECT to_char(r.day, 'YYYY-MM-DD') AS day, r.model, r.outcome, r.failure, r."priceVersions", r.tasks, r.completed, r.calls,
+                 r."billedCalls", r."estimatedCalls", r."costUsd"::text AS usd, r."productiveUsd"::text, r."retryUsd"::text, r."replayUsd"::text,
+                 r."checkpointUsd"::text, r."compactionUsd"::text, r."discardedUsd"::text, r."restartUsd"::text, r."estimatedUsd"::text,
+                 r."stepsCompleted", r.escalations, r.resumed, r."resumeKeptUsd"::text, r."resumeDiscardedUsd"::text
+          FROM cost_rollup r JOIN agent_profile p ON p.id = r."profileId" WHERE p.name = ${profileName}
+          ORDER BY r.day, r.outcome, r.failure`
+      ).map((row): Record<string, unknown> => ({ ...row, usd: Number(row.usd) })),
+      steps: await prisma.$queryRaw<Record<string, unknown>[]>`
+        SELECT to_char(h.day, 'YYYY-MM-DD') AS day, h.steps, h.tasks FROM cost_steps h JOIN agent_profile p ON p.id = h."profileId"
+        WHERE p.name = ${profileName} ORDER BY h.day, h.steps`,
+    });
+    const before = await snapshot();
+    expect(before.rollup.map((r) => [r.day, r.outcome, r.failure, r.tasks, r.completed, r.usd, r.stepsCompleted, r.resumed])).toEqual([
+      ["2026-11-02", "completed", "", 2, 2, 0.0489, 6, 0],
+      ["2026-11-10", "completed", "", 1, 1, 0.088, 3, 1],
+      ["2026-11-10", "dead_end", "dead_end", 1, 0, 0.01, 0, 0],
+      ["2026-11-10", "waiting", "loop", 1, 0, 0.005, 0, 0],
+    ]);
+    expect(before.steps).toEqual([
+      { day: "2026-11-02", steps: 2, tasks: 1 },
+      { day: "2026-11-02", steps: 4, tasks: 1 },
+      { day: "2026-11-10", steps: 3, tasks: 1 },
+    ]);
+    await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("the rollup's SQL classifies outcomes and failure classes as the domain does", async () => {
+    const statuses = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"];
+    const reasons = [null, "budget_exhausted", "loop", "stall", "transient", "saturation", "drift", "error", "cancelled_by_user", "tool_failed"];
+    const pairs = statuses.flatMap((status) => reasons.map((reason) => ({ status, reason })));
+    const sql = await prisma.$queryRaw<{ status: string; reason: string | null; outcome: string; failure: string }[]>`
+      SELECT x.status, x.reason, longhaul_cost_outcome(x.status) AS outcome, longhaul_cost_failure(x.status, x.reason) AS failure
+      FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS x(status text, reason text)`;
+    expect(sql).toHaveLength(pairs.length);
+    for (const row of sql) {
+      expect([row.status, row.reason, row.outcome, row.failure]).toEqual([
+        row.status,
+        row.reason,
+        outcomeOf(row.status),
+        failureClassOf(row.status, row.reason) ?? "",
+      ]);
+    }
   });
 });

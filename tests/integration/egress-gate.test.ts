@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
 import { AppError } from "../../server/errors.ts";
+import { testPrincipal } from "../support/principals.ts";
 import type { AgentStack } from "../support/agent-stack.ts";
 import { startReceiver, useAgentStack, type Receiver } from "../support/fixtures.ts";
 
@@ -107,6 +109,46 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
       egress: { reasons: expect.arrayContaining(["recipient outside allowed domains"]) },
     });
     expect(String((escalation.evidence as { arguments: { body: string } }).arguments.body)).toContain("[redacted:");
+    // The API carries the gate's findings to the card: the breach, the secret's rule (value redacted),
+    // the verbatim copy with its file and excerpt — and never the secret.
+    const api = createCaller({ prisma: stack.db, actor: "handler-e", principal: testPrincipal("handler-e", ["handler"]) });
+    const card = await api.escalation.get({ escalationId: escalation.id });
+    expect(JSON.stringify(card)).not.toContain(TOKEN);
+    expect(card.proposedCall?.egress?.breaches).toEqual([
+      expect.objectContaining({ kind: "email_recipient", field: "to", destination: OUTSIDE, reason: "recipient outside allowed domains" }),
+    ]);
+    const findings = card.proposedCall?.egress?.findings ?? [];
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        kind: "secret",
+        field: "body",
+        rule: "@secretlint/secretlint-rule-github",
+        preview: expect.stringMatching(/^ghp_… \(40 chars\)$/),
+      }),
+    );
+    const copy = findings.find((f) => f.kind === "workspace_content");
+    expect(copy).toMatchObject({ field: "body", label: "verbatim text of notes.md", excerpt: expect.stringContaining("# Deployment notes") });
+
+    // The step API never hands the browser the secret the agent read (read_file's output) or wrote
+    // (the model step's proposed send_email arguments); the stored rows stay exact.
+    const read = await stack.db.step.findFirstOrThrow({ where: { run: { taskId }, tool: "read_file" } });
+    expect(JSON.stringify(read.output)).toContain(TOKEN);
+    const readShown = await api.task.step({ runId: read.runId, stepId: read.stepId });
+    expect(JSON.stringify(readShown)).not.toContain(TOKEN);
+    expect((readShown.output as { content: string }).content).toContain("GitHub token for the deploy bot: [redacted: GitHub Token]");
+    expect(readShown.redactedSecrets).toBe(1);
+    const models = await stack.db.step.findMany({ where: { run: { taskId }, kind: "model" }, orderBy: { index: "asc" } });
+    const proposing = models.find((m) => JSON.stringify(m.output).includes(TOKEN));
+    expect(proposing, "a model step whose stored tool call carries the token").toBeDefined();
+    const modelShown = await api.task.step({ runId: proposing!.runId, stepId: proposing!.stepId });
+    expect(JSON.stringify(modelShown)).not.toContain(TOKEN);
+    const calls = (modelShown.output as { toolCalls: { name: string; arguments: string }[] }).toolCalls;
+    const mail = calls.find((c) => c.name === "send_email")!;
+    expect((JSON.parse(mail.arguments) as { body: string }).body).toContain("[redacted: GitHub Token]"); // still JSON
+    const last = models.at(-1)!;
+    const prompt = await api.task.stepPrompt({ runId: last.runId, stepId: last.stepId });
+    expect(JSON.stringify(prompt)).not.toContain(TOKEN);
+    expect(JSON.stringify(prompt)).toContain("[redacted: GitHub Token]");
     // Stopped before the send: no email, no ledger row, no tool step for send_email.
     expect(await stack.db.outboxMessage.count({ where: { taskId } })).toBe(0);
     expect(await stack.db.sideEffect.count({ where: { taskId } })).toBe(0);

@@ -68,6 +68,23 @@ describe("executor dev mode (--dev)", () => {
     expect(posts[0]!.headers["x-inngest-signature"]).toBeUndefined();
     expect(posts[0]!.headers["x-inngest-server-kind"]).toBe("dev");
     expect((posts[0]!.body as { ctx: { qi_id?: string } }).ctx.qi_id).toBeTruthy();
+    // Not on a terminal, the executor logs one JSON object per line (EXECUTOR_LOG_FORMAT default),
+    // with the run's and the request's ids.
+    const runId = runs[0]!.run_id;
+    const lines = await waitFor("the completion log line", () => {
+      const all = executor
+        .output()
+        .split("\n")
+        .filter((l) => l.trim());
+      return all.some((l) => l.includes(`run ${runId} completed`)) ? all : undefined;
+    });
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const e of entries)
+      expect(e).toMatchObject({ level: expect.stringMatching(/^(debug|info|warn|error)$/), time: expect.any(String), msg: expect.any(String) });
+    expect(entries.find((e) => e.level === "warn" && String(e.msg).startsWith("DEV MODE"))).toBeDefined();
+    const ofRun = entries.filter((e) => e.runId === runId);
+    expect(ofRun.find((e) => String(e.msg).startsWith(`run ${runId} started`))).toMatchObject({ fnId: "dev-app-steps", eventId: sent.ids[0] });
+    expect(ofRun.find((e) => e.stepId === "step" && e.status === 206)).toMatchObject({ fnId: "dev-app-steps", attempt: 0, durationMs: expect.any(Number) });
   });
 
   it("client.send from the dev-mode SDK (event key NO_EVENT_KEY_SET) triggers the function", async () => {

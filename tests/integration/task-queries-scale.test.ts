@@ -55,8 +55,12 @@ describe("task.list at scale: server-side filters, keyset paging, totals", () =>
     const alerted = await listTasks({ prisma, from, outcome: "with_alerts", limit: 200 });
     expect(alerted.rows.every((r) => r.status === "completed" && r.outcome === "with_alerts" && r.alerts === 1)).toBe(true);
     expect(alerted.total).toBe(12); // every 10th short task has an alert; half of those completed (statuses cycle by 8)
+    const gaps = await listTasks({ prisma, from, outcome: "completed_with_gaps", limit: 200 });
+    expect(gaps.total).toBe(10); // every 24th short task from the 9th
+    expect(gaps.rows.every((r) => r.status === "completed" && r.outcome === "completed_with_gaps")).toBe(true);
     const clean = await listTasks({ prisma, from, outcome: "clean", limit: 200 });
-    expect(clean.total + alerted.total).toBe(91); // 90 completed short tasks + the long one
+    expect(clean.rows.every((r) => r.outcome === "clean" && r.alerts === 0)).toBe(true);
+    expect(clean.total + alerted.total + gaps.total).toBe(91); // 90 completed short tasks + the long one
     const window = await listTasks({ prisma, from: new Date(start.getTime() - 10 * 60_000), to: new Date(start.getTime() - 5 * 60_000) });
     expect(window.rows.map((r) => r.id)).toEqual([234, 233, 232, 231, 230].map((i) => `task_${prefix}000${i}`));
     const byGoal = await listTasks({ prisma, from, q: "INCIDENTS of last", limit: 200 });
@@ -73,6 +77,32 @@ describe("task.list at scale: server-side filters, keyset paging, totals", () =>
     expect(row.stepsUsed).toBe(long.steps - long.checkpoints);
     expect(row.costUsd).toBeGreaterThan(0);
     expect(row.costUsd).toBeCloseTo((await taskSpend({ prisma, taskId: long.taskId })).usd, 8);
+    // Read from the trigger-maintained task_cost row: a change to it shows in the list (no per-page sum of model calls).
+    const before = await client.query<{ usd: string }>(`SELECT "costUsd"::text AS usd FROM task_cost WHERE "taskId" = $1`, [long.taskId]);
+    expect(Number(before.rows[0]!.usd)).toBeCloseTo(row.costUsd, 8);
+    await client.query(`UPDATE task_cost SET "costUsd" = "costUsd" + 1000 WHERE "taskId" = $1`, [long.taskId]);
+    try {
+      expect((await listTasks({ prisma, q: `${prefix}long` })).rows[0]!.costUsd).toBeCloseTo(row.costUsd + 1000, 6);
+    } finally {
+      await client.query(`UPDATE task_cost SET "costUsd" = "costUsd" - 1000 WHERE "taskId" = $1`, [long.taskId]);
+    }
+  });
+
+  it("filters by the model and failure class /costs groups by, so its links land on the same tasks", async () => {
+    const expected = await client.query<{ model: string; n: string }>(
+      `SELECT tc.model, count(*)::text AS n FROM task t JOIN task_cost tc ON tc."taskId" = t.id WHERE t.id LIKE $1 AND tc.model IS NOT NULL GROUP BY tc.model`,
+      [`task_${prefix}%`],
+    );
+    expect(expected.rows.length).toBeGreaterThan(0);
+    for (const { model, n } of expected.rows) expect((await listTasks({ prisma, from, model, limit: 200 })).total).toBe(Number(n));
+    expect((await listTasks({ prisma, from, model: "no-such-model" })).total).toBe(0);
+    const deadEnds = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM task WHERE id LIKE $1 AND status = 'dead_end'`, [`task_${prefix}%`]);
+    expect(Number(deadEnds.rows[0]!.n)).toBeGreaterThan(0);
+    const byFailure = await listTasks({ prisma, from, failure: "dead_end", limit: 200 });
+    expect(byFailure.total).toBe(Number(deadEnds.rows[0]!.n));
+    expect(byFailure.rows.every((r) => r.status === "dead_end")).toBe(true);
+    // A failed task's class comes from its latest run's end reason; completed tasks have none.
+    expect((await listTasks({ prisma, from, failure: "error", status: ["completed"] })).total).toBe(0);
   });
 
   it("refuses a cursor it did not make, naming the field", async () => {

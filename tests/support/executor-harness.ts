@@ -25,9 +25,17 @@ export function testClient(id: string, executorUrl: string): Inngest {
   return new Inngest({ id, signingKey: TEST_SIGNING_KEY, eventKey: TEST_EVENT_KEY, baseUrl: executorUrl, checkpointing: true });
 }
 
-/** Serves `functions` of `client` with `serve` from `inngest/node` at `http://127.0.0.1:<port>/api/inngest`. */
-export async function startTestApp(client: Inngest, functions: InngestFunction.Any[], port?: number): Promise<TestApp> {
-  const handler = serve({ client, functions });
+/**
+ * Serves `functions` of `client` with `serve` from `inngest/node` at `http://127.0.0.1:<port>/api/inngest`.
+ * `serveOrigin` (serve()'s option) is the origin the app registers as its own, e.g. a proxy's.
+ */
+export async function startTestApp(
+  client: Inngest,
+  functions: InngestFunction.Any[],
+  port?: number,
+  { serveOrigin }: { serveOrigin?: string } = {},
+): Promise<TestApp> {
+  const handler = serve({ client, functions, ...(serveOrigin ? { serveOrigin } : {}) });
   const p = port ?? (await freePort());
   const requests: TestApp["requests"] = [];
   let server: Server | undefined;

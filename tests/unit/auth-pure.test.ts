@@ -3,7 +3,7 @@ import { hashToken, newTokenSecret } from "../../server/auth/api-tokens.ts";
 import { redactForAudit } from "../../server/auth/audit.ts";
 import { authBaseUrl, oidcConfig, trustedOrigins } from "../../server/auth/auth.ts";
 import { bearerToken, crossSiteProblem } from "../../server/auth/principal.ts";
-import { hasAnyRole, needsRoleMessage, normaliseRoles } from "../../server/auth/roles.ts";
+import { hasAnyRole, mayActOnTask, needsRoleMessage, normaliseRoles, taskActionRefusal } from "../../server/auth/roles.ts";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,17 @@ describe("roles", () => {
   it("a refusal names the role it needs", () => {
     expect(needsRoleMessage(["operator"], "task.launch")).toBe("task.launch: this needs the operator role");
     expect(needsRoleMessage([], "task.list")).toBe("task.list: this needs one of the roles operator, handler, manager, admin");
+  });
+});
+
+describe("acting on a task", () => {
+  it("an operator acts on their own tasks, an admin on any; a handler or manager on none — and the refusal names the role or the owner", () => {
+    expect(mayActOnTask({ name: "olive", roles: ["operator"] }, "olive")).toBe(true);
+    expect(mayActOnTask({ name: "olive", roles: ["operator"] }, "bob")).toBe(false);
+    expect(mayActOnTask({ name: "ada", roles: ["admin"] }, "bob")).toBe(true);
+    expect(mayActOnTask({ name: "hal", roles: ["handler", "manager"] }, "hal")).toBe(false);
+    expect(taskActionRefusal({ name: "olive", roles: ["operator"] }, "bob")).toContain("launched by bob");
+    expect(taskActionRefusal({ name: "mona", roles: ["manager"] }, "bob")).toContain("needs the operator role");
   });
 });
 

@@ -3,7 +3,16 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { correctedEarlierCause, costSideOf, COST_CAUSES } from "../../server/domain/cost-causes.ts";
-import { costFiltersSchema, failureClassOf, outcomeOf, outcomeTableCells, outcomeTableCsv, type OutcomeRow } from "../../server/domain/cost-rollup.ts";
+import {
+  costFiltersSchema,
+  failureClassOf,
+  outcomeOf,
+  outcomeTableCells,
+  outcomeTableCsv,
+  percentileOfHistogram,
+  priceVersionsOf,
+  type OutcomeRow,
+} from "../../server/domain/cost-rollup.ts";
 import { PRICE_PACKAGE_VERSION, PRICE_TABLE_VERSION, priceModelCall } from "../../server/domain/cost.ts";
 import { parseSince } from "../../scripts/lib/cli-costs.ts";
 
@@ -99,6 +108,7 @@ describe("cost rollup vocabulary", () => {
         usd: 0.5,
         costPerCompletedUsd: 0.5,
         estimatedUsd: 0,
+        priceVersions: ["genai-prices@0.1.8"],
       },
       {
         profile: "z",
@@ -110,16 +120,17 @@ describe("cost rollup vocabulary", () => {
         usd: 0.01,
         costPerCompletedUsd: null,
         estimatedUsd: 0.01,
+        priceVersions: ["genai-prices@0.1.8", "profile:z"],
       },
     ];
     const cells = outcomeTableCells(rows);
     expect(cells).toEqual([
-      ["a, b", "m", "4", "1", "25%", "12.0", "0.25", "$0.5000", "$0.5000", "no"],
-      ["z", "m2", "2", "0", "0%", "—", "0.00", "$0.0100*", "—", "yes"],
+      ["a, b", "m", "4", "1", "25%", "12.0", "0.25", "$0.5000", "$0.5000", "genai-prices@0.1.8", "no"],
+      ["z", "m2", "2", "0", "0%", "—", "0.00", "$0.0100*", "—", "genai-prices@0.1.8 + profile:z", "yes"],
     ]);
     const lines = outcomeTableCsv(rows).trimEnd().split("\r\n");
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('"a, b",m,4,1,25%,12.0,0.25,$0.5000,$0.5000,no');
+    expect(lines[1]).toBe('"a, b",m,4,1,25%,12.0,0.25,$0.5000,$0.5000,genai-prices@0.1.8,no');
     expect(lines[2]).toBe(cells[1]!.join(","));
   });
 });
@@ -130,5 +141,30 @@ describe("cli costs --since", () => {
     expect(parseSince("7d", new Date("2026-12-01T10:00:00Z"))).toBe("2026-11-24");
     expect(() => parseSince("yesterday")).toThrow(/--since: expected a date/);
     expect(() => parseSince("0d")).toThrow(/between 1 and 3650/);
+  });
+
+  it("percentiles of a histogram follow percentile_cont (linear between ranks)", () => {
+    // Values 2, 3, 3, 4, 10 (N = 5): median at position 2 → 3; p90 at 3.6 → 4 + 0.6·(10 − 4) = 7.6;
+    // p25 at 1 → 3; p0 → 2; p100 → 10.
+    const bins = [
+      { value: 10, count: 1 },
+      { value: 3, count: 2 },
+      { value: 2, count: 1 },
+      { value: 4, count: 1 },
+      { value: 99, count: 0 },
+    ];
+    expect(percentileOfHistogram(bins, 0.5)).toBe(3);
+    expect(percentileOfHistogram(bins, 0.9)).toBeCloseTo(7.6, 10);
+    expect(percentileOfHistogram(bins, 0.25)).toBe(3);
+    expect(percentileOfHistogram(bins, 0)).toBe(2);
+    expect(percentileOfHistogram(bins, 1)).toBe(10);
+    expect(percentileOfHistogram([{ value: 7, count: 1 }], 0.9)).toBe(7);
+    expect(percentileOfHistogram([], 0.5)).toBeNull();
+    expect(() => percentileOfHistogram(bins, 1.5)).toThrow(/p: must be between 0 and 1/);
+  });
+
+  it("price tables of rollup keys are split, deduplicated and sorted", () => {
+    expect(priceVersionsOf(["profile:b + genai-prices@0.1.8", "", null, "genai-prices@0.1.8"])).toEqual(["genai-prices@0.1.8", "profile:b"]);
+    expect(priceVersionsOf([])).toEqual([]);
   });
 });

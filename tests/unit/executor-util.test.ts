@@ -10,6 +10,7 @@ import {
   hashSigningKey,
   parseDurationMs,
   parseRetryAfter,
+  responseSignatureProblem,
   signBody,
   sleepUntil,
   stableUuid,
@@ -137,7 +138,37 @@ describe("registration refusal (INNGEST-PROTOCOL.md §7.1 item 1)", () => {
   it("refuses cron and wildcard triggers, account-scoped concurrency, too many retries", () => {
     expect(validateFunctionConfig({ ...base, triggers: [{ cron: "* * * * *" }] }).join()).toMatch(/cron/);
     expect(validateFunctionConfig({ ...base, triggers: [{ event: "a/*" }] }).join()).toMatch(/wildcard/);
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "inngest/deferred.schedule" }] }).join()).toMatch(
+      /"inngest\/deferred.schedule" refused: defer/,
+    );
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "inngest/scheduled.timer" }] }).join()).toMatch(/never emitted/);
+    expect(validateFunctionConfig({ ...base, triggers: [{ event: "inngest/function.failed", expression: "event.data.function_id == 'x'" }] })).toEqual([]);
     expect(validateFunctionConfig({ ...base, concurrency: { limit: 1, scope: "account" } }).join()).toMatch(/scope/);
     expect(validateFunctionConfig({ ...base, steps: { step: { ...base.steps.step, retries: { attempts: 21 } } } }).join()).toMatch(/retries/);
+  });
+});
+
+describe("response signatures (inngest-js getResponseSignature: HMAC over the body text + t)", () => {
+  const key = "signkey-test-8f4b2c1d9e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c";
+  const body = '[{"id":"bed97175b06e68eb7ff5722897aa86b8ea75c8ef","op":"StepRun","data":"é"}]';
+  const now = 1_795_970_054_000;
+  const t = Math.floor(now / 1000);
+  // Computed independently: HMAC-SHA256 keyed with the hex text after the signkey-<env>- prefix.
+  const s = createHmac("sha256", key.replace(/^signkey-test-/, ""))
+    .update(body + String(t))
+    .digest("hex");
+
+  it("accepts the SDK's signature of the exact body", () => {
+    expect(responseSignatureProblem(`t=${t}&s=${s}`, body, key, now)).toBeUndefined();
+    expect(responseSignatureProblem(`t=${t}&s=${s}`, body, key, now + 4 * 60_000)).toBeUndefined();
+  });
+
+  it("refuses a missing, malformed, stale, forged or re-keyed signature, saying which", () => {
+    expect(responseSignatureProblem(null, body, key, now)).toMatch(/no X-Inngest-Signature/);
+    expect(responseSignatureProblem("t=abc&s=00", body, key, now)).toMatch(/malformed/);
+    expect(responseSignatureProblem(`t=${t}&s=${s}`, body, key, now + 6 * 60_000)).toMatch(/more than 5 min/);
+    expect(responseSignatureProblem(`t=${t}&s=${s}`, body.replace("é", "e"), key, now)).toMatch(/does not match its body/);
+    expect(responseSignatureProblem(`t=${t + 1}&s=${s}`, body, key, now)).toMatch(/does not match/);
+    expect(responseSignatureProblem(`t=${t}&s=${s}`, body, key.replace(/c$/, "d"), now)).toMatch(/does not match/);
   });
 });

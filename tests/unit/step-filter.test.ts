@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { absoluteUtc, shortId } from "../../components/tasks/format.ts";
 import {
   buildSegments,
+  foldRepeats,
   isFiltering,
   parseStepFilter,
   stepMatches,
@@ -10,6 +11,7 @@ import {
   type FilterableStep,
 } from "../../components/tasks/step-filter.ts";
 import { waterfallData } from "../../components/tasks/waterfall.tsx";
+import { runOverviewData } from "../../components/tasks/run-overview.tsx";
 
 let clock = Date.UTC(2026, 11, 1, 8, 0, 0);
 function step(runId: string, stepId: string, patch: Partial<FilterableStep & { durationMs: number | null }> = {}) {
@@ -129,5 +131,82 @@ describe("formats", () => {
     expect(absoluteUtc(new Date(Date.UTC(2026, 11, 1, 8, 19, 6)))).toBe("2026-12-01 08:19:06 UTC");
     expect(absoluteUtc(null)).toBe("—");
     expect(shortId("task_01kb2x7p2qk9d")).toBe("x7p2qk9d");
+  });
+});
+
+describe("foldRepeats: identical repeats on the timeline", () => {
+  const loop = () => {
+    const steps = [step("r", "model-0"), step("r", "tool-0-0", { argsKey: "aaa", summary: "read_file(README.md)" })];
+    for (let n = 1; n <= 4; n++)
+      steps.push(step("r", `model-${n}`), step("r", `tool-${n}-0`, { tool: "list_files", argsKey: "bbb", summary: "list_files(.)" }));
+    steps.push(step("r", "model-5"), step("r", "tool-5-0", { tool: "list_files", argsKey: "ccc", summary: "list_files(src)" }));
+    return steps;
+  };
+
+  it("folds 2+ consecutive turns making the same call with the same arguments into one ×N entry", () => {
+    const parts = foldRepeats(loop().map((s, i) => ({ step: s, position: i + 1 })));
+    expect(parts.map((p) => (p.type === "one" ? p.step.stepId : `×${p.fold.times}`))).toEqual(["model-0", "tool-0-0", "×4", "model-5", "tool-5-0"]);
+    const fold = parts.find((p) => p.type === "fold")!;
+    if (fold.type !== "fold") throw new Error("no fold");
+    expect(fold.fold).toMatchObject({ key: "fold:r:model-1", times: 4, tools: ["list_files"], summary: "list_files(.)" });
+    expect(fold.fold.steps.map((s) => s.stepId)).toEqual(["model-1", "tool-1-0", "model-2", "tool-2-0", "model-3", "tool-3-0", "model-4", "tool-4-0"]);
+    expect(fold.fold.positions).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it("never folds different arguments, turns without tool calls, or a single turn", () => {
+    const steps = [
+      step("r", "model-0"),
+      step("r", "tool-0-0", { argsKey: "a" }),
+      step("r", "model-1"),
+      step("r", "tool-1-0", { argsKey: "b" }),
+      step("r", "model-2"),
+      step("r", "model-3"),
+    ];
+    expect(foldRepeats(steps.map((s, i) => ({ step: s, position: i + 1 }))).every((p) => p.type === "one")).toBe(true);
+  });
+
+  it("timelineItems shows a fold row, its steps only when expanded, and no folds while filtering", () => {
+    const segs = buildSegments(loop());
+    const base = { runId: null, collapsed: new Set<string>(), matches: () => true, filtering: false, runCount: 1 };
+    const folded = timelineItems(segs, base);
+    expect(folded.filter((i) => i.type === "fold")).toHaveLength(1);
+    expect(folded.filter((i) => i.type === "step")).toHaveLength(4);
+    const open = timelineItems(segs, { ...base, expandedFolds: new Set(["fold:r:model-1"]) });
+    expect(open.filter((i) => i.type === "step")).toHaveLength(12);
+    expect(open.filter((i) => i.type === "step" && i.inFold)).toHaveLength(8);
+    const filtered = timelineItems(segs, { ...base, filtering: true, matches: (s) => s.kind === "tool" });
+    expect(filtered.some((i) => i.type === "fold")).toBe(false);
+    expect(filtered.filter((i) => i.type === "step")).toHaveLength(6);
+  });
+});
+
+describe("runOverviewData: the whole run's time in columns", () => {
+  it("marks busy time, failures, retries and segment starts; waits stay empty", () => {
+    const t = Date.UTC(2026, 11, 1, 9, 0, 0);
+    const at = (s: number) => new Date(t + s * 1000);
+    const mk = (stepId: string, from: number, to: number, patch: Partial<FilterableStep> = {}) => ({
+      ...step("r", stepId),
+      startedAt: at(from),
+      endedAt: at(to),
+      durationMs: (to - from) * 1000,
+      ...patch,
+    });
+    // 0–10 s busy, a 70 s wait, then a failed step and a retried one; a checkpoint cuts the segment at 10 s.
+    const steps = [
+      mk("model-0", 0, 5),
+      mk("checkpoint-1", 5, 10, { kind: "checkpoint", checkpointReason: "interval" }),
+      mk("model-1", 80, 90, { status: "failed" }),
+      mk("tool-1-0", 90, 100, { attempts: 3 }),
+    ];
+    const data = runOverviewData(buildSegments(steps), 10, Date.now())!;
+    expect(data.t1 - data.t0).toBe(100_000);
+    expect(data.bins.map((b) => Math.round(b.busy * 10) / 10)).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+    expect(data.bins[8]).toMatchObject({ failed: true, firstKey: "r:model-1" });
+    expect(data.bins[9]).toMatchObject({ retried: true, firstKey: "r:tool-1-0" });
+    expect(data.bins[0]!.firstKey).toBe("r:model-0");
+    expect(data.marks.map((m) => [m.label, m.at])).toEqual([
+      ["1", 0],
+      ["2", 0.8],
+    ]);
   });
 });

@@ -7,6 +7,8 @@ import {
   listAuditEvents,
   listUsers,
   roleListSchema,
+  setPasswordInputSchema,
+  setUserPassword,
   setUserRoles,
 } from "../../auth/users.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
@@ -21,6 +23,8 @@ export const adminRouter = createTRPCRouter({
     .input(inputObject({ userId, roles: roleListSchema }))
     .mutation(({ ctx, input }) => setUserRoles({ prisma: ctx.prisma, userId: input.userId, roles: input.roles })),
   createUser: adminProcedure.input(createUserInputSchema).mutation(({ ctx, input }) => createUserWithPassword({ prisma: ctx.prisma, input })),
+  /** Sets a user's password (reset without email) and ends their sessions; audited without the password. */
+  setPassword: adminProcedure.input(setPasswordInputSchema).mutation(({ ctx, input }) => setUserPassword({ prisma: ctx.prisma, input })),
   /** Every API token (never the secret or its hash), newest first, with its owner. */
   tokens: adminProcedure.query(({ ctx }) => listAllTokens({ prisma: ctx.prisma })),
   /** Human actions, newest first; filter by actor, action prefix, task. */

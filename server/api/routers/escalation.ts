@@ -14,6 +14,7 @@ import {
 import { sendEscalationApplied, sendEscalationDecided, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
+import { redactSecrets } from "../../tools/egress-redact.ts";
 
 const idInput = inputObject({ escalationId: idField("escalationId") });
 
@@ -30,7 +31,17 @@ export const escalationRouter = createTRPCRouter({
       }).default({}),
     )
     .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
-  get: readProcedure.input(idInput).query(({ ctx, input }) => getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId })),
+  /** The context card; secrets in its stored step payloads and evidence are answered as [redacted: <rule name>] (server/tools/egress-redact.ts). */
+  get: readProcedure.input(idInput).query(async ({ ctx, input }) => {
+    const card = await getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId });
+    const { value } = await redactSecrets({
+      lastSteps: card.lastSteps,
+      evidence: card.evidence,
+      unresolvedEffect: card.unresolvedEffect,
+      message: card.message,
+    });
+    return { ...card, ...value };
+  }),
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
   decide: handlerProcedure
     .input(decideEscalationInputSchema)

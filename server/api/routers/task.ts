@@ -15,6 +15,7 @@ import {
 } from "../../db/task-queries.ts";
 import { diffCheckpoints, getCheckpointOrThrow, listCheckpoints } from "../../db/checkpoint-queries.ts";
 import { requestCheckpoint } from "../../db/run-requests.ts";
+import { getExecutorView } from "../../db/executor-view-queries.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
 import { cancelTask } from "../../domain/cancel-task.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
@@ -22,7 +23,9 @@ import { resumeTask } from "../../domain/resume-task.ts";
 import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
+import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
+import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
 const dateSchema = (field: string) =>
   z
@@ -40,6 +43,10 @@ export const listTasksInputSchema = inputObject({
     .refine((v) => v.length > 0, "profile: must not be blank")
     .optional(),
   outcome: z.enum(TASK_OUTCOMES).optional(),
+  model: textField("model", 200)
+    .refine((v) => v.length > 0, "model: must not be blank")
+    .optional(),
+  failure: z.enum(FAILURE_CLASSES, { error: `failure: one of ${FAILURE_CLASSES.join(", ")}` }).optional(),
   from: dateSchema("from").optional(),
   to: dateSchema("to").optional(),
   q: textField("q", 200)
@@ -73,11 +80,16 @@ export const taskRouter = createTRPCRouter({
     .query(({ ctx, input }) => searchSteps({ prisma: ctx.prisma, taskId: input.taskId, text: input.text })),
   step: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
-    .query(({ ctx, input }) => getStepOrThrow({ prisma: ctx.prisma, ...input })),
-  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow). */
+    // Secrets the agent read or wrote are cut from what the browser gets; the stored row stays exact.
+    .query(async ({ ctx, input }) => redactStepForBrowser(await getStepOrThrow({ prisma: ctx.prisma, ...input }))),
+  /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow), secrets redacted. */
   stepPrompt: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
-    .query(({ ctx, input }) => getModelPromptOrThrow({ prisma: ctx.prisma, ...input })),
+    .query(async ({ ctx, input }) => (await redactSecrets(await getModelPromptOrThrow({ prisma: ctx.prisma, ...input }))).value),
+  /** What the executor is doing with a run now (running, queued, sleeping, waiting, retrying …), or why that is unavailable; see getExecutorView. */
+  executorView: readProcedure
+    .input(inputObject({ runId: idField("runId") }))
+    .query(({ ctx, input }) => getExecutorView({ prisma: ctx.prisma, runId: input.runId })),
   launch: operatorProcedure
     .input(launchTaskInputSchema)
     .mutation(({ ctx, input }) => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }) })),

@@ -29,8 +29,21 @@ BEGIN
     "estimatedUsd" = "estimatedUsd" + CASE WHEN m.estimated THEN sign * m."costUsd" ELSE 0 END,
     model = CASE WHEN sign > 0 THEN m.model ELSE model END,
     "priceVersion" = CASE WHEN sign > 0 AND m."priceVersion" <> '' THEN m."priceVersion" ELSE "priceVersion" END,
+    "priceVersions" = CASE WHEN sign > 0 AND m."priceVersion" <> '' AND NOT (m."priceVersion" = ANY(coalesce("priceVersions", '{}')))
+                           THEN ARRAY(SELECT v FROM unnest(coalesce("priceVersions", '{}') || m."priceVersion") AS v ORDER BY v)
+                           ELSE "priceVersions" END,
     "updatedAt" = now()
   WHERE "taskId" = task_id;
+END
+$$ LANGUAGE plpgsql;
+
+-- Every path that changes a task's summary locks the task row first (FOR NO KEY UPDATE: it does not
+-- block foreign-key checks), and the rollup trigger on task_cost reads the task under that lock: a
+-- status change and a summary change of the same task are serialised, always in the order task →
+-- task_cost, so cost_rollup never adds one task's figures under a stale outcome (and no deadlock).
+CREATE OR REPLACE FUNCTION longhaul_task_lock(task_id text) RETURNS void AS $$
+BEGIN
+  PERFORM 1 FROM task t WHERE t.id = task_id FOR NO KEY UPDATE;
 END
 $$ LANGUAGE plpgsql;
 
@@ -42,6 +55,7 @@ BEGIN
   IF task_id IS NULL THEN
     RETURN NULL;
   END IF;
+  PERFORM longhaul_task_lock(task_id);
   INSERT INTO task_cost ("taskId") VALUES (task_id) ON CONFLICT DO NOTHING;
   IF TG_OP = 'UPDATE' THEN
     PERFORM longhaul_task_cost_apply(task_id, OLD, -1);
@@ -67,6 +81,7 @@ BEGIN
   IF task_id IS NULL THEN
     RETURN NULL;
   END IF;
+  PERFORM longhaul_task_lock(task_id);
   INSERT INTO task_cost ("taskId", steps) VALUES (task_id, 1)
     ON CONFLICT ("taskId") DO UPDATE SET steps = task_cost.steps + 1, "updatedAt" = now();
   RETURN NULL;
@@ -78,6 +93,7 @@ CREATE OR REPLACE TRIGGER step_task_cost AFTER INSERT ON step
 
 CREATE OR REPLACE FUNCTION longhaul_task_cost_run() RETURNS trigger AS $$
 BEGIN
+  PERFORM longhaul_task_lock(NEW."taskId");
   IF TG_OP = 'INSERT' THEN
     INSERT INTO task_cost ("taskId", runs, resumes, forks)
       VALUES (NEW."taskId", 1, CASE WHEN NEW.cause IN ('resume', 'auto_resume') THEN 1 ELSE 0 END, CASE WHEN NEW.cause = 'fork' THEN 1 ELSE 0 END)
@@ -96,6 +112,7 @@ CREATE OR REPLACE TRIGGER run_task_cost_end AFTER UPDATE OF "endReason" ON run
 
 CREATE OR REPLACE FUNCTION longhaul_task_cost_escalation() RETURNS trigger AS $$
 BEGIN
+  PERFORM longhaul_task_lock(NEW."taskId");
   INSERT INTO task_cost ("taskId", escalations) VALUES (NEW."taskId", 1)
     ON CONFLICT ("taskId") DO UPDATE SET escalations = task_cost.escalations + 1, "updatedAt" = now();
   RETURN NULL;
@@ -115,6 +132,7 @@ DECLARE
   kept numeric := 0;
   lost numeric := 0;
 BEGIN
+  PERFORM longhaul_task_lock(task_id);
   IF checkpoint_id IS NOT NULL THEN
     SELECT c."createdAt" INTO cp_at FROM checkpoint c WHERE c.id = checkpoint_id AND c."taskId" = task_id;
     SELECT coalesce(sum(m."costUsd"), 0) INTO kept FROM model_call m JOIN run r ON r.id = m."runId"
@@ -146,10 +164,12 @@ CREATE OR REPLACE FUNCTION longhaul_task_cost_rebuild() RETURNS bigint AS $$
 DECLARE
   n bigint;
 BEGIN
+  -- The rollup is rebuilt in bulk at the end, not row by row through the task_cost trigger.
+  PERFORM set_config('longhaul.cost_rollup', 'off', true);
   DELETE FROM task_cost;
   INSERT INTO task_cost ("taskId", calls, "billedCalls", "estimatedCalls", "promptTokens", "cachedTokens", "completionTokens", "reasoningTokens",
                          "costUsd", "productiveUsd", "retryUsd", "replayUsd", "checkpointUsd", "compactionUsd", "discardedUsd", "restartUsd", "estimatedUsd",
-                         model, "priceVersion")
+                         model, "priceVersion", "priceVersions")
   SELECT r."taskId", count(*), count(*) FILTER (WHERE m.billed), count(*) FILTER (WHERE m.estimated),
          sum(m."promptTokens"), sum(m."cachedTokens"), sum(m."completionTokens"), sum(m."reasoningTokens"),
          sum(m."costUsd"),
@@ -157,7 +177,8 @@ BEGIN
          coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'replay'), 0), coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'checkpoint'), 0),
          coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'compaction'), 0), coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'discarded'), 0),
          coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'restart'), 0), coalesce(sum(m."costUsd") FILTER (WHERE m.estimated), 0),
-         (array_agg(m.model ORDER BY m."createdAt" DESC))[1], (array_agg(m."priceVersion" ORDER BY m."createdAt" DESC))[1]
+         (array_agg(m.model ORDER BY m."createdAt" DESC))[1], (array_agg(m."priceVersion" ORDER BY m."createdAt" DESC))[1],
+         coalesce(array_agg(DISTINCT m."priceVersion" ORDER BY m."priceVersion") FILTER (WHERE m."priceVersion" <> ''), '{}')
   FROM model_call m JOIN run r ON r.id = m."runId" GROUP BY r."taskId";
   INSERT INTO task_cost ("taskId", runs, resumes, forks, "lastEndReason")
   SELECT r."taskId", count(*), count(*) FILTER (WHERE r.cause IN ('resume', 'auto_resume')), count(*) FILTER (WHERE r.cause = 'fork'),
@@ -182,15 +203,193 @@ BEGIN
     FROM run nr LEFT JOIN checkpoint c ON c.id = nr."fromCheckpointId"
     WHERE nr.cause IN ('resume', 'auto_resume') GROUP BY nr."taskId"
   ) x WHERE t."taskId" = x."taskId";
+  PERFORM longhaul_cost_rollup_rebuild();
+  PERFORM set_config('longhaul.cost_rollup', 'on', true);
   SELECT count(*) INTO n FROM task_cost;
   RETURN n;
 END
 $$ LANGUAGE plpgsql;
 
--- First apply on a database that has a ledger but no summaries yet: build them once.
+
+-- ---------------------------------------------------------------------------------------------------
+-- The /costs rollup (cost_rollup, cost_steps): each task's summary counted once under its key —
+-- launch day (UTC date of task."createdAt") × profile × model (of its latest call; '' before any) ×
+-- outcome × failure class × price tables — and, for completed tasks, its step count in the
+-- histogram. Kept by the triggers below on task (insert; status, launch time or profile change) and
+-- task_cost (every change): the task's old contribution is taken out and the new one put in, so
+-- /costs sums a few thousand rollup rows and never reads task, task_cost or model_call per task.
+
+-- Outcome of a task for /costs (server/domain/cost-rollup.ts outcomeOf).
+CREATE OR REPLACE FUNCTION longhaul_cost_outcome(status text) RETURNS text AS $$
+  SELECT CASE status WHEN 'completed' THEN 'completed' WHEN 'dead_end' THEN 'dead_end' WHEN 'failed' THEN 'failed'
+                     WHEN 'cancelled' THEN 'cancelled' WHEN 'waiting_for_human' THEN 'waiting' ELSE 'running' END
+$$ LANGUAGE sql IMMUTABLE;
+
+-- Failure class of a task ('' for none; server/domain/cost-rollup.ts failureClassOf).
+CREATE OR REPLACE FUNCTION longhaul_cost_failure(status text, last_end_reason text) RETURNS text AS $$
+  SELECT CASE WHEN status IN ('completed', 'queued', 'running') THEN ''
+              WHEN status = 'dead_end' THEN 'dead_end'
+              WHEN last_end_reason IS NULL OR last_end_reason = 'cancelled_by_user' THEN ''
+              WHEN last_end_reason = 'budget_exhausted' THEN 'budget'
+              WHEN last_end_reason IN ('transient', 'saturation', 'drift', 'loop', 'stall', 'error') THEN last_end_reason
+              ELSE 'error' END
+$$ LANGUAGE sql IMMUTABLE;
+
+-- The rollup key of a task with its summary (c may be NULL: no summary yet), as text for ordering.
+CREATE OR REPLACE FUNCTION longhaul_cost_rollup_key(t task, c task_cost) RETURNS text AS $$
+  SELECT concat_ws(E'\x1f', t."createdAt"::date::text, t."profileId", coalesce(c.model, ''), longhaul_cost_outcome(t.status),
+                   longhaul_cost_failure(t.status, c."lastEndReason"), array_to_string(coalesce(c."priceVersions", '{}'), ' + '))
+$$ LANGUAGE sql STABLE;
+
+-- Adds (sign = 1) or takes out (sign = -1) one task's contribution to cost_rollup and cost_steps.
+-- Rows that fall to zero tasks are deleted (the rebuild writes none either).
+CREATE OR REPLACE FUNCTION longhaul_cost_rollup_add(t task, c task_cost, sign int) RETURNS void AS $$
+DECLARE
+  k_day date := t."createdAt"::date;
+  k_model text := coalesce(c.model, '');
+  k_outcome text := longhaul_cost_outcome(t.status);
+  k_failure text := longhaul_cost_failure(t.status, c."lastEndReason");
+  k_versions text := array_to_string(coalesce(c."priceVersions", '{}'), ' + ');
+  done int := CASE WHEN longhaul_cost_outcome(t.status) = 'completed' THEN 1 ELSE 0 END;
+BEGIN
+  INSERT INTO cost_rollup AS r (day, "profileId", model, outcome, failure, "priceVersions", tasks, completed, calls, "billedCalls", "estimatedCalls",
+                                "costUsd", "productiveUsd", "retryUsd", "replayUsd", "checkpointUsd", "compactionUsd", "discardedUsd", "restartUsd",
+                                "estimatedUsd", "stepsCompleted", escalations, resumed, "resumeKeptUsd", "resumeDiscardedUsd")
+  VALUES (k_day, t."profileId", k_model, k_outcome, k_failure, k_versions, sign, sign * done,
+          sign * coalesce(c.calls, 0), sign * coalesce(c."billedCalls", 0), sign * coalesce(c."estimatedCalls", 0),
+          sign * coalesce(c."costUsd", 0), sign * coalesce(c."productiveUsd", 0), sign * coalesce(c."retryUsd", 0), sign * coalesce(c."replayUsd", 0),
+          sign * coalesce(c."checkpointUsd", 0), sign * coalesce(c."compactionUsd", 0), sign * coalesce(c."discardedUsd", 0),
+          sign * coalesce(c."restartUsd", 0), sign * coalesce(c."estimatedUsd", 0), sign * done * coalesce(c.steps, 0),
+          sign * coalesce(c.escalations, 0), sign * CASE WHEN coalesce(c.resumes, 0) > 0 THEN 1 ELSE 0 END,
+          sign * coalesce(c."resumeKeptUsd", 0), sign * coalesce(c."resumeDiscardedUsd", 0))
+  ON CONFLICT (day, "profileId", model, outcome, failure, "priceVersions") DO UPDATE SET
+    tasks = r.tasks + EXCLUDED.tasks, completed = r.completed + EXCLUDED.completed, calls = r.calls + EXCLUDED.calls,
+    "billedCalls" = r."billedCalls" + EXCLUDED."billedCalls", "estimatedCalls" = r."estimatedCalls" + EXCLUDED."estimatedCalls",
+    "costUsd" = r."costUsd" + EXCLUDED."costUsd", "productiveUsd" = r."productiveUsd" + EXCLUDED."productiveUsd",
+    "retryUsd" = r."retryUsd" + EXCLUDED."retryUsd", "replayUsd" = r."replayUsd" + EXCLUDED."replayUsd",
+    "checkpointUsd" = r."checkpointUsd" + EXCLUDED."checkpointUsd", "compactionUsd" = r."compactionUsd" + EXCLUDED."compactionUsd",
+    "discardedUsd" = r."discardedUsd" + EXCLUDED."discardedUsd", "restartUsd" = r."restartUsd" + EXCLUDED."restartUsd",
+    "estimatedUsd" = r."estimatedUsd" + EXCLUDED."estimatedUsd", "stepsCompleted" = r."stepsCompleted" + EXCLUDED."stepsCompleted",
+    escalations = r.escalations + EXCLUDED.escalations, resumed = r.resumed + EXCLUDED.resumed,
+    "resumeKeptUsd" = r."resumeKeptUsd" + EXCLUDED."resumeKeptUsd", "resumeDiscardedUsd" = r."resumeDiscardedUsd" + EXCLUDED."resumeDiscardedUsd";
+  IF sign < 0 THEN
+    DELETE FROM cost_rollup r WHERE r.day = k_day AND r."profileId" = t."profileId" AND r.model = k_model AND r.outcome = k_outcome
+      AND r.failure = k_failure AND r."priceVersions" = k_versions AND r.tasks = 0;
+  END IF;
+  IF done = 1 THEN
+    INSERT INTO cost_steps AS h (day, "profileId", model, steps, tasks) VALUES (k_day, t."profileId", k_model, coalesce(c.steps, 0), sign)
+      ON CONFLICT (day, "profileId", model, steps) DO UPDATE SET tasks = h.tasks + EXCLUDED.tasks;
+    IF sign < 0 THEN
+      DELETE FROM cost_steps h WHERE h.day = k_day AND h."profileId" = t."profileId" AND h.model = k_model AND h.steps = coalesce(c.steps, 0) AND h.tasks = 0;
+    END IF;
+  END IF;
+END
+$$ LANGUAGE plpgsql;
+
+-- Moves a task's contribution from (old task, old summary) to (new task, new summary); the two
+-- rollup rows are written in key order, so two tasks moving in opposite directions cannot deadlock.
+CREATE OR REPLACE FUNCTION longhaul_cost_rollup_move(t_old task, c_old task_cost, t_new task, c_new task_cost) RETURNS void AS $$
+BEGIN
+  IF current_setting('longhaul.cost_rollup', true) = 'off' THEN
+    RETURN;
+  END IF;
+  IF longhaul_cost_rollup_key(t_old, c_old) <= longhaul_cost_rollup_key(t_new, c_new) THEN
+    PERFORM longhaul_cost_rollup_add(t_old, c_old, -1);
+    PERFORM longhaul_cost_rollup_add(t_new, c_new, 1);
+  ELSE
+    PERFORM longhaul_cost_rollup_add(t_new, c_new, 1);
+    PERFORM longhaul_cost_rollup_add(t_old, c_old, -1);
+  END IF;
+END
+$$ LANGUAGE plpgsql;
+
+CREATE OR REPLACE FUNCTION longhaul_cost_rollup_task_cost() RETURNS trigger AS $$
+DECLARE
+  t task;
+  task_id text := CASE WHEN TG_OP = 'DELETE' THEN OLD."taskId" ELSE NEW."taskId" END;
+BEGIN
+  IF current_setting('longhaul.cost_rollup', true) = 'off' THEN
+    RETURN NULL;
+  END IF;
+  SELECT * INTO t FROM task WHERE id = task_id FOR NO KEY UPDATE;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    PERFORM longhaul_cost_rollup_move(t, NULL, t, NEW);
+  ELSIF TG_OP = 'UPDATE' THEN
+    PERFORM longhaul_cost_rollup_move(t, OLD, t, NEW);
+  ELSE
+    PERFORM longhaul_cost_rollup_move(t, OLD, t, NULL);
+  END IF;
+  RETURN NULL;
+END
+$$ LANGUAGE plpgsql;
+
+CREATE OR REPLACE TRIGGER task_cost_rollup AFTER INSERT OR UPDATE OR DELETE ON task_cost
+  FOR EACH ROW EXECUTE FUNCTION longhaul_cost_rollup_task_cost();
+
+CREATE OR REPLACE FUNCTION longhaul_cost_rollup_task() RETURNS trigger AS $$
+DECLARE
+  c task_cost;
+BEGIN
+  IF current_setting('longhaul.cost_rollup', true) = 'off' THEN
+    RETURN NULL;
+  END IF;
+  SELECT * INTO c FROM task_cost WHERE "taskId" = NEW.id;
+  IF TG_OP = 'INSERT' THEN
+    PERFORM longhaul_cost_rollup_add(NEW, c, 1);
+  ELSE
+    PERFORM longhaul_cost_rollup_move(OLD, c, NEW, c);
+  END IF;
+  RETURN NULL;
+END
+$$ LANGUAGE plpgsql;
+
+CREATE OR REPLACE TRIGGER task_cost_rollup_insert AFTER INSERT ON task FOR EACH ROW EXECUTE FUNCTION longhaul_cost_rollup_task();
+CREATE OR REPLACE TRIGGER task_cost_rollup_update AFTER UPDATE OF status, "createdAt", "profileId" ON task
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD."createdAt" IS DISTINCT FROM NEW."createdAt" OR OLD."profileId" IS DISTINCT FROM NEW."profileId")
+  EXECUTE FUNCTION longhaul_cost_rollup_task();
+
+-- Rebuilds cost_rollup and cost_steps from task ⋈ task_cost (called by longhaul_task_cost_rebuild,
+-- and once on first apply). Returns the number of rollup rows.
+CREATE OR REPLACE FUNCTION longhaul_cost_rollup_rebuild() RETURNS bigint AS $$
+DECLARE
+  n bigint;
+BEGIN
+  DELETE FROM cost_steps;
+  DELETE FROM cost_rollup;
+  CREATE TEMP TABLE IF NOT EXISTS longhaul_rollup_src ON COMMIT DROP AS
+    SELECT t."createdAt"::date AS day, t."profileId", coalesce(c.model, '') AS model, longhaul_cost_outcome(t.status) AS outcome,
+           longhaul_cost_failure(t.status, c."lastEndReason") AS failure, array_to_string(coalesce(c."priceVersions", '{}'), ' + ') AS versions,
+           (longhaul_cost_outcome(t.status) = 'completed') AS done,
+           c.calls, c."billedCalls", c."estimatedCalls", c."costUsd", c."productiveUsd", c."retryUsd", c."replayUsd", c."checkpointUsd",
+           c."compactionUsd", c."discardedUsd", c."restartUsd", c."estimatedUsd", c.steps, c.escalations, c.resumes, c."resumeKeptUsd", c."resumeDiscardedUsd"
+    FROM task t LEFT JOIN task_cost c ON c."taskId" = t.id;
+  INSERT INTO cost_rollup (day, "profileId", model, outcome, failure, "priceVersions", tasks, completed, calls, "billedCalls", "estimatedCalls",
+                           "costUsd", "productiveUsd", "retryUsd", "replayUsd", "checkpointUsd", "compactionUsd", "discardedUsd", "restartUsd",
+                           "estimatedUsd", "stepsCompleted", escalations, resumed, "resumeKeptUsd", "resumeDiscardedUsd")
+  SELECT day, "profileId", model, outcome, failure, versions, count(*), count(*) FILTER (WHERE done),
+         coalesce(sum(calls), 0), coalesce(sum("billedCalls"), 0), coalesce(sum("estimatedCalls"), 0),
+         coalesce(sum("costUsd"), 0), coalesce(sum("productiveUsd"), 0), coalesce(sum("retryUsd"), 0), coalesce(sum("replayUsd"), 0),
+         coalesce(sum("checkpointUsd"), 0), coalesce(sum("compactionUsd"), 0), coalesce(sum("discardedUsd"), 0), coalesce(sum("restartUsd"), 0),
+         coalesce(sum("estimatedUsd"), 0), coalesce(sum(steps) FILTER (WHERE done), 0), coalesce(sum(escalations), 0),
+         count(*) FILTER (WHERE resumes > 0), coalesce(sum("resumeKeptUsd"), 0), coalesce(sum("resumeDiscardedUsd"), 0)
+  FROM longhaul_rollup_src GROUP BY day, "profileId", model, outcome, failure, versions;
+  INSERT INTO cost_steps (day, "profileId", model, steps, tasks)
+  SELECT day, "profileId", model, coalesce(steps, 0), count(*) FROM longhaul_rollup_src WHERE done GROUP BY day, "profileId", model, coalesce(steps, 0);
+  DROP TABLE longhaul_rollup_src;
+  SELECT count(*) INTO n FROM cost_rollup;
+  RETURN n;
+END
+$$ LANGUAGE plpgsql;
+
+-- First apply on a database that has tasks but no summaries or no rollup yet: build them once.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM task_cost) AND EXISTS (SELECT 1 FROM run) THEN
+    PERFORM longhaul_task_cost_rebuild();
+  ELSIF NOT EXISTS (SELECT 1 FROM cost_rollup) AND EXISTS (SELECT 1 FROM task) THEN
     PERFORM longhaul_task_cost_rebuild();
   END IF;
 END

@@ -20,6 +20,7 @@ import {
 import { ownItem } from "./leases.ts";
 import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveStep, startRun } from "./runs.ts";
 import type { FunctionConfig } from "../registry.ts";
+import type { LogFields } from "../logger.ts";
 import { RUN_COMPLETE_FAST, STEP_RUN_FAST } from "./sql.ts";
 
 /**
@@ -262,7 +263,7 @@ async function runCompleteFast(
   ]);
   if (Number(res[0]?.run ?? 0) === 0) return false;
   ctx.o.metrics.runsEnded.inc({ status: "completed" });
-  ctx.o.log(`run ${item.runId} completed`);
+  ctx.o.logger.info(`run ${item.runId} completed`, { runId: item.runId });
   return true;
 }
 
@@ -270,7 +271,9 @@ async function runCompleteFast(
  * Applies one SDK response (INNGEST-PROTOCOL.md §2.4–2.5, §2.7–2.8) in **one transaction**: step
  * results are memoized (never overwritten) together with the follow-up queue item, the request item
  * is deleted or rescheduled, and the run state updated. A lost lease aborts without writing.
- * `status` 0 stands for "no response in time" (a request timeout, counted as an attempt).
+ * `status` 0 stands for "no usable response" (a request timeout, or a response refused for its
+ * signature), counted as an attempt; `failure` names it in the failed-requests metric (default
+ * `timeout`).
  */
 export async function applyResponse(
   ctx: EngineContext,
@@ -280,6 +283,7 @@ export async function applyResponse(
   body: unknown,
   started: number,
   fnId: string,
+  failure = "timeout",
 ): Promise<void> {
   const { o } = ctx;
   const noRetryHeader = headers.get("x-inngest-no-retry");
@@ -288,11 +292,20 @@ export async function applyResponse(
   const versionUpdate = Number.isInteger(reqVersion) && reqVersion > 0 ? { requestVersion: reqVersion } : {};
   const ops = status === 206 && Array.isArray(body) ? (body as Op[]) : [];
   o.metrics.requests.inc({ status: String(status) });
-  if (status === 0) o.metrics.failedRequests.inc({ reason: "timeout" });
+  if (status === 0) o.metrics.failedRequests.inc({ reason: failure });
   else if (status >= 400) o.metrics.failedRequests.inc({ reason: `http_${status}` });
   if (ops.some((x) => x.op === "StepRun" || x.op === "StepFailed")) crashPoint("executor:before-step-saved");
   let savedSteps = 0;
   let outcome = "";
+  const fields = (): LogFields => ({
+    runId: item.runId,
+    stepId: item.stepId,
+    fnId,
+    jobId: item.jobId,
+    attempt: item.attempt,
+    status,
+    durationMs: Date.now() - started,
+  });
   const only = ops.length === 1 ? ops[0]! : undefined;
   if (only?.op === "StepRun" && discoveryOf(item)) {
     const fast = await stepRunFast(ctx, item, only, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started);
@@ -301,8 +314,9 @@ export async function applyResponse(
         o.metrics.steps.inc(fast);
         crashPoint("executor:after-step-saved");
       }
-      o.log(
+      o.logger.info(
         `run ${item.runId} ${fnId} discovery attempt ${item.attempt} → 206 StepRun ${only.displayName ?? only.name ?? ""} saved (${Date.now() - started} ms)`,
+        { ...fields(), savedStepId: only.id },
       );
       return;
     }
@@ -312,8 +326,9 @@ export async function applyResponse(
     (status === 200 || only?.op === "RunComplete") &&
     (await runCompleteFast(ctx, item, status, completing, ops, Number.isInteger(reqVersion) && reqVersion > 0 ? reqVersion : null, Date.now() - started))
   ) {
-    o.log(
+    o.logger.info(
       `run ${item.runId} ${fnId} ${discoveryOf(item) ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} run complete (${Date.now() - started} ms)`,
+      fields(),
     );
     return;
   }
@@ -354,7 +369,7 @@ export async function applyResponse(
         const at = retryAt ?? new Date(Date.now() + backoffDelayMs(item.attempt, o.backoffMs, o.jitter));
         await tx.executorQueueItem.update({ where: { id: item.id }, data: { attempt: item.attempt + 1, availableAt: at, leaseUntil: null, owner: null } });
         await saveRunState(tx, run, versionUpdate);
-        o.metrics.retries.inc({ reason: status === 206 ? "step_error" : status === 0 ? "timeout" : "http_error" });
+        o.metrics.retries.inc({ reason: status === 206 ? "step_error" : status === 0 ? failure : "http_error" });
         return `${reason}; retry attempt ${item.attempt + 1}/${run.maxAttempts - 1} at ${at.toISOString()}`;
       },
       failWith: async (error, text) => {
@@ -371,9 +386,16 @@ export async function applyResponse(
     o.metrics.steps.inc(savedSteps);
     crashPoint("executor:after-step-saved");
   }
-  o.log(
+  o.logger[status === 0 || status >= 400 ? "warn" : "info"](
     `run ${item.runId} ${fnId} ${item.stepId === "step" ? "discovery" : `step ${item.stepId.slice(0, 8)}`} attempt ${item.attempt} → ${status} ${outcome} (${Date.now() - started} ms)`,
+    fields(),
   );
+}
+
+/** The `name` of an error-shaped body, or "no response". */
+function errorNameOf(body: unknown): string {
+  const name = body && typeof body === "object" ? (body as { name?: unknown }).name : undefined;
+  return typeof name === "string" ? name : "no response";
 }
 
 /** The general path of {@link applyResponse}, inside its transaction with the item owned and the run locked. Returns the outcome text. */
@@ -388,9 +410,9 @@ async function applyInTx(s: ApplyState, status: number, body: unknown, ops: Op[]
   if (status !== 206) {
     // Function-level error. An explicit x-inngest-no-retry wins; otherwise 4xx = no retry (Go util.go:45-92).
     const noRetry = s.noRetryHeader !== null ? s.noRetryHeader === "true" : status >= 400 && status < 500;
-    if (!noRetry && s.canRetry) return s.retryItem(`HTTP ${status} ${errorMessageOf(body)}`);
+    if (!noRetry && s.canRetry) return s.retryItem(status === 0 ? errorMessageOf(body) : `HTTP ${status} ${errorMessageOf(body)}`);
     const error = status === 401 ? { name: "Unauthorized", message: "the app rejected the executor's signature (check INNGEST_SIGNING_KEY)" } : body;
-    return s.failWith(error, `HTTP ${status}: run failed`);
+    return s.failWith(error, status === 0 ? `${errorNameOf(body)}: run failed` : `HTTP ${status}: run failed`);
   }
   if (!Array.isArray(body) || ops.length === 0) {
     await tx.executorQueueItem.delete({ where: { id: item.id } });

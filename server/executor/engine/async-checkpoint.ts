@@ -37,7 +37,7 @@ export async function checkpoint(ctx: EngineContext, runId: string, body: { qi_i
       }
       if (op.op === "StepRun") saved += (await saveStep(tx, run, op.id, { data: op.data ?? null }, op.displayName ?? op.name ?? "")) ? 1 : 0;
       else if (op.op === "StepFailed") saved += (await saveStep(tx, run, op.id, { error: op.error ?? null }, op.displayName ?? op.name ?? "")) ? 1 : 0;
-      else ctx.o.log(`run ${runId}: checkpointed op ${op.op} ignored (only StepRun/StepFailed are checkpointed)`);
+      else ctx.o.logger.warn(`run ${runId}: checkpointed op ${op.op} ignored (only StepRun/StepFailed are checkpointed)`, { runId, stepId: op.id });
     }
     await saveRunState(tx, run);
     return "ok" as const;

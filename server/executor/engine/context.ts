@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "../../db/client.ts";
 import type { ExecutorMetrics } from "./metrics.ts";
+import type { ExecutorLogger } from "../logger.ts";
 import type { OutageLog } from "./outage-log.ts";
 import type { HotSql } from "./pg.ts";
 
@@ -106,7 +107,8 @@ export interface ExecutorEngineOptions {
   requestTimeoutMs: number;
   /** A run whose app has not answered at all (connection refused, reset, DNS) for this long is failed (`AppUnreachable`), ms. */
   appGoneMs: number;
-  log: (line: string) => void;
+  /** Where the engine logs (server/executor/logger.ts): JSON lines or text, with run and step ids. */
+  logger: ExecutorLogger;
 }
 
 /**

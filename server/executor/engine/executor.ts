@@ -39,7 +39,7 @@ export class Executor {
     const ctx: EngineContext = {
       o: options,
       state,
-      dbOutage: new OutageLog(options.log),
+      dbOutage: new OutageLog((line, level) => options.logger[level](line)),
       wake: () => this.wake(),
       emit: (tx, event) => storeAndProcess(ctx, tx, event),
     };
@@ -51,7 +51,7 @@ export class Executor {
   async start(): Promise<void> {
     const { o } = this.ctx;
     const released = await o.db.$executeRawUnsafe(`UPDATE executor_queue_item SET "leaseUntil" = NULL, owner = NULL WHERE owner LIKE $1`, `${o.instance}:%`);
-    if (released) o.log(`released ${released} lease(s) left by a previous process of ${o.instance}`);
+    if (released) o.logger.info(`released ${released} lease(s) left by a previous process of ${o.instance}`);
     this.ctx.state.running = true;
     this.queue.start();
   }
@@ -70,7 +70,7 @@ export class Executor {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, o.stopGraceMs)))]);
     clearTimeout(timer);
-    if (state.controllers.size) o.log(`stopping: aborting ${state.controllers.size} request(s) still in flight; their items are released`);
+    if (state.controllers.size) o.logger.warn(`stopping: aborting ${state.controllers.size} request(s) still in flight; their items are released`);
     for (const c of state.controllers) c.abort(new Error("executor stopping"));
     await all;
   }
@@ -90,7 +90,7 @@ export class Executor {
     const runs = ids.length ? await db.executorRun.deleteMany({ where: { id: { in: ids } } }) : { count: 0 };
     const events = await db.executorEvent.deleteMany({ where: { receivedAt: { lt: cutoff } } });
     const result = { ops: ops.count, runs: runs.count, steps: steps.count, events: events.count };
-    if (result.ops + result.runs + result.events) this.ctx.o.log(`housekeeping: deleted ${JSON.stringify(result)} older than ${cutoff.toISOString()}`);
+    if (result.ops + result.runs + result.events) this.ctx.o.logger.info(`housekeeping: deleted ${JSON.stringify(result)} older than ${cutoff.toISOString()}`);
     return result;
   }
 

@@ -56,12 +56,12 @@ export class OutageLog {
   private failures = 0;
 
   /**
-   * @param log where lines go
+   * @param log where lines go, with their level (`error` for the outage lines, `info` for the recovery)
    * @param now clock, ms (injected for tests)
    * @param reminderMs at most one "still unreachable" line per this many ms (default {@link OUTAGE_REMINDER_MS})
    */
   constructor(
-    private readonly log: (line: string) => void,
+    private readonly log: (line: string, level: "error" | "info") => void,
     private readonly now: () => number = Date.now,
     private readonly reminderMs = OUTAGE_REMINDER_MS,
   ) {}
@@ -84,11 +84,12 @@ export class OutageLog {
     if (this.downSince === undefined) {
       this.downSince = at;
       this.lastLineAt = at;
-      this.log(`PostgreSQL unreachable (${where}): ${describeError(error)}; retrying, further failures are not logged until it is back`);
+      this.log(`PostgreSQL unreachable (${where}): ${describeError(error)}; retrying, further failures are not logged until it is back`, "error");
     } else if (at - this.lastLineAt >= this.reminderMs) {
       this.lastLineAt = at;
       this.log(
         `PostgreSQL still unreachable after ${Math.round((at - this.downSince) / 1000)} s (${this.failures} failed operations; latest, ${where}: ${describeError(error)})`,
+        "error",
       );
     }
     return true;
@@ -98,7 +99,7 @@ export class OutageLog {
   ok(): void {
     if (this.downSince === undefined) return;
     const at = this.now();
-    this.log(`PostgreSQL reachable again after ${at - this.downSince} ms (${this.failures} failed operations during the outage)`);
+    this.log(`PostgreSQL reachable again after ${at - this.downSince} ms (${this.failures} failed operations during the outage)`, "info");
     this.downSince = undefined;
     this.failures = 0;
   }

@@ -47,7 +47,7 @@ export class Queue {
           leased = await this.lease(free);
           this.ctx.dbOutage.ok();
         } catch (error) {
-          if (!this.ctx.dbOutage.failure("lease", error)) o.log(`lease failed: ${errorText(error)}`);
+          if (!this.ctx.dbOutage.failure("lease", error)) o.logger.error(`lease failed: ${errorText(error)}`);
           await delay(500);
         }
       }
@@ -57,7 +57,11 @@ export class Queue {
         const p = processItem(this.ctx, item)
           .catch(async (error: unknown) => {
             if (!this.ctx.dbOutage.failure(`item ${item.kind}`, error)) {
-              o.log(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; released, same attempt, retry in 1 s`);
+              o.logger.error(`item ${item.jobId} (${item.kind}) failed unexpectedly: ${errorText(error)}; released, same attempt, retry in 1 s`, {
+                runId: item.runId,
+                stepId: item.stepId,
+                jobId: item.jobId,
+              });
             }
             await release(this.ctx, item, 1000).catch(() => {});
           })
@@ -111,7 +115,8 @@ export class Queue {
             this.ctx.dbOutage.ok();
           })
           .catch((error: unknown) => {
-            if (!this.ctx.dbOutage.failure("heartbeat", error)) o.log(`heartbeat for ${item.jobId} failed: ${errorText(error)}`);
+            if (!this.ctx.dbOutage.failure("heartbeat", error))
+              o.logger.error(`heartbeat for ${item.jobId} failed: ${errorText(error)}`, { runId: item.runId, jobId: item.jobId });
           });
       },
       Math.max(50, Math.floor(o.leaseMs / 3)),

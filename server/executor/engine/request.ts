@@ -1,11 +1,12 @@
 import { evalCelValue } from "../cel.ts";
 import { normalizeConcurrency, type FunctionConfig } from "../registry.ts";
-import { canonicalJson, newUlid, signBody, stableUuid } from "../util.ts";
+import { canonicalJson, newUlid, responseSignatureProblem, signBody, stableUuid } from "../util.ts";
 import { applyResponse } from "./apply-response.ts";
 import { TERMINAL, errorText, inTx, type EngineContext, type QueueItem } from "./context.ts";
 import { postJson } from "./http.ts";
 import { ownItem, release } from "./leases.ts";
 import { failRun } from "./runs.ts";
+import type { LogFields } from "../logger.ts";
 import { LOAD_RUN_FOR_CALL, MARK_RUNNING } from "./sql.ts";
 
 /** The run as loaded for one request: run state, its function and its memoized steps in stack order. */
@@ -161,6 +162,7 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
       ctx,
       url.origin,
       `run ${run.id}: app unreachable at ${url.origin} (${errorText(error)}); retrying ${item.jobId} in ${wait} ms, attempt ${item.attempt} kept`,
+      { runId: run.id, stepId: item.stepId, fnId, jobId: item.jobId, attempt: item.attempt },
     );
     await db.executorQueueItem.updateMany({
       where: { id: item.id, owner: item.owner },
@@ -175,6 +177,22 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
   }
   clearTimeout(timeout);
   state.controllers.delete(controller);
+  // Signed mode: the SDK signs every response to a signed request (INNGEST-PROTOCOL.md §2.4, §2.9);
+  // an unsigned or forged one is not applied — it counts as a failed attempt (retried with backoff,
+  // the run failed after the last). The 401 the SDK answers to a request it could not verify is
+  // unsigned by design and handled as such (applyResponse: run failed, check INNGEST_SIGNING_KEY).
+  // Dev mode verifies nothing, as the dev server (the SDK in dev mode does not sign).
+  if (o.serverKind === "cloud" && o.signingKey && status !== 401) {
+    const problem = responseSignatureProblem(resHeaders.get("x-inngest-signature"), resText, o.signingKey);
+    if (problem) {
+      const error = {
+        name: "InvalidResponseSignature",
+        message: `${problem}: the HTTP ${status} response of ${url.origin}${url.pathname} was refused (is INNGEST_SIGNING_KEY the same in the app and the executor? is something between them rewriting responses?)`,
+      };
+      await applyResponse(ctx, item, 0, new Headers(), error, started, fnId, "bad_signature");
+      return;
+    }
+  }
   let parsed: unknown = null;
   try {
     parsed = resText ? JSON.parse(resText) : null;
@@ -189,15 +207,16 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
 export const UNREACHABLE_LOG_INTERVAL_MS = 60_000;
 
 /** Writes `line` at most once per {@link UNREACHABLE_LOG_INTERVAL_MS} per app origin, with the count of lines held back since. */
-function logUnreachable(ctx: EngineContext, origin: string, line: string): void {
+function logUnreachable(ctx: EngineContext, origin: string, line: string, fields: LogFields): void {
   const now = Date.now();
   const entry = ctx.state.unreachableLog.get(origin);
   if (entry && now - entry.at < UNREACHABLE_LOG_INTERVAL_MS) {
     entry.suppressed += 1;
     return;
   }
-  ctx.o.log(
+  ctx.o.logger.warn(
     entry?.suppressed ? `${line} (${entry.suppressed} similar line(s) for ${origin} held back in the last ${Math.round((now - entry.at) / 1000)} s)` : line,
+    { ...fields, suppressed: entry?.suppressed ?? 0 },
   );
   ctx.state.unreachableLog.set(origin, { at: now, suppressed: 0 });
 }

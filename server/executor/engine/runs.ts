@@ -51,38 +51,65 @@ export async function startRun(
         select: { id: true },
       });
       if (existing) {
-        ctx.o.log(`run of ${functionId} skipped: idempotency key already used by run ${existing.id}`);
+        ctx.o.logger.info(`run of ${functionId} skipped: idempotency key already used by run ${existing.id}`, { fnId: functionId, eventId: event.id });
         return undefined;
       }
     }
   }
+  const plan = planRun(functionId, config, retries, event, idempotencyKey);
+  await insertRuns(ctx, tx, [plan]);
+  return plan.run.id;
+}
+
+/** The rows that start one run: the run, its cancelOn pauses and its first discovery item. */
+export interface RunPlan {
+  run: Prisma.ExecutorRunCreateManyInput & { id: string; functionId: string };
+  pauses: Prisma.ExecutorPauseCreateManyInput[];
+  item: Prisma.ExecutorQueueItemCreateManyInput;
+  eventName: string;
+  eventId: string;
+}
+
+/**
+ * The rows of a new run of `functionId` for `event` (a fresh ULID; cancelOn pauses expiring at
+ * their `timeout`, default {@link DEFAULT_CANCEL_MS}, at most 366 days). Writes nothing: see {@link insertRuns}.
+ */
+export function planRun(functionId: string, config: FunctionConfig, retries: number, event: ExecutorEventPayload, idempotencyKey?: string): RunPlan {
   const runId = newUlid();
-  await tx.executorRun.create({
-    data: {
-      id: runId,
-      functionId,
-      event: event as unknown as Json,
-      events: [event] as unknown as Json,
-      maxAttempts: retries + 1,
-      idempotencyKey,
-    },
-  });
   const now = Date.now();
-  for (const [i, c] of (config.cancel ?? []).entries()) {
-    await tx.executorPause.create({
-      data: {
-        id: `${runId}-cancel-${i}`,
-        runId,
-        kind: "cancel",
-        event: c.event,
-        expression: c.if ?? null,
-        expiresAt: new Date(now + Math.min(parseDurationMs(c.timeout) ?? DEFAULT_CANCEL_MS, MAX_SLEEP_MS)),
-      },
+  return {
+    run: { id: runId, functionId, event: event as unknown as Json, events: [event] as unknown as Json, maxAttempts: retries + 1, idempotencyKey },
+    pauses: (config.cancel ?? []).map((c, i) => ({
+      id: `${runId}-cancel-${i}`,
+      runId,
+      kind: "cancel",
+      event: c.event,
+      expression: c.if ?? null,
+      expiresAt: new Date(now + Math.min(parseDurationMs(c.timeout) ?? DEFAULT_CANCEL_MS, MAX_SLEEP_MS)),
+    })),
+    item: { jobId: `${runId}-start`, runId, kind: "discover", stepId: "step", availableAt: new Date(now), payload: {} },
+    eventName: event.name,
+    eventId: event.id,
+  };
+}
+
+/**
+ * Inserts planned runs in three multi-row statements whatever their number (runs, cancelOn pauses,
+ * first queue items; an item whose job id exists is skipped) and logs one line per run.
+ */
+export async function insertRuns(ctx: EngineContext, tx: Tx, plans: RunPlan[]): Promise<void> {
+  if (!plans.length) return;
+  await tx.executorRun.createMany({ data: plans.map((p) => p.run) });
+  const pauses = plans.flatMap((p) => p.pauses);
+  if (pauses.length) await tx.executorPause.createMany({ data: pauses });
+  await tx.executorQueueItem.createMany({ data: plans.map((p) => p.item), skipDuplicates: true });
+  for (const p of plans) {
+    ctx.o.logger.info(`run ${p.run.id} started for ${p.run.functionId} (event ${p.eventName} ${p.eventId})`, {
+      runId: p.run.id,
+      fnId: p.run.functionId,
+      eventId: p.eventId,
     });
   }
-  await enqueue(tx, { jobId: `${runId}-start`, runId, kind: "discover" });
-  ctx.o.log(`run ${runId} started for ${functionId} (event ${event.name} ${event.id})`);
-  return runId;
 }
 
 /** Inserts a queue item unless one with the same `jobId` exists (idempotent job ids, §7.1 item 4). */
@@ -146,7 +173,7 @@ export async function completeRun(ctx: EngineContext, tx: Tx, runId: string, out
   if (!run) return;
   ctx.o.metrics.runsEnded.inc({ status: "completed" });
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, result: output ?? null, event: run.event });
-  ctx.o.log(`run ${runId} completed`);
+  ctx.o.logger.info(`run ${runId} completed`, { runId, fnId: run.functionId });
 }
 
 /**
@@ -167,7 +194,7 @@ export async function failRun(ctx: EngineContext, tx: Tx, runId: string, error: 
     runId,
   );
   await emitInternal(ctx, tx, "inngest/function.finished", { function_id: run.functionId, run_id: runId, error: err, event: run.event });
-  ctx.o.log(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`);
+  ctx.o.logger.warn(`run ${runId} failed: ${JSON.stringify(err.message ?? "")}`, { runId, fnId: run.functionId, error: err.name });
 }
 
 /**
@@ -186,7 +213,7 @@ export async function cancelRun(ctx: EngineContext, tx: Tx, runId: string, reaso
     error: { name: "Cancelled", message: reason },
     event: run.event,
   });
-  ctx.o.log(`run ${runId} cancelled (${reason})`);
+  ctx.o.logger.info(`run ${runId} cancelled (${reason})`, { runId, fnId: run.functionId });
   return true;
 }
 
@@ -203,7 +230,7 @@ export async function cancelRunById(ctx: EngineContext, runId: string, reason = 
     } catch (error) {
       const text = error instanceof Error ? `${(error as { code?: string }).code ?? ""} ${error.message}` : String(error);
       if (attempt >= 5 || !/P2034|deadlock|40P01|could not serialize/i.test(text)) throw error;
-      ctx.o.log(`cancel of run ${runId}: ${text.slice(0, 120)}; retrying (attempt ${attempt + 1})`);
+      ctx.o.logger.warn(`cancel of run ${runId}: ${text.slice(0, 120)}; retrying (attempt ${attempt + 1})`, { runId });
     }
   }
 }

@@ -1,0 +1,51 @@
+import { expect, test } from "@playwright/test";
+import { launchLoopUntilEscalated } from "./helpers.ts";
+
+// The run page shows the executor's view of the current run (issue 11), read from the embedded
+// executor's tables, and every absolute time follows one Local/UTC switch kept in localStorage.
+
+test.use({ timezoneId: "Europe/Berlin" });
+
+test("an escalated run shows the executor waiting for the decision event; its loop folds as ×N; Local/UTC switch is remembered", async ({ page }) => {
+  await launchLoopUntilEscalated(page);
+  const view = page.getByTestId("executor-view");
+  await expect(view).toHaveAttribute("data-state", "waiting", { timeout: 30_000 });
+  await expect(view).toContainText("Waiting");
+  await expect(view).toContainText("longhaul/escalation.applied");
+  await expect(view).toContainText(/times out in/);
+
+  // The loop's identical calls fold into one "×N" row on the timeline; it expands to its steps.
+  const fold = page.getByTestId("repeat-fold").first();
+  await expect(fold).toContainText(/×[2-9]/);
+  await expect(fold).toHaveAttribute("aria-expanded", "false");
+  const steps = page.getByRole("list", { name: "Steps" }).getByRole("listitem");
+  const before = await steps.count();
+  await fold.click();
+  await expect(fold).toHaveAttribute("aria-expanded", "true");
+  await expect.poll(() => steps.count()).toBeGreaterThan(before);
+
+  // The task's start time in the header: UTC by default, local (Berlin in December = UTC+01:00) after the switch, kept over a reload.
+  const started = page
+    .locator("header time")
+    .filter({ hasText: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/ })
+    .first();
+  await expect(started).toHaveText(/ UTC$/);
+  await page.getByRole("group", { name: "Time zone" }).getByRole("button", { name: "Local" }).click();
+  await expect(started).toHaveText(/ UTC\+01:00$/);
+  await page.reload();
+  await expect(page.getByRole("group", { name: "Time zone" }).getByRole("button", { name: "Local" })).toHaveAttribute("aria-pressed", "true");
+  await expect(
+    page
+      .locator("header time")
+      .filter({ hasText: /^\d{4}-\d{2}-\d{2} / })
+      .first(),
+  ).toHaveText(/ UTC\+01:00$/);
+  // The exact time in both zones on hover.
+  await expect(
+    page
+      .locator("header time")
+      .filter({ hasText: /^\d{4}-\d{2}-\d{2} / })
+      .first(),
+  ).toHaveAttribute("title", /UTC · .*UTC\+01:00 \(local\)/);
+  await page.getByRole("group", { name: "Time zone" }).getByRole("button", { name: "UTC" }).click();
+});
