@@ -157,6 +157,13 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
             {/* The ticking countdown is hidden from screen readers; they hear the deadline once (throttled live region). */}
             <span aria-hidden="true">{left > 0 ? `decided, applies in ${left} s` : "applying now…"}</span>
             <span className="sr-only">{left > 0 && e.applyAfter ? `decided; undo possible until ${absolute(e.applyAfter)}` : "applying now"}</span>
+            {e.applyFailures > 0 && (
+              <span className="mt-1 block text-red-800" data-testid="apply-failure">
+                Applying failed {e.applyFailures === 1 ? "once" : `${e.applyFailures} times`}
+                {e.applyFailedAt ? ` (last ${absolute(e.applyFailedAt)})` : ""}: {e.applyError ?? "unknown error"} — it is retried automatically; the run&apos;s
+                timeline has the alert.
+              </span>
+            )}
           </span>
           {/* Only the handler who decided can take it back (the server refuses anyone else). */}
           {left > 0 && mine && (

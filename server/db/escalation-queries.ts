@@ -200,6 +200,10 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     /** ms left of the undo window by the database clock (0: none, or over). */
     applyInMs: applyInMs(e, now),
     appliedAt: e.appliedAt,
+    /** Failed attempts at applying the decision (escalation-apply's onFailure); the recovery sweep retries with backoff. */
+    applyFailures: e.applyFailures,
+    applyError: e.applyError,
+    applyFailedAt: e.applyFailedAt,
     resultRunId: e.resultRunId,
     claimedBy: e.claimedBy,
     claimedAt: e.claimedAt,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { getEscalationCardOrThrow } from "../../server/db/escalation-queries.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { launchUntilApprovalAsked } from "../support/escalation-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
@@ -46,6 +47,9 @@ describe("escalation-apply fails for good", () => {
     expect(failed).toMatchObject({ status: "decided", decision: "approve", applyFailures: 1, resultRunId: null });
     expect(failed.applyError).toBeTruthy();
     expect(failed.applyFailedAt).not.toBeNull();
+    // The handler's card says so (escalation.get), with the error the app recorded.
+    const card = await getEscalationCardOrThrow({ prisma: stack.db, escalationId: escalation.id });
+    expect({ applyFailures: card.applyFailures, applyError: card.applyError }).toEqual({ applyFailures: 1, applyError: failed.applyError });
     expect((await functionRuns("longhaul-escalation-apply", escalation.id)).map((r) => r.status)).toEqual(["failed"]);
     expect((await functionRuns("longhaul-escalation-apply-failure", escalation.id)).map((r) => r.status)).toEqual(["completed"]);
     // Visible on the escalated run's timeline, at the human step.
