@@ -7,6 +7,7 @@ import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";
 import { ROLES } from "./roles.ts";
+import { LOCAL_CLI_ACTOR } from "./api-tokens.ts";
 
 /** Cookie name prefix: cookies are `longhaul.session_token` (`__Secure-longhaul.…` over https). */
 export const COOKIE_PREFIX = "longhaul";
@@ -68,13 +69,34 @@ export async function promoteFirstUser(db: PrismaClient, userId: string): Promis
 }
 
 /**
- * A display name no other user has (case-insensitively): `name` itself, else `name (email)`. The
- * name is the actor on launches, claims and decisions, so two people must not share one.
+ * Actor names no person may hold: the local CLI token's (`local-cli`, which has no user), so a
+ * sign-up cannot take over what that token launched or decided.
+ */
+export const RESERVED_ACTOR_NAMES: readonly string[] = [LOCAL_CLI_ACTOR];
+
+/**
+ * A display name no other user has (case-insensitively) and no reserved actor name: `name` itself,
+ * else `name (email)`. The name is the actor on launches, claims and decisions (ownership and
+ * "only who decided may undo" compare it), so two people must never share one — which is also why
+ * a name cannot be changed after sign-up (see the user update hook).
  */
 export async function uniqueDisplayName(db: PrismaClient, name: string, email: string): Promise<string> {
   const wanted = name.trim().slice(0, 100) || email.split("@")[0] || email;
-  const taken = await db.user.findFirst({ where: { name: { equals: wanted, mode: "insensitive" } }, select: { id: true } });
+  const reserved = RESERVED_ACTOR_NAMES.some((r) => r.toLowerCase() === wanted.toLowerCase());
+  const taken = reserved || (await db.user.findFirst({ where: { name: { equals: wanted, mode: "insensitive" } }, select: { id: true } }));
   return taken ? `${wanted} (${email})`.slice(0, 200) : wanted;
+}
+
+/**
+ * Refuses a change of display name (better-auth's `update-user` lets a user set any `name`). The
+ * name is who owns tasks and who decided escalations: a rename to a colleague's name would act as
+ * them, and a freed name could be taken by someone else. Throws APIError FORBIDDEN naming the field.
+ */
+export function refuseRename(update: Record<string, unknown>, current: string | undefined): void {
+  if (update.name === undefined || update.name === current) return;
+  throw new APIError("FORBIDDEN", {
+    message: "name: a display name cannot be changed after sign-up (it is who launched tasks and decided escalations); ask an admin to create a new account",
+  });
 }
 
 function createAuth() {
@@ -117,6 +139,14 @@ function createAuth() {
           },
           after: async (user) => {
             await promoteFirstUser(db, user.id);
+          },
+        },
+        update: {
+          before: async (update, context) => {
+            if (update.name === undefined) return;
+            const id = (context?.context as { session?: { user?: { id?: string } } } | undefined)?.session?.user?.id ?? (update.id);
+            const current = id ? (await db.user.findUnique({ where: { id }, select: { name: true } }))?.name : undefined;
+            refuseRename(update, current);
           },
         },
       },

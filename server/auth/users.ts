@@ -72,9 +72,11 @@ export const setPasswordInputSchema = inputObject({ userId: idField("userId"), p
  * An admin sets user `userId`'s password (a reset without email: there is no mail server in the
  * embedded default). Hashed by better-auth (scrypt) into the user's credential account, created when
  * the user signed in only through OIDC so far — what better-auth's admin plugin `setUserPassword`
- * does. Every session of the user is ended (whoever held the old password is signed out). The
+ * does. Every session of the user is ended and every API token of theirs revoked (a reset is what
+ * an admin does when the account may be in the wrong hands: whoever held the old password could
+ * have minted a token). The
  * audit log records who did it for whom, never the password (server/auth/audit.ts redaction).
- * Returns `{userId, sessionsEnded}`. @throws AppError NOT_FOUND for an unknown user.
+ * Returns `{userId, sessionsEnded, tokensRevoked}`. @throws AppError NOT_FOUND for an unknown user.
  */
 export async function setUserPassword({ prisma, input }: { prisma: PrismaClient; input: z.output<typeof setPasswordInputSchema> }) {
   const user = await prisma.user.findUnique({ where: { id: input.userId }, select: { id: true } });
@@ -85,7 +87,8 @@ export async function setUserPassword({ prisma, input }: { prisma: PrismaClient;
   else await ctx.internalAdapter.linkAccount({ providerId: "credential", accountId: user.id, userId: user.id, password: hash });
   const sessionsEnded = await prisma.session.count({ where: { userId: user.id } });
   await ctx.internalAdapter.deleteUserSessions(user.id);
-  return { userId: user.id, sessionsEnded };
+  const { count: tokensRevoked } = await prisma.apiToken.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: new Date() } });
+  return { userId: user.id, sessionsEnded, tokensRevoked };
 }
 
 export const auditListInputSchema = inputObject({

@@ -252,16 +252,38 @@ describe("identity and roles over HTTP", () => {
       404,
     );
 
+    await db.user.update({ where: { id: user.id }, data: { roles: ["operator"] } });
+    const { token: resetToken } = await createApiToken({ prisma: db, userId: user.id, name: "reset-token", roles: ["operator"], days: 1 });
+    expect((await trpc("query", "account.me", null, { authorization: `Bearer ${resetToken}` })).status).toBe(200);
     const reset = await trpc("mutation", "admin.setPassword", { userId: user.id, password: "reset-new-password-2" }, { cookie: adminCookie, origin: APP });
     expect(reset.status).toBe(200);
     expect(reset.data).toMatchObject({ userId: user.id });
     expect(Number(reset.data?.sessionsEnded)).toBeGreaterThanOrEqual(2); // sign-up's session and the sign-in's
     expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(401);
     expect((await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-old-password-1" })).status).toBe(401);
+    // Whoever held the old password could have minted a token: the reset revokes them.
+    expect(reset.data).toMatchObject({ tokensRevoked: 1 });
+    expect((await trpc("query", "account.me", null, { authorization: `Bearer ${resetToken}` })).status).toBe(401);
     expect((await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-new-password-2" })).status).toBe(200);
     const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setPassword", target: user.id } });
     expect(audit).toMatchObject({ actor: "First", via: "session" });
     expect(JSON.stringify(audit)).not.toContain("reset-new-password-2");
+  });
+
+  it("a display name is an identity: a user cannot rename themselves (to a colleague's name or any other), and no one signs up as the CLI token's actor", async () => {
+    const op = await authPost("/sign-up/email", { email: "rename@auth.test", password: "rename-password-1", name: "Renamer" });
+    expect(op.status).toBe(200);
+    const renamed = await authPost("/update-user", { name: "First" }, { cookie: op.cookie });
+    expect(renamed.status).toBe(403);
+    expect(JSON.stringify(renamed.body)).toContain("name: a display name cannot be changed");
+    expect((await authPost("/update-user", { name: "Someone new" }, { cookie: op.cookie })).status).toBe(403);
+    expect((await db.user.findUniqueOrThrow({ where: { email: "rename@auth.test" } })).name).toBe("Renamer");
+    // Other profile fields still update (the same name sent back is no rename).
+    expect((await authPost("/update-user", { name: "Renamer", image: "https://example.com/a.png" }, { cookie: op.cookie })).status).toBe(200);
+
+    const cli = await authPost("/sign-up/email", { email: "cli@auth.test", password: "cli-password-1", name: "Local-CLI" });
+    expect(cli.status).toBe(200);
+    expect((await db.user.findUniqueOrThrow({ where: { email: "cli@auth.test" } })).name).toBe("Local-CLI (cli@auth.test)");
   });
 
   it("sign-in with a wrong password fails; sign-out ends the session", async () => {
