@@ -144,7 +144,7 @@ function createAuth() {
         update: {
           before: async (update, context) => {
             if (update.name === undefined) return;
-            const id = (context?.context as { session?: { user?: { id?: string } } } | undefined)?.session?.user?.id ?? (update.id);
+            const id = (context?.context as { session?: { user?: { id?: string } } } | undefined)?.session?.user?.id ?? update.id;
             const current = id ? (await db.user.findUnique({ where: { id }, select: { name: true } }))?.name : undefined;
             refuseRename(update, current);
           },
