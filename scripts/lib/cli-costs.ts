@@ -8,6 +8,7 @@ import type { TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import { COST_OUTCOMES } from "../../server/domain/cost-rollup.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+import { calendarDayProblem } from "../../lib/contracts/dates.ts";
 
 const BY = ["profile", "model", "week", "day", "outcome", "failure"] as const;
 type By = (typeof BY)[number];
@@ -41,7 +42,11 @@ export function parseSince(value: string, now = new Date()): string {
     if (n < 1 || n > 3650) throw new UsageError([`--since: days must be between 1 and 3650, got ${n}`], "costs");
     return new Date(now.getTime() - n * 86_400_000).toISOString().slice(0, 10);
   }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const problem = calendarDayProblem(value);
+    if (problem) throw new UsageError([`--since: ${problem}`], "costs");
+    return value;
+  }
   throw new UsageError([`--since: expected a date YYYY-MM-DD or a number of days like 30d, got "${value}"`], "costs");
 }
 
@@ -50,9 +55,8 @@ const r6 = (x: number | null) => (x === null ? null : Number(x.toFixed(6)));
 /** Runs `costs`: fetches the rollup, prints the chosen breakdown to stderr, returns the JSON line's object. */
 export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): Promise<unknown> {
   const by = (values.by as By | undefined) ?? "profile";
-  if (typeof values.until === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(values.until)) {
-    throw new UsageError([`--until: expected a date YYYY-MM-DD, got "${values.until}"`], "costs");
-  }
+  const untilProblem = typeof values.until === "string" ? calendarDayProblem(values.until) : null;
+  if (untilProblem) throw new UsageError([`--until: ${untilProblem}, got "${String(values.until)}"`], "costs");
   const input = {
     from: typeof values.since === "string" ? parseSince(values.since) : undefined,
     to: typeof values.until === "string" ? values.until : undefined,

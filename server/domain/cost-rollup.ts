@@ -12,12 +12,13 @@ export const COST_OUTCOMES = ["completed", "dead_end", "failed", "cancelled", "w
 export type CostOutcome = (typeof COST_OUTCOMES)[number];
 
 import { FAILURE_CLASSES, type FailureClass } from "../../lib/contracts/failure.ts";
+import { calendarDayProblem } from "../../lib/contracts/dates.ts";
 export { FAILURE_CLASSES, type FailureClass };
 
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "must be a real calendar date");
+const day = z.string("must be a date YYYY-MM-DD").superRefine((s, ctx) => {
+  const problem = calendarDayProblem(s);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /**
  * What every date on /costs, in `cost.rollup`, in `cli costs` and in the CSV's range means: a task

@@ -24,14 +24,22 @@ import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
+import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
 import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
 const dateSchema = (field: string) =>
   z
     .union([z.iso.date(), z.iso.datetime({ offset: true }), z.date()], { error: `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)` })
+    .superRefine((v, ctx) => {
+      const problem = typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v) ? calendarDayProblem(v) : null;
+      if (problem) ctx.addIssue({ code: "custom", message: `${field}: ${problem}` });
+    })
     .transform((v) => (v instanceof Date ? v : new Date(v)))
-    .refine((d) => !Number.isNaN(d.getTime()), `${field}: not a date (use YYYY-MM-DD or an ISO timestamp)`);
+    .superRefine((d, ctx) => {
+      const problem = filterInstantProblem(d);
+      if (problem) ctx.addIssue({ code: "custom", message: `${field}: ${problem} (use YYYY-MM-DD or an ISO timestamp)` });
+    });
 
 export const listTasksInputSchema = inputObject({
   /** One status or several (any of them). */
@@ -57,7 +65,7 @@ export const listTasksInputSchema = inputObject({
     .refine((v) => v.length > 0, "cursor: must not be blank")
     .optional(),
   limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(200, "limit: at most 200").default(50),
-});
+}).refine((f) => !f.from || !f.to || f.from.getTime() < f.to.getTime(), { message: "from: must be before to", path: ["from"] });
 
 const taskIdSchema = inputObject({ taskId: idField("taskId") });
 const idSchema = (field: string) => idField(field);
