@@ -1,6 +1,6 @@
 import { prisma } from "../db/prisma.ts";
 import { identify, type Principal } from "./principal.ts";
-import { hasAnyRole, needsRoleMessage, type Role } from "./roles.ts";
+import { hasAnyRole, needsRoleMessage, READ_ROLES, type Role } from "./roles.ts";
 import { sessionUser } from "./session.ts";
 
 /**
@@ -13,7 +13,8 @@ export async function requireRole(request: Request, roles: readonly Role[] = [],
   const identity = await identify({ prisma: prisma(), headers: request.headers, getSessionUser: sessionUser });
   if (!identity.principal)
     return Response.json({ error: identity.problem ?? "sign in first (or send an API token: Authorization: Bearer lh_…)" }, { status: 401 });
-  if (!hasAnyRole(identity.principal.roles, roles)) return Response.json({ error: needsRoleMessage(roles, what), needs: roles }, { status: 403 });
+  if (!hasAnyRole(identity.principal.roles, roles))
+    return Response.json({ error: needsRoleMessage(roles, what), needs: roles.length ? roles : READ_ROLES }, { status: 403 });
   return identity.principal;
 }
 
