@@ -2,6 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { evalCel, checkCel } from "../../server/executor/cel.ts";
 import { validateFunctionConfig } from "../../server/executor/registry.ts";
+import { isRetryableConflict, retryOnConflict } from "../../server/executor/engine/context.ts";
 import {
   backoffDelayMs,
   canonicalJson,
@@ -170,5 +171,44 @@ describe("response signatures (inngest-js getResponseSignature: HMAC over the bo
     expect(responseSignatureProblem(`t=${t}&s=${s}`, body.replace("é", "e"), key, now)).toMatch(/does not match its body/);
     expect(responseSignatureProblem(`t=${t + 1}&s=${s}`, body, key, now)).toMatch(/does not match/);
     expect(responseSignatureProblem(`t=${t}&s=${s}`, body, key.replace(/c$/, "d"), now)).toMatch(/does not match/);
+  });
+});
+
+describe("retryOnConflict: a statement PostgreSQL aborted to break a deadlock runs again", () => {
+  const deadlock = Object.assign(new Error("deadlock detected"), { code: "40P01" });
+  it("retries deadlocks and serialisation failures, then returns the result", async () => {
+    let calls = 0;
+    const seen: number[] = [];
+    const result = await retryOnConflict(
+      async () => {
+        calls++;
+        if (calls === 1) throw deadlock;
+        if (calls === 2) throw Object.assign(new Error("Transaction failed due to a write conflict or a deadlock"), { code: "P2034" });
+        return "ok";
+      },
+      5,
+      (_e, attempt) => seen.push(attempt),
+    );
+    expect({ result, calls, seen }).toEqual({ result: "ok", calls: 3, seen: [2, 3] });
+  });
+  it("throws other errors at once and the last conflict after the attempts", async () => {
+    let calls = 0;
+    await expect(
+      retryOnConflict(async () => {
+        calls++;
+        throw new Error("relation does not exist");
+      }),
+    ).rejects.toThrow("relation does not exist");
+    expect(calls).toBe(1);
+    calls = 0;
+    await expect(
+      retryOnConflict(async () => {
+        calls++;
+        throw deadlock;
+      }, 3),
+    ).rejects.toBe(deadlock);
+    expect(calls).toBe(3);
+    expect(isRetryableConflict(new Error("ERROR: could not serialize access due to concurrent update"))).toBe(true);
+    expect(isRetryableConflict(new Error("duplicate key value"))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { crashPoint } from "../../fault-injection.ts";
-import { MAX_STEP_OUTPUT_BYTES, MAX_STEPS_PER_RUN, TERMINAL, inTx, type EngineContext, type Op } from "./context.ts";
+import { MAX_STEP_OUTPUT_BYTES, MAX_STEPS_PER_RUN, TERMINAL, errorText, inTx, retryOnConflict, type EngineContext, type Op } from "./context.ts";
 import { failRun, limitError, lockRun, saveRunState, saveStep } from "./runs.ts";
 import { CHECKPOINT_FAST, RENEW_CHECKPOINT_LEASE } from "./sql.ts";
 
@@ -15,6 +15,17 @@ export async function checkpoint(ctx: EngineContext, runId: string, body: { qi_i
   const owner = m ? m[2]! : "";
   const steps = Array.isArray(body.steps) ? (body.steps as Op[]) : [];
   if (qi === undefined) return "stale";
+  // A cancel locks the run, then its queue items; this path locks the item, then the run. When
+  // PostgreSQL breaks that deadlock by aborting this side, run it again: the attempt wrote nothing,
+  // and after the cancel has committed the retry finds the item gone and answers "stale".
+  return retryOnConflict(
+    () => checkpointOnce(ctx, runId, qi, owner, steps),
+    5,
+    (error, attempt) => ctx.o.logger.warn(`checkpoint of run ${runId}: ${errorText(error).slice(0, 120)}; retrying (attempt ${attempt})`, { runId }),
+  );
+}
+
+async function checkpointOnce(ctx: EngineContext, runId: string, qi: bigint, owner: string, steps: Op[]): Promise<"ok" | "stale"> {
   const fast = await checkpointFast(ctx, runId, qi, owner, steps);
   if (fast !== "slow") {
     if (fast.inserted) {

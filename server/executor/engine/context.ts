@@ -172,3 +172,30 @@ export function discoveryOf(item: QueueItem): boolean {
 export function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/**
+ * Whether `error` is PostgreSQL aborting a transaction to break a deadlock or a serialisation
+ * conflict (SQLSTATE 40P01 / 40001, Prisma's P2034): the statement changed nothing and may be run
+ * again. node-postgres puts the SQLSTATE in `code`; Prisma wraps it in its own code or message.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "40P01" || code === "40001" || code === "P2034") return true;
+  return /deadlock detected|could not serialize|40P01|P2034/i.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Runs `fn` again (up to `attempts` times in all) when PostgreSQL aborted it to break a deadlock
+ * ({@link isRetryableConflict}); other errors, and the last conflict, are thrown. Only for work that
+ * is one transaction or one statement: an aborted attempt wrote nothing. `onRetry` hears each retry.
+ */
+export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5, onRetry?: (error: unknown, attempt: number) => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= attempts || !isRetryableConflict(error)) throw error;
+      onRetry?.(error, attempt + 1);
+    }
+  }
+}

@@ -9,7 +9,9 @@ import {
   MAX_STEPS_PER_RUN,
   TERMINAL,
   TX,
+  errorText,
   normalizeError,
+  retryOnConflict,
   type EngineContext,
   type ExecutorEventPayload,
   type Json,
@@ -222,17 +224,13 @@ export async function cancelRunById(ctx: EngineContext, runId: string, reason = 
   // The cancel locks the run, then its queue items; a response being applied at the same moment
   // locks its item, then the run. PostgreSQL resolves that deadlock by aborting one transaction:
   // when it is this one, try again (the run is then usually still live, or already ended → false).
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const ok = await ctx.o.db.$transaction((tx) => cancelRun(ctx, tx, runId, reason), TX);
-      ctx.wake();
-      return ok;
-    } catch (error) {
-      const text = error instanceof Error ? `${(error as { code?: string }).code ?? ""} ${error.message}` : String(error);
-      if (attempt >= 5 || !/P2034|deadlock|40P01|could not serialize/i.test(text)) throw error;
-      ctx.o.logger.warn(`cancel of run ${runId}: ${text.slice(0, 120)}; retrying (attempt ${attempt + 1})`, { runId });
-    }
-  }
+  const ok = await retryOnConflict(
+    () => ctx.o.db.$transaction((tx) => cancelRun(ctx, tx, runId, reason), TX),
+    5,
+    (error, attempt) => ctx.o.logger.warn(`cancel of run ${runId}: ${errorText(error).slice(0, 120)}; retrying (attempt ${attempt})`, { runId }),
+  );
+  ctx.wake();
+  return ok;
 }
 
 /** Saves a memoized step unless it exists (never overwrites). Returns true when inserted. */
