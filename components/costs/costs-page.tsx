@@ -1,5 +1,6 @@
 "use client";
 
+import { LoadError } from "@/components/ui/load-error.tsx";
 import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
@@ -269,14 +270,7 @@ export function CostsPage() {
         )}
       </form>
 
-      {rollup.isError && (
-        <div role="alert" className="mb-4 flex items-center justify-between rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
-          <span>Could not load costs: {rollup.error.message}</span>
-          <button className="font-medium underline" onClick={() => void rollup.refetch()}>
-            Retry
-          </button>
-        </div>
-      )}
+      {rollup.isError && <LoadError what="costs" message={rollup.error.message} onRetry={() => void rollup.refetch()} className="mb-4" />}
       {!r ? (
         <div className="h-40 animate-pulse rounded-lg bg-zinc-100" aria-busy="true" aria-label="Loading costs" />
       ) : h && h.tasks === 0 ? (

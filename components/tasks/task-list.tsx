@@ -1,5 +1,6 @@
 "use client";
 
+import { LoadError } from "@/components/ui/load-error.tsx";
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
@@ -424,14 +425,7 @@ export function TaskList() {
         )}
       </form>
 
-      {tasks.isError && (
-        <div role="alert" className="mb-3 flex items-center justify-between rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
-          <span>Could not load tasks: {tasks.error.message}</span>
-          <button className="font-medium underline" onClick={() => void tasks.refetch()}>
-            Retry
-          </button>
-        </div>
-      )}
+      {tasks.isError && <LoadError what="tasks" message={tasks.error.message} onRetry={() => void tasks.refetch()} />}
       {tasks.isPending ? (
         <div aria-busy="true" className="space-y-2">
           {Array.from({ length: 6 }, (_, i) => (

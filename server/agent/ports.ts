@@ -77,27 +77,30 @@ export interface ToolPorts {
   executeToolCall(input: { name: string; rawArguments: string; taskId: string; runId: string; stepId: string; workspace: string }): Promise<ToolCallResult>;
 }
 
+/** One structured checkpoint as the checkpoint step writes it (server/db/checkpoint-repository.ts saveCheckpoint stores it). */
+export interface CheckpointData {
+  taskId: string;
+  runId: string;
+  reason: string;
+  afterStepId: string;
+  nextTurn: number;
+  nextIndex: number;
+  goal: string;
+  workingSet: WorkingSet;
+  completedSteps: CompletedStepSummary[];
+  openQuestion: string | null;
+  phase: string | null;
+  summary: string;
+  budgetsUsed: { steps: number; tokens: number; costUsd: number };
+  contextTokens: number;
+  transcriptTokens: number;
+}
+
 /** The checkpoint rows. */
 export interface CheckpointPorts {
   /** This run's facts (latest value per key). */
   runFacts(runId: string): Promise<WorkingSet>;
-  saveCheckpoint(data: {
-    taskId: string;
-    runId: string;
-    reason: string;
-    afterStepId: string;
-    nextTurn: number;
-    nextIndex: number;
-    goal: string;
-    workingSet: WorkingSet;
-    completedSteps: CompletedStepSummary[];
-    openQuestion: string | null;
-    phase: string | null;
-    summary: string;
-    budgetsUsed: { steps: number; tokens: number; costUsd: number };
-    contextTokens: number;
-    transcriptTokens: number;
-  }): Promise<{ id: string; seq: number }>;
+  saveCheckpoint(data: CheckpointData): Promise<{ id: string; seq: number }>;
   recordAlert(input: { taskId: string; runId: string; stepId: string; kind: string; severity: string; message: string; evidence: unknown }): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { ulid } from "ulid";
+import type { CheckpointData } from "../agent/ports.ts";
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
 import { compactCompletedSteps } from "../domain/checkpoint.ts";
 import { listCommittedEffects } from "../tools/ledger.ts";
@@ -108,29 +109,7 @@ export async function startSegment({
  * Stores a checkpoint (idempotent: a re-executed checkpoint step finds the one it wrote, keyed by
  * run + last step). `seq` is the next number within the task. Also counts the new segment on the run.
  */
-export async function saveCheckpoint({
-  prisma,
-  data,
-}: {
-  prisma: PrismaClient;
-  data: {
-    taskId: string;
-    runId: string;
-    reason: string;
-    afterStepId: string;
-    nextTurn: number;
-    nextIndex: number;
-    goal: string;
-    workingSet: WorkingSet;
-    completedSteps: CompletedStepSummary[];
-    openQuestion: string | null;
-    phase: string | null;
-    summary: string;
-    budgetsUsed: { steps: number; tokens: number; costUsd: number };
-    contextTokens: number;
-    transcriptTokens: number;
-  };
-}): Promise<{ id: string; seq: number }> {
+export async function saveCheckpoint({ prisma, data }: { prisma: PrismaClient; data: CheckpointData }): Promise<{ id: string; seq: number }> {
   const existing = await prisma.checkpoint.findUnique({ where: { runId_afterStepId: { runId: data.runId, afterStepId: data.afterStepId } } });
   if (existing) return { id: existing.id, seq: existing.seq };
   const effects = await listCommittedEffects({ prisma, taskId: data.taskId });
