@@ -6,6 +6,7 @@
  * all and PostgreSQL cleanly. Flags: --no-build (use the existing build as it is; fail if there is
  * none — tests build once before starting), --dev (next dev).
  */
+import "./lib/runtime.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -4,6 +4,7 @@
  * first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
  * `npm test -- --skip=e2e,lint` skips stages (for local loops; CI runs everything).
  */
+import "./lib/runtime.ts";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
