@@ -16,6 +16,7 @@ export default tseslint.config(
       "*.config.js",
       "*.config.mjs",
       "scripts/lib/*.cjs",
+      "scripts/stubs/",
       ".dependency-cruiser.cjs",
     ],
   },
