@@ -12,6 +12,7 @@ import { cn } from "@/components/ui/cn.ts";
 import { ContextCard, REASON_SHORT } from "./context-card.tsx";
 import { secondsLeft, useNow } from "./countdown.ts";
 import { useMe } from "@/components/auth/use-me.ts";
+import { useReplaceParams } from "@/components/ui/use-replace-params.ts";
 
 const REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
 const STATUS_FILTERS = [
@@ -40,14 +41,7 @@ export function EscalationInbox() {
   const status: StatusFilter = STATUS_FILTERS.some(([v]) => v === statusParam) ? (statusParam as StatusFilter) : "open";
   const reason = search.get("reason") ?? "";
   const assignee = search.get("assignee") ?? "";
-  const setParams = (next: Record<string, string | null>) => {
-    const params = new URLSearchParams(search.toString());
-    for (const [k, v] of Object.entries(next)) {
-      if (v) params.set(k, v);
-      else params.delete(k);
-    }
-    router.replace(`${pathname}?${params.toString()}`, { scroll: false });
-  };
+  const setParams = useReplaceParams();
   const list = useQuery({
     ...trpc.escalation.list.queryOptions({ ...(status === "all" ? {} : { status }), ...(reason ? { reason } : {}), ...(assignee ? { assignee } : {}) }),
     placeholderData: (prev) => prev,

@@ -10,7 +10,7 @@ import { JsonView } from "@/components/ui/json-view.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { CheckpointsPanel } from "./checkpoints-panel.tsx";
 import { FactChangeLine, factCountLabel } from "./fact-value.tsx";
-import { Dialog, DialogClose } from "./dialog.tsx";
+import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
 import { compactNumber, durationMs, usd } from "./format.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { RelativeTime } from "./relative-time.tsx";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { Dialog, DialogClose } from "./dialog.tsx";
+import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
 
 /** Why an operator escalates by hand; the handler reads the label first. */
 export const ESCALATE_REASONS = ["Needs a human decision", "Looks stuck or looping", "Spending too much", "Going in the wrong direction", "Other"] as const;

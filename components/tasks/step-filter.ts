@@ -4,26 +4,20 @@
  * headers, steps). No React here, so it is unit tested on plain data (tests/unit/step-filter.test.ts).
  */
 
+import type { StepSummaryRow } from "@/server/db/task-queries.ts";
+
 export const STEP_KINDS = ["model", "tool", "checkpoint", "human"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
-/** The fields of a timeline step these functions read. */
-export interface FilterableStep {
-  runId: string;
-  stepId: string;
-  index: number;
-  kind: string;
-  tool: string | null;
-  status: string;
-  summary: string;
-  attempts: number;
-  costUsd: number;
-  checkpointReason: string | null;
-  startedAt: Date;
-  endedAt: Date | null;
-  /** Tool steps: a short hash of the arguments (equal for identical calls); null or absent otherwise. */
-  argsKey?: string | null;
-}
+/**
+ * The fields of a timeline step these functions read: those of the server's step summary
+ * (server/db/task-queries.ts `StepSummaryRow`), plus, for tool steps, a short hash of the arguments
+ * (equal for identical calls; null or absent otherwise).
+ */
+export type FilterableStep = Pick<
+  StepSummaryRow,
+  "runId" | "stepId" | "index" | "kind" | "tool" | "status" | "summary" | "attempts" | "costUsd" | "checkpointReason" | "startedAt" | "endedAt"
+> & { argsKey?: string | null };
 
 /** What the timeline shows; URL params `kind` (comma list), `tool`, `failed=1`, `retried=1`, `dedup=1`, `q`. */
 export interface StepFilter {

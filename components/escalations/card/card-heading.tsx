@@ -1,0 +1,33 @@
+"use client";
+
+import Link from "next/link";
+import { ago } from "@/components/tasks/format.ts";
+import { exactTitle, Timestamp } from "@/components/ui/timestamp.tsx";
+import { REASONS } from "./reasons.ts";
+import type { EscalationCard } from "./use-decision-form.ts";
+
+/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, age, due time and the role it is escalated to. */
+export function CardHeading({ e }: { e: EscalationCard }) {
+  return (
+    <div>
+      <div className="flex flex-wrap items-center gap-2 text-xs tracking-wide text-zinc-500 uppercase">
+        {REASONS[e.reason] ?? e.reason}
+        {e.overdue && (
+          <span className="rounded bg-red-100 px-1.5 py-0.5 font-semibold text-red-800 normal-case">
+            ⚠ Overdue (was due <span title={exactTitle(e.dueAt)}>{ago(e.dueAt)}</span>)
+          </span>
+        )}
+      </div>
+      <h2 className="mt-1 text-lg font-semibold [overflow-wrap:anywhere]">{e.message}</h2>
+      <p className="mt-1 text-sm text-zinc-600 [overflow-wrap:anywhere]">
+        <Link className="underline" href={`/tasks/${e.taskId}`} dir="auto">
+          {e.goal.slice(0, 160)}
+        </Link>
+      </p>
+      <p className="mt-1 text-xs text-zinc-500">
+        <bdi>{e.profile.name}</bdi> · opened <span title={exactTitle(e.createdAt)}>{ago(e.createdAt)}</span> · due <Timestamp date={e.dueAt} /> · for{" "}
+        {e.assigneeRole}
+      </p>
+    </div>
+  );
+}

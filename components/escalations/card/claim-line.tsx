@@ -1,0 +1,62 @@
+"use client";
+
+import { ago } from "@/components/tasks/format.ts";
+import { exactTitle } from "@/components/ui/timestamp.tsx";
+
+/** "<name> is on this": claim, take over (confirmed), release; the button says so while the request is in flight. */
+export function ClaimLine({
+  claimedBy,
+  claimedAt,
+  me,
+  closed,
+  pending,
+  onClaim,
+  onTakeOver,
+  onRelease,
+}: {
+  claimedBy: string | null;
+  claimedAt: Date | null;
+  me: string;
+  closed: boolean;
+  pending: boolean;
+  onClaim: () => void;
+  onTakeOver: (from: string) => void;
+  onRelease: () => void;
+}) {
+  const since = claimedAt ? <span title={exactTitle(claimedAt)}> (since {ago(claimedAt)})</span> : null;
+  const button = "rounded-md border border-zinc-300 px-3 py-1 text-sm disabled:opacity-50";
+  return (
+    <div
+      className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-zinc-200 px-3 py-2 text-sm"
+      data-testid="claim"
+      aria-busy={pending}
+    >
+      {claimedBy === null ? (
+        <span className="text-zinc-600">Nobody is on this yet.</span>
+      ) : (
+        <span className="min-w-0 [overflow-wrap:anywhere]">
+          <span className="font-medium">
+            <bdi>{claimedBy}</bdi> is on this
+          </span>
+          {claimedBy === me ? " (you)" : ""}
+          {since}
+          {claimedBy !== me && !closed ? <span className="text-zinc-500"> — you can still decide; the card shows who is on it.</span> : null}
+        </span>
+      )}
+      {!closed &&
+        (claimedBy === null ? (
+          <button type="button" className={button} disabled={pending} onClick={onClaim}>
+            {pending ? "Claiming…" : "I’m on this"}
+          </button>
+        ) : claimedBy === me ? (
+          <button type="button" className={button} disabled={pending} onClick={onRelease}>
+            {pending ? "Releasing…" : "Release"}
+          </button>
+        ) : (
+          <button type="button" className={button} disabled={pending} onClick={() => onTakeOver(claimedBy)}>
+            {pending ? "Taking over…" : "Take over"}
+          </button>
+        ))}
+    </div>
+  );
+}

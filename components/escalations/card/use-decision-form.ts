@@ -1,0 +1,115 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useEffect, useRef, useState } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import { MAX_EXTRA, type EscalationDecision } from "@/lib/contracts/escalation.ts";
+import type { AppRouter } from "@/server/api/root.ts";
+import { parseFactDrafts, type FactDrafts } from "../fact-editor.tsx";
+
+/** One escalation as the card reads it (`escalation.get`). */
+export type EscalationCard = inferRouterOutputs<AppRouter>["escalation"]["get"];
+
+/** Undo window the inbox gives every decision (seconds). */
+export const UI_UNDO_SECONDS = 10;
+
+/**
+ * A typed budget raise: undefined when empty, else the number, or the error naming the field and
+ * its limits (steps and tokens whole numbers from 0; dollars more than 0).
+ */
+export function parseExtra(kind: "steps" | "tokens" | "usd", text: string): { value?: number; error?: string } {
+  const t = text.trim();
+  if (t === "") return {};
+  if (kind === "usd") {
+    const n = Number(t);
+    // Plain decimals only: "1e3" or "0x10" are numbers to JavaScript, not to a person typing dollars.
+    return /^\d+(\.\d+)?$|^\.\d+$/.test(t) && n > 0 && n <= MAX_EXTRA.usd ? { value: n } : { error: `Extra dollars: more than 0 and at most ${MAX_EXTRA.usd}` };
+  }
+  const label = kind === "steps" ? "Extra steps" : "Extra tokens";
+  const n = /^\d+$/.test(t) ? Number(t) : NaN;
+  return Number.isInteger(n) && n >= 0 && n <= MAX_EXTRA[kind] ? { value: n } : { error: `${label}: a whole number from 0 to ${MAX_EXTRA[kind]}` };
+}
+
+/**
+ * The decision form's state and the card's mutations: guidance, the budget raise (typed text, parsed
+ * with {@link parseExtra}), fact edits, the dead-end and reject reasons; `send` decides with what
+ * applies to that decision (a raise and fact edits only for the decisions that start a run). On a
+ * budget escalation the raise field of the ceiling that was hit takes focus once.
+ */
+export function useDecisionForm(escalationId: string, e: EscalationCard | undefined) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [guidance, setGuidance] = useState("");
+  const [extraSteps, setExtraSteps] = useState("");
+  const [extraTokens, setExtraTokens] = useState("");
+  const [extraUsd, setExtraUsd] = useState("");
+  const [factDrafts, setFactDrafts] = useState<FactDrafts>({});
+  const [deadEndReason, setDeadEndReason] = useState("");
+  const [rejectReason, setRejectReason] = useState("");
+  const stepsInput = useRef<HTMLInputElement>(null);
+  const tokensInput = useRef<HTMLInputElement>(null);
+  const usdInput = useRef<HTMLInputElement>(null);
+  // Settle only once the card has been read again, so the pending state lasts until the card shows the outcome.
+  const refresh = () => queryClient.invalidateQueries();
+  const decide = useMutation(trpc.escalation.decide.mutationOptions({ onSettled: refresh }));
+  const undo = useMutation(trpc.escalation.undo.mutationOptions({ onSettled: refresh }));
+  const claim = useMutation(trpc.escalation.claim.mutationOptions({ onSettled: refresh }));
+  const release = useMutation(trpc.escalation.release.mutationOptions({ onSettled: refresh }));
+
+  const ceilingKind = e?.status === "open" ? e.ceiling?.kind : undefined;
+  useEffect(() => {
+    const field = ceilingKind === "cost" ? usdInput : ceilingKind === "tokens" ? tokensInput : ceilingKind === "steps" ? stepsInput : null;
+    field?.current?.focus();
+  }, [ceilingKind]);
+
+  const hasTokenBudget = e?.spend.tokenBudget !== null && e?.spend.tokenBudget !== undefined;
+  const hasDollarBudget = e?.spend.costBudgetUsd !== null && e?.spend.costBudgetUsd !== undefined;
+  const steps = parseExtra("steps", extraSteps);
+  const tokens = hasTokenBudget ? parseExtra("tokens", extraTokens) : {};
+  const dollars = hasDollarBudget ? parseExtra("usd", extraUsd) : {};
+  const facts = parseFactDrafts(factDrafts);
+  const factProblems = Object.values(facts.problems);
+  const budgetErrors = [steps.error, tokens.error, dollars.error].filter((x): x is string => !!x);
+  /** Resume / Approve / Reject start a run: they carry the budget raise and the fact edits, so these must be valid. */
+  const resumeBlocked = budgetErrors.length > 0 || factProblems.length > 0;
+  const increase = {
+    ...(steps.value ? { steps: steps.value } : {}),
+    ...(tokens.value ? { tokens: tokens.value } : {}),
+    ...(dollars.value ? { usd: dollars.value } : {}),
+  };
+  const send = (decision: EscalationDecision) => {
+    decide.reset();
+    undo.reset();
+    const resuming = decision === "resume" || decision === "approve" || decision === "reject";
+    decide.mutate({
+      escalationId,
+      decision,
+      guidance: (decision === "reject" ? rejectReason || guidance : guidance) || undefined,
+      budgetIncrease: resuming && Object.keys(increase).length ? increase : undefined,
+      factEdits: resuming && Object.keys(facts.edits).length ? facts.edits : undefined,
+      deadEndReason: decision === "dead_end" ? deadEndReason : undefined,
+      undoSeconds: UI_UNDO_SECONDS,
+    });
+  };
+  // Resuming a budget stop without raising the ceiling that was hit stops again at once.
+  const ceiling = e?.ceiling ?? null;
+  const ceilingUnraised = ceiling !== null && (ceiling.kind === "cost" ? !dollars.value : ceiling.kind === "tokens" ? !tokens.value : !steps.value);
+
+  return {
+    fields: { guidance, setGuidance, extraSteps, setExtraSteps, extraTokens, setExtraTokens, extraUsd, setExtraUsd, factDrafts, setFactDrafts },
+    reasons: { deadEndReason, setDeadEndReason, rejectReason, setRejectReason },
+    refs: { stepsInput, tokensInput, usdInput },
+    parsed: { steps, tokens, dollars, hasTokenBudget, hasDollarBudget },
+    budgetErrors,
+    resumeBlocked,
+    ceilingUnraised,
+    send,
+    mutations: { decide, undo, claim, release },
+    /** The decision in flight: which one, so its button says so. */
+    pendingDecision: decide.isPending ? decide.variables.decision : null,
+    error: decide.error ?? undo.error ?? claim.error ?? release.error,
+  };
+}
+
+export type DecisionForm = ReturnType<typeof useDecisionForm>;

@@ -1,0 +1,163 @@
+"use client";
+
+import { createColumnHelper } from "@tanstack/react-table";
+import type { inferRouterOutputs } from "@trpc/server";
+import { Check, Copy } from "lucide-react";
+import Link from "next/link";
+import { useState } from "react";
+import { StatusBadge } from "@/components/ui/status-badge.tsx";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
+import type { AppRouter } from "@/server/api/root.ts";
+import { compactNumber, elapsed, shortId, usd } from "../format.ts";
+import { RelativeTime, useTickingNow } from "../relative-time.tsx";
+
+export type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
+
+/** The short task id as a link to its run page, and a button that copies the whole id. */
+function CopyId({ id }: { id: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <span className="inline-flex items-center gap-1">
+      <Link href={`/tasks/${id}`} className="font-mono text-xs text-zinc-700 hover:underline" title={id}>
+        {shortId(id)}
+      </Link>
+      <button
+        type="button"
+        className="rounded p-0.5 text-zinc-400 hover:bg-zinc-100 hover:text-zinc-800"
+        aria-label={`Copy task id ${id}`}
+        title={`Copy ${id}`}
+        onClick={() => {
+          void navigator.clipboard?.writeText(id).then(() => {
+            setCopied(true);
+            setTimeout(() => setCopied(false), 1_500);
+          });
+        }}
+      >
+        {copied ? <Check aria-hidden className="h-3.5 w-3.5 text-emerald-600" /> : <Copy aria-hidden className="h-3.5 w-3.5" />}
+      </button>
+    </span>
+  );
+}
+
+function Duration({ row }: { row: TaskRow }) {
+  const now = useTickingNow();
+  return <span className="tabular-nums">{elapsed(row.startedAt, row.endedAt, now)}</span>;
+}
+
+/** Completed tasks: clean, with alerts, or with gaps (and alerts), under the status badge. */
+function Outcome({ row }: { row: TaskRow }) {
+  const alerts = `${row.alerts} alert${row.alerts === 1 ? "" : "s"}`;
+  if (row.outcome === "completed_with_gaps")
+    return (
+      <span
+        className="rounded bg-amber-100 px-1 text-xs font-medium text-amber-900"
+        data-testid="outcome"
+        title="Completed, but part of the goal was not done (see the task's result)"
+      >
+        with gaps{row.alerts > 0 ? ` · ${alerts}` : ""}
+      </span>
+    );
+  if (row.outcome === "with_alerts")
+    return (
+      <span className="text-xs text-amber-800" data-testid="outcome">
+        with {alerts}
+      </span>
+    );
+  if (row.outcome === "clean")
+    return (
+      <span className="text-xs text-zinc-500" data-testid="outcome">
+        clean
+      </span>
+    );
+  return null;
+}
+
+const col = createColumnHelper<TaskRow>();
+
+/** The task table's columns (sizes in px; the goal column takes what is left). */
+export const columns = [
+  col.accessor("id", {
+    header: "ID",
+    size: 100,
+    cell: (c) => (
+      <div>
+        <CopyId id={c.getValue()} />
+        <div className="truncate text-xs text-zinc-500" title={`launched by ${c.row.original.createdBy}`}>
+          by <bdi>{c.row.original.createdBy}</bdi>
+        </div>
+      </div>
+    ),
+  }),
+  col.accessor("status", {
+    header: "Status",
+    size: 140,
+    cell: (c) => (
+      <div className="flex flex-col items-start gap-0.5">
+        <StatusBadge status={c.getValue()} />
+        <Outcome row={c.row.original} />
+      </div>
+    ),
+  }),
+  col.accessor("goal", {
+    header: "Goal",
+    size: 190,
+    cell: (c) => (
+      <div className="min-w-0">
+        <Link
+          href={`/tasks/${c.row.original.id}`}
+          className="line-clamp-2 font-medium break-words [overflow-wrap:anywhere] text-zinc-900 hover:underline"
+          title={c.getValue()}
+          dir="auto"
+        >
+          {c.getValue()}
+        </Link>
+      </div>
+    ),
+  }),
+  col.accessor("profileName", {
+    header: "Profile",
+    size: 120,
+    cell: (c) => (
+      <div className="min-w-0">
+        <div className="truncate">
+          <bdi>{c.getValue()}</bdi>
+        </div>
+        <div className="truncate text-xs text-zinc-500">{c.row.original.model}</div>
+      </div>
+    ),
+  }),
+  col.display({
+    id: "steps",
+    header: "Steps / budget",
+    size: 95,
+    cell: (c) => (
+      <span className="tabular-nums">
+        {c.row.original.stepsUsed} / {c.row.original.stepBudget}
+      </span>
+    ),
+  }),
+  col.accessor("tokens", {
+    header: "Tokens",
+    size: 70,
+    cell: (c) => (
+      <span className="tabular-nums" title={c.getValue().toLocaleString("en-US")}>
+        {compactNumber(c.getValue())}
+      </span>
+    ),
+  }),
+  col.accessor("costUsd", { header: "Cost", size: 75, cell: (c) => <span className="tabular-nums">{usd(c.getValue())}</span> }),
+  col.accessor("createdAt", {
+    header: "Started",
+    size: 175,
+    cell: (c) => (
+      <div className="whitespace-nowrap">
+        <RelativeTime date={c.row.original.startedAt ?? c.getValue()} />
+        <Timestamp className="block font-mono text-xs text-zinc-500" date={c.row.original.startedAt ?? c.getValue()} />
+      </div>
+    ),
+  }),
+  col.display({ id: "duration", header: "Duration", size: 70, cell: (c) => <Duration row={c.row.original} /> }),
+];
+
+/** The table's least width: the sum of its columns. */
+export const TABLE_WIDTH = columns.reduce((sum, c) => sum + (c.size ?? 100), 0);

@@ -1,0 +1,89 @@
+"use client";
+
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useState } from "react";
+import { useReplaceParams } from "@/components/ui/use-replace-params.ts";
+import { FAILURE_CLASSES } from "@/lib/contracts/failure.ts";
+
+export const STATUS_OPTIONS = [
+  ["queued", "Queued"],
+  ["running", "Running"],
+  ["waiting_for_human", "Waiting on human"],
+  ["completed", "Completed"],
+  ["dead_end", "Dead end"],
+  ["failed", "Failed"],
+  ["cancelled", "Cancelled"],
+] as const;
+type StatusValue = (typeof STATUS_OPTIONS)[number][0];
+export const OUTCOME_OPTIONS = [
+  ["clean", "Completed clean"],
+  ["with_alerts", "Completed with alerts"],
+  ["completed_with_gaps", "Completed with gaps"],
+] as const;
+type OutcomeValue = (typeof OUTCOME_OPTIONS)[number][0];
+const DAY_MS = 86_400_000;
+
+/** "YYYY-MM-DD" → midnight UTC of that day; null when not such a date. */
+export function dayStart(value: string | null): Date | null {
+  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  const d = new Date(`${value}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/**
+ * The task list's filters, in the URL (`status`, `profile`, `outcome`, `model`, `failure`, `from`,
+ * `to`, `q`, `sort`; unknown values are ignored): the values, `input` for `task.list` (launch days
+ * as UTC instants, `to` inclusive), `setParam` (null clears), `clear` (keeps the sort), and the
+ * search box's draft, written to the URL 300 ms after typing stops.
+ */
+export function useTaskListParams() {
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const status = (search.get("status") ?? "").split(",").filter((s): s is StatusValue => STATUS_OPTIONS.some(([v]) => v === s));
+  const profile = search.get("profile") ?? "";
+  const outcomeParam = search.get("outcome");
+  const outcome = OUTCOME_OPTIONS.some(([v]) => v === outcomeParam) ? (outcomeParam as OutcomeValue) : undefined;
+  const model = search.get("model") ?? "";
+  const failureParam = search.get("failure");
+  const failure = FAILURE_CLASSES.find((c) => c === failureParam);
+  const fromDay = search.get("from") ?? "";
+  const toDay = search.get("to") ?? "";
+  const q = search.get("q") ?? "";
+  const sort = search.get("sort") === "oldest" ? ("oldest" as const) : ("newest" as const);
+  const from = dayStart(fromDay);
+  const toStart = dayStart(toDay);
+  const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!q;
+
+  const setParam = useReplaceParams();
+  const clear = useCallback(
+    (keepSort: boolean) => router.replace(keepSort && sort === "oldest" ? `${pathname}?sort=oldest` : pathname, { scroll: false }),
+    [router, pathname, sort],
+  );
+
+  // The search box updates the URL 300 ms after typing stops.
+  const [qDraft, setQDraft] = useState(q);
+  useEffect(() => setQDraft(q), [q]);
+  useEffect(() => {
+    if (qDraft === q) return;
+    const t = setTimeout(() => setParam({ q: qDraft.trim() || null }), 300);
+    return () => clearTimeout(t);
+  }, [qDraft, q, setParam]);
+
+  const input = {
+    limit: 100,
+    sort,
+    ...(status.length ? { status } : {}),
+    ...(profile ? { profile } : {}),
+    ...(outcome ? { outcome } : {}),
+    ...(model ? { model } : {}),
+    ...(failure ? { failure } : {}),
+    ...(from ? { from } : {}),
+    ...(toStart ? { to: new Date(toStart.getTime() + DAY_MS) } : {}),
+    ...(q ? { q } : {}),
+  } as const;
+
+  return { status, profile, outcome, model, failure, fromDay, toDay, sort, filtered, input, setParam, clear, qDraft, setQDraft };
+}
+
+export type TaskListParams = ReturnType<typeof useTaskListParams>;

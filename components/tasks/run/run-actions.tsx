@@ -1,0 +1,104 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTaskActions } from "@/components/auth/use-me.ts";
+import { useTRPC } from "@/components/trpc.tsx";
+import { TERMINAL_TASK_STATUSES } from "@/lib/contracts/status.ts";
+import { EscalateDialog } from "../escalate-dialog.tsx";
+import type { RunTask } from "./use-run-queries.ts";
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_TASK_STATUSES);
+
+/** True when the task never runs again on its own (lib/contracts/status.ts). */
+export const isTerminal = (status: string) => TERMINAL.has(status);
+
+const outline = "rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50";
+
+/**
+ * The header's mutations (checkpoint now, escalate, resume, cancel), each refetching the task when
+ * it succeeds; `error` is the first one that failed.
+ */
+export function useRunActions(taskId: string, onDone: () => void) {
+  const trpc = useTRPC();
+  const cancel = useMutation(trpc.task.cancel.mutationOptions({ onSuccess: onDone }));
+  const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions({ onSuccess: onDone }));
+  const resume = useMutation(trpc.task.resume.mutationOptions({ onSuccess: onDone }));
+  const escalateNow = useMutation(trpc.escalation.request.mutationOptions({ onSuccess: onDone }));
+  const error = escalateNow.error ?? resume.error ?? requestCheckpoint.error ?? cancel.error;
+  return { cancel, requestCheckpoint, resume, escalateNow, error };
+}
+
+export type RunActionsState = ReturnType<typeof useRunActions>;
+
+/**
+ * The header's buttons for who may act on the task (its operator, an admin): Checkpoint now and
+ * Escalate while running, Resume after a failure or cancel, Cancel until it ends; for anyone else
+ * the reason they are not offered.
+ */
+export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }) {
+  const actions = useTaskActions(t.createdBy);
+  const [escalateOpen, setEscalateOpen] = useState(false);
+  const latestRun = t.runs.at(-1);
+  const taskId = t.id;
+  return (
+    <>
+      <EscalateDialog
+        open={escalateOpen}
+        onOpenChange={setEscalateOpen}
+        pending={a.escalateNow.isPending}
+        onSubmit={(note) => a.escalateNow.mutate({ taskId, note }, { onSuccess: () => setEscalateOpen(false) })}
+      />
+      {actions.allowed && t.status === "running" && (
+        <button
+          type="button"
+          className={outline}
+          disabled={a.requestCheckpoint.isPending || latestRun?.checkpointRequested}
+          title="Take a checkpoint after the turn in flight"
+          onClick={() => a.requestCheckpoint.mutate({ taskId })}
+        >
+          {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
+        </button>
+      )}
+      {actions.allowed && t.status === "running" && (
+        <button
+          type="button"
+          className="rounded-md border border-amber-500 px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-50 disabled:opacity-50"
+          disabled={a.escalateNow.isPending || a.escalateNow.isSuccess}
+          title="Checkpoint and put a decision in front of a human after the turn in flight"
+          onClick={() => setEscalateOpen(true)}
+        >
+          {a.escalateNow.isSuccess ? "Escalation requested" : "Escalate"}
+        </button>
+      )}
+      {actions.allowed && (t.status === "failed" || t.status === "cancelled") && (
+        <button
+          type="button"
+          className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
+          disabled={a.resume.isPending}
+          title="A new run from the latest good checkpoint (choose another one, or add guidance, in the Checkpoints tab)"
+          onClick={() => a.resume.mutate({ taskId })}
+        >
+          Resume
+        </button>
+      )}
+      {actions.allowed && !isTerminal(t.status) && (
+        <button
+          type="button"
+          className={outline}
+          disabled={a.cancel.isPending}
+          onClick={() => {
+            if (window.confirm("Cancel this task? The run stops after the step in flight.")) a.cancel.mutate({ taskId });
+          }}
+        >
+          Cancel task
+        </button>
+      )}
+      {actions.why && (!isTerminal(t.status) || t.status === "failed" || t.status === "cancelled") && (
+        <span className="text-xs text-zinc-500" data-testid="task-actions-refused">
+          {actions.why}
+        </span>
+      )}
+    </>
+  );
+}

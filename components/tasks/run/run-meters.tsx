@@ -1,0 +1,73 @@
+"use client";
+
+import type React from "react";
+import { cn } from "@/components/ui/cn.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { compactNumber, elapsed, usd } from "../format.ts";
+import { RelativeTime, useTickingNow } from "../relative-time.tsx";
+import type { TimelineStep } from "../timeline.tsx";
+import type { RunTask } from "./use-run-queries.ts";
+
+/** One header figure: label, value, optional detail line, and a budget bar when `fraction` (0–1) is given. */
+export function Meter({ label, value, detail, fraction }: { label: string; value: React.ReactNode; detail?: React.ReactNode; fraction?: number }) {
+  return (
+    <div className="min-w-32">
+      <div className="text-xs tracking-wide text-zinc-500 uppercase">{label}</div>
+      <div className="text-lg font-semibold tabular-nums">{value}</div>
+      {fraction !== undefined && (
+        <div
+          className="mt-1 h-1.5 w-full overflow-hidden rounded-full bg-zinc-200"
+          role="meter"
+          aria-label={label}
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(fraction * 100)}
+        >
+          <div
+            className={cn("h-full rounded-full", fraction >= 0.9 ? "bg-red-500" : fraction >= 0.7 ? "bg-amber-500" : "bg-zinc-900")}
+            style={{ width: `${Math.min(100, fraction * 100)}%` }}
+          />
+        </div>
+      )}
+      {detail && <div className="text-xs text-zinc-500">{detail}</div>}
+    </div>
+  );
+}
+
+/** The header's meters: steps, tokens and cost against their budgets, duration, and the last step's age. */
+export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastStep: TimelineStep | undefined; offline: boolean }) {
+  const now = useTickingNow();
+  const lastActivity = lastStep ? (lastStep.endedAt ?? lastStep.startedAt) : null;
+  const tokens = t.usage.promptTokens + t.usage.completionTokens;
+  return (
+    <div className="mt-4 flex flex-wrap gap-x-8 gap-y-3">
+      <Meter label="Steps" value={`${t.usage.steps} / ${t.stepBudget}`} fraction={t.usage.steps / t.stepBudget} />
+      <Meter
+        label="Tokens"
+        value={`${compactNumber(tokens)}${t.tokenBudget ? ` / ${compactNumber(t.tokenBudget)}` : ""}`}
+        detail={`${compactNumber(t.usage.promptTokens)} in (${compactNumber(t.usage.cachedTokens)} cached) · ${compactNumber(t.usage.completionTokens)} out`}
+        fraction={t.tokenBudget ? tokens / t.tokenBudget : undefined}
+      />
+      <Meter
+        label="Cost"
+        value={`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}
+        fraction={t.costBudgetUsd ? t.usage.costUsd / t.costBudgetUsd : undefined}
+        detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`}
+      />
+      <Meter
+        label="Duration"
+        value={elapsed(t.startedAt, t.endedAt, now)}
+        detail={
+          t.startedAt ? (
+            <>
+              started <Timestamp className="font-mono" date={t.startedAt} />
+            </>
+          ) : (
+            "not started"
+          )
+        }
+      />
+      <Meter label="Last step" value={lastActivity ? <RelativeTime date={lastActivity} /> : "—"} detail={lastStep ? lastStep.stepId : undefined} />
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { useLiveUpdates } from "@/components/live/use-live-updates.tsx";
+import { useTRPC } from "@/components/trpc.tsx";
+
+/**
+ * Live updates invalidate the `task` queries (components/live); the working-set queries follow them:
+ * whenever the task or its steps come back with a new data object (a live change, or the polling
+ * fallback), the `workingSet` queries are invalidated too.
+ */
+function useRefreshWorkingSetWith(task: unknown, steps: unknown) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const previous = useRef<{ task: unknown; steps: unknown } | null>(null);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = { task, steps };
+    const changed = (now: unknown, then: unknown) => now !== undefined && then !== undefined && now !== then;
+    if (before && (changed(task, before.task) || changed(steps, before.steps))) void queryClient.invalidateQueries(trpc.workingSet.pathFilter());
+  }, [task, steps, queryClient, trpc]);
+}
+
+/**
+ * The run page's server state: the task, its step rows, the fact-change summary and the checkpoints,
+ * kept fresh by the change feed (`live`) with polling as the fallback (every 30 s while live, 5 s
+ * otherwise).
+ */
+export function useRunQueries(taskId: string) {
+  const trpc = useTRPC();
+  const live = useLiveUpdates(taskId);
+  const refetchInterval = live === "live" ? 30_000 : 5_000;
+  const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
+  const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
+  const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
+  const checkpoints = useQuery({ ...trpc.task.checkpoints.queryOptions({ taskId }), refetchInterval });
+  useRefreshWorkingSetWith(task.data, steps.data);
+  return { live, task, steps, factSummary, checkpoints };
+}
+
+export type RunQueries = ReturnType<typeof useRunQueries>;
+export type RunTask = NonNullable<RunQueries["task"]["data"]>;
