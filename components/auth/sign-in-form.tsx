@@ -55,6 +55,17 @@ export function SignInForm() {
     else setError(typeof res.data.message === "string" ? res.data.message : "single sign-on is not available");
   };
 
+  // Until the server says whether any account exists, neither "Sign in" nor "Create an account" is
+  // shown: on a fresh install the first answer is "create", and a flash of "Sign in" misleads.
+  if (options.isPending && mode === null) {
+    return (
+      <div className="mx-auto mt-16 max-w-sm rounded-lg border border-zinc-200 bg-white p-6 shadow-sm" aria-busy="true" data-testid="sign-in-loading">
+        <div className="h-6 w-2/3 animate-pulse rounded bg-zinc-200" />
+        <div className="mt-4 h-24 animate-pulse rounded bg-zinc-100" />
+        <span className="sr-only">Loading the sign-in form…</span>
+      </div>
+    );
+  }
   return (
     <div className="mx-auto mt-16 max-w-sm rounded-lg border border-zinc-200 bg-white p-6 shadow-sm">
       <h1 className="text-xl font-semibold">{effective === "sign-up" ? "Create an account" : "Sign in to Longhaul"}</h1>
@@ -73,12 +84,19 @@ export function SignInForm() {
           {effective === "sign-up" && (
             <label className="block text-sm">
               Name
-              <input name="name" required maxLength={100} autoComplete="name" className="mt-1 w-full rounded border border-zinc-300 px-2 py-1" />
+              <input name="name" required maxLength={100} autoComplete="name" className="mt-1 w-full rounded border border-zinc-300 bg-white px-2 py-1" />
             </label>
           )}
           <label className="block text-sm">
             Email
-            <input name="email" type="email" required maxLength={200} autoComplete="email" className="mt-1 w-full rounded border border-zinc-300 px-2 py-1" />
+            <input
+              name="email"
+              type="email"
+              required
+              maxLength={200}
+              autoComplete="email"
+              className="mt-1 w-full rounded border border-zinc-300 bg-white px-2 py-1"
+            />
           </label>
           <label className="block text-sm">
             Password
@@ -89,7 +107,7 @@ export function SignInForm() {
               minLength={8}
               maxLength={128}
               autoComplete={effective === "sign-up" ? "new-password" : "current-password"}
-              className="mt-1 w-full rounded border border-zinc-300 px-2 py-1"
+              className="mt-1 w-full rounded border border-zinc-300 bg-white px-2 py-1"
             />
           </label>
           {error && (

@@ -3,6 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import type { LiveState } from "@/components/live/use-live-updates.tsx";
+import { catchUp } from "@/components/live/catch-up.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 
 /** Table names in the change feed whose writes can move a cost figure's task (status, end reason, new runs). */
@@ -21,7 +22,12 @@ export function useCostLive(throttleMs = 2_000): LiveState {
   useEffect(() => {
     const source = new EventSource("/api/live");
     let timer: ReturnType<typeof setTimeout> | null = null;
-    source.onopen = () => setState("live");
+    let stopCatchUp = () => {};
+    source.onopen = () => {
+      setState("live");
+      stopCatchUp();
+      stopCatchUp = catchUp(queryClient, trpc.cost.pathFilter(), Date.now());
+    };
     source.onerror = () => setState("polling");
     source.onmessage = (message: MessageEvent<string>) => {
       let table = "";
@@ -38,6 +44,7 @@ export function useCostLive(throttleMs = 2_000): LiveState {
     };
     return () => {
       source.close();
+      stopCatchUp();
       if (timer) clearTimeout(timer);
     };
   }, [queryClient, trpc, throttleMs]);

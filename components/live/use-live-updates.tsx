@@ -3,12 +3,15 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { catchUp } from "./catch-up.ts";
 
 export type LiveState = "connecting" | "live" | "polling";
 
 /**
  * Subscribes to `/api/live` (SSE over PostgreSQL LISTEN/NOTIFY) and invalidates the task queries
- * when something changes — for one task when `taskId` is given. While the stream is down the state
+ * when something changes — for one task when `taskId` is given — and, each time the stream opens,
+ * those read before it opened (catch-up.ts), so a page opened, reconnected or left in the
+ * background converges without waiting for a new event. While the stream is down the state
  * is "polling" and callers fall back to a 5 s refetch interval (UI.md: live over SSE with a
  * polling fallback).
  */
@@ -19,12 +22,22 @@ export function useLiveUpdates(taskId?: string): LiveState {
 
   useEffect(() => {
     const source = new EventSource(taskId ? `/api/live?taskId=${encodeURIComponent(taskId)}` : "/api/live");
-    source.onopen = () => setState("live");
+    let stopCatchUp = () => {};
+    // Every (re)connect catches up on what was written before the stream was subscribed: the first
+    // read of the page, and anything during an outage, may predate it (catch-up.ts).
+    source.onopen = () => {
+      setState("live");
+      stopCatchUp();
+      stopCatchUp = catchUp(queryClient, trpc.task.pathFilter(), Date.now());
+    };
     source.onerror = () => setState("polling");
     source.onmessage = () => {
       void queryClient.invalidateQueries(trpc.task.pathFilter());
     };
-    return () => source.close();
+    return () => {
+      source.close();
+      stopCatchUp();
+    };
   }, [taskId, queryClient, trpc]);
 
   return state;
