@@ -26,10 +26,11 @@ export async function createTestProfile(db: PrismaClient, label: string, overrid
     description: _description,
     createdAt: _createdAt,
     updatedAt: _updatedAt,
+    mcpServers,
     ...base
   } = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
   const name = `${label}-${ulid().toLowerCase()}`;
-  await db.agentProfile.create({ data: { ...base, name, description: `checkpoint test profile (${label})`, ...overrides } });
+  await db.agentProfile.create({ data: { ...base, mcpServers: mcpServers ?? [], name, description: `checkpoint test profile (${label})`, ...overrides } });
   return name;
 }
 
