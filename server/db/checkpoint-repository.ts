@@ -43,6 +43,49 @@ export async function runFacts({ prisma, runId, since }: { prisma: PrismaClient;
   return out;
 }
 
+/**
+ * The facts a run starting from checkpoint `checkpoint` carries beyond the checkpoint's own working
+ * set, latest value per key, oldest first: this run's facts recorded after it and — when it is the
+ * task's latest good checkpoint, i.e. the state the task stopped in — every fact recorded after it by
+ * the run that took it and by the runs that started from it since (a cancelled, failed or escalated
+ * run whose last steps came after its last checkpoint). So a resume never loses a fact the stopped
+ * run established; a task without a checkpoint keeps every fact the same way (startRun). A resume
+ * from an older checkpoint than the latest is a deliberate return to that older state: only its own
+ * facts are added (the dialog says what will be redone, task.resumePreview).
+ */
+export async function factsAfterCheckpoint({
+  prisma,
+  checkpoint,
+  runId,
+}: {
+  prisma: PrismaClient;
+  checkpoint: { id: string; taskId: string; runId: string; seq: number; createdAt: Date };
+  runId: string;
+}): Promise<WorkingSet> {
+  const run = await prisma.run.findUnique({ where: { id: runId }, select: { startedAt: true } });
+  // "Latest" as of this run's start: a checkpoint written afterwards by another run (a cancel
+  // checkpoint that lost the race with this resume) does not make the start an older state.
+  const latest = await prisma.checkpoint.findFirst({
+    where: { taskId: checkpoint.taskId, good: true, ...(run ? { createdAt: { lte: run.startedAt } } : {}) },
+    orderBy: { seq: "desc" },
+    select: { seq: true },
+  });
+  const isLatest = !latest || latest.seq <= checkpoint.seq;
+  const runIds = new Set([runId]);
+  if (isLatest) {
+    runIds.add(checkpoint.runId);
+    const fromIt = await prisma.run.findMany({ where: { taskId: checkpoint.taskId, fromCheckpointId: checkpoint.id }, select: { id: true } });
+    for (const r of fromIt) runIds.add(r.id);
+  }
+  const rows = await prisma.fact.findMany({
+    where: { taskId: checkpoint.taskId, runId: { in: [...runIds] }, createdAt: { gt: checkpoint.createdAt } },
+    orderBy: { createdAt: "asc" },
+  });
+  const out: WorkingSet = {};
+  for (const r of rows) out[r.key] = r.value;
+  return out;
+}
+
 function effectEntry(e: { idempotencyKey: string; tool: string; result: unknown }): CompletedStepSummary {
   return { stepId: `effect:${e.idempotencyKey}`, tool: e.tool, summary: `${e.tool} already committed; result ${JSON.stringify(e.result)}` };
 }
@@ -88,7 +131,7 @@ export async function startSegment({
   }
   const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId } });
   if (!cp || cp.taskId !== taskId) throw new Error(`checkpoint ${checkpointId} of task ${taskId} not found`);
-  const workingSet = { ...(cp.workingSet as WorkingSet), ...(await runFacts({ prisma, runId, since: cp.createdAt })) };
+  const workingSet = { ...(cp.workingSet as WorkingSet), ...(await factsAfterCheckpoint({ prisma, checkpoint: cp, runId })) };
   const carried = new Set(((cp.sideEffects as { idempotencyKey: string }[] | null) ?? []).map((e) => e.idempotencyKey));
   const later = (await listCommittedEffects({ prisma, taskId, since: cp.createdAt })).filter((e) => !carried.has(e.idempotencyKey));
   const completedSteps = compactCompletedSteps([...(cp.completedSteps as unknown as CompletedStepSummary[]), ...later.map(effectEntry)]);

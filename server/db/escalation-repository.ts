@@ -175,9 +175,11 @@ export function prismaDecidePorts({
     async recordDecision(input) {
       const now = await dbNow(prisma);
       const applyAfter = input.undoSeconds > 0 ? new Date(now.getTime() + input.undoSeconds * 1000) : null;
+      const holders = [input.actor, ...(input.takeOverFrom ? [input.takeOverFrom] : [])];
       const updated = await prisma.escalation.updateMany({
-        where: { id: input.escalationId, status: "open" },
+        where: { id: input.escalationId, status: "open", OR: [{ claimedBy: null }, { claimedBy: { in: holders } }] },
         data: {
+          ...(input.takeOverFrom ? { claimedBy: input.actor, claimedAt: now } : {}),
           status: "decided",
           decision: input.decision,
           decidedBy: input.actor,

@@ -221,9 +221,21 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       _count: { select: { checkpoints: true } },
       alerts: { orderBy: { createdAt: "asc" }, take: 500 },
       escalations: { orderBy: { createdAt: "desc" } },
+      forks: { select: { id: true, status: true, forkedFromCheckpointId: true, createdAt: true, createdBy: true }, orderBy: { createdAt: "asc" }, take: 200 },
     },
   });
   if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
+  const forkSource = task.forkedFromCheckpointId
+    ? await prisma.checkpoint.findUnique({ where: { id: task.forkedFromCheckpointId }, select: { seq: true } })
+    : null;
+  const forkSeqs = new Map(
+    (
+      await prisma.checkpoint.findMany({
+        where: { id: { in: task.forks.map((f) => f.forkedFromCheckpointId).filter((id): id is string => id !== null) } },
+        select: { id: true, seq: true },
+      })
+    ).map((c) => [c.id, c.seq]),
+  );
   const [usage] = await prisma.$queryRaw<{ steps: bigint; prompt: bigint | null; cached: bigint | null; completion: bigint | null }[]>`
     SELECT count(s.id) AS steps, sum(s."promptTokens") AS prompt, sum(s."cachedTokens") AS cached, sum(s."completionTokens") AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId} AND s.kind IN ('model','tool')`;
@@ -250,6 +262,19 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     createdAt: task.createdAt,
     startedAt: task.startedAt,
     endedAt: task.endedAt,
+    /** The task and checkpoint this one was forked from (a branch), or null. */
+    forkedFrom: task.forkedFromTaskId
+      ? { taskId: task.forkedFromTaskId, checkpointId: task.forkedFromCheckpointId, checkpointSeq: forkSource?.seq ?? null }
+      : null,
+    /** Tasks forked from this one, oldest first (at most 200), with the checkpoint each branched from. */
+    forks: task.forks.map((f) => ({
+      taskId: f.id,
+      status: f.status,
+      checkpointId: f.forkedFromCheckpointId,
+      checkpointSeq: f.forkedFromCheckpointId ? (forkSeqs.get(f.forkedFromCheckpointId) ?? null) : null,
+      createdAt: f.createdAt,
+      createdBy: f.createdBy,
+    })),
     runs: task.runs.map((r) => ({
       id: r.id,
       cause: r.cause,

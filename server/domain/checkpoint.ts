@@ -17,7 +17,9 @@ export type CheckpointReason =
   | "stall"
   | "request_human"
   | "tool_failure"
-  | "failure";
+  | "failure"
+  /** A person stopped the run (cancel): the state after its last finished step (server/db/cancel-checkpoint.ts). */
+  | "cancelled";
 
 /**
  * Decides whether the boundary after a model turn and its tool calls is a meaningful place for a

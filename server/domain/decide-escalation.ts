@@ -116,6 +116,12 @@ export const decideEscalationInputSchema = z
        * in the request; more records it with `applyAfter = database now + undoSeconds` and leaves the
        * application to the `escalation-apply` function, so the handler can undo it until then.
        */
+      /**
+       * The handler the caller saw holding the claim, to take the escalation over from them and decide
+       * ("Take over from …", audited with the decision). Without it, an escalation another handler
+       * has claimed is refused (CONFLICT naming who holds it).
+       */
+      takeOverFrom: textField("takeOverFrom", 100).pipe(z.string().min(1, "takeOverFrom: must not be empty")).optional(),
       undoSeconds: z
         .number("undoSeconds: a whole number of seconds")
         .int("undoSeconds: a whole number of seconds")
@@ -238,8 +244,10 @@ export interface DecidePorts {
   describeTarget?(escalationId: string): Promise<DecisionTarget | null>;
   /**
    * Guarded write: the escalation moves from `open` to `decided` with the decision, who and when
-   * (database clock), and `applyAfter` = database now + `undoSeconds` when that is above 0. Returns
-   * `{ok: true, applyAfter}`, `{ok: false, state}` when it was not open, or null when it does not exist.
+   * (database clock), and `applyAfter` = database now + `undoSeconds` when that is above 0 — only
+   * while it is unclaimed, claimed by `actor`, or claimed by `takeOverFrom` when given (then the
+   * claim moves to `actor` in the same write). Returns `{ok: true, applyAfter}`, `{ok: false, state}`
+   * when it was not open or someone else holds it, or null when it does not exist.
    */
   recordDecision(input: DecideEscalationInput & { actor: string }): Promise<GuardedWrite<{ applyAfter: Date | null }>>;
   /** Tells the escalated run the decision is applied (`longhaul/escalation.applied`). */
@@ -270,6 +278,14 @@ export interface ClaimPorts {
   setClaim(input: { escalationId: string; actor: string | null; expected: string | null }): Promise<GuardedWrite<{ at: Date }>>;
 }
 
+/**
+ * The CONFLICT message for deciding an escalation another handler holds: who holds it since when
+ * (ISO, UTC) and how to take it over (`takeOverFrom`, the card's "Take over from …").
+ */
+export function claimConflictMessage(escalationId: string, state: Pick<EscalationState, "claimedBy" | "claimedAt">): string {
+  return `escalation ${escalationId} is claimed by ${state.claimedBy}${state.claimedAt ? ` since ${state.claimedAt.toISOString()}` : ""}: take it over explicitly to decide it (takeOverFrom: "${state.claimedBy}")`;
+}
+
 function describeDecision(s: EscalationState): string {
   return s.decision ? `${s.decision.replace("_", " ")} by ${s.decidedBy ?? "someone"}` : "";
 }
@@ -280,8 +296,10 @@ function describeDecision(s: EscalationState): string {
  */
 export function describeEscalationConflict(escalationId: string, state: EscalationState, attempted: "decide" | "undo"): string {
   const what = describeDecision(state);
-  if (state.status === "open")
-    return attempted === "undo" ? `escalation ${escalationId} has no decision to undo (it is open)` : `escalation ${escalationId} is open`;
+  if (state.status === "open") {
+    if (attempted === "undo") return `escalation ${escalationId} has no decision to undo (it is open)`;
+    return state.claimedBy ? claimConflictMessage(escalationId, state) : `escalation ${escalationId} is open`;
+  }
   if (state.status === "applied")
     return `escalation ${escalationId}: ${what} was already applied at ${state.appliedAt?.toISOString() ?? "an earlier time"}${attempted === "undo" ? ": too late to undo" : ""}`;
   if (state.status === "applying") return `escalation ${escalationId}: ${what} is being applied${attempted === "undo" ? ": too late to undo" : ""}`;
@@ -304,7 +322,9 @@ export function describeEscalationConflict(escalationId: string, state: Escalati
  *   undone ({@link undoEscalationDecision}). When that event cannot be sent the decision is undone
  *   again (nothing would apply it) and the call fails UNAVAILABLE.
  * Takes effect once: a second click, or a second handler at the same time, gets CONFLICT naming who
- * decided. Claims never block deciding.
+ * decided. An escalation another handler has claimed is refused (CONFLICT naming who holds it and
+ * since when) unless `takeOverFrom` names them: then the claim moves to `actor` with the decision
+ * (one guarded write), and the audit log's entry of the decision carries `takeOverFrom`.
  * Before recording, checks it against the task (`ports.describeTarget`, {@link decisionTargetProblems}):
  * a dollar raise on a task without a dollar budget, fact edits without a checkpoint, or budgets and
  * edits on a dead end / cancel are refused BAD_INPUT naming the field.

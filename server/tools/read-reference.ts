@@ -25,8 +25,16 @@ export const readReferenceArgsSchema = z.strictObject({
 function prismaReferencePorts(prisma: PrismaClient): FactReferencePorts {
   return {
     async checkpointWorkingSet({ taskId, checkpointId }) {
-      const cp = await prisma.checkpoint.findFirst({ where: { id: checkpointId, taskId }, select: { workingSet: true } });
-      return cp ? ((cp.workingSet ?? {}) as Record<string, unknown>) : null;
+      const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId }, select: { workingSet: true, taskId: true } });
+      if (!cp) return null;
+      // The task's own checkpoint, or one of the tasks it was forked from (a fork's copied working set
+      // keeps the references of the original's compacted checkpoints). At most 32 generations.
+      let id: string | null = taskId;
+      for (let hops = 0; id && hops < 32; hops++) {
+        if (id === cp.taskId) return (cp.workingSet ?? {}) as Record<string, unknown>;
+        id = (await prisma.task.findUnique({ where: { id }, select: { forkedFromTaskId: true } }))?.forkedFromTaskId ?? null;
+      }
+      return null;
     },
     async taskInputFacts({ taskId }) {
       const task = await prisma.task.findUnique({ where: { id: taskId }, select: { input: true } });

@@ -41,6 +41,9 @@ function fakeStore() {
       const r = rows.get(input.escalationId);
       if (!r) return null;
       if (r.status !== "open") return { ok: false, state: state(input.escalationId)! };
+      // The Prisma port's claim guard: unclaimed, claimed by the actor, or by the handler taken over from.
+      if (r.claimedBy !== null && r.claimedBy !== input.actor && r.claimedBy !== input.takeOverFrom) return { ok: false, state: state(input.escalationId)! };
+      if (input.takeOverFrom) Object.assign(r, { claimedBy: input.actor, claimedAt: new Date(now) });
       const applyAfter = input.undoSeconds > 0 ? new Date(now + input.undoSeconds * 1000) : null;
       Object.assign(r, {
         status: "decided",
@@ -222,15 +225,25 @@ describe("claims", () => {
     expect(s.rows.get("esc_1")!.claimedBy).toBe("bob");
   });
 
-  it("only the holder releases; a claim never blocks deciding; a closed escalation cannot be claimed", async () => {
+  it("only the holder releases; deciding another's claim needs a take-over; a closed escalation cannot be claimed", async () => {
     const s = fakeStore();
     await claimEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim });
     expect((await errorOf(releaseEscalation({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.claim }))).message).toMatch(/claimed by ann, not bob/);
-    // bob decides anyway
-    await decideEscalation({ input: parse({}), actor: "bob", ports: s.decide });
-    expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decidedBy: "bob", claimedBy: "ann" });
-    expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
-    expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
+    // bob cannot decide what ann holds: 409 naming her and how to take over
+    const refused = await errorOf(decideEscalation({ input: parse({}), actor: "bob", ports: s.decide }));
+    expect(refused.code).toBe("CONFLICT");
+    expect(refused.message).toMatch(
+      /^escalation esc_1 is claimed by ann since \d{4}-\d\d-\d\dT.*Z: take it over explicitly to decide it \(takeOverFrom: "ann"\)$/,
+    );
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "open", claimedBy: "ann" });
+    // a take-over from someone who does not hold it is refused too
+    expect((await errorOf(decideEscalation({ input: parse({ takeOverFrom: "carl" }), actor: "bob", ports: s.decide }))).message).toMatch(/claimed by ann/);
+    // explicitly taken over: decided, and the claim is bob's
+    await decideEscalation({ input: parse({ takeOverFrom: "ann" }), actor: "bob", ports: s.decide });
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decidedBy: "bob", claimedBy: "bob" });
+    expect((await errorOf(releaseEscalation({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.claim }))).message).toMatch(/claimed by bob, not ann/);
+    expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
+    expect(await releaseEscalation({ input: { escalationId: "esc_1" }, actor: "bob", ports: s.claim })).toEqual({ escalationId: "esc_1", claimedBy: null });
     expect((await errorOf(claimEscalation({ input: { escalationId: "esc_1" }, actor: "carl", ports: s.claim }))).message).toMatch(
       /is closed: resume by bob was applied at/,
     );

@@ -19,6 +19,8 @@ import { getExecutorView } from "../../db/executor-view-queries.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
 import { cancelTask } from "../../domain/cancel-task.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
+import { forkTask } from "../../domain/fork-task.ts";
+import { prismaForkPorts } from "../../db/fork-ports.ts";
 
 import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
@@ -112,13 +114,13 @@ export const taskRouter = createTRPCRouter({
         ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }),
       }),
     ),
+  /** A new task branched off a checkpoint of this one (linked both ways); the original is not touched. */
   fork: ownTaskProcedure.input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId"), guidance: guidanceSchema })).mutation(({ ctx, input }) =>
-    resumeTask({
+    forkTask({
       ...input,
       guidance: input.guidance || null,
-      cause: "fork",
       actor: ctx.actor,
-      ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }),
+      ports: prismaForkPorts({ prisma: ctx.prisma, sendRunStarted }),
     }),
   ),
   requestCheckpoint: ownTaskProcedure.input(taskIdSchema).mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),

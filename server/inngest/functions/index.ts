@@ -1,5 +1,6 @@
 import { agentRun } from "./agent-run.ts";
+import { cancelCheckpoint } from "./cancel-checkpoint.ts";
 import { escalationApply } from "./escalation-apply.ts";
 
 /** Every Inngest function Longhaul serves at /api/inngest. */
-export const functions = [agentRun, escalationApply];
+export const functions = [agentRun, escalationApply, cancelCheckpoint];

@@ -1,0 +1,89 @@
+import { ulid } from "ulid";
+import type { ForkPorts } from "../domain/fork-task.ts";
+import { fingerprintFor } from "../tools/ledger.ts";
+import type { Prisma, PrismaClient } from "./client.ts";
+import { failUndeliveredStart } from "./run-repository.ts";
+
+/** Fork ports over Prisma (server/domain/fork-task.ts); `sendRunStarted` comes from the caller. */
+export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClient; sendRunStarted: ForkPorts["sendRunStarted"] }): ForkPorts {
+  return {
+    newId: (prefix) => `${prefix}_${ulid().toLowerCase()}`,
+    async taskExists(taskId) {
+      return (await prisma.task.count({ where: { id: taskId } })) > 0;
+    },
+    async findCheckpoint(taskId, checkpointId) {
+      return prisma.checkpoint.findFirst({ where: { id: checkpointId, taskId }, select: { id: true } });
+    },
+    async createForkTask({ sourceTaskId, sourceCheckpointId, taskId, runId, guidance, actor }) {
+      return prisma.$transaction(async (tx) => {
+        const src = await tx.task.findUniqueOrThrow({ where: { id: sourceTaskId } });
+        const cp = await tx.checkpoint.findUniqueOrThrow({ where: { id: sourceCheckpointId } });
+        await tx.task.create({
+          data: {
+            id: taskId,
+            goal: src.goal,
+            profileId: src.profileId,
+            status: "queued",
+            stepBudget: src.stepBudget,
+            tokenBudget: src.tokenBudget,
+            costBudgetUsd: src.costBudgetUsd,
+            requireApproval: src.requireApproval,
+            workspace: src.workspace,
+            input: src.input as Prisma.InputJsonValue,
+            createdBy: actor,
+            forkedFromTaskId: sourceTaskId,
+            forkedFromCheckpointId: sourceCheckpointId,
+          },
+        });
+        const copyId = `cp_${ulid().toLowerCase()}`;
+        await tx.checkpoint.create({
+          data: {
+            id: copyId,
+            taskId,
+            runId,
+            seq: 1,
+            reason: cp.reason,
+            afterStepId: `fork:${cp.id}`,
+            nextTurn: cp.nextTurn,
+            nextIndex: 0,
+            goal: cp.goal,
+            workingSet: cp.workingSet as Prisma.InputJsonValue,
+            completedSteps: cp.completedSteps as Prisma.InputJsonValue,
+            openQuestion: cp.openQuestion,
+            phase: cp.phase,
+            summary: `Forked from checkpoint #${cp.seq} of task ${sourceTaskId}. ${cp.summary}`.trim(),
+            budgetsUsed: { steps: 0, tokens: 0, costUsd: 0 },
+            sideEffects: cp.sideEffects as Prisma.InputJsonValue,
+            contextTokens: cp.contextTokens,
+            transcriptTokens: cp.transcriptTokens,
+          },
+        });
+        // The effects the source had committed when the checkpoint was taken, under the new task: a
+        // repeat of one by the branch gets the recorded result (ledger fingerprint = task + tool + args).
+        const keys = ((cp.sideEffects as { idempotencyKey?: string }[] | null) ?? []).map((e) => e.idempotencyKey).filter((k): k is string => !!k);
+        const effects = keys.length ? await tx.sideEffect.findMany({ where: { taskId: sourceTaskId, idempotencyKey: { in: keys }, status: "committed" } }) : [];
+        if (effects.length) {
+          await tx.sideEffect.createMany({
+            data: effects.map((e) => ({
+              idempotencyKey: `fork:${taskId}:${e.idempotencyKey}`,
+              fingerprint: fingerprintFor({ taskId, tool: e.tool, args: e.arguments }),
+              taskId,
+              runId: e.runId,
+              stepId: e.stepId,
+              tool: e.tool,
+              arguments: e.arguments as Prisma.InputJsonValue,
+              status: "committed",
+              result: (e.result ?? undefined),
+              createdAt: e.createdAt,
+              committedAt: e.committedAt,
+            })),
+          });
+        }
+        await tx.run.create({ data: { id: runId, taskId, cause: "fork", status: "running", fromCheckpointId: copyId, guidance } });
+        return { checkpointId: copyId };
+      });
+    },
+    sendRunStarted,
+    failLaunch: ({ taskId, runId }, error) => failUndeliveredStart({ prisma, taskId, runId, error }),
+  };
+}
