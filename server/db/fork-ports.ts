@@ -73,7 +73,7 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
               tool: e.tool,
               arguments: e.arguments as Prisma.InputJsonValue,
               status: "committed",
-              result: (e.result ?? undefined),
+              result: e.result ?? undefined,
               createdAt: e.createdAt,
               committedAt: e.committedAt,
             })),
