@@ -1,6 +1,13 @@
 /**
  * `npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30]
  *                   [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]`
+ * `npm run chaos -- --stack …`: chaos against the stack `npm start` runs (scripts/chaos-stack.ts).
+ *
+ * Harness mode (without `--stack`). Its "app" is NOT the Next.js web app: it is
+ * tests/support/serve-functions.ts, a bare `inngest/node` server serving Longhaul's real functions;
+ * PostgreSQL and the model server are never killed here, and the only side effect is `send_email`,
+ * whose outbox row commits in the same transaction as its ledger row (so "no duplicate" mostly holds
+ * by construction). `--stack` is the test of what users run.
  *
  * Chaos test of durability with real signals. Starts, on free loopback ports, an ephemeral embedded
  * PostgreSQL (temp dir, migrations applied), the scripted model server (in process), the app process
@@ -22,17 +29,22 @@
  * - reexecutedSteps: Σ(attempts − 1) over the tasks' Step rows — step bodies run again because a kill
  *   interrupted them (reported, not a failure).
  *
- * Pass: every task completed, every CSV exact, no duplicate side effect, no missing email. Progress
- * goes to stderr; the LAST stdout line is one compact JSON object:
- * `{tasks, completed, duplicateSideEffects, reexecutedSteps, csvCorrect, kills, durationMs, pass, …}`.
+ * Pass: at least one kill of each of the two targets (a run that ended before them proves nothing),
+ * every task completed, every CSV exact, no duplicate side effect, no missing email. Progress goes to
+ * stderr; the LAST stdout line is one compact JSON object:
+ * `{mode: "harness", app: "tests/support/serve-functions.ts …", tasks, completed, duplicateSideEffects,
+ *   reexecutedSteps, csvCorrect, kills, killsByTarget, durationMs, pass, …}`.
  * Exit code 0 on pass, 1 otherwise. Everything started is stopped at the end.
  */
 import { performance } from "node:perf_hooks";
 import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { startAgentStack, WORKSPACE, type AgentStack } from "../tests/support/agent-stack.ts";
 import { intFlag, progress, round, runScript, seededRandom, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
+import { runStackChaos } from "./chaos-stack.ts";
 
 const TAG = "chaos";
+/** What the harness mode's "app" is, said in its output. */
+const HARNESS_APP = "tests/support/serve-functions.ts (a bare inngest/node server serving the real functions; not the Next.js web app)";
 const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
 
 interface LaunchedTask {
@@ -161,8 +173,13 @@ async function main(): Promise<number> {
     if (reexecutedByStep.length) progress(TAG, `re-executed: ${reexecutedByStep.join(", ")}`);
 
     const duplicateSideEffects = duplicateOutbox + duplicateLedger;
-    const pass = completed === taskCount && csvCorrect === taskCount && duplicateSideEffects === 0 && missingEmails === 0;
+    const killsByTarget = { app: killLog.filter((k) => k.target === "app").length, executor: killLog.filter((k) => k.target === "executor").length };
+    const everyTargetKilled = killsByTarget.app > 0 && killsByTarget.executor > 0;
+    const pass = everyTargetKilled && completed === taskCount && csvCorrect === taskCount && duplicateSideEffects === 0 && missingEmails === 0;
+    if (!everyTargetKilled) progress(TAG, `not every target was killed (${JSON.stringify(killsByTarget)}): more --kills, shorter gaps or longer tasks`);
     const result = {
+      mode: "harness",
+      app: HARNESS_APP,
       tasks: taskCount,
       completed,
       duplicateSideEffects,
@@ -173,7 +190,8 @@ async function main(): Promise<number> {
       pass,
       seed,
       killsPlanned: plannedKills,
-      killsByTarget: { app: killLog.filter((k) => k.target === "app").length, executor: killLog.filter((k) => k.target === "executor").length },
+      killsByTarget,
+      everyTargetKilled,
       meanDownMs: killLog.length ? round(killLog.reduce((a, k) => a + k.downMs, 0) / killLog.length, 0) : 0,
       missingEmails,
       limits: tasks.map((t) => t.limit),
@@ -192,6 +210,10 @@ async function main(): Promise<number> {
 }
 
 /** Printed by `--help` (the full description is the docstring above). */
-const USAGE =
-  "npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30] [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]";
-runScript(main, USAGE);
+const USAGE = [
+  "npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30] [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]",
+  `  harness mode: kills the executor and the "app", ${HARNESS_APP}`,
+  "npm run chaos -- --stack [--tasks 4] [--kills 10] [--seed 1] [--min-limit 40] [--max-limit 80] [--min-gap-ms 2000] [--max-gap-ms 6000] [--deadline-s 900] [--backoff-ms 500,1000,2000,4000]",
+  "  stack mode: kills web, executor, model, PostgreSQL (and an MCP server) of the stack npm start runs (see scripts/chaos-stack.ts)",
+].join("\n");
+runScript(process.argv.includes("--stack") ? runStackChaos : main, USAGE);

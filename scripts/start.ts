@@ -18,7 +18,7 @@ import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../server/db/migrations.ts";
 import { seedDefaults } from "../server/db/seed.ts";
 import { authSecret, ensureLocalCliToken } from "./lib/local-auth.ts";
-import { assertPortFree, Supervisor, waitForUrl } from "./lib/supervisor.ts";
+import { assertPortFree, processAlive as alive, Supervisor, waitForUrl } from "./lib/supervisor.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -187,16 +187,6 @@ async function main(): Promise<void> {
   );
   log(`  CLI on this machine: npm run cli -- … uses the admin token in ${cliTokenFile}; elsewhere: npm run cli -- login`);
   log("  Ctrl-C stops everything.");
-}
-
-/** True when process `pid` exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

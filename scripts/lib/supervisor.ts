@@ -114,6 +114,16 @@ export class Supervisor {
   }
 }
 
+/** True when process `pid` exists (signal 0 probes without signalling). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);

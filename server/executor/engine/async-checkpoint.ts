@@ -1,7 +1,7 @@
 import { crashPoint } from "../../fault-injection.ts";
-import { MAX_STEP_OUTPUT_BYTES, MAX_STEPS_PER_RUN, TERMINAL, errorText, inTx, retryOnConflict, type EngineContext, type Op } from "./context.ts";
+import { MAX_STEP_OUTPUT_BYTES, TERMINAL, errorText, inTx, retryOnConflict, type CheckpointEntry, type EngineContext, type Op } from "./context.ts";
 import { failRun, limitError, lockRun, saveRunState, saveStep } from "./runs.ts";
-import { CHECKPOINT_FAST, RENEW_CHECKPOINT_LEASE } from "./sql.ts";
+import { RENEW_CHECKPOINT_LEASE } from "./sql.ts";
 
 /**
  * `POST /v1/checkpoint/{runId}/async` (§2.13): persists every checkpointed step durably, in one
@@ -61,11 +61,13 @@ async function checkpointOnce(ctx: EngineContext, runId: string, qi: bigint, own
 }
 
 /**
- * The checkpoint hot path in **one SQL statement** (atomic on its own, one round trip): renews the
- * lease of queue item `qi` (only if still leased), locks the run (only if not ended), inserts the
- * StepRun/StepFailed results that do not exist yet with consecutive `seq`, and advances `nextSeq`.
- * Returns "slow" when a limit may be hit or an op needs the general path (then {@link checkpoint}
- * uses the transaction-based path, which also fails the run on a limit).
+ * The checkpoint hot path: one entry of a **group-committed batch statement** (checkpoint-batch.ts,
+ * `CHECKPOINT_BATCH` in sql.ts) that renews the lease of queue item `qi` (only if still leased), locks
+ * the run (only if not ended), inserts the StepRun/StepFailed results that do not exist yet with
+ * consecutive `seq`, and advances `nextSeq` — for this run and the others checkpointing at the same
+ * moment, in one commit. Resolves after that commit. Returns "slow" when a limit may be hit or an op
+ * needs the general path (then {@link checkpoint} uses the transaction-based path, which also fails
+ * the run on a limit).
  */
 async function checkpointFast(
   ctx: EngineContext,
@@ -74,28 +76,22 @@ async function checkpointFast(
   owner: string,
   steps: Op[],
 ): Promise<{ result: "ok" | "stale"; inserted: number } | "slow"> {
-  const rows: { ord: number; hashedId: string; value: unknown; name: string }[] = [];
+  const rows: CheckpointEntry["rows"] = [];
+  let bytes = 0;
   for (const [ord, op] of steps.entries()) {
     if (op.op !== "StepRun" && op.op !== "StepFailed") return "slow";
     const value = op.op === "StepRun" ? { data: op.data === undefined ? null : op.data } : { error: op.error ?? null };
-    if (Buffer.byteLength(JSON.stringify(value)) > MAX_STEP_OUTPUT_BYTES) return "slow";
+    const size = Buffer.byteLength(JSON.stringify(value));
+    if (size > MAX_STEP_OUTPUT_BYTES) return "slow";
+    bytes += size;
     rows.push({ ord, hashedId: op.id, value, name: op.displayName ?? op.name ?? "" });
   }
-  const res = await ctx.o.hot.query<{ item: string; run: string; inserted: string; next_seq: number | null }>("lh_checkpoint_fast", CHECKPOINT_FAST, [
-    qi,
-    runId,
-    ctx.o.leaseMs,
-    JSON.stringify(rows),
-    rows.length,
-    MAX_STEPS_PER_RUN,
-    owner,
-  ]);
-  const r = res[0];
-  if (!r || Number(r.item) === 0) return { result: "stale", inserted: 0 };
-  if (Number(r.run) === 0) {
+  const r = await ctx.checkpoints.submit({ runId, qi, owner, rows, bytes });
+  if (!r.item) return { result: "stale", inserted: 0 };
+  if (!r.run) {
     // Run ended (→ stale) or the step limit would be exceeded (→ slow path fails the run).
     const run = await ctx.o.db.executorRun.findUnique({ where: { id: runId }, select: { status: true } });
     return run && !TERMINAL.has(run.status) ? "slow" : { result: "stale", inserted: 0 };
   }
-  return { result: "ok", inserted: Number(r.inserted) };
+  return { result: "ok", inserted: r.inserted };
 }

@@ -134,6 +134,30 @@ export interface EngineContext {
   wake(): void;
   /** Stores and processes an internal event (`inngest/function.*`) inside `tx`. */
   emit(tx: Tx, event: ExecutorEventPayload): Promise<void>;
+  /** Group commit of async checkpoints across runs (checkpoint-batch.ts `CheckpointBatcher`). */
+  readonly checkpoints: CheckpointWriter;
+}
+
+/** One run's checkpoint as the batch statement takes it: its queue item, the lease owner and the step rows. */
+export interface CheckpointEntry {
+  runId: string;
+  qi: bigint;
+  owner: string;
+  rows: { ord: number; hashedId: string; value: unknown; name: string }[];
+  /** Serialised size of `rows`, bytes (bounds a batch's size). */
+  bytes: number;
+}
+
+/** Outcome of one checkpoint: `item` false = lease gone (stale); `run` false = run ended or the step limit is near (the caller decides). */
+export interface CheckpointOutcome {
+  item: boolean;
+  run: boolean;
+  inserted: number;
+}
+
+/** Writes checkpoints durably: resolves after the commit that holds `entry`. */
+export interface CheckpointWriter {
+  submit(entry: CheckpointEntry): Promise<CheckpointOutcome>;
 }
 
 /** Runs `fn` in one interactive transaction with the engine's limits. */

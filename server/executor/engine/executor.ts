@@ -1,5 +1,6 @@
 import { TERMINAL, DEDUPE_WINDOW_MS, type EngineContext, type ExecutorEngineOptions, type Tx } from "./context.ts";
 import { checkpoint } from "./async-checkpoint.ts";
+import { CheckpointBatcher } from "./checkpoint-batch.ts";
 import { ingest, storeAndProcess, type IncomingEvent } from "./events.ts";
 import { OutageLog } from "./outage-log.ts";
 import { Queue } from "./queue.ts";
@@ -42,7 +43,11 @@ export class Executor {
       dbOutage: new OutageLog((line, level) => options.logger[level](line)),
       wake: () => this.wake(),
       emit: (tx, event) => storeAndProcess(ctx, tx, event),
+      get checkpoints() {
+        return checkpoints;
+      },
     };
+    const checkpoints = new CheckpointBatcher(ctx);
     this.ctx = ctx;
     this.queue = new Queue(ctx);
   }

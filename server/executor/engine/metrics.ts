@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PrismaClient } from "../../db/client.ts";
 import { NOW } from "./now.ts";
 
@@ -22,6 +22,8 @@ export interface ExecutorMetrics {
   requests: Counter<"status">;
   /** Runs ended, by final status. */
   runsEnded: Counter<"status">;
+  /** Async checkpoints written per batch statement (group commit, engine/checkpoint-batch.ts). */
+  checkpointBatch: Histogram;
 }
 
 /** Creates the metrics over `db` (queue depth and lag gauges query it when scraped). */
@@ -95,5 +97,11 @@ export function createExecutorMetrics(db: PrismaClient): ExecutorMetrics {
       registers: [registry],
     }),
     runsEnded: new Counter({ name: "longhaul_executor_runs_ended_total", help: "Runs ended, by final status", labelNames: ["status"], registers: [registry] }),
+    checkpointBatch: new Histogram({
+      name: "longhaul_executor_checkpoint_batch_size",
+      help: "Async checkpoints (of different runs) written by one statement and one commit",
+      buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers: [registry],
+    }),
   };
 }

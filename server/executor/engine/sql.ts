@@ -39,29 +39,44 @@ export const STEP_RUN_FAST = `WITH run AS (
        SELECT (SELECT count(*) FROM upd) AS run, (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM enq) AS enq, (SELECT count(*) FROM oplog) AS oplog`;
 
 /**
- * Checkpoint of finished steps, in one statement (see async-checkpoint.ts `checkpointFast`).
- * $1 item id, $2 run id, $3 lease ms, $4 rows `[{ord, hashedId, value, name}]` (jsonb text),
- * $5 number of rows, $6 max steps per run, $7 lease owner.
+ * Checkpoints of several runs, in one statement and one commit (group commit, see
+ * checkpoint-batch.ts): for each entry the same writes per entry — renew the lease
+ * of its queue item (only if still leased by that owner), lock its run (only if live and the step
+ * limit holds), insert its results that do not exist yet with consecutive `seq` from the run's
+ * `nextSeq`, advance `nextSeq` — and one result row per entry: `k`, `item` (lease renewed), `run`
+ * (run locked and live), `inserted`. Entries never share a run (the batcher keeps them apart).
+ * $1 entries `[{k, qi, run, owner, n}]` (jsonb text, n = number of rows), $2 rows
+ * `[{k, ord, hashedId, value, name}]` (jsonb text), $3 lease ms, $4 max steps per run.
  */
-export const CHECKPOINT_FAST = `WITH item AS (
-         UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
-          WHERE id = $1 AND "runId" = $2 AND owner = $7 AND "leaseUntil" > ${NOW} RETURNING id
+export const CHECKPOINT_BATCH = `WITH entries AS (
+         SELECT e.k, e.qi, e.run, e.owner, e.n FROM jsonb_to_recordset($1::jsonb) AS e(k int, qi bigint, run text, owner text, n int)
+       ), item AS (
+         UPDATE executor_queue_item q SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
+           FROM entries e
+          WHERE q.id = e.qi AND q."runId" = e.run AND q.owner = e.owner AND q."leaseUntil" > ${NOW}
+          RETURNING e.k
        ), run AS (
-         SELECT id, "nextSeq" FROM executor_run
-          WHERE id = $2 AND status IN ('queued','running') AND "nextSeq" + $5 <= $6 AND EXISTS (SELECT 1 FROM item)
-          FOR UPDATE
+         SELECT r.id, r."nextSeq", e.k FROM executor_run r JOIN entries e ON r.id = e.run
+          WHERE r.status IN ('queued','running') AND r."nextSeq" + e.n <= $4 AND e.k IN (SELECT k FROM item)
+          ORDER BY r.id
+          FOR UPDATE OF r
        ), input AS (
-         SELECT x.ord, x."hashedId", x.value, x.name FROM jsonb_to_recordset($4::jsonb) AS x(ord int, "hashedId" text, value jsonb, name text)
-          WHERE NOT EXISTS (SELECT 1 FROM executor_step_result s WHERE s."runId" = $2 AND s."hashedId" = x."hashedId")
+         SELECT x.k, x.ord, x."hashedId", x.value, x.name FROM jsonb_to_recordset($2::jsonb) AS x(k int, ord int, "hashedId" text, value jsonb, name text)
+       ), fresh AS (
+         SELECT i.k, i.ord, i."hashedId", i.value, i.name, run.id AS "runId", run."nextSeq" FROM input i JOIN run ON run.k = i.k
+          WHERE NOT EXISTS (SELECT 1 FROM executor_step_result s WHERE s."runId" = run.id AND s."hashedId" = i."hashedId")
        ), ins AS (
          INSERT INTO executor_step_result ("runId", "hashedId", seq, value, name)
-         SELECT $2, i."hashedId", run."nextSeq" + (row_number() OVER (ORDER BY i.ord))::int - 1, i.value, i.name FROM input i, run
-         ON CONFLICT DO NOTHING RETURNING seq
+         SELECT f."runId", f."hashedId", f."nextSeq" + (row_number() OVER (PARTITION BY f.k ORDER BY f.ord))::int - 1, f.value, f.name FROM fresh f
+         ON CONFLICT DO NOTHING RETURNING "runId"
+       ), counts AS (
+         SELECT "runId", count(*)::int AS n FROM ins GROUP BY "runId"
        ), upd AS (
-         UPDATE executor_run r SET "nextSeq" = r."nextSeq" + (SELECT count(*) FROM ins)::int FROM run WHERE r.id = run.id RETURNING r.id
+         UPDATE executor_run r SET "nextSeq" = r."nextSeq" + c.n FROM counts c WHERE r.id = c."runId"
        )
-       SELECT (SELECT count(*) FROM item) AS item, (SELECT count(*) FROM upd) AS run, (SELECT count(*) FROM ins) AS inserted,
-              (SELECT "nextSeq" FROM executor_run WHERE id = $2) AS next_seq`;
+       SELECT e.k, EXISTS (SELECT 1 FROM item WHERE item.k = e.k) AS item, EXISTS (SELECT 1 FROM run WHERE run.k = e.k) AS run,
+              COALESCE((SELECT c.n FROM counts c WHERE c."runId" = e.run), 0) AS inserted
+         FROM entries e ORDER BY e.k`;
 
 /** Renews a checkpointing item's lease (slow path). $1 item id, $2 run id, $3 lease ms, $4 owner. */
 export const RENEW_CHECKPOINT_LEASE = `UPDATE executor_queue_item SET "leaseUntil" = ${NOW} + ($3 * interval '1 millisecond')
