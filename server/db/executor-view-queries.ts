@@ -23,7 +23,8 @@ interface OpEntry {
 /**
  * Reads the embedded executor's durable state of the latest segment of Longhaul run `runId`: its
  * executor run (matched on the triggering event's `data.runId`: `longhaul/run.started` and
- * `longhaul/run.continued` carry it), queue items, pauses, the step names of its request log
+ * `longhaul/run.continued` carry it; other functions triggered by the run's events, such as
+ * cancel-checkpoint on `longhaul/run.cancelled`, are not its segments), queue items, pauses, the step names of its request log
  * (`executor_op.ops`, newest first, last 200 requests), the database clock, and the latest error the
  * app recorded for the step that failed last (its Step row, else its latest failed ModelCall).
  * Returns null when the executor holds no run for it.
@@ -34,6 +35,7 @@ export async function readExecutorSnapshot({ prisma, runId }: { prisma: PrismaCl
     { id: string; status: string; maxAttempts: number; createdAt: Date; startedAt: Date | null; endedAt: Date | null; error: unknown; segments: bigint }[]
   >`SELECT id, status, "maxAttempts", "createdAt", "startedAt", "endedAt", error, count(*) OVER () AS segments
       FROM executor_run WHERE (event -> 'data' ->> 'runId') = ${runId}
+        AND (event ->> 'name') IN ('longhaul/run.started', 'longhaul/run.continued')
       ORDER BY "createdAt" DESC, id DESC LIMIT 1`;
   const run = found[0];
   const segments = Number(run?.segments ?? 0);
