@@ -163,7 +163,7 @@ describe("escalation undo window", () => {
     }
   });
 
-  it("two handlers claiming at once: one is on it, the other is told who; take-over names the holder; claims do not block deciding", async () => {
+  it("two handlers claiming at once: one is on it, the other is told who; take-over names the holder; deciding a claimed one needs an explicit take-over", async () => {
     const { taskId } = await launchLoop();
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
     const esc = await stack.waitForOpenEscalation(taskId);
@@ -184,10 +184,15 @@ describe("escalation undo window", () => {
     await claimEscalation({ input: { escalationId: esc.id, takeOverFrom: winner }, actor: loser, ports: claimPorts });
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ claimedBy: loser });
 
-    // Someone not on it decides anyway (immediate); the claim stays as a record, a new claim is refused.
-    await decide(esc.id, "dead_end", { deadEndReason: "nothing to find" }, "carl");
+    // Someone not on it is refused, naming the holder (issue 18); taking it over explicitly decides it,
+    // and the claim moves with the decision. Afterwards a new claim is refused.
+    const blocked = (await decide(esc.id, "dead_end", { deadEndReason: "nothing to find" }, "carl").catch((e: unknown) => e)) as AppError;
+    expect(blocked.code).toBe("CONFLICT");
+    expect(blocked.message).toContain(`is claimed by ${loser}`);
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "open", claimedBy: loser });
+    await decide(esc.id, "dead_end", { deadEndReason: "nothing to find", takeOverFrom: loser }, "carl");
     expect(await stack.waitForTaskStatus(taskId, ["dead_end"], 30_000)).toBe("dead_end");
-    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "applied", decidedBy: "carl", claimedBy: loser });
+    expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ status: "applied", decidedBy: "carl", claimedBy: "carl" });
     expect(
       ((await claimEscalation({ input: { escalationId: esc.id }, actor: "dora", ports: claimPorts }).catch((e: unknown) => e)) as AppError).message,
     ).toMatch(/is closed: dead end by carl was applied at/);
