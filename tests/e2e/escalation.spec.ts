@@ -87,8 +87,8 @@ test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async (
   await card.getByRole("button", { name: "Take over" }).click();
   await expect(card.getByTestId("claim")).toContainText("operator is on this (you)");
 
-  // Bob decides anyway (claims never block deciding): my card disables the buttons and says who decided what.
-  await mutateAsBob(page, "escalation.decide", { escalationId, decision: "resume", guidance: "Read the README and finish." });
+  // Bob decides, taking it over from me explicitly (a claim blocks anyone else's decision): my card disables the buttons and says who decided what.
+  await mutateAsBob(page, "escalation.decide", { escalationId, decision: "resume", guidance: "Read the README and finish.", takeOverFrom: "operator" });
   await expect(card.getByTestId("decided")).toContainText("resume by Bob", { timeout: 10_000 });
   await expect(card.getByTestId("decided")).toContainText("already decided by someone else");
   await expect(card.getByRole("button", { name: "Resume", exact: true })).toBeDisabled();
