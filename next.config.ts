@@ -18,6 +18,10 @@ const nextConfig: NextConfig = {
     "@pydantic/genai-prices",
     "@secretlint/core",
     "@secretlint/secretlint-rule-preset-recommend",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/resources",
+    "@opentelemetry/core",
   ],
   devIndicators: false,
   // `npm test` runs `tsc --noEmit` over the whole project; the build does not type-check twice.

@@ -1,0 +1,57 @@
+import { rawEnv } from "../env-source.ts";
+import { changeFeed } from "../db/change-feed.ts";
+import { prisma } from "../db/prisma.ts";
+import { createRunTraceEmitter, exportFinishedRuns, traceExportConfig, type RunTraceEmitter } from "./export-run-trace.ts";
+
+let started: { emitter: RunTraceEmitter; timer: NodeJS.Timeout; unsubscribe: () => void } | undefined;
+
+/**
+ * Starts exporting finished runs as OpenTelemetry traces in this process (the web app, at boot), when
+ * {@link traceExportConfig} says so; otherwise does nothing and returns false. A pass
+ * ({@link exportFinishedRuns}) runs at start, every `intervalMs` (default 30 s, catching runs that
+ * ended while no web process ran), and shortly after the change feed reports a write to a task's runs
+ * (only that task's runs are looked at then). Idempotent; timers do not keep the process alive; a
+ * failed pass (database away) logs one line per streak of failures.
+ */
+export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number } = {}): boolean {
+  if (started) return true;
+  const config = traceExportConfig();
+  if (!config.enabled) return false;
+  const emitter = createRunTraceEmitter();
+  let failing = false;
+  let running: Promise<void> = Promise.resolve();
+  const pass = (taskId?: string) => {
+    running = running.then(async () => {
+      try {
+        const { exported, failed } = await exportFinishedRuns({ prisma: prisma(), emitter, taskId });
+        if (failed.length) process.stderr.write(`[traces] export to ${config.endpoint} failed for ${failed.length} run(s): ${failed[0]!.error}\n`);
+        if (exported.length && rawEnv().LONGHAUL_TRACE_LOG) process.stderr.write(`[traces] exported ${JSON.stringify(exported)}\n`);
+        failing = false;
+      } catch (error) {
+        if (!failing)
+          process.stderr.write(`[traces] export pass failed (retried every ${intervalMs} ms): ${error instanceof Error ? error.message : String(error)}\n`);
+        failing = true;
+      }
+    });
+  };
+  const pending = new Map<string, NodeJS.Timeout>();
+  const unsubscribe = changeFeed().subscribe((e) => {
+    if (e.t !== "run" && e.t !== "escalation") return;
+    if (!e.taskId) return;
+    const taskId = e.taskId;
+    if (pending.has(taskId)) return;
+    // A short delay gathers the burst of writes that ends a run (run, task, escalation rows).
+    const t = setTimeout(() => {
+      pending.delete(taskId);
+      pass(taskId);
+    }, 250);
+    t.unref();
+    pending.set(taskId, t);
+  });
+  const timer = setInterval(() => pass(), intervalMs);
+  timer.unref();
+  pass();
+  started = { emitter, timer, unsubscribe };
+  process.stderr.write(`[traces] exporting finished runs to ${config.endpoint}\n`);
+  return true;
+}
