@@ -1,10 +1,14 @@
 /**
- * `npm run bench:costs -- [--max 100000] [--repeat 5] [--explain]`
+ * `npm run bench:costs -- [--tasks 100000] [--repeat 5] [--explain]`   (`--max` is the same flag)
  *
  * How fast the /costs rollups answer as the ledger grows (issue 9: under 1 s at 10,000 tasks, usable
- * at 100,000). Seeds a realistic month into an ephemeral embedded PostgreSQL with all migrations and
- * routines (server/db/sql), in three levels — 1,000, then 10,000, then `--max` tasks (default
- * 100,000) — and after each level times the queries the page and the API make.
+ * at 100,000; issue 20: 1,000,000 tasks, goal under 250 ms). Seeds a realistic month into an
+ * ephemeral embedded PostgreSQL with all migrations and routines (server/db/sql), in levels — 1,000,
+ * 10,000, 100,000 (those below the size), then `--tasks` tasks (default 100,000; 100 to 1,000,000) —
+ * and after each level times the queries the page and the API make. The size is reported
+ * (`tasks`) and the 250 ms goal is judged at it (`goals.costsUnder250ms`: informational, it gates
+ * nothing). At 1,000,000 tasks the seed holds about 30 M model calls and 60 M step rows: count on
+ * hours of seeding and tens of GB of disk on the machines here.
  *
  * The data (a bulk loader writing the rows the write paths write, in set-based SQL per batch of
  * 5,000 tasks, seeded `setseed(0.42)`): 4 profiles on 4 models; tasks launched over 30 days; outcomes
@@ -33,8 +37,9 @@
  * summed over cost_rollup agree to the 1e-8 dollar); after the second the rollup is rebuilt.
  *
  * Progress to stderr; last stdout line:
- * `{"costsQueryMs": {"1000": …, "10000": …, "100000": …}, "detail": {...}, "writeMsPerCall": {...},
- *   "rollupMatchesRebuild": true, "seedMs": {...}, "rows": {...}}` (rows.rollupRows: cost_rollup rows).
+ * `{"tasks": …, "costsQueryMs": {"1000": …, "10000": …, "100000": …}, "detail": {...}, "writeMsPerCall": {...},
+ *   "rollupMatchesRebuild": true, "goals": {"costsUnder250ms": {tasks, ms, holds}}, "seedMs": {...}, "rows": {...}}`
+ * (rows.rollupRows: cost_rollup rows).
  * Exit 1 when the 10,000-task level takes 1 s or more, or the rollup disagrees with its rebuild.
  */
 import { performance } from "node:perf_hooks";
@@ -45,6 +50,10 @@ import { costFiltersSchema } from "../server/domain/cost-rollup.ts";
 import { intFlag, progress, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
 
 const TAG = "bench:costs";
+/** Largest size `--tasks` accepts (issue 20: "bench:costs reports 1,000,000 tasks"). */
+const MAX_TASKS = 1_000_000;
+/** The /costs goal at the largest size, ms (issue 20). */
+const GOAL_MS = 250;
 const BATCH = 5_000;
 const MONTH_START = "2026-11-01";
 const PROFILES = [
@@ -115,9 +124,10 @@ function seedBatchSql(lo: number, hi: number): string[] {
 }
 
 async function main(): Promise<number> {
-  const max = intFlag("max", 100_000, 1_000, 200_000);
+  // --tasks, or --max (its first name); the size the last level seeds.
+  const max = process.argv.includes("--tasks") ? intFlag("tasks", 100_000, 100, MAX_TASKS) : intFlag("max", 100_000, 100, MAX_TASKS);
   const repeat = intFlag("repeat", 5, 1, 50);
-  const levels = [1_000, 10_000, max].filter((n, i, all) => n <= max && all.indexOf(n) === i);
+  const levels = [1_000, 10_000, 100_000, max].filter((n, i, all) => n <= max && all.indexOf(n) === i).sort((a, b) => a - b);
   const db = await startBenchDatabase({ name: "bench_costs", tag: TAG });
   const prisma = createPrismaClient(db.url, { max: 2 });
   const costsQueryMs: Record<string, number> = {};
@@ -233,8 +243,10 @@ async function main(): Promise<number> {
     await prisma.$disconnect();
     await db.stop();
   }
-  console.log(JSON.stringify({ costsQueryMs, detail, writeMsPerCall, rollupMatchesRebuild, seedMs, rows }));
+  const atMax = costsQueryMs[String(max)] ?? null;
+  const goals = { costsUnder250ms: { tasks: max, ms: atMax, max: GOAL_MS, holds: atMax !== null && atMax < GOAL_MS } };
+  console.log(JSON.stringify({ tasks: max, costsQueryMs, detail, writeMsPerCall, rollupMatchesRebuild, goals, seedMs, rows }));
   return (costsQueryMs["10000"] !== undefined && costsQueryMs["10000"] >= 1000) || !rollupMatchesRebuild ? 1 : 0;
 }
 
-runScript(main, "npm run bench:costs -- [--max 100000] [--repeat 5]   (see the docstring of scripts/bench-costs.ts)");
+runScript(main, "npm run bench:costs -- [--tasks 100000 (100 … 1000000)] [--repeat 5]   (see the docstring of scripts/bench-costs.ts)");
