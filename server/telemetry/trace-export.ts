@@ -3,7 +3,7 @@ import { changeFeed } from "../db/change-feed.ts";
 import { prisma } from "../db/prisma.ts";
 import { createRunTraceEmitter, exportFinishedRuns, traceExportConfig, type RunTraceEmitter } from "./export-run-trace.ts";
 
-let started: { emitter: RunTraceEmitter; timer: NodeJS.Timeout; unsubscribe: () => void } | undefined;
+let started: { emitter: RunTraceEmitter; timer: NodeJS.Timeout; unsubscribe: () => void; idle: () => Promise<void>; stop: () => void } | undefined;
 
 /**
  * Starts exporting finished runs as OpenTelemetry traces in this process (the web app, at boot), when
@@ -19,8 +19,10 @@ export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number 
   if (!config.enabled) return false;
   const emitter = createRunTraceEmitter();
   let failing = false;
+  let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const pass = (taskId?: string) => {
+    if (stopped) return;
     running = running.then(async () => {
       try {
         const { exported, failed } = await exportFinishedRuns({ prisma: prisma(), emitter, taskId });
@@ -51,7 +53,23 @@ export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number 
   const timer = setInterval(() => pass(), intervalMs);
   timer.unref();
   pass();
-  started = { emitter, timer, unsubscribe };
+  const stop = () => {
+    stopped = true;
+    for (const t of pending.values()) clearTimeout(t);
+  };
+  started = { emitter, timer, unsubscribe, idle: () => running, stop };
   process.stderr.write(`[traces] exporting finished runs to ${config.endpoint}\n`);
   return true;
+}
+
+/** Stops what {@link startTraceExport} started (tests, shutdown): no new passes; waits for the one in flight, then shuts the exporter down. */
+export async function stopTraceExport(): Promise<void> {
+  const s = started;
+  if (!s) return;
+  started = undefined;
+  s.stop();
+  s.unsubscribe();
+  clearInterval(s.timer);
+  await s.idle();
+  await s.emitter.shutdown();
 }

@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRunTraceEmitter, exportFinishedRuns, traceExportConfig } from "../../server/telemetry/export-run-trace.ts";
 import { spanIdOf, traceIdOfRun } from "../../server/telemetry/run-trace.ts";
-import { type AgentStack } from "../support/agent-stack.ts";
+import { startTraceExport, stopTraceExport } from "../../server/telemetry/trace-export.ts";
+import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 import { freePort } from "../support/ports.ts";
 
@@ -264,5 +265,20 @@ describe("trace export", () => {
       error: null,
       exportedAt: expect.any(Date),
     });
+  });
+
+  it("in a web process: a run that ends is exported soon after, woken by the change feed", async () => {
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    receiver.requests.length = 0;
+    // The sweep interval is far away: only the change feed can wake the exporter in time.
+    expect(startTraceExport({ intervalMs: 3_600_000 })).toBe(true);
+    try {
+      const { taskId, runId } = await stack.launchDemo({ limit: 1 });
+      expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+      await waitFor(`the trace of ${runId} to arrive`, () => receiver.spans().some((s) => s.traceId === traceIdOfRun(runId) && !s.parentSpanId), 30_000, 100);
+      expect(await stack.db.runTraceExport.findUniqueOrThrow({ where: { runId } })).toMatchObject({ exportedAt: expect.any(Date), attempts: 1 });
+    } finally {
+      await stopTraceExport();
+    }
   });
 });
