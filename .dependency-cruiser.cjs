@@ -60,6 +60,14 @@ module.exports = {
       to: { path: ["^(app|components)/", "^server/(domain|inngest|tools|llm|api|agent|notify)/"] },
     },
     {
+      name: "env-source-only-env",
+      severity: "error",
+      comment:
+        "The raw process environment (server/env-source.ts) is read by server/env.ts, which parses it once; everything else uses env(). The MCP runtime reads the variables an admin's server spec names (their names are data, so no schema lists them).",
+      from: { pathNot: ["^server/env\\.ts$", "^server/tools/mcp/runtime\\.ts$"] },
+      to: { path: "^server/env-source\\.ts$" },
+    },
+    {
       name: "contracts-client-safe",
       severity: "error",
       comment: "lib/contracts is imported by the browser and the server: it imports nothing but itself and zod (its schemas are shared).",

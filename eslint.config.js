@@ -2,7 +2,8 @@ import tseslint from "typescript-eslint";
 
 // Type-checked rules on our own code (STYLE.md "Habits"); no floating promises.
 // Boundaries (layer imports, cycles) are checked by dependency-cruiser (.dependency-cruiser.cjs, `npm run boundaries`),
-// the rest (Prisma calls in routers, process.env outside server/env.ts) by tests/unit/boundaries.test.ts.
+// configuration read only through server/env.ts by the no-restricted-properties block below, the rest
+// (Prisma calls in routers) by tests/unit/boundaries.test.ts.
 export default tseslint.config(
   {
     ignores: [
@@ -38,6 +39,25 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-argument": "off",
       "@typescript-eslint/no-unsafe-call": "off",
       "@typescript-eslint/no-unsafe-return": "off",
+    },
+  },
+  {
+    // One configuration path (issue 19): server and app code read the environment only through
+    // server/env.ts's env() (parsed once, validated, passed in). Exceptions, each its own process or
+    // boundary: server/env-source.ts (the one read env.ts parses), the executor's own main (its own
+    // schema, parsed first), next.config.ts, and — until the profile work moves it onto env() — the
+    // provider's default, plus the task page's loopback call on Next's own PORT.
+    files: ["server/**/*.ts", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.ts"],
+    ignores: ["server/env-source.ts", "server/executor/main.ts", "server/llm/provider.ts", "app/tasks/[[]id]/page.tsx"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        {
+          object: "process",
+          property: "env",
+          message: "Read configuration through env() from server/env.ts (parsed once, validated); pass values into what needs them.",
+        },
+      ],
     },
   },
 );
