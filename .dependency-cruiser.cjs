@@ -41,9 +41,10 @@ module.exports = {
     {
       name: "ui-server-types-only",
       severity: "error",
-      comment: "Components and pages import server/ only as types (they run in the browser); shared values come from lib/contracts/.",
+      comment:
+        "Components and pages import server/ only as types (they run in the browser); shared values come from lib/contracts/. Server components call procedures through server/api/server-caller.ts.",
       from: { path: "^(components|app)/", pathNot: "^app/api/" },
-      to: { dependencyTypesNot: ["type-only"], path: "^server/" },
+      to: { dependencyTypesNot: ["type-only"], path: "^server/", pathNot: "^server/api/server-caller\\.ts$" },
     },
     {
       name: "route-handlers-no-prisma",

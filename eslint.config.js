@@ -46,9 +46,9 @@ export default tseslint.config(
     // server/env.ts's env() (parsed once, validated, passed in). Exceptions, each its own process or
     // boundary: server/env-source.ts (the one read env.ts parses), the executor's own main (its own
     // schema, parsed first), next.config.ts, and — until the profile work moves it onto env() — the
-    // provider's default, plus the task page's loopback call on Next's own PORT.
+    // provider's default.
     files: ["server/**/*.ts", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.ts"],
-    ignores: ["server/env-source.ts", "server/executor/main.ts", "server/llm/provider.ts", "app/tasks/[[]id]/page.tsx"],
+    ignores: ["server/env-source.ts", "server/executor/main.ts", "server/llm/provider.ts"],
     rules: {
       "no-restricted-properties": [
         "error",
