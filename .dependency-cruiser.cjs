@@ -41,9 +41,10 @@ module.exports = {
     {
       name: "ui-server-types-only",
       severity: "error",
-      comment: "Components and pages import server/ only as types (they run in the browser); shared values come from lib/contracts/.",
+      comment:
+        "Components and pages import server/ only as types (they run in the browser); shared values come from lib/contracts/. Server components call procedures through server/api/server-caller.ts.",
       from: { path: "^(components|app)/", pathNot: "^app/api/" },
-      to: { dependencyTypesNot: ["type-only"], path: "^server/" },
+      to: { dependencyTypesNot: ["type-only"], path: "^server/", pathNot: "^server/api/server-caller\\.ts$" },
     },
     {
       name: "route-handlers-no-prisma",
@@ -58,6 +59,14 @@ module.exports = {
       comment: "The embedded executor is its own process that speaks Inngest's protocol: nothing from the app, the UI or Longhaul's product code.",
       from: { path: "^server/executor/" },
       to: { path: ["^(app|components)/", "^server/(domain|inngest|tools|llm|api|agent|notify)/"] },
+    },
+    {
+      name: "env-source-only-env",
+      severity: "error",
+      comment:
+        "The raw process environment (server/env-source.ts) is read by server/env.ts, which parses it once; everything else uses env(). The MCP runtime reads the variables an admin's server spec names (their names are data, so no schema lists them).",
+      from: { pathNot: ["^server/env\\.ts$", "^server/tools/mcp/runtime\\.ts$"] },
+      to: { path: "^server/env-source\\.ts$" },
     },
     {
       name: "contracts-client-safe",

@@ -1,8 +1,10 @@
 /**
- * `npm test`: typecheck, lint, format (Prettier --check), boundaries (dependency-cruiser, .dependency-cruiser.cjs), unit,
- * integration, build, end-to-end — in that order (cheapest
- * first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
- * `npm test -- --skip=e2e,lint` skips stages (for local loops; CI runs everything).
+ * `npm test`: typecheck, lint, format (Prettier --check), boundaries (dependency-cruiser, .dependency-cruiser.cjs),
+ * docs (every path a doc names exists, scripts/check-docs.ts), unit, integration, build, end-to-end — in that
+ * order (cheapest first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
+ * `npm test -- --skip=e2e,lint` skips stages, `--only=typecheck,unit` runs just those (for local loops; CI runs
+ * everything). `npm run check` is `--only=typecheck,lint,format,boundaries,docs,unit`: the loop before a commit.
+ * An unknown stage name in either flag is refused (exit 2), naming the stages there are.
  */
 import "./lib/runtime.ts";
 import { spawnSync } from "node:child_process";
@@ -11,12 +13,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
-const skip = new Set(
-  process.argv
-    .slice(2)
-    .filter((a) => a.startsWith("--skip="))
-    .flatMap((a) => a.slice(7).split(",")),
-);
+const stageList = (flag: string) =>
+  new Set(
+    process.argv
+      .slice(2)
+      .filter((a) => a.startsWith(`--${flag}=`))
+      .flatMap((a) => a.slice(flag.length + 3).split(","))
+      .filter(Boolean),
+  );
+const skip = stageList("skip");
+const only = stageList("only");
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
 /** What `npm run boundaries` runs (keep the two in step). */
 const BOUNDARY_ARGS = [
@@ -58,16 +64,23 @@ const stages: { name: string; cmd: string; args: string[]; report?: string }[] =
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
   { name: "format", cmd: bin("prettier"), args: ["--check", "--log-level=warn", "."] },
   { name: "boundaries", cmd: bin("depcruise"), args: [...BOUNDARY_ARGS] },
+  { name: "docs", cmd: process.execPath, args: ["--import", "tsx", resolve(root, "scripts/check-docs.ts")] },
   { name: "unit", cmd: bin("vitest"), args: vitestArgs("unit"), report: "unit" },
   { name: "integration", cmd: bin("vitest"), args: vitestArgs("integration"), report: "integration" },
   { name: "build", cmd: bin("next"), args: ["build"] },
   { name: "e2e", cmd: bin("playwright"), args: ["test"] },
 ];
 
+const unknown = [...skip, ...only].filter((name) => !stages.some((s) => s.name === name));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown stage(s) ${unknown.join(", ")}: the stages are ${stages.map((s) => s.name).join(", ")}\n`);
+  process.exit(2);
+}
+
 const results: { stage: string; ok: boolean; seconds: number }[] = [];
 let failed = false;
 for (const stage of stages) {
-  if (skip.has(stage.name)) continue;
+  if (skip.has(stage.name) || (only.size > 0 && !only.has(stage.name))) continue;
   process.stderr.write(`\n=== ${stage.name} ===\n`);
   const started = Date.now();
   const r = spawnSync(stage.cmd, stage.args, {

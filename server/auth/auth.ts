@@ -1,5 +1,5 @@
 import { betterAuth } from "better-auth";
-import { env, rawEnv } from "../env.ts";
+import { env, type Env } from "../env.ts";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
@@ -17,8 +17,24 @@ export const DEFAULT_SESSION_DAYS = 7;
 export const OIDC_PROVIDER_ID = "oidc";
 
 /** The web app's public origin: BETTER_AUTH_URL, else APP_URL, else http://127.0.0.1:$PORT. */
-export function authBaseUrl(source: Record<string, string | undefined> = rawEnv()): string {
-  const url = source.BETTER_AUTH_URL || source.APP_URL || `http://127.0.0.1:${source.PORT || 3000}`;
+/** The parts of {@link Env} sign-in reads; tests pass their own (`parseEnv({...})`). */
+export type AuthConfig = Partial<
+  Pick<
+    Env,
+    | "BETTER_AUTH_URL"
+    | "APP_URL"
+    | "PORT"
+    | "BETTER_AUTH_TRUSTED_ORIGINS"
+    | "OIDC_DISCOVERY_URL"
+    | "OIDC_CLIENT_ID"
+    | "OIDC_CLIENT_SECRET"
+    | "OIDC_PROVIDER_NAME"
+    | "OIDC_SCOPES"
+  >
+>;
+
+export function authBaseUrl(source: AuthConfig = env()): string {
+  const url = source.BETTER_AUTH_URL || source.APP_URL || `http://127.0.0.1:${source.PORT ?? 3000}`;
   return url.replace(/\/+$/, "");
 }
 
@@ -28,7 +44,7 @@ export function authBaseUrl(source: Record<string, string | undefined> = rawEnv(
  * start banner prints one, a browser may be pointed at the other); plus BETTER_AUTH_TRUSTED_ORIGINS
  * (comma-separated).
  */
-export function trustedOrigins(source: Record<string, string | undefined> = rawEnv()): string[] {
+export function trustedOrigins(source: AuthConfig = env()): string[] {
   const base = new URL(authBaseUrl(source));
   const origins = new Set([base.origin]);
   if (base.hostname === "127.0.0.1" || base.hostname === "localhost") {
@@ -39,7 +55,7 @@ export function trustedOrigins(source: Record<string, string | undefined> = rawE
 }
 
 /** The OIDC provider configured by env (OIDC_DISCOVERY_URL + OIDC_CLIENT_ID [+ OIDC_CLIENT_SECRET]), or null. */
-export function oidcConfig(source: Record<string, string | undefined> = rawEnv()) {
+export function oidcConfig(source: AuthConfig = env()) {
   if (!source.OIDC_DISCOVERY_URL || !source.OIDC_CLIENT_ID) return null;
   return {
     providerId: OIDC_PROVIDER_ID,
@@ -132,7 +148,7 @@ function createAuth() {
       user: {
         create: {
           before: async (user) => {
-            if (rawEnv().LONGHAUL_SIGNUP === "closed" && (await db.user.count()) > 0) {
+            if (env().LONGHAUL_SIGNUP === "closed" && (await db.user.count()) > 0) {
               throw new APIError("FORBIDDEN", { message: "sign-up is closed (LONGHAUL_SIGNUP=closed): ask an admin to create your account" });
             }
             return { data: { ...user, name: await uniqueDisplayName(db, user.name, user.email) } };

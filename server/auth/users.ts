@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { idField, inputObject, textField } from "../domain/input-fields.ts";
-import { rawEnv } from "../env-source.ts";
+import { env, type Env } from "../env.ts";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
 import { tokenListSelect } from "./api-tokens.ts";
-import { auth, oidcConfig } from "./auth.ts";
+import { auth, oidcConfig, type AuthConfig } from "./auth.ts";
 import { normaliseRoles, ROLES, type Role } from "./roles.ts";
 
 export const roleListSchema = z.array(z.enum(ROLES, { message: `roles: each one of ${ROLES.join(", ")}` })).max(ROLES.length, `roles: at most ${ROLES.length}`);
@@ -135,7 +135,14 @@ export async function listAllTokens({ prisma }: { prisma: PrismaClient }) {
  * (closed by LONGHAUL_SIGNUP=closed once a user exists), the OIDC provider's name when configured,
  * and whether no user exists yet (the first sign-up becomes admin). Never any secret.
  */
-export async function signInOptions({ prisma, source = rawEnv() }: { prisma: PrismaClient; source?: Record<string, string | undefined> }) {
+export async function signInOptions({
+  prisma,
+  source = env(),
+}: {
+  prisma: PrismaClient;
+  /** Configuration (default {@link env}); tests pass `parseEnv({...})`. */
+  source?: AuthConfig & Partial<Pick<Env, "LONGHAUL_PASSWORD_SIGNIN" | "LONGHAUL_SIGNUP">>;
+}) {
   const users = await prisma.user.count();
   const oidc = oidcConfig(source);
   const password = source.LONGHAUL_PASSWORD_SIGNIN !== "off";

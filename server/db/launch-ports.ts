@@ -4,6 +4,7 @@ import { ulid } from "ulid";
 import type { LaunchPorts } from "../domain/launch-task.ts";
 import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
 import { env } from "../env.ts";
+import { deploymentEgressPolicy } from "../domain/egress-policy.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
@@ -19,16 +20,20 @@ export function prismaLaunchPorts({
     .split(",")
     .map((r) => r.trim())
     .filter(Boolean),
+  deploymentEgress = deploymentEgressPolicy(env()),
 }: {
   prisma: PrismaClient;
   sendRunStarted: LaunchPorts["sendRunStarted"];
   defaultWorkspace?: string;
   /** Folders a launch's workspace must lie in (default: the default workspace alone). */
   workspaceRoots?: string[];
+  /** The deployment's egress policy (default: from env()). */
+  deploymentEgress?: LaunchPorts["deploymentEgress"];
 }): LaunchPorts {
   const roots = (workspaceRoots.length ? workspaceRoots : [defaultWorkspace]).map((r) => resolve(r));
   return {
     defaultWorkspace: resolve(defaultWorkspace),
+    deploymentEgress,
     newId: (prefix) => `${prefix}_${ulid().toLowerCase()}`,
     demoGoal: licenseAuditGoal,
     async findTaskByLaunchKey(launchKey) {

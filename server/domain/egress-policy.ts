@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { rawEnv } from "../env-source.ts";
 
 /**
  * The egress policy: where a run's side effects may go without a human's approval. One place for
@@ -106,12 +105,19 @@ function httpList(entries: readonly string[]): string[] {
   });
 }
 
+/** The deployment's egress settings as server/env.ts parses them (env() satisfies it; tests pass their own). */
+export interface DeploymentEgressConfig {
+  LONGHAUL_EMAIL_ALLOW?: string;
+  LONGHAUL_HTTP_ALLOW?: string;
+  LONGHAUL_EGRESS_ON_BREACH?: (typeof EGRESS_ON_BREACH)[number];
+}
+
 /**
- * The deployment's policy from the environment (read on every call, so a test or an operator
- * changing a variable is seen at once; invalid values stop the start in server/env.ts, and an
- * invalid entry that got past it is ignored, i.e. not allowed).
+ * The deployment's policy from its configuration (`env()`'s LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW,
+ * LONGHAUL_EGRESS_ON_BREACH; the caller passes them, the domain reads no process state). Invalid
+ * values stop the start in server/env.ts; an invalid entry that got past it is ignored, i.e. not allowed.
  */
-export function deploymentEgressPolicy(source: Record<string, string | undefined> = rawEnv()): EgressPolicy {
+export function deploymentEgressPolicy(source: DeploymentEgressConfig): EgressPolicy {
   const emailRaw = source.LONGHAUL_EMAIL_ALLOW?.trim() || DEFAULT_EMAIL_ALLOW;
   const email = emailRaw.toLowerCase() === EMAIL_ALLOW_NONE ? { emailDomains: [], emailRecipients: [] } : emailLists(splitList(emailRaw));
   const onBreach = source.LONGHAUL_EGRESS_ON_BREACH?.trim() === "refuse" ? "refuse" : "escalate";

@@ -15,7 +15,7 @@ import {
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "./unstorable.ts";
 import { DEMO_DEFAULT_EMAIL, DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget } from "../../lib/contracts/demo.ts";
-import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
+import { checkDestinations, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 
 /**
@@ -108,8 +108,8 @@ export interface LaunchPorts {
     requireApproval?: boolean;
     egress?: ProfileEgress;
   } | null>;
-  /** The deployment's egress policy; absent = read from the environment (LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
-  deploymentEgress?: EgressPolicy;
+  /** The deployment's egress policy (the caller reads it from env(): LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
+  deploymentEgress: EgressPolicy;
   workspaceIsDirectory(path: string): Promise<boolean>;
   /**
    * Whether the workspace lies inside an allowed root (after resolving symlinks), with the roots for
@@ -179,7 +179,7 @@ export async function launchTask({
   const profile = await ports.findProfile(input.profile);
   if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
   if (input.demo) {
-    const policy = mergeEgressPolicies(ports.deploymentEgress ?? deploymentEgressPolicy(), profile.egress);
+    const policy = mergeEgressPolicies(ports.deploymentEgress, profile.egress);
     const breaches = checkDestinations(
       {
         email: [{ field: "emailTo", address: input.demo.emailTo ?? DEMO_DEFAULT_EMAIL }],

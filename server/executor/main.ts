@@ -28,24 +28,9 @@
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { startExecutor } from "./index.ts";
-import { createExecutorLogger, LOG_LEVELS, type LogLevel } from "./logger.ts";
-
-// The format is needed before the env is validated (to report a bad env in it): an invalid value
-// falls back to the default here and is then refused by the schema below.
-const requestedFormat = process.env.EXECUTOR_LOG_FORMAT;
-const logFormat = requestedFormat === "json" || requestedFormat === "text" ? requestedFormat : process.stderr.isTTY ? "text" : "json";
-const requestedLevel = process.env.EXECUTOR_LOG_LEVEL;
-const logger = createExecutorLogger({
-  format: logFormat,
-  level: LOG_LEVELS.includes(requestedLevel as LogLevel) ? (requestedLevel as LogLevel) : "info",
-});
+import { createExecutorLogger, LOG_LEVELS } from "./logger.ts";
 
 const dev = process.argv.slice(2).includes("--dev");
-const unknownFlags = process.argv.slice(2).filter((a) => a !== "--dev");
-if (unknownFlags.length) {
-  logger.error(`unknown argument(s) ${unknownFlags.join(" ")}; usage: main.ts [--dev]`);
-  process.exit(1);
-}
 
 const signingKeySchema = z.string().regex(/^(signkey-[a-z]+-)?([0-9a-f]{2})+$/i, "hex (even length), optionally prefixed signkey-<env>-");
 const databaseUrlSchema = z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL");
@@ -82,7 +67,19 @@ const envSchema = z.object({
   EXECUTOR_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 });
 
+// The executor's one read of its environment: parsed once, before anything uses it (the log settings too).
 const parsed = envSchema.safeParse(process.env);
+// A bad environment is reported in the default format and level (the log settings may be what is bad).
+const logFormat = parsed.data?.EXECUTOR_LOG_FORMAT ?? (process.stderr.isTTY ? "text" : "json");
+const logger = createExecutorLogger({
+  format: logFormat,
+  level: parsed.data?.EXECUTOR_LOG_LEVEL ?? "info",
+});
+const unknownFlags = process.argv.slice(2).filter((a) => a !== "--dev");
+if (unknownFlags.length) {
+  logger.error(`unknown argument(s) ${unknownFlags.join(" ")}; usage: main.ts [--dev]`);
+  process.exit(1);
+}
 if (!parsed.success) {
   for (const issue of parsed.error.issues) logger.error(`invalid env ${issue.path.join(".")}: ${issue.message}`);
   process.exit(1);

@@ -1,3 +1,4 @@
+import { env } from "../env.ts";
 import type { PrismaClient } from "../db/client.ts";
 import {
   checkDestinations,
@@ -49,7 +50,7 @@ export async function loadEgressPolicy({ prisma, taskId }: { prisma: PrismaClien
     where: { id: taskId },
     select: { profile: { select: { egressEmailAllow: true, egressHttpAllow: true, egressOnBreach: true } } },
   });
-  return mergeEgressPolicies(deploymentEgressPolicy(), task?.profile ?? null);
+  return mergeEgressPolicies(deploymentEgressPolicy(env()), task?.profile ?? null);
 }
 
 /** Most read_file / search_files outputs the gate compares outgoing content with (the latest ones). */

@@ -16,6 +16,12 @@ test("a blank id is a 404 page too, not a crash", async ({ page }) => {
   await expect(page.getByTestId("task-not-found")).toBeVisible();
 });
 
+test("an over-long id (10 kB) is a 404 page too, answered before any lookup", async ({ page }) => {
+  const response = await page.goto(`/tasks/${"x".repeat(10_000)}`);
+  expect(response?.status()).toBe(404);
+  await expect(page.getByTestId("task-not-found")).toBeVisible();
+});
+
 test("the artifact route answers hostile ids with 400/404 in its own words, never a 5xx", async ({ request }) => {
   for (const [id, status] of [
     ["%00", 400],

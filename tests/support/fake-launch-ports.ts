@@ -1,3 +1,4 @@
+import { deploymentEgressPolicy } from "../../server/domain/egress-policy.ts";
 import type { LaunchPorts } from "../../server/domain/launch-task.ts";
 
 /** What a {@link fakeLaunchPorts} recorded. */
@@ -24,6 +25,7 @@ export function fakeLaunchPorts(overrides: Partial<LaunchPorts> = {}): FakeLaunc
   let n = 0;
   const ports: LaunchPorts = {
     defaultWorkspace: "/ws",
+    deploymentEgress: deploymentEgressPolicy({}),
     newId: (prefix) => `${prefix}_${++n}`,
     demoGoal: (limit) => `audit ${limit}`,
     findTaskByLaunchKey: async (key) => {

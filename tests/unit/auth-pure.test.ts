@@ -38,7 +38,7 @@ describe("acting on a task", () => {
 });
 
 describe("CSRF origin check", () => {
-  const allowed = trustedOrigins({ PORT: "3000" });
+  const allowed = trustedOrigins({ PORT: 3000 });
   it("trusts the app's origin and its loopback twin, plus configured origins", () => {
     expect(allowed).toEqual(["http://127.0.0.1:3000", "http://localhost:3000"]);
     expect(trustedOrigins({ BETTER_AUTH_URL: "https://lh.example.com/", BETTER_AUTH_TRUSTED_ORIGINS: "https://admin.example.com" })).toEqual([

@@ -39,6 +39,7 @@ describe("http_post", () => {
       },
     });
     process.env.LONGHAUL_EGRESS_ON_BREACH = "refuse";
+    resetEnv();
     try {
       const refused = await call({ url: "https://evil.example.net/x", body: { a: 1 } });
       expect(refused).toMatchObject({ ok: false, error: { code: "not_allowed", message: expect.stringContaining("The egress policy refuses such calls") } });

@@ -1,29 +1,29 @@
-import { headers } from "next/headers";
+import { TRPCError } from "@trpc/server";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { preload } from "react-dom";
 import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { RunPage } from "@/components/tasks/run-page.tsx";
+import { serverCaller } from "@/server/api/server-caller.ts";
 
 export const dynamic = "force-dynamic";
 
+/** The longest id `task.get` accepts (server/domain/input-fields.ts idField): a longer one is no task's. */
+const MAX_ID_LENGTH = 100;
+
 /**
- * Whether the task exists, asked of this app's own API (pages import nothing from server/ but types):
- * `task.get` answering 404 (unknown) or 400 (not an id at all) means no such task. Any other answer
- * — the API down, a 5xx — renders the page, which shows that error itself.
+ * Whether the task surely does not exist: an id longer than any id (answered at once, before any
+ * query), or `task.get` — called in-process through the server caller, with this request's
+ * credentials — refusing it as unknown (NOT_FOUND) or as not an id at all (BAD_REQUEST). Any other
+ * answer (not signed in, the database down) renders the page, which shows that state itself.
  */
 async function taskMissing(id: string): Promise<boolean> {
-  const h = await headers();
-  const input = encodeURIComponent(JSON.stringify({ json: { taskId: id } }));
+  if (id.length > MAX_ID_LENGTH) return true;
   try {
-    const res = await fetch(`http://127.0.0.1:${process.env.PORT ?? 3000}/api/trpc/task.get?input=${input}`, {
-      cache: "no-store",
-      headers: { cookie: h.get("cookie") ?? "", authorization: h.get("authorization") ?? "" },
-      signal: AbortSignal.timeout(5_000),
-    });
-    return res.status === 404 || res.status === 400;
-  } catch {
+    await (await serverCaller()).task.get({ taskId: id });
     return false;
+  } catch (error) {
+    return error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST");
   }
 }
 
@@ -38,10 +38,10 @@ function decoded(segment: string): string {
 
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  if (await taskMissing(decoded(id))) notFound();
   // The step list is the page's biggest request: the browser fetches it while the scripts load, and
   // the run page's tRPC query (the same GET URL: httpLink, superjson input {json: {taskId}}) finds it ready.
   preload(`/api/trpc/task.steps?input=${encodeURIComponent(JSON.stringify({ json: { taskId: id } }))}`, { as: "fetch", crossOrigin: "anonymous" });
-  if (await taskMissing(decoded(id))) notFound();
   return (
     <RoleGate needs={[]} what="A task's run page">
       <Suspense>

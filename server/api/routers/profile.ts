@@ -1,3 +1,4 @@
+import { env } from "../../env.ts";
 import { z } from "zod";
 import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
 import { deploymentEgressPolicy, mergeEgressPolicies, parseEmailAllowEntry, parseHttpAllowEntry } from "../../domain/egress-policy.ts";
@@ -37,7 +38,7 @@ export const profileRouter = createTRPCRouter({
    * profile's: server/domain/egress-policy.ts mergeEgressPolicies).
    */
   list: readProcedure.query(async ({ ctx }) => {
-    const deployment = deploymentEgressPolicy();
+    const deployment = deploymentEgressPolicy(env());
     return (await listProfiles({ prisma: ctx.prisma })).map((p) => ({ ...p, egressEffective: mergeEgressPolicies(deployment, p) }));
   }),
   /**
