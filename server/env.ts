@@ -89,6 +89,15 @@ export const envSchema = z.object({
   LONGHAUL_PASSWORD_SIGNIN: z.enum(["on", "off"]).optional(),
   /** Session lifetime in days (default 7; refreshed daily while used). */
   LONGHAUL_SESSION_DAYS: z.coerce.number().min(0.01).max(365).optional(),
+  /** Traces out (server/telemetry): the standard OpenTelemetry SDK variables; export is off unless an endpoint is set. The exporter itself also reads OTEL_EXPORTER_OTLP_(TRACES_)HEADERS and OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.string().optional(),
+  OTEL_SDK_DISABLED: z.string().optional(),
+  OTEL_TRACES_EXPORTER: z.string().optional(),
+  /** Any value: log each trace export pass's exported runs (stderr). */
+  LONGHAUL_TRACE_LOG: z.string().optional(),
   /** CLI: the API token it sends (else, on this machine, DATA_DIR/cli-token from npm start). */
   LONGHAUL_TOKEN: z
     .string()

@@ -5,7 +5,7 @@ import { detectResources, envDetector, resourceFromAttributes } from "@opentelem
 import { BasicTracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { PrismaClient } from "../db/client.ts";
-import { rawEnv } from "../env-source.ts";
+import { env, type Env } from "../env.ts";
 import { redactSecrets } from "../tools/egress-redact.ts";
 import { buildRunTrace, spanIdOf, traceIdOfRun, type RunTraceData, type TraceSpanSpec } from "./run-trace.ts";
 
@@ -31,7 +31,19 @@ export interface TraceExportConfig {
  * than `http/json` is refused with a reason rather than silently ignored. Headers
  * (`OTEL_EXPORTER_OTLP_(TRACES_)HEADERS`, e.g. an API key) are read by the SDK's exporter itself.
  */
-export function traceExportConfig(source: Record<string, string | undefined> = rawEnv()): TraceExportConfig {
+export function traceExportConfig(
+  source: Partial<
+    Pick<
+      Env,
+      | "OTEL_EXPORTER_OTLP_ENDPOINT"
+      | "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+      | "OTEL_EXPORTER_OTLP_PROTOCOL"
+      | "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+      | "OTEL_SDK_DISABLED"
+      | "OTEL_TRACES_EXPORTER"
+    >
+  > = env(),
+): TraceExportConfig {
   const traces = source.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const base = source.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!traces && !base) return { enabled: false, reason: "OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT unset" };

@@ -1,4 +1,4 @@
-import { rawEnv } from "../env-source.ts";
+import { env } from "../env.ts";
 import { changeFeed } from "../db/change-feed.ts";
 import { prisma } from "../db/prisma.ts";
 import { createRunTraceEmitter, exportFinishedRuns, traceExportConfig, type RunTraceEmitter } from "./export-run-trace.ts";
@@ -27,7 +27,7 @@ export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number 
       try {
         const { exported, failed } = await exportFinishedRuns({ prisma: prisma(), emitter, taskId });
         if (failed.length) process.stderr.write(`[traces] export to ${config.endpoint} failed for ${failed.length} run(s): ${failed[0]!.error}\n`);
-        if (exported.length && rawEnv().LONGHAUL_TRACE_LOG) process.stderr.write(`[traces] exported ${JSON.stringify(exported)}\n`);
+        if (exported.length && env().LONGHAUL_TRACE_LOG) process.stderr.write(`[traces] exported ${JSON.stringify(exported)}\n`);
         failing = false;
       } catch (error) {
         if (!failing)

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetEnv } from "../../server/env.ts";
 import { createRunTraceEmitter, exportFinishedRuns, traceExportConfig } from "../../server/telemetry/export-run-trace.ts";
 import { spanIdOf, traceIdOfRun } from "../../server/telemetry/run-trace.ts";
 import { startTraceExport, stopTraceExport } from "../../server/telemetry/trace-export.ts";
@@ -76,6 +77,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   process.env = saved;
+  resetEnv();
   await receiver?.close();
 });
 
@@ -113,6 +115,7 @@ describe("trace export", () => {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
     process.env.OTEL_EXPORTER_OTLP_HEADERS = "x-api-key=trace-test-key";
     process.env.OTEL_SERVICE_NAME = "longhaul-trace-test";
+    resetEnv(); // server/env.ts parses process.env once
     expect(traceExportConfig()).toEqual({ enabled: true, endpoint: `${receiver.url}/v1/traces` });
 
     // Two exporters at once (two web replicas): each run is exported exactly once.
@@ -245,6 +248,7 @@ describe("trace export", () => {
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${await freePort()}`; // nobody listens
     delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
+    resetEnv();
     const emitter = createRunTraceEmitter();
     const pass = await exportFinishedRuns({ prisma: stack.db, emitter, taskId });
     await emitter.shutdown();
@@ -254,6 +258,7 @@ describe("trace export", () => {
     expect(row).toMatchObject({ exportedAt: null, attempts: 1, error: expect.any(String) });
     // Inside the lease nobody takes it again; once expired, the next pass exports it.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    resetEnv();
     const again = createRunTraceEmitter();
     expect((await exportFinishedRuns({ prisma: stack.db, emitter: again, taskId })).exported).toEqual([]);
     await stack.db.runTraceExport.update({ where: { runId: row.runId }, data: { claimedAt: new Date(Date.now() - 61_000) } });
@@ -269,6 +274,7 @@ describe("trace export", () => {
 
   it("in a web process: a run that ends is exported soon after, woken by the change feed", async () => {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    resetEnv();
     receiver.requests.length = 0;
     // The sweep interval is far away: only the change feed can wake the exporter in time.
     expect(startTraceExport({ intervalMs: 3_600_000 })).toBe(true);
