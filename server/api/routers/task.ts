@@ -13,7 +13,7 @@ import {
   TASK_SORTS,
   TASK_STATUSES,
 } from "../../db/task-queries.ts";
-import { diffCheckpoints, getCheckpointOrThrow, listCheckpoints } from "../../db/checkpoint-queries.ts";
+import { diffCheckpoints, getCheckpointOrThrow, getResumePreview, listCheckpoints } from "../../db/checkpoint-queries.ts";
 import { requestCheckpoint } from "../../db/run-requests.ts";
 import { getExecutorView } from "../../db/executor-view-queries.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
@@ -168,6 +168,10 @@ export const taskRouter = createTRPCRouter({
     }),
   ),
   requestCheckpoint: ownTaskProcedure.input(taskIdSchema).mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),
+  /** What a resume or fork from a checkpoint (default: the latest good one) keeps and what it will redo; see getResumePreview. */
+  resumePreview: readProcedure
+    .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional() }))
+    .query(({ ctx, input }) => getResumePreview({ prisma: ctx.prisma, taskId: input.taskId, checkpointId: input.checkpointId ?? null })),
   checkpoints: readProcedure.input(taskIdSchema).query(({ ctx, input }) => listCheckpoints({ prisma: ctx.prisma, taskId: input.taskId })),
   checkpoint: readProcedure
     .input(inputObject({ checkpointId: idSchema("checkpointId") }))
