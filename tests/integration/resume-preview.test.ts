@@ -18,18 +18,23 @@ useAgentStack((started) => (stack = started));
 describe("resume preview", () => {
   it("the latest checkpoint redoes nothing; an older one names the facts the resumed run records again", async () => {
     const profile = await createTestProfile(stack.db, "resume-preview", { checkpointEverySteps: 12, autoResumeMax: 0 });
-    const { taskId } = await launchDemoWithProfile(stack, { limit: 30, profile });
+    const { taskId, runId: firstRun } = await launchDemoWithProfile(stack, { limit: 30, profile });
     await waitFor("two checkpoints", async () => ((await stack.db.checkpoint.count({ where: { taskId } })) >= 2 ? true : undefined), 90_000, 50);
     await cancelTask({
       taskId,
       actor: "preview-test",
       ports: prismaCancelPorts({ prisma: stack.db, sendRunCancelled: (e) => stack.sendEvent("longhaul/run.cancelled", e, `run-cancelled-${e.runId}`) }),
     });
+    // The cancel-checkpoint function has finished (it takes a checkpoint, or none when the latest covers every step).
     await waitFor(
-      "the cancel checkpoint",
-      () => stack.db.checkpoint.findFirst({ where: { taskId, reason: "cancelled" } }).then((c) => c ?? undefined),
-      30_000,
-      50,
+      "the cancel-checkpoint run",
+      async () => {
+        const rows = await stack.db.$queryRaw<{ status: string }[]>`
+          SELECT status FROM executor_run WHERE "functionId" = 'longhaul-cancel-checkpoint' AND event->'data'->>'runId' = ${firstRun}`;
+        return rows.some((r) => r.status === "completed") || undefined;
+      },
+      120_000,
+      100,
     );
     const facts = new Set((await stack.db.fact.findMany({ where: { taskId }, select: { key: true } })).map((f) => f.key));
 
