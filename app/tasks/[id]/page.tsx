@@ -4,6 +4,7 @@ import { Suspense } from "react";
 import { preload } from "react-dom";
 import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { RunPage } from "@/components/tasks/run-page.tsx";
+import { MAX_ID_CHARS, plausibleId } from "@/lib/contracts/limits.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -38,6 +39,9 @@ function decoded(segment: string): string {
 
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  // Not an id at all (e.g. 10 kB long): 404 at once, before the preload header and the API call
+  // carry it (a 10 kB id hung 85 s, then 408 — issue 18).
+  if (id.length > 3 * MAX_ID_CHARS || !plausibleId(decoded(id))) notFound();
   // The step list is the page's biggest request: the browser fetches it while the scripts load, and
   // the run page's tRPC query (the same GET URL: httpLink, superjson input {json: {taskId}}) finds it ready.
   preload(`/api/trpc/task.steps?input=${encodeURIComponent(JSON.stringify({ json: { taskId: id } }))}`, { as: "fetch", crossOrigin: "anonymous" });
