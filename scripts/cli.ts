@@ -6,7 +6,8 @@
  *   npm run cli -- launch --goal "…" [--profile scripted] [--step-budget N] [--wait]
  *   npm run cli -- launch --scenario <loop|stall|budget|drift|dead_end|tool_failure> [--wait]
  *   npm run cli -- status <taskId>
- *   npm run cli -- cancel <taskId>
+ *   npm run cli -- cancel <taskId>   |   cancel --status running [--profile …] [--dry-run] [--wait]
+ *   npm run cli -- resume <taskId>   |   resume --status failed [--failure transient] [--since <time>] [--dry-run] [--wait]
  *   npm run cli -- list [--status <status>] [--limit N]
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
@@ -25,6 +26,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
 import { TASK_STATUSES } from "../lib/contracts/status.ts";
+import { FAILURE_CLASSES } from "../lib/contracts/failure.ts";
 import { EXIT_CODE_TABLE, EXIT_CODES, exitCodeForTaskStatus } from "./lib/cli-exit.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
 import { launchTaskInputSchema } from "../server/domain/launch-task.ts";
@@ -57,6 +59,22 @@ const launchShape = launchTaskInputSchema.shape;
 const demoLimit = launchShape.demo.unwrap().shape.limit;
 const stepBudget = launchShape.stepBudget.unwrap();
 const LIST_LIMIT = { min: 1, max: 200 };
+
+/** Filter flags of a batch resume or cancel (the task list's filter: task.batchPreview / task.batchStart). */
+const BATCH_FLAGS: CommandSpec["flags"] = {
+  status: { type: "string", value: "<status>", description: "tasks in this status", choices: TASK_STATUSES },
+  failure: { type: "string", value: "<class>", description: "tasks that failed in this class (as /costs counts them)", choices: FAILURE_CLASSES },
+  profile: { type: "string", value: "<name>", description: "tasks of this agent profile" },
+  since: { type: "string", value: "<date|time>", description: "tasks launched at or after (YYYY-MM-DD or ISO time)" },
+  until: { type: "string", value: "<date|time>", description: "tasks launched before" },
+  "dry-run": { type: "boolean", description: "only say how many tasks it would take, which it would skip and the estimated cost" },
+  wait: { type: "boolean", description: "wait until every task of the batch is done, printing progress to stderr" },
+};
+const BATCH_NOTES = [
+  "Give a <taskId>, or at least one of --status, --failure, --profile, --since, --until for a batch (at most 1,000 tasks).",
+  "A batch resume starts each task from its latest checkpoint, LONGHAUL_BATCH_CONCURRENCY runs at a time; one audit entry per task.",
+];
+const BATCH_FILTER_FLAGS = ["status", "failure", "profile", "since", "until"] as const;
 
 const COMMANDS: readonly CommandSpec[] = [
   {
@@ -115,9 +133,23 @@ const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "cancel",
-    summary: "Cancel a task and its running run (cancelling an already cancelled task is a no-op).",
-    positionals: [{ name: "taskId", description: "the task's id" }],
-    examples: [`${PROGRAM} cancel task_01jx…`],
+    summary: "Cancel a task and its running run (a no-op when already cancelled), or every task a filter matches (a batch).",
+    positionals: [{ name: "taskId", description: "the task's id (or give filter flags instead)", optional: true }],
+    flags: BATCH_FLAGS,
+    notes: BATCH_NOTES,
+    examples: [`${PROGRAM} cancel task_01jx…`, `${PROGRAM} cancel --status running --profile scripted --dry-run`],
+  },
+  {
+    name: "resume",
+    summary: "Resume a task from its latest checkpoint, or every task a filter matches (a batch under a concurrency cap).",
+    positionals: [{ name: "taskId", description: "the task's id (or give filter flags instead)", optional: true }],
+    flags: { ...BATCH_FLAGS, guidance: { type: "string", value: "<text>", description: "guidance for the resumed runs" } },
+    notes: BATCH_NOTES,
+    examples: [
+      `${PROGRAM} resume task_01jx…`,
+      `${PROGRAM} resume --status failed --failure transient --since 2026-12-01T14:05:00Z --dry-run`,
+      `${PROGRAM} resume --status failed --since 2026-12-01T14:05:00Z --wait`,
+    ],
   },
   {
     name: "list",
@@ -361,6 +393,11 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
     costBudgetUsd: "cost-budget",
     workspace: "workspace",
     status: "status",
+    "selection.filter.status": "status",
+    "selection.filter.failure": "failure",
+    "selection.filter.profile": "profile",
+    "selection.filter.from": "since",
+    "selection.filter.to": "until",
     limit: "limit",
     guidance: "guidance",
     deadEndReason: "reason",
@@ -391,7 +428,16 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return { ...s, [EXIT]: exitCodeForTaskStatus(s.status) };
     }
     case "cancel":
-      return api.task.cancel.mutate({ taskId: positionals[0]! });
+    case "resume": {
+      const selection = batchSelection(command, values, positionals);
+      if (!selection) {
+        const taskId = positionals[0]!;
+        return command === "cancel"
+          ? api.task.cancel.mutate({ taskId })
+          : api.task.resume.mutate({ taskId, ...(typeof values.guidance === "string" ? { guidance: values.guidance } : {}) });
+      }
+      return runBatch(command, selection, values);
+    }
     case "list": {
       const status = values.status as (typeof TASK_STATUSES)[number] | undefined;
       const { rows } = await api.task.list.query({ limit: typeof values.limit === "number" ? values.limit : LIST_LIMIT.max, ...(status ? { status } : {}) });
@@ -412,6 +458,75 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }
+}
+
+/** The batch filter of `resume`/`cancel`, or null for one task; every usage problem at once. @throws UsageError */
+function batchSelection(command: "resume" | "cancel", values: FlagValues, positionals: readonly string[]) {
+  const given = BATCH_FILTER_FLAGS.filter((f) => values[f] !== undefined);
+  const problems: string[] = [];
+  if (positionals.length && given.length) problems.push(`<taskId>: give a task id or filter flags (${given.map((f) => `--${f}`).join(", ")}), not both`);
+  if (!positionals.length && !given.length)
+    problems.push(`${command} needs a <taskId> or at least one of ${BATCH_FILTER_FLAGS.map((f) => `--${f}`).join(", ")}`);
+  if (positionals.length)
+    for (const f of ["dry-run", "wait"] as const) if (values[f] !== undefined) problems.push(`--${f}: only applies to a batch (filter flags)`);
+  if (problems.length) throw new UsageError(problems, command);
+  if (positionals.length) return null;
+  const str = (f: string) => (typeof values[f] === "string" ? (values[f]) : undefined);
+  const filter = {
+    ...(str("status") ? { status: [str("status") as (typeof TASK_STATUSES)[number]] } : {}),
+    ...(str("failure") ? { failure: str("failure") as (typeof FAILURE_CLASSES)[number] } : {}),
+    ...(str("profile") !== undefined ? { profile: str("profile") } : {}),
+    ...(str("since") !== undefined ? { from: str("since") } : {}),
+    ...(str("until") !== undefined ? { to: str("until") } : {}),
+  };
+  return { filter };
+}
+
+/** A batch resume or cancel: preview (--dry-run), or start it and, with --wait, follow its progress until no item is pending or running. */
+async function runBatch(action: "resume" | "cancel", selection: { filter: Record<string, unknown> }, values: FlagValues) {
+  const input = { action, selection } as Parameters<typeof api.task.batchPreview.query>[0];
+  const describe = (p: {
+    matched: number;
+    taskIds: string[];
+    skipped: { reason: string; count: number }[];
+    estimatedUsd: number;
+    unestimated: number;
+    concurrency: number;
+  }) => {
+    process.stderr.write(`matched ${p.matched}; ${action} ${p.taskIds.length}${action === "resume" ? `, ${p.concurrency} at a time` : ""}\n`);
+    for (const s of p.skipped) process.stderr.write(`  skipped ${s.count}: ${s.reason}\n`);
+    if (action === "resume")
+      process.stderr.write(
+        `estimated cost $${p.estimatedUsd.toFixed(4)} (median completed task of each profile${p.unestimated ? `; ${p.unestimated} without an estimate` : ""})\n`,
+      );
+  };
+  if (values["dry-run"]) {
+    const p = await api.task.batchPreview.query(input);
+    describe(p);
+    return {
+      dryRun: true,
+      action,
+      matched: p.matched,
+      tasks: p.taskIds.length,
+      taskIds: p.taskIds,
+      skipped: p.skipped,
+      estimatedUsd: p.estimatedUsd,
+      unestimated: p.unestimated,
+    };
+  }
+  const started = await api.task.batchStart.mutate({ ...input, ...(typeof values.guidance === "string" ? { guidance: values.guidance } : {}) });
+  describe(started);
+  process.stderr.write(`batch ${started.batchId} started\n`);
+  let progress = await api.task.batch.query({ batchId: started.batchId });
+  while (values.wait && !progress.finished) {
+    await new Promise((r) => setTimeout(r, 2000));
+    progress = await api.task.batch.query({ batchId: started.batchId });
+    const c = progress.counts;
+    process.stderr.write(
+      `  ${c.done + c.skipped + c.failed}/${progress.total}: ${c.pending} pending, ${c.running} running, ${c.done} done, ${c.skipped} skipped, ${c.failed} failed\n`,
+    );
+  }
+  return { batchId: started.batchId, action, tasks: started.taskIds.length, skipped: started.skipped, counts: progress.counts, finished: progress.finished };
 }
 
 /** Key under which run() hands back the exit code of a task outcome (not printed: JSON.stringify skips symbols). */

@@ -1,11 +1,12 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTaskActions } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { compactNumber, usd } from "./format.ts";
+import { ResumeDialog, type ResumeRequest } from "./resume-dialog.tsx";
 
 const RESUMABLE = new Set(["failed", "waiting_for_human", "cancelled"]);
 
@@ -73,15 +74,10 @@ export function CheckpointsPanel({
 }) {
   const trpc = useTRPC();
   const actions = useTaskActions(createdBy);
-  const queryClient = useQueryClient();
   const checkpoints = useQuery(trpc.task.checkpoints.queryOptions({ taskId }));
   const [open, setOpen] = useState<string | null>(null);
   const [compareWith, setCompareWith] = useState<Record<string, string>>({});
-  const [guidance, setGuidance] = useState("");
-  const onDone = { onSuccess: () => void queryClient.invalidateQueries(trpc.task.pathFilter()) };
-  const resume = useMutation(trpc.task.resume.mutationOptions(onDone));
-  const fork = useMutation(trpc.task.fork.mutationOptions(onDone));
-  const error = resume.error ?? fork.error;
+  const [request, setRequest] = useState<ResumeRequest | null>(null);
 
   if (checkpoints.isError) return <p className="text-sm text-red-700">Could not load checkpoints: {checkpoints.error.message}</p>;
   if (!checkpoints.data) return <div className="h-24 animate-pulse rounded bg-zinc-200/60" />;
@@ -95,11 +91,7 @@ export function CheckpointsPanel({
   const list = [...checkpoints.data].reverse();
   return (
     <div className="space-y-3">
-      {error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
-          {error.message}
-        </p>
-      )}
+      {request && <ResumeDialog request={request} onClose={() => setRequest(null)} />}
       {list.map((cp) => {
         const previous = checkpoints.data.find((c) => c.seq === cp.seq - 1);
         const fromId = compareWith[cp.id] ?? previous?.id ?? "start";
@@ -156,44 +148,34 @@ export function CheckpointsPanel({
                   </p>
                 ) : (
                   <div className="space-y-2 border-t border-zinc-100 pt-3">
-                    <label htmlFor={`g-${cp.id}`} className="block text-xs font-medium text-zinc-700">
-                      Guidance for the resumed agent (optional)
-                    </label>
-                    <textarea
-                      id={`g-${cp.id}`}
-                      rows={2}
-                      className="w-full rounded border border-zinc-300 px-2 py-1 text-sm"
-                      value={guidance}
-                      onChange={(e) => setGuidance(e.target.value)}
-                    />
                     <div className="flex gap-2">
                       <button
                         type="button"
-                        disabled={!RESUMABLE.has(status) || resume.isPending}
+                        disabled={!RESUMABLE.has(status)}
                         title={
                           RESUMABLE.has(status)
                             ? "A new run from this checkpoint, with the guidance"
                             : `Only a failed, cancelled or waiting task can be resumed (this one is ${status})`
                         }
                         className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-40"
-                        onClick={() => resume.mutate({ taskId, checkpointId: cp.id, guidance })}
+                        onClick={() => setRequest({ action: "resume", taskId, checkpointId: cp.id })}
                       >
                         Resume from here
                       </button>
                       <button
                         type="button"
-                        disabled={status === "running" || status === "queued" || fork.isPending}
+                        disabled={status === "running" || status === "queued"}
                         title="A new run from this checkpoint, leaving the earlier runs as they are"
                         className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium disabled:opacity-40"
-                        onClick={() => fork.mutate({ taskId, checkpointId: cp.id, guidance })}
+                        onClick={() => setRequest({ action: "fork", taskId, checkpointId: cp.id })}
                       >
                         Fork from here
                       </button>
                     </div>
                     <p className="text-xs text-zinc-500">
                       Resume continues a stopped task (failed, cancelled or waiting for a human) from this checkpoint; an open escalation is answered by it.
-                      Fork starts one more run of the same task from here — also after it finished — e.g. to try other guidance; earlier runs and their
-                      artifacts stay, each labelled with its run.
+                      Fork starts a new task from here, linked to this one — also after it finished — e.g. to try other guidance; this task stays as it is. Both
+                      first show what is kept and what will be redone.
                     </p>
                   </div>
                 )}

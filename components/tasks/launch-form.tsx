@@ -6,7 +6,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { demoStepBudget } from "@/lib/contracts/demo.ts";
-import { launchLimitProblems, measureLaunch, parseFactsText } from "@/lib/contracts/launch-limits.ts";
+import { launchLimitProblems, measureLaunch, parseFactsText, parseWholeNumber } from "@/lib/contracts/launch-limits.ts";
 import {
   MAX_COST_BUDGET_USD,
   MAX_DEMO_PACKAGES,
@@ -56,17 +56,17 @@ export function LaunchForm() {
     }),
   );
 
-  const limitNumber = Number(limit);
+  const limitNumber = parseWholeNumber(limit);
   const limitError =
     mode === "demo" && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > MAX_DEMO_PACKAGES)
       ? `Package limit: a whole number from 1 to ${MAX_DEMO_PACKAGES}`
       : null;
-  const budgetNumber = stepBudget === "" ? undefined : Number(stepBudget);
+  const budgetNumber = stepBudget.trim() === "" ? undefined : parseWholeNumber(stepBudget);
   const budgetError =
     budgetNumber !== undefined && (!Number.isInteger(budgetNumber) || budgetNumber < 1 || budgetNumber > MAX_STEP_BUDGET)
       ? `Step budget: a whole number from 1 to ${MAX_STEP_BUDGET}`
       : null;
-  const tokenNumber = tokenBudget.trim() === "" ? undefined : Number(tokenBudget);
+  const tokenNumber = tokenBudget.trim() === "" ? undefined : parseWholeNumber(tokenBudget);
   const tokenError =
     tokenNumber !== undefined && (!Number.isInteger(tokenNumber) || tokenNumber < 1 || tokenNumber > MAX_TOKEN_BUDGET)
       ? `Token budget: a whole number from 1 to ${MAX_TOKEN_BUDGET}`

@@ -9,7 +9,9 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { LoadError } from "@/components/ui/load-error.tsx";
 import { TaskFilters } from "./list/task-filters.tsx";
 import { TaskTable } from "./list/task-table.tsx";
+import { BulkActionBar } from "./list/bulk-action-bar.tsx";
 import { useTaskListParams } from "./list/use-task-list-params.ts";
+import { useTaskSelection } from "./list/use-task-selection.ts";
 
 const launchButton = "shrink-0 rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-800";
 
@@ -32,7 +34,12 @@ export function TaskList() {
   const profiles = useQuery(trpc.task.profiles.queryOptions());
   const rows = useMemo(() => tasks.data?.pages.flatMap((page) => page.rows) ?? [], [tasks.data]);
   /** Launching needs the operator role: the links to the launch form are for operators only. */
-  const mayLaunch = holdsAny(useMe().data?.roles, ["operator"]);
+  const roles = useMe().data?.roles;
+  const mayLaunch = holdsAny(roles, ["operator"]);
+  /** Resuming and cancelling many: operators (their own tasks, the server skips the rest) and admins. */
+  const mayAct = holdsAny(roles, ["operator", "admin"]);
+  const { limit: _limit, sort: _sort, ...filter } = p.input;
+  const selection = useTaskSelection(JSON.stringify(filter));
   const total = tasks.data?.pages[0]?.total ?? 0;
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = tasks;
   const onNearEnd = useCallback(() => {
@@ -62,6 +69,7 @@ export function TaskList() {
       </div>
 
       <TaskFilters p={p} profiles={profiles.data ?? []} />
+      {mayAct && <BulkActionBar selection={selection} filter={filter} total={total} filtered={p.filtered} />}
 
       {tasks.isError && <LoadError what="tasks" message={tasks.error.message} onRetry={() => void tasks.refetch()} />}
       {tasks.isPending ? (
@@ -89,7 +97,7 @@ export function TaskList() {
           </button>
         </div>
       ) : (
-        <TaskTable rows={rows} total={total} onNearEnd={onNearEnd} fetchingMore={isFetchingNextPage} />
+        <TaskTable rows={rows} total={total} onNearEnd={onNearEnd} fetchingMore={isFetchingNextPage} selection={mayAct ? selection : undefined} />
       )}
     </div>
   );

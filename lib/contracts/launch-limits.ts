@@ -59,3 +59,12 @@ export function parseFactsText(text: string): { facts: Record<string, unknown> }
     return { problem: 'facts: a JSON object of key → value, e.g. {"region": "eu-west-1"}' };
   return { facts: value as Record<string, unknown> };
 }
+
+/**
+ * A whole number typed by a person: digits only (spaces around allowed), else NaN — so "1e3",
+ * "0x10", "12.0" and "1_000" are refused rather than read as 1000, 16 or 12 (Number() accepts them;
+ * `1e3` launched a 1,000-package audit, issue 18). Pure.
+ */
+export function parseWholeNumber(text: string): number {
+  return /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+}

@@ -52,3 +52,14 @@ export function jsonBytes(value: unknown): number {
   }
   return text === undefined ? 0 : new TextEncoder().encode(text).length;
 }
+
+/** Most characters of an id in the API (server/domain/input-fields.ts idField's default `max`). */
+export const MAX_ID_CHARS = 100;
+/** Characters an id may hold (idField's pattern). */
+export const ID_PATTERN = /^[A-Za-z0-9_:.-]+$/;
+
+/** True when `id` could be an id at all (length and characters as idField accepts); a page answers 404 at once otherwise. Pure. */
+export function plausibleId(id: string): boolean {
+  const trimmed = id.trim();
+  return trimmed.length > 0 && trimmed.length <= MAX_ID_CHARS && ID_PATTERN.test(trimmed);
+}

@@ -17,11 +17,11 @@ export interface FlagSpec {
   short?: string;
 }
 
-/** One command: its positionals (all required), flags and examples for `--help`. */
+/** One command: its positionals (required unless `optional`, which come last), flags and examples for `--help`. */
 export interface CommandSpec {
   name: string;
   summary: string;
-  positionals?: readonly { name: string; description: string }[];
+  positionals?: readonly { name: string; description: string; optional?: boolean }[];
   flags?: Readonly<Record<string, FlagSpec>>;
   examples: readonly string[];
   /** Extra lines printed under the flags in `<command> --help`. */
@@ -68,7 +68,7 @@ function table(rows: [string, string][]): string[] {
 /** Help for the whole program: commands, global flags, examples. */
 export function programHelp(program: string, about: string, commands: readonly CommandSpec[], footer: readonly string[] = []): string {
   const usage = (c: CommandSpec) =>
-    [c.name, ...(c.positionals ?? []).map((p) => `<${p.name}>`), ...(Object.keys(c.flags ?? {}).length ? ["[flags]"] : [])].join(" ");
+    [c.name, ...(c.positionals ?? []).map(positionalUsage), ...(Object.keys(c.flags ?? {}).length ? ["[flags]"] : [])].join(" ");
   return [
     about,
     "",
@@ -86,12 +86,17 @@ export function programHelp(program: string, about: string, commands: readonly C
   ].join("\n");
 }
 
+/** `<name>`, or `[<name>]` for an optional positional. */
+function positionalUsage(p: { name: string; optional?: boolean }): string {
+  return p.optional ? `[<${p.name}>]` : `<${p.name}>`;
+}
+
 /** Help for one command: usage line, positionals, flags with their limits, examples. */
 export function commandHelp(program: string, command: CommandSpec): string {
   const flags = Object.entries(command.flags ?? {});
   const limit = (f: FlagSpec) => (f.int ? ` (integer ${f.int.min}–${f.int.max})` : f.choices ? ` (one of: ${f.choices.join(", ")})` : "");
   return [
-    `Usage: ${program} ${[command.name, ...(command.positionals ?? []).map((p) => `<${p.name}>`), ...(flags.length ? ["[flags]"] : [])].join(" ")}`,
+    `Usage: ${program} ${[command.name, ...(command.positionals ?? []).map(positionalUsage), ...(flags.length ? ["[flags]"] : [])].join(" ")}`,
     "",
     command.summary,
     ...(command.positionals?.length ? ["", "Arguments:", ...table(command.positionals.map((p) => [`<${p.name}>`, p.description]))] : []),
@@ -191,8 +196,9 @@ export function parseCommandLine(
 
   const problems: string[] = [];
   const wanted = command.positionals ?? [];
-  if (parsed.positionals.length < wanted.length) {
-    for (const p of wanted.slice(parsed.positionals.length)) problems.push(`<${p.name}>: missing (${p.description})`);
+  const required = wanted.filter((p) => !p.optional);
+  if (parsed.positionals.length < required.length) {
+    for (const p of required.slice(parsed.positionals.length)) problems.push(`<${p.name}>: missing (${p.description})`);
   } else if (parsed.positionals.length > wanted.length) {
     const extra = parsed.positionals.slice(wanted.length).map((p) => JSON.stringify(p));
     problems.push(

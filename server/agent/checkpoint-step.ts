@@ -118,7 +118,7 @@ export async function runCheckpointStep({
     } else if (!isFinalModelFailure(called.error, attempt, retries)) {
       // Retryable: the executor retries the step. On its last attempt the checkpoint is taken without
       // the model's summary rather than failing the run here (a checkpoint is state, assembled below).
-      throw inngestErrorForModelCall(called.error);
+      throw inngestErrorForModelCall(called.error, attempt);
     }
   }
   if (openQuestion) answer = { ...answer, openQuestion };

@@ -54,7 +54,7 @@ export async function runModelStep({
     const text = `[${error.kind}] ${error.message}`.slice(0, 2000);
     if (!isFinalModelFailure(error, attempt, retries)) {
       await ports.noteStepError({ runId, stepId, error: text });
-      throw inngestErrorForModelCall(error);
+      throw inngestErrorForModelCall(error, attempt);
     }
     await ports.endStep({ runId, stepId, status: "failed", error: text, summary: `model call failed: ${error.kind}` });
     return { ok: false, errorKind: error.kind, message: error.message };

@@ -3,6 +3,7 @@ import { diffWorkingSets, type FactChange } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
 import type { PrismaClient } from "./client.ts";
 import { taskExistsOrThrow } from "./task-queries.ts";
+import { factsAfterCheckpoint } from "./checkpoint-repository.ts";
 
 /** A task's checkpoints, oldest first, without their payloads. @throws AppError NOT_FOUND for an unknown task. */
 export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
@@ -77,3 +78,64 @@ export async function diffCheckpoints({
 
 // requestCheckpoint (a write) moved to run-requests.ts; re-exported for existing imports.
 export { requestCheckpoint } from "./run-requests.ts";
+
+/** What a resume or fork from a checkpoint keeps and what it redoes (task.resumePreview; the resume/fork dialog). */
+export interface ResumePreview {
+  /** The checkpoint it starts from (the one asked for, else the latest good one); null = from the beginning (no checkpoint). */
+  checkpoint: { id: string; seq: number; afterStepId: string; createdAt: Date } | null;
+  /** True when that is the task's latest good checkpoint: the facts recorded after it are kept too. */
+  isLatest: boolean;
+  /** Facts the new run starts with. */
+  keptFacts: number;
+  /** Of those, facts recorded after the checkpoint (carried because it is the latest). */
+  carriedFacts: number;
+  /** Facts the task holds now that the new run does not start with (it will have to establish them again): count and the first 20 keys. */
+  redoFacts: number;
+  redoFactKeys: string[];
+  /** Model and tool steps completed after the checkpoint by the task's runs (their work is redone when redoFacts > 0). */
+  stepsAfter: number;
+}
+
+/**
+ * What resuming (or forking) task `taskId` from `checkpointId` (default: its latest good checkpoint,
+ * as task.resume picks) keeps and redoes, by the same rule as the run's start
+ * (checkpoint-repository.ts factsAfterCheckpoint): the checkpoint's working set, plus — when it is the
+ * latest good one — every fact recorded after it; a task without a checkpoint keeps every fact.
+ * Compared with the task's facts now (latest value per key). Reads only.
+ * @throws AppError NOT_FOUND (task, or a checkpoint not of this task).
+ */
+export async function getResumePreview({
+  prisma,
+  taskId,
+  checkpointId,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  checkpointId?: string | null;
+}): Promise<ResumePreview> {
+  await taskExistsOrThrow({ prisma, taskId });
+  const latest = await prisma.checkpoint.findFirst({ where: { taskId, good: true }, orderBy: { seq: "desc" } });
+  const cp = checkpointId ? await prisma.checkpoint.findUnique({ where: { id: checkpointId } }) : latest;
+  if (checkpointId && (!cp || cp.taskId !== taskId)) throw new AppError("NOT_FOUND", `checkpoint ${checkpointId} not found for task ${taskId}`);
+  const current: WorkingSet = {};
+  for (const f of await prisma.fact.findMany({ where: { taskId }, orderBy: { createdAt: "asc" }, select: { key: true, value: true } }))
+    current[f.key] = f.value;
+  if (!cp) return { checkpoint: null, isLatest: true, keptFacts: Object.keys(current).length, carriedFacts: 0, redoFacts: 0, redoFactKeys: [], stepsAfter: 0 };
+  const isLatest = !latest || latest.seq <= cp.seq;
+  // No run of the new start exists yet: "preview" has no facts, so only the checkpoint's own rule applies.
+  const carried = isLatest ? await factsAfterCheckpoint({ prisma, checkpoint: cp, runId: "preview" }) : {};
+  const kept: WorkingSet = { ...((cp.workingSet ?? {}) as WorkingSet), ...carried };
+  const redo = Object.keys(current).filter((k) => !(k in kept) || JSON.stringify(kept[k]) !== JSON.stringify(current[k]));
+  const stepsAfter = await prisma.step.count({
+    where: { run: { taskId }, kind: { in: ["model", "tool"] }, status: "completed", startedAt: { gt: cp.createdAt } },
+  });
+  return {
+    checkpoint: { id: cp.id, seq: cp.seq, afterStepId: cp.afterStepId, createdAt: cp.createdAt },
+    isLatest,
+    keptFacts: Object.keys(kept).length,
+    carriedFacts: Object.keys(carried).length,
+    redoFacts: redo.length,
+    redoFactKeys: redo.slice(0, 20),
+    stepsAfter,
+  };
+}

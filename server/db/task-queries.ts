@@ -78,7 +78,8 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
+/** SQL conditions of the task-list filters over `task t JOIN agent_profile p LEFT JOIN task_cost tc` (task.list, batch selections). */
+export function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
   const where: Prisma.Sql[] = [];
   if (f.status?.length) where.push(Prisma.sql`t.status = ANY(${f.status})`);
   if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);

@@ -27,15 +27,18 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
 /**
  * The error a step throws for a failed model call, by its typed kind (no parsing of messages):
  * RetryAfterError (`retryAfterMs`, or DEFAULT_RETRY_AFTER_MS), a plain Error (retried with backoff),
- * or NonRetriableError. The message is `[kind] message`, as shown on the timeline.
+ * or NonRetriableError. A connection error to a local provider carries `retryAfterMs`
+ * (llm/provider.ts LOCAL_RECONNECT_MS): it is retried after that × (`attempt` + 1) instead of the
+ * executor's backoff (Inngest's default waits up to ~30 s with jitter), so a model server that
+ * restarts in seconds does not stall the step. The message is `[kind] message`, as shown on the timeline.
  */
-export function inngestErrorForModelCall(error: ModelCallError): Error {
+export function inngestErrorForModelCall(error: ModelCallError, attempt = 0): Error {
   const message = `[${error.kind}] ${error.message}`;
   switch (MODEL_ERROR_RETRY[error.kind]) {
     case "retry_after":
       return new RetryAfterError(message, error.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS);
     case "retry":
-      return new Error(message);
+      return error.kind === "network" && error.retryAfterMs !== null ? new RetryAfterError(message, error.retryAfterMs * (attempt + 1)) : new Error(message);
     case "non_retriable":
       return new NonRetriableError(message);
   }

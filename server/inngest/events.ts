@@ -42,3 +42,12 @@ export const escalationDecided = eventType("longhaul/escalation.decided", {
 export const escalationApplied = eventType("longhaul/escalation.applied", {
   schema: z.object({ escalationId: z.string().min(1).max(100), decision }),
 });
+
+/**
+ * Sent once per task of a batch operation (resume or cancel many, issue 18); the `batch-item`
+ * function applies it under its concurrency cap. Event id `batch-item-<batchId>-<taskId>`.
+ */
+export const batchItemRequested = eventType("longhaul/batch.item.requested", {
+  /** `round`: how many times the item continued as a new function run while waiting for a slot (0 first). */
+  schema: z.object({ batchId: z.string().min(1).max(100), taskId: z.string().min(1).max(100), round: z.number().int().min(0).optional() }),
+});

@@ -1,5 +1,5 @@
 import { inngest } from "./client.ts";
-import { escalationApplied, escalationDecided, runCancelled, runStarted } from "./events.ts";
+import { batchItemRequested, escalationApplied, escalationDecided, runCancelled, runStarted } from "./events.ts";
 
 /**
  * Sends `longhaul/run.started`. The event id is the run id, so a retried send is deduplicated by the
@@ -37,4 +37,15 @@ export async function sendEscalationDecided({
 /** Sends `longhaul/escalation.applied` (the escalated run waiting on it matches escalationId and ends). */
 export async function sendEscalationApplied({ escalationId, decision }: { escalationId: string; decision: Decision }): Promise<void> {
   await inngest.send(escalationApplied.create({ escalationId, decision }));
+}
+
+/** Events per send request when a batch asks for its items (the executor takes a batch of events in one POST). */
+const BATCH_SEND_CHUNK = 100;
+
+/** Sends one `longhaul/batch.item.requested` per task, in chunks; ids `batch-item-<batchId>-<taskId>` make a resend a no-op. */
+export async function sendBatchItems(batchId: string, taskIds: readonly string[]): Promise<void> {
+  for (let i = 0; i < taskIds.length; i += BATCH_SEND_CHUNK) {
+    const chunk = taskIds.slice(i, i + BATCH_SEND_CHUNK);
+    await inngest.send(chunk.map((taskId) => batchItemRequested.create({ batchId, taskId }, { id: `batch-item-${batchId}-${taskId}` })));
+  }
 }

@@ -9,6 +9,30 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Default longest silence allowed between two stream chunks (and before the first one), ms. */
 export const DEFAULT_CHUNK_TIMEOUT_MS = 30_000;
 
+/** First wait before calling a local provider again after its connection failed (ms); the step's later attempts wait this × (attempt + 1). */
+export const LOCAL_RECONNECT_MS = 1_000;
+
+/**
+ * True when `baseUrl` points at this machine or a private network (loopback, 10/8, 172.16/12,
+ * 192.168/16, link-local, `localhost`, `*.local`, `host.docker.internal`): a local model server,
+ * whose connection errors are retried quickly (a restart takes seconds). False for a URL that does
+ * not parse.
+ */
+export function isLocalBaseUrl(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  } catch {
+    return false;
+  }
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host === "host.docker.internal") return true;
+  if (host === "::1" || host === "::" || host.startsWith("fe80:") || host.startsWith("fc") || host.startsWith("fd")) return host.includes(":");
+  const m = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
 export interface ChatCompletionRequest {
   /** OpenAI-compatible base URL ending in `/v1` (see resolveProvider). */
   baseUrl: string;
@@ -144,7 +168,10 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
     if (err instanceof APIUserAbortError) return fail("aborted", "model call aborted", { cause: err });
     if (err instanceof APIConnectionError) {
       if (during === "stream") return fail("stream_cut", `stream broke: ${err.message}`, { billed: tokensFlowed, cause: err });
-      return fail("network", `could not reach the model provider at ${request.baseUrl}: ${err.message}`, { status: null, cause: err });
+      // A local server (Ollama, vLLM, the scripted model) that died is usually back within seconds:
+      // retry soon instead of waiting out the executor's long backoff (issue 18).
+      const retryAfterMs = isLocalBaseUrl(request.baseUrl) ? LOCAL_RECONNECT_MS : null;
+      return fail("network", `could not reach the model provider at ${request.baseUrl}: ${err.message}`, { status: null, cause: err, retryAfterMs });
     }
     if (err instanceof APIError) {
       if (err.status === undefined) {

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ModelCallError } from "../../server/llm/errors.ts";
-import { createChatCompletion, type ChatCompletionRequest } from "../../server/llm/provider.ts";
+import { createChatCompletion, LOCAL_RECONNECT_MS, type ChatCompletionRequest } from "../../server/llm/provider.ts";
 import { startScriptedModelServer, type ScriptedModelServer } from "../../server/llm/scripted/server.ts";
 import type { ChatMessage, ToolSchema } from "../../server/llm/types.ts";
 import { freePort } from "../support/ports.ts";
@@ -184,6 +184,8 @@ describe("scripted model server through the provider adapter", () => {
     const closed = await failure(createChatCompletion({ baseUrl: `http://127.0.0.1:${await freePort()}/v1`, model: "scripted", messages }));
     expect(closed.kind).toBe("network");
     expect(closed.retryable).toBe(true);
+    // A local server: retried soon (issue 18), not after the executor's long backoff.
+    expect(closed.retryAfterMs).toBe(LOCAL_RECONNECT_MS);
   });
 
   it("honours the caller's abort signal", async () => {

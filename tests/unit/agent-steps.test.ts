@@ -8,7 +8,7 @@ import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
 import { runToolStep } from "../../server/agent/tool-step.ts";
 import { inngestErrorForModelCall, isFinalModelFailure } from "../../server/inngest/errors.ts";
 import { ModelCallError } from "../../server/llm/errors.ts";
-import type { ChatCompletionResult } from "../../server/llm/provider.ts";
+import { isLocalBaseUrl, LOCAL_RECONNECT_MS, type ChatCompletionResult } from "../../server/llm/provider.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 
 // The step bodies of server/agent/ over fake ports: what each writes (step rows, model-call rows,
@@ -217,5 +217,37 @@ describe("auto-resume and the Inngest error mapping", () => {
     if (type === Error) expect(err).not.toBeInstanceOf(NonRetriableError);
     expect(err.message).toBe(`[${kind}] m`);
     expect(isFinalModelFailure(new ModelCallError({ kind, message: "m" }), 0, 4)).toBe(type === NonRetriableError);
+  });
+});
+
+describe("a local model server that went away (issue 18)", () => {
+  it.each([
+    ["http://127.0.0.1:8787/v1", true],
+    ["http://localhost:11434/v1", true],
+    ["http://[::1]:8000/v1", true],
+    ["http://192.168.1.20:8000/v1", true],
+    ["http://10.0.0.5/v1", true],
+    ["http://172.20.0.2:8000/v1", true],
+    ["http://ollama.local:11434/v1", true],
+    ["http://host.docker.internal:11434/v1", true],
+    ["https://api.openai.com/v1", false],
+    ["http://172.32.0.1/v1", false],
+    ["http://8.8.8.8/v1", false],
+    ["not a url", false],
+  ] as const)("%s is local: %s", (url, local) => {
+    expect(isLocalBaseUrl(url)).toBe(local);
+  });
+
+  it("a connection error to it is retried after 1 s × (attempt + 1), not the executor's backoff; a remote one keeps the backoff", () => {
+    const local = new ModelCallError({ kind: "network", message: "ECONNREFUSED", retryAfterMs: LOCAL_RECONNECT_MS });
+    const first = inngestErrorForModelCall(local, 0);
+    const third = inngestErrorForModelCall(local, 2);
+    expect(first).toBeInstanceOf(RetryAfterError);
+    // RetryAfterError keeps whole seconds.
+    expect((first as RetryAfterError).retryAfter).toBe(String(LOCAL_RECONNECT_MS / 1000));
+    expect((third as RetryAfterError).retryAfter).toBe(String((3 * LOCAL_RECONNECT_MS) / 1000));
+    const remote = inngestErrorForModelCall(new ModelCallError({ kind: "network", message: "ECONNREFUSED" }), 0);
+    expect(remote).not.toBeInstanceOf(RetryAfterError);
+    expect(remote).not.toBeInstanceOf(NonRetriableError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { launchLimitProblems, measureLaunch, parseFactsText } from "../../lib/contracts/launch-limits.ts";
+import { launchLimitProblems, measureLaunch, parseFactsText, parseWholeNumber } from "../../lib/contracts/launch-limits.ts";
 import { MAX_FACT_VALUE_BYTES, MAX_GOAL_CHARS, MAX_LAUNCH_FACTS, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
 import { launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 
@@ -60,4 +60,13 @@ describe("launch limits as the launch form checks them", () => {
     const r = parseFactsText("{oops");
     expect("problem" in r && r.problem).toMatch(/^facts: not valid JSON \(/);
   });
+});
+
+describe("parseWholeNumber (issue 18: numeric launch fields take whole numbers only)", () => {
+  it.each([
+    ["20", 20],
+    [" 7 ", 7],
+    ["0", 0],
+  ])("%j → %d", (text, n) => expect(parseWholeNumber(text)).toBe(n));
+  it.each(["1e3", "0x10", "12.0", "1_000", "-5", "+5", "", "1,000", "Infinity"])("%j is refused", (text) => expect(parseWholeNumber(text)).toBeNaN());
 });

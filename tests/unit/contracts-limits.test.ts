@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EXECUTOR_MAX_STEP_OUTPUT_BYTES, jsonBytes, MAX_FACT_VALUE_BYTES, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
+import { EXECUTOR_MAX_STEP_OUTPUT_BYTES, jsonBytes, MAX_FACT_VALUE_BYTES, MAX_LAUNCH_FACTS_BYTES, plausibleId } from "../../lib/contracts/limits.ts";
 import { MAX_STEP_OUTPUT_BYTES } from "../../server/executor/engine/context.ts";
 import { FACT_VALUE_MAX_BYTES } from "../../server/tools/record-fact.ts";
 
@@ -22,5 +22,16 @@ describe("shared limits", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(jsonBytes(cyclic)).toBe(0);
+  });
+});
+
+describe("plausibleId (issue 18: /tasks/<over-long id> answers 404 at once)", () => {
+  it("takes what idField takes and nothing else", () => {
+    expect(plausibleId("task_01jx")).toBe(true);
+    expect(plausibleId("x".repeat(100))).toBe(true);
+    expect(plausibleId("x".repeat(101))).toBe(false);
+    expect(plausibleId("x".repeat(10_000))).toBe(false);
+    expect(plausibleId("no such task/é")).toBe(false);
+    expect(plausibleId("  ")).toBe(false);
   });
 });

@@ -4,21 +4,19 @@ import { Suspense } from "react";
 import { preload } from "react-dom";
 import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { RunPage } from "@/components/tasks/run-page.tsx";
+import { plausibleId } from "@/lib/contracts/limits.ts";
 import { serverCaller } from "@/server/api/server-caller.ts";
 
 export const dynamic = "force-dynamic";
 
-/** The longest id `task.get` accepts (server/domain/input-fields.ts idField): a longer one is no task's. */
-const MAX_ID_LENGTH = 100;
-
 /**
- * Whether the task surely does not exist: an id longer than any id (answered at once, before any
- * query), or `task.get` — called in-process through the server caller, with this request's
+ * Whether the task surely does not exist: not an id at all (too long, blank, other characters —
+ * answered at once, before any query; a 10 kB id hung 85 s, then 408 — issue 18), or `task.get` — called in-process through the server caller, with this request's
  * credentials — refusing it as unknown (NOT_FOUND) or as not an id at all (BAD_REQUEST). Any other
  * answer (not signed in, the database down) renders the page, which shows that state itself.
  */
 async function taskMissing(id: string): Promise<boolean> {
-  if (id.length > MAX_ID_LENGTH) return true;
+  if (!plausibleId(id)) return true;
   try {
     await (await serverCaller()).task.get({ taskId: id });
     return false;

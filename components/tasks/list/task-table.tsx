@@ -7,6 +7,10 @@ import { useEffect, useRef, useState } from "react";
 import { cn } from "@/components/ui/cn.ts";
 import { isTypingOrModified } from "../run/use-step-keys.ts";
 import { columns, TABLE_WIDTH, type TaskRow } from "./task-columns.tsx";
+import type { TaskSelection } from "./use-task-selection.ts";
+
+/** Width of the selection column (px). */
+const SELECT_WIDTH = 36;
 
 const ROW_HEIGHT = 60;
 
@@ -38,9 +42,22 @@ function useListKeys(rows: readonly TaskRow[], virtualizer: Virtualizer<HTMLDivE
 /**
  * The task table: as wide as its columns (the goal takes what is left), scrolling sideways inside
  * itself, never the page; rows virtualised (fixed height); `onNearEnd` asks for the next page when
- * the last 20 rows come into view.
+ * the last 20 rows come into view. With `selection` (people who may resume or cancel), a first column
+ * of checkboxes ticks tasks for the bulk-action bar; its header ticks every loaded row.
  */
-export function TaskTable({ rows, total, onNearEnd, fetchingMore }: { rows: TaskRow[]; total: number; onNearEnd: () => void; fetchingMore: boolean }) {
+export function TaskTable({
+  rows,
+  total,
+  onNearEnd,
+  fetchingMore,
+  selection,
+}: {
+  rows: TaskRow[];
+  total: number;
+  onNearEnd: () => void;
+  fetchingMore: boolean;
+  selection?: TaskSelection;
+}) {
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.id });
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
@@ -53,11 +70,15 @@ export function TaskTable({ rows, total, onNearEnd, fetchingMore }: { rows: Task
   const padTop = items[0]?.start ?? 0;
   const padBottom = lastItem ? virtualizer.getTotalSize() - lastItem.end : 0;
   const tableRows = table.getRowModel().rows;
+  const span = columns.length + (selection ? 1 : 0);
+  const isTicked = (id: string) => !!selection && (selection.allMatching || selection.ids.has(id));
+  const allTicked = !!selection && rows.length > 0 && rows.every((r) => isTicked(r.id));
 
   return (
     <div ref={scrollRef} className="min-h-0 flex-1 overflow-auto rounded-lg border border-zinc-200 bg-white" data-testid="task-table-scroll">
-      <table className="w-full table-fixed text-sm" style={{ minWidth: TABLE_WIDTH }} aria-rowcount={total}>
+      <table className="w-full table-fixed text-sm" style={{ minWidth: TABLE_WIDTH + (selection ? SELECT_WIDTH : 0) }} aria-rowcount={total}>
         <colgroup>
+          {selection && <col style={{ width: SELECT_WIDTH }} />}
           {table.getFlatHeaders().map((h) => (
             // The goal column takes whatever width is left beyond the others' (at least its own size, via the table's min width).
             <col key={h.id} style={h.id === "goal" ? undefined : { width: h.getSize() }} />
@@ -66,6 +87,21 @@ export function TaskTable({ rows, total, onNearEnd, fetchingMore }: { rows: Task
         <thead className="sticky top-0 z-10 bg-zinc-50 text-left text-xs tracking-wide text-zinc-500 uppercase shadow-[0_1px_0_var(--color-zinc-200)]">
           {table.getHeaderGroups().map((g) => (
             <tr key={g.id}>
+              {selection && (
+                <th scope="col" className="px-3 py-2">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every loaded task"
+                    checked={allTicked}
+                    onChange={(e) =>
+                      selection.setMany(
+                        rows.map((r) => r.id),
+                        e.target.checked,
+                      )
+                    }
+                  />
+                </th>
+              )}
               {g.headers.map((h) => (
                 <th key={h.id} scope="col" className="truncate px-3 py-2 font-medium whitespace-nowrap">
                   {flexRender(h.column.columnDef.header, h.getContext())}
@@ -77,7 +113,7 @@ export function TaskTable({ rows, total, onNearEnd, fetchingMore }: { rows: Task
         <tbody>
           {padTop > 0 && (
             <tr aria-hidden>
-              <td colSpan={columns.length} style={{ height: padTop }} />
+              <td colSpan={span} style={{ height: padTop }} />
             </tr>
           )}
           {items.map((item) => {
@@ -95,6 +131,18 @@ export function TaskTable({ rows, total, onNearEnd, fetchingMore }: { rows: Task
                 )}
                 style={{ height: ROW_HEIGHT }}
               >
+                {selection && (
+                  <td className="px-3 py-2">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select task ${row.id}`}
+                      checked={isTicked(row.id)}
+                      disabled={selection.allMatching}
+                      onChange={() => selection.toggle(row.id)}
+                      onClick={(e) => e.stopPropagation()}
+                    />
+                  </td>
+                )}
                 {row.getVisibleCells().map((cell) => (
                   <td key={cell.id} className="overflow-hidden px-3 py-2">
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
@@ -105,7 +153,7 @@ export function TaskTable({ rows, total, onNearEnd, fetchingMore }: { rows: Task
           })}
           {padBottom > 0 && (
             <tr aria-hidden>
-              <td colSpan={columns.length} style={{ height: padBottom }} />
+              <td colSpan={span} style={{ height: padBottom }} />
             </tr>
           )}
         </tbody>

@@ -6,6 +6,7 @@ import { useTaskActions } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { TERMINAL_TASK_STATUSES } from "@/lib/contracts/status.ts";
 import { EscalateDialog } from "../escalate-dialog.tsx";
+import { ResumeDialog, type ResumeRequest } from "../resume-dialog.tsx";
 import type { RunTask } from "./use-run-queries.ts";
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_TASK_STATUSES);
@@ -39,6 +40,7 @@ export type RunActionsState = ReturnType<typeof useRunActions>;
 export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }) {
   const actions = useTaskActions(t.createdBy);
   const [escalateOpen, setEscalateOpen] = useState(false);
+  const [resumeRequest, setResumeRequest] = useState<ResumeRequest | null>(null);
   const latestRun = t.runs.at(-1);
   const taskId = t.id;
   return (
@@ -49,6 +51,7 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
         pending={a.escalateNow.isPending}
         onSubmit={(note) => a.escalateNow.mutate({ taskId, note }, { onSuccess: () => setEscalateOpen(false) })}
       />
+      {resumeRequest && <ResumeDialog request={resumeRequest} onClose={() => setResumeRequest(null)} />}
       {actions.allowed && t.status === "running" && (
         <button
           type="button"
@@ -75,11 +78,20 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
         <button
           type="button"
           className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50"
-          disabled={a.resume.isPending}
-          title="A new run from the latest good checkpoint (choose another one, or add guidance, in the Checkpoints tab)"
-          onClick={() => a.resume.mutate({ taskId })}
+          title="A new run from the latest good checkpoint: the dialog says what is kept and what is redone (choose another checkpoint in the Checkpoints tab)"
+          onClick={() => setResumeRequest({ action: "resume", taskId })}
         >
-          Resume
+          Resume…
+        </button>
+      )}
+      {actions.allowed && isTerminal(t.status) && (
+        <button
+          type="button"
+          className={outline}
+          title="A new task branched off the latest good checkpoint; this one stays as it is"
+          onClick={() => setResumeRequest({ action: "fork", taskId })}
+        >
+          Fork…
         </button>
       )}
       {actions.allowed && !isTerminal(t.status) && (

@@ -13,7 +13,7 @@ import {
   TASK_SORTS,
   TASK_STATUSES,
 } from "../../db/task-queries.ts";
-import { diffCheckpoints, getCheckpointOrThrow, listCheckpoints } from "../../db/checkpoint-queries.ts";
+import { diffCheckpoints, getCheckpointOrThrow, getResumePreview, listCheckpoints } from "../../db/checkpoint-queries.ts";
 import { requestCheckpoint } from "../../db/run-requests.ts";
 import { getExecutorView } from "../../db/executor-view-queries.ts";
 import { prismaResumePorts } from "../../db/resume-ports.ts";
@@ -21,13 +21,17 @@ import { cancelTask } from "../../domain/cancel-task.ts";
 import { resumeTask } from "../../domain/resume-task.ts";
 import { forkTask } from "../../domain/fork-task.ts";
 import { prismaForkPorts } from "../../db/fork-ports.ts";
+import { getBatchOrThrow, prismaBatchPorts } from "../../db/batch-ports.ts";
+import { BATCH_ACTIONS, BATCH_MAX_TASKS, previewBatch, startBatch, type BatchActor } from "../../domain/batch-tasks.ts";
+import { env } from "../../env.ts";
+import type { Principal } from "../../auth/principal.ts";
 
 import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
-import { sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
+import { sendBatchItems, sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
-import { createTRPCRouter, operatorProcedure, ownTaskProcedure, readProcedure } from "../trpc.ts";
+import { createTRPCRouter, operatorProcedure, ownTaskProcedure, procedureFor, readProcedure } from "../trpc.ts";
 import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
 const dateSchema = (field: string) =>
@@ -43,7 +47,8 @@ const dateSchema = (field: string) =>
       if (problem) ctx.addIssue({ code: "custom", message: `${field}: ${problem} (use YYYY-MM-DD or an ISO timestamp)` });
     });
 
-export const listTasksInputSchema = inputObject({
+/** The task list's filter fields (task.list, and the selection of a batch operation). */
+const taskFilterShape = {
   /** One status or several (any of them). */
   status: z
     .union([z.enum(TASK_STATUSES), z.array(z.enum(TASK_STATUSES)).min(1, "status: at least one status").max(TASK_STATUSES.length)])
@@ -62,12 +67,51 @@ export const listTasksInputSchema = inputObject({
   q: textField("q", 200)
     .refine((v) => v.length > 0, "q: must not be blank (leave it out to search nothing)")
     .optional(),
+};
+
+const fromBeforeTo = (f: { from?: Date; to?: Date }) => !f.from || !f.to || f.from.getTime() < f.to.getTime();
+
+export const listTasksInputSchema = inputObject({
+  ...taskFilterShape,
   sort: z.enum(TASK_SORTS).default("newest"),
   cursor: textField("cursor", 200)
     .refine((v) => v.length > 0, "cursor: must not be blank")
     .optional(),
   limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(200, "limit: at most 200").default(50),
-}).refine((f) => !f.from || !f.to || f.from.getTime() < f.to.getTime(), { message: "from: must be before to", path: ["from"] });
+}).refine(fromBeforeTo, { message: "from: must be before to", path: ["from"] });
+
+/**
+ * A batch operation's tasks: chosen by id (the list's selection column), or every task the list's
+ * filter matches (at least one filter field, so "everything" is never one click away).
+ */
+export const batchSelectionSchema = z.union(
+  [
+    inputObject({ taskIds: z.array(idField("taskIds")).min(1, "taskIds: at least one task").max(BATCH_MAX_TASKS, `taskIds: at most ${BATCH_MAX_TASKS}`) }),
+    inputObject({
+      filter: inputObject(taskFilterShape)
+        .refine(fromBeforeTo, { message: "filter.from: must be before to", path: ["from"] })
+        .refine((f) => Object.values(f).some((v) => v !== undefined), "filter: give at least one of status, profile, model, failure, from, to, q"),
+    }),
+  ],
+  { error: "selection: give taskIds or a filter" },
+);
+
+export const batchInputSchema = inputObject({
+  action: z.enum(BATCH_ACTIONS, { error: `action: one of ${BATCH_ACTIONS.join(", ")}` }),
+  selection: batchSelectionSchema,
+});
+
+/** The actor of a batch: its resumes and cancels are this principal's, checked task by task as the single-task buttons are. */
+function batchActor(principal: Principal): BatchActor {
+  return {
+    name: principal.name,
+    userId: principal.userId,
+    roles: principal.roles,
+    via: principal.via === "token" ? `token:${principal.tokenId ?? "?"}` : "session",
+  };
+}
+
+const batchProcedure = procedureFor("operator", "admin");
 
 const taskIdSchema = inputObject({ taskId: idField("taskId") });
 const idSchema = (field: string) => idField(field);
@@ -124,6 +168,10 @@ export const taskRouter = createTRPCRouter({
     }),
   ),
   requestCheckpoint: ownTaskProcedure.input(taskIdSchema).mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),
+  /** What a resume or fork from a checkpoint (default: the latest good one) keeps and what it will redo; see getResumePreview. */
+  resumePreview: readProcedure
+    .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional() }))
+    .query(({ ctx, input }) => getResumePreview({ prisma: ctx.prisma, taskId: input.taskId, checkpointId: input.checkpointId ?? null })),
   checkpoints: readProcedure.input(taskIdSchema).query(({ ctx, input }) => listCheckpoints({ prisma: ctx.prisma, taskId: input.taskId })),
   checkpoint: readProcedure
     .input(inputObject({ checkpointId: idSchema("checkpointId") }))
@@ -131,6 +179,29 @@ export const taskRouter = createTRPCRouter({
   diff: readProcedure
     .input(taskIdSchema.extend({ fromId: idSchema("fromId").nullable(), toId: idSchema("toId") }))
     .query(({ ctx, input }) => diffCheckpoints({ prisma: ctx.prisma, ...input })),
+  /** What a batch resume or cancel would do: tasks matched, taken, skipped (by reason), estimated cost. Writes nothing. */
+  batchPreview: batchProcedure.input(batchInputSchema).query(({ ctx, input }) =>
+    previewBatch({
+      ...input,
+      actor: batchActor(ctx.principal),
+      concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
+      ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
+    }),
+  ),
+  /** Starts a batch resume (each task from its latest checkpoint) or cancel; applied task by task under a concurrency cap. */
+  batchStart: batchProcedure.input(batchInputSchema.extend({ guidance: guidanceSchema })).mutation(({ ctx, input }) =>
+    startBatch({
+      ...input,
+      guidance: input.guidance || null,
+      actor: batchActor(ctx.principal),
+      concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
+      ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
+    }),
+  ),
+  /** A batch's progress: items by status (pending, running, done, skipped, failed) and each item. */
+  batch: readProcedure
+    .input(inputObject({ batchId: idField("batchId") }))
+    .query(({ ctx, input }) => getBatchOrThrow({ prisma: ctx.prisma, batchId: input.batchId })),
   cancel: ownTaskProcedure
     .input(taskIdSchema)
     .mutation(({ ctx, input }) => cancelTask({ taskId: input.taskId, actor: ctx.actor, ports: prismaCancelPorts({ prisma: ctx.prisma, sendRunCancelled }) })),
