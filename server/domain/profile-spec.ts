@@ -97,7 +97,7 @@ export const profileSpecShape = {
     .default([]),
   mcpServers: mcpSelectionsSchema.default([]),
   stepBudget: int("stepBudget", 1, 100_000).default(200),
-  tokenBudget: int("tokenBudget", 1, 10_000_000_000).nullable().default(null),
+  tokenBudget: int("tokenBudget", 1, 2_000_000_000).nullable().default(null),
   costBudgetUsd: usd("costBudgetUsd", 1_000_000).nullable().default(null),
   contextWindow: int("contextWindow", 1024, 10_000_000).default(128_000),
   checkpointEverySteps: int("checkpointEverySteps", 1, 10_000).default(40),
@@ -134,7 +134,38 @@ export type ProfileSpecInput = z.input<typeof profileSpecSchema>;
  * A version snapshot read back (agent_profile_version.snapshot, written by PostgreSQL's to_jsonb):
  * the same fields, lenient about columns added later (ignored) and filled with defaults for missing ones.
  */
-export const profileSnapshotSchema = z.object(profileSpecShape);
+export const profileSnapshotSchema = z.object({
+  name: z.string(),
+  description: z.string().default(""),
+  provider: z.enum(PROFILE_PROVIDERS).catch("openai"),
+  baseUrl: z.string().nullable().default(null),
+  model: z.string(),
+  apiKeyEnv: z.string().nullable().default(null),
+  headers: z.record(z.string(), z.string()).default({}),
+  tools: z.array(z.string()).default([]),
+  mcpServers: mcpSelectionsSchema.default([]),
+  stepBudget: z.number().int().default(200),
+  tokenBudget: z.number().int().nullable().default(null),
+  costBudgetUsd: z.number().nullable().default(null),
+  contextWindow: z.number().int().default(128_000),
+  checkpointEverySteps: z.number().int().default(40),
+  expensiveStepUsd: z.number().nullable().default(null),
+  saturationRatio: z.number().default(0.7),
+  autoResumeMax: z.number().int().default(2),
+  stallSteps: z.number().int().default(5),
+  stallGraceSteps: z.number().int().default(3),
+  escalationRole: z.string().default("operator"),
+  escalationDueMinutes: z.number().int().default(60),
+  escalationChain: z.array(z.string()).default([]),
+  requireApproval: z.boolean().default(false),
+  egressEmailAllow: z.array(z.string()).default([]),
+  egressHttpAllow: z.array(z.string()).default([]),
+  egressOnBreach: z.enum(["escalate", "refuse"]).nullable().catch(null),
+  inputPricePerMTok: z.number().nullable().default(null),
+  cachedPricePerMTok: z.number().nullable().default(null),
+  outputPricePerMTok: z.number().nullable().default(null),
+  systemPrompt: z.string().default(""),
+}) satisfies z.ZodType<ProfileSpec, unknown>;
 
 /** The fields `diffProfileSpecs` compares (all but `name`), in schema order. */
 export const PROFILE_FIELDS = Object.keys(profileSpecShape).filter((k) => k !== "name") as (keyof ProfileSpec)[];
