@@ -2,6 +2,16 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ConnectionTestResult } from "../../lib/contracts/profile.ts";
 import { resolveProvider, type ProfileEndpoint } from "./provider.ts";
 
+/** The innermost code or message of an error's cause chain (fetch failed → ECONNREFUSED). */
+function rootCause(error: unknown): string {
+  let found = error instanceof Error ? error.message : String(error);
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    found = typeof code === "string" ? code : e.message || found;
+  }
+  return found;
+}
+
 /** How long the test waits for the provider's answer, ms. */
 export const CONNECTION_TEST_TIMEOUT_MS = 15_000;
 
@@ -38,7 +48,7 @@ export async function testProfileConnection({
       return { ok: false, kind: "unreachable", baseUrl: p.baseUrl, message: `no answer from ${p.baseUrl} within ${timeoutMs} ms` };
     }
     if (error instanceof APIConnectionError) {
-      const cause = error.cause instanceof Error ? ((error.cause as Error & { code?: string }).code ?? error.cause.message) : error.message;
+      const cause = rootCause(error);
       return {
         ok: false,
         kind: "unreachable",
