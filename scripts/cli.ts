@@ -9,6 +9,7 @@
  *   npm run cli -- cancel <taskId>   |   cancel --status running [--profile …] [--dry-run] [--wait]
  *   npm run cli -- resume <taskId>   |   resume --status failed [--failure transient] [--since <time>] [--dry-run] [--wait]
  *   npm run cli -- list [--status <status>] [--limit N]
+ *   npm run cli -- profiles apply <file> [--dry-run] | profiles list [--all] | profiles test <name>
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
  * Auth: LONGHAUL_TOKEN (an API token), else on this machine the admin token `npm start` keeps in
@@ -45,6 +46,7 @@ import {
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
+import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
@@ -201,6 +203,7 @@ const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   COSTS_COMMAND,
+  ...PROFILES_COMMANDS,
 ];
 
 /** Reads all of stdin (a password piped in, or typed and ended with Ctrl-D), trimmed of the final newline. */
@@ -455,6 +458,12 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return login(values);
     case "costs":
       return runCosts(api, values);
+    case "profiles apply":
+    case "profiles list":
+    case "profiles test": {
+      const out = await runProfiles(api, command, values, positionals);
+      return out && typeof out === "object" && PROFILES_EXIT in out ? { ...out, [EXIT]: EXIT_CODES.commandFailed } : out;
+    }
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }
@@ -557,7 +566,14 @@ function usageExit(problems: string[], command: string | null): never {
 }
 
 async function main(): Promise<void> {
-  const parsed = parseCommandLine(process.argv.slice(2), PROGRAM, ABOUT, COMMANDS, FOOTER);
+  let argv: string[];
+  try {
+    argv = joinProfilesCommand(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) usageExit(error.problems, error.command);
+    throw error;
+  }
+  const parsed = parseCommandLine(argv, PROGRAM, ABOUT, COMMANDS, FOOTER);
   if (parsed.kind === "help") {
     console.log(parsed.text);
     process.exit(0);

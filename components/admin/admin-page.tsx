@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
 import { ProfileEgressSection } from "./profile-egress.tsx";
+import { ProfilesSection } from "./profiles-section.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
 const ROLES: Role[] = ["operator", "handler", "manager", "admin"];
@@ -182,6 +183,7 @@ export function AdminPage() {
         <TokenTable tokens={tokens.data} showOwner onRevoke={(tokenId) => revoke.mutate({ tokenId })} />
       </section>
 
+      <ProfilesSection />
       <ProfileEgressSection />
 
       <section className="space-y-3" aria-label="Audit log">

@@ -7,6 +7,10 @@ import type { ModelCallRecord, ModelPorts } from "./ports.ts";
 export interface ModelProfile {
   model: string;
   baseUrl: string | null;
+  /** Where the call goes besides baseUrl (server/llm/provider.ts resolveProvider): scripted or openai, key variable, headers. */
+  provider?: string | null;
+  apiKeyEnv?: string | null;
+  headers?: Record<string, string> | null;
   prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
 }
 
@@ -45,7 +49,13 @@ export async function callModelRecorded({
   const model = profile.model;
   let res: ChatCompletionResult;
   try {
-    res = await ports.chat({ profileBaseUrl: profile.baseUrl, model, messages, ...(tools ? { tools } : {}), stream: true });
+    res = await ports.chat({
+      endpoint: { provider: profile.provider ?? null, baseUrl: profile.baseUrl, apiKeyEnv: profile.apiKeyEnv ?? null, headers: profile.headers ?? null },
+      model,
+      messages,
+      ...(tools ? { tools } : {}),
+      stream: true,
+    });
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;
     const usage: ModelUsage = error.estimatedUsage ?? { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };

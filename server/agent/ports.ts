@@ -1,6 +1,6 @@
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
 import type { CostCause } from "../domain/cost-causes.ts";
-import type { ChatCompletionRequest, ChatCompletionResult } from "../llm/provider.ts";
+import type { ChatCompletionRequest, ChatCompletionResult, ProfileEndpoint } from "../llm/provider.ts";
 import type { ToolCallResult } from "../tools/registry.ts";
 
 /**
@@ -56,7 +56,8 @@ export interface StepPorts {
 
 /** The model provider and the cost ledger. */
 export interface ModelPorts {
-  chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey"> & { profileBaseUrl: string | null }): Promise<ChatCompletionResult>;
+  /** One model call to the profile's endpoint (server/llm/provider.ts resolveProvider picks URL, key and headers). */
+  chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey" | "headers"> & { endpoint: ProfileEndpoint }): Promise<ChatCompletionResult>;
   /** Records and prices the call (an unbilled attempt costs 0); returns its dollars. */
   recordModelCall(record: ModelCallRecord): Promise<{ usd: number }>;
   /** The task's whole model spend in USD (all runs, retries included). */

@@ -17,9 +17,9 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
     async noteStepError({ runId, stepId, error }) {
       await prisma.step.update({ where: { runId_stepId: { runId, stepId } }, data: { error: error.slice(0, 2000) } });
     },
-    chat({ profileBaseUrl, ...request }) {
-      const provider = resolveProvider({ profileBaseUrl });
-      return createChatCompletion({ ...request, baseUrl: provider.baseUrl, apiKey: provider.apiKey });
+    chat({ endpoint, ...request }) {
+      const provider = resolveProvider({ endpoint });
+      return createChatCompletion({ ...request, baseUrl: provider.baseUrl, apiKey: provider.apiKey, headers: provider.headers });
     },
     recordModelCall: (record) => recordModelCall({ prisma, ...record }),
     taskSpendUsd: async (taskId) => (await taskSpend({ prisma, taskId })).usd,

@@ -5,6 +5,7 @@ import { compactCompletedSteps } from "../domain/checkpoint.ts";
 import { listCommittedEffects } from "../tools/ledger.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { startRun, taskSpend, taskUsage, type RunStart } from "./run-repository.ts";
+import { taskProfile } from "./task-profile.ts";
 
 /** What one segment of a run starts from: the run start plus the checkpoint state, if any. */
 export interface SegmentStart extends RunStart {
@@ -111,14 +112,14 @@ export async function startSegment({
 }): Promise<SegmentStart> {
   const base = await startRun({ prisma, taskId, runId });
   const [profile, run, usage, spend] = await Promise.all([
-    prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { profile: true } }).then((t) => t.profile),
+    taskProfile({ prisma, taskId }).then((t) => t.spec),
     prisma.run.findUniqueOrThrow({ where: { id: runId } }),
     taskUsage({ prisma, taskId }),
     taskSpend({ prisma, taskId }),
   ]);
   const policy = {
     checkpointEverySteps: profile.checkpointEverySteps,
-    expensiveStepUsd: profile.expensiveStepUsd === null ? null : Number(profile.expensiveStepUsd),
+    expensiveStepUsd: profile.expensiveStepUsd,
     saturationRatio: profile.saturationRatio,
     autoResumeMax: profile.autoResumeMax,
     stallSteps: profile.stallSteps,

@@ -4,6 +4,7 @@ import { priceModelCall } from "../domain/cost.ts";
 import { AppError } from "../errors.ts";
 import { crashPoint } from "../fault-injection.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
+import { taskProfile } from "./task-profile.ts";
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -27,17 +28,14 @@ export async function recordModelCall({
   reasoningTokens = 0,
   ...data
 }: ModelCallRecord & { prisma: Db }): Promise<{ usd: number; priceVersion: string }> {
-  const run = await prisma.run.findUniqueOrThrow({
-    where: { id: data.runId },
-    select: { task: { select: { profile: { select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true } } } } },
-  });
-  const p = run.task.profile;
-  const num = (d: { toString(): string } | null) => (d === null ? null : Number(d.toString()));
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: data.runId }, select: { taskId: true } });
+  // The prices of the profile version the task launched with (a later price edit prices only new tasks).
+  const p = (await taskProfile({ prisma, taskId: run.taskId })).spec;
   const price = priceModelCall({
     model: data.model,
     usage: data,
     billed: data.billed,
-    prices: { inputPerMTok: num(p.inputPricePerMTok), cachedPerMTok: num(p.cachedPricePerMTok), outputPerMTok: num(p.outputPricePerMTok) },
+    prices: { inputPerMTok: p.inputPricePerMTok, cachedPerMTok: p.cachedPricePerMTok, outputPerMTok: p.outputPricePerMTok },
     profileName: p.name,
   });
   if (data.cause !== "replay") {

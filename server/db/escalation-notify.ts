@@ -1,6 +1,7 @@
 import { env } from "../env.ts";
 import type { PrismaClient } from "./client.ts";
 import { deliverWebhook, escalationWebhookPayload, type WebhookDeliveryResult } from "../notify/webhook.ts";
+import { taskProfile } from "./task-profile.ts";
 
 /** Outcome of `notifyEscalation`. */
 export interface EscalationNotifyResult {
@@ -81,9 +82,9 @@ export async function notifyEscalation({
   if (!Number.isInteger(round) || round < 0) throw new RangeError(`round: must be an integer ≥ 0, got ${round}`);
   const before = await prisma.escalation.findUniqueOrThrow({
     where: { id: escalationId },
-    include: { task: { select: { goal: true, profile: { select: { escalationRole: true, escalationChain: true, escalationDueMinutes: true } } } } },
+    include: { task: { select: { goal: true } } },
   });
-  const profile = before.task.profile;
+  const profile = (await taskProfile({ prisma, taskId: before.taskId })).spec;
   const target = chainRoleForRound(profile.escalationChain, round);
   if (round > 0 && before.status !== "open") {
     return { round, assigneeRole: before.assigneeRole, reEscalatedTo: null, recorded: false, sent: false, delivered: false, attempts: 0, skipped: "not_open" };

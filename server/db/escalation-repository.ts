@@ -5,6 +5,7 @@ import { crashPoint } from "../fault-injection.ts";
 import { prismaApplyDecisionPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
+import { taskProfile } from "./task-profile.ts";
 
 // Moved (review 718b751 §2); re-exported so existing imports keep working.
 export { recordAlert } from "./alert-repository.ts";
@@ -42,7 +43,7 @@ export async function openEscalation({
 }): Promise<{ escalationId: string }> {
   const existing = await prisma.escalation.findUnique({ where: { runId_stepId: { runId, stepId } } });
   if (existing) return { escalationId: existing.id };
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, include: { profile: true } });
+  const profile = (await taskProfile({ prisma, taskId })).spec;
   const costUsd = (await taskSpend({ prisma, taskId })).usd;
   const id = `esc_${ulid().toLowerCase()}`;
   await prisma.$transaction(async (tx) => {
@@ -58,8 +59,8 @@ export async function openEscalation({
         checkpointId,
         fingerprint,
         costUsd: costUsd.toFixed(8),
-        assigneeRole: task.profile.escalationRole,
-        dueAt: new Date(Date.now() + task.profile.escalationDueMinutes * 60_000),
+        assigneeRole: profile.escalationRole,
+        dueAt: new Date(Date.now() + profile.escalationDueMinutes * 60_000),
       },
     });
     await tx.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "escalated", endReason, endedAt: new Date() } });

@@ -23,6 +23,8 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             id: taskId,
             goal: src.goal,
             profileId: src.profileId,
+            // The branch runs with the source's profile version, not the profile's current one.
+            profileVersionId: src.profileVersionId,
             status: "queued",
             stepBudget: src.stepBudget,
             tokenBudget: src.tokenBudget,

@@ -7,6 +7,7 @@ import { env } from "../env.ts";
 import { deploymentEgressPolicy } from "../domain/egress-policy.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
+import { currentProfileVersion } from "./task-profile.ts";
 
 /**
  * The launch's ports over Prisma, with `sendRunStarted` supplied by the caller (the Inngest client
@@ -41,17 +42,21 @@ export function prismaLaunchPorts({
       return task ? { taskId: task.id, runId: task.runs[0]?.id ?? null, goal: task.goal } : null;
     },
     async findProfile(name) {
-      const p = await prisma.agentProfile.findUnique({ where: { name } });
-      return p
-        ? {
-            id: p.id,
-            stepBudget: p.stepBudget,
-            tokenBudget: p.tokenBudget,
-            costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd),
-            requireApproval: p.requireApproval,
-            egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach },
-          }
-        : null;
+      // The defaults come from the profile's current version, and the task records that version.
+      const found = await prisma.agentProfile.findUnique({ where: { name }, select: { id: true, archivedAt: true } });
+      if (!found) return null;
+      const v = await currentProfileVersion({ prisma, profileId: found.id });
+      const p = v.spec;
+      return {
+        id: found.id,
+        versionId: v.versionId,
+        archived: found.archivedAt !== null,
+        stepBudget: p.stepBudget,
+        tokenBudget: p.tokenBudget,
+        costBudgetUsd: p.costBudgetUsd,
+        requireApproval: p.requireApproval,
+        egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach },
+      };
     },
     async workspaceAllowed(path) {
       const real = await realpath(resolve(path));
@@ -75,6 +80,7 @@ export function prismaLaunchPorts({
             id: d.taskId,
             goal: d.goal,
             profileId: d.profileId,
+            profileVersionId: d.profileVersionId,
             stepBudget: d.stepBudget,
             tokenBudget: d.tokenBudget,
             costBudgetUsd: d.costBudgetUsd === null ? null : d.costBudgetUsd.toFixed(6),

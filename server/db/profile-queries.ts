@@ -6,7 +6,8 @@ import type { PrismaClient } from "./client.ts";
  * (null = no token ceiling), `costBudgetUsd` (USD as a number; null = no dollar ceiling) and
  * `requireApproval`; and the profile's part of the egress policy: `egressEmailAllow` (recipient
  * domains and addresses added to the deployment's), `egressHttpAllow` (origins), `egressOnBreach`
- * (null = the deployment's setting; "refuse" / "escalate").
+ * (null = the deployment's setting; "refuse" / "escalate"); `version` (the current one) and
+ * `archivedAt` (non-null: no new launch may use it).
  */
 export async function listProfiles({ prisma }: { prisma: PrismaClient }) {
   const profiles = await prisma.agentProfile.findMany({
@@ -16,7 +17,10 @@ export async function listProfiles({ prisma }: { prisma: PrismaClient }) {
       name: true,
       description: true,
       model: true,
+      provider: true,
       baseUrl: true,
+      version: true,
+      archivedAt: true,
       tools: true,
       stepBudget: true,
       tokenBudget: true,

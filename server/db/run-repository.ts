@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "./client.ts";
+import { runProfileOf, taskProfile } from "./task-profile.ts";
 
 // The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
 export { recordModelCall, taskSpend } from "./cost-repository.ts";
@@ -15,10 +16,16 @@ export interface RunStart {
   costBudgetUsd: number | null;
   /** Risky tool calls wait for a human's Approve/Reject (Task.requireApproval). */
   requireApproval: boolean;
+  /** The profile version the task launched with (server/db/task-profile.ts), never the profile's current content. */
   profile: {
     name: string;
+    version: number;
+    versionId: string;
     model: string;
+    provider: string;
     baseUrl: string | null;
+    apiKeyEnv: string | null;
+    headers: Record<string, string>;
     tools: string[];
     systemPrompt: string;
     contextWindow: number;
@@ -34,7 +41,7 @@ export interface RunStart {
  * @throws Error when the task or run does not exist (the event names rows that must be there).
  */
 export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient; taskId: string; runId: string }): Promise<RunStart> {
-  const task = await prisma.task.findUnique({ where: { id: taskId }, include: { profile: true } });
+  const task = await prisma.task.findUnique({ where: { id: taskId } });
   const run = await prisma.run.findUnique({ where: { id: runId } });
   if (!task || !run || run.taskId !== taskId) throw new Error(`run ${runId} of task ${taskId} not found`);
   await prisma.task.updateMany({
@@ -54,19 +61,7 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     tokenBudget: task.tokenBudget,
     costBudgetUsd: task.costBudgetUsd === null ? null : Number(task.costBudgetUsd),
     requireApproval: task.requireApproval,
-    profile: {
-      name: task.profile.name,
-      model: task.profile.model,
-      baseUrl: task.profile.baseUrl,
-      tools: task.profile.tools,
-      systemPrompt: task.profile.systemPrompt,
-      contextWindow: task.profile.contextWindow,
-      prices: {
-        inputPerMTok: task.profile.inputPricePerMTok === null ? null : Number(task.profile.inputPricePerMTok),
-        cachedPerMTok: task.profile.cachedPricePerMTok === null ? null : Number(task.profile.cachedPricePerMTok),
-        outputPerMTok: task.profile.outputPricePerMTok === null ? null : Number(task.profile.outputPricePerMTok),
-      },
-    },
+    profile: runProfileOf(await taskProfile({ prisma, taskId })),
     workingSet,
   };
 }

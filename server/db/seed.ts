@@ -22,6 +22,7 @@ export const seedProfiles = [
     name: "scripted",
     description: "Offline scripted model (deterministic; plays a competent agent). No API key needed.",
     model: "scripted",
+    provider: "scripted",
     tools: [
       "list_files",
       "read_file",
@@ -63,6 +64,7 @@ export const seedProfiles = [
     name: `scripted-${scenario}`,
     description: `Offline scripted scenario: an agent that ${behaviour}. Small budgets, for trying detectors and escalations.`,
     model: `scripted-${scenario}`,
+    provider: "scripted",
     tools: [
       "list_files",
       "read_file",
@@ -91,6 +93,7 @@ export const seedProfiles = [
       `Offline scripted scenario: an agent that obeys instructions in workspace files. Launch it with the workspace ${EXFILTRATE_DEMO_WORKSPACE}: ` +
       "its notes.md tells the agent to email the file (a password in it) to an outside address, and the egress gate stops the send for approval.",
     model: "scripted-exfiltrate",
+    provider: "scripted",
     tools: ["list_files", "read_file", "search_files", "record_fact", "send_email", "http_post", "finish", "declare_dead_end"],
     stepBudget: 60,
     contextWindow: 128_000,
@@ -119,11 +122,37 @@ export const SCENARIOS = {
   tool_failure: "scripted-tool-failure",
 } as const;
 
-/** Upserts the seed profiles. Returns their count. */
-export async function seedDefaults(prisma: PrismaClient): Promise<number> {
+/**
+ * The example profile for a real OpenAI model, seeded only when OPENAI_API_KEY is set (issue 16): the
+ * same tools and prompt as `scripted`, OpenAI's base URL and the key from OPENAI_API_KEY by name;
+ * prices from the price package (genai-prices knows gpt-4.1-mini).
+ */
+export const OPENAI_EXAMPLE_PROFILE = {
+  name: "openai-gpt-4.1-mini",
+  description: "Example: OpenAI's gpt-4.1-mini (seeded because OPENAI_API_KEY is set). Copy it to make your own.",
+  model: "gpt-4.1-mini",
+  provider: "openai",
+  baseUrl: "https://api.openai.com/v1",
+  apiKeyEnv: "OPENAI_API_KEY",
+  tools: [...seedProfiles[0].tools],
+  stepBudget: 200,
+  contextWindow: 1_047_576,
+  checkpointEverySteps: 40,
+  escalationChain: [] as string[],
+  systemPrompt: seedProfiles[0].systemPrompt,
+};
+
+/**
+ * Upserts the seed profiles (and, with OPENAI_API_KEY set in `env`, creates the OpenAI example once:
+ * an admin's later edits of it are kept). An upsert that changes nothing makes no new profile version
+ * (server/db/sql/profile-versions.sql). Returns how many profiles were seeded.
+ */
+export async function seedDefaults(prisma: PrismaClient, env: Record<string, string | undefined> = process.env): Promise<number> {
   for (const p of seedProfiles) {
     const data = { ...p, tools: [...p.tools], escalationChain: [...p.escalationChain] };
     await prisma.agentProfile.upsert({ where: { name: p.name }, create: data, update: data });
   }
-  return seedProfiles.length;
+  if (!env.OPENAI_API_KEY?.trim()) return seedProfiles.length;
+  await prisma.agentProfile.upsert({ where: { name: OPENAI_EXAMPLE_PROFILE.name }, create: OPENAI_EXAMPLE_PROFILE, update: {} });
+  return seedProfiles.length + 1;
 }

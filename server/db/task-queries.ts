@@ -6,6 +6,7 @@ import { Prisma, type PrismaClient } from "./client.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
+import { taskProfile } from "./task-profile.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
@@ -214,7 +215,7 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
   const task = await prisma.task.findUnique({
     where: { id: taskId },
     include: {
-      profile: { select: { name: true, model: true, baseUrl: true } },
+      profile: { select: { name: true, version: true } },
       runs: { orderBy: { startedAt: "asc" } },
       artifacts: { select: { id: true, name: true, mime: true, bytes: true, stepId: true, runId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       outbox: { orderBy: { createdAt: "asc" } },
@@ -241,13 +242,24 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     SELECT count(s.id) AS steps, sum(s."promptTokens") AS prompt, sum(s."cachedTokens") AS cached, sum(s."completionTokens") AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId} AND s.kind IN ('model','tool')`;
   const spend = await taskSpend({ prisma, taskId });
+  // The profile as the task runs it: the version it launched with (a later edit does not change it).
+  const launched = await taskProfile({ prisma, taskId });
   return {
     id: task.id,
     goal: task.goal,
     status: task.status,
     /** Who launched it (the operator who may cancel, resume and fork it). */
     createdBy: task.createdBy,
-    profile: task.profile,
+    /** The profile version the task runs with: its name now, and model / base URL / provider of that version. */
+    profile: {
+      name: task.profile.name,
+      model: launched.spec.model,
+      baseUrl: launched.spec.baseUrl,
+      provider: launched.spec.provider,
+      version: launched.version,
+      /** The profile's current version (newer than `version` when it was edited since the launch). */
+      currentVersion: task.profile.version,
+    },
     stepBudget: task.stepBudget,
     tokenBudget: task.tokenBudget,
     /** Dollar ceiling in USD (null = none). */
@@ -476,7 +488,8 @@ export async function getModelPromptOrThrow({ prisma, runId, stepId }: { prisma:
   const step = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } }, select: { index: true, kind: true, startedAt: true } });
   if (!step) throw new AppError("NOT_FOUND", `step ${stepId} of run ${runId} not found`);
   if (step.kind !== "model") throw new AppError("BAD_INPUT", `stepId: ${stepId} is a ${step.kind} step; only model steps have a prompt`);
-  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { task: { include: { profile: { select: { systemPrompt: true } } } } } });
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { task: true } });
+  const systemPrompt = (await taskProfile({ prisma, taskId: run.taskId })).spec.systemPrompt;
   // The segment starts at the latest cutting checkpoint of this run before the step, else where the run started.
   const own = await prisma.checkpoint.findMany({ where: { runId, nextIndex: { lte: step.index } }, orderBy: { nextIndex: "desc" }, take: 20 });
   const cut = own.find((c) => CUTTING_CHECKPOINTS.has(c.reason)) ?? null;
@@ -491,7 +504,7 @@ export async function getModelPromptOrThrow({ prisma, runId, stepId }: { prisma:
   const workingSet: WorkingSet = { ...(cp ? (cp.workingSet as WorkingSet) : inputFacts) };
   for (const f of laterFacts) if (cp) workingSet[f.key] = f.value;
   const context = buildInitialMessages({
-    systemPrompt: run.task.profile.systemPrompt,
+    systemPrompt,
     goal: run.task.goal,
     workingSet,
     completedSteps: cp ? (cp.completedSteps as unknown as CompletedStepSummary[]) : [],

@@ -107,6 +107,10 @@ export interface LaunchPorts {
     costBudgetUsd?: number | null;
     requireApproval?: boolean;
     egress?: ProfileEgress;
+    /** The profile version the launch reads these from; the task records it (its runs use it, issue 16). */
+    versionId?: string;
+    /** An archived profile is offered to no new launch. */
+    archived?: boolean;
   } | null>;
   /** The deployment's egress policy (the caller reads it from env(): LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
   deploymentEgress: EgressPolicy;
@@ -122,6 +126,8 @@ export interface LaunchPorts {
     runId: string;
     goal: string;
     profileId: string;
+    /** The profile version the task runs with (null = the profile's current one, set by the database). */
+    profileVersionId: string | null;
     stepBudget: number;
     tokenBudget: number | null;
     /** USD; null = no dollar ceiling. */
@@ -178,6 +184,7 @@ export async function launchTask({
   }
   const profile = await ports.findProfile(input.profile);
   if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
+  if (profile.archived) throw new AppError("BAD_INPUT", `profile: "${input.profile}" is archived; an admin can copy it or unarchive it by applying it again`);
   if (input.demo) {
     const policy = mergeEgressPolicies(ports.deploymentEgress, profile.egress);
     const breaches = checkDestinations(
@@ -211,6 +218,7 @@ export async function launchTask({
     runId,
     goal,
     profileId: profile.id,
+    profileVersionId: profile.versionId ?? null,
     stepBudget,
     tokenBudget: input.tokenBudget ?? profile.tokenBudget,
     costBudgetUsd: input.costBudgetUsd ?? profile.costBudgetUsd ?? null,

@@ -38,6 +38,8 @@ export interface ChatCompletionRequest {
   baseUrl: string;
   /** Bearer key; null/undefined for servers that need none (a placeholder is sent). */
   apiKey?: string | null;
+  /** Extra HTTP headers sent with the request (a profile's `headers`, already resolved). */
+  headers?: Record<string, string>;
   model: string;
   messages: ChatMessage[];
   tools?: ToolSchema[];
@@ -110,6 +112,7 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
     baseURL: request.baseUrl,
     apiKey: request.apiKey || "not-needed",
     maxRetries: 0,
+    ...(request.headers && Object.keys(request.headers).length ? { defaultHeaders: request.headers } : {}),
     // Our own timer decides; the SDK's (which stops at headers anyway) only backs it up.
     timeout: timeoutMs + 5_000,
   });
@@ -307,30 +310,56 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
   }
 }
 
+/** Where a profile's model calls go (the profile's columns; prisma/schema/longhaul.prisma AgentProfile). */
+export interface ProfileEndpoint {
+  /** "scripted": always the local scripted model server; "openai": any OpenAI-compatible server. */
+  provider?: string | null;
+  baseUrl?: string | null;
+  /** Name of the environment variable holding the API key; null = OPENAI_API_KEY. */
+  apiKeyEnv?: string | null;
+  /** Extra headers; `${NAME}` in a value is replaced by environment variable NAME. */
+  headers?: Record<string, string> | null;
+}
+
 export interface ResolvedProvider {
   /** OpenAI-compatible base URL, no trailing slash. */
   baseUrl: string;
   apiKey: string | null;
-  /** Where the choice came from, for logs: the profile, OPENAI_BASE_URL, OPENAI_API_KEY, or the default. */
-  source: "profile" | "env_base_url" | "openai" | "default_local";
+  /** Extra headers with `${NAME}` references filled in from the environment (empty when none). */
+  headers: Record<string, string>;
+  /** Where the choice came from, for logs: the scripted server, the profile, OPENAI_BASE_URL, OPENAI_API_KEY, or the default. */
+  source: "scripted" | "profile" | "env_base_url" | "openai" | "default_local";
+  /** Set when the profile names a key variable that is not set (the call would be refused with a 401). */
+  missingKeyEnv?: string;
 }
 
 /**
- * Picks the model endpoint. Order: the agent profile's base URL when it has one; OPENAI_BASE_URL (any
- * compatible server: Ollama, vLLM, llama.cpp, LM Studio); OPENAI_API_KEY alone → OpenAI
- * (https://api.openai.com/v1); otherwise the local model server on loopback at
- * `http://127.0.0.1:${MODEL_PORT ?? 8787}/v1` (ARCHITECTURE.md, processes). The key is
- * OPENAI_API_KEY when set. Nothing downstream treats the local default differently.
+ * Picks the model endpoint of a profile. A `scripted` profile always gets the local scripted model
+ * server `http://127.0.0.1:${MODEL_PORT ?? 8787}/v1` with no key, whatever OPENAI_* says (issue 16:
+ * OPENAI_API_KEY once sent the scripted profiles to OpenAI with the model name "scripted"). Otherwise,
+ * in order: the profile's base URL; OPENAI_BASE_URL (any compatible server: Ollama, vLLM, llama.cpp,
+ * LM Studio); OPENAI_API_KEY alone → OpenAI (https://api.openai.com/v1); otherwise the local model
+ * server (ARCHITECTURE.md, processes). The key is the variable the profile names (`apiKeyEnv`), else
+ * OPENAI_API_KEY. Header values get `${NAME}` replaced by the variable's value ('' when unset).
  */
 export function resolveProvider({
   profileBaseUrl,
+  endpoint,
   env = process.env,
-}: { profileBaseUrl?: string | null; env?: Record<string, string | undefined> } = {}): ResolvedProvider {
-  const apiKey = env.OPENAI_API_KEY?.trim() || null;
+}: { profileBaseUrl?: string | null; endpoint?: ProfileEndpoint; env?: Record<string, string | undefined> } = {}): ResolvedProvider {
   const trim = (url: string) => url.trim().replace(/\/+$/, "");
-  if (profileBaseUrl?.trim()) return { baseUrl: trim(profileBaseUrl), apiKey, source: "profile" };
-  if (env.OPENAI_BASE_URL?.trim()) return { baseUrl: trim(env.OPENAI_BASE_URL), apiKey, source: "env_base_url" };
-  if (apiKey) return { baseUrl: "https://api.openai.com/v1", apiKey, source: "openai" };
   const port = env.MODEL_PORT?.trim() || "8787";
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: null, source: "default_local" };
+  const local = `http://127.0.0.1:${port}/v1`;
+  const headers = Object.fromEntries(
+    Object.entries(endpoint?.headers ?? {}).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => env[name] ?? "")]),
+  );
+  if (endpoint?.provider === "scripted") return { baseUrl: local, apiKey: null, headers, source: "scripted" };
+  const keyEnv = endpoint?.apiKeyEnv?.trim() || null;
+  const apiKey = (keyEnv ? env[keyEnv]?.trim() : env.OPENAI_API_KEY?.trim()) || null;
+  const missing = keyEnv && !apiKey ? { missingKeyEnv: keyEnv } : {};
+  const base = endpoint?.baseUrl ?? profileBaseUrl;
+  if (base?.trim()) return { baseUrl: trim(base), apiKey, headers, source: "profile", ...missing };
+  if (env.OPENAI_BASE_URL?.trim()) return { baseUrl: trim(env.OPENAI_BASE_URL), apiKey, headers, source: "env_base_url", ...missing };
+  if (apiKey) return { baseUrl: "https://api.openai.com/v1", apiKey, headers, source: "openai" };
+  return { baseUrl: local, apiKey: null, headers, source: "default_local", ...missing };
 }

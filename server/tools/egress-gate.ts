@@ -10,6 +10,7 @@ import {
 } from "../domain/egress-policy.ts";
 import { findVerbatimRuns, redactValue, scanForSecrets, stringLeaves, verbatimExcerpt, type ContentFinding, type ReadContent } from "./egress-scan.ts";
 import type { ToolDefinition } from "./types.ts";
+import { taskProfile } from "../db/task-profile.ts";
 
 /**
  * The egress gate: the check every call of a tool that sends something out (a tool with `egress`:
@@ -46,11 +47,9 @@ export type EgressVerdict =
  * fields. A task that does not exist gets the deployment's policy alone.
  */
 export async function loadEgressPolicy({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<EgressPolicy> {
-  const task = await prisma.task.findUnique({
-    where: { id: taskId },
-    select: { profile: { select: { egressEmailAllow: true, egressHttpAllow: true, egressOnBreach: true } } },
-  });
-  return mergeEgressPolicies(deploymentEgressPolicy(env()), task?.profile ?? null);
+  // The egress fields of the profile version the task launched with (server/db/task-profile.ts).
+  const exists = (await prisma.task.count({ where: { id: taskId } })) > 0;
+  return mergeEgressPolicies(deploymentEgressPolicy(env()), exists ? (await taskProfile({ prisma, taskId })).spec : null);
 }
 
 /** Most read_file / search_files outputs the gate compares outgoing content with (the latest ones). */

@@ -27,10 +27,15 @@ export async function createTestProfile(db: PrismaClient, label: string, overrid
     createdAt: _createdAt,
     updatedAt: _updatedAt,
     mcpServers,
+    headers,
+    version: _version,
+    archivedAt: _archivedAt,
     ...base
   } = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
   const name = `${label}-${ulid().toLowerCase()}`;
-  await db.agentProfile.create({ data: { ...base, mcpServers: mcpServers ?? [], name, description: `checkpoint test profile (${label})`, ...overrides } });
+  await db.agentProfile.create({
+    data: { ...base, mcpServers: mcpServers ?? [], headers: headers ?? {}, name, description: `checkpoint test profile (${label})`, ...overrides },
+  });
   return name;
 }
 

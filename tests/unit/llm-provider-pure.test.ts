@@ -52,21 +52,43 @@ describe("error kinds", () => {
 
 describe("resolveProvider", () => {
   it("uses the local model server when nothing is configured", () => {
-    expect(resolveProvider({ env: {} })).toEqual({ baseUrl: "http://127.0.0.1:8787/v1", apiKey: null, source: "default_local" });
+    expect(resolveProvider({ env: {} })).toEqual({ baseUrl: "http://127.0.0.1:8787/v1", apiKey: null, headers: {}, source: "default_local" });
     expect(resolveProvider({ env: { MODEL_PORT: "9999" } }).baseUrl).toBe("http://127.0.0.1:9999/v1");
   });
   it("uses OpenAI with only a key, OPENAI_BASE_URL when set, and the profile first", () => {
-    expect(resolveProvider({ env: { OPENAI_API_KEY: "sk-x" } })).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "sk-x", source: "openai" });
+    expect(resolveProvider({ env: { OPENAI_API_KEY: "sk-x" } })).toEqual({
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "sk-x",
+      headers: {},
+      source: "openai",
+    });
     expect(resolveProvider({ env: { OPENAI_BASE_URL: "http://localhost:11434/v1/" } })).toEqual({
       baseUrl: "http://localhost:11434/v1",
       apiKey: null,
+      headers: {},
       source: "env_base_url",
     });
     expect(resolveProvider({ profileBaseUrl: "http://vllm:8000/v1", env: { OPENAI_BASE_URL: "http://other/v1", OPENAI_API_KEY: "k" } })).toEqual({
       baseUrl: "http://vllm:8000/v1",
       apiKey: "k",
+      headers: {},
       source: "profile",
     });
+  });
+  it("sends a scripted profile to the scripted server whatever OPENAI_* says (issue 16)", () => {
+    const env = { OPENAI_API_KEY: "sk-real", OPENAI_BASE_URL: "https://api.openai.com/v1", MODEL_PORT: "4102" };
+    expect(resolveProvider({ endpoint: { provider: "scripted", baseUrl: null }, env })).toEqual({
+      baseUrl: "http://127.0.0.1:4102/v1",
+      apiKey: null,
+      headers: {},
+      source: "scripted",
+    });
+  });
+  it("reads the key from the profile's variable and fills ${NAME} in headers", () => {
+    const env = { OPENAI_API_KEY: "sk-default", MY_KEY: "sk-mine", ORG: "acme" };
+    const r = resolveProvider({ endpoint: { provider: "openai", baseUrl: "http://h/v1", apiKeyEnv: "MY_KEY", headers: { "X-Org": "${ORG}" } }, env });
+    expect(r).toEqual({ baseUrl: "http://h/v1", apiKey: "sk-mine", headers: { "X-Org": "acme" }, source: "profile" });
+    expect(resolveProvider({ endpoint: { baseUrl: "http://h/v1", apiKeyEnv: "UNSET_KEY" }, env }).missingKeyEnv).toBe("UNSET_KEY");
   });
 });
 

@@ -43,7 +43,17 @@ export function RunHeader({
         <LivePill state={live} />
         <span className="font-mono text-xs break-all text-zinc-500">{t.id}</span>
         <span className="text-xs text-zinc-500 [overflow-wrap:anywhere]">
-          <bdi>{t.profile.name}</bdi> · {offline ? "offline scripted model" : t.profile.model}
+          <span
+            data-testid="task-profile-version"
+            title={
+              t.profile.currentVersion > t.profile.version
+                ? `the profile is at v${t.profile.currentVersion} now; this task keeps v${t.profile.version}`
+                : undefined
+            }
+          >
+            profile <bdi>{t.profile.name}</bdi> v{t.profile.version}
+          </span>{" "}
+          · {offline ? "offline scripted model" : t.profile.model}
         </span>
         <span className="ml-auto" />
         <RunActions task={t} a={actions} />

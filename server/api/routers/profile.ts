@@ -3,6 +3,17 @@ import { z } from "zod";
 import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
 import { deploymentEgressPolicy, mergeEgressPolicies, parseEmailAllowEntry, parseHttpAllowEntry } from "../../domain/egress-policy.ts";
 import { inputObject, textField } from "../../domain/input-fields.ts";
+import {
+  applyProfileDocument,
+  archiveProfile,
+  copyProfile,
+  createProfile,
+  getProfileOrThrow,
+  listProfileRecords,
+  profileToTest,
+  updateProfile,
+} from "../../db/profile-repository.ts";
+import { testProfileConnection } from "../../llm/test-connection.ts";
 import { adminProcedure, createTRPCRouter, readProcedure } from "../trpc.ts";
 
 /** Most entries in one of a profile's egress allow-lists. */
@@ -31,7 +42,54 @@ const setEgressInput = inputObject({
   onBreach: z.enum(["escalate", "refuse"], "onBreach: escalate or refuse").nullable(),
 });
 
+const nameField = (field = "name") => textField(field, 100).pipe(z.string().min(1, `${field}: must not be blank`));
+/** Most characters of a profiles document sent to applyDocument (YAML or JSON text). */
+export const MAX_DOCUMENT_CHARS = 1_000_000;
+
 export const profileRouter = createTRPCRouter({
+  /** Every profile with its current version's full content (lib: server/db/profile-repository.ts listProfileRecords); archived ones with `includeArchived`. */
+  records: readProcedure
+    .input(inputObject({ includeArchived: z.boolean("includeArchived: true or false").default(false) }).default({ includeArchived: false }))
+    .query(({ ctx, input }) => listProfileRecords({ prisma: ctx.prisma, includeArchived: input.includeArchived })),
+  /** One profile: its current version's content, its versions (newest first), its active tasks. @throws NOT_FOUND. */
+  get: readProcedure.input(inputObject({ name: nameField() })).query(({ ctx, input }) => getProfileOrThrow({ prisma: ctx.prisma, name: input.name })),
+  /**
+   * Admin: creates a profile from `spec` (server/domain/profile-spec.ts profileSpecSchema: every
+   * problem named with its field and limit, nothing stored). @throws BAD_REQUEST, CONFLICT (name taken).
+   */
+  create: adminProcedure.input(inputObject({ spec: z.unknown() })).mutation(({ ctx, input }) => createProfile({ prisma: ctx.prisma, spec: input.spec })),
+  /** Admin: replaces profile `name`'s content with `spec`: a change makes a new version (running tasks keep theirs). @throws NOT_FOUND, BAD_REQUEST. */
+  update: adminProcedure
+    .input(inputObject({ name: nameField(), spec: z.unknown() }))
+    .mutation(({ ctx, input }) => updateProfile({ prisma: ctx.prisma, name: input.name, spec: input.spec })),
+  /** Admin: copies profile `from` to a new profile `to`. @throws NOT_FOUND, CONFLICT, BAD_REQUEST. */
+  copy: adminProcedure
+    .input(inputObject({ from: nameField("from"), to: nameField("to") }))
+    .mutation(({ ctx, input }) => copyProfile({ prisma: ctx.prisma, from: input.from, to: input.to })),
+  /** Admin: archives a profile (history stays readable). @throws NOT_FOUND; CONFLICT while tasks of it are active. */
+  archive: adminProcedure.input(inputObject({ name: nameField() })).mutation(({ ctx, input }) => archiveProfile({ prisma: ctx.prisma, name: input.name })),
+  /**
+   * Admin: applies a profiles document — YAML or JSON `text` — of profiles and MCP servers
+   * (profile-repository.ts applyProfileDocument): idempotent, all-or-nothing validation, `dryRun`
+   * returns the diff without writing. @throws BAD_REQUEST listing every problem.
+   */
+  applyDocument: adminProcedure
+    .input(
+      inputObject({
+        text: z.string("text: the document as YAML or JSON text").max(MAX_DOCUMENT_CHARS, `text: at most ${MAX_DOCUMENT_CHARS} characters`),
+        dryRun: z.boolean("dryRun: true or false").default(false),
+      }),
+    )
+    .mutation(({ ctx, input }) => applyProfileDocument({ prisma: ctx.prisma, text: input.text, dryRun: input.dryRun, actor: ctx.actor })),
+  /**
+   * Admin: one tiny request to the model of profile `name` (its current version), or of an unsaved
+   * `spec` (the form before saving), through the OpenAI SDK (server/llm/test-connection.ts): ok with
+   * the latency, or the problem in words (unreachable, unauthorized, unknown model, missing key).
+   */
+  testConnection: adminProcedure.input(inputObject({ name: nameField().optional(), spec: z.unknown().optional() })).mutation(async ({ ctx, input }) => {
+    const spec = await profileToTest({ prisma: ctx.prisma, ...input });
+    return testProfileConnection({ endpoint: spec, model: spec.model });
+  }),
   /**
    * Agent profiles by name with their launch defaults and egress fields (see listProfiles), plus
    * `egressEffective`: the policy a task of the profile runs under (the deployment's merged with the

@@ -1,0 +1,174 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import { Dialog } from "@/components/ui/dialog.tsx";
+import { Field, TextInput } from "@/components/ui/field.tsx";
+import { Select } from "@/components/ui/select.tsx";
+import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS } from "@/lib/contracts/profile.ts";
+import { ConnectionResult } from "./profile-connection-result.tsx";
+import { errorsByField, NUMBER_FIELDS, specOf, TEXT_FIELDS, valuesOf, type FormSpec, type ProfileFormValues } from "./profile-form-values.ts";
+
+const LABELS: Record<string, string> = {
+  name: "Name",
+  description: "Description",
+  baseUrl: "Base URL (OpenAI-compatible, ending in /v1; empty = OPENAI_BASE_URL / OpenAI)",
+  model: "Model",
+  apiKeyEnv: "API key variable (its NAME, e.g. OPENAI_API_KEY)",
+  systemPrompt: "System prompt",
+  escalationRole: "Escalations go to role",
+  contextWindow: "Context window (tokens)",
+  stepBudget: "Step budget",
+  tokenBudget: "Token budget (empty = none)",
+  costBudgetUsd: "Dollar budget, USD (empty = none)",
+  inputPricePerMTok: "Input price, USD / M tokens (empty = price package)",
+  cachedPricePerMTok: "Cached input price, USD / M tokens",
+  outputPricePerMTok: "Output price, USD / M tokens",
+  checkpointEverySteps: "Checkpoint every N steps",
+  stallSteps: "Stall detector: steps without progress",
+  escalationDueMinutes: "Escalation due after (minutes)",
+};
+const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "requireApproval"]);
+
+/**
+ * The create / edit / copy dialog of a profile: the fields an admin sets most (the others are kept
+ * from the profile edited), "Test connection" with the unsaved values, and the server's validation
+ * errors under their fields. `mode` create starts empty (or from `spec` for a copy); edit keeps the name.
+ */
+export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "edit"; spec: FormSpec | null; onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<ProfileFormValues>(() => valuesOf(spec));
+  const done = async () => {
+    await queryClient.invalidateQueries(trpc.profile.pathFilter());
+    onClose();
+  };
+  const create = useMutation(trpc.profile.create.mutationOptions({ onSuccess: done }));
+  const update = useMutation(trpc.profile.update.mutationOptions({ onSuccess: done }));
+  const test = useMutation(trpc.profile.testConnection.mutationOptions());
+  const save = mode === "create" ? create : update;
+  const errors = save.error ? errorsByField(save.error.message) : {};
+  const general = Object.entries(errors).filter(([k]) => !SHOWN.has(k));
+  const set = (field: keyof ProfileFormValues) => (e: { currentTarget: { value: string } }) => setValues((v) => ({ ...v, [field]: e.currentTarget.value }));
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const next = specOf(values, spec);
+    if (mode === "create") create.mutate({ spec: next });
+    else update.mutate({ name: spec?.name ?? values.name, spec: next });
+  };
+  const input = (field: (typeof TEXT_FIELDS)[number] | (typeof NUMBER_FIELDS)[number], extra: { multiline?: boolean; numeric?: boolean } = {}) => (
+    <Field key={field} label={LABELS[field]} error={errors[field]} testId={`profile-field-${field}`}>
+      {(describedBy) =>
+        extra.multiline ? (
+          <textarea
+            name={field}
+            rows={3}
+            aria-describedby={describedBy}
+            aria-invalid={!!errors[field]}
+            className="rounded-md border border-zinc-300 px-2 py-1.5 text-sm"
+            value={values[field]}
+            onChange={set(field)}
+          />
+        ) : (
+          <TextInput
+            name={field}
+            inputMode={extra.numeric ? "decimal" : undefined}
+            aria-describedby={describedBy}
+            aria-invalid={!!errors[field]}
+            readOnly={mode === "edit" && field === "name"}
+            value={values[field]}
+            onChange={set(field)}
+          />
+        )
+      }
+    </Field>
+  );
+  return (
+    <Dialog
+      open
+      onOpenChange={(open) => !open && onClose()}
+      title={mode === "create" ? "New profile" : `Edit profile ${spec?.name ?? ""}`}
+      description="Saving makes a new version; tasks already launched keep theirs."
+    >
+      <form onSubmit={submit} className="max-h-[70vh] space-y-3 overflow-y-auto pr-1" aria-label="Profile">
+        {general.length > 0 && (
+          <p role="alert" className="text-sm text-red-700">
+            {general.map(([, m]) => m).join("; ")}
+          </p>
+        )}
+        <div className="grid gap-3 sm:grid-cols-2">
+          {input("name")}
+          {input("model")}
+          <Field label="Provider" error={errors.provider}>
+            <Select
+              name="provider"
+              value={values.provider}
+              onChange={set("provider")}
+              options={PROFILE_PROVIDERS.map((p) => [p, p === "scripted" ? "scripted (offline model server)" : "OpenAI-compatible"] as const)}
+            />
+          </Field>
+          {input("apiKeyEnv")}
+        </div>
+        {input("baseUrl")}
+        {input("description")}
+        <Field label="Extra headers (one per line, Name: value; secrets as ${VAR})" error={errors.headers}>
+          <textarea
+            name="headers"
+            rows={2}
+            className="rounded-md border border-zinc-300 px-2 py-1.5 font-mono text-xs"
+            value={values.headers}
+            onChange={set("headers")}
+          />
+        </Field>
+        <fieldset className="space-y-1" aria-invalid={!!errors.tools}>
+          <legend className="text-xs font-medium text-zinc-600">Built-in tools</legend>
+          <div className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+            {BUILTIN_TOOL_NAMES.map((t) => (
+              <label key={t} className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={values.tools.includes(t)}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setValues((v) => ({ ...v, tools: on ? [...v.tools, t] : v.tools.filter((x) => x !== t) }));
+                  }}
+                />
+                <span className="font-mono text-xs">{t}</span>
+              </label>
+            ))}
+          </div>
+          {errors.tools && (
+            <span role="alert" className="text-xs text-red-700">
+              {errors.tools}
+            </span>
+          )}
+        </fieldset>
+        <div className="grid gap-3 sm:grid-cols-2">{NUMBER_FIELDS.map((f) => input(f, { numeric: true }))}</div>
+        {input("escalationRole")}
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={values.requireApproval} onChange={(e) => setValues((v) => ({ ...v, requireApproval: e.currentTarget.checked }))} />
+          Ask a human before risky actions
+        </label>
+        {input("systemPrompt", { multiline: true })}
+        <ConnectionResult result={test.data} error={test.error?.message} />
+        <div className="flex justify-end gap-2 pt-2">
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-3 py-1.5 text-sm"
+            onClick={() => test.mutate({ spec: specOf(values, spec) })}
+            disabled={test.isPending}
+          >
+            {test.isPending ? "Testing…" : "Test connection"}
+          </button>
+          <button type="button" className="rounded border border-zinc-300 px-3 py-1.5 text-sm" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white disabled:opacity-50" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : mode === "create" ? "Create profile" : "Save new version"}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,111 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import type { AppRouter } from "@/server/api/root.ts";
+import { ConnectionResult } from "./profile-connection-result.tsx";
+import { ProfileFormDialog } from "./profile-form.tsx";
+import type { FormSpec } from "./profile-form-values.ts";
+
+type ProfileRecord = inferRouterOutputs<AppRouter>["profile"]["records"][number];
+type Editing = { mode: "create" | "edit"; spec: FormSpec | null } | null;
+
+const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
+
+/** One profile row: name, model and endpoint, version, active tasks; edit, copy, test and archive. */
+function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => void; onCopy: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const archive = useMutation(trpc.profile.archive.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
+  const test = useMutation(trpc.profile.testConnection.mutationOptions());
+  const archived = p.archivedAt !== null;
+  return (
+    <li className="space-y-1 rounded border border-zinc-200 p-3 text-sm" data-profile-row={p.name}>
+      <div className="flex flex-wrap items-baseline gap-2">
+        <span className="font-medium">{p.name}</span>
+        <span className="text-xs text-zinc-500">v{p.version}</span>
+        <span className="font-mono text-xs text-zinc-600">{p.spec.model}</span>
+        <span className="text-xs text-zinc-500">
+          {p.spec.provider === "scripted" ? "scripted model server" : (p.spec.baseUrl ?? "OPENAI_BASE_URL / OpenAI")}
+        </span>
+        {p.activeTasks > 0 && <span className="text-xs text-amber-800">{p.activeTasks} active task(s)</span>}
+        {archived && <span className="text-xs text-zinc-500">archived</span>}
+        <span className="ml-auto flex gap-1">
+          <button type="button" className={button} onClick={onEdit} disabled={archived}>
+            Edit
+          </button>
+          <button type="button" className={button} onClick={onCopy}>
+            Copy
+          </button>
+          <button type="button" className={button} onClick={() => test.mutate({ name: p.name })} disabled={test.isPending}>
+            {test.isPending ? "Testing…" : "Test connection"}
+          </button>
+          {!archived && (
+            <button type="button" className={button} onClick={() => archive.mutate({ name: p.name })} disabled={archive.isPending}>
+              Archive
+            </button>
+          )}
+        </span>
+      </div>
+      {p.spec.description && <p className="text-xs text-zinc-600">{p.spec.description}</p>}
+      {archive.error && (
+        <p role="alert" className="text-xs text-red-700">
+          {archive.error.message}
+        </p>
+      )}
+      <ConnectionResult result={test.data} error={test.error?.message} />
+    </li>
+  );
+}
+
+/**
+ * The admin page's Profiles section (issue 16): every profile (archived ones on request) with its
+ * current version; create, edit (a new version — running tasks keep theirs), copy, archive (refused
+ * while tasks of it are active) and "Test connection". Profiles can also be applied as code:
+ * `npm run cli -- profiles apply <file>`.
+ */
+export function ProfilesSection() {
+  const trpc = useTRPC();
+  const [showArchived, setShowArchived] = useState(false);
+  const records = useQuery(trpc.profile.records.queryOptions({ includeArchived: showArchived }));
+  const [editing, setEditing] = useState<Editing>(null);
+  return (
+    <section className="space-y-3" aria-label="Profiles">
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 className="text-lg font-semibold">Agent profiles</h2>
+        <button type="button" className="rounded bg-zinc-900 px-3 py-1 text-sm text-white" onClick={() => setEditing({ mode: "create", spec: null })}>
+          New profile
+        </button>
+        <label className="flex items-center gap-1 text-xs text-zinc-600">
+          <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} /> Show archived
+        </label>
+      </div>
+      <p className="text-xs text-zinc-600">
+        Which model, where, with which key variable, tools and budgets. Each save is a new version; a task keeps the version it launched with. As code:{" "}
+        <code>npm run cli -- profiles apply profiles.yaml</code>.
+      </p>
+      {records.error && (
+        <p role="alert" className="text-sm text-red-700">
+          {records.error.message}
+        </p>
+      )}
+      <ul className="space-y-2">
+        {(records.data ?? []).map((p) => (
+          <ProfileRow
+            key={p.id}
+            p={p}
+            onEdit={() => setEditing({ mode: "edit", spec: p.spec })}
+            onCopy={() =>
+              setEditing({ mode: "create", spec: { ...p.spec, name: `${p.name}-copy`, description: `Copy of ${p.name}. ${p.spec.description}`.trim() } })
+            }
+          />
+        ))}
+      </ul>
+      {editing && (
+        <ProfileFormDialog key={`${editing.mode}-${editing.spec?.name ?? ""}`} mode={editing.mode} spec={editing.spec} onClose={() => setEditing(null)} />
+      )}
+    </section>
+  );
+}

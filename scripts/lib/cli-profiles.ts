@@ -1,0 +1,81 @@
+/**
+ * `npm run cli -- profiles apply <file> [--dry-run]`, `profiles list [--all]`, `profiles test <name>`:
+ * agent profiles as code (issue 16) over the API (`profile.applyDocument`, `profile.records`,
+ * `profile.testConnection`). Human lines on stderr, the last stdout line JSON (printed by
+ * scripts/cli.ts). A document that does not validate is refused whole, one line per problem, exit 2;
+ * a failed connection test exits 1.
+ */
+import { readFile } from "node:fs/promises";
+import type { TRPCClient } from "@trpc/client";
+import type { AppRouter } from "../../server/api/root.ts";
+import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+
+const PROGRAM = "npm run cli --";
+
+export const PROFILES_COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "profiles apply",
+    summary: "Apply a YAML or JSON file of agent profiles and MCP servers (idempotent; --dry-run prints the diff).",
+    positionals: [{ name: "file", description: "a .yaml/.yml/.json file: one profile, a list, or {profiles: [...], mcpServers: [...]}" }],
+    flags: { "dry-run": { type: "boolean", description: "print what would change, write nothing" } },
+    notes: ["Every profile and server is validated first; if anything is wrong nothing is written (exit 2)."],
+    examples: [`${PROGRAM} profiles apply examples/profiles.yaml --dry-run`, `${PROGRAM} profiles apply examples/profiles.yaml`],
+  },
+  {
+    name: "profiles list",
+    summary: "List agent profiles as JSON (current version, content, active tasks).",
+    flags: { all: { type: "boolean", description: "include archived profiles" } },
+    examples: [`${PROGRAM} profiles list`],
+  },
+  {
+    name: "profiles test",
+    summary: "Send one tiny request to a profile's model: ok, or the problem in words (unreachable, 401, unknown model).",
+    positionals: [{ name: "name", description: "the profile's name" }],
+    examples: [`${PROGRAM} profiles test scripted`],
+  },
+];
+
+/**
+ * Joins `profiles <sub>` into the one command name the parser knows (`profiles apply`), so the usual
+ * parsing, help and usage errors apply. Other argv is returned as is.
+ */
+export function joinProfilesCommand(argv: readonly string[]): string[] {
+  const [first, second, ...rest] = argv;
+  if (first === "profiles" && second !== undefined && !second.startsWith("-")) return [`profiles ${second}`, ...rest];
+  if (first === "profiles") throw new UsageError([`profiles: give a subcommand (apply <file>, list, test <name>)`], null);
+  return [...argv];
+}
+
+/** Marks a failed connection test so cli.ts exits 1 with the JSON still printed. */
+export const PROFILES_EXIT = Symbol("profiles exit code");
+
+/** Runs one of the profiles commands; returns the JSON to print (with PROFILES_EXIT set to 1 for a failed test). */
+export async function runProfiles(api: TRPCClient<AppRouter>, command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
+  if (command === "profiles apply") {
+    const file = positionals[0]!;
+    const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError([`<file>: cannot read ${file} (${error.code ?? error.message})`], command);
+    });
+    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true });
+    for (const item of out.items) {
+      process.stderr.write(`${item.action.padEnd(9)} ${item.kind === "profile" ? "profile" : "mcp server"} ${item.name}\n`);
+      for (const c of item.changes ?? []) {
+        if (item.action === "create") process.stderr.write(`    + ${c.field}: ${JSON.stringify(c.to)}\n`);
+        else process.stderr.write(`    ~ ${c.field}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}\n`);
+      }
+    }
+    process.stderr.write(`${out.summary}\n`);
+    return out;
+  }
+  if (command === "profiles list") {
+    const rows = await api.profile.records.query({ includeArchived: values.all === true });
+    for (const p of rows) process.stderr.write(`${p.name.padEnd(28)} v${String(p.version).padEnd(4)} ${p.spec.model}${p.archivedAt ? "  (archived)" : ""}\n`);
+    return { profiles: rows.map((p) => ({ ...p.spec, version: p.version, archived: p.archivedAt !== null, activeTasks: p.activeTasks })) };
+  }
+  if (command === "profiles test") {
+    const result = await api.profile.testConnection.mutate({ name: positionals[0]! });
+    process.stderr.write(result.ok ? `ok: ${result.model} at ${result.baseUrl} answered in ${result.latencyMs} ms\n` : `${result.kind}: ${result.message}\n`);
+    return result.ok ? result : { ...result, [PROFILES_EXIT]: 1 };
+  }
+  throw new UsageError([`"${command}": unknown command`], null);
+}

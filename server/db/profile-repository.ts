@@ -1,0 +1,311 @@
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { AppError } from "../errors.ts";
+import { diffProfileSpecs, profileSpecSchema, type ProfileFieldChange, type ProfileSpec } from "../domain/profile-spec.ts";
+import type { Prisma, PrismaClient } from "./client.ts";
+import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-server-repository.ts";
+import { currentProfileVersion } from "./task-profile.ts";
+
+/**
+ * Agent profiles as admins manage them (issue 16): create, edit, copy, archive, and apply a whole
+ * document of profiles and MCP servers ("profiles as code"). Every content change makes a new
+ * immutable version (trigger, server/db/sql/profile-versions.sql); tasks keep the version they
+ * launched with. Validation is server/domain/profile-spec.ts `profileSpecSchema`.
+ */
+
+/** Task statuses that still run with their profile: a profile used by one cannot be archived. */
+export const ACTIVE_TASK_STATUSES = ["queued", "running", "waiting_for_human"] as const;
+
+/** One profile as the admin page and `profiles list` read it: its current version's content and bookkeeping. */
+export interface ProfileRecord {
+  id: string;
+  name: string;
+  version: number;
+  archivedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Tasks of this profile that are queued, running or waiting for a human. */
+  activeTasks: number;
+  spec: ProfileSpec;
+}
+
+/** Prisma data for a profile's columns from a validated spec. */
+function columnsOf(spec: ProfileSpec) {
+  return { ...spec, headers: spec.headers as Prisma.InputJsonValue, mcpServers: spec.mcpServers as Prisma.InputJsonValue };
+}
+
+/** A zod error of a profile in words, one line per problem, prefixed with where it is (`profiles[1] "x": `). */
+function issueLines(error: z.ZodError, where: string): string[] {
+  return error.issues.map((i) => {
+    const msg = i.message.includes(":") ? i.message : `${i.path.map(String).join(".") || "profile"}: ${i.message}`;
+    return `${where}${msg}`;
+  });
+}
+
+/**
+ * Parses and validates a profile (untrusted input). @throws AppError BAD_INPUT with every problem,
+ * one a line, each naming the field and its limit.
+ */
+export function parseProfileSpec(input: unknown, where = ""): ProfileSpec {
+  const parsed = profileSpecSchema.safeParse(input);
+  if (!parsed.success) throw new AppError("BAD_INPUT", issueLines(parsed.error, where).join("\n"));
+  return parsed.data;
+}
+
+async function activeTaskCounts(prisma: PrismaClient, profileIds: string[]): Promise<Map<string, number>> {
+  const rows = await prisma.task.groupBy({
+    by: ["profileId"],
+    where: { profileId: { in: profileIds }, status: { in: [...ACTIVE_TASK_STATUSES] } },
+    _count: { _all: true },
+  });
+  return new Map(rows.map((r) => [r.profileId, r._count._all]));
+}
+
+/** Every profile by name with its current version (archived ones only with `includeArchived`). */
+export async function listProfileRecords({ prisma, includeArchived = false }: { prisma: PrismaClient; includeArchived?: boolean }): Promise<ProfileRecord[]> {
+  const rows = await prisma.agentProfile.findMany({ where: includeArchived ? {} : { archivedAt: null }, orderBy: { name: "asc" } });
+  const active = await activeTaskCounts(
+    prisma,
+    rows.map((r) => r.id),
+  );
+  return Promise.all(
+    rows.map(async (r) => ({
+      id: r.id,
+      name: r.name,
+      version: r.version,
+      archivedAt: r.archivedAt,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      activeTasks: active.get(r.id) ?? 0,
+      spec: (await currentProfileVersion({ prisma, profileId: r.id })).spec,
+    })),
+  );
+}
+
+/** Profile `name` with the list of its versions (newest first: number and time). @throws AppError NOT_FOUND. */
+export async function getProfileOrThrow({ prisma, name }: { prisma: PrismaClient; name: string }) {
+  const row = await prisma.agentProfile.findUnique({ where: { name } });
+  if (!row) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
+  const [spec, versions, active] = await Promise.all([
+    currentProfileVersion({ prisma, profileId: row.id }).then((v) => v.spec),
+    prisma.agentProfileVersion.findMany({ where: { profileId: row.id }, orderBy: { version: "desc" }, select: { version: true, createdAt: true } }),
+    activeTaskCounts(prisma, [row.id]),
+  ]);
+  const record: ProfileRecord = {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    archivedAt: row.archivedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    activeTasks: active.get(row.id) ?? 0,
+    spec,
+  };
+  return { ...record, versions };
+}
+
+/**
+ * The profile a connection test is for: an unsaved `spec` (validated) or saved profile `name`'s current version.
+ * @throws AppError BAD_INPUT (neither given, or a bad spec), NOT_FOUND.
+ */
+export async function profileToTest({ prisma, name, spec }: { prisma: PrismaClient; name?: string | undefined; spec?: unknown }): Promise<ProfileSpec> {
+  if (spec !== undefined) return parseProfileSpec(spec);
+  if (name) return (await getProfileOrThrow({ prisma, name })).spec;
+  throw new AppError("BAD_INPUT", "input: give name (a saved profile) or spec (an unsaved one)");
+}
+
+/** The profile's MCP selections must name registered servers (`known`: names available). @throws AppError BAD_INPUT. */
+function checkMcpSelections(spec: ProfileSpec, known: Set<string>, where = ""): string[] {
+  return spec.mcpServers
+    .filter((s) => !known.has(s.server))
+    .map((s) => `${where}mcpServers: no MCP server named "${s.server}" is registered${known.size ? ` (registered: ${[...known].sort().join(", ")})` : ""}`);
+}
+
+async function knownServers(prisma: PrismaClient): Promise<Set<string>> {
+  return new Set((await listMcpServers({ prisma })).map((s) => s.name));
+}
+
+/** Creates profile `spec.name` (input untrusted; validated). Returns it. @throws AppError BAD_INPUT, CONFLICT when the name is taken. */
+export async function createProfile({ prisma, spec: input }: { prisma: PrismaClient; spec: unknown }) {
+  const spec = parseProfileSpec(input);
+  const problems = checkMcpSelections(spec, await knownServers(prisma));
+  if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
+  if (await prisma.agentProfile.findUnique({ where: { name: spec.name }, select: { id: true } })) {
+    throw new AppError("CONFLICT", `name: a profile named "${spec.name}" exists already (edit it, or copy it under a new name)`);
+  }
+  await prisma.agentProfile.create({ data: columnsOf(spec) });
+  return getProfileOrThrow({ prisma, name: spec.name });
+}
+
+/**
+ * Replaces profile `name`'s content with `spec` (its name must stay `name`). A change makes a new
+ * version; tasks already launched keep theirs. Returns the profile and `changes` (empty: nothing
+ * differed, no version was made). @throws AppError NOT_FOUND, BAD_INPUT.
+ */
+export async function updateProfile({ prisma, name, spec: input }: { prisma: PrismaClient; name: string; spec: unknown }) {
+  const spec = parseProfileSpec(input);
+  if (spec.name !== name) throw new AppError("BAD_INPUT", `name: a profile cannot be renamed (copy "${name}" to "${spec.name}" instead)`);
+  const before = await getProfileOrThrow({ prisma, name });
+  const problems = checkMcpSelections(spec, await knownServers(prisma));
+  if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
+  const changes = diffProfileSpecs(before.spec, spec);
+  if (changes.length) await prisma.agentProfile.update({ where: { name }, data: columnsOf(spec) });
+  return { profile: await getProfileOrThrow({ prisma, name }), changes };
+}
+
+/** Copies profile `from` (its current version) to a new profile `to`, optionally with a new description. @throws AppError NOT_FOUND, CONFLICT, BAD_INPUT. */
+export async function copyProfile({ prisma, from, to, description }: { prisma: PrismaClient; from: string; to: string; description?: string }) {
+  const source = await getProfileOrThrow({ prisma, name: from });
+  return createProfile({ prisma, spec: { ...source.spec, name: to, description: description ?? `Copy of ${from}. ${source.spec.description}`.trim() } });
+}
+
+/**
+ * Archives profile `name`: no new launch may use it; its versions and tasks stay readable.
+ * Idempotent (`changed: false` when archived already).
+ * @throws AppError NOT_FOUND; CONFLICT while tasks of it are queued, running or waiting for a human.
+ */
+export async function archiveProfile({ prisma, name }: { prisma: PrismaClient; name: string }) {
+  const row = await prisma.agentProfile.findUnique({ where: { name }, select: { id: true, archivedAt: true } });
+  if (!row) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
+  if (row.archivedAt) return { name, archivedAt: row.archivedAt, changed: false };
+  const active = await prisma.task.findMany({
+    where: { profileId: row.id, status: { in: [...ACTIVE_TASK_STATUSES] } },
+    select: { id: true },
+    take: 5,
+    orderBy: { createdAt: "desc" },
+  });
+  if (active.length) {
+    throw new AppError(
+      "CONFLICT",
+      `profile "${name}" is used by tasks that are still queued, running or waiting for a human (${active.map((t) => t.id).join(", ")}${active.length === 5 ? ", …" : ""}); cancel or finish them first`,
+    );
+  }
+  // Guarded: a task launched between the check and here would have seen it unarchived, which is fine.
+  const at = new Date();
+  await prisma.agentProfile.updateMany({ where: { id: row.id, archivedAt: null }, data: { archivedAt: at } });
+  return { name, archivedAt: at, changed: true };
+}
+
+/** What `applyProfileDocument` did (or, dry run, would do) to one profile or MCP server. */
+export interface ApplyItem {
+  kind: "profile" | "mcpServer";
+  name: string;
+  action: "create" | "update" | "unarchive" | "unchanged";
+  /** Profiles: the fields that change (stored → new). */
+  changes?: ProfileFieldChange[];
+}
+
+const documentShape = z.union([
+  z.array(z.unknown()).transform((profiles) => ({ profiles, mcpServers: [] as unknown[] })),
+  z
+    .object({ profiles: z.array(z.unknown(), "profiles: a list").optional(), mcpServers: z.array(z.unknown(), "mcpServers: a list").optional() })
+    .strict()
+    .transform((d) => ({ profiles: d.profiles ?? [], mcpServers: d.mcpServers ?? [] })),
+]);
+
+/**
+ * Reads a profiles document: YAML or JSON text (JSON is YAML), or an already parsed value. Shapes: one
+ * profile (an object with `model`), a list of profiles, or `{profiles: [...], mcpServers: [...]}`.
+ * @throws AppError BAD_INPUT for text that does not parse or a shape that is none of these.
+ */
+export function readProfileDocument(input: { text?: string; document?: unknown }): { profiles: unknown[]; mcpServers: unknown[] } {
+  let value: unknown = input.document;
+  if (input.text !== undefined) {
+    try {
+      value = parseYaml(input.text, { prettyErrors: true });
+    } catch (error) {
+      throw new AppError("BAD_INPUT", `document: not valid YAML or JSON: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    }
+  }
+  if (value && typeof value === "object" && !Array.isArray(value) && "model" in value) return { profiles: [value], mcpServers: [] };
+  const parsed = documentShape.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError("BAD_INPUT", "document: must be a profile (with model), a list of profiles, or an object with profiles: and mcpServers: lists");
+  }
+  return parsed.data;
+}
+
+/**
+ * Applies a profiles document (issue 16, "profiles as code"): every MCP server upserted with
+ * mcp-server-repository.ts, every profile created or updated (a changed one gets a new version; an
+ * archived one is unarchived). Idempotent: applying the same document again changes nothing and says
+ * so (`changed: false`). Everything is validated first and nothing is written when anything is wrong
+ * (every problem named, one a line: `profiles[1] "name": field: limit`). With `dryRun`, returns what
+ * would change (the field diff) and writes nothing.
+ * @throws AppError BAD_INPUT.
+ */
+export async function applyProfileDocument({
+  prisma,
+  text,
+  document,
+  dryRun = false,
+  actor,
+}: {
+  prisma: PrismaClient;
+  text?: string;
+  document?: unknown;
+  dryRun?: boolean;
+  actor: string;
+}): Promise<{ dryRun: boolean; changed: boolean; items: ApplyItem[]; summary: string }> {
+  const doc = readProfileDocument({ ...(text !== undefined ? { text } : {}), document });
+  const problems: string[] = [];
+  const servers = doc.mcpServers.flatMap((raw, i) => {
+    try {
+      return [normaliseMcpServerSpec(raw)];
+    } catch (error) {
+      problems.push(`mcpServers[${i}]: ${error instanceof Error ? error.message.replace(/^mcp server /, "") : String(error)}`);
+      return [];
+    }
+  });
+  const specs = doc.profiles.flatMap((raw, i) => {
+    const label = raw && typeof raw === "object" && "name" in raw && typeof raw.name === "string" ? ` "${raw.name}"` : "";
+    const parsed = profileSpecSchema.safeParse(raw);
+    if (!parsed.success) {
+      problems.push(...issueLines(parsed.error, `profiles[${i}]${label}: `));
+      return [];
+    }
+    return [parsed.data];
+  });
+  const dup = (names: string[]) => names.filter((n, i) => names.indexOf(n) !== i);
+  for (const n of new Set(dup(specs.map((s) => s.name)))) problems.push(`profiles: "${n}" is listed more than once`);
+  for (const n of new Set(dup(servers.map((s) => s.name)))) problems.push(`mcpServers: "${n}" is listed more than once`);
+  const known = await knownServers(prisma);
+  for (const s of servers) known.add(s.name);
+  specs.forEach((spec, i) => problems.push(...checkMcpSelections(spec, known, `profiles[${i}] "${spec.name}": `)));
+  if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
+
+  const items: ApplyItem[] = [];
+  const existingServers = new Map((await listMcpServers({ prisma, includeArchived: true })).map((s) => [s.name, s]));
+  for (const s of servers) {
+    const before = existingServers.get(s.name);
+    const same = before && JSON.stringify(normaliseMcpServerSpec(before.spec)) === JSON.stringify(s);
+    items.push({ kind: "mcpServer", name: s.name, action: !before ? "create" : before.archivedAt ? "unarchive" : same ? "unchanged" : "update" });
+  }
+  const rows = new Map((await prisma.agentProfile.findMany({ where: { name: { in: specs.map((s) => s.name) } } })).map((r) => [r.name, r]));
+  for (const spec of specs) {
+    const row = rows.get(spec.name);
+    const before = row ? (await currentProfileVersion({ prisma, profileId: row.id })).spec : null;
+    const changes = diffProfileSpecs(before, spec);
+    const action = !row ? "create" : changes.length ? "update" : row.archivedAt ? "unarchive" : "unchanged";
+    items.push({ kind: "profile", name: spec.name, action, changes });
+  }
+  const changed = items.some((i) => i.action !== "unchanged");
+  if (!dryRun && changed) {
+    for (const s of servers) {
+      if (items.find((i) => i.kind === "mcpServer" && i.name === s.name)?.action !== "unchanged") await upsertMcpServer({ prisma, spec: s, actor });
+    }
+    await prisma.$transaction(async (tx) => {
+      for (const spec of specs) {
+        const item = items.find((i) => i.kind === "profile" && i.name === spec.name);
+        if (item?.action === "create") await tx.agentProfile.create({ data: columnsOf(spec) });
+        else if (item?.action === "update" || item?.action === "unarchive")
+          await tx.agentProfile.update({ where: { name: spec.name }, data: { ...columnsOf(spec), archivedAt: null } });
+      }
+    });
+  }
+  const count = (a: ApplyItem["action"]) => items.filter((i) => i.action === a).length;
+  const summary = changed
+    ? `${dryRun ? "would change" : "changed"}: ${count("create")} created, ${count("update")} updated, ${count("unarchive")} unarchived, ${count("unchanged")} unchanged`
+    : `nothing to change: all ${items.length} item(s) already as the document says`;
+  return { dryRun, changed, items, summary };
+}

@@ -1,0 +1,205 @@
+import { z } from "zod";
+import { mcpSelectionsSchema } from "../../lib/contracts/mcp.ts";
+import { BUILTIN_TOOL_NAMES, ENV_NAME, PROFILE_NAME, PROFILE_PROVIDERS } from "../../lib/contracts/profile.ts";
+import { parseEmailAllowEntry, parseHttpAllowEntry } from "./egress-policy.ts";
+import { textField } from "./input-fields.ts";
+
+/**
+ * An agent profile's content as an admin writes it (browser form, API, `profiles apply` file) and as
+ * a version snapshot stores it (server/db/sql/profile-versions.sql): the AgentProfile columns by
+ * their own names (prisma/schema/longhaul.prisma documents each), every field but `name` and `model`
+ * optional with the column's default. Every message names the field and its limit (STYLE.md "Errors").
+ */
+
+/** Largest price per million tokens accepted, USD (the dearest models in genai-prices are far below). */
+export const MAX_PRICE_PER_MTOK = 10_000;
+/** Most extra headers on one profile. */
+export const MAX_HEADERS = 20;
+/** Header names whose value is a secret: it must come from the environment (`${NAME}`), never literally. */
+const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "api-key", "x-api-key", "cookie"]);
+/** A header value that is only references to environment variables: `${NAME}` (optionally after a scheme word like `Bearer `). */
+const ENV_REFERENCE_ONLY = /^(?:[A-Za-z]+ )?\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}$/;
+
+const int = (field: string, min: number, max: number) =>
+  z.number(`${field}: must be a number`).int(`${field}: must be a whole number`).min(min, `${field}: at least ${min}`).max(max, `${field}: at most ${max}`);
+/** A money or price figure: non-negative, at most `max`, rounded to the column's 6 decimals. */
+const usd = (field: string, max: number) =>
+  z
+    .number(`${field}: must be a number`)
+    .min(0, `${field}: must not be negative`)
+    .max(max, `${field}: at most ${max}`)
+    .transform((v) => Math.round(v * 1e6) / 1e6);
+
+function allowList(field: string, parse: (raw: string) => { value: string } | { error: string }) {
+  return z
+    .array(textField(`${field}[]`, 320), `${field}: a list of strings`)
+    .max(200, `${field}: at most 200 entries`)
+    .transform((entries, ctx) => {
+      const out: string[] = [];
+      for (const raw of entries.filter(Boolean)) {
+        const parsed = parse(raw);
+        if ("error" in parsed) ctx.addIssue({ code: "custom", message: `${field}: ${parsed.error}` });
+        else out.push(parsed.value);
+      }
+      return [...new Set(out)];
+    });
+}
+
+const baseUrlField = z
+  .string("baseUrl: must be a URL string or null")
+  .trim()
+  .max(2000, "baseUrl: at most 2000 characters")
+  .refine((v) => URL.canParse(v) && ["http:", "https:"].includes(new URL(v).protocol), "baseUrl: must be an http(s) URL (e.g. http://127.0.0.1:11434/v1)")
+  .transform((v) => v.replace(/\/+$/, ""));
+
+const toolName = z.string("tools[]: must be a tool name").refine((v) => (BUILTIN_TOOL_NAMES as readonly string[]).includes(v), {
+  error: (issue) => `tools: unknown tool ${JSON.stringify(issue.input)}; built-in tools: ${BUILTIN_TOOL_NAMES.join(", ")}`,
+});
+
+const headersField = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "headers: a header name is 1–100 letters, digits and -"),
+    z.string("headers: a value must be a string").max(4000, "headers: a value is at most 4000 characters"),
+    "headers: an object of header name → value",
+  )
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > MAX_HEADERS) ctx.addIssue({ code: "custom", message: `headers: at most ${MAX_HEADERS} headers` });
+    for (const name of names) {
+      if (SECRET_HEADERS.has(name.toLowerCase()) && !ENV_REFERENCE_ONLY.test(headers[name] ?? "")) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `headers.${name}: a secret is never stored; write the variable that holds it, e.g. "Bearer \${MY_TOKEN}"`,
+        });
+      }
+    }
+  });
+
+/** The fields of a profile, each with its default (the AgentProfile column default). */
+export const profileSpecShape = {
+  name: z.string("name: required").trim().regex(PROFILE_NAME, "name: 1–63 characters of a-z, 0-9, . _ - (starting with a letter or digit)"),
+  description: textField("description", 2000).default(""),
+  provider: z.enum(PROFILE_PROVIDERS, `provider: one of ${PROFILE_PROVIDERS.join(", ")}`).default("openai"),
+  baseUrl: baseUrlField.nullable().default(null),
+  model: textField("model", 200).pipe(z.string().min(1, "model: required (the model name as the provider knows it)")),
+  apiKeyEnv: z
+    .string("apiKeyEnv: the name of an environment variable, or null")
+    .trim()
+    .regex(ENV_NAME, "apiKeyEnv: the NAME of the environment variable holding the key (letters, digits, _), never the key itself")
+    .nullable()
+    .default(null),
+  headers: headersField.default({}),
+  tools: z
+    .array(toolName, "tools: a list of built-in tool names")
+    .max(BUILTIN_TOOL_NAMES.length, `tools: at most ${BUILTIN_TOOL_NAMES.length}`)
+    .transform((t) => [...new Set(t)])
+    .default([]),
+  mcpServers: mcpSelectionsSchema.default([]),
+  stepBudget: int("stepBudget", 1, 100_000).default(200),
+  tokenBudget: int("tokenBudget", 1, 2_000_000_000).nullable().default(null),
+  costBudgetUsd: usd("costBudgetUsd", 1_000_000).nullable().default(null),
+  contextWindow: int("contextWindow", 1024, 10_000_000).default(128_000),
+  checkpointEverySteps: int("checkpointEverySteps", 1, 10_000).default(40),
+  expensiveStepUsd: usd("expensiveStepUsd", 1_000).nullable().default(null),
+  saturationRatio: z
+    .number("saturationRatio: must be a number")
+    .min(0.1, "saturationRatio: at least 0.1")
+    .max(0.95, "saturationRatio: at most 0.95")
+    .default(0.7),
+  autoResumeMax: int("autoResumeMax", 0, 20).default(2),
+  stallSteps: int("stallSteps", 1, 1000).default(5),
+  stallGraceSteps: int("stallGraceSteps", 0, 1000).default(3),
+  escalationRole: textField("escalationRole", 50).pipe(z.string().min(1, "escalationRole: must not be blank")).default("operator"),
+  escalationDueMinutes: int("escalationDueMinutes", 1, 10_080).default(60),
+  escalationChain: z.array(textField("escalationChain[]", 50), "escalationChain: a list of roles").max(10, "escalationChain: at most 10 roles").default([]),
+  requireApproval: z.boolean("requireApproval: true or false").default(false),
+  egressEmailAllow: allowList("egressEmailAllow", parseEmailAllowEntry).default([]),
+  egressHttpAllow: allowList("egressHttpAllow", parseHttpAllowEntry).default([]),
+  egressOnBreach: z.enum(["escalate", "refuse"], "egressOnBreach: escalate, refuse or null").nullable().default(null),
+  inputPricePerMTok: usd("inputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
+  cachedPricePerMTok: usd("cachedPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
+  outputPricePerMTok: usd("outputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
+  systemPrompt: z.string("systemPrompt: must be text").max(20_000, "systemPrompt: at most 20000 characters").default(""),
+};
+
+/** A profile as written: unknown fields refused (a typo must not be silently ignored). */
+export const profileSpecSchema = z.strictObject(profileSpecShape, {
+  error: (i) => (i.code === "unrecognized_keys" ? `unknown field(s) ${i.keys.join(", ")}` : "a profile must be an object"),
+});
+export type ProfileSpec = z.infer<typeof profileSpecSchema>;
+export type ProfileSpecInput = z.input<typeof profileSpecSchema>;
+
+/**
+ * A version snapshot read back (agent_profile_version.snapshot, written by PostgreSQL's to_jsonb):
+ * the same fields, lenient about columns added later (ignored) and filled with defaults for missing ones.
+ */
+export const profileSnapshotSchema = z.object({
+  name: z.string(),
+  description: z.string().default(""),
+  provider: z.enum(PROFILE_PROVIDERS).catch("openai"),
+  baseUrl: z.string().nullable().default(null),
+  model: z.string(),
+  apiKeyEnv: z.string().nullable().default(null),
+  headers: z.record(z.string(), z.string()).default({}),
+  tools: z.array(z.string()).default([]),
+  mcpServers: mcpSelectionsSchema.default([]),
+  stepBudget: z.number().int().default(200),
+  tokenBudget: z.number().int().nullable().default(null),
+  costBudgetUsd: z.number().nullable().default(null),
+  contextWindow: z.number().int().default(128_000),
+  checkpointEverySteps: z.number().int().default(40),
+  expensiveStepUsd: z.number().nullable().default(null),
+  saturationRatio: z.number().default(0.7),
+  autoResumeMax: z.number().int().default(2),
+  stallSteps: z.number().int().default(5),
+  stallGraceSteps: z.number().int().default(3),
+  escalationRole: z.string().default("operator"),
+  escalationDueMinutes: z.number().int().default(60),
+  escalationChain: z.array(z.string()).default([]),
+  requireApproval: z.boolean().default(false),
+  egressEmailAllow: z.array(z.string()).default([]),
+  egressHttpAllow: z.array(z.string()).default([]),
+  egressOnBreach: z.enum(["escalate", "refuse"]).nullable().catch(null),
+  inputPricePerMTok: z.number().nullable().default(null),
+  cachedPricePerMTok: z.number().nullable().default(null),
+  outputPricePerMTok: z.number().nullable().default(null),
+  systemPrompt: z.string().default(""),
+}) satisfies z.ZodType<ProfileSpec, unknown>;
+
+/** The fields `diffProfileSpecs` compares (all but `name`), in schema order. */
+export const PROFILE_FIELDS = Object.keys(profileSpecShape).filter((k) => k !== "name") as (keyof ProfileSpec)[];
+
+/** One changed field of a profile: its stored and its new value (JSON values). */
+export interface ProfileFieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** Key-sorted JSON, so two values that mean the same compare equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+/**
+ * The fields that differ between the stored profile `from` (null = it does not exist yet: every
+ * field that is not its default counts) and the new one `to`, both already parsed. Empty = applying
+ * `to` changes nothing. Pure.
+ */
+export function diffProfileSpecs(from: ProfileSpec | null, to: ProfileSpec): ProfileFieldChange[] {
+  const base = from ?? profileSpecSchema.parse({ name: to.name, model: to.model });
+  const changes: ProfileFieldChange[] = [];
+  for (const field of PROFILE_FIELDS) {
+    if (from === null && (field === "model" || canonical(base[field]) !== canonical(to[field]))) {
+      changes.push({ field, from: null, to: to[field] });
+    } else if (from !== null && canonical(base[field]) !== canonical(to[field])) {
+      changes.push({ field, from: base[field], to: to[field] });
+    }
+  }
+  return changes;
+}

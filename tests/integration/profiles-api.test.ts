@@ -1,0 +1,238 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { TRPCError } from "@trpc/server";
+import { ulid } from "ulid";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
+import { createPrismaClient } from "../../server/db/client.ts";
+import { seedDefaults } from "../../server/db/seed.ts";
+import { testProfileConnection } from "../../server/llm/test-connection.ts";
+import { freePort } from "../support/ports.ts";
+import { testPrincipal } from "../support/principals.ts";
+
+// Profiles through the real procedures against the test database (issue 16): versions on every
+// change and none on a no-op, validation naming field and limit with nothing stored, applyDocument
+// idempotent with a dry run, archive refused while a task of the profile is active, audit rows; and
+// "test connection" against a closed port and a tiny local provider that answers 401 / 404 (it IS
+// the provider boundary).
+
+const prisma = createPrismaClient(inject("databaseUrl"));
+const admin = createCaller({ prisma, actor: "profiles-admin", principal: testPrincipal("profiles-admin", ["admin"]) });
+const operator = createCaller({ prisma, actor: "profiles-op", principal: testPrincipal("profiles-op", ["operator"]) });
+const suffix = ulid().toLowerCase().slice(-8);
+const name = (label: string) => `t-${label}-${suffix}`;
+
+let provider: Server;
+let providerUrl: string;
+
+beforeAll(async () => {
+  await seedDefaults(prisma);
+  // A provider that knows one key and one model (the OpenAI error bodies, as the SDK reads them).
+  provider = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(json));
+      };
+      if (req.headers.authorization !== "Bearer good-key")
+        return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } });
+      const model = (JSON.parse(body || "{}") as { model?: string }).model;
+      if (model !== "known-model")
+        return send(404, { error: { message: `The model '${model}' does not exist`, type: "invalid_request_error", code: "model_not_found" } });
+      send(200, {
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        created: 0,
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content: "p" }, finish_reason: "length" }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
+    });
+  });
+  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+  providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => provider.close(resolve));
+  await prisma.$disconnect();
+});
+
+async function refusal(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+describe("profile versions", () => {
+  it("create is v1, a change makes v2, the same content again makes no version; copy and get", async () => {
+    const n = name("ver");
+    const created = await admin.profile.create({ spec: { name: n, model: "scripted", provider: "scripted", tools: ["read_file", "finish"], stepBudget: 30 } });
+    expect(created).toMatchObject({ name: n, version: 1, archivedAt: null, spec: { stepBudget: 30, provider: "scripted", contextWindow: 128_000 } });
+    const edited = await admin.profile.update({ name: n, spec: { ...created.spec, stepBudget: 31, systemPrompt: "v2" } });
+    expect(edited.profile.version).toBe(2);
+    expect(edited.changes.map((c) => c.field).sort()).toEqual(["stepBudget", "systemPrompt"]);
+    const again = await admin.profile.update({ name: n, spec: edited.profile.spec });
+    expect(again.changes).toEqual([]);
+    expect(again.profile.version).toBe(2);
+    const rows = await prisma.agentProfileVersion.findMany({ where: { profileId: created.id }, orderBy: { version: "asc" } });
+    expect(rows.map((r) => [r.version, (r.snapshot as { stepBudget: number }).stepBudget])).toEqual([
+      [1, 30],
+      [2, 31],
+    ]);
+    // A write outside the router (SQL, the seed, setEgress) versions too: the trigger does it.
+    await prisma.agentProfile.update({ where: { name: n }, data: { stepBudget: 32 } });
+    expect((await operator.profile.get({ name: n })).versions.map((v) => v.version)).toEqual([3, 2, 1]);
+    const copy = await admin.profile.copy({ from: n, to: name("copy") });
+    expect(copy).toMatchObject({ version: 1, spec: { stepBudget: 32, systemPrompt: "v2" } });
+    expect((await refusal(admin.profile.create({ spec: { name: n, model: "x" } }))).code).toBe("CONFLICT");
+    // Audited like every mutation.
+    expect(
+      await prisma.auditEvent.count({ where: { action: { in: ["profile.create", "profile.update", "profile.copy"] }, actor: "profiles-admin" } }),
+    ).toBeGreaterThanOrEqual(4);
+  });
+
+  it("refuses bad fields naming each field and its limit, and stores nothing; operators cannot write", async () => {
+    const n = name("bad");
+    const error = await refusal(
+      admin.profile.create({
+        spec: {
+          name: n,
+          model: "m",
+          baseUrl: "ftp://models.example.com",
+          tools: ["read_file", "rm_rf"],
+          inputPricePerMTok: -1,
+          contextWindow: 1000.5,
+          apiKeyEnv: "sk-live-123",
+          headers: { Authorization: "Bearer sk-live-123" },
+        },
+      }),
+    );
+    expect(error.code).toBe("BAD_REQUEST");
+    for (const text of [
+      "baseUrl: must be an http(s) URL",
+      'tools: unknown tool "rm_rf"',
+      "inputPricePerMTok: must not be negative",
+      "contextWindow: must be a whole number",
+      "apiKeyEnv: the NAME",
+      "headers.Authorization: a secret is never stored",
+    ]) {
+      expect(error.message).toContain(text);
+    }
+    expect(await prisma.agentProfile.count({ where: { name: n } })).toBe(0);
+    expect((await refusal(operator.profile.create({ spec: { name: n, model: "m" } }))).code).toBe("FORBIDDEN");
+  });
+
+  it("archive is refused while a task of the profile is active, then archives; launch refuses an archived profile", async () => {
+    const n = name("arch");
+    const p = await admin.profile.create({ spec: { name: n, model: "scripted", provider: "scripted", tools: ["finish"] } });
+    const taskId = `task_${ulid().toLowerCase()}`;
+    await prisma.task.create({ data: { id: taskId, goal: "g", profileId: p.id, stepBudget: 5, workspace: "/tmp", status: "running" } });
+    // The trigger recorded the version the task runs with.
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: taskId } })).profileVersionId).toBe(`${p.id}:v1`);
+    const conflict = await refusal(admin.profile.archive({ name: n }));
+    expect(conflict.code).toBe("CONFLICT");
+    expect(conflict.message).toContain(taskId);
+    await prisma.task.update({ where: { id: taskId }, data: { status: "completed" } });
+    expect((await admin.profile.archive({ name: n })).changed).toBe(true);
+    expect((await admin.profile.archive({ name: n })).changed).toBe(false);
+    // History stays readable.
+    expect((await operator.profile.get({ name: n })).versions).toHaveLength(1);
+    expect((await operator.profile.records({})).some((r) => r.name === n)).toBe(false);
+    expect((await operator.profile.records({ includeArchived: true })).some((r) => r.name === n)).toBe(true);
+    const launch = await refusal(operator.task.launch({ goal: "x", profile: n }));
+    expect(launch.message).toContain("archived");
+  });
+});
+
+describe("profiles as code: applyDocument", () => {
+  const doc = (n: string, stepBudget: number) => `
+profiles:
+  - name: ${n}-a
+    model: llama3.1
+    baseUrl: http://127.0.0.1:11434/v1
+    tools: [read_file, finish]
+    stepBudget: ${stepBudget}
+  - name: ${n}-b
+    model: gpt-4.1-mini
+    apiKeyEnv: OPENAI_API_KEY
+mcpServers:
+  - name: mem-${suffix}
+    transport: { type: stdio, command: node, args: [server.js] }
+`;
+
+  it("dry run shows the diff and writes nothing; apply creates; applying again changes nothing and says so", async () => {
+    const n = name("doc");
+    const dry = await admin.profile.applyDocument({ text: doc(n, 50), dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, changed: true });
+    expect(dry.items.map((i) => [i.kind, i.name, i.action])).toEqual([
+      ["mcpServer", `mem-${suffix}`, "create"],
+      ["profile", `${n}-a`, "create"],
+      ["profile", `${n}-b`, "create"],
+    ]);
+    expect(await prisma.agentProfile.count({ where: { name: { startsWith: n } } })).toBe(0);
+    expect(await prisma.mcpServer.count({ where: { name: `mem-${suffix}` } })).toBe(0);
+
+    const applied = await admin.profile.applyDocument({ text: doc(n, 50) });
+    expect(applied.changed).toBe(true);
+    expect(await prisma.agentProfile.count({ where: { name: { startsWith: n } } })).toBe(2);
+    const again = await admin.profile.applyDocument({ text: doc(n, 50) });
+    expect(again).toMatchObject({ changed: false, summary: expect.stringContaining("nothing to change") });
+    expect(again.items.every((i) => i.action === "unchanged")).toBe(true);
+
+    const diff = await admin.profile.applyDocument({ text: doc(n, 60), dryRun: true });
+    expect(diff.items.find((i) => i.name === `${n}-a`)).toMatchObject({ action: "update", changes: [{ field: "stepBudget", from: 50, to: 60 }] });
+    expect((await prisma.agentProfile.findUniqueOrThrow({ where: { name: `${n}-a` } })).stepBudget).toBe(50);
+    await admin.profile.applyDocument({ text: doc(n, 60) });
+    expect(await prisma.agentProfile.findUniqueOrThrow({ where: { name: `${n}-a` } })).toMatchObject({ stepBudget: 60, version: 2 });
+  });
+
+  it("one bad entry refuses the whole document, every problem listed, nothing stored", async () => {
+    const n = name("docbad");
+    const error = await refusal(
+      admin.profile.applyDocument({
+        text: `profiles:\n  - name: ${n}-ok\n    model: m\n  - name: ${n}-x\n    model: m\n    stepBudget: 0\n    colour: red\n    mcpServers: [{ server: nowhere }]\n`,
+      }),
+    );
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(error.message).toContain(`profiles[1] "${n}-x": stepBudget: at least 1`);
+    expect(error.message).toContain("colour");
+    expect(await prisma.agentProfile.count({ where: { name: { startsWith: n } } })).toBe(0);
+    expect((await refusal(admin.profile.applyDocument({ text: "profiles: [" }))).message).toContain("not valid YAML or JSON");
+  });
+});
+
+describe("test connection", () => {
+  it("names a closed port unreachable, a wrong key 401, an unknown model; ok with the right key and model", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}/v1`;
+    const env = { GOOD_KEY: "good-key", BAD_KEY: "nope" };
+    const unreachable = await testProfileConnection({ endpoint: { baseUrl: closed, apiKeyEnv: "GOOD_KEY" }, model: "known-model", env });
+    expect(unreachable).toMatchObject({ ok: false, kind: "unreachable" });
+    expect(unreachable.ok === false && unreachable.message).toContain("ECONNREFUSED");
+    const unauthorized = await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "BAD_KEY" }, model: "known-model", env });
+    expect(unauthorized).toMatchObject({ ok: false, kind: "unauthorized" });
+    expect(unauthorized.ok === false && unauthorized.message).toContain("401");
+    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "other", env })).toMatchObject({
+      ok: false,
+      kind: "unknown_model",
+    });
+    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "UNSET_KEY" }, model: "known-model", env })).toMatchObject({
+      ok: false,
+      kind: "missing_key",
+    });
+    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "known-model", env })).toMatchObject({
+      ok: true,
+      model: "known-model",
+    });
+  });
+
+  it("through the API for a saved profile (a closed port in words)", async () => {
+    const n = name("conn");
+    await admin.profile.create({ spec: { name: n, model: "m", baseUrl: `http://127.0.0.1:${await freePort()}/v1` } });
+    expect(await admin.profile.testConnection({ name: n })).toMatchObject({ ok: false, kind: "unreachable" });
+  });
+});

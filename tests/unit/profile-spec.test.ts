@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { BUILTIN_TOOL_NAMES } from "../../lib/contracts/profile.ts";
+import { diffProfileSpecs, profileSnapshotSchema, profileSpecSchema } from "../../server/domain/profile-spec.ts";
+import { readProfileDocument } from "../../server/db/profile-repository.ts";
+import { builtinToolNames } from "../../server/tools/registry.ts";
+
+// The profile schema (issue 16): defaults, limits named by field, secrets refused, the field diff
+// that makes `profiles apply` idempotent, and the document shapes a file may have. Pure.
+
+const messages = (input: unknown) => {
+  const r = profileSpecSchema.safeParse(input);
+  return r.success ? [] : r.error.issues.map((i) => i.message);
+};
+
+describe("profileSpecSchema", () => {
+  it("fills the AgentProfile column defaults and normalises the base URL", () => {
+    const p = profileSpecSchema.parse({ name: "local", model: "llama3.1", baseUrl: "http://127.0.0.1:11434/v1/" });
+    expect(p).toMatchObject({
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:11434/v1",
+      stepBudget: 200,
+      contextWindow: 128_000,
+      tools: [],
+      headers: {},
+      mcpServers: [],
+    });
+  });
+  it("names the field and its limit for each problem", () => {
+    expect(messages({ name: "Bad Name", model: "" })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^name: 1–63/), expect.stringMatching(/^model: required/)]),
+    );
+    expect(messages({ name: "a", model: "m", stepBudget: 0, saturationRatio: 2, costBudgetUsd: -0.5 })).toEqual(
+      expect.arrayContaining(["stepBudget: at least 1", "saturationRatio: at most 0.95", "costBudgetUsd: must not be negative"]),
+    );
+    expect(messages({ name: "a", model: "m", baseUrl: "file:///etc/passwd" })).toEqual(["baseUrl: must be an http(s) URL (e.g. http://127.0.0.1:11434/v1)"]);
+    expect(messages({ name: "a", model: "m", tools: ["nope"] })[0]).toMatch(/^tools: unknown tool "nope"; built-in tools: list_files/);
+    expect(messages({ name: "a", model: "m", egressHttpAllow: ["not a url"] })[0]).toMatch(/^egressHttpAllow: /);
+    expect(messages({ name: "a", model: "m", colour: "red" })[0]).toContain("colour");
+  });
+  it("takes API keys only by variable name, and secret headers only as ${VAR}", () => {
+    expect(messages({ name: "a", model: "m", apiKeyEnv: "sk-abc123" })[0]).toMatch(/^apiKeyEnv: the NAME/);
+    expect(messages({ name: "a", model: "m", apiKeyEnv: "MY_KEY" })).toEqual([]);
+    expect(messages({ name: "a", model: "m", headers: { Authorization: "Bearer sk-abc" } })[0]).toMatch(/^headers\.Authorization: a secret is never stored/);
+    expect(messages({ name: "a", model: "m", headers: { Authorization: "Bearer ${MY_TOKEN}", "X-Team": "research" } })).toEqual([]);
+  });
+  it("lists exactly the registry's built-in tools", () => {
+    expect([...BUILTIN_TOOL_NAMES].sort()).toEqual([...builtinToolNames].sort());
+  });
+});
+
+describe("diffProfileSpecs", () => {
+  const a = profileSpecSchema.parse({ name: "a", model: "m", tools: ["read_file"], headers: { X: "1", Y: "2" }, inputPricePerMTok: 0.4 });
+  it("is empty for the same content, whatever the key order or float noise", () => {
+    const b = profileSpecSchema.parse({ headers: { Y: "2", X: "1" }, inputPricePerMTok: 0.4000000001, tools: ["read_file"], model: "m", name: "a" });
+    expect(diffProfileSpecs(a, b)).toEqual([]);
+  });
+  it("lists each changed field with both values; a new profile lists what differs from the defaults", () => {
+    expect(diffProfileSpecs(a, { ...a, stepBudget: 10, tools: ["read_file", "finish"] })).toEqual([
+      { field: "tools", from: ["read_file"], to: ["read_file", "finish"] },
+      { field: "stepBudget", from: 200, to: 10 },
+    ]);
+    expect(diffProfileSpecs(null, a).map((c) => c.field)).toEqual(["model", "headers", "tools", "inputPricePerMTok"]);
+  });
+  it("reads a stored snapshot back with defaults for columns it lacks", () => {
+    expect(profileSnapshotSchema.parse({ name: "old", model: "m", tools: ["x"], costBudgetUsd: 1.5 })).toMatchObject({
+      provider: "openai",
+      headers: {},
+      costBudgetUsd: 1.5,
+      tools: ["x"],
+    });
+  });
+});
+
+describe("readProfileDocument", () => {
+  it("takes one profile, a list, or {profiles, mcpServers}, YAML or JSON", () => {
+    expect(readProfileDocument({ text: "name: a\nmodel: m\n" }).profiles).toHaveLength(1);
+    expect(readProfileDocument({ text: '[{"name":"a","model":"m"},{"name":"b","model":"m"}]' }).profiles).toHaveLength(2);
+    expect(readProfileDocument({ text: "profiles: []\nmcpServers: [{name: x}]\n" })).toEqual({ profiles: [], mcpServers: [{ name: "x" }] });
+    expect(() => readProfileDocument({ text: "just text" })).toThrow(/document: must be a profile/);
+    expect(() => readProfileDocument({ text: "a: [" })).toThrow(/not valid YAML or JSON/);
+  });
+});
