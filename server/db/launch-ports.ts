@@ -6,6 +6,8 @@ import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
 import { env } from "../env.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
+import { discoverMcpToolSnapshot, parseProfileMcpSelections } from "../tools/mcp/discover-tools.ts";
+import type { McpSelection } from "../../lib/contracts/mcp.ts";
 
 /**
  * The launch's ports over Prisma, with `sendRunStarted` supplied by the caller (the Inngest client
@@ -45,9 +47,12 @@ export function prismaLaunchPorts({
             costBudgetUsd: p.costBudgetUsd === null ? null : Number(p.costBudgetUsd),
             requireApproval: p.requireApproval,
             egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach },
+            // The one read of a profile's MCP selection (the profiles lane may move it to profile versions).
+            mcpServers: parseProfileMcpSelections(p.mcpServers, p.name),
           }
         : null;
     },
+    discoverMcpTools: (selections) => discoverMcpToolSnapshot({ prisma, selections: selections as McpSelection[] }),
     async workspaceAllowed(path) {
       const real = await realpath(resolve(path));
       for (const root of roots) {
@@ -78,6 +83,7 @@ export function prismaLaunchPorts({
             input: d.input as never,
             launchKey: d.launchKey,
             createdBy: d.createdBy,
+            ...(d.mcpTools ? { mcpTools: d.mcpTools as never } : {}),
           },
         }),
         prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),

@@ -1,3 +1,4 @@
+import { parseToolSnapshot, type McpToolSnapshot } from "../tools/mcp/tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 
 // The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
@@ -26,6 +27,8 @@ export interface RunStart {
     prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
   };
   workingSet: Record<string, unknown>;
+  /** The MCP tools the task's runs are offered (Task.mcpTools, taken at launch), or null for none. */
+  mcpTools: McpToolSnapshot | null;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
       },
     },
     workingSet,
+    mcpTools: parseToolSnapshot(task.mcpTools),
   };
 }
 

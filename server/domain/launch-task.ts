@@ -107,7 +107,15 @@ export interface LaunchPorts {
     costBudgetUsd?: number | null;
     requireApproval?: boolean;
     egress?: ProfileEgress;
+    /** The profile's MCP servers and tools (lib/contracts/mcp.ts `McpSelection`); absent = none. */
+    mcpServers?: unknown[];
   } | null>;
+  /**
+   * Starts the selected MCP servers, lists their tools and returns the snapshot the task keeps
+   * (server/tools/mcp/discover-tools.ts), or null for none. Throws AppError (a server that cannot
+   * start: PRECONDITION_FAILED with its stderr). Absent: the launch offers no MCP tools.
+   */
+  discoverMcpTools?(selections: unknown[]): Promise<unknown>;
   /** The deployment's egress policy; absent = read from the environment (LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
   deploymentEgress?: EgressPolicy;
   workspaceIsDirectory(path: string): Promise<boolean>;
@@ -132,6 +140,8 @@ export interface LaunchPorts {
     input: Record<string, unknown>;
     launchKey: string | null;
     createdBy: string;
+    /** The MCP tool snapshot (server/tools/mcp/tool-snapshot.ts), null = no MCP servers. */
+    mcpTools?: unknown;
   }): Promise<void>;
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
@@ -203,6 +213,9 @@ export async function launchTask({
     );
   }
 
+  // The tool list is part of the run's state: discovered now, kept with the task for all its runs. A
+  // server that cannot start fails the launch here, before anything is written.
+  const mcpTools = profile.mcpServers?.length && ports.discoverMcpTools ? await ports.discoverMcpTools(profile.mcpServers) : null;
   const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);
   const taskId = ports.newId("task");
   const runId = ports.newId("run");
@@ -219,6 +232,7 @@ export async function launchTask({
     input: { ...(input.demo ? { demo: input.demo.kind, limit: input.demo.limit } : {}), ...(input.facts ? { facts: input.facts } : {}) },
     launchKey: input.launchKey ?? null,
     createdBy: actor,
+    mcpTools,
   });
   try {
     await ports.sendRunStarted({ taskId, runId });
