@@ -37,7 +37,7 @@ export async function startAndRecord({ prisma, server }: { prisma: PrismaClient;
       name: server.name,
       version: server.version,
       pid: connection.pid,
-      serverInfo: connection.serverInfo as Prisma.InputJsonValue | null,
+      serverInfo: connection.serverInfo,
       discoveredTools: connection.tools as unknown as Prisma.InputJsonValue,
     });
     return connection;

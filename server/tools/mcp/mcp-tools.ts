@@ -6,7 +6,15 @@ import { getMcpServersByNames, recordMcpServerError } from "../../db/mcp-server-
 import { EffectNotPerformedError, performExternalEffect, type JsonObject } from "../ledger.ts";
 import { utf8Bytes } from "../limits.ts";
 import { ToolError, type ToolContext, type ToolDefinition } from "../types.ts";
-import { callMcpTool, McpCallTimeoutError, McpConnectionLostError, McpServerStartError, type McpProgress, type McpServerHandle } from "./runtime.ts";
+import {
+  callMcpTool,
+  connectMcpServer,
+  McpCallTimeoutError,
+  McpConnectionLostError,
+  McpServerStartError,
+  type McpProgress,
+  type McpServerHandle,
+} from "./runtime.ts";
 import { toolsHash, type McpToolSnapshot, type SnapshotServer, type SnapshotTool } from "./tool-snapshot.ts";
 
 /**
@@ -161,7 +169,7 @@ function progressWriter(ctx: ToolContext): (p: McpProgress) => void {
       at: new Date(now).toISOString(),
     };
     void ctx.prisma.step
-      .updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId, status: "running" }, data: { progress: progress as Prisma.InputJsonValue } })
+      .updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId, status: "running" }, data: { progress: progress } })
       .catch(() => {});
   };
 }
@@ -214,13 +222,15 @@ async function callOnce({
   args: Record<string, unknown>;
   meta?: Record<string, unknown>;
 }): Promise<CallToolResult> {
-  const { result, connection } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progressWriter(ctx) });
+  // Started (or reused) first, so a changed tool list is noticed even when the call then fails.
+  const connection = await connectMcpServer(handle);
   await noticeChangedTools(
     ctx,
     server,
     toolsHash(connection.tools),
     connection.tools.map((t) => t.name),
   );
+  const { result } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progressWriter(ctx) });
   return result;
 }
 
