@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Prisma, PrismaClient } from "../../db/client.ts";
+import type { PrismaClient } from "../../db/client.ts";
 import { recordAlert } from "../../db/alert-repository.ts";
 import { getMcpServersByNames, recordMcpServerError } from "../../db/mcp-server-repository.ts";
 import { EffectNotPerformedError, performExternalEffect, type JsonObject } from "../ledger.ts";
