@@ -14,7 +14,15 @@ import {
 } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "./unstorable.ts";
-import { DEMO_DEFAULT_EMAIL, DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget } from "../../lib/contracts/demo.ts";
+import {
+  DEMO_DEFAULT_EMAIL,
+  DEMO_STEPS_BASE,
+  DEMO_STEPS_PER_PACKAGE,
+  demoStepBudget,
+  MCP_AUDIT_PROFILE,
+  mcpAuditGoal,
+  mcpAuditStepBudget,
+} from "../../lib/contracts/demo.ts";
 import { checkDestinations, deploymentEgressPolicy, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 
@@ -51,7 +59,7 @@ export const launchTaskInputSchema = z
       goal: z.string().trim().min(1, "goal: must not be empty").max(MAX_GOAL_CHARS, `goal: at most ${MAX_GOAL_CHARS} characters`).optional(),
       demo: z
         .object({
-          kind: z.literal("license-audit"),
+          kind: z.enum(["license-audit", "mcp-audit"], "demo.kind: license-audit or mcp-audit"),
           limit: z.number().int().min(1, "demo.limit: at least 1").max(MAX_DEMO_PACKAGES, `demo.limit: at most ${MAX_DEMO_PACKAGES}`),
           emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
           /** Also POST the summary as JSON here (the `http_post` tool; its origin must be in LONGHAUL_HTTP_ALLOW). */
@@ -173,7 +181,10 @@ export async function launchTask({
   actor: string;
   ports: LaunchPorts;
 }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
-  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
+  const mcpDemo = input.demo?.kind === "mcp-audit";
+  const goal = input.demo ? (mcpDemo ? mcpAuditGoal(input.demo.limit) : ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl)) : input.goal!;
+  // The MCP demo runs on its own profile (its agent and its MCP servers) unless the launch names another.
+  const profileName = mcpDemo && input.profile === "scripted" ? MCP_AUDIT_PROFILE : input.profile;
   if (input.launchKey) {
     const existing = await ports.findTaskByLaunchKey(input.launchKey);
     if (existing) {
@@ -186,9 +197,9 @@ export async function launchTask({
       return { taskId: existing.taskId, runId: existing.runId ?? "", deduplicated: true };
     }
   }
-  const profile = await ports.findProfile(input.profile);
-  if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
-  if (input.demo) {
+  const profile = await ports.findProfile(profileName);
+  if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${profileName}"`);
+  if (input.demo && !mcpDemo) {
     const policy = mergeEgressPolicies(ports.deploymentEgress ?? deploymentEgressPolicy(), profile.egress);
     const breaches = checkDestinations(
       {
@@ -216,7 +227,9 @@ export async function launchTask({
   // The tool list is part of the run's state: discovered now, kept with the task for all its runs. A
   // server that cannot start fails the launch here, before anything is written.
   const mcpTools = profile.mcpServers?.length && ports.discoverMcpTools ? await ports.discoverMcpTools(profile.mcpServers) : null;
-  const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);
+  const stepBudget =
+    input.stepBudget ??
+    (input.demo ? Math.max(profile.stepBudget, mcpDemo ? mcpAuditStepBudget(input.demo.limit) : demoStepBudget(input.demo.limit)) : profile.stepBudget);
   const taskId = ports.newId("task");
   const runId = ports.newId("run");
   await ports.createTaskWithRun({
