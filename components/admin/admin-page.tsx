@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
 import { ProfileEgressSection } from "./profile-egress.tsx";
+import { McpServersSection } from "./mcp-servers.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
 const ROLES: Role[] = ["operator", "handler", "manager", "admin"];
@@ -183,6 +184,7 @@ export function AdminPage() {
       </section>
 
       <ProfileEgressSection />
+      <McpServersSection />
 
       <section className="space-y-3" aria-label="Audit log">
         <h2 className="text-lg font-semibold">Audit log</h2>

@@ -1,10 +1,10 @@
-import { mcpSelectionsSchema, type McpSelection } from "../../../lib/contracts/mcp.ts";
+import { mcpSelectionsSchema, qualifiedToolName, type McpSelection } from "../../../lib/contracts/mcp.ts";
 import type { Prisma, PrismaClient } from "../../db/client.ts";
-import { getMcpServersByNames, recordMcpServerError, recordMcpServerStart, type McpServerRecord } from "../../db/mcp-server-repository.ts";
+import { getMcpServerOrThrow, getMcpServersByNames, recordMcpServerError, recordMcpServerStart, type McpServerRecord } from "../../db/mcp-server-repository.ts";
 import { AppError } from "../../errors.ts";
 import { builtinToolNames } from "../registry.ts";
-import { connectMcpServer, McpServerStartError, type McpConnection } from "./runtime.ts";
-import { buildToolSnapshot, type DiscoveredServer, type McpToolSnapshot } from "./tool-snapshot.ts";
+import { connectMcpServer, McpServerStartError, stopMcpServer, type McpConnection } from "./runtime.ts";
+import { buildToolSnapshot, classifyTool, type ClassSource, type DiscoveredServer, type McpToolSnapshot, type ToolClass } from "./tool-snapshot.ts";
 
 /**
  * Discovery at launch (issue 16, "the tool list is part of the run's state"): start (or reuse) each
@@ -82,5 +82,51 @@ export async function discoverMcpToolSnapshot({
     return buildToolSnapshot({ selections, servers: discovered, builtinNames: builtinToolNames, takenAt: now });
   } catch (error) {
     throw new AppError("BAD_INPUT", error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/** What "Test" on a registered server found: it started and listed its tools, or the error in words. */
+export type McpServerTestResult =
+  | {
+      ok: true;
+      name: string;
+      version: number;
+      pid: number | null;
+      serverInfo: { name: string; version: string } | null;
+      /** Milliseconds from spawn (or connect) to the end of tools/list. */
+      startMs: number;
+      tools: { name: string; qualifiedName: string; description: string; class: ToolClass; classSource: ClassSource }[];
+    }
+  | { ok: false; name: string; version: number; error: string };
+
+/**
+ * Starts registered server `name` afresh (any live connection of this process is stopped first),
+ * lists its tools with their class (annotations + the admin's overrides) and records its health.
+ * A server that cannot start is `{ok: false, error}` (its stderr included), recorded as its last
+ * error. @throws AppError NOT_FOUND for an unknown server.
+ */
+export async function testMcpServer({ prisma, name }: { prisma: PrismaClient; name: string }): Promise<McpServerTestResult> {
+  const server = await getMcpServerOrThrow({ prisma, name });
+  await stopMcpServer(name);
+  const started = Date.now();
+  try {
+    const connection = await startAndRecord({ prisma, server });
+    return {
+      ok: true,
+      name,
+      version: server.version,
+      pid: connection.pid,
+      serverInfo: connection.serverInfo,
+      startMs: Date.now() - started,
+      tools: connection.tools.map((t) => ({
+        name: t.name,
+        qualifiedName: qualifiedToolName(name, t.name),
+        description: t.description.slice(0, 300),
+        ...classifyTool(t.annotations, server.spec.tools[t.name]),
+      })),
+    };
+  } catch (error) {
+    if (error instanceof McpServerStartError) return { ok: false, name, version: server.version, error: error.message };
+    throw error;
   }
 }
