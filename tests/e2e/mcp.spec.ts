@@ -13,8 +13,11 @@ test("an operator launches the mcp-audit demo and sees the MCP steps with their 
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 120_000 });
   await expect(page.getByTestId("result-summary")).toContainText("finding(s) in the memory server");
   const steps = page.getByRole("list", { name: "Steps" });
-  await expect(steps.getByTestId("mcp-server").filter({ hasText: "MCP · files" }).first()).toBeVisible();
-  await expect(steps.getByText(/MCP files · read_text_file\(/).first()).toBeVisible();
+  // The list follows the run's tail: the last steps stored the findings in the memory server.
   await expect(steps.getByTestId("mcp-server").filter({ hasText: "MCP · memory" }).first()).toBeVisible();
   await expect(steps.getByText(/MCP memory · create_entities\(finding /).first()).toBeVisible();
+  // The reads, through the filesystem server: filter the timeline by that tool.
+  await page.getByLabel("Tool", { exact: true }).selectOption("files__read_text_file");
+  await expect(steps.getByTestId("mcp-server").filter({ hasText: "MCP · files" }).first()).toBeVisible();
+  await expect(steps.getByText(/MCP files · read_text_file\(/).first()).toBeVisible();
 });
