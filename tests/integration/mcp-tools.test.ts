@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -218,6 +219,34 @@ describe("MCP tools against real servers from npm", () => {
     });
     // The run still offers exactly its snapshot.
     expect([...mcpToolDefinitions(t.snapshot).keys()]).toContain(`${name}__read_graph`);
+  }, 60_000);
+
+  it("Streamable HTTP: discovery and a call over HTTP (server-everything streamableHttp)", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const server = spawn(process.execPath, [bin("server-everything"), "streamableHttp"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stderr.on("data", (d: Buffer) => d.toString().includes(String(port)) && resolve());
+        server.once("exit", (code) => reject(new Error(`server-everything exited ${code}`)));
+      });
+      const name = `http-${suffix}`;
+      await upsertMcpServer({ prisma, spec: { name, transport: { type: "http", url: `http://127.0.0.1:${port}/mcp` } }, actor: "test" });
+      const t = await taskWith([name]);
+      expect(t.snapshot.servers[0]!.serverInfo).toMatchObject({ name: "mcp-servers/everything" });
+      const res = await call(t, "tool-1-0", `${name}__echo`, { message: "over http" });
+      expect(res).toMatchObject({ ok: true, output: { server: name, text: expect.stringContaining("over http") } });
+      expect((await prisma.mcpServer.findUniqueOrThrow({ where: { name } })).lastPid).toBeNull();
+    } finally {
+      server.kill("SIGKILL");
+    }
   }, 60_000);
 
   it("a server that will not start fails discovery with its stderr in words, and its health says so", async () => {
