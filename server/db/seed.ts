@@ -142,7 +142,7 @@ export const seedProfiles = [
     model: "scripted-mcp-audit",
     tools: ["record_fact", "finish", "declare_dead_end"],
     mcpServers: [{ server: MCP_AUDIT_FILES_SERVER }, { server: MCP_AUDIT_MEMORY_SERVER, tools: ["create_entities", "read_graph", "search_nodes"] }],
-    stepBudget: 120,
+    stepBudget: 200,
     contextWindow: 128_000,
     checkpointEverySteps: 100,
     escalationChain: [],

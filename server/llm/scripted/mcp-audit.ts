@@ -9,9 +9,9 @@ import type { AgentAction, AgentContext, PastCall } from "./context.ts";
  *
  * 1. `files__list_allowed_directories` → records `mcp-audit:root`;
  * 2. `files__list_directory` of it → records `mcp-audit:files` (the first N files by name);
- * 3. `files__read_text_file` of each, four per turn → every line holding TODO or FIXME is a
+ * 3. `files__read_text_file` of each, three per turn → every line holding TODO or FIXME is a
  *    finding; records `mcp-audit:file:<name>` per file, then `mcp-audit:findings`;
- * 4. one `memory__create_entities` per finding, four per turn (entity `finding <file>:<line>`, type
+ * 4. one `memory__create_entities` per finding, three per turn (entity `finding <file>:<line>`, type
  *    `finding`), each recorded as `mcp-audit:stored:<entity>` once it came back;
  * 5. records `mcp-audit:stored` and finishes with the count.
  *
@@ -26,7 +26,7 @@ const LIST_DIR = Q(MCP_AUDIT_FILES_SERVER, "list_directory");
 const READ = Q(MCP_AUDIT_FILES_SERVER, "read_text_file");
 const CREATE = Q(MCP_AUDIT_MEMORY_SERVER, "create_entities");
 /** Files read, or findings stored, per turn (the working set grows every turn: no stall). */
-const BATCH = 4;
+const BATCH = 3;
 
 /** A finding: one line of a notes file holding TODO or FIXME. */
 export interface McpAuditFinding {
