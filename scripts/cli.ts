@@ -2,7 +2,7 @@
  * Longhaul's CLI, a client of the web app's tRPC API (LONGHAUL_URL, default http://127.0.0.1:$PORT).
  *
  *   npm run cli -- --help                       (and `npm run cli -- <command> --help`)
- *   npm run cli -- launch --demo license-audit [--limit 20] [--wait]
+ *   npm run cli -- launch --demo license-audit|mcp-audit [--limit 20] [--wait]
  *   npm run cli -- launch --goal "…" [--profile scripted] [--step-budget N] [--wait]
  *   npm run cli -- launch --scenario <loop|stall|budget|drift|dead_end|tool_failure> [--wait]
  *   npm run cli -- status <taskId>
@@ -83,7 +83,7 @@ const COMMANDS: readonly CommandSpec[] = [
     name: "launch",
     summary: "Launch a task (a demo, a misbehaving scenario, or any goal); prints its summary.",
     flags: {
-      demo: { type: "string", value: "<name>", description: "launch a demo", choices: ["license-audit"] },
+      demo: { type: "string", value: "<name>", description: "launch a demo", choices: ["license-audit", "mcp-audit"] },
       limit: {
         type: "string",
         value: "<n>",
@@ -341,7 +341,13 @@ function launchInput(values: FlagValues) {
   const goal = str("goal") ?? (scenario ? SCENARIO_GOAL : undefined);
   const input = {
     ...(values.demo !== undefined
-      ? { demo: { kind: "license-audit" as const, limit: num("limit") ?? 50, ...(str("post-url") ? { postUrl: str("post-url") } : {}) } }
+      ? {
+          demo: {
+            kind: values.demo === "mcp-audit" ? ("mcp-audit" as const) : ("license-audit" as const),
+            limit: num("limit") ?? 50,
+            ...(str("post-url") ? { postUrl: str("post-url") } : {}),
+          },
+        }
       : { goal }),
     profile,
     stepBudget: num("step-budget"),

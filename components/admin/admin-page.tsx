@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
 import { ProfileEgressSection } from "./profile-egress.tsx";
+import { McpServersSection } from "./mcp-servers.tsx";
 import { ProfilesSection } from "./profiles-section.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
@@ -185,6 +186,7 @@ export function AdminPage() {
 
       <ProfilesSection />
       <ProfileEgressSection />
+      <McpServersSection />
 
       <section className="space-y-3" aria-label="Audit log">
         <h2 className="text-lg font-semibold">Audit log</h2>

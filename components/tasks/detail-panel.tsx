@@ -17,6 +17,14 @@ import { RelativeTime } from "./relative-time.tsx";
 import { WorkingSetPanel } from "./working-set-panel.tsx";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
+
+/** An MCP call's latest progress notification (Step.progress: {progress, total?, message?}) in words, or null. */
+function progressText(value: unknown): string | null {
+  if (!value || typeof value !== "object") return null;
+  const p = value as { progress?: unknown; total?: unknown; message?: unknown };
+  if (typeof p.progress !== "number") return null;
+  return `Progress: ${p.progress}${typeof p.total === "number" ? ` of ${p.total}` : ""}${typeof p.message === "string" && p.message ? ` — ${p.message}` : ""}`;
+}
 export type PanelTab = "step" | "facts" | "checkpoints" | "artifacts" | "outbox" | "result";
 
 /** The working-set changes the selected step caused (same query as the Working set tab's history). */
@@ -248,6 +256,11 @@ function StepDetail({
         </span>
         <span className="text-zinc-600">{durationMs(s.durationMs)}</span>
       </div>
+      {s.status === "running" && progressText(s.progress) && (
+        <p className="text-sm text-zinc-700" data-testid="step-progress">
+          {progressText(s.progress)}
+        </p>
+      )}
       <div className="text-xs text-zinc-600">
         started <Timestamp className="font-mono" date={s.startedAt} /> (<RelativeTime date={s.startedAt} />)
         {s.endedAt && (

@@ -37,7 +37,8 @@ export function LaunchForm() {
   const router = useRouter();
   const profiles = useQuery(trpc.profile.list.queryOptions());
   const demos = useQuery(trpc.demo.list.queryOptions());
-  const demo = demos.data?.[0];
+  const [demoKind, setDemoKind] = useState<"license-audit" | "mcp-audit">("license-audit");
+  const demo = demos.data?.find((d) => d.kind === demoKind) ?? demos.data?.[0];
   const [mode, setMode] = useState<"demo" | "goal">("demo");
   const [limit, setLimit] = useState("50");
   const [goal, setGoal] = useState("");
@@ -97,7 +98,7 @@ export function LaunchForm() {
     e.preventDefault();
     if (limitError || budgetError || goalError || tokenError || costError || factsError) return;
     launch.mutate({
-      ...(mode === "demo" ? { demo: { kind: "license-audit" as const, limit: limitNumber } } : { goal: goal.trim() }),
+      ...(mode === "demo" ? { demo: { kind: demo?.kind ?? "license-audit", limit: limitNumber } } : { goal: goal.trim() }),
       profile,
       stepBudget: budgetNumber,
       tokenBudget: tokenNumber,
@@ -131,6 +132,20 @@ export function LaunchForm() {
 
         {mode === "demo" ? (
           <div>
+            {(demos.data?.length ?? 0) > 1 && (
+              <div className="mb-4">
+                <label htmlFor="demo-kind" className={label}>
+                  Demo
+                </label>
+                <select id="demo-kind" className={field} value={demoKind} onChange={(e) => setDemoKind(e.target.value as typeof demoKind)}>
+                  {demos.data?.map((d) => (
+                    <option key={d.kind} value={d.kind}>
+                      {d.title}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            )}
             <label htmlFor="limit" className={label}>
               Package limit
             </label>

@@ -242,6 +242,11 @@ export function Timeline({
                 <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary}>
                   {s.summary || s.tool || s.kind}
                 </span>
+                {s.tool?.includes("__") && (
+                  <span className="shrink-0 rounded bg-violet-100 px-1.5 text-xs text-violet-900" data-testid="mcp-server" title="A tool of this MCP server">
+                    MCP · {s.tool.slice(0, s.tool.indexOf("__"))}
+                  </span>
+                )}
                 {isDeduplicated(s) && (
                   <span
                     className="shrink-0 rounded bg-sky-100 px-1.5 text-xs text-sky-900"

@@ -14,3 +14,29 @@ export const DEMO_STEPS_BASE = 80;
 export function demoStepBudget(limit: number): number {
   return Math.min(MAX_STEP_BUDGET, Math.ceil(limit * DEMO_STEPS_PER_PACKAGE) + DEMO_STEPS_BASE);
 }
+
+/** The MCP demo (issue 16): its profile, and the names its two MCP servers are registered under by the seed. */
+export const MCP_AUDIT_PROFILE = "mcp-audit";
+export const MCP_AUDIT_FILES_SERVER = "files";
+export const MCP_AUDIT_MEMORY_SERVER = "memory";
+/** The folder of notes the demo's `files` server may read (relative to Longhaul's folder). */
+export const MCP_AUDIT_NOTES_DIR = "examples/mcp-audit-notes";
+/** Default step budget of the MCP demo: ~2 steps per file (a read, a finding stored) plus listing and finishing. */
+export function mcpAuditStepBudget(limit: number): number {
+  return Math.min(MAX_STEP_BUDGET, limit * 3 + 30);
+}
+
+/** The MCP demo's goal for `limit` files (the scripted agent `scripted-mcp-audit` parses it back with {@link parseMcpAuditGoal}). */
+export function mcpAuditGoal(limit: number): string {
+  return (
+    `MCP audit: through the MCP server "${MCP_AUDIT_FILES_SERVER}", read up to ${limit} notes files of the folder it may read (the first by name). ` +
+    `Every line holding TODO or FIXME is a finding. Store one entity per finding (entityType "finding") in the MCP server "${MCP_AUDIT_MEMORY_SERVER}", never twice, ` +
+    `then finish with the number of findings stored.`
+  );
+}
+
+/** The file limit of an MCP demo goal, or null when `goal` is not one. */
+export function parseMcpAuditGoal(goal: string): { limit: number } | null {
+  const m = /^MCP audit: .*? read up to (\d+) notes files/.exec(goal);
+  return m ? { limit: Number(m[1]) } : null;
+}

@@ -56,7 +56,7 @@ export const mcpHttpTransportSchema = z.strictObject({
 /**
  * What an admin may say about one tool of a server, overriding its MCP annotations
  * (ARCHITECTURE.md "tool class"): any field left out keeps the annotation (or, without one, the
- * conservative default: side-effecting, not idempotent, not destructive, open-world).
+ * MCP spec's defaults: side-effecting, not idempotent, destructive, open-world).
  */
 export const mcpToolOverrideSchema = z.strictObject({
   readOnly: z.boolean().optional(),

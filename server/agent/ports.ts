@@ -1,7 +1,7 @@
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
 import type { CostCause } from "../domain/cost-causes.ts";
 import type { ChatCompletionRequest, ChatCompletionResult, ProfileEndpoint } from "../llm/provider.ts";
-import type { ToolCallResult } from "../tools/registry.ts";
+import type { ExtraTools, ToolCallResult } from "../tools/registry.ts";
 
 /**
  * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume)
@@ -75,7 +75,16 @@ export interface ToolPorts {
   /** Settles the ledger from a human's verdict on an earlier unresolved attempt of this effect. */
   settleEffectByVerdict(input: { taskId: string; fingerprint: string }): Promise<void>;
   /** Runs the call; throws UnresolvedEffectError when an effect's outcome is unknown. */
-  executeToolCall(input: { name: string; rawArguments: string; taskId: string; runId: string; stepId: string; workspace: string }): Promise<ToolCallResult>;
+  executeToolCall(input: {
+    name: string;
+    rawArguments: string;
+    taskId: string;
+    runId: string;
+    stepId: string;
+    workspace: string;
+    /** The run's MCP tools (server/tools/mcp/mcp-tools.ts), beside the built-in ones. */
+    extra?: ExtraTools;
+  }): Promise<ToolCallResult>;
 }
 
 /** One structured checkpoint as the checkpoint step writes it (server/db/checkpoint-repository.ts saveCheckpoint stores it). */

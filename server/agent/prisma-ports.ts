@@ -44,8 +44,8 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
         resultFor: ({ idempotencyKey, confirmedBy }) => ({ status: null, body: null, idempotencyKey, confirmedBy }),
       });
     },
-    executeToolCall: ({ name, rawArguments, taskId, runId, stepId, workspace }) =>
-      executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace } }),
+    executeToolCall: ({ name, rawArguments, taskId, runId, stepId, workspace, extra }) =>
+      executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace }, ...(extra ? { extra } : {}) }),
     runFacts: (runId) => runFacts({ prisma, runId }),
     saveCheckpoint: (data) => saveCheckpoint({ prisma, data }),
     recordAlert: ({ evidence, ...rest }) => recordAlert({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),

@@ -1,7 +1,7 @@
 import { toolSummary } from "../domain/step-summaries.ts";
 import type { ModelToolCall } from "../llm/types.ts";
 import { UnresolvedEffectError } from "../tools/ledger.ts";
-import type { ToolCallResult } from "../tools/registry.ts";
+import type { ExtraTools, ToolCallResult } from "../tools/registry.ts";
 import type { StepPorts, ToolPorts } from "./ports.ts";
 
 /**
@@ -22,6 +22,7 @@ export async function runToolStep({
   call,
   refused,
   fingerprint,
+  extra,
 }: {
   ports: StepPorts & ToolPorts;
   taskId: string;
@@ -33,6 +34,8 @@ export async function runToolStep({
   refused?: ToolCallResult;
   /** Ledger fingerprint of a well-formed side-effecting call, else null. */
   fingerprint: string | null;
+  /** The run's MCP tools (server/tools/mcp/mcp-tools.ts). */
+  extra?: ExtraTools;
 }): Promise<ToolCallResult> {
   let args: unknown = call.arguments;
   try {
@@ -46,7 +49,7 @@ export async function runToolStep({
   else {
     try {
       if (fingerprint) await ports.settleEffectByVerdict({ taskId, fingerprint });
-      result = await ports.executeToolCall({ name: call.name, rawArguments: call.arguments, taskId, runId, stepId, workspace });
+      result = await ports.executeToolCall({ name: call.name, rawArguments: call.arguments, taskId, runId, stepId, workspace, ...(extra ? { extra } : {}) });
     } catch (error) {
       if (!(error instanceof UnresolvedEffectError)) throw error;
       result = { ok: false, error: { code: "unresolved_effect", message: error.message, idempotencyKey: error.idempotencyKey } };

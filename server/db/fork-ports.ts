@@ -32,6 +32,8 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             requireApproval: src.requireApproval,
             workspace: src.workspace,
             input: src.input as Prisma.InputJsonValue,
+            // A fork goes on with the tools the source run was offered (its checkpoint refers to them).
+            ...(src.mcpTools !== null ? { mcpTools: src.mcpTools as Prisma.InputJsonValue } : {}),
             createdBy: actor,
             forkedFromTaskId: sourceTaskId,
             forkedFromCheckpointId: sourceCheckpointId,

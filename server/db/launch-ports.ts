@@ -8,6 +8,8 @@ import { deploymentEgressPolicy } from "../domain/egress-policy.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 import { currentProfileVersion } from "./task-profile.ts";
+import { discoverMcpToolSnapshot } from "../tools/mcp/discover-tools.ts";
+import type { McpSelection } from "../../lib/contracts/mcp.ts";
 
 /**
  * The launch's ports over Prisma, with `sendRunStarted` supplied by the caller (the Inngest client
@@ -56,8 +58,11 @@ export function prismaLaunchPorts({
         costBudgetUsd: p.costBudgetUsd,
         requireApproval: p.requireApproval,
         egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach },
+        // The MCP servers and tools the version selects (validated by its snapshot schema).
+        mcpServers: p.mcpServers,
       };
     },
+    discoverMcpTools: (selections) => discoverMcpToolSnapshot({ prisma, selections: selections as McpSelection[] }),
     async workspaceAllowed(path) {
       const real = await realpath(resolve(path));
       for (const root of roots) {
@@ -89,6 +94,7 @@ export function prismaLaunchPorts({
             input: d.input as never,
             launchKey: d.launchKey,
             createdBy: d.createdBy,
+            ...(d.mcpTools ? { mcpTools: d.mcpTools as never } : {}),
           },
         }),
         prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),

@@ -1,3 +1,4 @@
+import { parseToolSnapshot, type McpToolSnapshot } from "../tools/mcp/tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
 
@@ -33,6 +34,8 @@ export interface RunStart {
     prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
   };
   workingSet: Record<string, unknown>;
+  /** The MCP tools the task's runs are offered (Task.mcpTools, taken at launch), or null for none. */
+  mcpTools: McpToolSnapshot | null;
 }
 
 /**
@@ -63,6 +66,7 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     requireApproval: task.requireApproval,
     profile: runProfileOf(await taskProfile({ prisma, taskId })),
     workingSet,
+    mcpTools: parseToolSnapshot(task.mcpTools),
   };
 }
 

@@ -540,8 +540,9 @@ function atCall(s: LoopState): LoopDecision {
 function afterRiskyCheckpoint(s: LoopState): LoopDecision {
   const tp = s.turnProgress!;
   const inspected = tp.calls[tp.k]!;
-  // An egress call is judged by the egress gate whatever requireApproval says (ARCHITECTURE.md "Identity").
-  if (inspected.valid && inspected.risky && (s.config.requireApproval || inspected.egress) && inspected.fingerprint) {
+  // An egress call is judged by the egress gate whatever requireApproval says (ARCHITECTURE.md "Identity");
+  // an open-world MCP tool is an egress call without being risky (server/tools/mcp/mcp-tools.ts).
+  if (inspected.valid && ((inspected.risky && s.config.requireApproval) || inspected.egress) && inspected.fingerprint) {
     return act(s, {
       kind: "check_approval",
       stepId: `approval-${s.turn}-${tp.k}`,
@@ -560,7 +561,7 @@ function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEg
   // A breach of the egress policy needs a human whatever the task's requireApproval; the card shows
   // the reasons and the arguments redacted (never a secret).
   const breach = egress?.action === "escalate" ? egress : null;
-  if (!verdict && !s.config.requireApproval && !breach) {
+  if (!verdict && !(s.config.requireApproval && inspected.risky) && !breach) {
     return act(s, { kind: "run_tool", stepId, call, fingerprint: inspected.fingerprint });
   }
   if (!verdict) {

@@ -14,7 +14,15 @@ import {
 } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "./unstorable.ts";
-import { DEMO_DEFAULT_EMAIL, DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget } from "../../lib/contracts/demo.ts";
+import {
+  DEMO_DEFAULT_EMAIL,
+  DEMO_STEPS_BASE,
+  DEMO_STEPS_PER_PACKAGE,
+  demoStepBudget,
+  MCP_AUDIT_PROFILE,
+  mcpAuditGoal,
+  mcpAuditStepBudget,
+} from "../../lib/contracts/demo.ts";
 import { checkDestinations, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 
@@ -51,7 +59,7 @@ export const launchTaskInputSchema = z
       goal: z.string().trim().min(1, "goal: must not be empty").max(MAX_GOAL_CHARS, `goal: at most ${MAX_GOAL_CHARS} characters`).optional(),
       demo: z
         .object({
-          kind: z.literal("license-audit"),
+          kind: z.enum(["license-audit", "mcp-audit"], "demo.kind: license-audit or mcp-audit"),
           limit: z.number().int().min(1, "demo.limit: at least 1").max(MAX_DEMO_PACKAGES, `demo.limit: at most ${MAX_DEMO_PACKAGES}`),
           emailTo: z.string().email("demo.emailTo: must be an email address").optional(),
           /** Also POST the summary as JSON here (the `http_post` tool; its origin must be in LONGHAUL_HTTP_ALLOW). */
@@ -111,7 +119,15 @@ export interface LaunchPorts {
     versionId?: string;
     /** An archived profile is offered to no new launch. */
     archived?: boolean;
+    /** The profile's MCP servers and tools (lib/contracts/mcp.ts `McpSelection`); absent = none. */
+    mcpServers?: unknown[];
   } | null>;
+  /**
+   * Starts the selected MCP servers, lists their tools and returns the snapshot the task keeps
+   * (server/tools/mcp/discover-tools.ts), or null for none. Throws AppError (a server that cannot
+   * start: PRECONDITION_FAILED with its stderr). Absent: the launch offers no MCP tools.
+   */
+  discoverMcpTools?(selections: unknown[]): Promise<unknown>;
   /** The deployment's egress policy (the caller reads it from env(): LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
   deploymentEgress: EgressPolicy;
   workspaceIsDirectory(path: string): Promise<boolean>;
@@ -138,6 +154,8 @@ export interface LaunchPorts {
     input: Record<string, unknown>;
     launchKey: string | null;
     createdBy: string;
+    /** The MCP tool snapshot (server/tools/mcp/tool-snapshot.ts), null = no MCP servers. */
+    mcpTools?: unknown;
   }): Promise<void>;
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
@@ -169,7 +187,10 @@ export async function launchTask({
   actor: string;
   ports: LaunchPorts;
 }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
-  const goal = input.demo ? ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl) : input.goal!;
+  const mcpDemo = input.demo?.kind === "mcp-audit";
+  const goal = input.demo ? (mcpDemo ? mcpAuditGoal(input.demo.limit) : ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl)) : input.goal!;
+  // The MCP demo runs on its own profile (its agent and its MCP servers) unless the launch names another.
+  const profileName = mcpDemo && input.profile === "scripted" ? MCP_AUDIT_PROFILE : input.profile;
   if (input.launchKey) {
     const existing = await ports.findTaskByLaunchKey(input.launchKey);
     if (existing) {
@@ -182,10 +203,10 @@ export async function launchTask({
       return { taskId: existing.taskId, runId: existing.runId ?? "", deduplicated: true };
     }
   }
-  const profile = await ports.findProfile(input.profile);
-  if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${input.profile}"`);
-  if (profile.archived) throw new AppError("BAD_INPUT", `profile: "${input.profile}" is archived; an admin can copy it or unarchive it by applying it again`);
-  if (input.demo) {
+  const profile = await ports.findProfile(profileName);
+  if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${profileName}"`);
+  if (profile.archived) throw new AppError("BAD_INPUT", `profile: "${profileName}" is archived; an admin can copy it or unarchive it by applying it again`);
+  if (input.demo && !mcpDemo) {
     const policy = mergeEgressPolicies(ports.deploymentEgress, profile.egress);
     const breaches = checkDestinations(
       {
@@ -210,7 +231,12 @@ export async function launchTask({
     );
   }
 
-  const stepBudget = input.stepBudget ?? (input.demo ? Math.max(profile.stepBudget, demoStepBudget(input.demo.limit)) : profile.stepBudget);
+  // The tool list is part of the run's state: discovered now, kept with the task for all its runs. A
+  // server that cannot start fails the launch here, before anything is written.
+  const mcpTools = profile.mcpServers?.length && ports.discoverMcpTools ? await ports.discoverMcpTools(profile.mcpServers) : null;
+  const stepBudget =
+    input.stepBudget ??
+    (input.demo ? Math.max(profile.stepBudget, mcpDemo ? mcpAuditStepBudget(input.demo.limit) : demoStepBudget(input.demo.limit)) : profile.stepBudget);
   const taskId = ports.newId("task");
   const runId = ports.newId("run");
   await ports.createTaskWithRun({
@@ -227,6 +253,7 @@ export async function launchTask({
     input: { ...(input.demo ? { demo: input.demo.kind, limit: input.demo.limit } : {}), ...(input.facts ? { facts: input.facts } : {}) },
     launchKey: input.launchKey ?? null,
     createdBy: actor,
+    mcpTools,
   });
   try {
     await ports.sendRunStarted({ taskId, runId });

@@ -17,9 +17,13 @@ export function summarizeCalls(calls: readonly Pick<ModelToolCall, "name">[]): s
  * deduplicated the call; a failed call is `tool: <error message>` (at most 200 characters).
  */
 export function toolSummary(tool: string, args: unknown, result: { ok: true; output: unknown } | { ok: false; error: { message: string } }): string {
+  // An MCP tool (`<server>__<tool>`): the server's name first, as the timeline shows it.
+  const at = tool.indexOf("__");
+  if (at > 0) tool = `MCP ${tool.slice(0, at)} · ${tool.slice(at + 2)}`;
   if (!result.ok) return `${tool}: ${result.error.message}`.slice(0, 200);
   const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  const arg = a.path ?? a.key ?? a.name ?? a.to ?? a.reason ?? a.result ?? a.ref;
+  const first = Array.isArray(a.entities) ? (a.entities[0] as { name?: unknown } | undefined)?.name : undefined;
+  const arg = a.path ?? a.key ?? a.name ?? a.to ?? a.reason ?? a.result ?? a.ref ?? a.message ?? first;
   const dedup = (result.output as { deduplicated?: unknown } | null)?.deduplicated === true ? " · deduplicated: the ledger returned the original result" : "";
   return `${tool}(${typeof arg === "string" ? arg.slice(0, 120) : ""})${dedup}`;
 }

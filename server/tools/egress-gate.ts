@@ -63,6 +63,11 @@ export const MAX_READS_COMPARED = 2_000;
  */
 export function readContentsOf(tool: string | null, output: unknown): ReadContent[] {
   if (!output || typeof output !== "object") return [];
+  // An MCP tool's text (server-qualified name `<server>__<tool>`, server/tools/mcp/mcp-tools.ts): what the run read through it.
+  if (tool?.includes("__")) {
+    const text = (output as { text?: unknown }).text;
+    return typeof text === "string" && text.length > 0 ? [{ path: tool, offset: 0, content: text, source: `${tool} output` }] : [];
+  }
   if (tool === "read_file") {
     const o = output as { path?: unknown; content?: unknown; offset?: unknown };
     return typeof o.content === "string" && typeof o.path === "string"
@@ -98,13 +103,13 @@ export function readContentsOf(tool: string | null, output: unknown): ReadConten
 }
 
 /**
- * The text the task's agent got from `read_file` and `search_files` (completed steps of all its
+ * The text the task's agent got from `read_file`, `search_files` and MCP tools (completed steps of all its
  * runs, latest first, at most {@link MAX_READS_COMPARED} steps; see {@link readContentsOf}): what
  * "the contents of workspace files the run read" means.
  */
 export async function loadReadContents({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<ReadContent[]> {
   const steps = await prisma.step.findMany({
-    where: { run: { taskId }, kind: "tool", tool: { in: ["read_file", "search_files"] }, status: "completed" },
+    where: { run: { taskId }, kind: "tool", OR: [{ tool: { in: ["read_file", "search_files"] } }, { tool: { contains: "__" } }], status: "completed" },
     orderBy: { startedAt: "desc" },
     take: MAX_READS_COMPARED,
     select: { tool: true, output: true },

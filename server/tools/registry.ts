@@ -46,9 +46,12 @@ export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
 /** Names of all built-in tools, in contract order. */
 export const builtinToolNames: readonly string[] = [...builtinTools.keys()];
 
-/** The tool called `name`, or undefined. */
-export function getTool(name: string): ToolDefinition | undefined {
-  return builtinTools.get(name);
+/** Tools of a run beyond the built-in ones (its MCP snapshot's, server/tools/mcp/mcp-tools.ts `mcpToolDefinitions`), by name. */
+export type ExtraTools = ReadonlyMap<string, ToolDefinition>;
+
+/** The tool called `name` (built-in, else from `extra`), or undefined. */
+export function getTool(name: string, extra?: ExtraTools): ToolDefinition | undefined {
+  return builtinTools.get(name) ?? extra?.get(name);
 }
 
 /** One entry of the OpenAI Chat Completions `tools` array. */
@@ -62,11 +65,12 @@ export interface ChatCompletionTool {
  * given; parameters are the zod schemas as JSON Schema (draft 2020-12, input side: defaulted
  * arguments are optional). Throws Error naming the unknown names (a profile configuration error).
  */
-export function toolDefinitions(names: readonly string[]): ChatCompletionTool[] {
-  const unknown = names.filter((n) => !builtinTools.has(n));
+export function toolDefinitions(names: readonly string[], extra?: ExtraTools): ChatCompletionTool[] {
+  const unknown = names.filter((n) => !getTool(n, extra));
   if (unknown.length > 0) throw new Error(`unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known: ${builtinToolNames.join(", ")}`);
   return names.map((name) => {
-    const tool = builtinTools.get(name)!;
+    const tool = getTool(name, extra)!;
+    if (tool.jsonSchema) return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.jsonSchema } };
     const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
     return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
   });
@@ -85,8 +89,19 @@ export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error:
  * Also throws UnresolvedEffectError
  * (server/tools/ledger.ts) when an external effect's outcome is unknown: the caller escalates.
  */
-export async function executeToolCall({ name, rawArguments, ctx }: { name: string; rawArguments: string; ctx: ToolContext }): Promise<ToolCallResult> {
-  const checked = validateToolCall({ name, rawArguments });
+export async function executeToolCall({
+  name,
+  rawArguments,
+  ctx,
+  extra,
+}: {
+  name: string;
+  rawArguments: string;
+  ctx: ToolContext;
+  /** The run's MCP tools (its snapshot), beside the built-in ones. */
+  extra?: ExtraTools;
+}): Promise<ToolCallResult> {
+  const checked = validateToolCall({ name, rawArguments, extra });
   if (!checked.ok) return checked;
   if (checked.tool.egress) {
     const stopped = await enforceEgress({ tool: checked.tool, args: checked.args, ctx });
@@ -146,13 +161,15 @@ async function enforceEgress({ tool, args, ctx }: { tool: ToolDefinition; args: 
 export function validateToolCall({
   name,
   rawArguments,
+  extra,
 }: {
   name: string;
   rawArguments: string;
+  extra?: ExtraTools;
 }): { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; error: { code: ToolErrorCode; message: string } } {
   const fail = (code: ToolErrorCode, message: string) => ({ ok: false as const, error: { code, message } });
-  const tool = builtinTools.get(name);
-  if (!tool) return fail("unknown_tool", `unknown tool ${JSON.stringify(name)}; available: ${builtinToolNames.join(", ")}`);
+  const tool = getTool(name, extra);
+  if (!tool) return fail("unknown_tool", `unknown tool ${JSON.stringify(name)}; available: ${[...builtinToolNames, ...(extra?.keys() ?? [])].join(", ")}`);
 
   const size = utf8Bytes(rawArguments);
   if (size > MAX_RAW_ARGUMENTS_BYTES) return fail("invalid_arguments", `arguments: must be ≤ ${MAX_RAW_ARGUMENTS_BYTES} bytes of JSON, got ${size}`);

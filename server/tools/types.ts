@@ -40,7 +40,11 @@ export type ToolErrorCode =
    */
   | "approval_required"
   /** An external effect's outcome is unknown (intent without result): the run escalates to a human. */
-  | "unresolved_effect";
+  | "unresolved_effect"
+  /** An MCP tool answered with an error (`isError`, or a protocol error such as invalid params): nothing to retry blindly. */
+  | "tool_error"
+  /** An MCP server could not be started or reached (the message quotes its stderr); nothing was sent. */
+  | "server_unavailable";
 
 /**
  * An error the agent can recover from (bad path, bad argument). The gateway turns it into
@@ -78,6 +82,10 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   risky?: boolean;
   repeatable?: boolean;
   egress?(args: z.output<S>): EgressDestinations;
+  /** The JSON Schema the model gets instead of `parameters` as JSON Schema (an MCP tool's own `inputSchema`). */
+  jsonSchema?: Record<string, unknown>;
+  /** An MCP server's tool (server/tools/mcp/mcp-tools.ts): its server, its own name there, its class. */
+  mcp?: { server: string; tool: string; class: { readOnly: boolean; idempotent: boolean; destructive: boolean; openWorld: boolean } };
   execute(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
 }
 

@@ -115,4 +115,28 @@ describe("agent loop: egress calls", () => {
       refused: { ok: false, error: { code: "rejected_by_human" } },
     });
   });
+
+  it("an open-world MCP tool that is not risky: the gate without a checkpoint first; with approvals on and no breach it runs", () => {
+    const mcpArgs = { name: "leak.txt", data: "token s3cret-value-123" };
+    const mcp: InspectedCall = {
+      call: { id: "c2", name: "everything__gzip-file-as-resource", arguments: JSON.stringify(mcpArgs) },
+      valid: true,
+      args: mcpArgs,
+      risky: false,
+      fingerprint: "fp2",
+      egress: true,
+    };
+    const turn: LoopOutcome = { ...modelTurn, calls: [mcp], turn: { ...(modelTurn as Extract<LoopOutcome, { kind: "model" }>).turn, toolCalls: [mcp.call] } };
+    expect(run(state({ requireApproval: true }), [turn]).action).toEqual({
+      kind: "check_approval",
+      stepId: "approval-0-0",
+      fingerprint: "fp2",
+      egress: { stepId: "egress-0-0", tool: mcp.call.name, args: mcpArgs },
+    });
+    expect(run(state({ requireApproval: true }), [turn, { kind: "approval", verdict: null, egress: { action: "allow" } }]).action).toMatchObject({
+      kind: "run_tool",
+      stepId: "tool-0-0",
+    });
+    expect(run(state(), [turn, { kind: "approval", verdict: null, egress: breach }]).action).toMatchObject({ kind: "escalate", reason: "risky_action" });
+  });
 });

@@ -5,9 +5,9 @@ import { buildToolSnapshot, classifyTool, idempotencyArgumentOf, toolsHash, type
 // conservative default for a tool without annotations; and the snapshot a task's runs are offered.
 
 describe("classifyTool", () => {
-  it("a tool without annotations is side-effecting, not idempotent, not destructive, open-world — all by default", () => {
+  it("a tool without annotations is side-effecting, not idempotent, destructive, open-world — the MCP spec's defaults", () => {
     expect(classifyTool(undefined, undefined)).toEqual({
-      class: { readOnly: false, idempotent: false, destructive: false, openWorld: true },
+      class: { readOnly: false, idempotent: false, destructive: true, openWorld: true },
       classSource: { readOnly: "default", idempotent: "default", destructive: "default", openWorld: "default" },
     });
   });

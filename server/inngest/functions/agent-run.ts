@@ -24,7 +24,9 @@ import { runToolStep } from "../../agent/tool-step.ts";
 import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
-import { builtinTools, toolDefinitions, validateToolCall, type ToolCallResult } from "../../tools/registry.ts";
+import { builtinTools, getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
+import { mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
+import { snapshotToolNames } from "../../tools/mcp/tool-snapshot.ts";
 import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
@@ -36,16 +38,17 @@ export const AGENT_STEP_RETRIES = 4;
 export const ESCALATION_RENOTIFY_ROUNDS = 3;
 
 /** Validates and fingerprints a model turn's tool calls once (pure; the loop decides on the result). */
-function inspectCalls(taskId: string, calls: ModelToolCall[]): InspectedCall[] {
+function inspectCalls(taskId: string, calls: ModelToolCall[], extra: ExtraTools): InspectedCall[] {
   return calls.map((call) => {
-    const valid = validateToolCall({ name: call.name, rawArguments: call.arguments });
+    const valid = validateToolCall({ name: call.name, rawArguments: call.arguments, extra });
     return {
       call,
       valid: valid.ok,
       args: valid.ok ? valid.args : call.arguments,
       risky: valid.ok && !!valid.tool.risky,
       egress: valid.ok && !!valid.tool.egress,
-      fingerprint: valid.ok && valid.tool.sideEffect ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null,
+      // An egress call needs one too: a handler's verdict on it is found by it (an open-world MCP tool may be read-only).
+      fingerprint: valid.ok && (valid.tool.sideEffect || valid.tool.egress) ? fingerprintFor({ taskId, tool: call.name, args: valid.args }) : null,
     };
   });
 }
@@ -99,10 +102,13 @@ export const agentRun = inngest.createFunction(
     const start = await step.run("start", () => startSegment({ prisma: prisma(), taskId, runId, checkpointId }));
     if (start.runStatus !== "running") return { status: "skipped", reason: `run is ${start.runStatus}` };
     const ports = () => prismaAgentPorts({ prisma: prisma() });
-    // The profile's tools, plus read_reference when compaction left references in the working set.
-    const tools = toolDefinitions(segmentToolNames(start.profile.tools, start.workingSet));
+    // The profile's tools, plus read_reference when compaction left references in the working set,
+    // plus the MCP tools the task snapshotted at launch (the same list for every run of the task).
+    const mcp = mcpToolDefinitions(start.mcpTools);
+    const mcpNames = snapshotToolNames(start.mcpTools);
+    const tools = toolDefinitions([...segmentToolNames(start.profile.tools, start.workingSet), ...mcpNames], mcp);
     /** The tools a segment starting from a compacted checkpoint offers (what compaction measures its start with). */
-    const referenceTools = toolDefinitions(withReferenceTool(start.profile.tools));
+    const referenceTools = toolDefinitions([...withReferenceTool(start.profile.tools), ...mcpNames], mcp);
     const messages: ChatMessage[] = buildInitialMessages({
       systemPrompt: start.profile.systemPrompt,
       goal: start.goal,
@@ -320,13 +326,13 @@ export const agentRun = inngest.createFunction(
             break;
           }
           messages.push(assistantMessage(turn.content, turn.toolCalls));
-          outcome = await fold({ kind: "model", turn, calls: inspectCalls(taskId, turn.toolCalls) });
+          outcome = await fold({ kind: "model", turn, calls: inspectCalls(taskId, turn.toolCalls, mcp) });
           break;
         }
         case "check_approval": {
           const { fingerprint, egress } = action;
           // The egress gate first (server/tools/egress-gate.ts): a breach escalates whatever requireApproval says.
-          const tool = egress ? builtinTools.get(egress.tool) : undefined;
+          const tool = egress ? getTool(egress.tool, mcp) : undefined;
           const gate = egress && tool ? await step.run(egress.stepId, () => gateToolCall({ prisma: prisma(), taskId, tool, args: egress.args })) : null;
           const verdict = await step.run(action.stepId, () => findRiskyVerdict({ prisma: prisma(), taskId, fingerprint }));
           outcome = { kind: "approval", verdict, egress: gate };
@@ -337,7 +343,7 @@ export const agentRun = inngest.createFunction(
           const refused = action.refused as ToolCallResult | undefined;
           const toolIndex = index++;
           const result = await step.run(stepId, () =>
-            runToolStep({ ports: ports(), taskId, runId, workspace: start.workspace, stepId, index: toolIndex, call, refused, fingerprint }),
+            runToolStep({ ports: ports(), taskId, runId, workspace: start.workspace, stepId, index: toolIndex, call, refused, fingerprint, extra: mcp }),
           );
           messages.push(toolResultMessage(call.id, result));
           outcome = await fold({ kind: "tool", result });

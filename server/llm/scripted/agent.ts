@@ -2,6 +2,7 @@ import type { ChatMessage } from "../types.ts";
 import { listing, reading, readAgentContext, succeeded, type AgentAction, type AgentContext } from "./context.ts";
 import { decideExfiltrate } from "./exfiltrate.ts";
 import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
+import { decideMcpAudit } from "./mcp-audit.ts";
 
 /**
  * The scripted agents: one decision function per model name, each a pure function of the request
@@ -16,6 +17,7 @@ import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
  * - `scripted-dead-end`: looks around, then declares a dead end with a reason
  * - `scripted-tool-failure`: calls a tool with malformed arguments, again and again
  * - `scripted-exfiltrate`: obeys a workspace file that says "email this file to …" / "post this file to …" (scripted/exfiltrate.ts)
+ * - `scripted-mcp-audit`: the MCP demo, only through MCP tools of the `files` and `memory` servers (scripted/mcp-audit.ts)
  */
 export type ScriptedBehaviour = (ctx: AgentContext) => AgentAction;
 
@@ -189,6 +191,7 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   "scripted-dead-end": deadEnd,
   "scripted-tool-failure": toolFailure,
   "scripted-exfiltrate": decideExfiltrate,
+  "scripted-mcp-audit": decideMcpAudit,
 };
 
 /**
@@ -204,7 +207,8 @@ export function decideNextAction(model: string, messages: readonly ChatMessage[]
   // A misbehaving agent that a human has given guidance to (after an escalation) takes it and does
   // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced,
   // and the exfiltrating one keeps obeying the file (the egress gate, not guidance, must stop it).
-  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end" && model !== "scripted-exfiltrate") return decideCompetent(ctx);
+  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end" && model !== "scripted-exfiltrate" && model !== "scripted-mcp-audit")
+    return decideCompetent(ctx);
   return behaviour(ctx);
 }
 

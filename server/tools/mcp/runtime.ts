@@ -183,16 +183,18 @@ async function start(handle: McpServerHandle, onClosed: (live: Live) => void): P
   const closedEarly = { reason: null as string | null };
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeout);
+  // A process that exits during `initialize` closes the transport: the SDK's pending request then
+  // fails with "Connection closed"; give stderr a moment to drain so the error quotes it. Set before
+  // `connect`, which chains it: replacing the SDK's own handler afterwards would leave pending
+  // requests (and `client.onclose`) waiting forever when the server dies.
+  transport.onclose = () => {
+    closedEarly.reason = "the server closed the connection";
+  };
   try {
     const connected = (async () => {
       await client.connect(transport, { timeout, signal: deadline.signal });
       return listAllTools(client, timeout);
     })();
-    // A process that exits during `initialize` closes the transport: the SDK's pending request then
-    // fails with "Connection closed"; give stderr a moment to drain so the error quotes it.
-    transport.onclose = () => {
-      closedEarly.reason = "the server closed the connection";
-    };
     const tools = await connected;
     clearTimeout(timer);
     const pid = stdio?.pid ?? null;

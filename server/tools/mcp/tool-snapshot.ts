@@ -103,16 +103,17 @@ export function idempotencyArgumentOf(inputSchema: Record<string, unknown>): str
 
 /**
  * A tool's class from its annotations and the admin's override (ARCHITECTURE.md table). Each part:
- * the override if set, else the annotation, else the conservative default — not read-only, not
- * idempotent, not destructive, open-world (lib/contracts/mcp.ts `mcpToolOverrideSchema`). A
- * read-only tool is never destructive (MCP spec: destructiveHint is meaningful only when
- * readOnlyHint is false).
+ * the override if set, else the annotation, else the MCP spec's default (2025-06-18
+ * "ToolAnnotations": readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint
+ * true) — so a tool without annotations is side-effecting, not idempotent, destructive (approval
+ * when the task asks for it) and open-world (egress gate). A read-only tool is never destructive
+ * (MCP spec: destructiveHint is meaningful only when readOnlyHint is false).
  */
 export function classifyTool(annotations: ToolAnnotations | undefined, override: McpToolOverride | undefined): { class: ToolClass; classSource: ClassSource } {
   const pick = (o: boolean | undefined, a: boolean | undefined, fallback: boolean): [boolean, ClassSource[keyof ToolClass]] =>
     o !== undefined ? [o, "override"] : a !== undefined ? [a, "annotation"] : [fallback, "default"];
   const [readOnly, readOnlySource] = pick(override?.readOnly, annotations?.readOnlyHint, false);
-  const [destructiveRaw, destructiveSource] = pick(override?.destructive, annotations?.destructiveHint, false);
+  const [destructiveRaw, destructiveSource] = pick(override?.destructive, annotations?.destructiveHint, true);
   const [idempotent, idempotentSource] = pick(override?.idempotent, annotations?.idempotentHint, false);
   const [openWorld, openWorldSource] = pick(override?.openWorld, annotations?.openWorldHint, true);
   return {

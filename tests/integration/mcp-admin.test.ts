@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
+import { createPrismaClient } from "../../server/db/client.ts";
+import { stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
+import { testPrincipal } from "../support/principals.ts";
+
+// The mcpServer router as an admin uses it (in-process caller, real database, real memory server
+// from npm): register, list with health, Test (start + tools/list with classes), a server that will
+// not start, archive; writes are audited; a non-admin is refused.
+
+const prisma = createPrismaClient(inject("databaseUrl"));
+const suffix = randomUUID().slice(0, 6);
+const admin = createCaller({ prisma, actor: "mcp-admin", principal: testPrincipal("mcp-admin", ["admin"]) });
+const operator = createCaller({ prisma, actor: "mcp-op", principal: testPrincipal("mcp-op", ["operator"]) });
+const memoryBin = path.join(process.cwd(), "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js");
+
+afterAll(async () => {
+  await stopAllMcpServers();
+  await prisma.mcpServer.deleteMany({ where: { name: { endsWith: suffix } } });
+  await prisma.$disconnect();
+});
+
+describe("mcpServer router", () => {
+  it("registers, tests, lists with health, archives — audited; refuses a non-admin", async () => {
+    const name = `adm-${suffix}`;
+    const spec = {
+      name,
+      transport: { type: "stdio", command: process.execPath, args: [memoryBin], env: { MEMORY_FILE_PATH: { value: path.join("/tmp", `${name}.jsonl`) } } },
+      tools: { delete_entities: { disabled: true } },
+    };
+    expect(await admin.mcpServer.upsert({ spec })).toMatchObject({ name, version: 1, created: true });
+    await expect(admin.mcpServer.upsert({ spec: { ...spec, transport: { type: "http", url: "ftp://x" } } })).rejects.toThrow(
+      /transport\.url: must be an http\(s\) URL/,
+    );
+    const tested = await admin.mcpServer.test({ name });
+    expect(tested.ok).toBe(true);
+    if (!tested.ok) return;
+    expect(tested.serverInfo?.name).toBe("memory-server");
+    expect(tested.tools.find((t) => t.name === "create_entities")).toMatchObject({ qualifiedName: `${name}__create_entities`, class: { readOnly: false } });
+    const listed = (await admin.mcpServer.list({ includeArchived: false })).find((s) => s.name === name)!;
+    expect(listed.health.lastPid).toBe(tested.pid);
+    expect(await admin.mcpServer.archive({ name })).toMatchObject({ changed: true });
+    expect((await admin.mcpServer.list({ includeArchived: false })).map((s) => s.name)).not.toContain(name);
+    const audit = await prisma.auditEvent.findMany({ where: { actor: "mcp-admin", action: { startsWith: "mcpServer." } } });
+    expect(audit.map((a) => a.action).sort()).toEqual(["mcpServer.archive", "mcpServer.test", "mcpServer.upsert"]);
+    await expect(operator.mcpServer.list({ includeArchived: false })).rejects.toThrow(/admin/);
+  });
+
+  it("Test of a server that will not start answers its stderr in words", async () => {
+    const name = `nost-${suffix}`;
+    await admin.mcpServer.upsert({
+      spec: { name, transport: { type: "stdio", command: process.execPath, args: ["-e", "console.error('no license key'); process.exit(2)"] } },
+    });
+    const tested = await admin.mcpServer.test({ name });
+    expect(tested).toMatchObject({ ok: false, error: expect.stringMatching(/could not start.*no license key/s) });
+  });
+});

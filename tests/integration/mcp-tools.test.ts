@@ -1,0 +1,264 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
+import { upsertMcpServer } from "../../server/db/mcp-server-repository.ts";
+import { beginStep } from "../../server/db/run-repository.ts";
+import { AppError } from "../../server/errors.ts";
+import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
+import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
+import { MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
+import { liveMcpConnections, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
+import type { McpToolSnapshot } from "../../server/tools/mcp/tool-snapshot.ts";
+import { executeToolCall } from "../../server/tools/registry.ts";
+
+// MCP tools through Longhaul's tool gateway against the REAL reference servers installed from npm
+// (@modelcontextprotocol/server-filesystem, -memory, -everything), spoken to by the official SDK
+// client: no mock of the protocol anywhere. Each test registers its own servers (unique names) and
+// makes its own task; the database is the real test PostgreSQL.
+
+const url = inject("databaseUrl");
+const prisma = createPrismaClient(url);
+const suffix = randomUUID().slice(0, 6);
+const bin = (pkg: string) => path.join(process.cwd(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");
+const child = path.join(import.meta.dirname, "mcp-crash-child.ts");
+const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
+// Assembled at run time: no credential-shaped literal in the repository.
+const TOKEN = `ghp_${"wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"}`;
+
+let root = "";
+let profileId = "";
+const names = { fs: `fs-${suffix}`, mem: `mem-${suffix}`, ev: `ev-${suffix}` };
+
+async function register(name: string, args: string[], extra: Record<string, unknown> = {}) {
+  await upsertMcpServer({ prisma, spec: { name, transport: { type: "stdio", command: process.execPath, args, ...extra } }, actor: "test" });
+}
+
+/** A task + run with the snapshot of `servers` (all their tools). */
+async function taskWith(servers: string[]): Promise<{ taskId: string; runId: string; snapshot: McpToolSnapshot }> {
+  const snapshot = (await discoverMcpToolSnapshot({ prisma, selections: servers.map((server) => ({ server })) }))!;
+  const taskId = `t-${randomUUID()}`;
+  const runId = `r-${randomUUID()}`;
+  await prisma.task.create({
+    data: { id: taskId, goal: "mcp test", profileId, stepBudget: 50, workspace: root, mcpTools: snapshot as unknown as Prisma.InputJsonValue },
+  });
+  await prisma.run.create({ data: { id: runId, taskId } });
+  return { taskId, runId, snapshot };
+}
+
+async function call(t: { taskId: string; runId: string; snapshot: McpToolSnapshot }, stepId: string, name: string, args: unknown) {
+  await beginStep({ prisma, runId: t.runId, stepId, index: 0, kind: "tool", tool: name, args: args as Prisma.InputJsonValue });
+  return executeToolCall({
+    name,
+    rawArguments: JSON.stringify(args),
+    ctx: { prisma, taskId: t.taskId, runId: t.runId, stepId, workspace: root },
+    extra: mcpToolDefinitions(t.snapshot),
+  });
+}
+
+function runChild(args: string[], crashAt?: string) {
+  const env = { ...process.env };
+  delete env.LONGHAUL_CRASH_AT;
+  if (crashAt) env.LONGHAUL_CRASH_AT = crashAt;
+  return spawnSync(tsx, [child, url, ...args], { env, encoding: "utf8", timeout: 60_000 });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(path.join(tmpdir(), "longhaul-mcp-"));
+  writeFileSync(path.join(root, "notes.md"), "# Notes\nThe audit found two problems.\n");
+  writeFileSync(path.join(root, "huge.txt"), `${"0123456789abcdef".repeat(16 * 1024)}\n`); // 256 KiB
+  profileId = (await prisma.agentProfile.create({ data: { name: `mcp-${suffix}`, model: "scripted", tools: [] } })).id;
+  await register(names.fs, [bin("server-filesystem"), root]);
+  await register(names.mem, [bin("server-memory")], { env: { MEMORY_FILE_PATH: { value: path.join(root, "memory.jsonl") } } });
+  await upsertMcpServer({
+    prisma,
+    spec: {
+      name: names.ev,
+      transport: { type: "stdio", command: process.execPath, args: [bin("server-everything"), "stdio"] },
+      // An admin's override: treat the long-running operation as a side effect that is not idempotent.
+      tools: { "trigger-long-running-operation": { readOnly: false, idempotent: false } },
+    },
+    actor: "test",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await stopAllMcpServers();
+  await prisma.mcpServer.deleteMany({ where: { name: { endsWith: suffix } } });
+  await prisma.$disconnect();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("MCP tools against real servers from npm", () => {
+  it("discovers tools with schemas, annotations, server name and version; records health", async () => {
+    const { snapshot } = await taskWith([names.fs, names.mem]);
+    const [fs, mem] = snapshot.servers;
+    expect(fs).toMatchObject({ name: names.fs, version: 1, serverInfo: { name: "secure-filesystem-server" } });
+    const read = fs!.tools.find((t) => t.tool === "read_text_file")!;
+    expect(read).toMatchObject({ name: `${names.fs}__read_text_file`, class: { readOnly: true, openWorld: false }, annotations: { readOnlyHint: true } });
+    expect(read.inputSchema).toMatchObject({ type: "object", properties: { path: {} } });
+    const create = mem!.tools.find((t) => t.tool === "create_entities")!;
+    expect(create.class).toEqual({ readOnly: false, idempotent: false, destructive: false, openWorld: false });
+    const health = await prisma.mcpServer.findUniqueOrThrow({ where: { name: names.mem } });
+    expect(health.lastPid).toBeGreaterThan(0);
+    expect(health.lastError).toBeNull();
+    expect((health.discoveredTools as unknown[]).length).toBe(mem!.tools.length);
+  });
+
+  it("a read-only call returns the text, marked untrusted; a missing file is a tool error the agent sees (isError)", async () => {
+    const t = await taskWith([names.fs]);
+    const ok = await call(t, "tool-1-0", `${names.fs}__read_text_file`, { path: path.join(root, "notes.md") });
+    expect(ok).toMatchObject({ ok: true, output: { server: names.fs, tool: "read_text_file", text: expect.stringContaining("two problems") } });
+    expect((ok as { output: { untrusted: string } }).output.untrusted).toMatch(/untrusted/);
+    const missing = await call(t, "tool-2-0", `${names.fs}__read_text_file`, { path: path.join(root, "nope.md") });
+    expect(missing).toMatchObject({ ok: false, error: { code: "tool_error", message: expect.stringMatching(/nope\.md|ENOENT/) } });
+  });
+
+  it("a huge result is cut within the limit and says so", async () => {
+    const t = await taskWith([names.fs]);
+    const res = await call(t, "tool-1-0", `${names.fs}__read_text_file`, { path: path.join(root, "huge.txt") });
+    expect(res.ok).toBe(true);
+    const out = (res as { output: { text: string; truncated: { keptBytes: number; totalBytes: number; note: string } } }).output;
+    expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(MCP_RESULT_MAX_BYTES);
+    expect(out.truncated.totalBytes).toBeGreaterThan(256 * 1024);
+    expect(out.truncated.note).toMatch(/cut/);
+  });
+
+  it("an image becomes an artifact of the task", async () => {
+    const t = await taskWith([names.ev]);
+    const res = await call(t, "tool-1-0", `${names.ev}__get-tiny-image`, {});
+    expect(res.ok).toBe(true);
+    const artifacts = await prisma.artifact.findMany({ where: { taskId: t.taskId } });
+    expect(artifacts.length).toBeGreaterThanOrEqual(1);
+    expect(artifacts[0]!.mime).toMatch(/^image\/png;base64$/);
+  });
+
+  it("a side-effecting call goes through the ledger: the same step again returns the recorded result, one entity", async () => {
+    const t = await taskWith([names.mem]);
+    const args = { entities: [{ name: `finding-${suffix}`, entityType: "finding", observations: ["MIT license missing"] }] };
+    const first = await call(t, "tool-1-0", `${names.mem}__create_entities`, args);
+    const again = await call(t, "tool-1-0", `${names.mem}__create_entities`, args);
+    expect(first.ok && again.ok).toBe(true);
+    expect((again as { output: unknown }).output).toEqual((first as { output: unknown }).output);
+    expect(await prisma.sideEffect.findFirstOrThrow({ where: { taskId: t.taskId } })).toMatchObject({ status: "committed", repeats: 1 });
+    const graph = await call(t, "tool-2-0", `${names.mem}__read_graph`, {});
+    expect(((graph as { output: { text: string } }).output.text.match(new RegExp(`finding-${suffix}`, "g")) ?? []).length).toBe(1);
+  });
+
+  it("kill -9 of the web app after the server answered, before the ledger recorded it: unresolved_effect, never a second call", async () => {
+    const t = await taskWith([names.mem]);
+    const entity = `crash-${suffix}`;
+    const args = [
+      t.taskId,
+      t.runId,
+      "tool-3-0",
+      `${names.mem}__create_entities`,
+      JSON.stringify({ entities: [{ name: entity, entityType: "finding", observations: ["x"] }] }),
+    ];
+    const crashed = runChild(args, "tool:external-after-call");
+    expect(crashed.status, crashed.stderr).toBe(137);
+    const retried = runChild(args);
+    expect(retried.status, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout)).toEqual({ thrown: "unresolved_effect" });
+    expect(await prisma.sideEffect.findFirstOrThrow({ where: { taskId: t.taskId } })).toMatchObject({ status: "intent" });
+    // Exactly one effect on the memory server (it wrote its graph file before answering).
+    const file = readFileSync(path.join(root, "memory.jsonl"), "utf8");
+    expect(file.split("\n").filter((l) => l.includes(`"${entity}"`))).toHaveLength(1);
+  }, 90_000);
+
+  it("kill -9 of the MCP server with a side-effecting call in flight: the retry escalates, the server is restarted for the next call", async () => {
+    const t = await taskWith([names.ev]);
+    const name = `${names.ev}__trigger-long-running-operation`;
+    const pending = call(t, "tool-1-0", name, { duration: 10, steps: 10 });
+    // Wait for the first progress notification on the step (the call is in flight), then kill -9 the server.
+    for (let i = 0; i < 200; i++) {
+      const step = await prisma.step.findUniqueOrThrow({ where: { runId_stepId: { runId: t.runId, stepId: "tool-1-0" } } });
+      if (step.progress) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const live = (await liveMcpConnections()).find((c) => c.name === names.ev)!;
+    process.kill(live.pid!, "SIGKILL");
+    await expect(pending).rejects.toBeInstanceOf(McpConnectionLostError);
+    // The durable step's retry: the intent has no result, the tool is not idempotent → escalate, no second call.
+    await expect(call(t, "tool-1-0", name, { duration: 10, steps: 10 })).rejects.toBeInstanceOf(UnresolvedEffectError);
+    expect(await prisma.sideEffect.count({ where: { taskId: t.taskId } })).toBe(1);
+    // The next call starts the server again.
+    const echo = await call(t, "tool-2-0", `${names.ev}__echo`, { message: "back" });
+    expect(echo).toMatchObject({ ok: true, output: { text: expect.stringContaining("back") } });
+    expect((await liveMcpConnections()).find((c) => c.name === names.ev)!.pid).not.toBe(live.pid);
+  }, 60_000);
+
+  it("an open-world tool whose argument carries a secret is stopped before the call: nothing sent", async () => {
+    const t = await taskWith([names.ev]);
+    const res = await call(t, "tool-1-0", `${names.ev}__gzip-file-as-resource`, { name: "leak.txt", data: `deploy token ${TOKEN}`, outputType: "resource" });
+    expect(res).toMatchObject({ ok: false, error: { code: "approval_required", message: expect.stringMatching(/secret|GitHub/i) } });
+    expect(JSON.stringify(res)).not.toContain(TOKEN);
+    expect(await prisma.sideEffect.count({ where: { taskId: t.taskId } })).toBe(0);
+    expect(await prisma.artifact.count({ where: { taskId: t.taskId } })).toBe(0);
+  });
+
+  it("a server whose tools changed since launch: the run keeps its list, an alert is raised once", async () => {
+    const name = `chg-${suffix}`;
+    await register(name, [bin("server-memory")], { env: { MEMORY_FILE_PATH: { value: path.join(root, "chg.jsonl") } } });
+    const t = await taskWith([name]);
+    // The admin points the server at another program: a new version with other tools.
+    await register(name, [bin("server-filesystem"), root]);
+    const res = await call(t, "tool-1-0", `${name}__read_graph`, {});
+    expect(res).toMatchObject({ ok: false, error: { code: "tool_error" } });
+    await call(t, "tool-2-0", `${name}__read_graph`, {});
+    const alerts = await prisma.alert.findMany({ where: { runId: t.runId, kind: MCP_TOOLS_CHANGED_ALERT } });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.evidence).toMatchObject({
+      server: name,
+      missing: expect.arrayContaining(["read_graph"]),
+      added: expect.arrayContaining(["read_text_file"]),
+    });
+    // The run still offers exactly its snapshot.
+    expect([...mcpToolDefinitions(t.snapshot).keys()]).toContain(`${name}__read_graph`);
+  }, 60_000);
+
+  it("Streamable HTTP: discovery and a call over HTTP (server-everything streamableHttp)", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const server = spawn(process.execPath, [bin("server-everything"), "streamableHttp"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stderr.on("data", (d: Buffer) => d.toString().includes(String(port)) && resolve());
+        server.once("exit", (code) => reject(new Error(`server-everything exited ${code}`)));
+      });
+      const name = `http-${suffix}`;
+      await upsertMcpServer({ prisma, spec: { name, transport: { type: "http", url: `http://127.0.0.1:${port}/mcp` } }, actor: "test" });
+      const t = await taskWith([name]);
+      expect(t.snapshot.servers[0]!.serverInfo).toMatchObject({ name: "mcp-servers/everything" });
+      const res = await call(t, "tool-1-0", `${name}__echo`, { message: "over http" });
+      expect(res).toMatchObject({ ok: true, output: { server: name, text: expect.stringContaining("over http") } });
+      expect((await prisma.mcpServer.findUniqueOrThrow({ where: { name } })).lastPid).toBeNull();
+    } finally {
+      server.kill("SIGKILL");
+    }
+  }, 60_000);
+
+  it("a server that will not start fails discovery with its stderr in words, and its health says so", async () => {
+    const name = `bad-${suffix}`;
+    await upsertMcpServer({
+      prisma,
+      spec: { name, transport: { type: "stdio", command: process.execPath, args: ["-e", "console.error('config missing: API_TOKEN'); process.exit(3)"] } },
+      actor: "test",
+    });
+    const failed = discoverMcpToolSnapshot({ prisma, selections: [{ server: name }] });
+    await expect(failed).rejects.toBeInstanceOf(AppError);
+    await expect(failed).rejects.toThrow(/could not start.*config missing: API_TOKEN/s);
+    expect((await prisma.mcpServer.findUniqueOrThrow({ where: { name } })).lastError).toMatch(/config missing: API_TOKEN/);
+  });
+});
