@@ -103,6 +103,37 @@ export const seedProfiles = [
     requireApproval: false,
     systemPrompt: "You are an agent working through a task with tools.",
   },
+  // For evals (issue 17): a second agent that behaves differently from `scripted`, and a judge.
+  {
+    name: "scripted-sloppy",
+    description: "Offline scripted model for evals: the competent agent, but it misreads the license of every 7th package of an audit.",
+    model: "scripted-sloppy",
+    tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "complete_phase", "finish", "declare_dead_end"],
+    stepBudget: 400,
+    contextWindow: 128_000,
+    checkpointEverySteps: 40,
+    stallSteps: 10,
+    stallGraceSteps: 5,
+    escalationChain: [],
+    inputPricePerMTok: "0.15",
+    cachedPricePerMTok: "0.04",
+    outputPricePerMTok: "0.60",
+    systemPrompt: "You are an agent working through a long task with tools. Record every established fact with record_fact; finish when done.",
+  },
+  {
+    name: "scripted-judge",
+    description: "Offline scripted judge for eval checks: PASS when the task completed and nothing in its outcome says UNKNOWN.",
+    model: "scripted-judge",
+    tools: [],
+    stepBudget: 5,
+    contextWindow: 128_000,
+    checkpointEverySteps: 40,
+    escalationChain: [],
+    inputPricePerMTok: "0.40",
+    cachedPricePerMTok: "0.10",
+    outputPricePerMTok: "1.60",
+    systemPrompt: "You grade the outcome of an agent's task against a rubric. Answer PASS or FAIL, a colon, and one sentence why.",
+  },
 ] as const;
 
 /** The goal the CLI gives scenario runs: short, answerable from the workspace's README. */

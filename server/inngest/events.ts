@@ -42,3 +42,11 @@ export const escalationDecided = eventType("longhaul/escalation.decided", {
 export const escalationApplied = eventType("longhaul/escalation.applied", {
   schema: z.object({ escalationId: z.string().min(1).max(100), decision }),
 });
+
+/**
+ * Sent when an eval run is created (browser, CLI, API); starts the `eval-run` function. `generation`
+ * > 0: the same eval run continued in a new function run (continue-as-new after EVAL_TICKS_PER_GENERATION ticks).
+ */
+export const evalStarted = eventType("longhaul/eval.started", {
+  schema: z.object({ evalRunId: z.string().min(1).max(100), generation: z.number().int().min(0).max(1_000_000).optional() }),
+});

@@ -1,5 +1,5 @@
 import { inngest } from "./client.ts";
-import { escalationApplied, escalationDecided, runCancelled, runStarted } from "./events.ts";
+import { escalationApplied, escalationDecided, evalStarted, runCancelled, runStarted } from "./events.ts";
 
 /**
  * Sends `longhaul/run.started`. The event id is the run id, so a retried send is deduplicated by the
@@ -37,4 +37,9 @@ export async function sendEscalationDecided({
 /** Sends `longhaul/escalation.applied` (the escalated run waiting on it matches escalationId and ends). */
 export async function sendEscalationApplied({ escalationId, decision }: { escalationId: string; decision: Decision }): Promise<void> {
   await inngest.send(escalationApplied.create({ escalationId, decision }));
+}
+
+/** Sends `longhaul/eval.started`; event id `eval-started-<evalRunId>`, so a retried send starts one `eval-run`. */
+export async function sendEvalStarted({ evalRunId }: { evalRunId: string }): Promise<void> {
+  await inngest.send(evalStarted.create({ evalRunId }, { id: `eval-started-${evalRunId}` }));
 }
