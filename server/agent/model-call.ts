@@ -45,7 +45,7 @@ export async function callModelRecorded({
   const model = profile.model;
   let res: ChatCompletionResult;
   try {
-    res = await ports.chat({ profileBaseUrl: profile.baseUrl, model, messages, ...(tools ? { tools } : {}), stream: true });
+    res = await ports.chat({ profileBaseUrl: profile.baseUrl, model, messages, ...(tools ? { tools } : {}), stream: true, promptCacheKey: runId });
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;
     const usage: ModelUsage = error.estimatedUsage ?? { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };

@@ -3,6 +3,7 @@ import { adminRouter } from "./routers/admin.ts";
 import { costRouter } from "./routers/cost.ts";
 import { demoRouter } from "./routers/demo.ts";
 import { escalationRouter } from "./routers/escalation.ts";
+import { evalRouter } from "./routers/eval.ts";
 import { profileRouter } from "./routers/profile.ts";
 import { taskRouter } from "./routers/task.ts";
 import { workingSetRouter } from "./routers/working-set.ts";
@@ -17,6 +18,7 @@ export const appRouter = createTRPCRouter({
   account: accountRouter,
   admin: adminRouter,
   cost: costRouter,
+  eval: evalRouter,
 });
 
 export type AppRouter = typeof appRouter;
