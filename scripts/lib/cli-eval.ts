@@ -138,7 +138,7 @@ export async function runEval(
     case "eval apply": {
       const file = positionals[0]!;
       const parsed = parseEvalSuite({ text: readFileSync(file, "utf8"), source: file });
-      return { out: await api.eval.apply.mutate(parsed) };
+      return { out: await api.eval.applySuite.mutate(parsed) };
     }
     case "eval cancel":
       return { out: await api.eval.cancel.mutate({ evalRunId: positionals[0]! }) };
@@ -175,7 +175,7 @@ export async function runEval(
       let suite = target;
       if (existsSync(target)) {
         const parsed = parseEvalSuite({ text: readFileSync(target, "utf8"), source: target });
-        const applied = await api.eval.apply.mutate(parsed);
+        const applied = await api.eval.applySuite.mutate(parsed);
         process.stderr.write(`applied suite ${applied.name} (${applied.cases} cases)\n`);
         suite = applied.name;
       }

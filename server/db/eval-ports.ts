@@ -59,8 +59,14 @@ export function prismaAdvanceEvalRunPorts({
     },
     async launchCell({ cellId, profile, launch, actor }) {
       const input = launchTaskInputSchema.parse({ ...launch, profile, launchKey: evalCellLaunchKey(cellId) });
-      const { taskId } = await launchTask({ input, actor, ports: launchPortsOrDefault });
-      return { taskId };
+      const launched = await launchTask({ input, actor, ports: launchPortsOrDefault });
+      // A tick that died between creating the task and sending its start left it queued with no
+      // agent-run: send the start again (event id run-started-<runId>, so the executor runs it once).
+      if (launched.deduplicated && launched.runId) {
+        const task = await prisma.task.findUnique({ where: { id: launched.taskId }, select: { status: true } });
+        if (task?.status === "queued") await sendRunStarted({ taskId: launched.taskId, runId: launched.runId });
+      }
+      return { taskId: launched.taskId };
     },
     async markCellRunning(cellId, taskId) {
       const r = await prisma.evalCell.updateMany({ where: { id: cellId, status: "pending" }, data: { status: "running", taskId, startedAt: new Date() } });

@@ -37,12 +37,21 @@ async function startEval(file: EvalSuiteFile, profiles: string[], repeats: numbe
 }
 
 async function waitForEvalRun(evalRunId: string, timeoutMs = 240_000): Promise<void> {
-  await waitFor(
-    `eval run ${evalRunId} to complete`,
-    async () => (await stack.db.evalRun.findUniqueOrThrow({ where: { id: evalRunId } })).status === "completed",
-    timeoutMs,
-    200,
-  );
+  try {
+    await waitFor(
+      `eval run ${evalRunId} to complete`,
+      async () => (await stack.db.evalRun.findUniqueOrThrow({ where: { id: evalRunId } })).status === "completed",
+      timeoutMs,
+      200,
+    );
+  } catch (error) {
+    const cells = await stack.db.evalCell.findMany({ where: { evalRunId } });
+    const tasks = await stack.db.task.findMany({ where: { id: { in: cells.map((c) => c.taskId ?? "") } }, select: { id: true, status: true } });
+    const runs = await stack.db.executorRun.findMany({ where: { functionId: { contains: "eval-run" } }, orderBy: { createdAt: "desc" }, take: 3 });
+    throw new Error(
+      `${(error as Error).message}\ncells: ${JSON.stringify(cells.map((c) => [c.status, c.taskId]))}\ntasks: ${JSON.stringify(tasks)}\neval-run runs: ${JSON.stringify(runs.map((r) => [r.status, r.output]))}`,
+    );
+  }
 }
 
 describe("eval run", () => {
@@ -118,11 +127,11 @@ describe("eval run", () => {
     await stack.kill("app");
     await stack.startApp();
     await stack.startExecutor();
-    await waitForEvalRun(evalRunId);
+    await waitForEvalRun(evalRunId, 360_000);
     const r = await readEvalRunReport({ prisma: stack.db, evalRunId });
     expect(r.cells.map((c) => c.status)).toEqual(["passed", "passed", "passed", "passed"]);
     const tasks = await stack.db.task.findMany({ where: { launchKey: { in: r.cells.map((c) => evalCellLaunchKey(c.cellId)) } }, select: { id: true } });
     expect(tasks.map((t) => t.id).sort()).toEqual(r.cells.map((c) => c.taskId).sort());
     expect(r.report.map((p) => p.passRate)).toEqual([1, 1]);
-  }, 300_000);
+  }, 420_000);
 });

@@ -13,7 +13,7 @@ export const evalRouter = createTRPCRouter({
   /** Suites with their cases and latest runs (/evals, `eval list`). */
   list: readProcedure.query(({ ctx }) => listEvalSuites({ prisma: ctx.prisma })),
   /** Creates or updates a suite from its file's content (`eval apply`, `eval run <file>`). */
-  apply: operatorProcedure.input(evalSuiteFileSchema).mutation(({ ctx, input }) => applyEvalSuite({ prisma: ctx.prisma, file: input })),
+  applySuite: operatorProcedure.input(evalSuiteFileSchema).mutation(({ ctx, input }) => applyEvalSuite({ prisma: ctx.prisma, file: input })),
   /** Starts an eval run (suite × profiles × repeats) and the `eval-run` function that drives it. */
   start: operatorProcedure.input(startEvalRunInputSchema).mutation(async ({ ctx, input }) => {
     const created = await createEvalRun({ prisma: ctx.prisma, input, actor: ctx.actor });
