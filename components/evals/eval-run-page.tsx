@@ -89,6 +89,29 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
             )}
           </div>
           <EvalMatrix cases={r.cases} profiles={r.profiles} cells={r.cells} only={only} />
+          <section className="mt-6" aria-label="Budgets from history">
+            <h2 className="mb-2 font-semibold">Budgets from history</h2>
+            <table className="w-full rounded-lg border border-zinc-200 bg-white text-sm">
+              <thead className="bg-zinc-50 text-left text-xs text-zinc-500">
+                <tr>
+                  <th className="px-3 py-2 font-medium">Case</th>
+                  <th className="px-3 py-2 font-medium">Profile</th>
+                  <th className="px-3 py-2 font-medium">Suggested step budget</th>
+                  <th className="px-3 py-2 font-medium">Basis</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.budgets.map((b) => (
+                  <tr key={`${b.caseKey}-${b.profile}`} className="border-t border-zinc-100" data-testid={`budget-${b.caseKey}-${b.profile}`}>
+                    <td className="px-3 py-2">{b.caseKey}</td>
+                    <td className="px-3 py-2">{b.profile}</td>
+                    <td className="px-3 py-2">{b.stepBudget ?? "—"}</td>
+                    <td className="px-3 py-2 text-zinc-600">{b.note}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
           {r.diff && (
             <section className="mt-6" aria-label="Compared with an earlier run">
               <h2 className="mb-2 font-semibold">Compared with {compareTo}</h2>

@@ -3,6 +3,7 @@ import { AppError } from "../errors.ts";
 import { MAX_EVAL_CELLS, startEvalRunInputSchema, type EvalSuiteFile } from "../domain/eval-suite.ts";
 import { buildEvalReport, diffEvalRuns, type EvalProfileReport, type EvalReportCell, type EvalRunDiff } from "../domain/eval-report.ts";
 import type { EvalCheckResult } from "../domain/eval-checks.ts";
+import { suggestBudgets, type BudgetSuggestion } from "../domain/budget-from-history.ts";
 import type { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 
@@ -112,6 +113,38 @@ export interface EvalRunReport {
   report: EvalProfileReport[];
   cells: EvalMatrixCell[];
   diff: EvalRunDiff[] | null;
+  /** Per case × profile: budgets from the passing cells of that case and profile in every run of the suite. */
+  budgets: ({ caseKey: string; profile: string } & BudgetSuggestion)[];
+}
+
+/**
+ * Budget suggestions for each case of a suite × each of `profiles`, from the passing cells of all its
+ * eval runs (suggestBudgets: p90 × 1.25, at least 3 passing runs; else the profile's budgets).
+ */
+export async function suiteBudgetSuggestions({ prisma, suiteId, profiles }: { prisma: PrismaClient; suiteId: string; profiles: string[] }) {
+  const [cases, passing, rows] = await Promise.all([
+    prisma.evalCase.findMany({ where: { suiteId, position: { gte: 0 } }, orderBy: { position: "asc" }, select: { id: true, key: true, launch: true } }),
+    prisma.evalCell.findMany({
+      where: { evalRun: { suiteId }, status: "passed", profile: { in: profiles } },
+      select: { caseId: true, profile: true, steps: true, tokens: true, costUsd: true },
+    }),
+    prisma.agentProfile.findMany({ where: { name: { in: profiles } }, select: { name: true, stepBudget: true, tokenBudget: true, costBudgetUsd: true } }),
+  ]);
+  return cases.flatMap((c) =>
+    profiles.map((profile) => {
+      const p = rows.find((r) => r.name === profile);
+      const launch = c.launch as { stepBudget?: number; tokenBudget?: number; costBudgetUsd?: number };
+      const history = passing
+        .filter((x) => x.caseId === c.id && x.profile === profile)
+        .map((x) => ({ steps: x.steps ?? 0, tokens: x.tokens ?? 0, costUsd: Number(x.costUsd ?? 0) }));
+      const fallback = {
+        stepBudget: launch.stepBudget ?? p?.stepBudget ?? null,
+        tokenBudget: launch.tokenBudget ?? p?.tokenBudget ?? null,
+        costBudgetUsd: launch.costBudgetUsd ?? (p?.costBudgetUsd == null ? null : Number(p.costBudgetUsd)),
+      };
+      return { caseKey: c.key, profile, ...suggestBudgets({ history, fallback }) };
+    }),
+  );
 }
 
 async function loadCells(prisma: PrismaClient, evalRunId: string): Promise<EvalMatrixCell[]> {
@@ -178,6 +211,7 @@ export async function readEvalRunReport({
     report: buildEvalReport({ cells, profiles: run.profiles, repeats: run.repeats }),
     cells,
     diff,
+    budgets: await suiteBudgetSuggestions({ prisma, suiteId: run.suiteId, profiles: run.profiles }),
   };
 }
 

@@ -108,6 +108,8 @@ describe("eval run", () => {
       expect(p.costPerPassUsd).toBeCloseTo(spend / passes, 6);
       expect(p.costPerCompletedUsd).toBeCloseTo(spend / 4, 6);
     }
+    // Budgets from history: two passing runs of audit-3 × scripted are too few (3 needed): the default, said so.
+    expect(r.budgets.find((b) => b.caseKey === "audit-3" && b.profile === "scripted")).toMatchObject({ basis: "default", samples: 2, stepBudget: 400 });
     // Identical work costs the same offline: the two repeats of a case with one profile took the same
     // steps, and tokens and productive dollars (spend less waste: a retry on a loaded machine is real
     // spend, not noise) within 0.1 % — the task and run ids in the prompts tokenize differently.

@@ -129,3 +129,17 @@ describe("eval checks", () => {
     expect(JSON.stringify(r.error?.issues)).toContain('\\"x\\" appears twice');
   });
 });
+
+describe("budgets from history", () => {
+  it("suggests ceil(p90 × 1.25) of passing runs, and says so when there is no history", async () => {
+    const { suggestBudgets } = await import("../../server/domain/budget-from-history.ts");
+    const history = [10, 12, 14, 16, 40].map((steps) => ({ steps, tokens: steps * 1000, costUsd: steps / 1000 }));
+    const s = suggestBudgets({ history, fallback: { stepBudget: 400, tokenBudget: null, costBudgetUsd: null } });
+    // p90 of 10 12 14 16 40 = 16 + 0.6 × 24 = 30.4 → ceil(38) = 38
+    expect(s).toMatchObject({ basis: "history", samples: 5, stepsP50: 14, stepsP90: 30.4, stepBudget: 38, tokenBudget: 38_000, costBudgetUsd: 0.038 });
+    expect(s.note).toBe("similar tasks took median 14 steps, p90 30.4 (5 passing runs); suggested ceiling p90 × 1.25");
+    const none = suggestBudgets({ history: history.slice(0, 2), fallback: { stepBudget: 400, tokenBudget: null, costBudgetUsd: null } });
+    expect(none).toMatchObject({ basis: "default", stepBudget: 400 });
+    expect(none.note).toMatch(/^no history yet \(2 passing runs, 3 needed\)/);
+  });
+});
