@@ -1,3 +1,4 @@
+import { AppError } from "../errors.ts";
 import { classifyEvalFailure, runEvalChecks, type EvalCheckPorts, type EvalCheckResult, type EvalOutcome } from "./eval-checks.ts";
 import type { EvalCaseLaunch, EvalCheck } from "./eval-suite.ts";
 
@@ -85,7 +86,8 @@ export interface AdvanceEvalRunResult {
  * A cancelled eval run cancels its running cells' tasks and its pending cells instead.
  * Safe to repeat after a crash at any point: launches are idempotent on `eval-<cellId>` and every
  * cell write is guarded, so no case is lost and none runs twice.
- * @throws when the eval run does not exist; launch errors of one cell fail that cell (class `error`).
+ * @throws when the eval run does not exist, and any retryable error (the step retries); a launch the
+ *   product refuses (a non-retryable AppError: BAD_INPUT, CONFLICT) fails that cell (class `error`).
  */
 export async function advanceEvalRun({ evalRunId, ports }: { evalRunId: string; ports: AdvanceEvalRunPorts }): Promise<AdvanceEvalRunResult> {
   const run = await ports.loadRun(evalRunId);
@@ -135,6 +137,9 @@ export async function advanceEvalRun({ evalRunId, ports }: { evalRunId: string; 
         const { taskId } = await ports.launchCell({ cellId: cell.id, profile: cell.profile, launch: c.launch, actor: run.createdBy });
         if (await ports.markCellRunning(cell.id, taskId)) launched++;
       } catch (error) {
+        // Anything that may pass on a retry (the executor unreachable, a database blip, a crash) is
+        // the tick's error: the step is retried and the launch key finds the same task.
+        if (!(error instanceof AppError) || error.retryable) throw error;
         // A launch the product refuses (bad workspace, unknown profile) is this cell's failure, not the run's.
         await ports.markCellRunning(cell.id, null);
         await ports.finishCell(cell.id, {

@@ -1,12 +1,13 @@
 import { advanceEvalRun } from "../../domain/advance-eval-run.ts";
 import { prismaAdvanceEvalRunPorts } from "../../db/eval-ports.ts";
 import { prisma } from "../../db/prisma.ts";
+import { env } from "../../env.ts";
 import { inngest } from "../client.ts";
 import { evalStarted } from "../events.ts";
 import { sendRunCancelled, sendRunStarted } from "../send.ts";
 
-/** Pause between two ticks of an eval run (Inngest duration). */
-export const EVAL_TICK = process.env.LONGHAUL_EVAL_TICK ?? "2s";
+/** Pause between two ticks of an eval run (Inngest duration; LONGHAUL_EVAL_TICK, default 2 s). */
+const evalTick = (): string => env().LONGHAUL_EVAL_TICK;
 /**
  * Ticks per function run: then the eval run continues in a new function run (continue-as-new), so
  * no function run replays an unbounded history (Inngest caps a function run at 1,000 steps).
@@ -36,7 +37,7 @@ export const evalRun = inngest.createFunction(
         advanceEvalRun({ evalRunId, ports: prismaAdvanceEvalRunPorts({ prisma: prisma(), sendRunStarted, sendRunCancelled }) }),
       );
       if (r.done) return { evalRunId, generation, ticks: n + 1, done: true };
-      await step.sleep(`wait-${n}`, EVAL_TICK);
+      await step.sleep(`wait-${n}`, evalTick());
     }
     await step.run("continue", () =>
       inngest.send(evalStarted.create({ evalRunId, generation: generation + 1 }, { id: `eval-started-${evalRunId}-${generation + 1}` })),
