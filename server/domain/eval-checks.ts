@@ -1,4 +1,4 @@
-import { evalCel } from "../executor/cel.ts";
+import { evalCheckExpression } from "./cel-check.ts";
 import type { EvalCheck } from "./eval-suite.ts";
 
 /** What a cell's task left behind, as the checks see it (read by server/db/eval-repository.ts). */
@@ -85,7 +85,7 @@ export async function runEvalChecks({
         results.push({ kind: "status", label, pass: outcome.status === check.equals, detail: `status was ${outcome.status}` });
         break;
       case "cel": {
-        const r = evalCel(check.expression, {
+        const r = evalCheckExpression(check.expression, {
           status: outcome.status,
           result: outcome.result ?? null,
           facts: outcome.facts,
