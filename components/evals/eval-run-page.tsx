@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { LoadError } from "@/components/ui/load-error.tsx";
@@ -19,6 +20,9 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
     ...trpc.eval.report.queryOptions({ evalRunId, ...(compareTo ? { compareTo } : {}) }),
     refetchInterval: (q) => (q.state.data?.status === "running" ? 2_000 : false),
   });
+  const router = useRouter();
+  const suites = useQuery(trpc.eval.list.queryOptions());
+  const others = suites.data?.find((s) => s.name === report.data?.suite)?.runs.filter((x) => x.id !== evalRunId) ?? [];
   const cancel = useMutation(trpc.eval.cancel.mutationOptions({ onSuccess: () => void report.refetch() }));
   const [only, setOnly] = useState<{ profile: string; failureClass: string } | null>(null);
   const r = report.data;
@@ -73,6 +77,23 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
               )}
             </div>
           </div>
+          {others.length > 0 && (
+            <label className="mb-4 flex items-center gap-2 text-sm">
+              Compare with an earlier run
+              <select
+                className="rounded-md border border-zinc-300 px-2 py-1"
+                value={compareTo ?? ""}
+                onChange={(e) => router.push(`/evals/runs/${evalRunId}${e.target.value ? `?compareTo=${e.target.value}` : ""}`)}
+              >
+                <option value="">—</option>
+                {others.map((o) => (
+                  <option key={o.id} value={o.id}>
+                    {o.id} ({o.profiles.join(", ")})
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <h2 className="mb-2 font-semibold">Which profile finishes these tasks</h2>
           <ProfileReportTable
             report={r.report}
@@ -115,7 +136,8 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
           {r.diff && (
             <section className="mt-6" aria-label="Compared with an earlier run">
               <h2 className="mb-2 font-semibold">Compared with {compareTo}</h2>
-              <ul className="text-sm">
+              {r.diff.every((d) => d.change === "same") && <p className="text-sm text-zinc-600">No case × profile passed more or less often.</p>}
+              <ul className="text-sm" data-testid="eval-diff">
                 {r.diff
                   .filter((d) => d.change !== "same")
                   .map((d) => (

@@ -27,6 +27,7 @@ test("a manager starts an eval from /evals, reads the report and a failing cell'
   await form.getByLabel("scripted-sloppy", { exact: true }).check();
   await form.getByRole("button", { name: "Start eval run" }).click();
   await expect(page).toHaveURL(/\/evals\/runs\/evalrun_/);
+  const runUrl = page.url();
 
   await expect(page.getByTestId("eval-status")).toContainText("completed", { timeout: 240_000 });
   const good = page.getByTestId("report-scripted");
@@ -64,4 +65,12 @@ test("a manager starts an eval from /evals, reads the report and a failing cell'
   };
   expect(line.profiles).toEqual([expect.objectContaining({ profile: "scripted-sloppy", passRate: 0.5, passHatK: 0.5 })]);
   expect(line.gates.failed).toEqual(["scripted-sloppy: pass rate 0.5 < 0.9"]);
+
+  // Two eval runs side by side: the browser's run compared with the CLI's (sloppy alone, same results).
+  await page.goto(runUrl);
+  await page.getByLabel("Compare with an earlier run").selectOption({ index: 1 });
+  await expect(page).toHaveURL(/compareTo=evalrun_/);
+  await expect(page.getByTestId("eval-diff")).toContainText("audit-3 × scripted: new");
+  await expect(page.getByTestId("eval-diff")).not.toContainText("scripted-sloppy");
+  await expect(page.getByTestId("budget-audit-3-scripted-sloppy")).toContainText("no history yet (2 passing runs, 3 needed)");
 });
