@@ -15,6 +15,7 @@ const items: { href: string; label: string; roles: Role[] }[] = [
   { href: "/tasks/new", label: "Launch task", roles: ["operator"] },
   { href: "/escalations", label: "Escalations", roles: ["handler"] },
   { href: "/costs", label: "Costs", roles: ["manager"] },
+  { href: "/evals", label: "Evals", roles: [] },
   { href: "/admin", label: "Admin", roles: ["admin"] },
 ];
 

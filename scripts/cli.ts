@@ -15,13 +15,15 @@
  * Auth: LONGHAUL_TOKEN (an API token), else on this machine the admin token `npm start` keeps in
  * DATA_DIR/cli-token (scripts/lib/local-auth.ts).
  *   npm run cli -- costs [--since <date|Nd>] [--by profile|model|week|day|outcome|failure]
+ *   npm run cli -- eval run <file|suite> --profiles a,b [--repeats n] [--wait] [--min-pass-rate 0.9] [--no-regression-from <evalRunId>]
+ *   npm run cli -- eval report <evalRunId> [--compare-to <evalRunId>] [--format summary|csv|json] · eval cancel <evalRunId> · eval list · eval apply <file>
  *
  * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
  * Exit codes (scripts/lib/cli-exit.ts, README "Exit codes"): 0 ok (with --wait or status: completed),
  * 1 the command failed (API error, unreachable app), 2 bad usage (unknown command or flag, bad value —
  * one line per problem, naming the flag and limit), 3 waiting for a human, 4 dead end, 5 failed,
- * 6 cancelled, 7 (status) still queued or running.
+ * 6 cancelled, 7 (status) still queued or running, 8 (eval run --wait) a gate failed.
  */
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
@@ -47,6 +49,7 @@ import {
 import { cliToken } from "./lib/local-auth.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
+import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
@@ -204,6 +207,7 @@ const COMMANDS: readonly CommandSpec[] = [
   },
   COSTS_COMMAND,
   ...PROFILES_COMMANDS,
+  ...EVAL_COMMANDS,
 ];
 
 /** Reads all of stdin (a password piped in, or typed and ended with Ctrl-D), trimmed of the final newline. */
@@ -470,6 +474,14 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       const out = await runProfiles(api, command, values, positionals);
       return out && typeof out === "object" && PROFILES_EXIT in out ? { ...out, [EXIT]: EXIT_CODES.commandFailed } : out;
     }
+    case "eval run":
+    case "eval report":
+    case "eval cancel":
+    case "eval list":
+    case "eval apply": {
+      const { out, gateFailed } = await runEval(api, command, values, positionals);
+      return gateFailed ? { ...(out as object), [EXIT]: EXIT_CODES.gateFailed } : out;
+    }
     default:
       throw new UsageError([`"${command}": unknown command`], null);
   }
@@ -579,7 +591,9 @@ async function main(): Promise<void> {
     if (error instanceof UsageError) usageExit(error.problems, error.command);
     throw error;
   }
-  const parsed = parseCommandLine(argv, PROGRAM, ABOUT, COMMANDS, FOOTER);
+  // `eval <sub> …` is one command named "eval <sub>" (scripts/lib/cli-eval.ts).
+  const joined = argv[0] === "eval" && argv[1] && !argv[1].startsWith("-") ? [`eval ${argv[1]}`, ...argv.slice(2)] : argv;
+  const parsed = parseCommandLine(joined, PROGRAM, ABOUT, COMMANDS, FOOTER);
   if (parsed.kind === "help") {
     console.log(parsed.text);
     process.exit(0);

@@ -35,6 +35,11 @@ export const envSchema = z.object({
   /** Default folder the read-only file tools read (the demo audits its node_modules). */
   LONGHAUL_WORKSPACE: z.string().optional(),
   /** Folders a launch's workspace must lie in, comma-separated absolute paths (default: LONGHAUL_WORKSPACE alone). */
+  /** Pause between two ticks of an eval run (an Inngest duration: "2s", "500ms"); tests and benchmarks shorten it. */
+  LONGHAUL_EVAL_TICK: z
+    .string()
+    .regex(/^\d+(ms|s|m)$/, "LONGHAUL_EVAL_TICK: a duration like 2s or 500ms")
+    .default("2s"),
   LONGHAUL_WORKSPACE_ROOTS: z
     .string()
     .refine((v) => v.split(",").every((p) => !p.trim() || p.trim().startsWith("/")), "comma-separated absolute paths, e.g. /srv/data,/home/me/projects")

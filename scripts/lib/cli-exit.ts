@@ -21,6 +21,8 @@ export const EXIT_CODES = {
   cancelled: 6,
   /** `status` of a task still queued or running. */
   stillRunning: 7,
+  /** `eval run --wait`: a gate given on the command line failed (`--min-pass-rate`, `--no-regression-from`). */
+  gateFailed: 8,
 } as const;
 
 /** The table printed in `--help` and the README: code → meaning. */
@@ -33,6 +35,7 @@ export const EXIT_CODE_TABLE: readonly { code: number; meaning: string }[] = [
   { code: EXIT_CODES.failed, meaning: "the task failed" },
   { code: EXIT_CODES.cancelled, meaning: "the task was cancelled" },
   { code: EXIT_CODES.stillRunning, meaning: "status: the task is still queued or running" },
+  { code: EXIT_CODES.gateFailed, meaning: "eval run --wait: a gate failed (--min-pass-rate, --no-regression-from)" },
 ];
 
 /**

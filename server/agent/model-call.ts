@@ -55,6 +55,7 @@ export async function callModelRecorded({
       messages,
       ...(tools ? { tools } : {}),
       stream: true,
+      promptCacheKey: runId,
     });
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;

@@ -4,6 +4,7 @@ import { costRouter } from "./routers/cost.ts";
 import { demoRouter } from "./routers/demo.ts";
 import { escalationRouter } from "./routers/escalation.ts";
 import { mcpServerRouter } from "./routers/mcp-server.ts";
+import { evalRouter } from "./routers/eval.ts";
 import { profileRouter } from "./routers/profile.ts";
 import { taskRouter } from "./routers/task.ts";
 import { workingSetRouter } from "./routers/working-set.ts";
@@ -19,6 +20,7 @@ export const appRouter = createTRPCRouter({
   admin: adminRouter,
   cost: costRouter,
   mcpServer: mcpServerRouter,
+  eval: evalRouter,
 });
 
 export type AppRouter = typeof appRouter;

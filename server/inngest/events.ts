@@ -51,3 +51,11 @@ export const batchItemRequested = eventType("longhaul/batch.item.requested", {
   /** `round`: how many times the item continued as a new function run while waiting for a slot (0 first). */
   schema: z.object({ batchId: z.string().min(1).max(100), taskId: z.string().min(1).max(100), round: z.number().int().min(0).optional() }),
 });
+
+/**
+ * Sent when an eval run is created (browser, CLI, API); starts the `eval-run` function. `generation`
+ * > 0: the same eval run continued in a new function run (continue-as-new after EVAL_TICKS_PER_GENERATION ticks).
+ */
+export const evalStarted = eventType("longhaul/eval.started", {
+  schema: z.object({ evalRunId: z.string().min(1).max(100), generation: z.number().int().min(0).max(1_000_000).optional() }),
+});

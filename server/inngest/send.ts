@@ -1,5 +1,5 @@
 import { inngest } from "./client.ts";
-import { batchItemRequested, escalationApplied, escalationDecided, runCancelled, runStarted } from "./events.ts";
+import { batchItemRequested, escalationApplied, escalationDecided, evalStarted, runCancelled, runStarted } from "./events.ts";
 
 /**
  * Sends `longhaul/run.started`. The event id is the run id, so a retried send is deduplicated by the
@@ -48,4 +48,9 @@ export async function sendBatchItems(batchId: string, taskIds: readonly string[]
     const chunk = taskIds.slice(i, i + BATCH_SEND_CHUNK);
     await inngest.send(chunk.map((taskId) => batchItemRequested.create({ batchId, taskId }, { id: `batch-item-${batchId}-${taskId}` })));
   }
+}
+
+/** Sends `longhaul/eval.started`; event id `eval-started-<evalRunId>`, so a retried send starts one `eval-run`. */
+export async function sendEvalStarted({ evalRunId }: { evalRunId: string }): Promise<void> {
+  await inngest.send(evalStarted.create({ evalRunId }, { id: `eval-started-${evalRunId}` }));
 }

@@ -53,6 +53,11 @@ export interface ChatCompletionRequest {
   signal?: AbortSignal;
   temperature?: number;
   maxTokens?: number;
+  /**
+   * Sent as `prompt_cache_key` (OpenAI: requests with the same key and prefix share a prompt cache);
+   * Longhaul passes the run id, so a run's requests share their cache and unrelated runs don't.
+   */
+  promptCacheKey?: string;
 }
 
 export interface ChatCompletionResult {
@@ -122,6 +127,7 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
     ...(request.tools && request.tools.length > 0 ? { tools: request.tools as ChatCompletionCreateParams["tools"] } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
+    ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}),
   };
 
   let content = "";

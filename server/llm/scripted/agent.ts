@@ -181,6 +181,55 @@ const toolFailure: ScriptedBehaviour = (ctx) => ({
   toolCalls: [{ name: "read_file", arguments: ctx.turns % 2 === 0 ? '{"path": ' : '{"path": 42, "offset": "start"}' }],
 });
 
+/** Every SLOPPY_EVERY-th package of an audit (1-based position in `audit:packages`) gets its license misread by `scripted-sloppy`. */
+export const SLOPPY_EVERY = 7;
+
+/**
+ * `scripted-sloppy`: the competent agent, except that it misreads the license of every
+ * {@link SLOPPY_EVERY}-th package of a license audit (records `UNKNOWN`), so audits of fewer than
+ * that many packages pass and larger ones finish with a wrong licenses.csv — a model that "sometimes
+ * misses a fact", deterministically, for evals that compare profiles offline.
+ */
+function sloppy(ctx: AgentContext): AgentAction {
+  const action = decideCompetent(ctx);
+  const selected = ctx.facts["audit:packages"];
+  if (!Array.isArray(selected)) return action;
+  return {
+    ...action,
+    toolCalls: action.toolCalls.map((call) => {
+      if (call.name !== "record_fact" || typeof call.arguments !== "object") return call;
+      const key = call.arguments.key;
+      const value = call.arguments.value;
+      if (typeof key !== "string" || !key.startsWith("license:") || !value || typeof value !== "object") return call;
+      const position = selected.indexOf(key.slice("license:".length)) + 1;
+      if (position === 0 || position % SLOPPY_EVERY !== 0) return call;
+      return { ...call, arguments: { ...call.arguments, value: { ...(value as Record<string, unknown>), license: "UNKNOWN" } } };
+    }),
+  };
+}
+
+/**
+ * `scripted-judge`: answers an eval's judge question (a user message holding `<outcome>…</outcome>`
+ * JSON) with `PASS` when the task completed and nothing in its result or artifacts says `UNKNOWN`,
+ * else `FAIL` with the reason — a strict but simple grader, deterministic.
+ */
+function judge(ctx: AgentContext, messages: readonly ChatMessage[]): AgentAction {
+  void ctx;
+  const last = messages.at(-1);
+  const text = last && last.role === "user" ? last.content : "";
+  const outcome = /<outcome>([\s\S]*)<\/outcome>/.exec(text)?.[1] ?? "";
+  let status = "";
+  try {
+    const parsed = (JSON.parse(outcome) as { status?: unknown }).status;
+    status = typeof parsed === "string" ? parsed : "";
+  } catch {
+    return { content: "FAIL: the outcome is not JSON", toolCalls: [] };
+  }
+  if (status !== "completed") return { content: `FAIL: the task ended ${status || "without a status"}`, toolCalls: [] };
+  if (outcome.includes("UNKNOWN")) return { content: "FAIL: the result says UNKNOWN for at least one item", toolCalls: [] };
+  return { content: "PASS: the task completed and every item is accounted for", toolCalls: [] };
+}
+
 /** Behaviours by model name (ARCHITECTURE.md: the scenario is chosen by the model name). */
 export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   scripted: decideCompetent,
@@ -192,6 +241,8 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   "scripted-tool-failure": toolFailure,
   "scripted-exfiltrate": decideExfiltrate,
   "scripted-mcp-audit": decideMcpAudit,
+  "scripted-sloppy": sloppy,
+  "scripted-judge": (ctx) => ({ content: `FAIL: no outcome to judge (${Object.keys(ctx.facts).length} facts)`, toolCalls: [] }),
 };
 
 /**
@@ -202,12 +253,13 @@ export function decideNextAction(model: string, messages: readonly ChatMessage[]
   const behaviour = SCRIPTED_MODELS[model];
   if (!behaviour) return null;
   const ctx = readAgentContext(messages);
+  if (model === "scripted-judge") return judge(ctx, messages);
   const last = messages.at(-1);
   if (last?.role === "user" && last.content.includes("<checkpoint_request>")) return checkpointAnswer(model, ctx);
   // A misbehaving agent that a human has given guidance to (after an escalation) takes it and does
   // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced,
   // and the exfiltrating one keeps obeying the file (the egress gate, not guidance, must stop it).
-  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end" && model !== "scripted-exfiltrate" && model !== "scripted-mcp-audit")
+  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end" && model !== "scripted-exfiltrate" && model !== "scripted-mcp-audit" && model !== "scripted-sloppy")
     return decideCompetent(ctx);
   return behaviour(ctx);
 }

@@ -15,10 +15,15 @@ export class PrefixCache {
 
   constructor(private readonly capacity = 200_000) {}
 
-  /** Cached tokens for `tokens` against earlier prompts; then remembers `tokens` for later ones. */
-  lookupAndStore(tokens: readonly number[]): number {
+  /**
+   * Cached tokens for `tokens` against earlier prompts of the same `scope`; then remembers `tokens`
+   * for later ones. `scope` is the request's `prompt_cache_key` (OpenAI routes requests with the same
+   * key and prefix to the same cache), "" without one: with a key per run, identical runs get
+   * identical cache hits whatever ran before or beside them (issue 17: identical work costs the same).
+   */
+  lookupAndStore(tokens: readonly number[], scope = ""): number {
     const hashes: string[] = [];
-    let previous = "";
+    let previous = scope ? createHash("sha1").update(`scope:${scope}`).digest("hex") : "";
     for (let start = 0; start + PrefixCache.BLOCK <= tokens.length; start += PrefixCache.BLOCK) {
       const block = Uint32Array.from(tokens.slice(start, start + PrefixCache.BLOCK));
       previous = createHash("sha1").update(previous).update(Buffer.from(block.buffer)).digest("hex");

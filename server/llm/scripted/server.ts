@@ -212,7 +212,10 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       prompt_tokens: promptTokens.length,
       completion_tokens: countCompletionTokens(action.content, toolCalls) + Math.ceil(padding.length / 4),
       total_tokens: 0,
-      prompt_tokens_details: { cached_tokens: cache.lookupAndStore(promptTokens), audio_tokens: 0 },
+      prompt_tokens_details: {
+        cached_tokens: cache.lookupAndStore(promptTokens, typeof body.prompt_cache_key === "string" ? body.prompt_cache_key : ""),
+        audio_tokens: 0,
+      },
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     };
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;

@@ -1,0 +1,202 @@
+import type { AdvanceEvalRunPorts, EvalCellState } from "../domain/advance-eval-run.ts";
+import { cancelTask } from "../domain/cancel-task.ts";
+import type { EvalCheckPorts, EvalOutcome } from "../domain/eval-checks.ts";
+import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch } from "../domain/eval-suite.ts";
+import { launchTask, launchTaskInputSchema } from "../domain/launch-task.ts";
+import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
+import { expectedLicenseCsv } from "../tools/demo/license-audit.ts";
+import { prismaCancelPorts } from "./cancel-ports.ts";
+import type { PrismaClient } from "./client.ts";
+import { prismaLaunchPorts } from "./launch-ports.ts";
+import type { LaunchPorts } from "../domain/launch-task.ts";
+
+/** The launch key of a cell's task: one task per cell, whatever crashes and retries happen. */
+export const evalCellLaunchKey = (cellId: string): string => `eval-${cellId}`;
+
+/**
+ * The eval orchestrator's ports over Prisma. Cells are launched through the product's launch use case
+ * (`launchTask` over `prismaLaunchPorts`, the same path as the launch form and the CLI), cancelled
+ * through `cancelTask`; `sendRunStarted` / `sendRunCancelled` come from the caller (the Inngest client
+ * in the app). Judges are asked through the provider adapter with the judge profile's model and base URL.
+ */
+export function prismaAdvanceEvalRunPorts({
+  prisma,
+  sendRunStarted,
+  sendRunCancelled,
+  launchPorts,
+}: {
+  prisma: PrismaClient;
+  sendRunStarted: LaunchPorts["sendRunStarted"];
+  sendRunCancelled: (event: { taskId: string; runId: string }) => Promise<void>;
+  /** Defaults to prismaLaunchPorts({prisma, sendRunStarted}). */
+  launchPorts?: LaunchPorts;
+}): AdvanceEvalRunPorts {
+  const launchPortsOrDefault = launchPorts ?? prismaLaunchPorts({ prisma, sendRunStarted });
+  return {
+    async loadRun(evalRunId) {
+      const run = await prisma.evalRun.findUnique({
+        where: { id: evalRunId },
+        include: { cells: { orderBy: [{ case: { position: "asc" } }, { profile: "asc" }, { repeat: "asc" }] }, suite: { include: { cases: true } } },
+      });
+      if (!run) return null;
+      return {
+        status: run.status,
+        concurrency: run.concurrency,
+        onEscalation: run.onEscalation === "wait" ? "wait" : "fail",
+        createdBy: run.createdBy,
+        cells: run.cells.map((c): EvalCellState => ({
+          id: c.id,
+          profile: c.profile,
+          repeat: c.repeat,
+          status: c.status as EvalCellState["status"],
+          taskId: c.taskId,
+          caseId: c.caseId,
+        })),
+        cases: new Map(
+          run.suite.cases.map((c) => [c.id, { key: c.key, launch: evalCaseLaunchSchema.parse(c.launch), checks: evalCheckSchema.array().parse(c.checks) }]),
+        ),
+      };
+    },
+    async launchCell({ cellId, profile, launch, actor }) {
+      const input = launchTaskInputSchema.parse({ ...launch, profile, launchKey: evalCellLaunchKey(cellId) });
+      const launched = await launchTask({ input, actor, ports: launchPortsOrDefault });
+      // A tick that died between creating the task and sending its start left it queued with no
+      // agent-run: send the start again (event id run-started-<runId>, so the executor runs it once).
+      if (launched.deduplicated && launched.runId) {
+        const task = await prisma.task.findUnique({ where: { id: launched.taskId }, select: { status: true } });
+        if (task?.status === "queued") await sendRunStarted({ taskId: launched.taskId, runId: launched.runId });
+      }
+      return { taskId: launched.taskId };
+    },
+    async markCellRunning(cellId, taskId) {
+      const r = await prisma.evalCell.updateMany({ where: { id: cellId, status: "pending" }, data: { status: "running", taskId, startedAt: new Date() } });
+      return r.count === 1;
+    },
+    async taskState(taskId) {
+      const task = await prisma.task.findUniqueOrThrow({
+        where: { id: taskId },
+        select: {
+          status: true,
+          escalations: { where: { status: { in: ["open", "decided", "applying"] } }, orderBy: { createdAt: "desc" }, take: 1, select: { reason: true } },
+          runs: { orderBy: { startedAt: "desc" }, take: 1, select: { endReason: true } },
+        },
+      });
+      return { status: task.status, escalationReason: task.escalations[0]?.reason ?? null, endReason: task.runs[0]?.endReason ?? null };
+    },
+    async cancelTask(taskId, actor) {
+      try {
+        await cancelTask({ taskId, actor, ports: prismaCancelPorts({ prisma, sendRunCancelled }) });
+      } catch (error) {
+        // Already ended (CONFLICT): nothing to cancel.
+        if (!(error instanceof Error && "code" in error && error.code === "CONFLICT")) throw error;
+      }
+    },
+    outcome: (taskId, status) => loadEvalOutcome(prisma, taskId, status),
+    async figures(taskId) {
+      const [cost, task] = await Promise.all([
+        prisma.taskCost.findUnique({ where: { taskId } }),
+        prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { createdAt: true, startedAt: true, endedAt: true, updatedAt: true } }),
+      ]);
+      const n = (d: unknown) => Number(d ?? 0);
+      const end = task.endedAt ?? task.updatedAt;
+      return {
+        steps: cost?.steps ?? 0,
+        tokens: Number(cost?.promptTokens ?? 0) + Number(cost?.completionTokens ?? 0),
+        costUsd: n(cost?.costUsd),
+        wasteUsd: n(cost?.retryUsd) + n(cost?.replayUsd) + n(cost?.discardedUsd) + n(cost?.restartUsd),
+        escalations: cost?.escalations ?? 0,
+        durationMs: end.getTime() - (task.startedAt ?? task.createdAt).getTime(),
+      };
+    },
+    checkPorts: ({ taskId, launch }) => prismaEvalCheckPorts({ prisma, taskId, launch }),
+    async finishCell(cellId, d) {
+      const r = await prisma.evalCell.updateMany({
+        where: { id: cellId, status: "running" },
+        data: {
+          status: d.status,
+          taskStatus: d.taskStatus,
+          failureClass: d.failureClass,
+          checkResults: d.checkResults as never,
+          judgeCostUsd: d.judgeCostUsd.toFixed(8),
+          steps: d.steps,
+          tokens: d.tokens,
+          costUsd: d.costUsd.toFixed(8),
+          wasteUsd: d.wasteUsd.toFixed(8),
+          escalations: d.escalations,
+          durationMs: d.durationMs,
+          endedAt: new Date(),
+        },
+      });
+      return r.count === 1;
+    },
+    async cancelPendingCells(evalRunId) {
+      const r = await prisma.evalCell.updateMany({
+        where: { evalRunId, status: "pending" },
+        data: { status: "cancelled", failureClass: "cancelled", endedAt: new Date() },
+      });
+      return r.count;
+    },
+    async completeRun(evalRunId) {
+      await prisma.evalRun.updateMany({ where: { id: evalRunId, status: "running" }, data: { status: "completed", endedAt: new Date() } });
+    },
+  };
+}
+
+/** What a task left behind: result, working set (latest value per key, superseded facts left out), artifacts by name, outbox. */
+export async function loadEvalOutcome(prisma: PrismaClient, taskId: string, status: string): Promise<EvalOutcome> {
+  const [task, facts, artifacts, outbox] = await Promise.all([
+    prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { result: true } }),
+    prisma.fact.findMany({ where: { taskId, superseded: false }, orderBy: { createdAt: "asc" }, select: { key: true, value: true } }),
+    prisma.artifact.findMany({ where: { taskId }, orderBy: { createdAt: "asc" }, select: { name: true, content: true } }),
+    prisma.outboxMessage.findMany({ where: { taskId }, orderBy: { createdAt: "asc" }, select: { to: true, subject: true, body: true } }),
+  ]);
+  return {
+    status,
+    result: task.result,
+    facts: Object.fromEntries(facts.map((f) => [f.key, f.value])),
+    artifacts: Object.fromEntries(artifacts.map((a) => [a.name, a.content])),
+    outbox,
+  };
+}
+
+/**
+ * Check ports over Prisma: the demo's known-good CSV from the task's workspace, and a judge asked
+ * through the provider adapter (one non-streaming call with the judge profile's model, system prompt
+ * and base URL; priced with the profile's prices per million tokens).
+ */
+export function prismaEvalCheckPorts({ prisma, taskId, launch }: { prisma: PrismaClient; taskId: string; launch: EvalCaseLaunch }): EvalCheckPorts {
+  return {
+    async expectedDemoCsv() {
+      if (!launch.demo) return null;
+      const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { workspace: true } });
+      return expectedLicenseCsv(task.workspace, launch.demo.limit);
+    },
+    async judge({ profile, rubric, outcome }) {
+      const p = await prisma.agentProfile.findUnique({ where: { name: profile } });
+      if (!p) throw new Error(`judge profile "${profile}" not found`);
+      const provider = resolveProvider({ profileBaseUrl: p.baseUrl });
+      const r = await createChatCompletion({
+        baseUrl: provider.baseUrl,
+        apiKey: provider.apiKey,
+        model: p.model,
+        stream: false,
+        timeoutMs: 60_000,
+        messages: [
+          { role: "system", content: p.systemPrompt },
+          {
+            role: "user",
+            content: `<rubric>${rubric}</rubric>\n<outcome>${JSON.stringify(outcome).slice(0, 60_000)}</outcome>\nAnswer PASS or FAIL, a colon, then one sentence.`,
+          },
+        ],
+      });
+      const answer = (r.message.content ?? "").trim();
+      const price = (d: unknown) => Number(d ?? 0) / 1_000_000;
+      const cached = r.usage.cachedTokens ?? 0;
+      const costUsd =
+        (r.usage.promptTokens - cached) * price(p.inputPricePerMTok) +
+        cached * price(p.cachedPricePerMTok ?? p.inputPricePerMTok) +
+        r.usage.completionTokens * price(p.outputPricePerMTok);
+      return { pass: /^PASS\b/i.test(answer), answer, costUsd: Number(costUsd.toFixed(8)) };
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { createEvalRun, applyEvalSuite, readEvalRunReport } from "../../server/db/eval-repository.ts";
+import { evalCellLaunchKey } from "../../server/db/eval-ports.ts";
+import { startEvalRunInputSchema, type EvalSuiteFile } from "../../server/domain/eval-suite.ts";
+import type { AgentStack } from "../support/agent-stack.ts";
+import { waitFor } from "../support/executor-harness.ts";
+import { useAgentStack } from "../support/fixtures.ts";
+
+// An eval run end to end on the real pieces: the `eval-run` function and the cells' `agent-run`s
+// served by the app child, the embedded executor child, the scripted model server (the only stand-in:
+// it plays the models `scripted`, `scripted-sloppy` and the judge `scripted-judge`), the test PostgreSQL.
+
+process.env.LONGHAUL_EVAL_TICK = "300ms"; // inherited by the app child
+let stack: AgentStack;
+useAgentStack((started) => (stack = started));
+
+const suite = (name: string, cases: EvalSuiteFile["cases"]): EvalSuiteFile => ({ name, description: "", cases });
+const audit = (limit: number, judge = false): EvalSuiteFile["cases"][number] => ({
+  name: `audit-${limit}`,
+  launch: { demo: { kind: "license-audit", limit } },
+  checks: [
+    { kind: "artifact", name: "licenses.csv", expected: "license-audit" },
+    { kind: "cel", expression: "size(outbox) == 1" },
+    ...(judge ? [{ kind: "judge" as const, profile: "scripted-judge", rubric: "Does every package have a known license?" }] : []),
+  ],
+});
+
+async function startEval(file: EvalSuiteFile, profiles: string[], repeats: number, concurrency: number): Promise<string> {
+  await applyEvalSuite({ prisma: stack.db, file });
+  const { evalRunId } = await createEvalRun({
+    prisma: stack.db,
+    input: startEvalRunInputSchema.parse({ suite: file.name, profiles, repeats, concurrency }),
+    actor: "eval-test",
+  });
+  await stack.sendEvent("longhaul/eval.started", { evalRunId }, `eval-started-${evalRunId}`);
+  return evalRunId;
+}
+
+async function waitForEvalRun(evalRunId: string, timeoutMs = 240_000): Promise<void> {
+  try {
+    await waitFor(
+      `eval run ${evalRunId} to complete`,
+      async () => (await stack.db.evalRun.findUniqueOrThrow({ where: { id: evalRunId } })).status === "completed",
+      timeoutMs,
+      200,
+    );
+  } catch (error) {
+    const cells = await stack.db.evalCell.findMany({ where: { evalRunId } });
+    const tasks = await stack.db.task.findMany({ where: { id: { in: cells.map((c) => c.taskId ?? "") } }, select: { id: true, status: true } });
+    const runs = await stack.db.executorRun.findMany({ where: { functionId: { contains: "eval-run" } }, orderBy: { createdAt: "desc" }, take: 3 });
+    throw new Error(
+      `${(error as Error).message}\ncells: ${JSON.stringify(cells.map((c) => [c.status, c.taskId]))}\ntasks: ${JSON.stringify(tasks)}\neval-run runs: ${JSON.stringify(runs.map((r) => [r.status, r.output]))}`,
+    );
+  }
+}
+
+describe("eval run", () => {
+  it("runs suite × profiles × repeats as real tasks and gives the figures worked by hand", async () => {
+    const evalRunId = await startEval(suite("it-two-profiles", [audit(3), audit(8, true)]), ["scripted", "scripted-sloppy"], 2, 3);
+    await waitForEvalRun(evalRunId);
+    const r = await readEvalRunReport({ prisma: stack.db, evalRunId });
+
+    // 2 cases × 2 profiles × 2 repeats = 8 cells, each one ordinary task launched through launchTask with its cell's key.
+    expect(r.cells).toHaveLength(8);
+    const tasks = await stack.db.task.findMany({ where: { launchKey: { in: r.cells.map((c) => evalCellLaunchKey(c.cellId)) } } });
+    expect(tasks).toHaveLength(8);
+    expect(new Set(r.cells.map((c) => c.taskId)).size).toBe(8);
+    expect(tasks.every((t) => t.status === "completed")).toBe(true);
+
+    // By hand: `scripted` passes all 4 cells; `scripted-sloppy` misreads the 7th package, so it passes
+    // audit-3 twice and fails audit-8 twice (wrong CSV, and the judge sees UNKNOWN).
+    const verdicts = r.cells.map((c) => `${c.caseKey}/${c.profile}/${c.repeat}:${c.status}`);
+    expect(verdicts).toEqual([
+      "audit-3/scripted/0:passed",
+      "audit-3/scripted/1:passed",
+      "audit-3/scripted-sloppy/0:passed",
+      "audit-3/scripted-sloppy/1:passed",
+      "audit-8/scripted/0:passed",
+      "audit-8/scripted/1:passed",
+      "audit-8/scripted-sloppy/0:failed",
+      "audit-8/scripted-sloppy/1:failed",
+    ]);
+    const failing = r.cells.find((c) => c.status === "failed")!;
+    expect(failing.failureClass).toBe("check_failed");
+    expect(failing.checkResults.find((c) => c.kind === "artifact")?.detail).toMatch(/^line 8: expected ".*", got ".*UNKNOWN.*"$/);
+    expect(failing.checkResults.find((c) => c.kind === "judge")).toMatchObject({ pass: false, detail: expect.stringMatching(/^FAIL/) as unknown });
+    expect(failing.judgeCostUsd).toBeGreaterThan(0);
+
+    const [good, sloppy] = r.report;
+    expect(good).toMatchObject({ profile: "scripted", cells: 4, passed: 4, passRate: 1, completionRate: 1, passHatK: 1, failureClasses: {} });
+    expect(sloppy).toMatchObject({
+      profile: "scripted-sloppy",
+      cells: 4,
+      passed: 2,
+      passRate: 0.5,
+      completionRate: 1,
+      passHatK: 0.5,
+      failureClasses: { check_failed: 2 },
+    });
+    // Cost per passing task = all spend of the profile's cells (from the cost ledger's task_cost) ÷ passing cells.
+    for (const [p, passes] of [
+      [good!, 4],
+      [sloppy!, 2],
+    ] as const) {
+      const ids = r.cells.filter((c) => c.profile === p.profile).map((c) => c.taskId!);
+      const spend = (await stack.db.taskCost.findMany({ where: { taskId: { in: ids } } })).reduce((s, t) => s + Number(t.costUsd), 0);
+      expect(spend).toBeGreaterThan(0);
+      expect(p.costPerPassUsd).toBeCloseTo(spend / passes, 6);
+      expect(p.costPerCompletedUsd).toBeCloseTo(spend / 4, 6);
+    }
+    // Budgets from history: two passing runs of audit-3 × scripted are too few (3 needed): the default, said so.
+    expect(r.budgets.find((b) => b.caseKey === "audit-3" && b.profile === "scripted")).toMatchObject({ basis: "default", samples: 2, stepBudget: 400 });
+    // Identical work costs the same offline: the two repeats of a case with one profile took the same
+    // steps, and tokens and productive dollars (spend less waste: a retry on a loaded machine is real
+    // spend, not noise) within 0.1 % — the task and run ids in the prompts tokenize differently.
+    for (const k of ["audit-3", "audit-8"])
+      for (const p of ["scripted", "scripted-sloppy"]) {
+        const [a, b] = r.cells.filter((c) => c.caseKey === k && c.profile === p);
+        expect(b!.steps).toBe(a!.steps);
+        expect(Math.abs(b!.tokens! - a!.tokens!) / a!.tokens!).toBeLessThan(0.001);
+        const kept = (c: typeof a) => c!.costUsd! - c!.wasteUsd!;
+        expect(Math.abs(kept(b) - kept(a)) / kept(a), `${k}/${p}: $${a!.costUsd} (waste ${a!.wasteUsd}) vs $${b!.costUsd} (waste ${b!.wasteUsd})`).toBeLessThan(
+          0.001,
+        );
+      }
+  }, 300_000);
+
+  it("loses no case and runs none twice when the executor and the app are killed mid-run", async () => {
+    const evalRunId = await startEval(suite("it-crash", [audit(6)]), ["scripted", "scripted-sloppy"], 2, 2);
+    // Kill both once the first cells run and before the run ends.
+    await waitFor("a cell to run", async () => (await stack.db.evalCell.count({ where: { evalRunId, status: "running" } })) > 0, 60_000, 50);
+    await stack.kill("executor");
+    await stack.kill("app");
+    await stack.startApp();
+    await stack.startExecutor();
+    await waitForEvalRun(evalRunId, 360_000);
+    const r = await readEvalRunReport({ prisma: stack.db, evalRunId });
+    expect(r.cells.map((c) => c.status)).toEqual(["passed", "passed", "passed", "passed"]);
+    const tasks = await stack.db.task.findMany({ where: { launchKey: { in: r.cells.map((c) => evalCellLaunchKey(c.cellId)) } }, select: { id: true } });
+    expect(tasks.map((t) => t.id).sort()).toEqual(r.cells.map((c) => c.taskId).sort());
+    expect(r.report.map((p) => p.passRate)).toEqual([1, 1]);
+  }, 420_000);
+});
