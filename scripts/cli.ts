@@ -498,7 +498,7 @@ function batchSelection(command: "resume" | "cancel", values: FlagValues, positi
     for (const f of ["dry-run", "wait"] as const) if (values[f] !== undefined) problems.push(`--${f}: only applies to a batch (filter flags)`);
   if (problems.length) throw new UsageError(problems, command);
   if (positionals.length) return null;
-  const str = (f: string) => (typeof values[f] === "string" ? (values[f]) : undefined);
+  const str = (f: string) => (typeof values[f] === "string" ? values[f] : undefined);
   const filter = {
     ...(str("status") ? { status: [str("status") as (typeof TASK_STATUSES)[number]] } : {}),
     ...(str("failure") ? { failure: str("failure") as (typeof FAILURE_CLASSES)[number] } : {}),

@@ -38,10 +38,14 @@ test("cancel every running task from the bulk bar, preview a resume from the CLI
   for (const t of tasks) expect(await status(request, t)).toBe("cancelled");
 
   // The CLI's dry run counts the same two tasks and changes nothing.
-  const cli = spawnSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../scripts/cli.ts"), "resume", "--status", "cancelled", "--since", since, "--dry-run"], {
-    encoding: "utf8",
-    env: { ...process.env, LONGHAUL_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`, DATA_DIR: process.env.LONGHAUL_E2E_DATA },
-  });
+  const cli = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "../../scripts/cli.ts"), "resume", "--status", "cancelled", "--since", since, "--dry-run"],
+    {
+      encoding: "utf8",
+      env: { ...process.env, LONGHAUL_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`, DATA_DIR: process.env.LONGHAUL_E2E_DATA },
+    },
+  );
   expect(cli.status, cli.stderr).toBe(0);
   const dry = JSON.parse(cli.stdout.trim().split("\n").at(-1)!) as { dryRun: boolean; matched: number; tasks: number; taskIds: string[] };
   expect(dry).toMatchObject({ dryRun: true, matched: 2, tasks: 2 });

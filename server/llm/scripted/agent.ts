@@ -259,7 +259,14 @@ export function decideNextAction(model: string, messages: readonly ChatMessage[]
   // A misbehaving agent that a human has given guidance to (after an escalation) takes it and does
   // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced,
   // and the exfiltrating one keeps obeying the file (the egress gate, not guidance, must stop it).
-  if (ctx.guidance && model !== "scripted" && model !== "scripted-dead-end" && model !== "scripted-exfiltrate" && model !== "scripted-mcp-audit" && model !== "scripted-sloppy")
+  if (
+    ctx.guidance &&
+    model !== "scripted" &&
+    model !== "scripted-dead-end" &&
+    model !== "scripted-exfiltrate" &&
+    model !== "scripted-mcp-audit" &&
+    model !== "scripted-sloppy"
+  )
     return decideCompetent(ctx);
   return behaviour(ctx);
 }
