@@ -168,9 +168,7 @@ function progressWriter(ctx: ToolContext): (p: McpProgress) => void {
       ...(p.message ? { message: p.message } : {}),
       at: new Date(now).toISOString(),
     };
-    void ctx.prisma.step
-      .updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId, status: "running" }, data: { progress: progress } })
-      .catch(() => {});
+    void ctx.prisma.step.updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId, status: "running" }, data: { progress: progress } }).catch(() => {});
   };
 }
 
