@@ -33,7 +33,7 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             workspace: src.workspace,
             input: src.input as Prisma.InputJsonValue,
             // A fork goes on with the tools the source run was offered (its checkpoint refers to them).
-            ...(src.mcpTools !== null ? { mcpTools: src.mcpTools as Prisma.InputJsonValue } : {}),
+            ...(src.mcpTools !== null ? { mcpTools: src.mcpTools } : {}),
             createdBy: actor,
             forkedFromTaskId: sourceTaskId,
             forkedFromCheckpointId: sourceCheckpointId,

@@ -126,7 +126,7 @@ describe("agent loop: egress calls", () => {
       fingerprint: "fp2",
       egress: true,
     };
-    const turn: LoopOutcome = { ...modelTurn, calls: [mcp], turn: { ...(modelTurn as Extract<LoopOutcome, { kind: "model" }>).turn, toolCalls: [mcp.call] } };
+    const turn: LoopOutcome = { ...modelTurn, calls: [mcp], turn: { ...modelTurn.turn, toolCalls: [mcp.call] } };
     expect(run(state({ requireApproval: true }), [turn]).action).toEqual({
       kind: "check_approval",
       stepId: "approval-0-0",
