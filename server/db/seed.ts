@@ -1,3 +1,4 @@
+import { env as appEnv } from "../env.ts";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { PrismaClient } from "./client.ts";
@@ -227,12 +228,12 @@ export const OPENAI_EXAMPLE_PROFILE = {
 };
 
 /**
- * Upserts the seed profiles (and, with OPENAI_API_KEY set in `env`, creates the OpenAI example once:
+ * Upserts the seed profiles (and, with OPENAI_API_KEY set in `config`, default env(), creates the OpenAI example once:
  * an admin's later edits of it are kept). An upsert that changes nothing makes no new profile version
  * (server/db/sql/profile-versions.sql). Seeds the demo MCP servers first (mcp-audit selects them).
  * Returns how many profiles were seeded.
  */
-export async function seedDefaults(prisma: PrismaClient, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function seedDefaults(prisma: PrismaClient, config: { OPENAI_API_KEY?: string } = appEnv()): Promise<number> {
   for (const spec of seedMcpServers()) {
     // The memory server writes its graph file but does not make its folder.
     const file = spec.transport.type === "stdio" ? spec.transport.env?.MEMORY_FILE_PATH : undefined;
@@ -248,7 +249,7 @@ export async function seedDefaults(prisma: PrismaClient, env: Record<string, str
     };
     await prisma.agentProfile.upsert({ where: { name: p.name }, create: data, update: data });
   }
-  if (!env.OPENAI_API_KEY?.trim()) return seedProfiles.length;
+  if (!config.OPENAI_API_KEY?.trim()) return seedProfiles.length;
   await prisma.agentProfile.upsert({ where: { name: OPENAI_EXAMPLE_PROFILE.name }, create: OPENAI_EXAMPLE_PROFILE, update: {} });
   return seedProfiles.length + 1;
 }
