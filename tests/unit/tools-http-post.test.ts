@@ -6,10 +6,10 @@ import { executeToolCall, type ToolContext } from "../../server/tools/registry.t
 // The parts of http_post that need no database: the allow-list and argument checks (the ledgered
 // POST itself is tested on the real stack in tests/integration/external-effect.test.ts).
 
-// A database with the task (no profile egress fields), no reads and no approval: the egress gate's
-// queries only; the ledger would need more, so a call that got past the gate would throw.
+// A database without the task (so the deployment's policy alone applies), no reads and no approval:
+// the egress gate's queries only; the ledger would need more, so a call that got past the gate would throw.
 const prisma = {
-  task: { findUnique: async () => ({ profile: { egressEmailAllow: [], egressHttpAllow: [], egressOnBreach: null } }) },
+  task: { count: async () => 0 },
   step: { findMany: async () => [] },
   escalation: { findFirst: async () => null },
 } as unknown as ToolContext["prisma"];
