@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole of Longhaul on one machine, for a newcomer.
  * PostgreSQL (embedded under DATA_DIR when DATABASE_URL is unset) → migrations → seed → build if
- * needed → web (PORT), executor (EXECUTOR_PORT), scripted model (MODEL_PORT, only when no provider
- * is configured). Children are supervised (restarted when they die). Ctrl-C / SIGTERM stops them
+ * needed → web (PORT), executor (EXECUTOR_PORT), scripted model (MODEL_PORT, always: the scripted
+ * profiles talk to it whatever OPENAI_* says, issue 16). Children are supervised (restarted when they die). Ctrl-C / SIGTERM stops them
  * all and PostgreSQL cleanly. Flags: --no-build (use the existing build as it is; fail if there is
  * none — tests build once before starting), --dev (next dev).
  */
@@ -64,14 +64,16 @@ async function main(): Promise<void> {
   const env = parseEnv();
   const dataDir = resolve(root, env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  const useScriptedModel = !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL;
+  // The scripted model server always runs: the scripted profiles use it even when OPENAI_* points
+  // the other profiles at a real provider (issue 16). `realProvider` only changes the banner.
+  const realProvider = !!env.OPENAI_API_KEY || !!env.OPENAI_BASE_URL;
   if (env.LONGHAUL_WORKSPACE && !(existsSync(env.LONGHAUL_WORKSPACE) && statSync(env.LONGHAUL_WORKSPACE).isDirectory())) {
     throw new Error(`LONGHAUL_WORKSPACE: "${env.LONGHAUL_WORKSPACE}" is not a directory`);
   }
 
   await assertPortFree(env.PORT, "PORT");
   await assertPortFree(env.EXECUTOR_PORT, "EXECUTOR_PORT");
-  if (useScriptedModel) await assertPortFree(env.MODEL_PORT, "MODEL_PORT");
+  await assertPortFree(env.MODEL_PORT, "MODEL_PORT");
 
   let stopPostgres = async () => {};
   let databaseUrl = env.DATABASE_URL;
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
   };
   const tsx = (file: string) => ({ command: process.execPath, args: ["--import", "tsx", join(root, file)] });
 
-  if (useScriptedModel && existsSync(join(root, "server/llm/scripted/main.ts"))) {
+  if (existsSync(join(root, "server/llm/scripted/main.ts"))) {
     supervisor.start({ name: "model", ...tsx("server/llm/scripted/main.ts"), env: { ...shared, MODEL_PORT: String(env.MODEL_PORT) } });
   }
   const nextBin = join(root, "node_modules/next/dist/bin/next");
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
   log("");
   log(`Longhaul is up: ${appUrl}/tasks`);
   log(
-    `  executor ${executorUrl}   model ${useScriptedModel ? `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)` : (env.OPENAI_BASE_URL ?? "OpenAI")}`,
+    `  executor ${executorUrl}   model ${realProvider ? `${env.OPENAI_BASE_URL ?? "OpenAI"} (profiles without a base URL); scripted profiles: http://127.0.0.1:${env.MODEL_PORT}/v1` : `http://127.0.0.1:${env.MODEL_PORT}/v1 (offline scripted model)`}`,
   );
   log(
     `  sign in: ${appUrl}/sign-in${accounts === 0 ? " — no account yet: the first one you create becomes admin (every role)" : ` (${accounts} account${accounts === 1 ? "" : "s"})`}`,

@@ -50,7 +50,11 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
   const save = mode === "create" ? create : update;
   const errors = save.error ? errorsByField(save.error.message) : {};
   const general = Object.entries(errors).filter(([k]) => !SHOWN.has(k));
-  const set = (field: keyof ProfileFormValues) => (e: { currentTarget: { value: string } }) => setValues((v) => ({ ...v, [field]: e.currentTarget.value }));
+  // Read the value now: React's event is gone by the time the state updater runs.
+  const set = (field: keyof ProfileFormValues) => (e: { currentTarget: { value: string } }) => {
+    const value = e.currentTarget.value;
+    setValues((v) => ({ ...v, [field]: value }));
+  };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const next = specOf(values, spec);
@@ -147,7 +151,14 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
         <div className="grid gap-3 sm:grid-cols-2">{NUMBER_FIELDS.map((f) => input(f, { numeric: true }))}</div>
         {input("escalationRole")}
         <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" checked={values.requireApproval} onChange={(e) => setValues((v) => ({ ...v, requireApproval: e.currentTarget.checked }))} />
+          <input
+            type="checkbox"
+            checked={values.requireApproval}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              setValues((v) => ({ ...v, requireApproval: on }));
+            }}
+          />
           Ask a human before risky actions
         </label>
         {input("systemPrompt", { multiline: true })}

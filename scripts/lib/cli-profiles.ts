@@ -6,7 +6,7 @@
  * a failed connection test exits 1.
  */
 import { readFile } from "node:fs/promises";
-import type { TRPCClient } from "@trpc/client";
+import { TRPCClientError, type TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
 
@@ -56,7 +56,13 @@ export async function runProfiles(api: TRPCClient<AppRouter>, command: string, v
     const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
       throw new UsageError([`<file>: cannot read ${file} (${error.code ?? error.message})`], command);
     });
-    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true });
+    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true }).catch((error: unknown) => {
+      // A refused document: its problems one a line (exit 2), as every usage error.
+      if (error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "BAD_REQUEST") {
+        throw new UsageError(error.message.split("\n").filter(Boolean), command);
+      }
+      throw error;
+    });
     for (const item of out.items) {
       process.stderr.write(`${item.action.padEnd(9)} ${item.kind === "profile" ? "profile" : "mcp server"} ${item.name}\n`);
       for (const c of item.changes ?? []) {

@@ -50,7 +50,10 @@ describe("a checkpoint too big for the window", () => {
     expect(checkpoint.contextTokens).toBeGreaterThan(12_000);
 
     // The task moves to a model with a 12k-token window: its latest checkpoint no longer fits.
-    await stack.db.agentProfile.update({ where: { name: profile }, data: { contextWindow: 12_000, saturationRatio: 0.7 } });
+    // A task keeps the profile version it launched with (issue 16), so the edit alone would not reach
+    // it: the test moves the task to the new version explicitly.
+    const moved = await stack.db.agentProfile.update({ where: { name: profile }, data: { contextWindow: 12_000, saturationRatio: 0.7 } });
+    await stack.db.task.update({ where: { id: taskId }, data: { profileVersionId: `${moved.id}:v${moved.version}` } });
     const resumed = await resumeTask({ taskId, cause: "resume", actor: "compaction-test", ports: testResumePorts(stack) });
     const status = await stack.waitForTaskStatus(taskId, undefined, 120_000);
     if (status !== "completed")
