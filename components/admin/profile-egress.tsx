@@ -41,7 +41,7 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
       }}
     >
       <div className="flex flex-wrap items-baseline gap-2">
-        <span className="font-medium">{profile.name}</span>
+        <bdi className="font-medium">{profile.name}</bdi>
         <span className="text-xs text-zinc-500">{profile.model}</span>
       </div>
       <p className="text-xs text-zinc-600" data-testid="egress-effective">

@@ -44,7 +44,9 @@ export function TokenTable({
       <tbody>
         {tokens?.map((t) => (
           <tr key={t.id} className="border-t border-zinc-200" data-token-id={t.id}>
-            <td>{t.name}</td>
+            <td>
+              <bdi>{t.name}</bdi>
+            </td>
             {showOwner ? <td>{t.user?.name ?? "local CLI"}</td> : null}
             <td className="font-mono">{t.prefix}…</td>
             <td>{t.roles.join(", ")}</td>

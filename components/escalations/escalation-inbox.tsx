@@ -172,7 +172,9 @@ export function EscalationInbox() {
                       </span>
                       <span>{e.claimedBy && e.status === "open" ? "" : `for ${e.assigneeRole}`}</span>
                     </div>
-                    <div className="truncate text-xs text-zinc-400">{e.goal}</div>
+                    <div className="truncate text-xs text-zinc-400" dir="auto">
+                      {e.goal}
+                    </div>
                     {e.status !== "open" && e.decidedBy && (
                       <div className="mt-0.5 text-xs text-zinc-600">
                         {e.decision?.replace("_", " ")} by {e.decidedBy === me ? "you" : e.decidedBy}

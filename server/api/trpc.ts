@@ -3,6 +3,7 @@ import { idField } from "../domain/input-fields.ts";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { recordAudit } from "../auth/audit.ts";
+import { databaseUnavailableCode, logDatabaseUnavailable } from "../db/db-errors.ts";
 import { trustedOrigins } from "../auth/auth.ts";
 import { crossSiteProblem, identify, type Principal } from "../auth/principal.ts";
 import { hasAnyRole, mayActOnTask, needsRoleMessage, type Role } from "../auth/roles.ts";
@@ -100,6 +101,11 @@ const errorMapping = t.middleware(async ({ next, path }) => {
       const hidden = spec.http >= 500;
       if (hidden) console.error(`[trpc] ${path}:`, cause);
       throw new TRPCError({ code: spec.trpc, message: hidden ? "Internal error" : cause.message, cause });
+    }
+    const down = databaseUnavailableCode(cause);
+    if (down) {
+      logDatabaseUnavailable(down, path);
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "the database is unavailable (down or restarting): try again in a moment", cause });
     }
     if (result.error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${path}:`, result.error.cause ?? result.error);
   }

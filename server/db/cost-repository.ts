@@ -181,9 +181,26 @@ export async function taskSpend({
 }: {
   prisma: Db;
   taskId: string;
-}): Promise<{ usd: number; wastedUsd: number; checkpointUsd: number; calls: number }> {
+}): Promise<{ usd: number; wastedUsd: number; waste: WasteSplit; checkpointUsd: number; calls: number }> {
   const t = (await taskCostTotals({ prisma, taskIds: [taskId] })).get(taskId)!;
-  return { usd: t.usd, wastedUsd: t.wasteUsd, checkpointUsd: t.overheadUsd, calls: t.calls };
+  const [w] = await prisma.$queryRaw<{ retry: string; replay: string; discarded: string; restart: string }[]>`
+    SELECT "retryUsd"::text AS retry, "replayUsd"::text AS replay, "discardedUsd"::text AS discarded, "restartUsd"::text AS restart
+    FROM task_cost WHERE "taskId" = ${taskId}`;
+  const waste: WasteSplit = {
+    retryUsd: Number(w?.retry ?? 0),
+    replayUsd: Number(w?.replay ?? 0),
+    discardedUsd: Number(w?.discarded ?? 0),
+    restartUsd: Number(w?.restart ?? 0),
+  };
+  return { usd: t.usd, wastedUsd: t.wasteUsd, waste, checkpointUsd: t.overheadUsd, calls: t.calls };
+}
+
+/** A task's waste by what happened (USD; server/domain/cost-causes.ts): retried calls, replays, work discarded after a resume or fork, restarts. */
+export interface WasteSplit {
+  retryUsd: number;
+  replayUsd: number;
+  discardedUsd: number;
+  restartUsd: number;
 }
 
 /** One run's cost split for the task page (USD, by cause), with its tokens and estimated share. */

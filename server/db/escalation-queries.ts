@@ -242,6 +242,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     spend: {
       usd: spend.usd,
       wastedUsd: spend.wastedUsd,
+      waste: spend.waste,
       costBudgetUsd: e.task.costBudgetUsd === null ? null : Number(e.task.costBudgetUsd),
       steps: usage.steps,
       stepBudget: e.task.stepBudget,

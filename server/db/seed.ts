@@ -47,8 +47,9 @@ export const EXFILTRATE_DEMO_WORKSPACE = resolve(process.cwd(), "examples", "exf
  *
  * The scripted profiles run offline against the scripted model server; their notional prices
  * (USD per million tokens) let dollar budgets be exercised without a provider. The scenario
- * profiles re-escalate an overdue escalation to "team-lead" (escalationChain); `scripted` keeps it
- * with the operator.
+ * Their escalations go to handlers (escalationRole, the role that decides them); the scenario
+ * profiles move an overdue one on to the admins (escalationChain) — roles that exist and an admin
+ * can give (server/auth/roles.ts ROLES), never a role nobody can hold (issue 18: "team-lead").
  */
 export const seedProfiles = [
   {
@@ -75,7 +76,7 @@ export const seedProfiles = [
     // without working-set growth are its normal rhythm, not a stall.
     stallSteps: 10,
     stallGraceSteps: 5,
-    // The demo's escalations stay with the operator when overdue (reminders only).
+    // The demo's escalations stay with the handlers when overdue (reminders only).
     escalationChain: [],
     inputPricePerMTok: "0.40",
     cachedPricePerMTok: "0.10",
@@ -113,8 +114,8 @@ export const seedProfiles = [
     stepBudget,
     contextWindow: 128_000,
     checkpointEverySteps: 12,
-    // Overdue escalations move from the operator to the team lead at the first reminder (and stay there).
-    escalationChain: ["team-lead"],
+    // Overdue escalations move from the handlers to the admins at the first reminder (and stay there).
+    escalationChain: ["admin"],
     inputPricePerMTok: "0.40",
     cachedPricePerMTok: "0.10",
     outputPricePerMTok: "1.60",
@@ -227,6 +228,9 @@ export const OPENAI_EXAMPLE_PROFILE = {
   systemPrompt: seedProfiles[0].systemPrompt,
 };
 
+/** Who handles the seeded profiles' escalations: the handler role (the one that claims and decides them). */
+export const SEED_ESCALATION_ROLE = "handler";
+
 /**
  * Upserts the seed profiles (and, with OPENAI_API_KEY set in `config`, default env(), creates the OpenAI example once:
  * an admin's later edits of it are kept). An upsert that changes nothing makes no new profile version
@@ -242,6 +246,7 @@ export async function seedDefaults(prisma: PrismaClient, config: { OPENAI_API_KE
   }
   for (const p of seedProfiles) {
     const data = {
+      escalationRole: SEED_ESCALATION_ROLE,
       ...p,
       tools: [...p.tools],
       escalationChain: [...p.escalationChain],

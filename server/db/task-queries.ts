@@ -340,6 +340,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       completionTokens: Number(usage?.completion ?? 0),
       costUsd: spend.usd,
       wastedUsd: spend.wastedUsd,
+      /** The waste by what happened (labelled with lib/contracts/waste.ts wasteWords). */
+      waste: spend.waste,
       checkpointUsd: spend.checkpointUsd,
       modelCalls: spend.calls,
     },

@@ -146,10 +146,22 @@ export function outcomeTableCells(rows: readonly OutcomeRow[]): string[][] {
   });
 }
 
-/** RFC 4180 CSV of a header and rows (fields quoted when they hold a comma, quote or line break). */
+/** RFC 4180 CSV of a header and rows (fields quoted when they hold a comma, quote or line break; formula-like cells neutralised, {@link neutraliseFormula}). */
 export function toCsv(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const field = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  const field = (raw: string) => {
+    const v = neutraliseFormula(raw);
+    return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+  };
   return [header, ...rows].map((r) => r.map(field).join(",")).join("\r\n") + "\r\n";
+}
+
+/**
+ * A CSV cell that a spreadsheet would run as a formula (it starts with =, +, -, @, tab or CR — OWASP
+ * "CSV injection"; a profile or model name is user-written) gets a leading apostrophe, so it is shown
+ * as text. A plain number (e.g. -0.5) is left as it is. Pure.
+ */
+export function neutraliseFormula(cell: string): string {
+  return /^[=+\-@\t\r]/.test(cell) && !/^[+-]?\d+(\.\d+)?$/.test(cell) ? `'${cell}` : cell;
 }
 
 /** The outcomes table as CSV: the same header, rows and rounding as outcomeTableCells. */

@@ -3,6 +3,7 @@
 import { compactNumber, usd } from "@/components/tasks/format.ts";
 import { cn } from "@/components/ui/cn.ts";
 import { describeCeilingUsage as describeCeiling } from "@/lib/contracts/ceiling.ts";
+import { wasteWords } from "@/lib/contracts/waste.ts";
 import type { EscalationCard } from "./use-decision-form.ts";
 
 /** The ceiling a budget stop hit (with "raise it below" while open), and the spend tiles: dollars, steps, tokens, checkpoint. */
@@ -25,7 +26,7 @@ export function SpendTiles({ e, open }: { e: EscalationCard; open: boolean }) {
             {e.spend.costBudgetUsd !== null ? ` / ${usd(e.spend.costBudgetUsd)}` : ""}
           </div>
           {e.spend.costBudgetUsd === null && <div className="text-xs text-zinc-500">no dollar budget</div>}
-          {e.spend.wastedUsd > 0 && <div className="text-xs text-zinc-500">{usd(e.spend.wastedUsd)} wasted on retries</div>}
+          {e.spend.wastedUsd > 0 && <div className="text-xs text-zinc-500">{wasteWords(e.spend.waste, usd)}</div>}
         </div>
         <div className={tile("steps")}>
           <div className="text-xs text-zinc-500">Steps</div>

@@ -3,6 +3,7 @@
 import type React from "react";
 import { cn } from "@/components/ui/cn.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { wasteWords } from "@/lib/contracts/waste.ts";
 import { compactNumber, elapsed, usd } from "../format.ts";
 import { RelativeTime, useTickingNow } from "../relative-time.tsx";
 import type { TimelineStep } from "../timeline.tsx";
@@ -52,7 +53,7 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
         label="Cost"
         value={`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}
         fraction={t.costBudgetUsd ? t.usage.costUsd / t.costBudgetUsd : undefined}
-        detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${usd(t.usage.wastedUsd)} wasted on retries` : ""}${offline ? " · notional prices" : ""}`}
+        detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${wasteWords(t.usage.waste, usd)}` : ""}${offline ? " · notional prices" : ""}`}
       />
       <Meter
         label="Duration"

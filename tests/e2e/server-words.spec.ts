@@ -1,0 +1,26 @@
+import { expect, test } from "@playwright/test";
+
+// Issue 18, "Clear words": a run page asked for a 10 kB id answers 404 at once (it hung 85 s, then
+// 408); the launch form takes whole numbers only (1e3 launched a 1,000-package audit).
+
+test("/tasks/<10 kB id> is a 404 page within a few seconds", async ({ page }) => {
+  const started = Date.now();
+  const response = await page.goto(`/tasks/${"x".repeat(10_000)}`);
+  expect(response?.status()).toBe(404);
+  expect(Date.now() - started).toBeLessThan(10_000);
+  await expect(page.getByTestId("task-not-found")).toContainText("Task not found");
+});
+
+test("Package limit 1e3 is refused in the form and nothing is launched", async ({ page }) => {
+  const launches: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/trpc/task.launch")) launches.push(r.url());
+  });
+  await page.goto("/tasks/new");
+  await page.getByLabel("Package limit").fill("1e3");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page.getByText("Package limit: a whole number from 1 to")).toBeVisible();
+  await expect(page.getByLabel("Package limit")).toHaveAttribute("aria-invalid", "true");
+  await expect(page).toHaveURL(/\/tasks\/new/);
+  expect(launches).toEqual([]);
+});
