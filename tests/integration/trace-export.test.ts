@@ -211,7 +211,11 @@ describe("trace export", () => {
         6,
       );
       for (const c of chats) {
-        expect(attrsOf(c.attributes)).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "scripted", "gen_ai.request.model": "scripted" });
+        expect(attrsOf(c.attributes)).toMatchObject({
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": "scripted",
+          "gen_ai.request.model": "scripted",
+        });
       }
       const modelStep = row.steps.find((s) => s.kind === "model")!;
       const modelStepSpan = stepSpans.find((s) => attrsOf(s.attributes)["longhaul.step.id"] === modelStep.stepId)!;

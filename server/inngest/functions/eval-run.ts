@@ -39,8 +39,9 @@ export const evalRun = inngest.createFunction(
       if (r.done) return { evalRunId, generation, ticks: n + 1, done: true };
       await step.sleep(`wait-${n}`, evalTick());
     }
-    await step.run("continue", async () =>
-      await inngest.send(evalStarted.create({ evalRunId, generation: generation + 1 }, { id: `eval-started-${evalRunId}-${generation + 1}` })),
+    await step.run(
+      "continue",
+      async () => await inngest.send(evalStarted.create({ evalRunId, generation: generation + 1 }, { id: `eval-started-${evalRunId}-${generation + 1}` })),
     );
     return { evalRunId, generation, ticks: EVAL_TICKS_PER_GENERATION, done: false };
   },
