@@ -70,8 +70,9 @@ export function normaliseMcpServerSpec(input: unknown): McpServerSpec {
   const parsed = mcpServerSpecSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.length ? issue.path.join(".") : "spec";
-    throw new AppError("BAD_INPUT", `mcp server ${field}: ${issue?.message ?? "invalid"}`);
+    // The field as the API names it (`spec.transport.command`), so a message says where it is.
+    const field = issue?.path.length ? `spec.${issue.path.join(".")}` : "spec";
+    throw new AppError("BAD_INPUT", `${field}: ${issue?.message ?? "invalid"}`);
   }
   return JSON.parse(canonicalize(parsed.data) ?? "{}") as McpServerSpec;
 }

@@ -1,3 +1,4 @@
+import { inputObject } from "./input-fields.ts";
 import { z } from "zod";
 import { launchFactsSchema } from "./launch-task.ts";
 import { MAX_DEMO_PACKAGES, MAX_GOAL_CHARS, MAX_STEP_BUDGET, MAX_TOKEN_BUDGET } from "../../lib/contracts/limits.ts";
@@ -58,15 +59,18 @@ export const evalCaseSchema = z.object({
 
 /** A suite file (YAML or JSON, `eval apply` / `eval run <file>`): name, description, cases. */
 export const evalSuiteFileSchema = z
-  .object({
-    name: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[a-z0-9][a-z0-9._-]*$/, "suite name: lowercase letters, digits, . _ -"),
-    description: z.string().max(2_000).default(""),
-    cases: z.array(evalCaseSchema).min(1, "cases: at least one case").max(500),
-  })
+  .object(
+    {
+      name: z
+        .string()
+        .min(1)
+        .max(100)
+        .regex(/^[a-z0-9][a-z0-9._-]*$/, "suite name: lowercase letters, digits, . _ -"),
+      description: z.string().max(2_000).default(""),
+      cases: z.array(evalCaseSchema).min(1, "cases: at least one case").max(500),
+    },
+    "input: must be an object with name, description, cases",
+  )
   .superRefine((s, ctx) => {
     const seen = new Set<string>();
     for (const [i, c] of s.cases.entries()) {
@@ -77,7 +81,7 @@ export const evalSuiteFileSchema = z
 export type EvalSuiteFile = z.output<typeof evalSuiteFileSchema>;
 
 /** Start input of an eval run (browser, CLI, API). */
-export const startEvalRunInputSchema = z.object({
+export const startEvalRunInputSchema = inputObject({
   suite: z.string().min(1).max(100),
   profiles: z.array(z.string().min(1).max(100)).min(1, "profiles: at least one").max(10, "profiles: at most 10"),
   repeats: z.number().int().min(1, "repeats: at least 1").max(20, "repeats: at most 20").default(1),

@@ -286,11 +286,14 @@ export async function exportFinishedRuns({
   limit = 50,
   backfillMs = 86_400_000,
   escalationWaitMs = 3_600_000,
+  stopped = () => false,
 }: {
   prisma: PrismaClient;
   emitter: RunTraceEmitter;
   taskId?: string;
   limit?: number;
+  /** Checked before each run: true ends the pass there (a stopping process does not wait for a whole batch). */
+  stopped?: () => boolean;
   backfillMs?: number;
   escalationWaitMs?: number;
 }): Promise<{ exported: { runId: string; spans: number }[]; failed: { runId: string; error: string }[] }> {
@@ -308,6 +311,7 @@ export async function exportFinishedRuns({
   const exported: { runId: string; spans: number }[] = [];
   const failed: { runId: string; error: string }[] = [];
   for (const { id: runId } of candidates) {
+    if (stopped()) break;
     const claimed = await prisma.$queryRaw<{ runId: string }[]>`
       INSERT INTO run_trace_export ("runId", "traceId", "claimedAt") VALUES (${runId}, ${traceIdOfRun(runId)}, now())
       ON CONFLICT ("runId") DO UPDATE SET "claimedAt" = now(), attempts = run_trace_export.attempts + 1

@@ -31,7 +31,7 @@ export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number 
     const emitter = taskId ? liveEmitter : sweepEmitter;
     const run = async () => {
       try {
-        const { exported, failed } = await exportFinishedRuns({ prisma: prisma(), emitter, taskId });
+        const { exported, failed } = await exportFinishedRuns({ prisma: prisma(), emitter, taskId, stopped: () => stopped });
         if (failed.length) process.stderr.write(`[traces] export to ${config.endpoint} failed for ${failed.length} run(s): ${failed[0]!.error}\n`);
         if (exported.length && env().LONGHAUL_TRACE_LOG) process.stderr.write(`[traces] exported ${JSON.stringify(exported)}\n`);
         failing = false;
@@ -70,7 +70,7 @@ export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number 
   return true;
 }
 
-/** Stops what {@link startTraceExport} started (tests, shutdown): no new passes; waits for the one in flight, then shuts the exporter down. */
+/** Stops what {@link startTraceExport} started (tests, shutdown): no new passes; waits for the run being exported in each lane (a pass ends there), then shuts the exporters down. */
 export async function stopTraceExport(): Promise<void> {
   const s = started;
   if (!s) return;
