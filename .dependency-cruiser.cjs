@@ -61,6 +61,14 @@ module.exports = {
       to: { path: ["^(app|components)/", "^server/(domain|inngest|tools|llm|api|agent|notify)/"] },
     },
     {
+      name: "agent-no-engine",
+      severity: "error",
+      comment:
+        "The agent layer (server/agent) knows no durable-execution engine: its step bodies throw StepRetryError (server/errors.ts) and server/inngest maps it to Inngest's errors (server/inngest/errors.ts withInngestRetries).",
+      from: { path: "^server/agent/" },
+      to: { path: ["^node_modules/inngest/", "^server/(inngest|executor)/"] },
+    },
+    {
       name: "env-source-only-env",
       severity: "error",
       comment:

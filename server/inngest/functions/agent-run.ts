@@ -29,6 +29,7 @@ import { mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
 import { snapshotToolNames } from "../../tools/mcp/tool-snapshot.ts";
 import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
+import { withInngestRetries } from "../errors.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
@@ -184,25 +185,28 @@ export const agentRun = inngest.createFunction(
       const afterStepId = state.lastStepId;
       const nextIndex = index;
       const segmentSteps = state.segmentSteps;
-      const saved = await step.run(stepId, () =>
-        runCheckpointStep({
-          ports: ports(),
-          start,
-          tools,
-          stepId,
-          index: cpIndex,
-          reason,
-          withModel,
-          messages,
-          segmentSteps,
-          usage: snapshot,
-          afterStepId,
-          nextTurn,
-          nextIndex,
-          attempt,
-          retries: AGENT_STEP_RETRIES,
-          openQuestion,
-        }),
+      const saved = await step.run(
+        stepId,
+        withInngestRetries(() =>
+          runCheckpointStep({
+            ports: ports(),
+            start,
+            tools,
+            stepId,
+            index: cpIndex,
+            reason,
+            withModel,
+            messages,
+            segmentSteps,
+            usage: snapshot,
+            afterStepId,
+            nextTurn,
+            nextIndex,
+            attempt,
+            retries: AGENT_STEP_RETRIES,
+            openQuestion,
+          }),
+        ),
       );
       state = foldOutcome(state, { kind: "checkpointed", checkpointId: saved.id, spendUsd: saved.spendUsd ?? state.costUsd });
       return saved;
@@ -300,20 +304,23 @@ export const agentRun = inngest.createFunction(
           const costBudgetUsd = start.costBudgetUsd;
           let turn;
           try {
-            turn = await step.run(stepId, () =>
-              runModelStep({
-                ports: ports(),
-                runId,
-                taskId,
-                stepId,
-                index: modelIndex,
-                messages,
-                tools,
-                profile: start.profile,
-                costBudgetUsd,
-                attempt,
-                retries: AGENT_STEP_RETRIES,
-              }),
+            turn = await step.run(
+              stepId,
+              withInngestRetries(() =>
+                runModelStep({
+                  ports: ports(),
+                  runId,
+                  taskId,
+                  stepId,
+                  index: modelIndex,
+                  messages,
+                  tools,
+                  profile: start.profile,
+                  costBudgetUsd,
+                  attempt,
+                  retries: AGENT_STEP_RETRIES,
+                }),
+              ),
             );
           } catch (error) {
             // Not a model failure (those come back as a result): the step's own infrastructure failed
@@ -360,8 +367,11 @@ export const agentRun = inngest.createFunction(
           const cpIndex = index++;
           const nextIndex = index;
           const usage = { steps: state.stepsUsed, tokens: state.tokensUsed };
-          const compacted = await step.run(stepId, () =>
-            runCompactStep({ ports: ports(), start, tools, referenceTools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+          const compacted = await step.run(
+            stepId,
+            withInngestRetries(() =>
+              runCompactStep({ ports: ports(), start, tools, referenceTools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+            ),
           );
           outcome = { kind: "compacted", ...compacted };
           break;
