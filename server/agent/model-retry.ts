@@ -1,25 +1,19 @@
 import { StepRetryError } from "../errors.ts";
-import type { ModelCallError, ModelCallErrorKind } from "../llm/errors.ts";
+import { MODEL_ERROR_RETRYABLE, type ModelCallError, type ModelCallErrorKind } from "../llm/errors.ts";
 
 /** How a step retries a failed model call of a given kind (STYLE.md "Errors": one table). */
 export type ModelRetryBehaviour = "retry_after" | "retry" | "non_retriable";
 
 /**
- * The retry behaviour per ModelCallError kind (llm/errors.ts has the reasons): a 429 waits as long
- * as the provider asked, the other transient kinds retry with the executor's backoff, the rest
- * (bad request, context too long, auth, aborted) are not retried.
+ * The retry behaviour of a ModelCallError kind, from the one transient table (llm/errors.ts
+ * MODEL_ERROR_RETRYABLE, which has the reasons): a 429 waits as long as the provider asked, the
+ * other transient kinds retry with the executor's backoff, the rest (bad request, context too long,
+ * auth, aborted) are not retried.
  */
-export const MODEL_ERROR_RETRY: Readonly<Record<ModelCallErrorKind, ModelRetryBehaviour>> = {
-  rate_limited: "retry_after",
-  server: "retry",
-  timeout: "retry",
-  stream_cut: "retry",
-  network: "retry",
-  bad_request: "non_retriable",
-  context_length: "non_retriable",
-  auth: "non_retriable",
-  aborted: "non_retriable",
-};
+export function modelRetryBehaviour(kind: ModelCallErrorKind): ModelRetryBehaviour {
+  if (!MODEL_ERROR_RETRYABLE[kind]) return "non_retriable";
+  return kind === "rate_limited" ? "retry_after" : "retry";
+}
 
 /** Wait before retrying a 429 that named no `retry-after` (ms). */
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
@@ -35,7 +29,7 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
  */
 export function stepErrorForModelCall(error: ModelCallError, attempt = 0): StepRetryError {
   const message = `[${error.kind}] ${error.message}`;
-  switch (MODEL_ERROR_RETRY[error.kind]) {
+  switch (modelRetryBehaviour(error.kind)) {
     case "retry_after":
       return new StepRetryError(message, { retryAfterMs: error.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS, cause: error });
     case "retry":
@@ -53,5 +47,5 @@ export function stepErrorForModelCall(error: ModelCallError, attempt = 0): StepR
  * result (the loop then decides): the kind is not retried, or `attempt` (0-based) is the step's last.
  */
 export function isFinalModelFailure(error: ModelCallError, attempt: number, retries: number): boolean {
-  return MODEL_ERROR_RETRY[error.kind] === "non_retriable" || attempt >= retries;
+  return modelRetryBehaviour(error.kind) === "non_retriable" || attempt >= retries;
 }

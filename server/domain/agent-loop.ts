@@ -1,8 +1,10 @@
+import { MODEL_ERROR_RETRYABLE, type ModelCallErrorKind } from "../llm/errors.ts";
 import type { ModelToolCall, ModelUsage } from "../llm/types.ts";
 import type { CompletedStepSummary } from "./agent-context.ts";
 import { checkpointReasonAfterTurn, describeToolStep, isSaturated, type CheckpointReason } from "./checkpoint.ts";
 import { detectAlerts, type Alert, type StepRecord } from "./detectors.ts";
 import { describeCeiling } from "../../lib/contracts/ceiling.ts";
+import { REJECTED_BY_HUMAN, rejectedByHumanMessage } from "./rejected-call.ts";
 import { reachedCeiling, type Ceiling } from "./step-budget.ts";
 import { briefCall } from "./step-summaries.ts";
 
@@ -122,11 +124,10 @@ export interface LoopVerdict {
 }
 
 /**
- * Model-call failure kinds (llm/errors.ts `ModelCallErrorKind`, structurally), plus `step_error`: the
+ * Model-call failure kinds (llm/errors.ts `ModelCallErrorKind`), plus `step_error`: the
  * model step itself failed for good with anything else (the database was down through its retries).
  */
-export type LoopModelErrorKind =
-  "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "auth" | "aborted" | "context_length" | "step_error";
+export type LoopModelErrorKind = ModelCallErrorKind | "step_error";
 
 /** The outcome of the last action, handed to `nextAction`. */
 export type LoopOutcome =
@@ -304,11 +305,11 @@ export function escalationReasonOfAlert(alert: Alert): "loop" | "stall" | "tool_
 }
 
 /**
- * The end reason of a model call that failed for good: the retryable kinds (the provider or the
- * network was down) are `transient` — the profile may auto-resume — the rest `error`.
+ * The end reason of a model call that failed for good: the retryable kinds (llm/errors.ts
+ * MODEL_ERROR_RETRYABLE: the provider or the network was down) are `transient` — the profile may auto-resume — the rest `error`.
  */
 export function endReasonOfModelError(kind: LoopModelErrorKind): "transient" | "error" {
-  return kind === "rate_limited" || kind === "server" || kind === "timeout" || kind === "stream_cut" || kind === "network" ? "transient" : "error";
+  return kind !== "step_error" && MODEL_ERROR_RETRYABLE[kind] ? "transient" : "error";
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -420,7 +421,7 @@ export function foldOutcome(state: LoopState, outcome: LoopOutcome): LoopState {
           },
         ],
         rejectedCalls:
-          !result.ok && result.error.code === "rejected_by_human"
+          !result.ok && result.error.code === REJECTED_BY_HUMAN
             ? [...s.rejectedCalls, result.error.gap ?? `${call.name} was not run: rejected by a human`]
             : s.rejectedCalls,
         turnProgress: { ...tp, phaseCompleted: tp.phaseCompleted || (result.ok && call.name === CONTROL_TOOLS.completePhase) },
@@ -590,8 +591,8 @@ function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEg
     const refused: LoopToolResult = {
       ok: false,
       error: {
-        code: "rejected_by_human",
-        message: `${call.name} was rejected by ${verdict.decidedBy ?? "a handler"} and not run${verdict.guidance ? `: ${verdict.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.`,
+        code: REJECTED_BY_HUMAN,
+        message: rejectedByHumanMessage(call.name, verdict.decidedBy, verdict.guidance),
         gap: `${briefCall(call.name, inspected.args)} was not run: rejected by ${verdict.decidedBy ?? "a handler"}${verdict.guidance ? ` (${verdict.guidance})` : ""}`,
       },
     };

@@ -1,9 +1,9 @@
 import { NonRetriableError, RetryAfterError } from "inngest";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_AFTER_MS, MODEL_ERROR_RETRY, stepErrorForModelCall } from "../../server/agent/model-retry.ts";
+import { DEFAULT_RETRY_AFTER_MS, modelRetryBehaviour, stepErrorForModelCall } from "../../server/agent/model-retry.ts";
 import { AppError, StepRetryError } from "../../server/errors.ts";
 import { toInngestError, withInngestRetries } from "../../server/inngest/errors.ts";
-import { ModelCallError, type ModelCallErrorKind } from "../../server/llm/errors.ts";
+import { MODEL_ERROR_RETRYABLE, ModelCallError, type ModelCallErrorKind } from "../../server/llm/errors.ts";
 
 // The one mapping from the agent layer's engine-neutral StepRetryError to Inngest's errors
 // (server/inngest/errors.ts), and the model-call retry table it is fed by (server/agent/model-retry.ts).
@@ -45,17 +45,31 @@ describe("toInngestError", () => {
 });
 
 describe("stepErrorForModelCall: every model-call kind", () => {
-  const kinds = Object.keys(MODEL_ERROR_RETRY) as ModelCallErrorKind[];
+  const kinds = Object.keys(MODEL_ERROR_RETRYABLE) as ModelCallErrorKind[];
 
-  it.each(kinds)("%s follows MODEL_ERROR_RETRY and ModelCallError.retryable", (kind) => {
+  it.each(kinds)("%s follows modelRetryBehaviour and ModelCallError.retryable", (kind) => {
     const error = new ModelCallError({ kind, message: "m" });
     const step = stepErrorForModelCall(error);
     expect(step.message).toBe(`[${kind}] m`);
     expect(step.cause).toBe(error);
-    expect(step.permanent).toBe(MODEL_ERROR_RETRY[kind] === "non_retriable");
+    expect(step.permanent).toBe(modelRetryBehaviour(kind) === "non_retriable");
     // The one retry table agrees with the error's own flag (llm/errors.ts).
     expect(step.permanent).toBe(!error.retryable);
-    expect(step.retryAfterMs).toBe(MODEL_ERROR_RETRY[kind] === "retry_after" ? DEFAULT_RETRY_AFTER_MS : null);
+    expect(step.retryAfterMs).toBe(modelRetryBehaviour(kind) === "retry_after" ? DEFAULT_RETRY_AFTER_MS : null);
+  });
+
+  it.each([
+    ["rate_limited", "retry_after"],
+    ["server", "retry"],
+    ["timeout", "retry"],
+    ["stream_cut", "retry"],
+    ["network", "retry"],
+    ["bad_request", "non_retriable"],
+    ["context_length", "non_retriable"],
+    ["auth", "non_retriable"],
+    ["aborted", "non_retriable"],
+  ] as const)("%s → %s", (kind, behaviour) => {
+    expect(modelRetryBehaviour(kind)).toBe(behaviour);
   });
 
   it("a 429 waits the provider's retry-after", () => {
