@@ -1,5 +1,5 @@
 import { buildInitialMessages, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
-import type { CompactionSizes } from "../domain/agent-loop.ts";
+import type { CompactionSizes } from "../domain/agent-loop/index.ts";
 import {
   CHECKPOINT_REQUEST,
   compactCheckpointState,

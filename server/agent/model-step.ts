@@ -1,4 +1,4 @@
-import type { ModelTurn } from "../domain/agent-loop.ts";
+import type { ModelTurn } from "../domain/agent-loop/index.ts";
 import { summarizeCalls } from "../domain/step-summaries.ts";
 import type { ModelCallErrorKind } from "../llm/errors.ts";
 import type { ChatMessage, ToolSchema } from "../llm/types.ts";

@@ -15,7 +15,7 @@ import {
   type LoopAction,
   type LoopOutcome,
   type LoopState,
-} from "../../domain/agent-loop.ts";
+} from "../../domain/agent-loop/index.ts";
 import { runCheckpointStep, runCompactStep } from "../../agent/checkpoint-step.ts";
 import { openAutoResume } from "../../agent/auto-resume.ts";
 import { runModelStep } from "../../agent/model-step.ts";
@@ -64,7 +64,7 @@ export function failureMessage(error: Pick<Error, "name" | "message"> | undefine
 
 /**
  * The `agent-run` Inngest function: one segment of a run of a task — wiring only. It reads the
- * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop.ts,
+ * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop/decide.ts,
  * pure: every ceiling, checkpoint trigger, control tool and end reason) → perform the action as
  * durable steps (bodies in server/agent/*-step.ts) → `foldOutcome` (pure). Step ids: `model-<n>`,
  * `tool-<n>-<k>`, `egress-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
