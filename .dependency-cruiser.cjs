@@ -69,6 +69,14 @@ module.exports = {
       to: { path: ["^node_modules/inngest/", "^server/(inngest|executor)/"] },
     },
     {
+      name: "db-no-tools",
+      severity: "error",
+      comment:
+        "server/db stores and reads; it imports no tool code (not even types). What a composition root in db needs of the tools is passed in by its caller (server/tools/launch-tools.ts launchTools, toolDefinitions for the cancel checkpoint).",
+      from: { path: "^server/db/" },
+      to: { path: "^server/tools/" },
+    },
+    {
       name: "env-source-only-env",
       severity: "error",
       comment:

@@ -26,7 +26,7 @@ import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
 import { builtinTools, getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
 import { mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
-import { snapshotToolNames } from "../../tools/mcp/tool-snapshot.ts";
+import { snapshotToolNames } from "../../domain/mcp-tool-snapshot.ts";
 import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
 import { withInngestRetries } from "../errors.ts";
