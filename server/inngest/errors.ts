@@ -14,13 +14,14 @@ import type { ModelCallError } from "../llm/errors.ts";
  * | StepRetryError without `retryAfterMs`    | Error (retried with the backoff)      |
  * | anything else                            | itself (Inngest retries it)           |
  *
- * The original error is kept as `cause`.
+ * No `cause` is attached: Inngest serializes the error it gets onto the step, and it stays what it
+ * was before the agent layer stopped throwing Inngest's errors (a message, no nested error).
  */
 export function toInngestError(error: unknown): unknown {
   if (!(error instanceof StepRetryError)) return error;
-  if (error.permanent) return new NonRetriableError(error.message, { cause: error });
-  if (error.retryAfterMs !== null) return new RetryAfterError(error.message, error.retryAfterMs, { cause: error });
-  return new Error(error.message, { cause: error });
+  if (error.permanent) return new NonRetriableError(error.message);
+  if (error.retryAfterMs !== null) return new RetryAfterError(error.message, error.retryAfterMs);
+  return new Error(error.message);
 }
 
 /**
