@@ -61,6 +61,22 @@ module.exports = {
       to: { path: ["^(app|components)/", "^server/(domain|inngest|tools|llm|api|agent|notify)/"] },
     },
     {
+      name: "agent-no-engine",
+      severity: "error",
+      comment:
+        "The agent layer (server/agent) knows no durable-execution engine: its step bodies throw StepRetryError (server/errors.ts) and server/inngest maps it to Inngest's errors (server/inngest/errors.ts withInngestRetries).",
+      from: { path: "^server/agent/" },
+      to: { path: ["^node_modules/inngest/", "^server/(inngest|executor)/"] },
+    },
+    {
+      name: "db-no-tools",
+      severity: "error",
+      comment:
+        "server/db stores and reads; it imports no tool code (not even types). What a composition root in db needs of the tools is passed in by its caller (server/tools/launch-tools.ts launchTools, toolDefinitions for the cancel checkpoint).",
+      from: { path: "^server/db/" },
+      to: { path: "^server/tools/" },
+    },
+    {
       name: "env-source-only-env",
       severity: "error",
       comment:

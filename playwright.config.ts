@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { chromiumLaunchOptions } from "./scripts/lib/chromium.ts";
 
 // End-to-end tests run the real stack (`scripts/start.ts`: embedded PostgreSQL, web, executor,
 // scripted model) on test ports with a fresh data directory, in Debian's Chromium (STACK.md pitfall 5).
@@ -27,19 +28,7 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${port}`,
     storageState: join(process.env.LONGHAUL_E2E_DATA, "e2e-admin-state.json"),
     trace: "retain-on-failure",
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: chromiumLaunchOptions(),
   },
   webServer: {
     command: `node --import tsx scripts/start.ts --no-build`,

@@ -41,20 +41,11 @@ import { createPrismaClient } from "../server/db/client.ts";
 import { seedDefaults } from "../server/db/seed.ts";
 import { freePort, intFlag, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
 import { profileIdOrThrow, seedLongTask, seedManyTasks } from "./lib/seed-ui.ts";
+import { chromiumLaunchOptions } from "./lib/chromium.ts";
 import { waitForUrl } from "./lib/supervisor.ts";
 
 const TAG = "bench:ui";
 const root = resolve(import.meta.dirname, "..");
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** ms since navigation start when `selector` first matched, measured inside the page. */
 async function firstMatchMs(page: Page, url: string, selector: string): Promise<number> {
@@ -122,7 +113,7 @@ async function main(): Promise<number> {
     const base = `http://127.0.0.1:${port}`;
     await waitForUrl(`${base}/api/health`, 600_000, () => app?.exitCode === null);
 
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await chromium.launch(chromiumLaunchOptions());
     // The pages need a signed-in user: the first account of the fresh data folder (admin, every role).
     const bootstrap = await browser.newContext();
     const signUp = await bootstrap.request.post(`${base}/api/auth/sign-up/email`, {

@@ -53,6 +53,7 @@ import { performance } from "node:perf_hooks";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import pg from "pg";
 import superjson from "superjson";
+import { TERMINAL_TASK_STATUSES } from "../lib/contracts/status.ts";
 import type { AppRouter } from "../server/api/root.ts";
 import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { flag, freePort, intFlag, progress, round, seededRandom, sleep } from "./lib/bench-stack.ts";
@@ -60,7 +61,7 @@ import { processAlive as alive } from "./lib/supervisor.ts";
 
 const TAG = "chaos:stack";
 const root = resolve(import.meta.dirname, "..");
-const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled"]);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_TASK_STATUSES);
 
 /** What chaos kills. `mcp` is skipped (with a reason) when the stack runs no MCP server. */
 export const STACK_TARGETS = ["web", "executor", "model", "postgres", "mcp"] as const;

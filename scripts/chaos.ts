@@ -41,11 +41,12 @@ import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { startAgentStack, WORKSPACE, type AgentStack } from "../tests/support/agent-stack.ts";
 import { intFlag, progress, round, runScript, seededRandom, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
 import { runStackChaos } from "./chaos-stack.ts";
+import { SETTLED_TASK_STATUSES } from "../lib/contracts/status.ts";
 
 const TAG = "chaos";
 /** What the harness mode's "app" is, said in its output. */
 const HARNESS_APP = "tests/support/serve-functions.ts (a bare inngest/node server serving the real functions; not the Next.js web app)";
-const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
+const SETTLED: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
 
 interface LaunchedTask {
   taskId: string;
@@ -60,7 +61,7 @@ async function taskStatuses(stack: AgentStack, tasks: LaunchedTask[]): Promise<M
 
 async function allEnded(stack: AgentStack, tasks: LaunchedTask[]): Promise<boolean> {
   const statuses = await taskStatuses(stack, tasks);
-  return tasks.every((t) => TERMINAL.has(statuses.get(t.taskId) ?? ""));
+  return tasks.every((t) => SETTLED.has(statuses.get(t.taskId) ?? ""));
 }
 
 /** Kills `which` with SIGKILL and starts it again; returns how long it was down (ms). */

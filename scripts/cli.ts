@@ -28,7 +28,7 @@
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
-import { TASK_STATUSES } from "../lib/contracts/status.ts";
+import { SETTLED_TASK_STATUSES, TASK_STATUSES } from "../lib/contracts/status.ts";
 import { FAILURE_CLASSES } from "../lib/contracts/failure.ts";
 import { EXIT_CODE_TABLE, EXIT_CODES, exitCodeForTaskStatus } from "./lib/cli-exit.ts";
 import { SCENARIO_GOAL, SCENARIOS } from "../server/db/seed.ts";
@@ -52,7 +52,7 @@ import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } fr
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
 
 const PROGRAM = "npm run cli --";
-const WAIT_DONE = new Set(["completed", "dead_end", "failed", "cancelled", "waiting_for_human"]);
+const WAIT_DONE: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const token = cliToken(baseUrl);
 const api = createTRPCClient<AppRouter>({

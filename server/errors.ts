@@ -33,3 +33,20 @@ export function orThrowNotFound<T>(value: T | null | undefined, entity: string, 
   if (value === null || value === undefined) throw new AppError("NOT_FOUND", `${entity} ${id} not found`);
   return value;
 }
+
+/**
+ * A durable step's body asks its executor to try the step again (or, `permanent`, never again),
+ * without naming the executor: the agent layer throws it, the Inngest function layer maps it to
+ * Inngest's errors (inngest/errors.ts `toInngestError`). `retryAfterMs` (ms, or null for the
+ * executor's own backoff) is how long to wait first; it is ignored when `permanent`.
+ */
+export class StepRetryError extends Error {
+  readonly retryAfterMs: number | null;
+  readonly permanent: boolean;
+  constructor(message: string, options: { retryAfterMs?: number | null; permanent?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = "StepRetryError";
+    this.retryAfterMs = options.retryAfterMs ?? null;
+    this.permanent = options.permanent ?? false;
+  }
+}

@@ -1,5 +1,5 @@
 import { buildInitialMessages, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
-import type { CompactionSizes } from "../domain/agent-loop.ts";
+import type { CompactionSizes } from "../domain/agent-loop/index.ts";
 import {
   CHECKPOINT_REQUEST,
   compactCheckpointState,
@@ -11,10 +11,10 @@ import {
 } from "../domain/checkpoint.ts";
 import { detectDrift } from "../domain/detectors.ts";
 import { formatFactRef, referencedKeys } from "../domain/fact-reference.ts";
-import { inngestErrorForModelCall, isFinalModelFailure } from "../inngest/errors.ts";
 import { countTokens } from "../llm/tokens.ts";
 import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";
+import { isFinalModelFailure, stepErrorForModelCall } from "./model-retry.ts";
 import type { CheckpointPorts, ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
 
 /** What a checkpoint step needs of the segment's start (db/checkpoint-repository.ts SegmentStart). */
@@ -41,7 +41,7 @@ type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
  * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Without
  * the model (at a ceiling, a failure, before a risky call), or when even the checkpoint's own state
  * does not fit the request window (`fitSummaryRequest`), the summary is built from the state. A
- * retryable model failure throws the typed Inngest error until the last attempt (`retries`); then,
+ * retryable model failure throws a StepRetryError (mapped by the Inngest function) until the last attempt (`retries`); then,
  * as for a non-retryable one, the checkpoint is taken without the model's summary.
  */
 export async function runCheckpointStep({
@@ -118,7 +118,7 @@ export async function runCheckpointStep({
     } else if (!isFinalModelFailure(called.error, attempt, retries)) {
       // Retryable: the executor retries the step. On its last attempt the checkpoint is taken without
       // the model's summary rather than failing the run here (a checkpoint is state, assembled below).
-      throw inngestErrorForModelCall(called.error, attempt);
+      throw stepErrorForModelCall(called.error, attempt);
     }
   }
   if (openQuestion) answer = { ...answer, openQuestion };

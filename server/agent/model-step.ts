@@ -1,9 +1,9 @@
-import type { ModelTurn } from "../domain/agent-loop.ts";
+import type { ModelTurn } from "../domain/agent-loop/index.ts";
 import { summarizeCalls } from "../domain/step-summaries.ts";
 import type { ModelCallErrorKind } from "../llm/errors.ts";
 import type { ChatMessage, ToolSchema } from "../llm/types.ts";
-import { inngestErrorForModelCall, isFinalModelFailure } from "../inngest/errors.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";
+import { isFinalModelFailure, stepErrorForModelCall } from "./model-retry.ts";
 import type { ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
 
 /** What the memoized model step returns: the turn, or a failure for good (the loop decides). */
@@ -14,8 +14,9 @@ export type ModelStepResult = ({ ok: true } & ModelTurn) | { ok: false; errorKin
  * `callModelRecorded` (one ModelCall row per HTTP attempt), ends the step with its output and
  * summary, and reads what an operator asked of the run (checkpoint, escalation) — memoized with it.
  *
- * A failed call that will be retried throws the typed Inngest error (inngest/errors.ts: 429 →
- * RetryAfterError, other transient kinds → Error) after noting the error on the step. A failure
+ * A failed call that will be retried throws a StepRetryError (agent/model-retry.ts: 429 → wait
+ * `retryAfterMs`, other transient kinds → the executor's backoff; the Inngest function maps it,
+ * inngest/errors.ts) after noting the error on the step. A failure
  * for good — a kind that is not retried, or the last attempt (`attempt` ≥ `retries`) — marks the
  * step `failed` with its end time and returns `{ok: false, errorKind, message}`.
  *
@@ -54,7 +55,7 @@ export async function runModelStep({
     const text = `[${error.kind}] ${error.message}`.slice(0, 2000);
     if (!isFinalModelFailure(error, attempt, retries)) {
       await ports.noteStepError({ runId, stepId, error: text });
-      throw inngestErrorForModelCall(error, attempt);
+      throw stepErrorForModelCall(error, attempt);
     }
     await ports.endStep({ runId, stepId, status: "failed", error: text, summary: `model call failed: ${error.kind}` });
     return { ok: false, errorKind: error.kind, message: error.message };

@@ -1,7 +1,7 @@
 import { buildInitialMessages, type CompletedStepSummary } from "../domain/agent-context.ts";
 import { compactCompletedSteps, describeToolStep } from "../domain/checkpoint.ts";
 import { countTokens } from "../llm/tokens.ts";
-import { toolDefinitions } from "../tools/registry.ts";
+import type { ToolSchema } from "../llm/types.ts";
 import { saveCheckpoint, startSegment } from "./checkpoint-repository.ts";
 import type { PrismaClient } from "./client.ts";
 
@@ -28,9 +28,21 @@ export async function runHasStepInFlight({ prisma, runId }: { prisma: PrismaClie
  *
  * Idempotent: keyed by (run, last finished step) like every checkpoint, so a re-executed step finds
  * the one it wrote; a run whose latest checkpoint already covers its last step gets none.
+ * `toolSchemas` gives the schemas of the profile's tools (tools/registry.ts `toolDefinitions`, passed
+ * in by the Inngest function: the db layer does not import the tools), counted in `contextTokens`.
  * @throws Error when the run does not exist.
  */
-export async function checkpointStoppedRun({ prisma, taskId, runId }: { prisma: PrismaClient; taskId: string; runId: string }): Promise<StoppedRunCheckpoint> {
+export async function checkpointStoppedRun({
+  prisma,
+  taskId,
+  runId,
+  toolSchemas,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  toolSchemas: (names: readonly string[]) => readonly ToolSchema[];
+}): Promise<StoppedRunCheckpoint> {
   const run = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
   if (run.taskId !== taskId) throw new Error(`run ${runId} does not belong to task ${taskId}`);
   if (run.status !== "cancelled") return { kind: "skipped", reason: `run is ${run.status}` };
@@ -85,7 +97,7 @@ export async function checkpointStoppedRun({ prisma, taskId, runId }: { prisma: 
       phase: startCp?.phase ?? null,
       summary: `Taken when the run was cancelled (${run.endReason === "cancelled_by_user" ? "by a person" : "stopped"}): ${facts} fact(s), ${summaries.length} step(s) since ${startCp ? `checkpoint #${startCp.seq}` : "the start"} kept, so a resume redoes none of them.`,
       budgetsUsed: { steps: start.stepsUsed, tokens: start.tokensUsed, costUsd: start.costUsd },
-      contextTokens: countTokens(context, toolDefinitions(start.profile.tools)),
+      contextTokens: countTokens(context, toolSchemas(start.profile.tools)),
       transcriptTokens: start.priorTranscriptTokens,
     },
   });

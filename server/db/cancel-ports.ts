@@ -1,8 +1,9 @@
+import { TERMINAL_TASK_STATUSES } from "../../lib/contracts/status.ts";
 import { AppError } from "../errors.ts";
 import type { CancelPorts, EndedTaskStatus } from "../domain/cancel-task.ts";
 import type { PrismaClient } from "./client.ts";
 
-const ENDED: readonly EndedTaskStatus[] = ["completed", "dead_end", "failed", "cancelled"];
+const ENDED: readonly EndedTaskStatus[] = TERMINAL_TASK_STATUSES;
 
 /** Cancel ports over Prisma; `sendRunCancelled` is supplied by the caller (Inngest client). */
 export function prismaCancelPorts({ prisma, sendRunCancelled }: { prisma: PrismaClient; sendRunCancelled: CancelPorts["sendRunCancelled"] }): CancelPorts {

@@ -2,7 +2,7 @@ import { ulid } from "ulid";
 import type { CheckpointData } from "../agent/ports.ts";
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
 import { compactCompletedSteps } from "../domain/checkpoint.ts";
-import { listCommittedEffects } from "../tools/ledger.ts";
+import { listCommittedEffects } from "./effect-queries.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { startRun, taskSpend, taskUsage, type RunStart } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";

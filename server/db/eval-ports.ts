@@ -4,10 +4,9 @@ import type { EvalCheckPorts, EvalOutcome } from "../domain/eval-checks.ts";
 import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch } from "../domain/eval-suite.ts";
 import { launchTask, launchTaskInputSchema } from "../domain/launch-task.ts";
 import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
-import { expectedLicenseCsv } from "../tools/demo/license-audit.ts";
 import { prismaCancelPorts } from "./cancel-ports.ts";
 import type { PrismaClient } from "./client.ts";
-import { prismaLaunchPorts } from "./launch-ports.ts";
+import { prismaLaunchPorts, type LaunchTools } from "./launch-ports.ts";
 import type { LaunchPorts } from "../domain/launch-task.ts";
 
 /** The launch key of a cell's task: one task per cell, whatever crashes and retries happen. */
@@ -21,6 +20,7 @@ export const evalCellLaunchKey = (cellId: string): string => `eval-${cellId}`;
  */
 export function prismaAdvanceEvalRunPorts({
   prisma,
+  tools,
   sendRunStarted,
   sendRunCancelled,
   launchPorts,
@@ -28,10 +28,12 @@ export function prismaAdvanceEvalRunPorts({
   prisma: PrismaClient;
   sendRunStarted: LaunchPorts["sendRunStarted"];
   sendRunCancelled: (event: { taskId: string; runId: string }) => Promise<void>;
-  /** Defaults to prismaLaunchPorts({prisma, sendRunStarted}). */
+  /** The tools layer's part (server/tools/launch-tools.ts `launchTools`). */
+  tools: LaunchTools;
+  /** Defaults to prismaLaunchPorts({prisma, sendRunStarted, tools}). */
   launchPorts?: LaunchPorts;
 }): AdvanceEvalRunPorts {
-  const launchPortsOrDefault = launchPorts ?? prismaLaunchPorts({ prisma, sendRunStarted });
+  const launchPortsOrDefault = launchPorts ?? prismaLaunchPorts({ prisma, sendRunStarted, tools });
   return {
     async loadRun(evalRunId) {
       const run = await prisma.evalRun.findUnique({
@@ -108,7 +110,7 @@ export function prismaAdvanceEvalRunPorts({
         durationMs: end.getTime() - (task.startedAt ?? task.createdAt).getTime(),
       };
     },
-    checkPorts: ({ taskId, launch }) => prismaEvalCheckPorts({ prisma, taskId, launch }),
+    checkPorts: ({ taskId, launch }) => prismaEvalCheckPorts({ prisma, taskId, launch, expectedLicenseCsv: tools.expectedLicenseCsv }),
     async finishCell(cellId, d) {
       const r = await prisma.evalCell.updateMany({
         where: { id: cellId, status: "running" },
@@ -164,7 +166,18 @@ export async function loadEvalOutcome(prisma: PrismaClient, taskId: string, stat
  * through the provider adapter (one non-streaming call with the judge profile's model, system prompt
  * and base URL; priced with the profile's prices per million tokens).
  */
-export function prismaEvalCheckPorts({ prisma, taskId, launch }: { prisma: PrismaClient; taskId: string; launch: EvalCaseLaunch }): EvalCheckPorts {
+export function prismaEvalCheckPorts({
+  prisma,
+  taskId,
+  launch,
+  expectedLicenseCsv,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  launch: EvalCaseLaunch;
+  /** The demo's exact CSV (LaunchTools `expectedLicenseCsv`). */
+  expectedLicenseCsv: LaunchTools["expectedLicenseCsv"];
+}): EvalCheckPorts {
   return {
     async expectedDemoCsv() {
       if (!launch.demo) return null;

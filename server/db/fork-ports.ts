@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import type { ForkPorts } from "../domain/fork-task.ts";
-import { fingerprintFor } from "../tools/ledger.ts";
+import { effectFingerprint } from "../domain/effect-fingerprint.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
@@ -70,7 +70,7 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
           await tx.sideEffect.createMany({
             data: effects.map((e) => ({
               idempotencyKey: `fork:${taskId}:${e.idempotencyKey}`,
-              fingerprint: fingerprintFor({ taskId, tool: e.tool, args: e.arguments }),
+              fingerprint: effectFingerprint({ taskId, tool: e.tool, args: e.arguments }),
               taskId,
               runId: e.runId,
               stepId: e.stepId,

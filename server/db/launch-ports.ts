@@ -2,22 +2,35 @@ import { realpath, stat } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { ulid } from "ulid";
 import type { LaunchPorts } from "../domain/launch-task.ts";
-import { licenseAuditGoal } from "../tools/demo/license-audit.ts";
 import { env } from "../env.ts";
 import { deploymentEgressPolicy } from "../domain/egress-policy.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 import { currentProfileVersion } from "./task-profile.ts";
-import { discoverMcpToolSnapshot } from "../tools/mcp/discover-tools.ts";
 import type { McpSelection } from "../../lib/contracts/mcp.ts";
+import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
+
+/**
+ * What launching (and checking an eval cell) needs of the tools layer, passed in by the caller
+ * (server/tools/launch-tools.ts `launchTools`), so the db layer imports no tools.
+ */
+export interface LaunchTools {
+  /** The demo's goal text (tools/demo/license-audit.ts licenseAuditGoal). */
+  demoGoal: LaunchPorts["demoGoal"];
+  /** Starts the selected MCP servers and snapshots their tools (tools/mcp/discover-tools.ts). */
+  discoverMcpToolSnapshot: (args: { prisma: PrismaClient; selections: readonly McpSelection[] }) => Promise<McpToolSnapshot | null>;
+  /** The demo's exact CSV for a workspace and package limit (tools/demo/license-audit.ts). */
+  expectedLicenseCsv: (workspace: string, limit: number) => Promise<string>;
+}
 
 /**
  * The launch's ports over Prisma, with `sendRunStarted` supplied by the caller (the Inngest client
- * in the web app; tests may pass their own).
+ * in the web app; tests may pass their own) and the tools layer's part (`tools`).
  */
 export function prismaLaunchPorts({
   prisma,
   sendRunStarted,
+  tools,
   defaultWorkspace = env().LONGHAUL_WORKSPACE ?? process.cwd(),
   workspaceRoots = (env().LONGHAUL_WORKSPACE_ROOTS ?? "")
     .split(",")
@@ -27,6 +40,8 @@ export function prismaLaunchPorts({
 }: {
   prisma: PrismaClient;
   sendRunStarted: LaunchPorts["sendRunStarted"];
+  /** The tools layer's part (server/tools/launch-tools.ts `launchTools`). */
+  tools: LaunchTools;
   defaultWorkspace?: string;
   /** Folders a launch's workspace must lie in (default: the default workspace alone). */
   workspaceRoots?: string[];
@@ -38,7 +53,7 @@ export function prismaLaunchPorts({
     defaultWorkspace: resolve(defaultWorkspace),
     deploymentEgress,
     newId: (prefix) => `${prefix}_${ulid().toLowerCase()}`,
-    demoGoal: licenseAuditGoal,
+    demoGoal: tools.demoGoal,
     async findTaskByLaunchKey(launchKey) {
       const task = await prisma.task.findUnique({ where: { launchKey }, include: { runs: { orderBy: { startedAt: "asc" }, take: 1 } } });
       return task ? { taskId: task.id, runId: task.runs[0]?.id ?? null, goal: task.goal } : null;
@@ -62,7 +77,7 @@ export function prismaLaunchPorts({
         mcpServers: p.mcpServers,
       };
     },
-    discoverMcpTools: (selections) => discoverMcpToolSnapshot({ prisma, selections: selections as McpSelection[] }),
+    discoverMcpTools: (selections) => tools.discoverMcpToolSnapshot({ prisma, selections: selections as McpSelection[] }),
     async workspaceAllowed(path) {
       const real = await realpath(resolve(path));
       for (const root of roots) {

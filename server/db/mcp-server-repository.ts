@@ -30,7 +30,7 @@ export interface McpServerHealth {
   lastPid: number | null;
   /** `initialize`'s serverInfo: {name, version}. */
   serverInfo: unknown;
-  /** The last `tools/list` as a list of discovered tools (server/mcp/tool-snapshot.ts DiscoveredTool[]). */
+  /** The last `tools/list` as a list of discovered tools (server/domain/mcp-tool-snapshot.ts DiscoveredTool[]). */
   discoveredTools: unknown;
   discoveredAt: Date | null;
   lastError: string | null;

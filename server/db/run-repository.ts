@@ -1,4 +1,4 @@
-import { parseToolSnapshot, type McpToolSnapshot } from "../tools/mcp/tool-snapshot.ts";
+import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
 

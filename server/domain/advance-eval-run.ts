@@ -1,9 +1,10 @@
+import { TERMINAL_TASK_STATUSES } from "../../lib/contracts/status.ts";
 import { AppError } from "../errors.ts";
 import { classifyEvalFailure, runEvalChecks, type EvalCheckPorts, type EvalCheckResult, type EvalOutcome } from "./eval-checks.ts";
 import type { EvalCaseLaunch, EvalCheck } from "./eval-suite.ts";
 
 /** Task statuses at which a cell's task has ended for good. */
-const TERMINAL = new Set(["completed", "dead_end", "failed", "cancelled"]);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_TASK_STATUSES);
 
 /** A cell as the orchestrator sees it. */
 export interface EvalCellState {

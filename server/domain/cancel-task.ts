@@ -1,7 +1,8 @@
+import type { TERMINAL_TASK_STATUSES } from "../../lib/contracts/status.ts";
 import { AppError } from "../errors.ts";
 
-/** Task statuses after which a task never runs again (server/db/task-queries.ts TASK_STATUSES, the terminal ones). */
-export type EndedTaskStatus = "completed" | "dead_end" | "failed" | "cancelled";
+/** Task statuses after which a task never runs again (lib/contracts/status.ts TERMINAL_TASK_STATUSES). */
+export type EndedTaskStatus = (typeof TERMINAL_TASK_STATUSES)[number];
 
 /** What the guarded cancel write found. */
 export type CancelWriteOutcome =

@@ -154,7 +154,7 @@ export interface LaunchPorts {
     input: Record<string, unknown>;
     launchKey: string | null;
     createdBy: string;
-    /** The MCP tool snapshot (server/tools/mcp/tool-snapshot.ts), null = no MCP servers. */
+    /** The MCP tool snapshot (server/domain/mcp-tool-snapshot.ts), null = no MCP servers. */
     mcpTools?: unknown;
   }): Promise<void>;
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;

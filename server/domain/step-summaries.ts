@@ -2,7 +2,7 @@ import type { ModelToolCall } from "../llm/types.ts";
 
 /**
  * Display text of the timeline's steps (Step.summary). Pure. What a checkpoint keeps of a step is
- * `describeToolStep` (checkpoint.ts); a proposed call's one-line title is `briefCall` (agent-loop.ts).
+ * `describeToolStep` (checkpoint.ts); a proposed call's one-line title is `briefCall` (agent-loop/decide.ts).
  */
 
 /** "read_file ×5, record_fact" — the tool calls of one model turn, repeats folded. */

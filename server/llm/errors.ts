@@ -15,7 +15,12 @@ import type { ModelUsage } from "./types.ts";
  */
 export type ModelCallErrorKind = "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "context_length" | "auth" | "aborted";
 
-const RETRYABLE: Record<ModelCallErrorKind, boolean> = {
+/**
+ * Which kinds are transient (the provider or the network was down): the one table. The agent's
+ * steps retry them (agent/model-retry.ts), and a run that ran out of retries on one ends
+ * `transient`, which a profile may auto-resume (domain/agent-loop endReasonOfModelError).
+ */
+export const MODEL_ERROR_RETRYABLE: Readonly<Record<ModelCallErrorKind, boolean>> = {
   rate_limited: true,
   server: true,
   timeout: true,
@@ -57,7 +62,7 @@ export class ModelCallError extends Error {
     this.name = "ModelCallError";
     this.kind = options.kind;
     this.status = options.status ?? null;
-    this.retryable = RETRYABLE[options.kind];
+    this.retryable = MODEL_ERROR_RETRYABLE[options.kind];
     this.retryAfterMs = options.retryAfterMs ?? null;
     this.billed = options.billed ?? false;
     this.latencyMs = options.latencyMs ?? 0;

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
+import { canonicalJsonText, effectFingerprint, NotCanonicalJsonError } from "../domain/effect-fingerprint.ts";
 import type { z } from "zod";
 import { Prisma, type PrismaClient } from "../db/client.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { ToolError } from "./types.ts";
+import type { JsonObject } from "../db/effect-queries.ts";
 
 /**
  * The side-effect ledger (ARCHITECTURE.md "Idempotency"; table `side_effect`, model SideEffect).
@@ -32,8 +32,8 @@ import { ToolError } from "./types.ts";
  *   server/db/approval-repository.ts `settleEffectByVerdict`.
  */
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject, JsonValue } from "../db/effect-queries.ts";
+export { listCommittedEffects } from "../db/effect-queries.ts";
 
 /** How a ledgered call was answered. */
 export type EffectOutcome = "performed" | "replayed" | "deduplicated";
@@ -57,24 +57,25 @@ export function idempotencyKeyFor({ taskId, runId, stepId }: EffectIdentity): st
 }
 
 /**
- * RFC 8785 canonical JSON of `value` (package `canonicalize`). Throws ToolError `invalid_arguments`
+ * RFC 8785 canonical JSON of `value` (domain/effect-fingerprint.ts). Throws ToolError `invalid_arguments`
  * for values JSON cannot represent canonically (NaN, Infinity, lone surrogates in strings).
  */
 export function canonicalJson(value: unknown): string {
-  try {
-    const text = canonicalize(value);
-    if (text === undefined) throw new Error("value is not representable as JSON");
-    return text;
-  } catch (error) {
-    throw new ToolError("invalid_arguments", `arguments: cannot be canonicalised as JSON (${(error as Error).message})`);
-  }
+  return asToolError(() => canonicalJsonText(value));
 }
 
-/** Fingerprint of an effect: hex sha256 of task id, tool name and canonical arguments, newline-separated. */
-export function fingerprintFor({ taskId, tool, args }: { taskId: string; tool: string; args: unknown }): string {
-  return createHash("sha256")
-    .update(`${taskId}\n${tool}\n${canonicalJson(args)}`)
-    .digest("hex");
+/** Fingerprint of an effect (domain/effect-fingerprint.ts `effectFingerprint`); ToolError `invalid_arguments` as canonicalJson. */
+export function fingerprintFor(call: { taskId: string; tool: string; args: unknown }): string {
+  return asToolError(() => effectFingerprint(call));
+}
+
+function asToolError<T>(body: () => T): T {
+  try {
+    return body();
+  } catch (error) {
+    if (error instanceof NotCanonicalJsonError) throw new ToolError("invalid_arguments", `arguments: cannot be canonicalised as JSON (${error.message})`);
+    throw error;
+  }
 }
 
 /** Default marking of a deduplicated result: the recorded object with `deduplicated: true`. */
@@ -293,32 +294,4 @@ export async function performExternalEffect<R extends JsonObject>(
   });
   if (performed) crashPoint("tool:after-side-effect");
   return { result, outcome: performed ? "performed" : "replayed", idempotencyKey, fingerprint };
-}
-
-/**
- * Effects a task committed, oldest first, optionally only those after `since` (e.g. the last
- * checkpoint's time), so a resumed run can fold them into its completed steps.
- */
-export async function listCommittedEffects({
-  prisma,
-  taskId,
-  since,
-}: {
-  prisma: PrismaClient;
-  taskId: string;
-  since?: Date;
-}): Promise<Array<{ idempotencyKey: string; runId: string; stepId: string; tool: string; arguments: JsonValue; result: JsonValue; committedAt: Date | null }>> {
-  const rows = await prisma.sideEffect.findMany({
-    where: { taskId, status: "committed", ...(since ? { committedAt: { gt: since } } : {}) },
-    orderBy: [{ committedAt: "asc" }, { createdAt: "asc" }],
-  });
-  return rows.map((r) => ({
-    idempotencyKey: r.idempotencyKey,
-    runId: r.runId,
-    stepId: r.stepId,
-    tool: r.tool,
-    arguments: r.arguments as JsonValue,
-    result: (r.result ?? null) as JsonValue,
-    committedAt: r.committedAt,
-  }));
 }

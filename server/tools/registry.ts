@@ -14,6 +14,7 @@ import { ToolError, type ToolContext, type ToolDefinition, type ToolErrorCode } 
 import { describeZodError, MAX_RAW_ARGUMENTS_BYTES } from "./validation.ts";
 import { utf8Bytes } from "./limits.ts";
 import { findUnstorableString } from "../domain/unstorable.ts";
+import { REJECTED_BY_HUMAN, rejectedByHumanMessage } from "../domain/rejected-call.ts";
 import { writeArtifactTool } from "./write-artifact.ts";
 import { findRiskyVerdict } from "../db/approval-repository.ts";
 import { gateToolCall } from "./egress-gate.ts";
@@ -141,8 +142,8 @@ async function enforceEgress({ tool, args, ctx }: { tool: ToolDefinition; args: 
     return {
       ok: false,
       error: {
-        code: "rejected_by_human",
-        message: `${tool.name} was rejected by ${approval.decidedBy ?? "a handler"} and not run${approval.guidance ? `: ${approval.guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.`,
+        code: REJECTED_BY_HUMAN,
+        message: rejectedByHumanMessage(tool.name, approval.decidedBy, approval.guidance),
       },
     };
   }

@@ -6,7 +6,7 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
 import { stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
-import { parseToolSnapshot } from "../../server/tools/mcp/tool-snapshot.ts";
+import { parseToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
 
 const [url, taskId, runId, stepId, name, rawArguments] = process.argv.slice(2) as [string, string, string, string, string, string];

@@ -13,7 +13,7 @@ import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
 import { MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
 import { liveMcpConnections, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
-import type { McpToolSnapshot } from "../../server/tools/mcp/tool-snapshot.ts";
+import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
 
 // MCP tools through Longhaul's tool gateway against the REAL reference servers installed from npm

@@ -4,6 +4,7 @@ import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts
 import type { Escalation } from "../../server/db/generated/client.ts";
 import { prismaDecidePorts } from "../../server/db/escalation-repository.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { launchTools } from "../../server/tools/launch-tools.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
 import { decideEscalation, decideEscalationInputSchema, type DecidePorts } from "../../server/domain/decide-escalation.ts";
 import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
@@ -240,6 +241,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     async launch({ input, actor }) {
       const ports = prismaLaunchPorts({
         prisma: db,
+        tools: launchTools,
         defaultWorkspace: WORKSPACE,
         sendRunStarted: ({ taskId, runId }) => stack.sendEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`),
       });

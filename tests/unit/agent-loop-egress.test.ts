@@ -8,7 +8,7 @@ import {
   type LoopEgress,
   type LoopOutcome,
   type LoopState,
-} from "../../server/domain/agent-loop.ts";
+} from "../../server/domain/agent-loop/index.ts";
 
 // The loop's side of the egress gate (server/tools/egress-gate.ts): an egress call goes through
 // check_approval (with the gate's step first) whatever requireApproval says, and a breach escalates

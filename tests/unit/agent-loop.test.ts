@@ -14,9 +14,9 @@ import {
   type LoopOutcome,
   type LoopState,
   type ModelTurn,
-} from "../../server/domain/agent-loop.ts";
+} from "../../server/domain/agent-loop/index.ts";
 
-// The agent loop's decisions (server/domain/agent-loop.ts), one table per concern: ceilings,
+// The agent loop's decisions (server/domain/agent-loop/), one table per concern: ceilings,
 // saturation, checkpoint triggers, risky calls and approval, control tools, detectors, model
 // failures, compaction, and the reason mappings. Pure: no database, no executor.
 

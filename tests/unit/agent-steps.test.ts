@@ -6,7 +6,9 @@ import { runCompactStep, type CheckpointStart } from "../../server/agent/checkpo
 import { runModelStep } from "../../server/agent/model-step.ts";
 import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
 import { runToolStep } from "../../server/agent/tool-step.ts";
-import { inngestErrorForModelCall, isFinalModelFailure } from "../../server/inngest/errors.ts";
+import { isFinalModelFailure } from "../../server/agent/model-retry.ts";
+import { StepRetryError } from "../../server/errors.ts";
+import { inngestErrorForModelCall, toInngestError } from "../../server/inngest/errors.ts";
 import { ModelCallError } from "../../server/llm/errors.ts";
 import { isLocalBaseUrl, LOCAL_RECONNECT_MS, type ChatCompletionResult } from "../../server/llm/provider.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
@@ -96,12 +98,14 @@ describe("model step", () => {
     expect(await runModelStep({ ports, ...base, costBudgetUsd: 1, attempt: 0 })).toMatchObject({ ok: true, spendUsd: 0.25 });
   });
 
-  it("a retryable failure before the last attempt throws RetryAfterError (429) and leaves the step running", async () => {
+  it("a retryable failure before the last attempt throws a StepRetryError (429: RetryAfterError for Inngest) and leaves the step running", async () => {
     const { ports, calls, modelCalls } = fakePorts({
       chat: () => Promise.reject(new ModelCallError({ kind: "rate_limited", message: "slow down", status: 429, retryAfterMs: 1500 })),
     });
     const thrown = await runModelStep({ ports, ...base, attempt: 1 }).catch((e: unknown) => e);
-    expect(thrown).toBeInstanceOf(RetryAfterError);
+    expect(thrown).toBeInstanceOf(StepRetryError);
+    expect(thrown).toMatchObject({ message: "[rate_limited] slow down", retryAfterMs: 1500, permanent: false });
+    expect(toInngestError(thrown)).toBeInstanceOf(RetryAfterError);
     expect(modelCalls.map((c) => `${c.status} ${c.cause}`)).toEqual(["error retry"]);
     expect(calls.map((c) => c.method)).toEqual(["beginStep", "noteStepError"]);
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { launchTools } from "../../server/tools/launch-tools.ts";
 
 // The real launch port's confinement of workspaces to allowed roots, on real folders and symlinks.
 describe("workspaceAllowed", () => {
@@ -15,7 +16,7 @@ describe("workspaceAllowed", () => {
   symlinkSync(outside, join(root, "escape")); // a link inside the root pointing out of it
   mkdirSync(`${root}-sibling`); // shares the root's name as a prefix
   const ports = (roots: string[]) =>
-    prismaLaunchPorts({ prisma: {} as PrismaClient, sendRunStarted: async () => {}, defaultWorkspace: inside, workspaceRoots: roots });
+    prismaLaunchPorts({ prisma: {} as PrismaClient, sendRunStarted: async () => {}, tools: launchTools, defaultWorkspace: inside, workspaceRoots: roots });
 
   it.each([
     ["the root itself", root, true],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildToolSnapshot, classifyTool, idempotencyArgumentOf, toolsHash, type DiscoveredTool } from "../../server/tools/mcp/tool-snapshot.ts";
+import { buildToolSnapshot, classifyTool, idempotencyArgumentOf, toolsHash, type DiscoveredTool } from "../../server/domain/mcp-tool-snapshot.ts";
 
 // The tool class table (ARCHITECTURE.md "Your own agent"): annotations, the admin's overrides, and the
 // conservative default for a tool without annotations; and the snapshot a task's runs are offered.

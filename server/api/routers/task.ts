@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { prismaCancelPorts } from "../../db/cancel-ports.ts";
 import { prismaLaunchPorts } from "../../db/launch-ports.ts";
+import { launchTools } from "../../tools/launch-tools.ts";
 import {
   getModelPromptOrThrow,
   getStepOrThrow,
@@ -146,7 +147,9 @@ export const taskRouter = createTRPCRouter({
     .query(({ ctx, input }) => getExecutorView({ prisma: ctx.prisma, runId: input.runId })),
   launch: operatorProcedure
     .input(launchTaskInputSchema)
-    .mutation(({ ctx, input }) => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }) })),
+    .mutation(({ ctx, input }) =>
+      launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }) }),
+    ),
   resume: ownTaskProcedure
     .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional(), guidance: guidanceSchema }))
     .mutation(({ ctx, input }) =>

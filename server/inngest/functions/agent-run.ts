@@ -15,7 +15,7 @@ import {
   type LoopAction,
   type LoopOutcome,
   type LoopState,
-} from "../../domain/agent-loop.ts";
+} from "../../domain/agent-loop/index.ts";
 import { runCheckpointStep, runCompactStep } from "../../agent/checkpoint-step.ts";
 import { openAutoResume } from "../../agent/auto-resume.ts";
 import { runModelStep } from "../../agent/model-step.ts";
@@ -26,9 +26,10 @@ import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
 import { builtinTools, getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
 import { mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
-import { snapshotToolNames } from "../../tools/mcp/tool-snapshot.ts";
+import { snapshotToolNames } from "../../domain/mcp-tool-snapshot.ts";
 import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
+import { withInngestRetries } from "../errors.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
@@ -63,7 +64,7 @@ export function failureMessage(error: Pick<Error, "name" | "message"> | undefine
 
 /**
  * The `agent-run` Inngest function: one segment of a run of a task — wiring only. It reads the
- * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop.ts,
+ * segment's start (the beginning, or a checkpoint), then loops: `decide` (server/domain/agent-loop/decide.ts,
  * pure: every ceiling, checkpoint trigger, control tool and end reason) → perform the action as
  * durable steps (bodies in server/agent/*-step.ts) → `foldOutcome` (pure). Step ids: `model-<n>`,
  * `tool-<n>-<k>`, `egress-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
@@ -184,25 +185,28 @@ export const agentRun = inngest.createFunction(
       const afterStepId = state.lastStepId;
       const nextIndex = index;
       const segmentSteps = state.segmentSteps;
-      const saved = await step.run(stepId, () =>
-        runCheckpointStep({
-          ports: ports(),
-          start,
-          tools,
-          stepId,
-          index: cpIndex,
-          reason,
-          withModel,
-          messages,
-          segmentSteps,
-          usage: snapshot,
-          afterStepId,
-          nextTurn,
-          nextIndex,
-          attempt,
-          retries: AGENT_STEP_RETRIES,
-          openQuestion,
-        }),
+      const saved = await step.run(
+        stepId,
+        withInngestRetries(() =>
+          runCheckpointStep({
+            ports: ports(),
+            start,
+            tools,
+            stepId,
+            index: cpIndex,
+            reason,
+            withModel,
+            messages,
+            segmentSteps,
+            usage: snapshot,
+            afterStepId,
+            nextTurn,
+            nextIndex,
+            attempt,
+            retries: AGENT_STEP_RETRIES,
+            openQuestion,
+          }),
+        ),
       );
       state = foldOutcome(state, { kind: "checkpointed", checkpointId: saved.id, spendUsd: saved.spendUsd ?? state.costUsd });
       return saved;
@@ -300,20 +304,23 @@ export const agentRun = inngest.createFunction(
           const costBudgetUsd = start.costBudgetUsd;
           let turn;
           try {
-            turn = await step.run(stepId, () =>
-              runModelStep({
-                ports: ports(),
-                runId,
-                taskId,
-                stepId,
-                index: modelIndex,
-                messages,
-                tools,
-                profile: start.profile,
-                costBudgetUsd,
-                attempt,
-                retries: AGENT_STEP_RETRIES,
-              }),
+            turn = await step.run(
+              stepId,
+              withInngestRetries(() =>
+                runModelStep({
+                  ports: ports(),
+                  runId,
+                  taskId,
+                  stepId,
+                  index: modelIndex,
+                  messages,
+                  tools,
+                  profile: start.profile,
+                  costBudgetUsd,
+                  attempt,
+                  retries: AGENT_STEP_RETRIES,
+                }),
+              ),
             );
           } catch (error) {
             // Not a model failure (those come back as a result): the step's own infrastructure failed
@@ -360,8 +367,11 @@ export const agentRun = inngest.createFunction(
           const cpIndex = index++;
           const nextIndex = index;
           const usage = { steps: state.stepsUsed, tokens: state.tokensUsed };
-          const compacted = await step.run(stepId, () =>
-            runCompactStep({ ports: ports(), start, tools, referenceTools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+          const compacted = await step.run(
+            stepId,
+            withInngestRetries(() =>
+              runCompactStep({ ports: ports(), start, tools, referenceTools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+            ),
           );
           outcome = { kind: "compacted", ...compacted };
           break;

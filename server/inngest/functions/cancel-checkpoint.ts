@@ -1,5 +1,6 @@
 import { checkpointStoppedRun, runHasStepInFlight } from "../../db/cancel-checkpoint.ts";
 import { prisma } from "../../db/prisma.ts";
+import { toolDefinitions } from "../../tools/registry.ts";
 import { inngest } from "../client.ts";
 import { runCancelled } from "../events.ts";
 
@@ -24,6 +25,6 @@ export const cancelCheckpoint = inngest.createFunction(
       if (!busy) break;
       await step.sleep(`settle-wait-${k}`, SETTLE_POLL);
     }
-    return step.run("checkpoint", () => checkpointStoppedRun({ prisma: prisma(), taskId, runId }));
+    return step.run("checkpoint", () => checkpointStoppedRun({ prisma: prisma(), taskId, runId, toolSchemas: toolDefinitions }));
   },
 );

@@ -1,6 +1,7 @@
 import { advanceEvalRun } from "../../domain/advance-eval-run.ts";
 import { prismaAdvanceEvalRunPorts } from "../../db/eval-ports.ts";
 import { prisma } from "../../db/prisma.ts";
+import { launchTools } from "../../tools/launch-tools.ts";
 import { env } from "../../env.ts";
 import { inngest } from "../client.ts";
 import { evalStarted } from "../events.ts";
@@ -34,7 +35,7 @@ export const evalRun = inngest.createFunction(
     const generation = event.data.generation ?? 0;
     for (let n = 0; n < EVAL_TICKS_PER_GENERATION; n++) {
       const r = await step.run(`tick-${n}`, () =>
-        advanceEvalRun({ evalRunId, ports: prismaAdvanceEvalRunPorts({ prisma: prisma(), sendRunStarted, sendRunCancelled }) }),
+        advanceEvalRun({ evalRunId, ports: prismaAdvanceEvalRunPorts({ prisma: prisma(), tools: launchTools, sendRunStarted, sendRunCancelled }) }),
       );
       if (r.done) return { evalRunId, generation, ticks: n + 1, done: true };
       await step.sleep(`wait-${n}`, evalTick());

@@ -4,7 +4,14 @@ import { getMcpServerOrThrow, getMcpServersByNames, recordMcpServerError, record
 import { AppError } from "../../errors.ts";
 import { builtinToolNames } from "../registry.ts";
 import { connectMcpServer, McpServerStartError, stopMcpServer, type McpConnection } from "./runtime.ts";
-import { buildToolSnapshot, classifyTool, type ClassSource, type DiscoveredServer, type McpToolSnapshot, type ToolClass } from "./tool-snapshot.ts";
+import {
+  buildToolSnapshot,
+  classifyTool,
+  type ClassSource,
+  type DiscoveredServer,
+  type McpToolSnapshot,
+  type ToolClass,
+} from "../../domain/mcp-tool-snapshot.ts";
 
 /**
  * Discovery at launch (issue 16, "the tool list is part of the run's state"): start (or reuse) each

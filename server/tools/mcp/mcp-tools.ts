@@ -15,11 +15,11 @@ import {
   type McpProgress,
   type McpServerHandle,
 } from "./runtime.ts";
-import { toolsHash, type McpToolSnapshot, type SnapshotServer, type SnapshotTool } from "./tool-snapshot.ts";
+import { toolsHash, type McpToolSnapshot, type SnapshotServer, type SnapshotTool } from "../../domain/mcp-tool-snapshot.ts";
 
 /**
  * MCP tools as the tool gateway runs them (issue 16, ARCHITECTURE.md "Your own agent"): each tool of
- * a task's snapshot (server/tools/mcp/tool-snapshot.ts) becomes a {@link ToolDefinition} like the
+ * a task's snapshot (server/domain/mcp-tool-snapshot.ts) becomes a {@link ToolDefinition} like the
  * built-in ones, so the agent loop, the durable `tool-<n>-<k>` step, the egress gate, approvals and
  * the timeline treat it the same way. What its class does:
  *

@@ -5,7 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec, McpValue } from "../../../lib/contracts/mcp.ts";
 import { rawEnv } from "../../env-source.ts";
-import { discoveredToolSchema, type DiscoveredTool } from "./tool-snapshot.ts";
+import { discoveredToolSchema, type DiscoveredTool } from "../../domain/mcp-tool-snapshot.ts";
 
 /**
  * Longhaul's MCP client runtime (issue 16 "Lifecycle"), over the official SDK

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
-import { qualifiedToolName, type McpSelection, type McpToolOverride } from "../../../lib/contracts/mcp.ts";
+import { qualifiedToolName, type McpSelection, type McpToolOverride } from "../../lib/contracts/mcp.ts";
 
 /**
  * The MCP tools a task's runs are offered (issue 16, "the tool list is part of the run's state"):

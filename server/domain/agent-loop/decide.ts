@@ -1,0 +1,329 @@
+import { describeCeiling } from "../../../lib/contracts/ceiling.ts";
+import { checkpointReasonAfterTurn, isSaturated } from "../checkpoint.ts";
+import { rejectedByHumanMessage, REJECTED_BY_HUMAN } from "../rejected-call.ts";
+import { briefCall } from "../step-summaries.ts";
+import { ceilingOf } from "./fold.ts";
+import { alertKindForEscalation, checkpointReasonForEscalation, endReasonOfModelError, escalationReasonOfAlert } from "./reasons.ts";
+import {
+  CONTROL_TOOLS,
+  type InspectedCall,
+  type LoopAction,
+  type LoopDecision,
+  type LoopEgress,
+  type LoopEscalationReason,
+  type LoopOutcome,
+  type LoopState,
+  type LoopToolResult,
+  type LoopVerdict,
+} from "./types.ts";
+
+// The agent loop's decisions: given the state and the last outcome, the next action. Pure.
+
+function escalation(
+  s: LoopState,
+  n: number,
+  reason: LoopEscalationReason,
+  message: string,
+  evidence: Record<string, unknown>,
+  endReason: string | null,
+  fingerprint: string | null = null,
+): LoopDecision {
+  return {
+    state: s,
+    action: {
+      kind: "escalate",
+      n,
+      reason,
+      message,
+      evidence,
+      endReason,
+      fingerprint,
+      checkpointFirst: s.stepsSinceCheckpoint > 0 ? { reason: checkpointReasonForEscalation(reason), stepId: `checkpoint-${n}`, nextTurn: n } : null,
+      alertKind: alertKindForEscalation(reason),
+    },
+  };
+}
+
+const act = (state: LoopState, action: LoopAction): LoopDecision => ({ state, action });
+
+function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
+  const c = s.config;
+  const n = s.turn;
+  const ceiling = ceilingOf(s);
+  if (ceiling)
+    return escalation(s, n, "budget", `The ${describeCeiling(ceiling)}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
+  if (isSaturated({ promptTokens, contextWindow: c.contextWindow, ratio: c.saturationRatio })) {
+    const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
+    // The segment's own starting state fills the window (a resume into a smaller window, a few huge
+    // facts, a checkpoint that grew too big): compact the checkpoint itself; the compaction says
+    // whether it now fits, and escalates with the sizes when it cannot.
+    if (n === c.firstTurn) return act(s, { kind: "compact", stepId: `compact-${n}`, nextTurn: n, limitTokens, beforeTokens: promptTokens });
+    if (s.recordedFact || c.fromReason !== "saturation")
+      return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
+    // Compacting again now would drop what this segment read but has not recorded yet and restart
+    // from the same state: go on while the prompt still fits the window, so the agent can record it.
+    if (promptTokens >= c.contextWindow) {
+      return escalation(
+        s,
+        n,
+        "saturation",
+        `The context outgrew the ${c.contextWindow}-token window (${promptTokens} tokens) with no new fact since it was last compacted: compaction cannot make room for this work.`,
+        { promptTokens, contextWindow: c.contextWindow, limitTokens },
+        "saturation",
+      );
+    }
+  }
+  return act(s, { kind: "call_model", stepId: `model-${n}` });
+}
+
+/** At call k of the turn (or past its last call): ceiling, then a risky call's checkpoint and approval. */
+function atCall(s: LoopState): LoopDecision {
+  const tp = s.turnProgress!;
+  const n = s.turn;
+  if (tp.k >= tp.calls.length) return endOfTurn(s);
+  const ceiling = ceilingOf(s);
+  if (ceiling) {
+    // Never overshoot by more than the step in flight: the remaining calls of this turn wait for the decision.
+    return escalation(
+      s,
+      n + 1,
+      "budget",
+      `The ${describeCeiling(ceiling)}. ${tp.calls.length - tp.k} tool call(s) of this turn were not run.`,
+      { ceiling },
+      "budget_exhausted",
+    );
+  }
+  const inspected = tp.calls[tp.k]!;
+  if (inspected.valid && inspected.risky && s.stepsSinceCheckpoint > 0) {
+    return act(s, {
+      kind: "checkpoint",
+      stepId: `checkpoint-${n}-${tp.k}`,
+      reason: "before_risky",
+      withModel: false,
+      cut: false,
+      nextTurn: n + 1,
+      openQuestion: `About to run the risky action ${briefCall(inspected.call.name, inspected.args)}.`,
+    });
+  }
+  return afterRiskyCheckpoint(s);
+}
+
+function afterRiskyCheckpoint(s: LoopState): LoopDecision {
+  const tp = s.turnProgress!;
+  const inspected = tp.calls[tp.k]!;
+  // An egress call is judged by the egress gate whatever requireApproval says (ARCHITECTURE.md "Identity");
+  // an open-world MCP tool is an egress call without being risky (server/tools/mcp/mcp-tools.ts).
+  if (inspected.valid && ((inspected.risky && s.config.requireApproval) || inspected.egress) && inspected.fingerprint) {
+    return act(s, {
+      kind: "check_approval",
+      stepId: `approval-${s.turn}-${tp.k}`,
+      fingerprint: inspected.fingerprint,
+      ...(inspected.egress ? { egress: { stepId: `egress-${s.turn}-${tp.k}`, tool: inspected.call.name, args: inspected.args } } : {}),
+    });
+  }
+  return act(s, { kind: "run_tool", stepId: `tool-${s.turn}-${tp.k}`, call: inspected.call, fingerprint: inspected.fingerprint });
+}
+
+function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEgress | null = null): LoopDecision {
+  const tp = s.turnProgress!;
+  const inspected = tp.calls[tp.k]!;
+  const { call } = inspected;
+  const stepId = `tool-${s.turn}-${tp.k}`;
+  // A breach of the egress policy needs a human whatever the task's requireApproval; the card shows
+  // the reasons and the arguments redacted (never a secret).
+  const breach = egress?.action === "escalate" ? egress : null;
+  if (!verdict && !(s.config.requireApproval && inspected.risky) && !breach) {
+    return act(s, { kind: "run_tool", stepId, call, fingerprint: inspected.fingerprint });
+  }
+  if (!verdict) {
+    const shown = breach?.redactedArguments ?? inspected.args;
+    return escalation(
+      s,
+      s.turn + 1,
+      "risky_action",
+      breach
+        ? `Approval needed (${(breach.reasons ?? []).join("; ")}): ${briefCall(call.name, shown)}. ${breach.summary ?? ""}`.trim().slice(0, 2_000)
+        : `Approval needed: ${briefCall(call.name, inspected.args)}`,
+      {
+        stepId,
+        tool: call.name,
+        arguments: shown,
+        fingerprint: inspected.fingerprint,
+        ...(breach
+          ? { egress: { reasons: breach.reasons ?? [], summary: breach.summary ?? "", breaches: breach.breaches ?? [], findings: breach.findings ?? [] } }
+          : {}),
+      },
+      null,
+      inspected.fingerprint,
+    );
+  }
+  if (verdict.decision === "reject") {
+    const refused: LoopToolResult = {
+      ok: false,
+      error: {
+        code: REJECTED_BY_HUMAN,
+        message: rejectedByHumanMessage(call.name, verdict.decidedBy, verdict.guidance),
+        gap: `${briefCall(call.name, inspected.args)} was not run: rejected by ${verdict.decidedBy ?? "a handler"}${verdict.guidance ? ` (${verdict.guidance})` : ""}`,
+      },
+    };
+    return act(s, { kind: "run_tool", stepId, call, fingerprint: inspected.fingerprint, refused });
+  }
+  return act(s, { kind: "run_tool", stepId, call, fingerprint: inspected.fingerprint });
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+function parsedArgs(inspected: InspectedCall): Record<string, unknown> {
+  if (inspected.valid && typeof inspected.args === "object" && inspected.args !== null) return inspected.args as Record<string, unknown>;
+  try {
+    return JSON.parse(inspected.call.arguments) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** After tool call k ran (state already folded): unresolved effects, detectors, control tools. */
+function afterTool(s: LoopState, result: LoopToolResult): LoopDecision {
+  const tp = s.turnProgress!;
+  const n = s.turn;
+  const inspected = tp.calls[tp.k]!;
+  const { call } = inspected;
+  const stepId = `tool-${n}-${tp.k}`;
+  if (!result.ok && result.error.code === "unresolved_effect") {
+    return escalation(
+      s,
+      n + 1,
+      "unresolved_effect",
+      `The outcome of ${call.name} is unknown: the process stopped after the request was sent and before its answer was recorded. Check the external system, then say whether it happened.`,
+      {
+        stepId,
+        tool: call.name,
+        arguments: inspected.valid ? inspected.args : call.arguments,
+        idempotencyKey: result.error.idempotencyKey ?? null,
+        fingerprint: inspected.fingerprint,
+      },
+      null,
+      inspected.fingerprint,
+    );
+  }
+  if (s.escalating) return escalation(s, n + 1, escalationReasonOfAlert(s.escalating), s.escalating.message, s.escalating.evidence, s.escalating.kind);
+  if (result.ok) {
+    const args = parsedArgs(inspected);
+    if (call.name === CONTROL_TOOLS.requestHuman) {
+      const question = str(args.question);
+      const proposedAction = typeof args.proposedAction === "string" ? args.proposedAction : undefined;
+      return escalation(s, n + 1, "request_human", proposedAction ? `Approval needed: ${proposedAction} — ${question}` : question, { stepId, ...args }, null);
+    }
+    if (call.name === CONTROL_TOOLS.finish) {
+      const stated = Array.isArray(args.gaps) ? args.gaps.filter((g): g is string => typeof g === "string" && g.trim() !== "") : [];
+      // The agent's own account of what it did not do wins; without one, the calls a human rejected.
+      return act(s, { kind: "finish", summary: str(args.result), gaps: stated.length ? stated : [...new Set(s.rejectedCalls)] });
+    }
+    if (call.name === CONTROL_TOOLS.declareDeadEnd) return act(s, { kind: "dead_end", reason: str(args.reason) });
+  }
+  return atCall({ ...s, turnProgress: { ...tp, k: tp.k + 1 } });
+}
+
+function endOfTurn(s: LoopState): LoopDecision {
+  const tp = s.turnProgress!;
+  const c = s.config;
+  const n = s.turn;
+  if (tp.escalationRequested) {
+    const note = tp.escalationRequested.note;
+    return escalation(s, n + 1, "manual", `Escalated by an operator${note ? `: ${note}` : ""}.`, { note }, null);
+  }
+  const reason = checkpointReasonAfterTurn({
+    requested: tp.checkpointRequested,
+    phaseCompleted: tp.phaseCompleted,
+    lastModelCostUsd: tp.costUsd,
+    expensiveStepUsd: c.expensiveStepUsd,
+    stepsSinceCheckpoint: s.stepsSinceCheckpoint,
+    every: c.checkpointEverySteps,
+  });
+  if (reason) return act(s, { kind: "checkpoint", stepId: `checkpoint-${n + 1}`, reason, withModel: true, cut: true, nextTurn: n + 1 });
+  return act(s, { kind: "next_turn", nudge: false });
+}
+
+/**
+ * The pure decision of the loop: given the state (with `outcome` already folded in by
+ * `foldOutcome`) and the outcome of the last action, the next action and the state to take it
+ * from (the position in the turn may have moved on). Order of checks, as the loop always made them:
+ *
+ * - turn start: a ceiling → escalate `budget`; a saturated prompt → compact the start (first turn of
+ *   a segment: `compact`), checkpoint `saturation` and cut (a fact was recorded since the last
+ *   compaction, or the segment did not start from one), escalate `saturation` with the sizes (no
+ *   progress and over the window), else call the model;
+ * - after the model: an escalating detector → escalate; no tool call → next turn with a nudge; else
+ *   the first call;
+ * - before each call: a ceiling → escalate `budget`; a risky call → checkpoint `before_risky` (when
+ *   something happened since the last one), then with approval required the verdict: none → escalate
+ *   `risky_action`, reject → the call is refused, approve → it runs;
+ * - after each call: unresolved effect → escalate; escalating detector → escalate; control tools
+ *   (`request_human` → escalate, `finish` → completed with its gaps, `declare_dead_end` → dead end);
+ * - after the last call: an operator's escalation → escalate `manual`; `checkpointReasonAfterTurn`
+ *   (on request, phase complete, expensive step, interval) → checkpoint and cut; else next turn;
+ * - a model call failed for good: `context_length` (the provider said the prompt is too long) →
+ *   checkpoint `saturation` and cut, or compact at a segment's first turn; at the first turn of a
+ *   segment that already started from a saturation checkpoint → escalate `saturation`; any other
+ *   kind → fail `transient` (auto-resume per profile) or `error`;
+ * - a compaction: fits → continue from its checkpoint; does not → escalate `saturation` with sizes.
+ */
+export function decide(state: LoopState, outcome: LoopOutcome): LoopDecision {
+  const s = state;
+  const n = s.turn;
+  const c = s.config;
+  switch (outcome.kind) {
+    case "turn_start":
+      return atTurnStart(s, outcome.promptTokens);
+    case "model_failed": {
+      if (outcome.errorKind === "context_length") {
+        if (n === c.firstTurn && c.fromReason === "saturation") {
+          return escalation(
+            s,
+            n,
+            "saturation",
+            `The provider refused the compacted context as too long for the ${c.contextWindow}-token window: ${outcome.message}`,
+            { contextWindow: c.contextWindow, provider: outcome.message },
+            "saturation",
+          );
+        }
+        const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
+        if (n === c.firstTurn) return act(s, { kind: "compact", stepId: `compact-${n}`, nextTurn: n, limitTokens, beforeTokens: c.contextWindow });
+        return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
+      }
+      const endReason = endReasonOfModelError(outcome.errorKind);
+      return act(s, {
+        kind: "fail",
+        endReason,
+        error: `[${outcome.errorKind}] ${outcome.message}`.slice(0, 2000),
+        checkpointFirst: s.stepsSinceCheckpoint > 0 ? { reason: "failure", stepId: `checkpoint-${n}`, nextTurn: n } : null,
+        autoResume: endReason === "transient",
+      });
+    }
+    case "model":
+      if (s.escalating) return escalation(s, n + 1, escalationReasonOfAlert(s.escalating), s.escalating.message, s.escalating.evidence, s.escalating.kind);
+      if (outcome.turn.toolCalls.length === 0) return act(s, { kind: "next_turn", nudge: true });
+      return atCall(s);
+    case "checkpointed":
+      return afterRiskyCheckpoint(s);
+    case "approval":
+      return afterApproval(s, outcome.verdict, outcome.egress ?? null);
+    case "tool":
+      return afterTool(s, outcome.result);
+    case "compacted":
+      if (outcome.fits && outcome.checkpointId) return act(s, { kind: "continue", checkpointId: outcome.checkpointId, n, reason: "saturation" });
+      return escalation(
+        s,
+        n,
+        "saturation",
+        `The checkpoint does not fit the ${outcome.sizes.contextWindow}-token window even compacted: ${outcome.sizes.afterTokens} tokens (limit ${outcome.sizes.limitTokens}, ${outcome.sizes.beforeTokens} before compaction, ${outcome.sizes.referencedFacts} facts made references). Give the task a model with a larger window, or remove facts.`,
+        { ...outcome.sizes },
+        "saturation",
+      );
+  }
+}
+
+/** `decide(state, outcome).action` — the next action alone (for callers that only need it). */
+export function nextAction(state: LoopState, outcome: LoopOutcome): LoopAction {
+  return decide(state, outcome).action;
+}
