@@ -1,4 +1,4 @@
-import { BUILTIN_TOOL_NAMES } from "@/lib/contracts/profile.ts";
+import { BUILTIN_TOOL_NAMES } from "../../lib/contracts/profile.ts";
 
 /**
  * The admin profile form's values (strings and booleans, as the inputs hold them) and their mapping to
