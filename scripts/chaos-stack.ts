@@ -42,7 +42,7 @@
  * - completed: tasks whose status is `completed` (every task must be);
  * - csvCorrect: tasks whose latest `licenses.csv` equals `expectedLicenseCsv(workspace, limit)`;
  * - duplicateSideEffects: receiver requests beyond one per task (the same key twice, or a second key
- *   for the same task), outbox rows beyond one per task, ledger rows beyond one per (task, tool,
+ *   for the same task), outbox rows beyond one per task, ledger rows (not answered deduplicated) beyond one per (task, tool,
  *   fingerprint); memory entities sent (and answered) more than once for the same task, or held
  *   more than once in the memory server's graph file (DATA_DIR/mcp-audit-memory.jsonl);
  * - missingSideEffects: completed tasks without exactly one delivery or one outbox row; completed
@@ -368,7 +368,10 @@ export async function runStackChaos(): Promise<number> {
           calls.some((p) => p.kind === "result" && !p.isError) ||
           calls.some((p) => p.kind === "call" && (p.entities?.length ?? 0) > 0 && p.entities!.every((n) => graph.has(n)));
         const happened = key !== undefined && (receiver.deliveries.some((d) => d.key === key) || mcpHappened);
-        progress(TAG, `unresolved_effect ${e.id} (key ${key ?? "?"}): the receiver ${happened ? "got it → approve" : "never got it → reject"}`);
+        progress(
+          TAG,
+          `unresolved_effect ${e.id} (key ${key ?? "?"}): ${happened ? "it arrived (receiver, or the memory server) → approve" : "it never arrived → reject"}`,
+        );
         await callApi("escalation.decide", () => api.escalation.decide.mutate({ escalationId: e.id, decision: happened ? "approve" : "reject" })).catch(
           (error: unknown) => progress(TAG, `deciding ${e.id} failed: ${error instanceof Error ? error.message : String(error)}`),
         );
@@ -493,10 +496,23 @@ export async function runStackChaos(): Promise<number> {
     );
     const ledgerDuplicates = (
       await query<{ extra: number }>(
-        `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (SELECT count(*) AS n FROM side_effect WHERE "taskId" = ANY($1) GROUP BY "taskId", tool, fingerprint) g`,
+        // A row answered from the recorded result of the same effect (result.deduplicated, server/tools/ledger.ts) performed nothing: not a duplicate.
+        `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (SELECT count(*) AS n FROM side_effect WHERE "taskId" = ANY($1)
+           AND coalesce(result->>'deduplicated', 'false') <> 'true' GROUP BY "taskId", tool, fingerprint) g`,
         [taskIds],
       )
     )[0]!.extra;
+    // What a ledger duplicate is, in words (tool, statuses, keys), so a failing run can be diagnosed after its data folder is gone.
+    const ledgerDuplicateRows = await query<{
+      taskId: string;
+      tool: string;
+      rows: { key: string; status: string; deduplicated: string | null; createdAt: string }[];
+    }>(
+      `SELECT "taskId", tool, json_agg(json_build_object('key', "idempotencyKey", 'status', status, 'deduplicated', result->>'deduplicated', 'createdAt', "createdAt") ORDER BY "createdAt") AS rows
+         FROM side_effect WHERE "taskId" = ANY($1) GROUP BY "taskId", tool, fingerprint HAVING count(*) > 1`,
+      [taskIds],
+    );
+    for (const d of ledgerDuplicateRows) progress(TAG, `ledger duplicate: ${d.taskId} ${d.tool}: ${JSON.stringify(d.rows)}`);
     let completed = 0;
     let csvCorrect = 0;
     let missingSideEffects = 0;
@@ -601,6 +617,7 @@ export async function runStackChaos(): Promise<number> {
         callsAnswered: answered.size,
         serverPids: new Set(proxy.map((p) => p.pid)).size,
       },
+      ledgerDuplicateRows,
       downtimeMs,
       kills: killLog.length,
       everyTargetKilled,
