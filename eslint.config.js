@@ -20,6 +20,7 @@ export default tseslint.config(
       "*.config.js",
       "*.config.mjs",
       "scripts/lib/*.cjs",
+      "scripts/lib/*.mjs",
       "scripts/stubs/",
       ".dependency-cruiser.cjs",
     ],

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- --stack [--tasks 4] [--kills 10] [--seed 1] [--min-limit 40] [--max-limit 80]
+ * `npm run chaos -- --stack [--tasks 4] [--mcp-tasks 2] [--mcp-limit 20] [--kills 10] [--seed 1] [--min-limit 40] [--max-limit 80]
  *                   [--min-gap-ms 2000] [--max-gap-ms 6000] [--deadline-s 900] [--backoff-ms 500,1000,2000,4000]`
  *
  * Chaos against what users run: the stack `npm start` runs (scripts/start.ts and its supervisor —
@@ -16,8 +16,16 @@
  * - `model`: the scripted model server's process group;
  * - `postgres`: the embedded PostgreSQL's postmaster and its backends (the supervisor restarts it on
  *   the same data: crash recovery from the WAL);
- * - `mcp`: an MCP server — only once the stack runs MCP servers (issue 16); until then it is listed
- *   in `skippedTargets` with the reason, not counted as killed.
+ * - `mcp`: the memory MCP server (`@modelcontextprotocol/server-memory`, the real one from npm) the
+ *   web app runs for the mcp-audit demo tasks (`--mcp-tasks`, limit `--mcp-limit`): only that
+ *   process, kill -9 by pid (it lives in the web app's process group), found among the supervisor's
+ *   descendants; the runtime starts it again on the next call. Its kill lands while an mcp-audit task
+ *   runs (one is launched first when none does).
+ *
+ * The harness registers the `memory` server (as an admin would, `mcpServer.upsert`) behind a
+ * transparent stdio proxy (scripts/lib/mcp-count-proxy.mjs) that logs every `tools/call` the server
+ * really received and answered, with its idempotency key, so "each entity created exactly once" is
+ * counted at the server, not taken from Longhaul's own ledger.
  *
  * The order: every target once in a seeded order, then seeded picks until `--kills`; the gap before
  * each kill uniform in [min-gap-ms, max-gap-ms]; after each kill the script waits until the target
@@ -34,9 +42,11 @@
  * - completed: tasks whose status is `completed` (every task must be);
  * - csvCorrect: tasks whose latest `licenses.csv` equals `expectedLicenseCsv(workspace, limit)`;
  * - duplicateSideEffects: receiver requests beyond one per task (the same key twice, or a second key
- *   for the same task), outbox rows beyond one per task, ledger rows beyond one per (task, tool,
- *   fingerprint);
- * - missingSideEffects: completed tasks without exactly one delivery or one outbox row.
+ *   for the same task), outbox rows beyond one per task, ledger rows (not answered deduplicated) beyond one per (task, tool,
+ *   fingerprint); memory entities sent (and answered) more than once for the same task, or held
+ *   more than once in the memory server's graph file (DATA_DIR/mcp-audit-memory.jsonl);
+ * - missingSideEffects: completed tasks without exactly one delivery or one outbox row; completed
+ *   mcp-audit tasks whose findings (every TODO/FIXME line of their notes) are not all in the graph.
  *
  * Pass: every available target killed at least once, every task completed, every CSV exact, no
  * duplicate and no missing side effect. Progress to stderr; the LAST stdout line is one JSON object:
@@ -56,6 +66,8 @@ import superjson from "superjson";
 import { TERMINAL_TASK_STATUSES } from "../lib/contracts/status.ts";
 import type { AppRouter } from "../server/api/root.ts";
 import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
+import { MCP_AUDIT_MEMORY_SERVER, MCP_AUDIT_NOTES_DIR } from "../lib/contracts/demo.ts";
+import { findingEntity, findingsOf } from "../server/llm/scripted/mcp-audit.ts";
 import { flag, freePort, intFlag, progress, round, seededRandom, sleep } from "./lib/bench-stack.ts";
 import { processAlive as alive } from "./lib/supervisor.ts";
 
@@ -149,11 +161,63 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
 interface LaunchedTask {
   taskId: string;
   limit: number;
+  kind: "license-audit" | "mcp-audit";
+}
+
+/** Every process below `pid` (children, grandchildren, …), with their command lines. */
+function descendantsOf(pid: number): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const c of childrenOf(queue.shift()!)) {
+      out.push(c);
+      queue.push(c.pid);
+    }
+  }
+  return out;
+}
+
+/** One line of scripts/lib/mcp-count-proxy.mjs's log. */
+interface ProxyEntry {
+  kind: "call" | "result";
+  pid: number;
+  id: number | string;
+  tool?: string;
+  key: string | null;
+  entities?: string[];
+  isError?: boolean;
+}
+
+function readJsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as T];
+      } catch {
+        return []; // a line cut by a kill -9
+      }
+    });
+}
+
+/** The entity names an mcp-audit task of `limit` stores: one per TODO/FIXME line of the first `limit` notes files by name (server/llm/scripted/mcp-audit.ts). */
+function expectedMcpEntities(limit: number): string[] {
+  const dir = join(root, MCP_AUDIT_NOTES_DIR);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => d.name)
+    .sort()
+    .slice(0, limit)
+    .flatMap((f) => findingsOf(f, readFileSync(join(dir, f), "utf8")).map((x) => findingEntity(x).name));
 }
 
 /** Runs `npm run chaos -- --stack`; returns the exit code. */
 export async function runStackChaos(): Promise<number> {
   const taskCount = intFlag("tasks", 4, 1, 50);
+  const mcpTaskCount = intFlag("mcp-tasks", 2, 0, 50);
+  const mcpLimit = intFlag("mcp-limit", 20, 1, 24);
   const plannedKills = intFlag("kills", 10, 0, 1000);
   const seed = intFlag("seed", 1, 0, 2 ** 31);
   const minLimit = intFlag("min-limit", 40, 1, 500);
@@ -250,10 +314,32 @@ export async function runStackChaos(): Promise<number> {
       const { taskId } = await callApi("task.launch", () =>
         api.task.launch.mutate({ demo: { kind: "license-audit", limit, postUrl: `${receiver.url}/hook` } }),
       );
-      tasks.push({ taskId, limit });
+      tasks.push({ taskId, limit, kind: "license-audit" });
       progress(TAG, `launched ${taskId} (limit ${limit})`);
     };
+    const launchMcp = async () => {
+      const { taskId } = await callApi("task.launch", () => api.task.launch.mutate({ demo: { kind: "mcp-audit", limit: mcpLimit } }));
+      tasks.push({ taskId, limit: mcpLimit, kind: "mcp-audit" });
+      progress(TAG, `launched mcp-audit ${taskId} (limit ${mcpLimit})`);
+    };
+
+    // The memory server behind the counting proxy: the same server and graph file, registered as an admin would.
+    const proxyLog = join(dataDir, "mcp-memory-calls.jsonl");
+    const memoryFile = resolve(dataDir, "mcp-audit-memory.jsonl");
+    if (mcpTaskCount > 0) {
+      const servers = await callApi("mcpServer.list", () => api.mcpServer.list.query({ includeArchived: false }));
+      const memory = servers.find((s) => s.name === MCP_AUDIT_MEMORY_SERVER);
+      if (!memory || memory.spec.transport.type !== "stdio") throw new Error(`the seed registered no stdio MCP server "${MCP_AUDIT_MEMORY_SERVER}"`);
+      const t = memory.spec.transport;
+      const spec = {
+        ...memory.spec,
+        transport: { ...t, command: process.execPath, args: [join(root, "scripts/lib/mcp-count-proxy.mjs"), proxyLog, t.command, ...t.args] },
+      };
+      await callApi("mcpServer.upsert", () => api.mcpServer.upsert.mutate({ spec }));
+      progress(TAG, `memory MCP server registered behind the counting proxy (log ${proxyLog})`);
+    }
     for (let i = 0; i < taskCount; i++) await launchOne();
+    for (let i = 0; i < mcpTaskCount; i++) await launchMcp();
 
     const statuses = async () =>
       new Map(
@@ -276,8 +362,17 @@ export async function runStackChaos(): Promise<number> {
           unresolvedEffects++;
         }
         const key = e.evidence?.idempotencyKey;
-        const happened = key !== undefined && receiver.deliveries.some((d) => d.key === key);
-        progress(TAG, `unresolved_effect ${e.id} (key ${key ?? "?"}): the receiver ${happened ? "got it → approve" : "never got it → reject"}`);
+        // The memory server: it answered the call, or (killed between applying and answering) its graph holds every entity the call sent.
+        const calls = readJsonLines<ProxyEntry>(proxyLog).filter((p) => p.key === key);
+        const graph = new Set(readJsonLines<{ type?: string; name?: string }>(memoryFile).map((g) => g.name));
+        const mcpHappened =
+          calls.some((p) => p.kind === "result" && !p.isError) ||
+          calls.some((p) => p.kind === "call" && (p.entities?.length ?? 0) > 0 && p.entities!.every((n) => graph.has(n)));
+        const happened = key !== undefined && (receiver.deliveries.some((d) => d.key === key) || mcpHappened);
+        progress(
+          TAG,
+          `unresolved_effect ${e.id} (key ${key ?? "?"}): ${happened ? "it arrived (receiver, or the memory server) → approve" : "it never arrived → reject"}`,
+        );
         await callApi("escalation.decide", () => api.escalation.decide.mutate({ escalationId: e.id, decision: happened ? "approve" : "reject" })).catch(
           (error: unknown) => progress(TAG, `deciding ${e.id} failed: ${error instanceof Error ? error.message : String(error)}`),
         );
@@ -303,6 +398,12 @@ export async function runStackChaos(): Promise<number> {
 
     // Where each target lives now, and how to tell it is back.
     const pidsOf = (target: StackTarget): number[] => {
+      if (target === "mcp") {
+        // The memory server itself (node …/server-memory/dist/index.js), not the proxy in front of it.
+        return descendantsOf(supervisorPid)
+          .filter((c) => c.cmd.includes("server-memory/dist/index.js") && !c.cmd.includes("mcp-count-proxy"))
+          .map((c) => c.pid);
+      }
       if (target === "postgres") {
         const file = join(dataDir, "postgres", "postmaster.pid");
         const pid = existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : NaN;
@@ -321,11 +422,16 @@ export async function runStackChaos(): Promise<number> {
       executor: () => answers(`http://127.0.0.1:${executorPort}/health`, (s) => s === 200),
       model: () => answers(`http://127.0.0.1:${modelPort}/health`, (s) => s === 200),
       postgres: () => postgresAnswers(databaseUrl),
-      mcp: async () => true,
+      // Started again on demand, by the next call; when no mcp-audit task is left to call it, nothing will.
+      mcp: async () => pidsOf("mcp").length > 0 || (await mcpTasksEnded()),
+    };
+    const mcpTasksEnded = async () => {
+      const s = await statuses();
+      return tasks.filter((t) => t.kind === "mcp-audit").every((t) => TERMINAL.has(s.get(t.taskId) ?? "") || s.get(t.taskId) === "waiting_for_human");
     };
     const available = STACK_TARGETS.filter((t) => {
-      if (t === "mcp") {
-        skippedTargets.mcp = "the stack runs no MCP server yet (issue 16, branch s9-mcp): nothing to kill";
+      if (t === "mcp" && mcpTaskCount === 0) {
+        skippedTargets.mcp = "--mcp-tasks 0: no mcp-audit task runs, so no MCP server to kill";
         return false;
       }
       return true;
@@ -345,15 +451,23 @@ export async function runStackChaos(): Promise<number> {
       }
       await sleep(minGap + rng() * (maxGap - minGap));
       if (await allEnded()) await launchOne(); // a kill lands while a task runs
+      if (target === "mcp") {
+        // The memory server runs while an mcp-audit task does: launch one when none is left, wait for its server.
+        if (await mcpTasksEnded()) await launchMcp();
+        if (!(await until(() => pidsOf("mcp").length > 0, 120_000))) throw new Error("the memory MCP server did not start within 120 s");
+      }
       const pids = pidsOf(target);
       if (!pids.length) throw new Error(`no live process for ${target} (supervisor ${supervisorPid})`);
       const atMs = since();
-      if (target === "postgres") for (const pid of pids) process.kill(pid, "SIGKILL");
+      if (target === "postgres" || target === "mcp") for (const pid of pids) process.kill(pid, "SIGKILL");
       else for (const pid of pids) process.kill(-pid, "SIGKILL"); // the whole process group (the supervisor starts each child detached)
       progress(TAG, `kill -9 ${target} (${pids.join(", ")}) at ${atMs} ms`);
       // Gone first (a kill -9 is immediate, but a port can still answer for a moment), then back.
       await until(() => pids.every((p) => !alive(p)), 10_000);
-      const back = await until(async () => pidsOf(target).some((p) => !pids.includes(p)) && (await isBack[target]()), 180_000);
+      const back =
+        target === "mcp"
+          ? await until(async () => pidsOf(target).some((p) => !pids.includes(p)) || (await mcpTasksEnded()), 180_000)
+          : await until(async () => pidsOf(target).some((p) => !pids.includes(p)) && (await isBack[target]()), 180_000);
       const downMs = since() - atMs;
       if (!back) throw new Error(`${target} did not come back within 180 s:\n${startLog.slice(-4000)}`);
       progress(TAG, `${target} back after ${downMs} ms`);
@@ -383,10 +497,23 @@ export async function runStackChaos(): Promise<number> {
     );
     const ledgerDuplicates = (
       await query<{ extra: number }>(
-        `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (SELECT count(*) AS n FROM side_effect WHERE "taskId" = ANY($1) GROUP BY "taskId", tool, fingerprint) g`,
+        // A row answered from the recorded result of the same effect (result.deduplicated, server/tools/ledger.ts) performed nothing: not a duplicate.
+        `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (SELECT count(*) AS n FROM side_effect WHERE "taskId" = ANY($1)
+           AND coalesce(result->>'deduplicated', 'false') <> 'true' GROUP BY "taskId", tool, fingerprint) g`,
         [taskIds],
       )
     )[0]!.extra;
+    // What a ledger duplicate is, in words (tool, statuses, keys), so a failing run can be diagnosed after its data folder is gone.
+    const ledgerDuplicateRows = await query<{
+      taskId: string;
+      tool: string;
+      rows: { key: string; status: string; deduplicated: string | null; createdAt: string }[];
+    }>(
+      `SELECT "taskId", tool, json_agg(json_build_object('key', "idempotencyKey", 'status', status, 'deduplicated', result->>'deduplicated', 'createdAt', "createdAt") ORDER BY "createdAt") AS rows
+         FROM side_effect WHERE "taskId" = ANY($1) GROUP BY "taskId", tool, fingerprint HAVING count(*) > 1`,
+      [taskIds],
+    );
+    for (const d of ledgerDuplicateRows) progress(TAG, `ledger duplicate: ${d.taskId} ${d.tool}: ${JSON.stringify(d.rows)}`);
     let completed = 0;
     let csvCorrect = 0;
     let missingSideEffects = 0;
@@ -394,9 +521,41 @@ export async function runStackChaos(): Promise<number> {
     let sameKeyRedeliveries = 0;
     let duplicateOutbox = 0;
     const perTask: { taskId: string; limit: number; status: string; csv: boolean; posts: number; keys: number; emails: number }[] = [];
+    // The memory server, counted at the server: per (task, entity) the calls it answered; the graph file's entities.
+    const proxy = readJsonLines<ProxyEntry>(proxyLog);
+    const answered = new Set(proxy.filter((p) => p.kind === "result" && !p.isError).map((p) => `${p.pid}:${p.id}`));
+    const answeredPerEntity = new Map<string, number>();
+    for (const c of proxy.filter((p) => p.kind === "call" && p.tool === "create_entities" && answered.has(`${p.pid}:${p.id}`))) {
+      const taskId = (c.key ?? "").split(":")[0] ?? "";
+      for (const name of c.entities ?? []) answeredPerEntity.set(`${taskId}\u0000${name}`, (answeredPerEntity.get(`${taskId}\u0000${name}`) ?? 0) + 1);
+    }
+    const graphEntities = readJsonLines<{ type?: string; name?: string }>(memoryFile).filter((g) => g.type === "entity");
+    const inGraph = new Map<string, number>();
+    for (const g of graphEntities) inGraph.set(String(g.name), (inGraph.get(String(g.name)) ?? 0) + 1);
+    const graphDuplicates = [...inGraph.values()].reduce((a, n) => a + Math.max(0, n - 1), 0);
+    let mcpDuplicateCalls = 0;
+    let mcpMissing = 0;
+    let mcpCompleted = 0;
     for (const t of tasks) {
       const status = final.get(t.taskId) ?? "missing";
       if (status === "completed") completed++;
+      if (t.kind === "mcp-audit") {
+        const expected = expectedMcpEntities(t.limit);
+        const extra = expected.reduce((a, name) => a + Math.max(0, (answeredPerEntity.get(`${t.taskId}\u0000${name}`) ?? 0) - 1), 0);
+        const missing = expected.filter((name) => !inGraph.has(name)).length;
+        mcpDuplicateCalls += extra;
+        if (status === "completed") {
+          mcpCompleted++;
+          mcpMissing += missing;
+          if (missing > 0) missingSideEffects++;
+        }
+        perTask.push({ taskId: t.taskId, limit: t.limit, status, csv: true, posts: 0, keys: 0, emails: 0 });
+        progress(
+          TAG,
+          `${t.taskId} mcp-audit limit ${t.limit}: ${status}, ${expected.length} finding(s), ${missing} missing from the graph, ${extra} sent twice`,
+        );
+        continue;
+      }
       const [artifact] = await query<{ content: string | null }>(
         `SELECT content FROM artifact WHERE "taskId" = $1 AND name = 'licenses.csv' ORDER BY "createdAt" DESC LIMIT 1`,
         [t.taskId],
@@ -426,12 +585,14 @@ export async function runStackChaos(): Promise<number> {
         return [t, { mean: round(d.reduce((a, b) => a + b, 0) / d.length, 0), max: Math.max(...d), each: d }];
       }),
     );
-    const duplicateSideEffects = duplicateDeliveries + duplicateOutbox + ledgerDuplicates;
+    const duplicateSideEffects = duplicateDeliveries + duplicateOutbox + ledgerDuplicates + mcpDuplicateCalls + graphDuplicates;
     const everyTargetKilled = available.every((t) => killsByTarget[t] > 0);
-    const pass = everyTargetKilled && completed === tasks.length && csvCorrect === tasks.length && duplicateSideEffects === 0 && missingSideEffects === 0;
+    const licenseTasks = tasks.filter((t) => t.kind === "license-audit").length;
+    const pass = everyTargetKilled && completed === tasks.length && csvCorrect === licenseTasks && duplicateSideEffects === 0 && missingSideEffects === 0;
     const result = {
       mode: "stack",
-      stack: "scripts/start.ts (npm start): next start web app, embedded executor, scripted model server, embedded PostgreSQL, supervised",
+      stack:
+        "scripts/start.ts (npm start): next start web app, embedded executor, scripted model server, embedded PostgreSQL, supervised; the memory MCP server under the web app",
       tasks: tasks.length,
       completed,
       killsByTarget,
@@ -440,7 +601,24 @@ export async function runStackChaos(): Promise<number> {
       pass,
       csvCorrect,
       missingSideEffects,
-      duplicates: { receiver: duplicateDeliveries, receiverSameKey: sameKeyRedeliveries, outbox: duplicateOutbox, ledger: ledgerDuplicates },
+      duplicates: {
+        receiver: duplicateDeliveries,
+        receiverSameKey: sameKeyRedeliveries,
+        outbox: duplicateOutbox,
+        ledger: ledgerDuplicates,
+        mcpCalls: mcpDuplicateCalls,
+        mcpGraph: graphDuplicates,
+      },
+      mcp: {
+        tasks: tasks.length - licenseTasks,
+        completed: mcpCompleted,
+        entitiesInGraph: graphEntities.length,
+        missingEntities: mcpMissing,
+        callsReceived: proxy.filter((p) => p.kind === "call").length,
+        callsAnswered: answered.size,
+        serverPids: new Set(proxy.map((p) => p.pid)).size,
+      },
+      ledgerDuplicateRows,
       downtimeMs,
       kills: killLog.length,
       everyTargetKilled,

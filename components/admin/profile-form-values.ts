@@ -1,4 +1,4 @@
-import { BUILTIN_TOOL_NAMES } from "@/lib/contracts/profile.ts";
+import { BUILTIN_TOOL_NAMES } from "../../lib/contracts/profile.ts";
 
 /**
  * The admin profile form's values (strings and booleans, as the inputs hold them) and their mapping to
@@ -24,8 +24,16 @@ const NULLABLE = new Set(["tokenBudget", "costBudgetUsd", "inputPricePerMTok", "
 
 export type ProfileFormValues = Record<(typeof TEXT_FIELDS)[number] | (typeof NUMBER_FIELDS)[number] | "provider" | "headers", string> & {
   tools: string[];
+  /** Names of the MCP servers the profile picks (each entry's tool subset, if any, is kept from the spec). */
+  mcpServers: string[];
   requireApproval: boolean;
 };
+
+type McpEntry = { server: string } & Record<string, unknown>;
+function mcpEntries(spec: Spec | null): McpEntry[] {
+  const list = spec?.mcpServers;
+  return Array.isArray(list) ? list.filter((e): e is McpEntry => typeof (e as { server?: unknown })?.server === "string") : [];
+}
 
 /** A profile spec as the form handles it (validated by the server). */
 export type FormSpec = Record<string, unknown> & { name?: string };
@@ -40,6 +48,7 @@ export function valuesOf(spec: Spec | null): ProfileFormValues {
     .map(([k, v]) => `${k}: ${v}`)
     .join("\n");
   out.tools = (spec?.tools as string[] | undefined) ?? ["list_files", "read_file", "search_files", "record_fact", "finish", "declare_dead_end"];
+  out.mcpServers = mcpEntries(spec).map((e) => e.server);
   out.requireApproval = spec?.requireApproval === true;
   return out;
 }
@@ -71,6 +80,8 @@ export function specOf(values: ProfileFormValues, base: Spec | null): Spec {
       }),
   );
   spec.tools = BUILTIN_TOOL_NAMES.filter((t) => values.tools.includes(t));
+  const kept = new Map(mcpEntries(base).map((e) => [e.server, e]));
+  spec.mcpServers = values.mcpServers.map((server) => kept.get(server) ?? { server });
   spec.requireApproval = values.requireApproval;
   return spec;
 }

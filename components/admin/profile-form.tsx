@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Dialog } from "@/components/ui/dialog.tsx";
@@ -29,7 +29,7 @@ const LABELS: Record<string, string> = {
   stallSteps: "Stall detector: steps without progress",
   escalationDueMinutes: "Escalation due after (minutes)",
 };
-const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "requireApproval"]);
+const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "mcpServers", "requireApproval"]);
 
 /**
  * The create / edit / copy dialog of a profile: the fields an admin sets most (the others are kept
@@ -47,6 +47,9 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
   const create = useMutation(trpc.profile.create.mutationOptions({ onSuccess: done }));
   const update = useMutation(trpc.profile.update.mutationOptions({ onSuccess: done }));
   const test = useMutation(trpc.profile.testConnection.mutationOptions());
+  const servers = useQuery(trpc.mcpServer.list.queryOptions({ includeArchived: false }));
+  // The registered servers, and any the profile picks that is no longer registered (so unticking it is possible).
+  const serverNames = [...new Set([...(servers.data ?? []).map((s) => s.name), ...values.mcpServers])];
   const save = mode === "create" ? create : update;
   const errors = save.error ? errorsByField(save.error.message) : {};
   const general = Object.entries(errors).filter(([k]) => !SHOWN.has(k));
@@ -145,6 +148,30 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
           {errors.tools && (
             <span role="alert" className="text-xs text-red-700">
               {errors.tools}
+            </span>
+          )}
+        </fieldset>
+        <fieldset className="space-y-1" aria-invalid={!!errors.mcpServers} aria-label="MCP servers">
+          <legend className="text-xs font-medium text-zinc-600">MCP servers (their tools, server-qualified)</legend>
+          <div className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+            {serverNames.map((name) => (
+              <label key={name} className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={values.mcpServers.includes(name)}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setValues((v) => ({ ...v, mcpServers: on ? [...v.mcpServers, name] : v.mcpServers.filter((x) => x !== name) }));
+                  }}
+                />
+                <span className="font-mono text-xs">{name}</span>
+              </label>
+            ))}
+            {servers.data && serverNames.length === 0 && <span className="text-xs text-zinc-500">No MCP server registered.</span>}
+          </div>
+          {errors.mcpServers && (
+            <span role="alert" className="text-xs text-red-700">
+              {errors.mcpServers}
             </span>
           )}
         </fieldset>

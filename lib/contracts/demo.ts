@@ -26,17 +26,23 @@ export function mcpAuditStepBudget(limit: number): number {
   return Math.min(MAX_STEP_BUDGET, limit * 3 + 30);
 }
 
-/** The MCP demo's goal for `limit` files (the scripted agent `scripted-mcp-audit` parses it back with {@link parseMcpAuditGoal}). */
-export function mcpAuditGoal(limit: number): string {
+/**
+ * The MCP demo's goal for `limit` files (the scripted agent `scripted-mcp-audit` parses it back with
+ * {@link parseMcpAuditGoal}). The goal names the two MCP servers (default: the seed's `files` and
+ * `memory`), so a profile that registers the same servers under other names runs the same audit.
+ */
+export function mcpAuditGoal(limit: number, servers: { files?: string; memory?: string } = {}): string {
+  const files = servers.files ?? MCP_AUDIT_FILES_SERVER;
+  const memory = servers.memory ?? MCP_AUDIT_MEMORY_SERVER;
   return (
-    `MCP audit: through the MCP server "${MCP_AUDIT_FILES_SERVER}", read up to ${limit} notes files of the folder it may read (the first by name). ` +
-    `Every line holding TODO or FIXME is a finding. Store one entity per finding (entityType "finding") in the MCP server "${MCP_AUDIT_MEMORY_SERVER}", never twice, ` +
+    `MCP audit: through the MCP server "${files}", read up to ${limit} notes files of the folder it may read (the first by name). ` +
+    `Every line holding TODO or FIXME is a finding. Store one entity per finding (entityType "finding") in the MCP server "${memory}", never twice, ` +
     `then finish with the number of findings stored.`
   );
 }
 
-/** The file limit of an MCP demo goal, or null when `goal` is not one. */
-export function parseMcpAuditGoal(goal: string): { limit: number } | null {
-  const m = /^MCP audit: .*? read up to (\d+) notes files/.exec(goal);
-  return m ? { limit: Number(m[1]) } : null;
+/** The file limit and the two server names of an MCP demo goal ({@link mcpAuditGoal}), or null when `goal` is not one. */
+export function parseMcpAuditGoal(goal: string): { limit: number; filesServer: string; memoryServer: string } | null {
+  const m = /^MCP audit: through the MCP server "([^"]+)", read up to (\d+) notes files[\s\S]*? in the MCP server "([^"]+)"/.exec(goal);
+  return m ? { limit: Number(m[2]), filesServer: m[1]!, memoryServer: m[3]! } : null;
 }

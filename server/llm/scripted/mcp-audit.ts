@@ -1,4 +1,4 @@
-import { MCP_AUDIT_FILES_SERVER, MCP_AUDIT_MEMORY_SERVER, parseMcpAuditGoal } from "../../../lib/contracts/demo.ts";
+import { parseMcpAuditGoal } from "../../../lib/contracts/demo.ts";
 import type { AgentAction, AgentContext, PastCall } from "./context.ts";
 
 /**
@@ -21,10 +21,6 @@ import type { AgentAction, AgentContext, PastCall } from "./context.ts";
  */
 
 const Q = (server: string, tool: string) => `${server}__${tool}`;
-const LIST_ALLOWED = Q(MCP_AUDIT_FILES_SERVER, "list_allowed_directories");
-const LIST_DIR = Q(MCP_AUDIT_FILES_SERVER, "list_directory");
-const READ = Q(MCP_AUDIT_FILES_SERVER, "read_text_file");
-const CREATE = Q(MCP_AUDIT_MEMORY_SERVER, "create_entities");
 /** Files read, or findings stored, per turn (the working set grows every turn: no stall). */
 const BATCH = 3;
 
@@ -66,6 +62,11 @@ function finish(result: string): AgentAction {
 export function decideMcpAudit(ctx: AgentContext): AgentAction {
   const goal = parseMcpAuditGoal(ctx.goal);
   if (!goal) return finish("The goal is not an MCP audit; nothing to do.");
+  // The servers the goal names (by default the seed's `files` and `memory`).
+  const LIST_ALLOWED = Q(goal.filesServer, "list_allowed_directories");
+  const LIST_DIR = Q(goal.filesServer, "list_directory");
+  const READ = Q(goal.filesServer, "read_text_file");
+  const CREATE = Q(goal.memoryServer, "create_entities");
   const facts = ctx.facts;
   const stored = facts["mcp-audit:stored"];
   if (typeof stored === "number") return finish(`Stored ${stored} finding(s) in the memory server, one entity each.`);
