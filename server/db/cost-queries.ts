@@ -5,6 +5,7 @@ import {
   outcomeTableCells,
   percentileOfHistogram,
   priceVersionsOf,
+  pricesDiffer,
   outcomeTableCsv,
   type CostFilters,
   type CostGroup,
@@ -42,8 +43,10 @@ export interface CostRollup {
     escalations: number;
     /** Resumed tasks: restarting each from scratch would have redone `keptUsd` and lost `discardedUsd`; resuming lost `discardedUsd`. */
     resume: { tasks: number; keptUsd: number; discardedUsd: number; restartCostUsd: number; resumeCostUsd: number; savedUsd: number };
-    /** Every price table the figures in scope come from, sorted; more than one = mixed (the page says so). */
+    /** Every price table the figures in scope come from, sorted. */
     priceVersions: string[];
+    /** Those tables price differently (pricesDiffer: two profiles' own tables with the same prices are one price); the page says "Mixed price tables" only then. */
+    mixedPrices: boolean;
   };
   byCause: Record<CostCause, number>;
   byProfile: CostGroup[];
@@ -179,6 +182,26 @@ const groupOf = (key: string, r: GroupRow): CostGroup => {
 
 const byUsd = (a: CostGroup, b: CostGroup) => b.usd - a.usd || a.key.localeCompare(b.key);
 
+/** pricesDiffer over `versions`, with the current prices of the profiles whose own tables they name. */
+async function priceVersionsDiffer(prisma: PrismaClient, versions: readonly string[]): Promise<boolean> {
+  if (versions.length < 2) return false;
+  const names = versions.filter((v) => v.startsWith("profile:")).map((v) => v.replace(/ \(model not listed\)$/, "").slice("profile:".length));
+  const profiles = names.length
+    ? await prisma.agentProfile.findMany({
+        where: { name: { in: names } },
+        select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true },
+      })
+    : [];
+  const num = (d: { toString(): string } | null) => (d === null ? null : Number(d.toString()));
+  const prices = new Map(
+    profiles.map((p) => [
+      p.name,
+      { inputPerMTok: num(p.inputPricePerMTok), cachedPerMTok: num(p.cachedPricePerMTok), outputPerMTok: num(p.outputPricePerMTok) },
+    ]),
+  );
+  return pricesDiffer(versions, prices);
+}
+
 /** EXPLAIN (ANALYZE, BUFFERS) of the rollup's main statement, for `npm run bench:costs -- --explain`. */
 export async function explainCostRollup({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<string> {
   const sql = rollupSql(filters);
@@ -227,6 +250,8 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
     }))
     .sort((a, b) => a.profile.localeCompare(b.profile) || a.model.localeCompare(b.model));
   const cells = outcomeTableCells(outcomes);
+  const priceVersions = priceVersionsOf(total?.versions ?? []);
+  const mixedPrices = await priceVersionsDiffer(prisma, priceVersions);
   return {
     filters,
     dateBasis: COST_DATE_BASIS,
@@ -248,7 +273,8 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       unbilledCalls: total?.unbilled ?? 0,
       escalations: total?.escalations ?? 0,
       resume: { tasks: total?.resumed ?? 0, keptUsd: kept, discardedUsd: lost, restartCostUsd: kept + lost, resumeCostUsd: lost, savedUsd: kept },
-      priceVersions: priceVersionsOf(total?.versions ?? []),
+      priceVersions,
+      mixedPrices,
     },
     byCause: total ? causesOf(total) : zeroCauses,
     byProfile: only("gp")

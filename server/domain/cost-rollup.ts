@@ -310,3 +310,24 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
     ]),
   );
 }
+
+/**
+ * Whether the figures in scope really mix prices (issue 18: "Mixed price tables" only when the
+ * prices differ). `versions`: the price tables named (priceVersionsOf; "profile:<name>" or
+ * "genai-prices@<v>", a " (model not listed)" suffix ignored). Two profiles' own tables with the
+ * same per-million-token prices (input, cached — the input price when unset —, output) are one
+ * price; `profilePrices` gives them by profile name (USD per MTok; a profile missing from it counts
+ * as its own price). Every other table is its own price. True when more than one price remains. Pure.
+ */
+export function pricesDiffer(
+  versions: readonly string[],
+  profilePrices: ReadonlyMap<string, { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null }>,
+): boolean {
+  const keys = new Set<string>();
+  for (const raw of versions) {
+    const v = raw.replace(/ \(model not listed\)$/, "");
+    const p = v.startsWith("profile:") ? profilePrices.get(v.slice("profile:".length)) : undefined;
+    keys.add(p && p.inputPerMTok !== null && p.outputPerMTok !== null ? `prices:${p.inputPerMTok}/${p.cachedPerMTok ?? p.inputPerMTok}/${p.outputPerMTok}` : v);
+  }
+  return keys.size > 1;
+}

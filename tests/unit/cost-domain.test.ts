@@ -10,6 +10,7 @@ import {
   OUTCOME_CSV_HEADER,
   TASK_CSV_HEADER,
   taskCostCsv,
+  pricesDiffer,
   outcomeTableCells,
   outcomeTableCsv,
   percentileOfHistogram,
@@ -211,5 +212,25 @@ describe("the per-task CSV", () => {
     expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0");
     expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25");
     expect(csv).not.toMatch(/[$%]/);
+  });
+});
+
+describe("mixed price tables only when the prices differ", () => {
+  type P = { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
+  const same: P = { inputPerMTok: 1, cachedPerMTok: null, outputPerMTok: 2 };
+  const prices = new Map<string, P>([
+    ["a", same],
+    ["b", { inputPerMTok: 1, cachedPerMTok: 1, outputPerMTok: 2 }],
+    ["c", { inputPerMTok: 3, cachedPerMTok: null, outputPerMTok: 2 }],
+  ]);
+  it("two profiles' own tables at the same prices are one price", () => {
+    expect(pricesDiffer(["profile:a", "profile:b"], prices)).toBe(false);
+    expect(pricesDiffer(["profile:a", "profile:a (model not listed)"], prices)).toBe(false);
+    expect(pricesDiffer(["genai-prices@0.1.8"], prices)).toBe(false);
+  });
+  it("differing prices, or the package's table beside a profile's, are mixed", () => {
+    expect(pricesDiffer(["profile:a", "profile:c"], prices)).toBe(true);
+    expect(pricesDiffer(["genai-prices@0.1.8", "profile:a"], prices)).toBe(true);
+    expect(pricesDiffer(["profile:a", "profile:gone"], prices)).toBe(true);
   });
 });
