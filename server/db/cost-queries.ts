@@ -120,7 +120,7 @@ function rollupSql(f: CostFilters): Prisma.Sql {
   return Prisma.sql`
     WITH s AS (
       SELECT p.name AS profile, coalesce(nullif(r.model, ''), p.model) AS model, r.outcome,
-             -- A cancelled task has no failure class (failureClassOf), whatever end reason its rollup row kept.
+             -- A cancelled task has no failure class (reportedFailureClass), whatever end reason its rollup row kept.
              CASE WHEN r.outcome = 'cancelled' THEN NULL ELSE nullif(r.failure, '') END AS failure,
              to_char(date_trunc(${bucket}, r.day), 'YYYY-MM-DD') AS period, r."priceVersions" AS version,
              r.tasks, r.completed, r.calls, r."billedCalls", r."estimatedCalls", r."costUsd", r."productiveUsd", r."retryUsd", r."replayUsd",

@@ -57,15 +57,27 @@ export function outcomeOf(status: string): CostOutcome {
  * The failure class of a task that did not complete: `dead_end` for a dead end, else from the end
  * reason of its latest run that has one (Run.endReason: budget_exhausted → budget; loop, stall,
  * transient, saturation, drift, error as they are; tool failures and unknown reasons → error).
- * Completed, running and cancelled tasks have none (null): a cancel is a person's choice, not a
- * failure (issue 18: a task cancelled by a batch or an escalation decision read as "Error").
+ * Completed, running and user-cancelled tasks have none (null). This is the key the rollup stores
+ * (longhaul_cost_failure in server/db/sql/task-cost.sql mirrors it); what /costs and its CSVs
+ * show is {@link reportedFailureClass}.
  */
 export function failureClassOf(status: string, lastEndReason: string | null): FailureClass | null {
-  if (status === "completed" || status === "queued" || status === "running" || status === "cancelled") return null;
+  if (status === "completed" || status === "queued" || status === "running") return null;
   if (status === "dead_end") return "dead_end";
   if (lastEndReason === null || lastEndReason === "cancelled_by_user") return null;
   if (lastEndReason === "budget_exhausted") return "budget";
   return (FAILURE_CLASSES as readonly string[]).includes(lastEndReason) ? (lastEndReason as FailureClass) : "error";
+}
+
+/**
+ * The failure class /costs, cost.rollup and the per-task CSV show: none for a cancelled task,
+ * whatever its run's end reason (a cancel is a person's choice, not a failure — issue 18: a task
+ * cancelled by a batch or an escalation decision read as "Error"), else {@link failureClassOf}.
+ * Applied when reading (server/db/cost-queries.ts), so the stored rollup keys stay as the
+ * triggers wrote them.
+ */
+export function reportedFailureClass(status: string, lastEndReason: string | null): FailureClass | null {
+  return status === "cancelled" ? null : failureClassOf(status, lastEndReason);
 }
 
 /** Money and spend split of a group of tasks (USD). */
@@ -290,7 +302,7 @@ export const TASK_CSV_HEADER = [
 
 /**
  * One row per task as CSV data: ISO 8601 launch time with its zone (isoUtc), the outcome and
- * failure class by the same rules as the grouped table (outcomeOf, failureClassOf), plain numbers
+ * failure class by the same rules as the grouped table (outcomeOf, reportedFailureClass), plain numbers
  * (csvNumber: USD to 8 places as stored). Formula-like names are neutralised by toCsv.
  */
 export function taskCostCsv(rows: readonly TaskCostRow[]): string {
@@ -302,7 +314,7 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
       r.profile,
       r.model,
       outcomeOf(r.status),
-      failureClassOf(r.status, r.lastEndReason) ?? "",
+      reportedFailureClass(r.status, r.lastEndReason) ?? "",
       String(r.steps),
       String(r.tokens),
       csvNumber(r.costUsd),

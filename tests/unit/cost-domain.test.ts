@@ -11,6 +11,7 @@ import {
   TASK_CSV_HEADER,
   taskCostCsv,
   pricesDiffer,
+  reportedFailureClass,
   outcomeTableCells,
   outcomeTableCsv,
   percentileOfHistogram,
@@ -90,8 +91,9 @@ describe("cost rollup vocabulary", () => {
     expect(failureClassOf("dead_end", null)).toBe("dead_end");
     expect(failureClassOf("cancelled", "cancelled_by_user")).toBeNull();
     // A cancel by a batch or an escalation decision ends the run otherwise: still no failure class "error".
-    expect(failureClassOf("cancelled", "error")).toBeNull();
-    expect(failureClassOf("cancelled", null)).toBeNull();
+    expect(reportedFailureClass("cancelled", "error")).toBeNull();
+    expect(reportedFailureClass("cancelled", "budget_exhausted")).toBeNull();
+    expect(reportedFailureClass("failed", "budget_exhausted")).toBe("budget");
     expect(failureClassOf("completed", "transient")).toBeNull();
   });
 
