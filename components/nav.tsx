@@ -24,8 +24,9 @@ export function Nav() {
   const trpc = useTRPC();
   const me = useMe();
   const roles = me.data?.roles;
-  const escalations = useQuery({ ...trpc.escalation.list.queryOptions({ status: "open" }), refetchInterval: 10_000, enabled: holdsAny(roles, ["handler"]) });
-  const open = escalations.data?.length ?? 0;
+  const inbox = useQuery({ ...trpc.escalation.inboxCount.queryOptions(), refetchInterval: 10_000, enabled: holdsAny(roles, ["handler"]) });
+  const open = inbox.data?.open ?? 0;
+  const overdue = inbox.data?.overdue ?? 0;
   return (
     <nav aria-label="Main" className="flex flex-col gap-1 p-3">
       {items
@@ -45,7 +46,11 @@ export function Nav() {
             >
               {item.label}
               {item.href === "/escalations" && open > 0 && (
-                <span className="ml-2 rounded-full bg-amber-500 px-1.5 text-xs font-semibold text-white" aria-label={`${open} open`}>
+                <span
+                  className={cn("ml-2 rounded-full px-1.5 text-xs font-semibold text-white", overdue > 0 ? "bg-red-600" : "bg-amber-500")}
+                  aria-label={`${open} open for you${overdue > 0 ? `, ${overdue} overdue` : ""}`}
+                  title={`${open} open escalation(s) waiting on you${overdue > 0 ? `, ${overdue} overdue` : ""}`}
+                >
                   {open}
                 </span>
               )}

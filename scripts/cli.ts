@@ -282,7 +282,9 @@ async function summary(taskId: string) {
     error: t.error,
     durationMs: t.startedAt ? (t.endedAt ?? new Date()).getTime() - t.startedAt.getTime() : null,
     alerts: t.alerts.map((a) => ({ kind: a.kind, severity: a.severity, step: a.stepId })),
-    escalation: t.escalations[0] ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status } : null,
+    escalation: t.escalations[0]
+      ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status, overdue: t.escalations[0].overdue }
+      : null,
   };
 }
 

@@ -58,10 +58,10 @@ export function CostsPage() {
           {(h?.priceVersions.length ?? 0) > 1 ? "s" : ""}: {h?.priceVersions.join(", ") || "—"}
         </p>
       </div>
-      {h && h.priceVersions.length > 1 && (
+      {h?.mixedPrices && (
         <p role="note" data-testid="mixed-prices" className="mb-6 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-          Mixed price tables: the figures in scope were priced from {h.priceVersions.length} different price tables ({h.priceVersions.join(", ")}), so totals
-          add dollars from different tables. The Price table column says which rows use which.
+          Mixed price tables: the figures in scope were priced from {h.priceVersions.length} price tables whose prices differ ({h.priceVersions.join(", ")}), so
+          totals add dollars from different tables. The Price table column says which rows use which.
         </p>
       )}
 

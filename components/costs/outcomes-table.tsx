@@ -3,36 +3,31 @@
 import Link from "next/link";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root.ts";
+import { downloadCsv } from "./download-csv.ts";
+import { TaskCsvButton } from "./task-csv-button.tsx";
 
 type Rollup = inferRouterOutputs<AppRouter>["cost"]["rollup"];
 
-/** Saves `text` as a CSV file named `name` (UTF-8). */
-export function downloadCsv(text: string, name: string): void {
-  const blob = new Blob([text], { type: "text/csv;charset=utf-8" });
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  URL.revokeObjectURL(url);
-}
-
 /**
  * Outcomes by profile and model: the server's table (the same cells as its CSV), the task and
- * completed counts and the cost per completed task linking to those tasks, and Download CSV.
+ * completed counts and the cost per completed task linking to those tasks, Download CSV (the table
+ * as data: plain numbers) and Download per-task CSV (one row per task).
  */
 export function OutcomesTable({ r, tasksHref, csvName }: { r: Rollup; tasksHref: (extra?: Record<string, string | undefined>) => string; csvName: string }) {
   return (
     <section aria-label="Outcomes by profile and model" className="mb-6 min-w-0 rounded-lg border border-zinc-200 bg-white">
       <div className="flex flex-wrap items-center justify-between gap-2 border-b border-zinc-200 px-4 py-3">
         <h2 className="text-sm font-semibold">Outcomes by profile and model</h2>
-        <button
-          type="button"
-          onClick={() => downloadCsv(r.outcomeCsv, csvName)}
-          className="rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100"
-        >
-          Download CSV
-        </button>
+        <div className="flex flex-wrap items-center gap-2">
+          <button
+            type="button"
+            onClick={() => downloadCsv(r.outcomeCsv, csvName)}
+            className="rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100"
+          >
+            Download CSV
+          </button>
+          <TaskCsvButton filters={r.filters} name={csvName} />
+        </div>
       </div>
       <div className="overflow-x-auto">
         <table className="w-full text-sm" data-testid="outcomes-table">

@@ -150,7 +150,10 @@ export function EscalationInbox() {
                       <span className={cn("text-xs", overdue ? "font-semibold text-red-700" : "text-zinc-500")} title={`due ${exactTitle(e.dueAt)}`}>
                         {e.status === "open"
                           ? overdue
-                            ? `⚠ overdue ${ago(e.dueAt).replace(" ago", "")}`
+                            ? // After a reminder re-armed dueAt it lies ahead again: still overdue (isEscalationOverdue), with no "for" time.
+                              new Date(e.dueAt).getTime() < now
+                              ? `⚠ overdue ${ago(e.dueAt).replace(" ago", "")}`
+                              : `⚠ overdue (reminded, now with ${e.assigneeRole})`
                             : `due in ${ago(e.dueAt).replace(" ago", "")}`
                           : e.status === "decided" && left > 0
                             ? `${e.decision?.replace("_", " ")}: decided, applies in ${left} s`

@@ -55,3 +55,41 @@ export const MAX_EXTRA = { steps: MAX_EXTRA_STEPS, tokens: MAX_EXTRA_TOKENS, usd
  */
 export const MAX_TOKEN_BUDGET = 2_147_483_647;
 export const MAX_COST_BUDGET_USD = 999_999.999999;
+
+/**
+ * Whether an escalation is overdue — the one rule the inbox, the card, the API (escalation.list /
+ * escalation.get / task.get) and the CLI all show (issue 18 "Escalations reach a person"): it is
+ * still `open` and either its `dueAt` has passed by `now` (the database clock on the server), or an
+ * overdue reminder has already been recorded (`notifications` > 1: round 0 is the opening, each
+ * later round fires only after a due time passed). The second clause keeps it overdue after a
+ * re-escalation along the profile's chain pushed `dueAt` forward (server/db/escalation-notify.ts).
+ * `notifications` absent counts as the opening only. Pure.
+ */
+export function isEscalationOverdue(e: { status: string; dueAt: Date | string; notifications?: number | null }, now: Date): boolean {
+  if (e.status !== "open") return false;
+  return new Date(e.dueAt).getTime() < now.getTime() || (e.notifications ?? 0) > 1;
+}
+
+/**
+ * Whether an escalation waits on `me` (the nav's inbox badge, issue 18 "Escalations reach a
+ * person"): it is `open` and either claimed by `me.name`, or unclaimed and routed to a role `me`
+ * holds (`assigneeRole`, which moves along the profile's chain when overdue). One claimed by
+ * someone else is theirs, not `me`'s. Pure.
+ */
+export function waitsOn(e: { status: string; assigneeRole: string; claimedBy: string | null }, me: { name: string; roles: readonly string[] }): boolean {
+  if (e.status !== "open") return false;
+  return e.claimedBy ? e.claimedBy === me.name : me.roles.includes(e.assigneeRole);
+}
+
+/**
+ * The inbox badge's figures for `me` among `rows` (open escalations): how many wait on them
+ * ({@link waitsOn}) and how many of those are overdue ({@link isEscalationOverdue} by `now`). Pure.
+ */
+export function inboxCounts(
+  rows: readonly { status: string; assigneeRole: string; claimedBy: string | null; dueAt: Date | string; notifications?: number | null }[],
+  me: { name: string; roles: readonly string[] },
+  now: Date,
+): { open: number; overdue: number } {
+  const mine = rows.filter((e) => waitsOn(e, me));
+  return { open: mine.length, overdue: mine.filter((e) => isEscalationOverdue(e, now)).length };
+}

@@ -75,7 +75,7 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
       `resume savings $${h.resume.savedUsd.toFixed(4)}\n`,
   );
   process.stderr.write(
-    `dates: tasks by ${r.dateBasis} · price table${h.priceVersions.length > 1 ? "s (MIXED: the sums add dollars from different tables)" : ""}: ${h.priceVersions.join(", ") || "—"}\n`,
+    `dates: tasks by ${r.dateBasis} · price table${h.priceVersions.length > 1 ? (h.mixedPrices ? "s (MIXED: the sums add dollars priced differently)" : "s (same prices)") : ""}: ${h.priceVersions.join(", ") || "—"}\n`,
   );
   process.stderr.write(
     `${by.padEnd(24)} ${"tasks".padStart(6)} ${"done".padStart(6)} ${"spend".padStart(12)} ${"waste".padStart(10)} ${"per done".padStart(12)}\n`,

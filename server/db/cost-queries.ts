@@ -5,12 +5,14 @@ import {
   outcomeTableCells,
   percentileOfHistogram,
   priceVersionsOf,
-  toCsv,
+  pricesDiffer,
+  outcomeTableCsv,
   type CostFilters,
   type CostGroup,
   type CostOutcome,
   type FailureClass,
   type OutcomeRow,
+  type TaskCostRow,
 } from "../domain/cost-rollup.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
@@ -41,8 +43,10 @@ export interface CostRollup {
     escalations: number;
     /** Resumed tasks: restarting each from scratch would have redone `keptUsd` and lost `discardedUsd`; resuming lost `discardedUsd`. */
     resume: { tasks: number; keptUsd: number; discardedUsd: number; restartCostUsd: number; resumeCostUsd: number; savedUsd: number };
-    /** Every price table the figures in scope come from, sorted; more than one = mixed (the page says so). */
+    /** Every price table the figures in scope come from, sorted. */
     priceVersions: string[];
+    /** Those tables price differently (pricesDiffer: two profiles' own tables with the same prices are one price); the page says "Mixed price tables" only then. */
+    mixedPrices: boolean;
   };
   byCause: Record<CostCause, number>;
   byProfile: CostGroup[];
@@ -52,7 +56,7 @@ export interface CostRollup {
   /** Time series by `filters.bucket` (the tasks' UTC launch day, or ISO launch week starting Monday; key YYYY-MM-DD), with spend by cause for the stacked chart. */
   byPeriod: (CostGroup & { byCause: Record<CostCause, number> })[];
   outcomes: OutcomeRow[];
-  /** The outcomes table exactly as shown (cells formatted by the domain), and the same as CSV. */
+  /** The outcomes table exactly as shown (cells formatted by the domain), and as CSV data (same rows, plain numbers: outcomeTableCsv). */
   outcomeTable: { header: string[]; rows: string[][] };
   outcomeCsv: string;
   queryMs: number;
@@ -115,7 +119,9 @@ function rollupSql(f: CostFilters): Prisma.Sql {
   const outcome = f.outcome ? Prisma.sql`AND r.outcome = ${f.outcome}` : Prisma.empty;
   return Prisma.sql`
     WITH s AS (
-      SELECT p.name AS profile, coalesce(nullif(r.model, ''), p.model) AS model, r.outcome, nullif(r.failure, '') AS failure,
+      SELECT p.name AS profile, coalesce(nullif(r.model, ''), p.model) AS model, r.outcome,
+             -- A cancelled task has no failure class (reportedFailureClass), whatever end reason its rollup row kept.
+             CASE WHEN r.outcome = 'cancelled' THEN NULL ELSE nullif(r.failure, '') END AS failure,
              to_char(date_trunc(${bucket}, r.day), 'YYYY-MM-DD') AS period, r."priceVersions" AS version,
              r.tasks, r.completed, r.calls, r."billedCalls", r."estimatedCalls", r."costUsd", r."productiveUsd", r."retryUsd", r."replayUsd",
              r."checkpointUsd", r."compactionUsd", r."discardedUsd", r."restartUsd", r."estimatedUsd", r."stepsCompleted", r.escalations,
@@ -176,6 +182,26 @@ const groupOf = (key: string, r: GroupRow): CostGroup => {
 
 const byUsd = (a: CostGroup, b: CostGroup) => b.usd - a.usd || a.key.localeCompare(b.key);
 
+/** pricesDiffer over `versions`, with the current prices of the profiles whose own tables they name. */
+async function priceVersionsDiffer(prisma: PrismaClient, versions: readonly string[]): Promise<boolean> {
+  if (versions.length < 2) return false;
+  const names = versions.filter((v) => v.startsWith("profile:")).map((v) => v.replace(/ \(model not listed\)$/, "").slice("profile:".length));
+  const profiles = names.length
+    ? await prisma.agentProfile.findMany({
+        where: { name: { in: names } },
+        select: { name: true, inputPricePerMTok: true, cachedPricePerMTok: true, outputPricePerMTok: true },
+      })
+    : [];
+  const num = (d: { toString(): string } | null) => (d === null ? null : Number(d.toString()));
+  const prices = new Map(
+    profiles.map((p) => [
+      p.name,
+      { inputPerMTok: num(p.inputPricePerMTok), cachedPerMTok: num(p.cachedPricePerMTok), outputPerMTok: num(p.outputPricePerMTok) },
+    ]),
+  );
+  return pricesDiffer(versions, prices);
+}
+
 /** EXPLAIN (ANALYZE, BUFFERS) of the rollup's main statement, for `npm run bench:costs -- --explain`. */
 export async function explainCostRollup({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<string> {
   const sql = rollupSql(filters);
@@ -224,6 +250,8 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
     }))
     .sort((a, b) => a.profile.localeCompare(b.profile) || a.model.localeCompare(b.model));
   const cells = outcomeTableCells(outcomes);
+  const priceVersions = priceVersionsOf(total?.versions ?? []);
+  const mixedPrices = await priceVersionsDiffer(prisma, priceVersions);
   return {
     filters,
     dateBasis: COST_DATE_BASIS,
@@ -245,7 +273,8 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       unbilledCalls: total?.unbilled ?? 0,
       escalations: total?.escalations ?? 0,
       resume: { tasks: total?.resumed ?? 0, keptUsd: kept, discardedUsd: lost, restartCostUsd: kept + lost, resumeCostUsd: lost, savedUsd: kept },
-      priceVersions: priceVersionsOf(total?.versions ?? []),
+      priceVersions,
+      mixedPrices,
     },
     byCause: total ? causesOf(total) : zeroCauses,
     byProfile: only("gp")
@@ -266,7 +295,58 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       .sort((a, b) => a.key.localeCompare(b.key)),
     outcomes,
     outcomeTable: { header: [...OUTCOME_TABLE_HEADER], rows: cells },
-    outcomeCsv: toCsv(OUTCOME_TABLE_HEADER, cells),
+    outcomeCsv: outcomeTableCsv(outcomes),
     queryMs,
   };
+}
+
+/** At most this many tasks in one per-task CSV (newest first beyond it is cut; the CSV says nothing then, so the UI notes the cap). */
+export const TASK_CSV_MAX_ROWS = 50_000;
+
+/**
+ * The per-task CSV beside the grouped table (issue 18 "one row per task"): every task in scope of
+ * the same filters as the rollup (launch day UTC from/to, profile, model, outcome — COST_DATE_BASIS),
+ * oldest first, at most {@link TASK_CSV_MAX_ROWS}, as server/domain/cost-rollup.ts taskCostCsv.
+ * Reads task, agent_profile and task_cost (one row per task; no model_call scan).
+ */
+export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClient; filters: CostFilters }): Promise<TaskCostRow[]> {
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (f.from) where.push(Prisma.sql`t."createdAt" >= (${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) where.push(Prisma.sql`t."createdAt" < ((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
+  if (f.model) where.push(Prisma.sql`coalesce(nullif(c.model, ''), p.model) = ${f.model}`);
+  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status) = ${f.outcome}`);
+  const rows = await prisma.$queryRaw<
+    {
+      id: string;
+      createdAt: Date;
+      profile: string;
+      model: string;
+      status: string;
+      lastEndReason: string | null;
+      steps: number;
+      tokens: string;
+      usd: string;
+      waste: string;
+    }[]
+  >`
+    SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, c."lastEndReason",
+           coalesce(c.steps, 0)::int AS steps, coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
+           coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
+    FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
+    WHERE ${Prisma.join(where, " AND ")}
+    ORDER BY t."createdAt", t.id
+    LIMIT ${TASK_CSV_MAX_ROWS}`;
+  return rows.map((r) => ({
+    taskId: r.id,
+    launchedAt: r.createdAt,
+    profile: r.profile,
+    model: r.model,
+    status: r.status,
+    lastEndReason: r.lastEndReason,
+    steps: r.steps,
+    tokens: Number(r.tokens),
+    costUsd: Number(r.usd),
+    wasteUsd: Number(r.waste),
+  }));
 }

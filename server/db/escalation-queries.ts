@@ -4,6 +4,7 @@ import { AppError } from "../errors.ts";
 import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
+import { inboxCounts, isEscalationOverdue } from "../../lib/contracts/escalation.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
 
 /**
@@ -66,7 +67,7 @@ export async function listEscalations({
     claimedAt: e.claimedAt,
     assigneeRole: e.assigneeRole,
     dueAt: e.dueAt,
-    overdue: e.status === "open" && e.dueAt.getTime() < now.getTime(),
+    overdue: isEscalationOverdue(e, now),
     createdAt: e.createdAt,
     costUsd: Number(e.costUsd),
     /** USD the task has spent so far (all runs). */
@@ -221,7 +222,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     }),
     assigneeRole: e.assigneeRole,
     dueAt: e.dueAt,
-    overdue: e.status === "open" && e.dueAt.getTime() < now.getTime(),
+    overdue: isEscalationOverdue(e, now),
     createdAt: e.createdAt,
     checkpoint: checkpoint
       ? {
@@ -254,3 +255,20 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
 
 // requestEscalation (a write) moved to run-requests.ts; re-exported for existing imports.
 export { requestEscalation } from "./run-requests.ts";
+
+/**
+ * The nav's inbox badge for a signed-in user (`name`, `roles`): open escalations that wait on them
+ * and how many of those are overdue (lib/contracts/escalation.ts `inboxCounts`, by the database
+ * clock). Reads the open rows' routing columns only (at most 1,000).
+ */
+export async function inboxCountsFor({ prisma, name, roles }: { prisma: PrismaClient; name: string; roles: readonly string[] }) {
+  const [rows, now] = await Promise.all([
+    prisma.escalation.findMany({
+      where: { status: "open" },
+      select: { status: true, assigneeRole: true, claimedBy: true, dueAt: true, notifications: true },
+      take: 1_000,
+    }),
+    dbNow(prisma),
+  ]);
+  return inboxCounts(rows, { name, roles }, now);
+}

@@ -7,6 +7,7 @@ import { Prisma, type PrismaClient } from "./client.ts";
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
+import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
@@ -319,6 +320,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       decision: e.decision,
       decidedBy: e.decidedBy,
       dueAt: e.dueAt,
+      /** The one overdue rule (lib/contracts/escalation.ts isEscalationOverdue), by this server's clock. */
+      overdue: isEscalationOverdue(e, new Date()),
       createdAt: e.createdAt,
       runId: e.runId,
     })),

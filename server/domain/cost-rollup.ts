@@ -3,8 +3,8 @@ import { inputObject, textField } from "./input-fields.ts";
 
 /**
  * The managers' cost rollups (issue 9): filters, the outcome and failure-class vocabularies, and the
- * pure shaping of the outcomes table into cells and CSV (one function, so the CSV is exactly what
- * the table shows: same rows, same rounding). The SQL lives in server/db/cost-queries.ts.
+ * pure shaping of the outcomes table into cells and CSV (the CSV has the table's rows and columns,
+ * each figure as a plain number). The SQL lives in server/db/cost-queries.ts.
  */
 
 /** Outcome of a task for the cost pages (from Task.status; `running` = queued or running). */
@@ -12,7 +12,7 @@ export const COST_OUTCOMES = ["completed", "dead_end", "failed", "cancelled", "w
 export type CostOutcome = (typeof COST_OUTCOMES)[number];
 
 import { FAILURE_CLASSES, type FailureClass } from "../../lib/contracts/failure.ts";
-import { calendarDayProblem } from "../../lib/contracts/dates.ts";
+import { calendarDayProblem, isoUtc } from "../../lib/contracts/dates.ts";
 export { FAILURE_CLASSES, type FailureClass };
 
 const day = z.string("must be a date YYYY-MM-DD").superRefine((s, ctx) => {
@@ -57,7 +57,9 @@ export function outcomeOf(status: string): CostOutcome {
  * The failure class of a task that did not complete: `dead_end` for a dead end, else from the end
  * reason of its latest run that has one (Run.endReason: budget_exhausted → budget; loop, stall,
  * transient, saturation, drift, error as they are; tool failures and unknown reasons → error).
- * Completed, running and user-cancelled tasks have none (null).
+ * Completed, running and user-cancelled tasks have none (null). This is the key the rollup stores
+ * (longhaul_cost_failure in server/db/sql/task-cost.sql mirrors it); what /costs and its CSVs
+ * show is {@link reportedFailureClass}.
  */
 export function failureClassOf(status: string, lastEndReason: string | null): FailureClass | null {
   if (status === "completed" || status === "queued" || status === "running") return null;
@@ -65,6 +67,17 @@ export function failureClassOf(status: string, lastEndReason: string | null): Fa
   if (lastEndReason === null || lastEndReason === "cancelled_by_user") return null;
   if (lastEndReason === "budget_exhausted") return "budget";
   return (FAILURE_CLASSES as readonly string[]).includes(lastEndReason) ? (lastEndReason as FailureClass) : "error";
+}
+
+/**
+ * The failure class /costs, cost.rollup and the per-task CSV show: none for a cancelled task,
+ * whatever its run's end reason (a cancel is a person's choice, not a failure — issue 18: a task
+ * cancelled by a batch or an escalation decision read as "Error"), else {@link failureClassOf}.
+ * Applied when reading (server/db/cost-queries.ts), so the stored rollup keys stay as the
+ * triggers wrote them.
+ */
+export function reportedFailureClass(status: string, lastEndReason: string | null): FailureClass | null {
+  return status === "cancelled" ? null : failureClassOf(status, lastEndReason);
 }
 
 /** Money and spend split of a group of tasks (USD). */
@@ -113,8 +126,8 @@ export const OUTCOME_TABLE_HEADER = [
   "Launched",
   "Completed",
   "Completion rate",
-  "Steps / completed",
-  "Escalations / task",
+  "Steps / completed (mean)",
+  "Escalations / task (mean)",
   "Spend",
   "Cost / completed task",
   "Price table",
@@ -164,9 +177,57 @@ export function neutraliseFormula(cell: string): string {
   return /^[=+\-@\t\r]/.test(cell) && !/^[+-]?\d+(\.\d+)?$/.test(cell) ? `'${cell}` : cell;
 }
 
-/** The outcomes table as CSV: the same header, rows and rounding as outcomeTableCells. */
+/**
+ * A number as a CSV data cell (issue 18 "CSV exports are data"): plain decimal, no currency sign,
+ * percent or thousands separator, at most `decimals` places with trailing zeros dropped
+ * (0.50000000 → "0.5"); "" for null or a non-finite value, so a spreadsheet reads an empty cell.
+ */
+export function csvNumber(n: number | null, decimals = 8): string {
+  if (n === null || !Number.isFinite(n)) return "";
+  const fixed = n.toFixed(decimals);
+  const trimmed = fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
+  return trimmed === "-0" ? "0" : trimmed;
+}
+
+/** The outcomes CSV's header: the table's columns, with units where the cells are plain numbers. */
+export const OUTCOME_CSV_HEADER = [
+  "Profile",
+  "Model",
+  "Launched",
+  "Completed",
+  "Completion rate (fraction)",
+  "Steps / completed (mean)",
+  "Escalations / task (mean)",
+  "Spend (USD)",
+  "Cost / completed task (USD)",
+  "Price table",
+  "Estimated",
+] as const;
+
+/**
+ * The outcomes table as data rows: the same rows and columns as {@link outcomeTableCells}, but each
+ * figure a plain number ({@link csvNumber}: USD to 8 places as stored, the completion rate as a
+ * fraction to 4 places, means to 4 places; empty when there is none) so a spreadsheet can sum them.
+ */
+export function outcomeCsvCells(rows: readonly OutcomeRow[]): string[][] {
+  return rows.map((r) => [
+    r.profile,
+    r.model,
+    String(r.launched),
+    String(r.completed),
+    r.launched > 0 ? csvNumber(r.completed / r.launched, 4) : "",
+    csvNumber(r.stepsPerCompleted, 4),
+    csvNumber(r.escalationsPerTask, 4),
+    csvNumber(r.usd),
+    csvNumber(r.costPerCompletedUsd),
+    r.priceVersions.join(" + "),
+    r.estimatedUsd > 0 ? "yes" : "no",
+  ]);
+}
+
+/** The outcomes table as CSV data: {@link OUTCOME_CSV_HEADER} and {@link outcomeCsvCells}. */
 export function outcomeTableCsv(rows: readonly OutcomeRow[]): string {
-  return toCsv(OUTCOME_TABLE_HEADER, outcomeTableCells(rows));
+  return toCsv(OUTCOME_CSV_HEADER, outcomeCsvCells(rows));
 }
 
 /**
@@ -204,4 +265,81 @@ export function percentileOfHistogram(bins: readonly { value: number; count: num
   const lower = valueAt(lo);
   const upper = valueAt(Math.ceil(pos));
   return lower + (pos - lo) * (upper - lower);
+}
+
+/** One task of the per-task CSV (server/db/cost-queries.ts taskCostRows). USD; `launchedAt` the task's createdAt. */
+export interface TaskCostRow {
+  taskId: string;
+  launchedAt: Date;
+  profile: string;
+  model: string;
+  /** Task.status (mapped to an outcome by outcomeOf). */
+  status: string;
+  /** The end reason of the task's latest run that has one (mapped by failureClassOf). */
+  lastEndReason: string | null;
+  /** Model and tool steps of all runs (the budget's steps). */
+  steps: number;
+  /** Prompt + completion tokens of all calls. */
+  tokens: number;
+  costUsd: number;
+  /** Retries, replays, discarded and restarted work (the table's waste). */
+  wasteUsd: number;
+}
+
+/** The per-task CSV's header (issue 18: one row per task beside the grouped table). */
+export const TASK_CSV_HEADER = [
+  "Task id",
+  "Launched at (UTC)",
+  "Profile",
+  "Model",
+  "Outcome",
+  "Failure class",
+  "Steps",
+  "Tokens",
+  "Cost (USD)",
+  "Waste (USD)",
+] as const;
+
+/**
+ * One row per task as CSV data: ISO 8601 launch time with its zone (isoUtc), the outcome and
+ * failure class by the same rules as the grouped table (outcomeOf, reportedFailureClass), plain numbers
+ * (csvNumber: USD to 8 places as stored). Formula-like names are neutralised by toCsv.
+ */
+export function taskCostCsv(rows: readonly TaskCostRow[]): string {
+  return toCsv(
+    TASK_CSV_HEADER,
+    rows.map((r) => [
+      r.taskId,
+      isoUtc(r.launchedAt),
+      r.profile,
+      r.model,
+      outcomeOf(r.status),
+      reportedFailureClass(r.status, r.lastEndReason) ?? "",
+      String(r.steps),
+      String(r.tokens),
+      csvNumber(r.costUsd),
+      csvNumber(r.wasteUsd),
+    ]),
+  );
+}
+
+/**
+ * Whether the figures in scope really mix prices (issue 18: "Mixed price tables" only when the
+ * prices differ). `versions`: the price tables named (priceVersionsOf; "profile:<name>" or
+ * "genai-prices@<v>", a " (model not listed)" suffix ignored). Two profiles' own tables with the
+ * same per-million-token prices (input, cached — the input price when unset —, output) are one
+ * price; `profilePrices` gives them by profile name (USD per MTok; a profile missing from it counts
+ * as its own price). Every other table is its own price. True when more than one price remains. Pure.
+ */
+export function pricesDiffer(
+  versions: readonly string[],
+  profilePrices: ReadonlyMap<string, { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null }>,
+): boolean {
+  const keys = new Set<string>();
+  for (const raw of versions) {
+    const v = raw.replace(/ \(model not listed\)$/, "");
+    const p = v.startsWith("profile:") ? profilePrices.get(v.slice("profile:".length)) : undefined;
+    keys.add(p && p.inputPerMTok !== null && p.outputPerMTok !== null ? `prices:${p.inputPerMTok}/${p.cachedPerMTok ?? p.inputPerMTok}/${p.outputPerMTok}` : v);
+  }
+  return keys.size > 1;
 }

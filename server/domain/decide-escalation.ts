@@ -15,6 +15,7 @@ import {
 } from "../../lib/contracts/escalation.ts";
 import { MAX_FACT_EDITS, MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES, MAX_GUIDANCE_CHARS } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
+import { isoUtc } from "../../lib/contracts/dates.ts";
 
 export {
   ESCALATION_DECISIONS,
@@ -283,7 +284,7 @@ export interface ClaimPorts {
  * (ISO, UTC) and how to take it over (`takeOverFrom`, the card's "Take over from …").
  */
 export function claimConflictMessage(escalationId: string, state: Pick<EscalationState, "claimedBy" | "claimedAt">): string {
-  return `escalation ${escalationId} is claimed by ${state.claimedBy}${state.claimedAt ? ` since ${state.claimedAt.toISOString()}` : ""}: take it over explicitly to decide it (takeOverFrom: "${state.claimedBy}")`;
+  return `escalation ${escalationId} is claimed by ${state.claimedBy}${state.claimedAt ? ` since ${isoUtc(state.claimedAt)}` : ""}: take it over explicitly to decide it (takeOverFrom: "${state.claimedBy}")`;
 }
 
 function describeDecision(s: EscalationState): string {
@@ -301,15 +302,15 @@ export function describeEscalationConflict(escalationId: string, state: Escalati
     return state.claimedBy ? claimConflictMessage(escalationId, state) : `escalation ${escalationId} is open`;
   }
   if (state.status === "applied")
-    return `escalation ${escalationId}: ${what} was already applied at ${state.appliedAt?.toISOString() ?? "an earlier time"}${attempted === "undo" ? ": too late to undo" : ""}`;
+    return `escalation ${escalationId}: ${what} was already applied at ${state.appliedAt ? isoUtc(state.appliedAt) : "an earlier time"}${attempted === "undo" ? ": too late to undo" : ""}`;
   if (state.status === "applying") return `escalation ${escalationId}: ${what} is being applied${attempted === "undo" ? ": too late to undo" : ""}`;
   // decided
   if (attempted === "undo") {
     return state.applyAfter
-      ? `escalation ${escalationId}: too late to undo ${what}: its undo window ended at ${state.applyAfter.toISOString()} and it is being applied`
+      ? `escalation ${escalationId}: too late to undo ${what}: its undo window ended at ${isoUtc(state.applyAfter)} and it is being applied`
       : `escalation ${escalationId}: ${what} had no undo window (it is applied right away); too late to undo`;
   }
-  return `escalation ${escalationId} is already decided (${what}${state.applyAfter ? `, applies at ${state.applyAfter.toISOString()}` : ""})`;
+  return `escalation ${escalationId} is already decided (${what}${state.applyAfter ? `, applies at ${isoUtc(state.applyAfter)}` : ""})`;
 }
 
 /**
@@ -421,7 +422,7 @@ export async function claimEscalation({
   if (s.status === "applied")
     throw new AppError(
       "CONFLICT",
-      `escalation ${input.escalationId} is closed: ${describeDecision(s)} was applied at ${s.appliedAt?.toISOString() ?? "an earlier time"}`,
+      `escalation ${input.escalationId} is closed: ${describeDecision(s)} was applied at ${s.appliedAt ? isoUtc(s.appliedAt) : "an earlier time"}`,
     );
   if (s.claimedBy === actor && s.claimedAt) return { escalationId: input.escalationId, claimedBy: actor, claimedAt: s.claimedAt };
   if (s.claimedBy === null) {
@@ -432,7 +433,7 @@ export async function claimEscalation({
   throw new AppError(
     "CONFLICT",
     expected === null
-      ? `${s.claimedBy} is on this since ${s.claimedAt?.toISOString() ?? "earlier"}: take it over explicitly (takeOverFrom: "${s.claimedBy}")`
+      ? `${s.claimedBy} is on this since ${s.claimedAt ? isoUtc(s.claimedAt) : "earlier"}: take it over explicitly (takeOverFrom: "${s.claimedBy}")`
       : `${s.claimedBy} is on this now, not ${expected}: look again before taking it over`,
   );
 }

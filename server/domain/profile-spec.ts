@@ -3,6 +3,7 @@ import { mcpSelectionsSchema } from "../../lib/contracts/mcp.ts";
 import { BUILTIN_TOOL_NAMES, ENV_NAME, PROFILE_NAME, PROFILE_PROVIDERS } from "../../lib/contracts/profile.ts";
 import { parseEmailAllowEntry, parseHttpAllowEntry } from "./egress-policy.ts";
 import { textField } from "./input-fields.ts";
+import { isRole, ROLES } from "../auth/roles.ts";
 
 /**
  * An agent profile's content as an admin writes it (browser form, API, `profiles apply` file) and as
@@ -110,9 +111,12 @@ export const profileSpecShape = {
   autoResumeMax: int("autoResumeMax", 0, 20).default(2),
   stallSteps: int("stallSteps", 1, 1000).default(5),
   stallGraceSteps: int("stallGraceSteps", 0, 1000).default(3),
-  escalationRole: textField("escalationRole", 50).pipe(z.string().min(1, "escalationRole: must not be blank")).default("operator"),
+  escalationRole: escalationRoleField("escalationRole").default("operator"),
   escalationDueMinutes: int("escalationDueMinutes", 1, 10_080).default(60),
-  escalationChain: z.array(textField("escalationChain[]", 50), "escalationChain: a list of roles").max(10, "escalationChain: at most 10 roles").default([]),
+  escalationChain: z
+    .array(escalationRoleField("escalationChain[]"), "escalationChain: a list of roles")
+    .max(10, "escalationChain: at most 10 roles")
+    .default([]),
   requireApproval: z.boolean("requireApproval: true or false").default(false),
   egressEmailAllow: allowList("egressEmailAllow", parseEmailAllowEntry).default([]),
   egressHttpAllow: allowList("egressHttpAllow", parseHttpAllowEntry).default([]),
@@ -122,6 +126,18 @@ export const profileSpecShape = {
   outputPricePerMTok: usd("outputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   systemPrompt: z.string("systemPrompt: must be text").max(20_000, "systemPrompt: at most 20000 characters").default(""),
 };
+
+/**
+ * A role an escalation can be routed to: one of the roles an admin can grant (server/auth/roles.ts
+ * ROLES), so an escalation never waits on a role no one can hold (issue 18 "Escalations reach a
+ * person": a chain to "team-lead" reached nobody). Refused with the field named:
+ * `escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin`.
+ */
+function escalationRoleField(field: string) {
+  return textField(field, 50).refine((v): boolean => isRole(v), {
+    error: (i) => `${field}: ${JSON.stringify(i.input)} is not a role; use one of ${ROLES.join(", ")}`,
+  });
+}
 
 /** A profile as written: unknown fields refused (a typo must not be silently ignored). */
 export const profileSpecSchema = z.strictObject(profileSpecShape, {

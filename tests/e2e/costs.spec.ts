@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { OUTCOME_CSV_HEADER, TASK_CSV_HEADER } from "../../server/domain/cost-rollup.ts";
 
 // A manager on /costs (issue 9): tasks launched and finished through the real stack (one of them
 // answered once without usage by the scripted model, so its figure is estimated), then the page
@@ -60,17 +61,41 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   expect((await labels.allTextContents()).map((t) => t.trim())).toEqual(periodCpc.map((t) => t.replace(/\*$/, "")));
   await expect(page.getByTestId("chart-causes").locator(".recharts-bar-rectangle").first()).toBeVisible();
 
-  // The CSV is the table: same header, same cells.
+  // The CSV is the table as data: the same rows and columns, each figure a plain number (no $ or %).
   const downloadPromise = page.waitForEvent("download");
-  await page.getByRole("button", { name: "Download CSV" }).click();
+  await page.getByRole("button", { name: "Download CSV", exact: true }).click();
   const download = await downloadPromise;
   const csv = readFileSync(await download.path(), "utf8")
     .trimEnd()
     .split("\r\n");
   const header = await table.locator("thead th").allInnerTexts();
-  expect(csv[0]).toBe(header.join(","));
-  expect(csv[1]).toBe(rowCells.join(","));
+  expect(csv[0]).toBe(OUTCOME_CSV_HEADER.join(","));
+  expect(csv[0]!.split(",")).toHaveLength(header.length);
+  const data = csv[1]!.split(",");
+  expect(data.slice(0, 4)).toEqual(rowCells.slice(0, 4));
+  expect(csv[1]).not.toMatch(/[$%]/);
+  expect(Number(data[4])).toBeCloseTo(Number(rowCells[4]!.replace("%", "")) / 100, 2);
+  expect(Number(data[7])).toBeCloseTo(Number(rowCells[7]!.replace(/[$*]/g, "")), 4);
+  expect(data.at(-1)).toBe("yes");
   expect(rowCells.at(-1)).toBe("yes");
+
+  // Beside it, one row per task: the two scripted tasks, ISO launch times, plain numbers.
+  const perTaskPromise = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Download per-task CSV" }).click();
+  const perTask = readFileSync(await (await perTaskPromise).path(), "utf8")
+    .trimEnd()
+    .split("\r\n");
+  expect(perTask[0]).toBe(TASK_CSV_HEADER.join(","));
+  const taskRows = perTask.slice(1).map((l) => l.split(","));
+  expect(taskRows.map((r) => r[0]).sort()).toEqual(tasks.slice(0, 2).sort());
+  for (const r of taskRows) {
+    expect(r[1]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(r[2]).toBe("scripted");
+    expect(Number(r[6])).toBeGreaterThan(0);
+    expect(r[8]).toMatch(/^\d+(\.\d+)?$/);
+  }
+  const perTaskUsd = taskRows.reduce((sum, r) => sum + Number(r[8]), 0);
+  expect(perTaskUsd).toBeCloseTo(Number(data[7]), 6);
   // Each row names its price table, and the page names the tables its figures use.
   expect(header.at(-2)).toBe("Price table");
   expect(rowCells.at(-2)).toMatch(/^(genai-prices@\d|profile:)/);

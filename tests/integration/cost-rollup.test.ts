@@ -11,7 +11,8 @@ import {
   outcomeTableCells,
   outcomeTableCsv,
   toCsv,
-  OUTCOME_TABLE_HEADER,
+  OUTCOME_CSV_HEADER,
+  outcomeCsvCells,
 } from "../../server/domain/cost-rollup.ts";
 
 // The rollups on a small fixed data set written through the real write paths (recordModelCall,
@@ -238,7 +239,8 @@ describe("cost rollups on a fixed data set", () => {
     expect(outcomeTableCells(r.outcomes)).toEqual([
       [profileName, model, "5", "3", "60%", "3.0", "0.20", "$0.1519*", "$0.0506*", `profile:${profileName}`, "yes"],
     ]);
-    expect(outcomeTableCsv(r.outcomes)).toBe(toCsv(OUTCOME_TABLE_HEADER, outcomeTableCells(r.outcomes)));
+    expect(outcomeTableCsv(r.outcomes)).toBe(toCsv(OUTCOME_CSV_HEADER, outcomeCsvCells(r.outcomes)));
+    expect(r.outcomeCsv.trimEnd().split("\r\n")[1]).toBe(`${profileName},${model},5,3,0.6,3,0.2,0.1519,0.05063333,profile:${profileName},yes`);
   });
 
   it("filters by week and outcome", async () => {

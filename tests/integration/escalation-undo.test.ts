@@ -5,6 +5,7 @@ import { claimEscalation, releaseEscalation, undoEscalationDecision, type Escala
 import { AppError } from "../../server/errors.ts";
 import { findExecutorRuns, waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
+import { isoUtc } from "../../lib/contracts/dates.ts";
 
 // The undo window on the real pieces (app child serving agent-run and escalation-apply, executor
 // child, scripted model, PostgreSQL): a decision made with undoSeconds is only recorded; undone inside
@@ -118,7 +119,7 @@ describe("escalation undo window", () => {
     const late = await undo(esc.id).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(AppError);
     expect((late as AppError).code).toBe("CONFLICT");
-    expect((late as AppError).message).toContain(`already applied at ${applied.appliedAt!.toISOString()}`);
+    expect((late as AppError).message).toContain(`already applied at ${isoUtc(applied.appliedAt!)}`);
     expect(await stack.db.run.count({ where: { taskId } })).toBe(2);
   });
 

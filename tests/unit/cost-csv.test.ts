@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { neutraliseFormula, toCsv } from "../../server/domain/cost-rollup.ts";
+import { csvNumber, neutraliseFormula, toCsv } from "../../server/domain/cost-rollup.ts";
 
 // Issue 18: CSV exports are data — a cell a spreadsheet would run as a formula is shown as text.
 describe("CSV cells against formula injection", () => {
@@ -26,4 +26,17 @@ describe("CSV cells against formula injection", () => {
       ),
     ).toBe('profile,cost\r\n\'=1+1,0.5\r\n"a,b",-1\r\n');
   });
+});
+
+describe("CSV numbers are plain", () => {
+  it.each([
+    [0.5, 8, "0.5"],
+    [0.01234567891, 8, "0.01234568"],
+    [12, 4, "12"],
+    [0, 8, "0"],
+    [-0.000000001, 8, "0"],
+    [1234567.5, 2, "1234567.5"],
+    [null, 8, ""],
+    [Number.NaN, 8, ""],
+  ])("%s (%i places) → %j", (n, places, out) => expect(csvNumber(n, places)).toBe(out));
 });

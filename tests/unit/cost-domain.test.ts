@@ -7,6 +7,11 @@ import {
   costFiltersSchema,
   failureClassOf,
   outcomeOf,
+  OUTCOME_CSV_HEADER,
+  TASK_CSV_HEADER,
+  taskCostCsv,
+  pricesDiffer,
+  reportedFailureClass,
   outcomeTableCells,
   outcomeTableCsv,
   percentileOfHistogram,
@@ -85,6 +90,10 @@ describe("cost rollup vocabulary", () => {
     expect(failureClassOf("waiting_for_human", "tool_failure")).toBe("error");
     expect(failureClassOf("dead_end", null)).toBe("dead_end");
     expect(failureClassOf("cancelled", "cancelled_by_user")).toBeNull();
+    // A cancel by a batch or an escalation decision ends the run otherwise: still no failure class "error".
+    expect(reportedFailureClass("cancelled", "error")).toBeNull();
+    expect(reportedFailureClass("cancelled", "budget_exhausted")).toBeNull();
+    expect(reportedFailureClass("failed", "budget_exhausted")).toBe("budget");
     expect(failureClassOf("completed", "transient")).toBeNull();
   });
 
@@ -130,8 +139,10 @@ describe("cost rollup vocabulary", () => {
     ]);
     const lines = outcomeTableCsv(rows).trimEnd().split("\r\n");
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('"a, b",m,4,1,25%,12.0,0.25,$0.5000,$0.5000,genai-prices@0.1.8,no');
-    expect(lines[2]).toBe(cells[1]!.join(","));
+    // CSV is data: the same rows, plain numbers (no $ or %), empty where the table shows "—".
+    expect(lines[0]).toBe(OUTCOME_CSV_HEADER.join(","));
+    expect(lines[1]).toBe('"a, b",m,4,1,0.25,12,0.25,0.5,0.5,genai-prices@0.1.8,no');
+    expect(lines[2]).toBe("z,m2,2,0,0,,0,0.01,,genai-prices@0.1.8 + profile:z,yes");
   });
 });
 
@@ -166,5 +177,62 @@ describe("cli costs --since", () => {
   it("price tables of rollup keys are split, deduplicated and sorted", () => {
     expect(priceVersionsOf(["profile:b + genai-prices@0.1.8", "", null, "genai-prices@0.1.8"])).toEqual(["genai-prices@0.1.8", "profile:b"]);
     expect(priceVersionsOf([])).toEqual([]);
+  });
+});
+
+describe("the per-task CSV", () => {
+  it("is one row per task: ISO launch time, outcome and failure class by the table's rules, plain numbers, formulas neutralised", () => {
+    const csv = taskCostCsv([
+      {
+        taskId: "task_1",
+        launchedAt: new Date("2026-12-02T05:14:00.250Z"),
+        profile: "=cmd",
+        model: "scripted",
+        status: "cancelled",
+        lastEndReason: "error",
+        steps: 12,
+        tokens: 34_567,
+        costUsd: 0.0123456789,
+        wasteUsd: 0,
+      },
+      {
+        taskId: "task_2",
+        launchedAt: new Date("2026-12-02T06:00:00Z"),
+        profile: "p",
+        model: "m",
+        status: "failed",
+        lastEndReason: "budget_exhausted",
+        steps: 3,
+        tokens: 0,
+        costUsd: 1.5,
+        wasteUsd: 0.25,
+      },
+    ]);
+    const lines = csv.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(TASK_CSV_HEADER.join(","));
+    expect(lines[0]).toBe("Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Steps,Tokens,Cost (USD),Waste (USD)");
+    expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0");
+    expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25");
+    expect(csv).not.toMatch(/[$%]/);
+  });
+});
+
+describe("mixed price tables only when the prices differ", () => {
+  type P = { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
+  const same: P = { inputPerMTok: 1, cachedPerMTok: null, outputPerMTok: 2 };
+  const prices = new Map<string, P>([
+    ["a", same],
+    ["b", { inputPerMTok: 1, cachedPerMTok: 1, outputPerMTok: 2 }],
+    ["c", { inputPerMTok: 3, cachedPerMTok: null, outputPerMTok: 2 }],
+  ]);
+  it("two profiles' own tables at the same prices are one price", () => {
+    expect(pricesDiffer(["profile:a", "profile:b"], prices)).toBe(false);
+    expect(pricesDiffer(["profile:a", "profile:a (model not listed)"], prices)).toBe(false);
+    expect(pricesDiffer(["genai-prices@0.1.8"], prices)).toBe(false);
+  });
+  it("differing prices, or the package's table beside a profile's, are mixed", () => {
+    expect(pricesDiffer(["profile:a", "profile:c"], prices)).toBe(true);
+    expect(pricesDiffer(["genai-prices@0.1.8", "profile:a"], prices)).toBe(true);
+    expect(pricesDiffer(["profile:a", "profile:gone"], prices)).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { isoUtc } from "../../lib/contracts/dates.ts";
 import {
   claimEscalation,
   decideEscalation,
@@ -157,12 +158,14 @@ describe("decide with an undo window", () => {
     s.tick(10_000);
     const notYetApplied = await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }));
     expect(notYetApplied.code).toBe("CONFLICT");
-    expect(notYetApplied.message).toBe(`escalation esc_1: too late to undo resume by ann: its undo window ended at ${res.applyAt} and it is being applied`);
+    expect(notYetApplied.message).toBe(
+      `escalation esc_1: too late to undo resume by ann: its undo window ended at ${isoUtc(res.applyAt!)} and it is being applied`,
+    );
     s.tick(200);
     s.applyDue("esc_1");
     const applied = await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }));
     expect(applied.code).toBe("CONFLICT");
-    expect(applied.message).toBe(`escalation esc_1: resume by ann was already applied at ${new Date(1_010_200).toISOString()}: too late to undo`);
+    expect(applied.message).toBe(`escalation esc_1: resume by ann was already applied at 1970-01-01T00:16:50Z: too late to undo`);
     expect(s.rows.get("esc_1")!.status).toBe("applied");
   });
 
@@ -181,7 +184,7 @@ describe("decide with an undo window", () => {
     const first = await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
     const err = await errorOf(decideEscalation({ input: parse({ decision: "cancel", undoSeconds: 10 }), actor: "bob", ports: s.decide }));
     expect(err.code).toBe("CONFLICT");
-    expect(err.message).toBe(`escalation esc_1 is already decided (resume by ann, applies at ${first.applyAt})`);
+    expect(err.message).toBe(`escalation esc_1 is already decided (resume by ann, applies at ${isoUtc(first.applyAt!)})`);
   });
 
   it("when escalation.decided cannot be sent the decision is taken back and the call fails UNAVAILABLE", async () => {
@@ -233,7 +236,7 @@ describe("claims", () => {
     const refused = await errorOf(decideEscalation({ input: parse({}), actor: "bob", ports: s.decide }));
     expect(refused.code).toBe("CONFLICT");
     expect(refused.message).toMatch(
-      /^escalation esc_1 is claimed by ann since \d{4}-\d\d-\d\dT.*Z: take it over explicitly to decide it \(takeOverFrom: "ann"\)$/,
+      /^escalation esc_1 is claimed by ann since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: take it over explicitly to decide it \(takeOverFrom: "ann"\)$/,
     );
     expect(s.rows.get("esc_1")).toMatchObject({ status: "open", claimedBy: "ann" });
     // a take-over from someone who does not hold it is refused too

@@ -80,3 +80,18 @@ describe("readProfileDocument", () => {
     expect(() => readProfileDocument({ text: "a: [" })).toThrow(/not valid YAML or JSON/);
   });
 });
+
+describe("escalation routing names roles that exist (issue 18)", () => {
+  it("accepts the roles of server/auth/roles.ts for escalationRole and each escalationChain entry", () => {
+    expect(messages({ name: "p", model: "m", escalationRole: "handler", escalationChain: ["admin", "manager"] })).toEqual([]);
+  });
+  it("refuses a role no one can be given, naming the field and the roles to use", () => {
+    expect(messages({ name: "p", model: "m", escalationRole: "team-lead" })).toEqual([
+      'escalationRole: "team-lead" is not a role; use one of operator, handler, manager, admin',
+    ]);
+    expect(messages({ name: "p", model: "m", escalationChain: ["admin", "team-lead"] })).toEqual([
+      'escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin',
+    ]);
+    expect(messages({ name: "p", model: "m", escalationRole: "" })).toEqual(['escalationRole: "" is not a role; use one of operator, handler, manager, admin']);
+  });
+});

@@ -2,11 +2,11 @@
 
 import Link from "next/link";
 import { ago } from "@/components/tasks/format.ts";
-import { exactTitle, Timestamp } from "@/components/ui/timestamp.tsx";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { REASONS } from "./reasons.ts";
 import type { EscalationCard } from "./use-decision-form.ts";
 
-/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, age, due time and the role it is escalated to. */
+/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, when it opened and is due (absolute times in the one format, components/ui/timestamp.tsx) and the role it is escalated to. */
 export function CardHeading({ e }: { e: EscalationCard }) {
   return (
     <div>
@@ -14,7 +14,7 @@ export function CardHeading({ e }: { e: EscalationCard }) {
         {REASONS[e.reason] ?? e.reason}
         {e.overdue && (
           <span className="rounded bg-red-100 px-1.5 py-0.5 font-semibold text-red-800 normal-case">
-            ⚠ Overdue (was due <span title={exactTitle(e.dueAt)}>{ago(e.dueAt)}</span>)
+            ⚠ Overdue (past due <Timestamp date={e.dueAt} />)
           </span>
         )}
       </div>
@@ -25,7 +25,7 @@ export function CardHeading({ e }: { e: EscalationCard }) {
         </Link>
       </p>
       <p className="mt-1 text-xs text-zinc-500">
-        <bdi>{e.profile.name}</bdi> · opened <span title={exactTitle(e.createdAt)}>{ago(e.createdAt)}</span> · due <Timestamp date={e.dueAt} /> · for{" "}
+        <bdi>{e.profile.name}</bdi> · opened <Timestamp date={e.createdAt} /> ({ago(e.createdAt)}) · due <Timestamp date={e.dueAt} /> · escalated to role{" "}
         {e.assigneeRole}
       </p>
     </div>

@@ -1,7 +1,7 @@
 "use client";
 
 import { ago } from "@/components/tasks/format.ts";
-import { exactTitle } from "@/components/ui/timestamp.tsx";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 
 /** "<name> is on this": claim, take over (confirmed), release; the button says so while the request is in flight. */
 export function ClaimLine({
@@ -23,7 +23,12 @@ export function ClaimLine({
   onTakeOver: (from: string) => void;
   onRelease: () => void;
 }) {
-  const since = claimedAt ? <span title={exactTitle(claimedAt)}> (since {ago(claimedAt)})</span> : null;
+  const since = claimedAt ? (
+    <span>
+      {" "}
+      (since <Timestamp date={claimedAt} />, {ago(claimedAt)})
+    </span>
+  ) : null;
   const button = "rounded-md border border-zinc-300 px-3 py-1 text-sm disabled:opacity-50";
   return (
     <div

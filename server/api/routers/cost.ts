@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { idField, inputObject } from "../../domain/input-fields.ts";
-import { costRollup } from "../../db/cost-queries.ts";
+import { costRollup, taskCostRows } from "../../db/cost-queries.ts";
 import { taskCostTotals, taskRunCosts } from "../../db/cost-repository.ts";
-import { costFiltersSchema } from "../../domain/cost-rollup.ts";
+import { costFiltersSchema, taskCostCsv } from "../../domain/cost-rollup.ts";
 import { createTRPCRouter, managerProcedure, readProcedure } from "../trpc.ts";
 
 const taskId = idField("taskId");
@@ -10,6 +10,10 @@ const taskId = idField("taskId");
 export const costRouter = createTRPCRouter({
   /** The /costs page: headline, breakdowns, outcomes table (server/db/cost-queries.ts). */
   rollup: managerProcedure.input(costFiltersSchema).query(({ ctx, input }) => costRollup({ prisma: ctx.prisma, filters: input })),
+  /** One row per task in scope of the same filters, as CSV data (task id, launch time, profile, model, outcome, failure class, steps, tokens, cost, waste). */
+  taskCsv: managerProcedure
+    .input(costFiltersSchema)
+    .query(async ({ ctx, input }) => ({ csv: taskCostCsv(await taskCostRows({ prisma: ctx.prisma, filters: input })) })),
   /** Per-task totals for a list of tasks (the task list's cost column joins this). */
   tasks: readProcedure
     .input(inputObject({ taskIds: z.array(taskId, "taskIds: a list of task ids").min(1, "taskIds: at least 1 id").max(1000, "taskIds: at most 1000 ids") }))

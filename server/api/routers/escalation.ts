@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getEscalationCardOrThrow, listEscalations } from "../../db/escalation-queries.ts";
+import { getEscalationCardOrThrow, inboxCountsFor, listEscalations } from "../../db/escalation-queries.ts";
 import { requestEscalation } from "../../db/run-requests.ts";
 import { prismaClaimPorts, prismaDecidePorts } from "../../db/escalation-repository.ts";
 import {
@@ -31,6 +31,8 @@ export const escalationRouter = createTRPCRouter({
       }).default({}),
     )
     .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
+  /** The nav's inbox badge: open escalations waiting on the caller (claimed by them, or unclaimed and routed to a role they hold) and how many are overdue. */
+  inboxCount: handlerProcedure.query(({ ctx }) => inboxCountsFor({ prisma: ctx.prisma, name: ctx.actor, roles: ctx.principal.roles })),
   /** The context card; secrets in its stored step payloads and evidence are answered as [redacted: <rule name>] (server/tools/egress-redact.ts). */
   get: readProcedure.input(idInput).query(async ({ ctx, input }) => {
     const card = await getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId });

@@ -1,0 +1,70 @@
+import { ulid } from "ulid";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
+import { createPrismaClient } from "../../server/db/client.ts";
+import { notifyEscalation } from "../../server/db/escalation-notify.ts";
+import { openEscalation } from "../../server/db/escalation-repository.ts";
+import { testPrincipal } from "../support/principals.ts";
+
+// Issue 18 "Escalations reach a person": overdue is one rule, the same in escalation.list,
+// escalation.get, task.get (what the CLI's status prints) and the nav badge — also after an overdue
+// reminder moved the escalation along the chain and pushed its dueAt forward. Real PostgreSQL.
+
+const prisma = createPrismaClient(inject("databaseUrl"));
+afterAll(() => prisma.$disconnect());
+
+describe("overdue after a re-escalation", () => {
+  it("stays overdue in the list, the card, task.get and the claimant's badge", async () => {
+    const suffix = ulid().toLowerCase();
+    const profile = await prisma.agentProfile.create({
+      data: { name: `esc-overdue-${suffix}`, model: "scripted", tools: [], escalationRole: "handler", escalationChain: ["admin"], escalationDueMinutes: 60 },
+    });
+    const taskId = `task_${suffix}`;
+    const runId = `run_${suffix}`;
+    await prisma.task.create({ data: { id: taskId, goal: "Wait for a person", profileId: profile.id, status: "running", stepBudget: 10, workspace: "/tmp" } });
+    await prisma.run.create({ data: { id: runId, taskId } });
+    const { escalationId } = await openEscalation({
+      prisma,
+      taskId,
+      runId,
+      stepId: "escalate-1",
+      reason: "loop",
+      message: "looping",
+      evidence: {},
+      checkpointId: null,
+      endReason: "loop",
+    });
+    const claimant = `ivy-${suffix}`;
+    await prisma.escalation.update({ where: { id: escalationId }, data: { claimedBy: claimant, claimedAt: new Date() } });
+    const api = createCaller({ prisma, actor: claimant, principal: testPrincipal(claimant, ["handler"]) });
+
+    const before = await api.escalation.list({ status: "open" });
+    expect(before.find((e) => e.id === escalationId)?.overdue).toBe(false);
+    expect(await api.escalation.inboxCount()).toEqual({ open: 1, overdue: 0 });
+
+    // The first reminder, as the run fires it once the due time passed: moves it to admin, dueAt an hour ahead.
+    await notifyEscalation({
+      prisma,
+      escalationId,
+      round: 1,
+      now: new Date(Date.now() + 61 * 60_000),
+      deliver: async () => ({ delivered: true, attempts: 1, status: 200 }),
+    });
+    const moved = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } });
+    expect(moved.assigneeRole).toBe("admin");
+    expect(moved.dueAt.getTime()).toBeGreaterThan(Date.now());
+
+    expect((await api.escalation.list({ status: "open" })).find((e) => e.id === escalationId)?.overdue).toBe(true);
+    expect((await api.escalation.get({ escalationId })).overdue).toBe(true);
+    expect((await api.task.get({ taskId })).escalations[0]?.overdue).toBe(true);
+    expect(await api.escalation.inboxCount()).toEqual({ open: 1, overdue: 1 });
+
+    // Decided: no longer overdue anywhere, and off the badge.
+    await prisma.escalation.update({
+      where: { id: escalationId },
+      data: { status: "applied", decision: "cancel", decidedBy: claimant, decidedAt: new Date() },
+    });
+    expect((await api.task.get({ taskId })).escalations[0]?.overdue).toBe(false);
+    expect(await api.escalation.inboxCount()).toEqual({ open: 0, overdue: 0 });
+  });
+});
