@@ -399,6 +399,20 @@ function templateLaunchInput(values: FlagValues) {
   };
 }
 
+/**
+ * `launch --template`: prints what the template's completed tasks took (p50 / p90 steps and
+ * cost) and the suggested budgets to stderr before the launch starts (issue 17), then launches.
+ */
+async function launchFromTemplate(values: FlagValues) {
+  const input = templateLaunchInput(values);
+  const h = await api.template.history.query({ template: input.template });
+  const usd = (x: number | null) => (x === null ? "—" : `$${x}`);
+  process.stderr.write(
+    `template ${h.template}: ${h.note}; cost p50 ${usd(h.costP50Usd)}, p90 ${usd(h.costP90Usd)}; suggested budgets ${h.stepBudget ?? "—"} steps, ${usd(h.costBudgetUsd)}\n`,
+  );
+  return api.template.launch.mutate(input);
+}
+
 /** The decide input from the arguments, checked against the API's schema. @throws UsageError naming each bad flag. */
 function decideInput(values: FlagValues, positionals: readonly string[]) {
   const str = (name: string) => (typeof values[name] === "string" ? values[name] : undefined);
@@ -434,6 +448,10 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
     stepBudget: "step-budget",
     tokenBudget: "token-budget",
     costBudgetUsd: "cost-budget",
+    "overrides.stepBudget": "step-budget",
+    "overrides.tokenBudget": "token-budget",
+    "overrides.costBudgetUsd": "cost-budget",
+    template: "template",
     workspace: "workspace",
     status: "status",
     "selection.filter.status": "status",
@@ -460,8 +478,7 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
 async function run(command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
   switch (command) {
     case "launch": {
-      const launched =
-        values.template !== undefined ? await api.template.launch.mutate(templateLaunchInput(values)) : await api.task.launch.mutate(launchInput(values));
+      const launched = values.template !== undefined ? await launchFromTemplate(values) : await api.task.launch.mutate(launchInput(values));
       process.stderr.write(`launched ${launched.taskId} (${baseUrl}/tasks/${launched.taskId})\n`);
       if (!values.wait) return summary(launched.taskId);
       const done = await waitFor(launched.taskId);
