@@ -5,6 +5,8 @@
  *   npm run cli -- launch --demo license-audit|mcp-audit [--limit 20] [--wait]
  *   npm run cli -- launch --goal "…" [--profile scripted] [--step-budget N] [--wait]
  *   npm run cli -- launch --scenario <loop|stall|budget|drift|dead_end|tool_failure> [--wait]
+ *   npm run cli -- launch --template <name> [--step-budget N] [--token-budget N] [--cost-budget usd] [--wait]
+ *   npm run cli -- templates list | templates save <taskId> --name <name> | templates history <name>
  *   npm run cli -- status <taskId>
  *   npm run cli -- cancel <taskId>   |   cancel --status running [--profile …] [--dry-run] [--wait]
  *   npm run cli -- resume <taskId>   |   resume --status failed [--failure transient] [--since <time>] [--dry-run] [--wait]
@@ -50,6 +52,7 @@ import { cliToken } from "./lib/local-auth.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
+import { joinTemplatesCommand, runTemplates, TEMPLATES_COMMANDS } from "./lib/cli-templates.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
@@ -100,6 +103,7 @@ const COMMANDS: readonly CommandSpec[] = [
         choices: Object.keys(SCENARIOS),
       },
       goal: { type: "string", value: "<text>", description: "the task's goal, verbatim" },
+      template: { type: "string", value: "<name>", description: "launch from a saved launch template (budget flags override its budgets)" },
       profile: { type: "string", value: "<name>", description: "agent profile (default scripted)" },
       "step-budget": {
         type: "string",
@@ -208,6 +212,7 @@ const COMMANDS: readonly CommandSpec[] = [
   COSTS_COMMAND,
   ...PROFILES_COMMANDS,
   ...EVAL_COMMANDS,
+  ...TEMPLATES_COMMANDS,
 ];
 
 /** Reads all of stdin (a password piped in, or typed and ended with Ctrl-D), trimmed of the final newline. */
@@ -339,7 +344,8 @@ function launchInput(values: FlagValues) {
     problems.push("--profile: cannot be combined with --scenario (the scenario picks its profile)");
   if (values.limit !== undefined && values.demo === undefined) problems.push("--limit: only applies with --demo license-audit");
   if (values["post-url"] !== undefined && values.demo === undefined) problems.push("--post-url: only applies with --demo license-audit");
-  if (!sources.length && values.goal === undefined) problems.push('launch needs one of --demo license-audit, --scenario <name> or --goal "…"');
+  if (!sources.length && values.goal === undefined)
+    problems.push('launch needs one of --template <name>, --demo license-audit, --scenario <name> or --goal "…"');
   if (problems.length) throw new UsageError(problems, "launch");
 
   const scenario = str("scenario");
@@ -369,6 +375,44 @@ function launchInput(values: FlagValues) {
     throw new UsageError(formatIssues(specific.length ? specific : parsed.error.issues, labeller(values, [])), "launch");
   }
   return input;
+}
+
+/**
+ * `launch --template <name>`: the template's name and the budget flags that override its budgets.
+ * @throws UsageError for flags that describe a task (goal, demo, scenario, profile, workspace: the template has them).
+ */
+function templateLaunchInput(values: FlagValues) {
+  const clash = ["goal", "demo", "scenario", "profile", "limit", "post-url", "workspace"].filter((f) => values[f] !== undefined);
+  if (clash.length)
+    throw new UsageError(
+      clash.map((f) => `--${f}: cannot be combined with --template (the template has it)`),
+      "launch",
+    );
+  const num = (name: string) => (typeof values[name] === "number" ? values[name] : undefined);
+  const usd = typeof values["cost-budget"] === "string" ? values["cost-budget"] : undefined;
+  return {
+    template: String(values.template),
+    overrides: {
+      stepBudget: num("step-budget"),
+      tokenBudget: num("token-budget"),
+      costBudgetUsd: usd === undefined ? undefined : USD_TEXT.test(usd) ? Number(usd) : Number.NaN,
+      ...(values["require-approval"] === true ? { requireApproval: true } : {}),
+    },
+  };
+}
+
+/**
+ * `launch --template`: prints what the template's completed tasks took (p50 / p90 steps and
+ * cost) and the suggested budgets to stderr before the launch starts (issue 17), then launches.
+ */
+async function launchFromTemplate(values: FlagValues) {
+  const input = templateLaunchInput(values);
+  const h = await api.template.history.query({ template: input.template });
+  const usd = (x: number | null) => (x === null ? "—" : `$${x}`);
+  process.stderr.write(
+    `template ${h.template}: ${h.note}; cost p50 ${usd(h.costP50Usd)}, p90 ${usd(h.costP90Usd)}; suggested budgets ${h.stepBudget ?? "—"} steps, ${usd(h.costBudgetUsd)}\n`,
+  );
+  return api.template.launch.mutate(input);
 }
 
 /** The decide input from the arguments, checked against the API's schema. @throws UsageError naming each bad flag. */
@@ -406,6 +450,10 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
     stepBudget: "step-budget",
     tokenBudget: "token-budget",
     costBudgetUsd: "cost-budget",
+    "overrides.stepBudget": "step-budget",
+    "overrides.tokenBudget": "token-budget",
+    "overrides.costBudgetUsd": "cost-budget",
+    template: "template",
     workspace: "workspace",
     status: "status",
     "selection.filter.status": "status",
@@ -432,7 +480,7 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
 async function run(command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
   switch (command) {
     case "launch": {
-      const launched = await api.task.launch.mutate(launchInput(values));
+      const launched = values.template !== undefined ? await launchFromTemplate(values) : await api.task.launch.mutate(launchInput(values));
       process.stderr.write(`launched ${launched.taskId} (${baseUrl}/tasks/${launched.taskId})\n`);
       if (!values.wait) return summary(launched.taskId);
       const done = await waitFor(launched.taskId);
@@ -480,6 +528,10 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "eval report":
     case "eval cancel":
     case "eval list":
+    case "templates list":
+    case "templates save":
+    case "templates history":
+      return runTemplates(api, command, values, positionals);
     case "eval apply": {
       const { out, gateFailed } = await runEval(api, command, values, positionals);
       return gateFailed ? { ...(out as object), [EXIT]: EXIT_CODES.gateFailed } : out;
@@ -588,7 +640,7 @@ function usageExit(problems: string[], command: string | null): never {
 async function main(): Promise<void> {
   let argv: string[];
   try {
-    argv = joinProfilesCommand(process.argv.slice(2));
+    argv = joinTemplatesCommand(joinProfilesCommand(process.argv.slice(2)));
   } catch (error) {
     if (error instanceof UsageError) usageExit(error.problems, error.command);
     throw error;

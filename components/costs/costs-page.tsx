@@ -8,6 +8,7 @@ import { FAILURE_LABELS, type FailureClass } from "@/lib/contracts/failure.ts";
 import { BreakdownTable } from "./breakdown-table.tsx";
 import { CostCharts, type PeriodPoint } from "./cost-charts.tsx";
 import { CostFiltersForm } from "./cost-filters.tsx";
+import { CostGroupBy } from "./cost-group-by.tsx";
 import { CostHeadline } from "./cost-headline.tsx";
 import { bucketEnd, CAUSES, money, OUTCOME_LABEL } from "./cost-labels.ts";
 import { OutcomesTable } from "./outcomes-table.tsx";
@@ -89,6 +90,7 @@ export function CostsPage() {
               />
             </section>
             <OutcomesTable r={r} tasksHref={tasksHref} csvName={csvName} />
+            <CostGroupBy r={r} filters={filters} tasksHref={tasksHref} />
             <div className="grid gap-6 xl:grid-cols-2">
               <BreakdownTable title="By profile" testId="by-profile" groups={r.byProfile} label={(k) => k} href={(k) => tasksHref({ profile: k })} />
               <BreakdownTable title="By model" testId="by-model" groups={r.byModel} label={(k) => k} href={(k) => tasksHref({ model: k })} />

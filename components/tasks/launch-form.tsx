@@ -4,6 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { TemplateHistory } from "@/components/tasks/template-history.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { demoStepBudget } from "@/lib/contracts/demo.ts";
 import { launchLimitProblems, measureLaunch, parseFactsText, parseWholeNumber } from "@/lib/contracts/launch-limits.ts";
@@ -30,7 +31,10 @@ const label = "block text-sm font-medium text-zinc-800";
  * the workspace. Live counters show the launch limits (lib/contracts/limits.ts: goal characters,
  * fact count, largest fact, all facts' bytes); a launch over a limit is refused before it is sent,
  * naming the field and the limit, and the server's refusal is still shown if it comes. A launch key
- * made once per form blocks double launches; on success the run page opens.
+ * made once per form blocks double launches; on success the run page opens. Starting from a launch
+ * template fills the form with its shape (the task fields are then fixed, the budgets editable),
+ * shows what the template's completed tasks took with a suggested budget, and launches through
+ * `template.launch` so the task records the template.
  */
 export function LaunchForm() {
   const trpc = useTRPC();
@@ -56,6 +60,38 @@ export function LaunchForm() {
       onSuccess: (res) => router.push(`/tasks/${res.taskId}`),
     }),
   );
+  const templates = useQuery(trpc.template.list.queryOptions());
+  const [templateName, setTemplateName] = useState("");
+  const fromTemplate = templateName !== "";
+  const launchFromTemplate = useMutation(
+    trpc.template.launch.mutationOptions({
+      onSuccess: (res) => router.push(`/tasks/${res.taskId}`),
+    }),
+  );
+  const sending = fromTemplate ? launchFromTemplate : launch;
+
+  /** Fills the form with a template's launch (or clears the choice). */
+  function chooseTemplate(name: string) {
+    setTemplateName(name);
+    const t = templates.data?.find((x) => x.name === name);
+    if (!t) return;
+    const l = t.launch;
+    if (l.demo) {
+      setMode("demo");
+      setDemoKind(l.demo.kind);
+      setLimit(String(l.demo.limit));
+    } else {
+      setMode("goal");
+      setGoal(l.goal ?? "");
+    }
+    setProfile(l.profile);
+    setStepBudget(l.stepBudget === undefined ? "" : String(l.stepBudget));
+    setTokenBudget(l.tokenBudget === undefined ? "" : String(l.tokenBudget));
+    setCostBudget(l.costBudgetUsd === undefined ? "" : String(l.costBudgetUsd));
+    setWorkspace(l.workspace ?? "");
+    setFactsText(l.facts ? JSON.stringify(l.facts, null, 2) : "");
+    setApprovalChoice(l.requireApproval ?? null);
+  }
 
   const limitNumber = parseWholeNumber(limit);
   const limitError =
@@ -97,6 +133,13 @@ export function LaunchForm() {
   function submit(e: FormEvent) {
     e.preventDefault();
     if (limitError || budgetError || goalError || tokenError || costError || factsError) return;
+    if (fromTemplate) {
+      launchFromTemplate.mutate({
+        template: templateName,
+        overrides: { stepBudget: budgetNumber, tokenBudget: tokenNumber, costBudgetUsd: costNumber, requireApproval: approvalChoice ?? undefined, launchKey },
+      });
+      return;
+    }
     launch.mutate({
       ...(mode === "demo" ? { demo: { kind: demo?.kind ?? "license-audit", limit: limitNumber } } : { goal: goal.trim() }),
       profile,
@@ -114,78 +157,105 @@ export function LaunchForm() {
     <div className="mx-auto max-w-3xl p-8">
       <h1 className="mb-6 text-2xl font-semibold tracking-tight">Launch a task</h1>
       <form onSubmit={submit} className="space-y-6 rounded-lg border border-zinc-200 bg-white p-6" aria-label="Launch a task">
-        <fieldset>
-          <legend className={label}>What should the agent do?</legend>
-          <div className="mt-2 grid grid-cols-2 gap-3">
-            {(["demo", "goal"] as const).map((m) => (
-              <label
-                key={m}
-                className={cn("cursor-pointer rounded-md border p-3 text-sm", mode === m ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}
-              >
-                <input type="radio" name="mode" value={m} checked={mode === m} onChange={() => setMode(m)} className="mr-2" />
-                {m === "demo" ? (demo?.title ?? "Demo: license audit") : "A goal of my own"}
-                {m === "demo" && <span className="mt-1 block text-xs text-zinc-500">{demo?.description}</span>}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-
-        {mode === "demo" ? (
+        {(templates.data?.length ?? 0) > 0 && (
           <div>
-            {(demos.data?.length ?? 0) > 1 && (
-              <div className="mb-4">
-                <label htmlFor="demo-kind" className={label}>
-                  Demo
-                </label>
-                <select id="demo-kind" className={field} value={demoKind} onChange={(e) => setDemoKind(e.target.value as typeof demoKind)}>
-                  {demos.data?.map((d) => (
-                    <option key={d.kind} value={d.kind}>
-                      {d.title}
-                    </option>
-                  ))}
-                </select>
-              </div>
-            )}
-            <label htmlFor="limit" className={label}>
-              Package limit
+            <label htmlFor="template" className={label}>
+              Start from a template
             </label>
-            <input
-              id="limit"
-              name="limit"
-              inputMode="numeric"
-              className={field}
-              value={limit}
-              onChange={(e) => setLimit(e.target.value)}
-              aria-invalid={!!limitError}
-            />
-            <p className="mt-1 text-xs text-zinc-500">The first N packages of node_modules, sorted by name (default {demo?.defaultLimit ?? 50}).</p>
-            {limitError && <p className="mt-1 text-xs text-red-700">{limitError}</p>}
-          </div>
-        ) : (
-          <div>
-            <label htmlFor="goal" className={label}>
-              Goal
-            </label>
-            <textarea
-              id="goal"
-              name="goal"
-              rows={4}
-              className={field}
-              value={goal}
-              onChange={(e) => setGoal(e.target.value)}
-              aria-invalid={!!goalError}
-              aria-describedby="goal-count"
-            />
-            <p id="goal-count" data-testid="goal-count" className={cn("mt-1 text-xs", usage.goalChars > MAX_GOAL_CHARS ? "text-red-700" : "text-zinc-500")}>
-              {usage.goalChars.toLocaleString("en-US")} of {MAX_GOAL_CHARS.toLocaleString("en-US")} characters
-            </p>
-            {goalError && (
-              <p data-testid="field-error" className="mt-1 text-xs text-red-700">
-                {goalError}
-              </p>
+            <select id="template" className={field} value={templateName} onChange={(e) => chooseTemplate(e.target.value)}>
+              <option value="">— none —</option>
+              {templates.data?.map((t) => (
+                <option key={t.id} value={t.name}>
+                  {t.name} ({t.launch.profile}, {t.completed} completed)
+                </option>
+              ))}
+            </select>
+            {fromTemplate && (
+              <TemplateHistory
+                template={templateName}
+                onUse={(b) => {
+                  if (b.stepBudget !== null) setStepBudget(String(b.stepBudget));
+                  if (b.tokenBudget !== null) setTokenBudget(String(b.tokenBudget));
+                  if (b.costBudgetUsd !== null) setCostBudget(String(b.costBudgetUsd));
+                }}
+              />
             )}
           </div>
         )}
+        <fieldset disabled={fromTemplate} className="space-y-6 disabled:opacity-70">
+          <fieldset>
+            <legend className={label}>What should the agent do?</legend>
+            <div className="mt-2 grid grid-cols-2 gap-3">
+              {(["demo", "goal"] as const).map((m) => (
+                <label
+                  key={m}
+                  className={cn("cursor-pointer rounded-md border p-3 text-sm", mode === m ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}
+                >
+                  <input type="radio" name="mode" value={m} checked={mode === m} onChange={() => setMode(m)} className="mr-2" />
+                  {m === "demo" ? (demo?.title ?? "Demo: license audit") : "A goal of my own"}
+                  {m === "demo" && <span className="mt-1 block text-xs text-zinc-500">{demo?.description}</span>}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+
+          {mode === "demo" ? (
+            <div>
+              {(demos.data?.length ?? 0) > 1 && (
+                <div className="mb-4">
+                  <label htmlFor="demo-kind" className={label}>
+                    Demo
+                  </label>
+                  <select id="demo-kind" className={field} value={demoKind} onChange={(e) => setDemoKind(e.target.value as typeof demoKind)}>
+                    {demos.data?.map((d) => (
+                      <option key={d.kind} value={d.kind}>
+                        {d.title}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              )}
+              <label htmlFor="limit" className={label}>
+                Package limit
+              </label>
+              <input
+                id="limit"
+                name="limit"
+                inputMode="numeric"
+                className={field}
+                value={limit}
+                onChange={(e) => setLimit(e.target.value)}
+                aria-invalid={!!limitError}
+              />
+              <p className="mt-1 text-xs text-zinc-500">The first N packages of node_modules, sorted by name (default {demo?.defaultLimit ?? 50}).</p>
+              {limitError && <p className="mt-1 text-xs text-red-700">{limitError}</p>}
+            </div>
+          ) : (
+            <div>
+              <label htmlFor="goal" className={label}>
+                Goal
+              </label>
+              <textarea
+                id="goal"
+                name="goal"
+                rows={4}
+                className={field}
+                value={goal}
+                onChange={(e) => setGoal(e.target.value)}
+                aria-invalid={!!goalError}
+                aria-describedby="goal-count"
+              />
+              <p id="goal-count" data-testid="goal-count" className={cn("mt-1 text-xs", usage.goalChars > MAX_GOAL_CHARS ? "text-red-700" : "text-zinc-500")}>
+                {usage.goalChars.toLocaleString("en-US")} of {MAX_GOAL_CHARS.toLocaleString("en-US")} characters
+              </p>
+              {goalError && (
+                <p data-testid="field-error" className="mt-1 text-xs text-red-700">
+                  {goalError}
+                </p>
+              )}
+            </div>
+          )}
+        </fieldset>
 
         <div className="grid grid-cols-2 gap-4">
           <div>
@@ -197,6 +267,7 @@ export function LaunchForm() {
               name="profile"
               className={field}
               value={profile}
+              disabled={fromTemplate}
               onChange={(e) => {
                 setProfile(e.target.value);
                 setApprovalChoice(null);
@@ -259,6 +330,7 @@ export function LaunchForm() {
             rows={3}
             placeholder='{"region": "eu-west-1", "owner": "platform team"}'
             className={cn(field, "font-mono")}
+            disabled={fromTemplate}
             value={factsText}
             onChange={(e) => setFactsText(e.target.value)}
             aria-invalid={!!factsError}
@@ -289,6 +361,7 @@ export function LaunchForm() {
             name="workspace"
             placeholder={demo?.workspace}
             className={cn(field, "font-mono")}
+            disabled={fromTemplate}
             value={workspace}
             onChange={(e) => setWorkspace(e.target.value)}
           />
@@ -306,19 +379,19 @@ export function LaunchForm() {
           </p>
         </div>
 
-        {launch.isError && (
+        {sending.isError && (
           <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
-            {launch.error.message}
+            {sending.error.message}
           </div>
         )}
 
         <div className="flex items-center justify-end gap-3">
           <button
             type="submit"
-            disabled={launch.isPending || launch.isSuccess}
+            disabled={sending.isPending || sending.isSuccess}
             className="rounded-md bg-zinc-900 px-5 py-2 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-60"
           >
-            {launch.isPending || launch.isSuccess ? "Launching…" : "Launch"}
+            {sending.isPending || sending.isSuccess ? "Launching…" : fromTemplate ? `Launch from ${templateName}` : "Launch"}
           </button>
         </div>
       </form>

@@ -7,6 +7,7 @@ import { mcpServerRouter } from "./routers/mcp-server.ts";
 import { evalRouter } from "./routers/eval.ts";
 import { profileRouter } from "./routers/profile.ts";
 import { taskRouter } from "./routers/task.ts";
+import { templateRouter } from "./routers/template.ts";
 import { workingSetRouter } from "./routers/working-set.ts";
 import { createCallerFactory, createTRPCRouter } from "./trpc.ts";
 
@@ -21,6 +22,7 @@ export const appRouter = createTRPCRouter({
   cost: costRouter,
   mcpServer: mcpServerRouter,
   eval: evalRouter,
+  template: templateRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -350,3 +350,71 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     wasteUsd: Number(r.waste),
   }));
 }
+
+/** A launch template's group on /costs (key: the template's name, "" = launched without a template). USD. */
+export interface CostTemplateGroup extends CostGroup {
+  templateId: string | null;
+  stepsPerCompleted: number | null;
+}
+
+/**
+ * Spend grouped by launch template (issue 17: "so like is compared with like"), with the same
+ * filters and meanings as costRollup (launch day UTC, profile, model as the rollup resolves it,
+ * outcome by longhaul_cost_outcome). Unlike costRollup it reads task ⋈ task_cost — cost_rollup has
+ * no template key — so its time grows with the tasks in scope (index task(templateId, status)).
+ * Ordered by spend, then name.
+ */
+export async function costByTemplate({ prisma, filters: f }: { prisma: PrismaClient; filters: CostFilters }): Promise<CostTemplateGroup[]> {
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (f.from) where.push(Prisma.sql`t."createdAt"::date >= ${f.from}::date`);
+  if (f.to) where.push(Prisma.sql`t."createdAt"::date <= ${f.to}::date`);
+  if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
+  if (f.model) where.push(Prisma.sql`coalesce(nullif(c.model, ''), p.model) = ${f.model}`);
+  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status) = ${f.outcome}`);
+  const rows = await prisma.$queryRaw<
+    {
+      template_id: string | null;
+      name: string | null;
+      tasks: number;
+      completed: number;
+      usd: string;
+      productive: string;
+      overhead: string;
+      waste: string;
+      estimated: string;
+      steps_completed: number;
+      versions: string[] | null;
+    }[]
+  >`
+    SELECT t."templateId" AS template_id, lt.name, count(*)::int AS tasks,
+           count(*) FILTER (WHERE longhaul_cost_outcome(t.status) = 'completed')::int AS completed,
+           coalesce(sum(c."costUsd"), 0)::text AS usd, coalesce(sum(c."productiveUsd"), 0)::text AS productive,
+           coalesce(sum(c."checkpointUsd" + c."compactionUsd"), 0)::text AS overhead,
+           coalesce(sum(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd"), 0)::text AS waste,
+           coalesce(sum(c."estimatedUsd"), 0)::text AS estimated,
+           coalesce(sum(c.steps) FILTER (WHERE longhaul_cost_outcome(t.status) = 'completed'), 0)::int AS steps_completed,
+           array_agg(DISTINCT array_to_string(coalesce(c."priceVersions", '{}'), ' + ')) AS versions
+    FROM task t JOIN agent_profile p ON p.id = t."profileId"
+         LEFT JOIN task_cost c ON c."taskId" = t.id LEFT JOIN launch_template lt ON lt.id = t."templateId"
+    WHERE ${Prisma.join(where, " AND ")}
+    GROUP BY t."templateId", lt.name`;
+  return rows
+    .map((r) => {
+      const usd = Number(r.usd);
+      return {
+        key: r.name ?? "",
+        templateId: r.template_id,
+        tasks: r.tasks,
+        completed: r.completed,
+        usd,
+        productiveUsd: Number(r.productive),
+        overheadUsd: Number(r.overhead),
+        wasteUsd: Number(r.waste),
+        estimatedUsd: Number(r.estimated),
+        costPerCompletedUsd: r.completed > 0 ? usd / r.completed : null,
+        stepsPerCompleted: r.completed > 0 ? r.steps_completed / r.completed : null,
+        priceVersions: priceVersionsOf(r.versions ?? []),
+      };
+    })
+    .sort(byUsd);
+}

@@ -110,6 +110,7 @@ export function prismaLaunchPorts({
             launchKey: d.launchKey,
             createdBy: d.createdBy,
             ...(d.mcpTools ? { mcpTools: d.mcpTools as never } : {}),
+            ...(d.templateId ? { templateId: d.templateId } : {}),
           },
         }),
         prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),

@@ -156,6 +156,8 @@ export interface LaunchPorts {
     createdBy: string;
     /** The MCP tool snapshot (server/domain/mcp-tool-snapshot.ts), null = no MCP servers. */
     mcpTools?: unknown;
+    /** The launch template the task comes from (issue 17); null or absent = none. */
+    templateId?: string | null;
   }): Promise<void>;
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
@@ -182,10 +184,13 @@ export async function launchTask({
   input,
   actor,
   ports,
+  templateId = null,
 }: {
   input: z.output<typeof launchTaskInputSchema>;
   actor: string;
   ports: LaunchPorts;
+  /** The launch template this launch comes from (recorded on the task, issue 17). */
+  templateId?: string | null;
 }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
   const mcpDemo = input.demo?.kind === "mcp-audit";
   const goal = input.demo ? (mcpDemo ? mcpAuditGoal(input.demo.limit) : ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl)) : input.goal!;
@@ -254,6 +259,7 @@ export async function launchTask({
     launchKey: input.launchKey ?? null,
     createdBy: actor,
     mcpTools,
+    templateId,
   });
   try {
     await ports.sendRunStarted({ taskId, runId });

@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { TERMINAL_TASK_STATUSES } from "@/lib/contracts/status.ts";
 import { EscalateDialog } from "../escalate-dialog.tsx";
 import { ResumeDialog, type ResumeRequest } from "../resume-dialog.tsx";
+import { SaveAsTemplate } from "./save-template.tsx";
 import type { RunTask } from "./use-run-queries.ts";
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_TASK_STATUSES);
@@ -106,6 +107,7 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
           Cancel task
         </button>
       )}
+      <SaveAsTemplate taskId={taskId} />
       {actions.why && (!isTerminal(t.status) || t.status === "failed" || t.status === "cancelled") && (
         <span className="text-xs text-zinc-500" data-testid="task-actions-refused">
           {actions.why}

@@ -1,0 +1,54 @@
+/**
+ * `npm run cli -- templates <list|save|history> …` (launch templates, issue 17) through the API
+ * (`template.*` procedures); `launch --template <name>` is in scripts/cli.ts. The last stdout line
+ * is JSON (printed by scripts/cli.ts); human lines go to stderr.
+ */
+import type { TRPCClient } from "@trpc/client";
+import type { AppRouter } from "../../server/api/root.ts";
+import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+
+const P = "npm run cli --";
+
+export const TEMPLATES_COMMANDS: readonly CommandSpec[] = [
+  { name: "templates list", summary: "List launch templates with their task counts.", examples: [`${P} templates list`] },
+  {
+    name: "templates save",
+    summary: "Save a task's shape (goal or demo, profile, budgets, workspace, facts) as a launch template.",
+    positionals: [{ name: "taskId", description: "the task to copy" }],
+    flags: { name: { type: "string", value: "<name>", description: "the template's name (kebab-case)" } },
+    examples: [`${P} templates save task_01jx… --name weekly-license-audit`],
+  },
+  {
+    name: "templates history",
+    summary: "What the template's completed tasks took (p50 / p90 steps and cost) and the suggested budgets.",
+    positionals: [{ name: "template", description: "the template's name" }],
+    examples: [`${P} templates history weekly-license-audit`],
+  },
+];
+
+/**
+ * Joins `templates <sub>` into the one command name the parser knows (`templates list`); other
+ * argv is returned as is. @throws UsageError for a bare `templates`.
+ */
+export function joinTemplatesCommand(argv: readonly string[]): string[] {
+  const [first, second, ...rest] = argv;
+  if (first === "templates" && second !== undefined && !second.startsWith("-")) return [`templates ${second}`, ...rest];
+  if (first === "templates") throw new UsageError(["templates: give a subcommand (list, save <taskId> --name <name>, history <name>)"], null);
+  return [...argv];
+}
+
+/** Runs one of the templates commands; returns the JSON to print. */
+export async function runTemplates(api: TRPCClient<AppRouter>, command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
+  if (command === "templates list") {
+    const rows = await api.template.list.query();
+    for (const t of rows) process.stderr.write(`${t.name}  ${t.launch.profile}  ${t.tasks} tasks (${t.completed} completed)\n`);
+    return { templates: rows.map((t) => ({ name: t.name, id: t.id, profile: t.launch.profile, tasks: t.tasks, completed: t.completed })) };
+  }
+  if (command === "templates save") {
+    if (typeof values.name !== "string") throw new UsageError(["--name: required (the template's name, kebab-case)"], command);
+    return api.template.saveFromTask.mutate({ taskId: positionals[0]!, name: values.name });
+  }
+  const h = await api.template.history.query({ template: positionals[0]! });
+  process.stderr.write(`${h.note}\n`);
+  return h;
+}

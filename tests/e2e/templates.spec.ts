@@ -1,0 +1,51 @@
+import { expect, test, type Page } from "@playwright/test";
+import { launchGoalFromForm, README_GOAL } from "./helpers.ts";
+
+// Launch templates through the browser (issue 17): Save as template on a task page, start three
+// tasks from it on the launch form (the history panel before each), the suggested budget after
+// three completed tasks, and /costs grouped by launch template.
+
+const name = "readme-summary";
+
+async function launchFromTemplate(page: Page): Promise<void> {
+  await page.goto("/tasks/new");
+  await page.getByLabel("Start from a template").selectOption(name);
+  await expect(page.getByLabel("Goal", { exact: true })).toHaveValue(README_GOAL);
+  await expect(page.getByTestId("template-history")).toBeVisible();
+  await page.getByRole("button", { name: `Launch from ${name}` }).click();
+  await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+}
+
+test("save a task as a template, launch from it, see its history and the costs grouped by it", async ({ page }) => {
+  await launchGoalFromForm(page, { goal: README_GOAL, profile: "scripted", stepBudget: 30 });
+  await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+  page.once("dialog", (d) => void d.accept(name));
+  await page.getByRole("button", { name: "Save as template" }).click();
+  await expect(page.getByTestId("template-saved")).toHaveText(`Saved as template ${name}`);
+
+  await page.goto("/tasks/new");
+  await page.getByLabel("Start from a template").selectOption(name);
+  await expect(page.getByTestId("template-history")).toContainText("Similar tasks: 0 completed from this template");
+  await expect(page.getByTestId("template-history")).toContainText("no history yet (0 completed tasks, 3 needed)");
+  await expect(page.getByLabel("Step budget")).toHaveValue("30");
+  await expect(page.getByLabel("Goal", { exact: true })).toBeDisabled();
+
+  for (let i = 0; i < 3; i++) await launchFromTemplate(page);
+
+  await page.goto("/tasks/new");
+  await page.getByLabel("Start from a template").selectOption(name);
+  const history = page.getByTestId("template-history");
+  await expect(history).toContainText("Similar tasks: 3 completed from this template");
+  // The scripted README run takes the same steps each time: p50 = p90 = s, suggestion ceil(s × 1.25).
+  const p90 = Number(await history.locator("dt:text-is('Steps p90') + dd").innerText());
+  expect(p90).toBeGreaterThan(0);
+  await history.getByRole("button", { name: /Use suggested budgets/ }).click();
+  await expect(page.getByLabel("Step budget")).toHaveValue(String(Math.ceil(p90 * 1.25)));
+
+  await page.goto("/costs");
+  await page.getByLabel("Group by").selectOption("template");
+  const table = page.getByTestId("group-by-template");
+  await expect(table.locator(`tr[data-key="${name}"] td`).first()).toHaveText("3");
+  await expect(table.locator('tr[data-key=""] th')).toHaveText("(no template)");
+});

@@ -1,0 +1,145 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TRPCError } from "@trpc/server";
+import { ulid } from "ulid";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
+import { createPrismaClient } from "../../server/db/client.ts";
+import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
+import { createTemplate, createTemplateFromEvalCase, launchTemplate, readTemplateHistory } from "../../server/db/template-repository.ts";
+import { testPrincipal } from "../support/principals.ts";
+
+// Launch templates against the test database (issue 17): a template launches tasks that record its
+// id and take its budgets (overrides on top); "Save as template" copies a task's shape; the history
+// of its completed tasks (steps from beginStep, dollars from recordModelCall through the task_cost
+// triggers) gives p50/p90 and the p90 × 1.25 suggestion; /costs groups spend by template.
+// Profile prices: input 10 USD per million tokens, so 1000 prompt tokens = $0.01.
+
+const prisma = createPrismaClient(inject("databaseUrl"));
+afterAll(() => prisma.$disconnect());
+const api = createCaller({ prisma, actor: "tmpl-op", principal: testPrincipal("tmpl-op") });
+const suffix = ulid().toLowerCase().slice(-8);
+const profileName = `tmpl-${suffix}`;
+const workspace = mkdtempSync(join(tmpdir(), "tmpl-ws-"));
+const started: { taskId: string; runId: string }[] = [];
+const ports = prismaLaunchPorts({ prisma, sendRunStarted: async (e) => void started.push(e), defaultWorkspace: workspace, workspaceRoots: [workspace] });
+const model = `model-${suffix}`;
+
+beforeAll(async () => {
+  await prisma.agentProfile.create({
+    data: { name: profileName, model, tools: [], stepBudget: 33, inputPricePerMTok: "10", cachedPricePerMTok: "1", outputPricePerMTok: "30" },
+  });
+});
+
+/** Marks a launched task completed after `steps` steps and `prompt` prompt tokens of one model call. */
+async function complete(taskId: string, runId: string, steps: number, prompt: number) {
+  for (let i = 0; i < steps; i++) await beginStep({ prisma, runId, stepId: `model-${i}`, index: i, kind: "model" });
+  await recordModelCall({
+    prisma,
+    runId,
+    stepId: "model-0",
+    attempt: 0,
+    model,
+    promptTokens: prompt,
+    cachedTokens: 0,
+    completionTokens: 0,
+    status: "ok",
+    httpStatus: 200,
+    billed: true,
+    cause: "productive",
+    estimated: false,
+    latencyMs: 1,
+  });
+  await prisma.run.update({ where: { id: runId }, data: { status: "completed" } });
+  await prisma.task.update({ where: { id: taskId }, data: { status: "completed" } });
+}
+
+describe("launch templates", () => {
+  const name = `audit-${suffix}`;
+  let templateId = "";
+
+  it("launches tasks that record the template and take its budgets, overrides on top", async () => {
+    ({ templateId } = await createTemplate({ prisma, name, launch: { goal: "Summarise", profile: profileName, stepBudget: 12, workspace }, actor: "t" }));
+    const a = await launchTemplate({ prisma, template: name, actor: "t", ports });
+    const b = await launchTemplate({ prisma, template: name, overrides: { stepBudget: 20, launchKey: `k-${suffix}-b` }, actor: "t", ports });
+    const rows = await prisma.task.findMany({ where: { id: { in: [a.taskId, b.taskId] } }, orderBy: { stepBudget: "asc" } });
+    expect(rows.map((r) => [r.templateId, r.goal, r.stepBudget])).toEqual([
+      [templateId, "Summarise", 12],
+      [templateId, "Summarise", 20],
+    ]);
+    expect(started.map((s) => s.taskId)).toEqual([a.taskId, b.taskId]);
+    // A launch key makes the template's launch idempotent like any launch.
+    const again = await launchTemplate({ prisma, template: name, overrides: { launchKey: `k-${suffix}-b` }, actor: "t", ports });
+    expect(again).toMatchObject({ taskId: b.taskId, deduplicated: true });
+  });
+
+  it("refuses an unknown template, a taken name and a launch that is not one", async () => {
+    await expect(launchTemplate({ prisma, template: `nope-${suffix}`, actor: "t", ports })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(createTemplate({ prisma, name, launch: { goal: "x", profile: profileName }, actor: "t" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(createTemplate({ prisma, name: `bad-${suffix}`, launch: { profile: profileName }, actor: "t" })).rejects.toMatchObject({
+      code: "BAD_INPUT",
+    });
+  });
+
+  it("suggests budgets from the template's completed tasks only, after 3 of them", async () => {
+    const before = await api.template.history({ template: name });
+    expect(before).toMatchObject({ basis: "default", samples: 0, stepBudget: 12 });
+    // Completed: steps 4, 6, 10 with $0.01, $0.02, $0.04; a fourth task stays running (not counted).
+    const runs = [];
+    for (let i = 0; i < 4; i++) runs.push(await launchTemplate({ prisma, template: name, actor: "t", ports }));
+    await complete(runs[0]!.taskId, runs[0]!.runId, 4, 1000);
+    await complete(runs[1]!.taskId, runs[1]!.runId, 6, 2000);
+    await complete(runs[2]!.taskId, runs[2]!.runId, 10, 4000);
+    const h = await readTemplateHistory({ prisma, template: name });
+    // steps [4, 6, 10]: p50 6, p90 = 6 + 0.8·4 = 9.2 → ceil(11.5) = 12; usd p90 = 0.02 + 0.8·0.02 = 0.036 → 0.045.
+    expect(h).toMatchObject({ basis: "history", samples: 3, stepsP50: 6, stepsP90: 9.2, stepBudget: 12, costP50Usd: 0.02, costP90Usd: 0.036 });
+    expect(h.costBudgetUsd).toBeCloseTo(0.045, 9);
+    expect(h.tokenBudget).toBe(Math.ceil(3600 * 1.25));
+  });
+
+  it("saves a task's shape as a template through the API, and lists templates with task counts", async () => {
+    const task = await prisma.task.findFirstOrThrow({ where: { templateId, stepBudget: 20 } });
+    const saved = await api.template.saveFromTask({ taskId: task.id, name: `copy-${suffix}` });
+    const list = await api.template.list();
+    const copy = list.find((t) => t.id === saved.templateId)!;
+    expect(copy).toMatchObject({ fromTaskId: task.id, tasks: 0, launch: { goal: "Summarise", profile: profileName, stepBudget: 20, workspace } });
+    expect(list.find((t) => t.id === templateId)).toMatchObject({ tasks: 6, completed: 3 });
+    await expect(api.template.saveFromTask({ taskId: task.id, name: "Not Kebab" })).rejects.toBeInstanceOf(TRPCError);
+  });
+
+  it("groups /costs spend by template with the page's filters", async () => {
+    await ports.createTaskWithRun({
+      taskId: `task-${suffix}-plain`,
+      runId: `run-${suffix}-plain`,
+      goal: "plain",
+      profileId: (await prisma.agentProfile.findUniqueOrThrow({ where: { name: profileName } })).id,
+      profileVersionId: null,
+      stepBudget: 5,
+      tokenBudget: null,
+      costBudgetUsd: null,
+      requireApproval: false,
+      workspace,
+      input: {},
+      launchKey: null,
+      createdBy: "t",
+    });
+    await complete(`task-${suffix}-plain`, `run-${suffix}-plain`, 2, 500);
+    const groups = await api.cost.byTemplate({ profile: profileName });
+    expect(groups.map((g) => [g.key, g.tasks, g.completed, Number(g.usd.toFixed(8)), g.stepsPerCompleted])).toEqual([
+      [name, 6, 3, 0.07, 20 / 3],
+      ["", 1, 1, 0.005, 2],
+    ]);
+    expect(await api.cost.byTemplate({ profile: profileName, outcome: "running" })).toEqual([expect.objectContaining({ key: name, tasks: 3, usd: 0 })]);
+  });
+
+  it("turns an eval case into a template", async () => {
+    const suite = await prisma.evalSuite.create({ data: { id: `suite_${suffix}`, name: `suite-${suffix}` } });
+    await prisma.evalCase.create({
+      data: { id: `case_${suffix}`, suiteId: suite.id, key: "small", launch: { goal: "From a case", stepBudget: 7 }, checks: [] },
+    });
+    const t = await createTemplateFromEvalCase({ prisma, suite: suite.name, caseKey: "small", profile: profileName, name: `case-${suffix}`, actor: "t" });
+    expect(await api.template.asEvalCase({ template: t.name })).toEqual({ name: t.name, launch: { goal: "From a case", stepBudget: 7, profile: undefined } });
+  });
+});
