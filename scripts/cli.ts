@@ -524,14 +524,14 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       const out = await runProfiles(api, command, values, positionals);
       return out && typeof out === "object" && PROFILES_EXIT in out ? { ...out, [EXIT]: EXIT_CODES.commandFailed } : out;
     }
-    case "eval run":
-    case "eval report":
-    case "eval cancel":
-    case "eval list":
     case "templates list":
     case "templates save":
     case "templates history":
       return runTemplates(api, command, values, positionals);
+    case "eval run":
+    case "eval report":
+    case "eval cancel":
+    case "eval list":
     case "eval apply": {
       const { out, gateFailed } = await runEval(api, command, values, positionals);
       return gateFailed ? { ...(out as object), [EXIT]: EXIT_CODES.gateFailed } : out;

@@ -1,3 +1,4 @@
+import { launchTools } from "../../server/tools/launch-tools.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,7 +25,13 @@ const suffix = ulid().toLowerCase().slice(-8);
 const profileName = `tmpl-${suffix}`;
 const workspace = mkdtempSync(join(tmpdir(), "tmpl-ws-"));
 const started: { taskId: string; runId: string }[] = [];
-const ports = prismaLaunchPorts({ prisma, sendRunStarted: async (e) => void started.push(e), defaultWorkspace: workspace, workspaceRoots: [workspace] });
+const ports = prismaLaunchPorts({
+  prisma,
+  sendRunStarted: async (e) => void started.push(e),
+  defaultWorkspace: workspace,
+  workspaceRoots: [workspace],
+  tools: launchTools,
+});
 const model = `model-${suffix}`;
 
 beforeAll(async () => {

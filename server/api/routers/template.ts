@@ -1,3 +1,4 @@
+import { launchTools } from "../../tools/launch-tools.ts";
 import { z } from "zod";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { launchTaskInputSchema } from "../../domain/launch-task.ts";
@@ -54,7 +55,7 @@ export const templateRouter = createTRPCRouter({
       template: input.template,
       overrides: input.overrides ?? {},
       actor: ctx.actor,
-      ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted }),
+      ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }),
     }),
   ),
 });
