@@ -120,6 +120,7 @@ function baseInput(p: Procedure): Record<string, unknown> {
   if (p.path === "escalation.decide") base.decision = "resume";
   if (p.path === "task.diff") base.fromId = null;
   if (p.path === "task.searchSteps") base.text = "fuzz";
+  if (p.path === "template.saveFromTask") base.name = "fuzz-template";
   return base;
 }
 
