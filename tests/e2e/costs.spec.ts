@@ -45,7 +45,9 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   await expect(page).toHaveURL(/bucket=week/);
   await expect(page.getByRole("heading", { name: "By launch week (starting Monday, UTC)" })).toBeVisible();
 
-  // The outcomes table holds the one profile; its spend is the headline's.
+  // The outcomes table holds the one profile; its spend is the headline's. The counts assume this
+  // file runs before any other spec launches `scripted` tasks (files run in name order, one worker;
+  // the batch spec is task-list-batch.spec.ts for that reason) — to be made independent of order.
   const table = page.getByTestId("outcomes-table");
   await expect(table.locator("tbody tr")).toHaveCount(1);
   const rowCells = await table.locator("tbody tr").first().locator("td").allInnerTexts();

@@ -55,7 +55,7 @@ test("operator: launches and cancels their own task; sees no Escalations or Admi
   const page = await pageAs(browser, adminPage, baseURL!, OPERATOR);
   await page.goto("/tasks");
   await expect(page.getByTestId("signed-in-as")).toHaveText("Olive");
-  expect(await navLinks(page)).toEqual(["Tasks", "Launch task"]);
+  expect(await navLinks(page)).toEqual(["Tasks", "Launch task", "Evals"]);
 
   // The admin's task (launched by "operator") cannot be cancelled by Olive: 403 naming the owner.
   const adminTask = await launchGoalFromForm(adminPage, { goal: GOAL, profile: "scripted-stall", stepBudget: 400 });
@@ -92,7 +92,7 @@ test("handler: sees the inbox as themselves, cannot launch", async ({ browser, b
   await page.goto("/escalations");
   await expect(page.getByTestId("handler-identity")).toContainText("Hal");
   await expect(page.getByLabel("Your name")).toHaveCount(0);
-  expect(await navLinks(page)).toEqual(["Tasks", "Escalations"]);
+  expect(await navLinks(page)).toEqual(["Tasks", "Escalations", "Evals"]);
   await page.goto("/tasks/new");
   await expect(page.getByTestId("refused")).toContainText("Launching a task needs the operator role");
   const launch = await page.request.post("/api/trpc/task.launch", { data: { json: { goal: GOAL, profile: "scripted" } } });
@@ -112,7 +112,7 @@ test("manager: reads every task, read-only; refused launching and deciding", asy
   await adminPage.goto("/tasks");
   const page = await pageAs(browser, adminPage, baseURL!, MANAGER);
   await page.goto("/tasks");
-  expect(await navLinks(page)).toEqual(["Tasks", "Costs"]);
+  expect(await navLinks(page)).toEqual(["Tasks", "Costs", "Evals"]);
   await expect(page.getByRole("heading", { name: "Tasks" })).toBeVisible();
   await expect(page.locator('a[href^="/tasks/task_"]').first()).toBeVisible();
   await page.goto("/costs");

@@ -255,7 +255,15 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
   // Every package has its license: the CSV, then the email, then finish.
   const counts = licenseCounts(rows);
   const copyleft = rows.filter((row) => isCopyleft(row.license)).map((row) => row.name);
-  const reportDone = "audit:report" in ctx.facts || lastSuccess(ctx.calls, "write_artifact", (c) => c.args?.name === ARTIFACT_NAME) !== undefined;
+  // A checkpoint's completed steps carry only a summary (server/domain/checkpoint.ts describeToolStep:
+  // `write_artifact {name: "licenses.csv", …} → …`, no arguments): a checkpoint taken between the CSV
+  // and its `audit:report` fact must not make the agent write it again.
+  const isReport = (c: PastCall) => {
+    if (c.args?.name === ARTIFACT_NAME) return true;
+    const summary = (c.result as { summary?: unknown } | undefined)?.summary;
+    return c.summaryOnly && typeof summary === "string" && summary.startsWith("write_artifact ") && summary.includes(`"${ARTIFACT_NAME}"`);
+  };
+  const reportDone = "audit:report" in ctx.facts || lastSuccess(ctx.calls, "write_artifact", isReport) !== undefined;
   if (!reportDone) {
     if (failures(ctx.calls, "write_artifact") >= 2) {
       return {
