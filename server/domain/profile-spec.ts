@@ -31,10 +31,14 @@ const usd = (field: string, max: number) =>
     .max(max, `${field}: at most ${max}`)
     .transform((v) => Math.round(v * 1e6) / 1e6);
 
-function allowList(field: string, parse: (raw: string) => { value: string } | { error: string }) {
+/** Most entries in one of a profile's egress allow-lists. */
+export const MAX_EGRESS_ENTRIES = 200;
+
+/** An allow-list field: at most {@link MAX_EGRESS_ENTRIES} entries, each parsed by `parse` (its error names the field and the entry); blanks dropped, duplicates merged. */
+export function allowList(field: string, parse: (raw: string) => { value: string } | { error: string }) {
   return z
     .array(textField(`${field}[]`, 320), `${field}: a list of strings`)
-    .max(200, `${field}: at most 200 entries`)
+    .max(MAX_EGRESS_ENTRIES, `${field}: at most ${MAX_EGRESS_ENTRIES} entries`)
     .transform((entries, ctx) => {
       const out: string[] = [];
       for (const raw of entries.filter(Boolean)) {

@@ -1,3 +1,4 @@
+import { allowList } from "../../domain/profile-spec.ts";
 import { env } from "../../env.ts";
 import { z } from "zod";
 import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
@@ -15,25 +16,6 @@ import {
 } from "../../db/profile-repository.ts";
 import { testProfileConnection } from "../../llm/test-connection.ts";
 import { adminProcedure, createTRPCRouter, readProcedure } from "../trpc.ts";
-
-/** Most entries in one of a profile's egress allow-lists. */
-export const MAX_EGRESS_ENTRIES = 200;
-
-/** An allow-list field: at most {@link MAX_EGRESS_ENTRIES} entries, each parsed by `parse` (its error names the field and the entry). */
-function allowList(field: string, parse: (raw: string) => { value: string } | { error: string }) {
-  return z
-    .array(textField(`${field}[]`, 320), `${field}: a list of strings`)
-    .max(MAX_EGRESS_ENTRIES, `${field}: at most ${MAX_EGRESS_ENTRIES} entries`)
-    .transform((entries, ctx) => {
-      const out: string[] = [];
-      for (const raw of entries.filter(Boolean)) {
-        const parsed = parse(raw);
-        if ("error" in parsed) ctx.addIssue({ code: "custom", message: `${field}: ${parsed.error}` });
-        else out.push(parsed.value);
-      }
-      return [...new Set(out)];
-    });
-}
 
 const setEgressInput = inputObject({
   name: textField("name", 100).pipe(z.string().min(1, "name: must not be blank")),
