@@ -7,7 +7,7 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic
 import type { PrismaClient } from "../db/client.ts";
 import { env, type Env } from "../env.ts";
 import { redactSecrets } from "../tools/egress-redact.ts";
-import { buildRunTrace, spanIdOf, traceIdOfRun, type RunTraceData, type TraceSpanSpec } from "./run-trace.ts";
+import { buildRunTrace, flattenTrace, spanIdOf, traceIdOfRun, type RunTraceData, type TraceSpanSpec } from "./run-trace.ts";
 
 /**
  * Export of finished runs as OpenTelemetry traces over OTLP/HTTP (issue 20 "Traces out"). Reads
@@ -83,9 +83,19 @@ class CollectingProcessor implements SpanProcessor {
   }
 }
 
-/** Turns span trees into SDK spans and sends them, one export request per run. */
+/**
+ * Spans per OTLP export request: the SDK's `BatchSpanProcessor` default `maxExportBatchSize`
+ * (OTel spec "Batching processor": 512). A run of 50,000 steps is sent as ~200 bounded requests, not
+ * one body of tens of MB that a collector refuses (the Collector's OTLP/HTTP receiver caps bodies).
+ */
+export const MAX_EXPORT_BATCH_SPANS = 512;
+
+/** Turns span trees into SDK spans and sends them, in requests of at most {@link MAX_EXPORT_BATCH_SPANS}. */
 export interface RunTraceEmitter {
-  /** Sends the run's spans; resolves with how many, rejects with the exporter's error. */
+  /**
+   * Sends the run's spans in batches; resolves with how many, rejects with the exporter's error (the
+   * batches before it were sent; a retry sends them again with the same span ids).
+   */
   emit(runId: string, root: TraceSpanSpec): Promise<number>;
   shutdown(): Promise<void>;
 }
@@ -97,7 +107,10 @@ export interface RunTraceEmitter {
  * (OTLP/HTTP JSON; endpoint and headers from the `OTEL_EXPORTER_OTLP_*` variables). Resource:
  * `service.name` `longhaul` unless `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` say otherwise.
  */
-export function createRunTraceEmitter({ exporter = new OTLPTraceExporter() }: { exporter?: SpanExporter } = {}): RunTraceEmitter {
+export function createRunTraceEmitter({
+  exporter = new OTLPTraceExporter(),
+  maxBatchSpans = MAX_EXPORT_BATCH_SPANS,
+}: { exporter?: SpanExporter; maxBatchSpans?: number } = {}): RunTraceEmitter {
   const ids = new PlannedIds();
   const collector = new CollectingProcessor();
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: "longhaul", [ATTR_SERVICE_VERSION]: "0.1.0" }).merge(
@@ -107,33 +120,43 @@ export function createRunTraceEmitter({ exporter = new OTLPTraceExporter() }: { 
   const tracer = provider.getTracer("longhaul", "0.1.0");
   let queue: Promise<unknown> = Promise.resolve();
 
+  const exportBatch = (spans: ReadableSpan[]) =>
+    new Promise<void>((resolve, reject) =>
+      exporter.export(spans, (result) =>
+        result.code === ExportResultCode.SUCCESS ? resolve() : reject(result.error ?? new Error("the OTLP exporter reported a failure")),
+      ),
+    );
+
   const emitNow = async (runId: string, root: TraceSpanSpec): Promise<number> => {
     collector.spans = [];
     const traceId = traceIdOfRun(runId);
-    const start = (spec: TraceSpanSpec, parent: ReturnType<typeof tracer.startSpan> | null) => {
+    let sent = 0;
+    // Parents before children; each span is started under its parent's (planned) span context and
+    // ended at once, so no span object is kept beyond its batch. The order does not matter to OTLP.
+    for (const { span: spec, parentKey } of flattenTrace(root)) {
       ids.traceId = traceId;
       ids.spanId = spanIdOf(runId, spec.key);
       const links: Link[] = spec.links.map((l) => ({
         context: { traceId: traceIdOfRun(l.runId), spanId: spanIdOf(l.runId, "run"), traceFlags: TraceFlags.SAMPLED, isRemote: true },
         attributes: l.attributes,
       }));
-      const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+      const ctx =
+        parentKey === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: spanIdOf(runId, parentKey), traceFlags: TraceFlags.SAMPLED });
       const span = tracer.startSpan(spec.name, { startTime: spec.start, attributes: spec.attributes, links }, ctx);
       for (const e of spec.events) span.addEvent(e.name, e.attributes, e.time);
       if (spec.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: spec.error });
-      for (const child of spec.children) start(child, span);
-      // Ends after its children, so they are collected first; the order does not matter to OTLP.
       span.end(spec.end < spec.start ? spec.start : spec.end);
-    };
-    start(root, null);
-    const spans = collector.spans;
+      if (collector.spans.length >= maxBatchSpans) {
+        const batch = collector.spans;
+        collector.spans = [];
+        await exportBatch(batch); // also yields the event loop between batches of a huge run
+        sent += batch.length;
+      }
+    }
+    const rest = collector.spans;
     collector.spans = [];
-    await new Promise<void>((resolve, reject) =>
-      exporter.export(spans, (result) =>
-        result.code === ExportResultCode.SUCCESS ? resolve() : reject(result.error ?? new Error("the OTLP exporter reported a failure")),
-      ),
-    );
-    return spans.length;
+    if (rest.length > 0 || sent === 0) await exportBatch(rest);
+    return sent + rest.length;
   };
 
   return {

@@ -161,9 +161,17 @@ export function buildRunTrace(data: RunTraceData): TraceSpanSpec {
   const { run, task } = data;
   const runEnd = run.endedAt ?? [...data.steps.map((s) => s.endedAt ?? s.startedAt), run.startedAt].reduce((a, b) => (a > b ? a : b));
   const callsByStep = new Map<string, RunTraceData["modelCalls"]>();
-  for (const c of data.modelCalls) callsByStep.set(c.stepId, [...(callsByStep.get(c.stepId) ?? []), c]);
+  for (const c of data.modelCalls) {
+    const list = callsByStep.get(c.stepId);
+    if (list) list.push(c);
+    else callsByStep.set(c.stepId, [c]);
+  }
   const alertsByStep = new Map<string, RunTraceData["alerts"]>();
-  for (const a of data.alerts) alertsByStep.set(a.stepId, [...(alertsByStep.get(a.stepId) ?? []), a]);
+  for (const a of data.alerts) {
+    const list = alertsByStep.get(a.stepId);
+    if (list) list.push(a);
+    else alertsByStep.set(a.stepId, [a]);
+  }
   const effectByStep = new Map(data.sideEffects.map((e) => [e.stepId, e]));
   const stepIds = new Set(data.steps.map((s) => s.stepId));
 
