@@ -5,6 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { Role } from "@/server/auth/roles.ts";
 import { holdsAny, useMe } from "./auth/use-me.ts";
+import { NotifyToggle, useEscalationNotifications } from "./escalations/use-escalation-notifications.tsx";
 import { useTRPC } from "./trpc.tsx";
 import { cn } from "./ui/cn.ts";
 import { TimeZoneSwitch } from "./ui/timestamp.tsx";
@@ -27,6 +28,8 @@ export function Nav() {
   const inbox = useQuery({ ...trpc.escalation.inboxCount.queryOptions(), refetchInterval: 10_000, enabled: holdsAny(roles, ["handler"]) });
   const open = inbox.data?.open ?? 0;
   const overdue = inbox.data?.overdue ?? 0;
+  const handler = holdsAny(roles, ["handler"]);
+  useEscalationNotifications(handler ? inbox.data?.open : undefined);
   return (
     <nav aria-label="Main" className="flex flex-col gap-1 p-3">
       {items
@@ -57,6 +60,7 @@ export function Nav() {
             </Link>
           );
         })}
+      {handler && <NotifyToggle />}
       <div className="mt-4 flex items-center gap-2 px-3 text-xs text-zinc-500">
         Times <TimeZoneSwitch />
       </div>
