@@ -73,6 +73,13 @@ export const envSchema = z.object({
   LONGHAUL_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */
   LONGHAUL_WEBHOOK_URL: z.string().url().optional(),
+  /** Email for escalations (server/notify/email.ts): nodemailer's SMTP connection URL, smtp:// or smtps:// (user and password in it); unset = no email. */
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/[^/\s]+/i.test(v), "SMTP_URL: an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587")
+    .optional(),
+  /** Sender of those emails (an address, or "Name <address>"). */
+  LONGHAUL_MAIL_FROM: z.string().min(3).max(200).default("Longhaul <longhaul@localhost>"),
   /** Signs session cookies (better-auth); npm start generates one into DATA_DIR/auth-secret when unset. */
   BETTER_AUTH_SECRET: z.string().min(32, "at least 32 characters (e.g. `openssl rand -hex 32`)").optional(),
   /** Public origin of the web app for sign-in (cookies are Secure when it is https); default APP_URL, else http://127.0.0.1:$PORT. */

@@ -1,5 +1,6 @@
 import { env } from "../env.ts";
 import type { PrismaClient } from "./client.ts";
+import { escalationEmail, sendEmail, type EmailDeliveryResult } from "../notify/email.ts";
 import { deliverWebhook, escalationWebhookPayload, type WebhookDeliveryResult } from "../notify/webhook.ts";
 import { taskProfile } from "./task-profile.ts";
 
@@ -18,6 +19,17 @@ export interface EscalationNotifyResult {
   attempts: number;
   /** Why nothing was sent, when nothing was. */
   skipped?: "no_webhook_url" | "not_open";
+  /** The email of this round (`SMTP_URL` set): addresses accepted by the server, or why none went. */
+  email: { sent: boolean; to: string[]; error?: string } | { sent: false; skipped: "no_smtp_url" | "not_open" };
+}
+
+/**
+ * Email addresses of the users who hold `role` (the escalation's role now), at most 100, oldest
+ * account first. Named users in an escalation chain are routed by role today, so a role is the unit.
+ */
+export async function emailRecipientsForRole({ prisma, role }: { prisma: PrismaClient; role: string }): Promise<string[]> {
+  const users = await prisma.user.findMany({ where: { roles: { has: role } }, select: { email: true }, orderBy: { createdAt: "asc" }, take: 100 });
+  return users.map((u) => u.email).filter((e) => e.includes("@"));
 }
 
 /**
@@ -60,6 +72,8 @@ function webhookVariables(): Record<string, string | undefined> {
  *    "overdue — re-escalated to <role>") to `webhookUrlForRole(assigneeRole)`, with
  *    `Idempotency-Key: <escalationId>:<round>`, the same on a retried step, so the receiver can drop
  *    the repeat. No URL → nothing sent.
+ * 3. With `SMTP_URL` set, emails the round (server/notify/email.ts) to every user holding the
+ *    escalation's role now ({@link emailRecipientsForRole}), Message-ID `<escalationId.round@longhaul>`.
  *
  * Delivery failures never throw (they are returned and logged). @throws Prisma's NotFound when the
  * escalation does not exist, and database errors (the step retries).
@@ -70,6 +84,7 @@ export async function notifyEscalation({
   round,
   now = new Date(),
   deliver = deliverWebhook,
+  send = sendEmail,
 }: {
   prisma: PrismaClient;
   escalationId: string;
@@ -78,6 +93,8 @@ export async function notifyEscalation({
   now?: Date;
   /** Injectable for tests; default the retrying webhook delivery. */
   deliver?: (args: { url: string; payload: ReturnType<typeof escalationWebhookPayload>; idempotencyKey: string }) => Promise<WebhookDeliveryResult>;
+  /** Injectable for tests; default nodemailer through `SMTP_URL`. */
+  send?: typeof sendEmail;
 }): Promise<EscalationNotifyResult> {
   if (!Number.isInteger(round) || round < 0) throw new RangeError(`round: must be an integer ≥ 0, got ${round}`);
   const before = await prisma.escalation.findUniqueOrThrow({
@@ -87,7 +104,17 @@ export async function notifyEscalation({
   const profile = (await taskProfile({ prisma, taskId: before.taskId })).spec;
   const target = chainRoleForRound(profile.escalationChain, round);
   if (round > 0 && before.status !== "open") {
-    return { round, assigneeRole: before.assigneeRole, reEscalatedTo: null, recorded: false, sent: false, delivered: false, attempts: 0, skipped: "not_open" };
+    return {
+      round,
+      assigneeRole: before.assigneeRole,
+      reEscalatedTo: null,
+      recorded: false,
+      sent: false,
+      delivered: false,
+      attempts: 0,
+      skipped: "not_open",
+      email: { sent: false, skipped: "not_open" },
+    };
   }
   const dueAt = new Date(Math.max(before.dueAt.getTime(), now.getTime()) + profile.escalationDueMinutes * 60_000);
   const written = await prisma.escalation.updateMany({
@@ -101,10 +128,8 @@ export async function notifyEscalation({
   const reEscalatedTo = target && e.assigneeRole === target && target !== previousRole ? target : null;
   const base = { round, assigneeRole: e.assigneeRole, reEscalatedTo, recorded: written.count > 0 };
 
-  const url = webhookUrlForRole(e.assigneeRole);
-  if (!url) return { ...base, sent: false, delivered: false, attempts: 0, skipped: "no_webhook_url" };
   const appUrl = (env().APP_URL ?? `http://127.0.0.1:${env().PORT}`).replace(/\/+$/, "");
-  const payload = escalationWebhookPayload({
+  const notice = {
     id: e.id,
     taskId: e.taskId,
     taskTitle: before.task.goal.slice(0, 120),
@@ -116,11 +141,35 @@ export async function notifyEscalation({
     assigneeRole: e.assigneeRole,
     round,
     reEscalatedTo,
-  });
-  const result = await deliver({ url, payload, idempotencyKey: `${e.id}:${round}` });
-  if (!result.delivered)
-    console.error(
-      `[longhaul] webhook for escalation ${e.id} (round ${round}) not delivered after ${result.attempts} attempt(s): ${result.error ?? result.status}`,
-    );
-  return { ...base, sent: true, delivered: result.delivered, attempts: result.attempts };
+  };
+  const url = webhookUrlForRole(e.assigneeRole);
+  const [email, hook] = await Promise.all([
+    emailRound({ prisma, role: e.assigneeRole, notice, send }),
+    url ? deliver({ url, payload: escalationWebhookPayload(notice), idempotencyKey: `${e.id}:${round}` }) : null,
+  ]);
+  if (!hook) return { ...base, sent: false, delivered: false, attempts: 0, skipped: "no_webhook_url", email };
+  if (!hook.delivered)
+    console.error(`[longhaul] webhook for escalation ${e.id} (round ${round}) not delivered after ${hook.attempts} attempt(s): ${hook.error ?? hook.status}`);
+  return { ...base, sent: true, delivered: hook.delivered, attempts: hook.attempts, email };
+}
+
+/** The email of one round (server/notify/email.ts) to the holders of `role`, when `SMTP_URL` is set; never throws. */
+async function emailRound({
+  prisma,
+  role,
+  notice,
+  send,
+}: {
+  prisma: PrismaClient;
+  role: string;
+  notice: Parameters<typeof escalationEmail>[0];
+  send: typeof sendEmail;
+}): Promise<EscalationNotifyResult["email"]> {
+  const { SMTP_URL: smtpUrl, LONGHAUL_MAIL_FROM: from } = env();
+  if (!smtpUrl) return { sent: false, skipped: "no_smtp_url" };
+  const to = await emailRecipientsForRole({ prisma, role });
+  if (to.length === 0) return { sent: false, to: [], error: `no user holds role ${role}` };
+  const result: EmailDeliveryResult = await send({ smtpUrl, from, to, email: escalationEmail(notice) });
+  if (!result.sent) console.error(`[longhaul] email for escalation ${notice.id} (round ${notice.round}) not sent: ${result.error}`);
+  return result.sent ? { sent: true, to: result.accepted } : { sent: false, to: [], error: result.error };
 }

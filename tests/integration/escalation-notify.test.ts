@@ -4,6 +4,8 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { resetEnv } from "../../server/env.ts";
 import { chainRoleForRound, notifyEscalation, webhookUrlForRole } from "../../server/db/escalation-notify.ts";
 import { openEscalation } from "../../server/db/escalation-repository.ts";
+import { SMTPServer } from "smtp-server";
+import { closeEmailTransports } from "../../server/notify/email.ts";
 import { startReceiver, type Receiver } from "../support/fixtures.ts";
 
 // Re-escalation along the profile's escalationChain, against real PostgreSQL (the migrated schema)
@@ -40,10 +42,10 @@ beforeEach(() => {
 });
 
 /** A profile with `chain`, a task on it, a run, and an escalation opened through the real repository. */
-async function openedEscalation(chain: string[], dueMinutes = 60): Promise<{ escalationId: string; taskId: string }> {
+async function openedEscalation(chain: string[], dueMinutes = 60, role = "operator"): Promise<{ escalationId: string; taskId: string }> {
   const suffix = ulid().toLowerCase();
   const profile = await prisma.agentProfile.create({
-    data: { name: `esc-notify-${suffix}`, model: "scripted", tools: [], escalationRole: "operator", escalationChain: chain, escalationDueMinutes: dueMinutes },
+    data: { name: `esc-notify-${suffix}`, model: "scripted", tools: [], escalationRole: role, escalationChain: chain, escalationDueMinutes: dueMinutes },
   });
   const taskId = `task_${suffix}`;
   const runId = `run_${suffix}`;
@@ -166,6 +168,96 @@ describe("notifyEscalation: re-escalation along the chain", () => {
     });
     expect(await row(escalationId)).toMatchObject({ assigneeRole: "operator", notifications: 1 });
     expect(receiver.received).toHaveLength(1);
+  });
+});
+
+/** A real SMTP server (smtp-server, the nodemailer project's) on a free port: each message's envelope and raw text. */
+async function startSmtp(): Promise<{ url: string; mails: { from: string; to: string[]; raw: string }[]; close: () => Promise<void> }> {
+  const mails: { from: string; to: string[]; raw: string }[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, session, done) {
+      let raw = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => (raw += chunk));
+      stream.on("end", () => {
+        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as { port: number };
+  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe("notifyEscalation: email to the holders of the role (SMTP_URL)", () => {
+  it("emails every user holding the escalation's role, once per round, with a stable Message-ID; others get nothing", async () => {
+    const smtp = await startSmtp();
+    try {
+      const role = `mail-${ulid().toLowerCase()}`;
+      const [ann, bo] = [`ann-${role}@example.test`, `bo-${role}@example.test`];
+      for (const [email, roles] of [
+        [ann, [role]],
+        [bo, ["manager", role]],
+        [`other-${role}@example.test`, ["manager"]],
+      ] as const)
+        await prisma.user.create({ data: { id: ulid(), name: email.split("@")[0]!, email, roles: [...roles] } });
+      process.env.SMTP_URL = smtp.url;
+      process.env.LONGHAUL_MAIL_FROM = "Longhaul <longhaul@example.test>";
+      resetEnv();
+
+      const { escalationId } = await openedEscalation([], 60, role);
+      const r0 = await notifyEscalation({ prisma, escalationId, round: 0 });
+      expect(r0.email).toEqual({ sent: true, to: [ann, bo] });
+      expect(r0.delivered).toBe(true); // the webhook still goes beside it
+      expect(smtp.mails).toHaveLength(1);
+      const mail = smtp.mails[0]!;
+      expect(mail.from).toBe("longhaul@example.test");
+      // The envelope: the two holders (Bcc) and the sender as the visible To.
+      expect([...mail.to].sort()).toEqual([ann, bo, "longhaul@example.test"].sort());
+      expect(mail.raw).toMatch(/^Subject: Longhaul needs a human: Audit the licenses <of everything>\r?$/m);
+      expect(mail.raw).toMatch(new RegExp(`^Message-ID: <${escalationId}\\.0@longhaul>\\r?$`, "m"));
+      expect(mail.raw).toContain(`Decide: http://dash.example/escalations?id=${escalationId}`);
+      expect(mail.raw).toContain(`Escalated to role: ${role}`);
+      expect(mail.raw).not.toMatch(/^(To|Cc):.*ann-/m); // recipients are Bcc: not in the headers
+
+      const r1 = await notifyEscalation({ prisma, escalationId, round: 1, now: new Date(Date.now() + 3_600_000) });
+      expect(r1.email).toMatchObject({ sent: true });
+      expect(smtp.mails[1]!.raw).toMatch(/^Subject: Overdue \(reminder 1\): Audit/m);
+      expect(smtp.mails[1]!.raw).toMatch(new RegExp(`^Message-ID: <${escalationId}\\.1@longhaul>`, "m"));
+    } finally {
+      closeEmailTransports();
+      await smtp.close();
+      await prisma.user.deleteMany({ where: { email: { contains: "-mail-" } } });
+    }
+  });
+
+  it("a mail server that is down: the round is recorded, the webhook delivered, the email's failure said in words", async () => {
+    const smtp = await startSmtp();
+    await smtp.close(); // its port is now closed
+    process.env.SMTP_URL = smtp.url;
+    resetEnv();
+    const role = `mail-${ulid().toLowerCase()}`;
+    await prisma.user.create({ data: { id: ulid(), name: `cy-${role}`, email: `cy-${role}@example.test`, roles: [role] } });
+    try {
+      const { escalationId } = await openedEscalation([], 60, role);
+      const r0 = await notifyEscalation({ prisma, escalationId, round: 0 });
+      expect(r0).toMatchObject({ recorded: true, delivered: true });
+      expect(r0.email).toMatchObject({ sent: false });
+      expect(r0.email).toHaveProperty("error", expect.stringMatching(/ECONNREFUSED|connect/i));
+      expect((await row(escalationId)).notifications).toBe(1);
+    } finally {
+      closeEmailTransports();
+      await prisma.user.deleteMany({ where: { email: { contains: "-mail-" } } });
+    }
+  });
+
+  it("without SMTP_URL no email is tried", async () => {
+    const { escalationId } = await openedEscalation([]);
+    await expect(notifyEscalation({ prisma, escalationId, round: 0 })).resolves.toMatchObject({ email: { sent: false, skipped: "no_smtp_url" } });
   });
 });
 
