@@ -115,7 +115,7 @@ export const profileSpecShape = {
   autoResumeMax: int("autoResumeMax", 0, 20).default(2),
   stallSteps: int("stallSteps", 1, 1000).default(5),
   stallGraceSteps: int("stallGraceSteps", 0, 1000).default(3),
-  escalationRole: escalationRoleField("escalationRole").default("operator"),
+  escalationRole: escalationRoleField("escalationRole").default("handler"),
   escalationDueMinutes: int("escalationDueMinutes", 1, 10_080).default(60),
   escalationChain: z
     .array(escalationRoleField("escalationChain[]"), "escalationChain: a list of roles")

@@ -82,6 +82,11 @@ describe("readProfileDocument", () => {
 });
 
 describe("escalation routing names roles that exist (issue 18)", () => {
+  it("routes escalations to handlers unless the profile says otherwise (issue 18: to roles that decide them)", () => {
+    expect(profileSpecSchema.parse({ name: "p", model: "m" }).escalationRole).toBe("handler");
+    expect(profileSpecSchema.parse({ name: "p", model: "m", escalationRole: "operator" }).escalationRole).toBe("operator");
+  });
+
   it("accepts the roles of server/auth/roles.ts for escalationRole and each escalationChain entry", () => {
     expect(messages({ name: "p", model: "m", escalationRole: "handler", escalationChain: ["admin", "manager"] })).toEqual([]);
   });
