@@ -1,6 +1,9 @@
 import { startSegment } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
-import { applyDecision, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
+import { openEscalation, readDecision } from "../../db/escalation-repository.ts";
+import { recordAlert } from "../../db/alert-repository.ts";
+import { prismaDecisionApplyPorts } from "../../db/apply-decision-ports.ts";
+import { applyDecision } from "../../domain/apply-escalation-decision.ts";
 import { notifyEscalation } from "../../db/escalation-notify.ts";
 import { failRunAfterFunctionFailure, finishRun } from "../../db/run-repository.ts";
 import { findRiskyVerdict } from "../../db/approval-repository.ts";
@@ -19,7 +22,7 @@ import {
 import { runCheckpointStep, runCompactStep } from "../../agent/checkpoint-step.ts";
 import { openAutoResume } from "../../agent/auto-resume.ts";
 import { runModelStep } from "../../agent/model-step.ts";
-import { prismaAgentPorts } from "../../agent/prisma-ports.ts";
+import { prismaAgentPorts } from "../agent-ports.ts";
 import { runToolStep } from "../../agent/tool-step.ts";
 import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
@@ -258,10 +261,11 @@ export const agentRun = inngest.createFunction(
         if (decision.status === "applied") return { status: "escalated", reason, escalationId, decision: decision.decision, resumedAs: decision.resultRunId };
         if (decision.status === "decided" && decision.due) {
           const applied = await step.run(`apply-decision-${n}`, async () => {
-            const result = await applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex });
+            const result = await applyDecision({ escalationId, stepIndex: humanIndex, ports: prismaDecisionApplyPorts({ prisma: prisma() }) });
             // Being applied by another caller right now: retry the step to read the outcome.
-            if (result.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
-            return result;
+            if (result.outcome === "by_other") throw new Error(`escalation ${escalationId} is being applied by another caller`);
+            const start = result.outcome === "applied" && result.start ? { runId: result.start.runId, checkpointId: result.start.checkpointId } : null;
+            return { start, decision: "decision" in result ? result.decision : "" };
           });
           if (applied.start) {
             await step.sendEvent(
