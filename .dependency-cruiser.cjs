@@ -77,6 +77,33 @@ module.exports = {
       to: { path: "^server/tools/" },
     },
     {
+      name: "db-no-use-cases",
+      severity: "error",
+      comment:
+        "server/db stores and reads: it calls no domain use case (the use cases call the db through their ports; types of the ports are fine). Applying a decision is the domain's applyDecision, called by its four callers over prismaDecisionApplyPorts. Known exceptions, composition roots still in db: eval-ports.ts (launches and cancels eval cases) and template-repository.ts (launches from a template).",
+      from: { path: "^server/db/", pathNot: ["^server/db/(eval-ports|template-repository)\\.ts$"] },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        path: "^server/domain/(apply-escalation-decision|decide-escalation|resume-task|launch-task|launch-template|cancel-task|fork-task|batch-tasks|advance-eval-run)\\.ts$",
+      },
+    },
+    {
+      name: "agent-no-db",
+      severity: "error",
+      comment:
+        "No agent ↔ db circle of folders: the agent's step bodies talk to ports (server/agent/ports.ts); the composition root that builds them over Prisma, the provider and the tools is server/inngest/agent-ports.ts. db may import the agent's port types (it implements them), never the reverse.",
+      from: { path: "^server/agent/" },
+      to: { path: "^server/db/" },
+    },
+    {
+      name: "db-no-adapters-above",
+      severity: "error",
+      comment:
+        "No folder circles through db: it imports neither the Inngest layer, the API layer nor the agent's code (only the agent's port types, server/agent/ports.ts).",
+      from: { path: "^server/db/" },
+      to: { path: ["^server/(inngest|api|executor)/", "^server/agent/(?!ports\\.ts$)"] },
+    },
+    {
       name: "env-source-only-env",
       severity: "error",
       comment:

@@ -19,7 +19,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { prismaAgentPorts } from "../server/agent/prisma-ports.ts";
+import { prismaAgentPorts } from "../server/inngest/agent-ports.ts";
 import { runToolStep } from "../server/agent/tool-step.ts";
 import { createPrismaClient, type Prisma } from "../server/db/client.ts";
 import { upsertMcpServer } from "../server/db/mcp-server-repository.ts";

@@ -5,7 +5,7 @@ import type { ExtraTools, ToolCallResult } from "../tools/registry.ts";
 
 /**
  * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume)
- * work over. The Prisma-backed implementation is `prismaAgentPorts` (prisma-ports.ts); unit tests
+ * work over. The Prisma-backed implementation is `prismaAgentPorts` (server/inngest/agent-ports.ts, the composition root); unit tests
  * pass fakes (tests/unit/agent-steps.test.ts). Every method is one row write or read, so a step's
  * behaviour is what its body does with them.
  */

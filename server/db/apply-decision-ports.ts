@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import type { ApplyDecisionPorts, ApplyDecisionTx, BudgetIncrease, RecoverDecisionsPorts } from "../domain/apply-escalation-decision.ts";
+import type { ApplyDecisionPorts, ApplyDecisionTx, BudgetIncrease, DecisionApplyPorts, RecoverDecisionsPorts } from "../domain/apply-escalation-decision.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
@@ -92,6 +92,23 @@ export function prismaApplyDecisionPorts({ prisma }: { prisma: PrismaClient }): 
 }
 
 /**
+ * What applying a decision reads over Prisma (DecisionApplyPorts, for the domain's `applyDecision`):
+ * the escalation's task, run, status and `applyAfter`, the escalated run's next step index, the
+ * database clock, and the applying transaction ({@link prismaApplyDecisionPorts}).
+ */
+export function prismaDecisionApplyPorts({ prisma }: { prisma: PrismaClient }): DecisionApplyPorts {
+  return {
+    apply: prismaApplyDecisionPorts({ prisma }),
+    locate: (escalationId) =>
+      prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { taskId: true, runId: true, status: true, applyAfter: true } }),
+    async nextStepIndex(runId) {
+      return ((await prisma.step.aggregate({ where: { runId }, _max: { index: true } }))._max.index ?? 0) + 1;
+    },
+    now: async () => new Date(await dbNowMs(prisma)),
+  };
+}
+
+/**
  * Records that applying escalation `escalationId`'s decision failed for good (ApplyFailurePorts in
  * server/domain/apply-escalation-decision.ts): guarded on a row still waiting to be applied
  * (`decided`, or a committed `applying`, which goes back to `decided`): `applyFailures + 1`,
@@ -134,6 +151,7 @@ export function prismaRecoverDecisionsPorts({
   sendApplied: RecoverDecisionsPorts["sendApplied"];
 }): RecoverDecisionsPorts {
   return {
+    ...prismaDecisionApplyPorts({ prisma }),
     async findStuckApplying() {
       return (await prisma.escalation.findMany({ where: { status: "applying" }, select: { id: true } })).map((e) => e.id);
     },
@@ -175,10 +193,6 @@ export function prismaRecoverDecisionsPorts({
       }
       return out;
     },
-    async nextStepIndex(runId) {
-      return ((await prisma.step.aggregate({ where: { runId }, _max: { index: true } }))._max.index ?? 0) + 1;
-    },
-    apply: prismaApplyDecisionPorts({ prisma }),
     sendRunStarted,
     sendApplied,
   };

@@ -1,16 +1,10 @@
 import { ulid } from "ulid";
-import { applyEscalationDecision, type ApplyDecisionResult } from "../domain/apply-escalation-decision.ts";
 import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
 import { crashPoint } from "../fault-injection.ts";
-import { prismaApplyDecisionPorts } from "./apply-decision-ports.ts";
+import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
-
-// Moved (review 718b751 §2); re-exported so existing imports keep working.
-export { recordAlert } from "./alert-repository.ts";
-export { raiseBudgets, type BudgetIncrease } from "./task-repository.ts";
-export { resumeGuidance } from "../domain/apply-escalation-decision.ts";
 
 /**
  * Opens an escalation for a run (idempotent per run + step: a re-executed step finds the one it
@@ -70,28 +64,6 @@ export async function openEscalation({
 }
 
 /**
- * Applies a decision right away and starts the resumed run, if any (the handler's request does this,
- * so a decision never depends on the waiting run having registered its wait in time; the waiting run,
- * woken by the event or a timeout, then finds it applied). `sendRunStarted` delivers the new run's event.
- */
-export async function applyDecisionNow({
-  prisma,
-  escalationId,
-  sendRunStarted,
-}: {
-  prisma: PrismaClient;
-  escalationId: string;
-  sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
-}): Promise<void> {
-  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { taskId: true, runId: true } });
-  const index = (await prisma.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
-  const applied = await applyDecision({ prisma, escalationId, stepIndex: index + 1 });
-  // Committed, start not sent yet: the recovery sweep re-sends it (recoverEscalationDecisions, part 3).
-  crashPoint("escalation:applied-before-start");
-  if (applied.start) await sendRunStarted({ taskId: e.taskId, ...applied.start });
-}
-
-/**
  * Where an escalation's decision stands, for the waiting run: `open` (none, or undone), `decided`
  * (recorded; `due` says whether its undo window — `applyAfter` — has passed, so it may be applied
  * now), `applying` (someone is applying it) or `applied` (with the run it started, if any).
@@ -143,8 +115,11 @@ async function readState(prisma: PrismaClient | Prisma.TransactionClient, escala
 
 /**
  * Decision ports over Prisma (see DecidePorts): guarded writes on the escalation row with the
- * database clock; `sendApplied`, `sendDecided` and `sendRunStarted` deliver the events (the Inngest
- * client in the web app; tests may pass their own).
+ * database clock, and what applying a decision in the request reads and writes
+ * (apply-decision-ports.ts `prismaDecisionApplyPorts`; the domain's `applyDecision` drives it);
+ * `sendApplied`, `sendDecided` and `sendRunStarted` deliver the events (the Inngest client in the web
+ * app; tests may pass their own). Crash point `escalation:applied-before-start` fires between the
+ * committed application and its start being sent (the recovery sweep re-sends that start).
  */
 export function prismaDecidePorts({
   prisma,
@@ -156,7 +131,7 @@ export function prismaDecidePorts({
   sendApplied: DecidePorts["sendApplied"];
   /** Optional for callers that only decide with `undoSeconds` 0; without it a decision with an undo window fails UNAVAILABLE (and is not kept). */
   sendDecided?: DecidePorts["sendDecided"];
-  sendRunStarted: (e: { taskId: string; runId: string; checkpointId: string | null }) => Promise<void>;
+  sendRunStarted: DecidePorts["sendRunStarted"];
 }): DecidePorts {
   return {
     async describeTarget(escalationId) {
@@ -202,7 +177,11 @@ export function prismaDecidePorts({
       (() => {
         throw new Error("no sender for longhaul/escalation.decided was configured");
       }),
-    applyNow: (escalationId) => applyDecisionNow({ prisma, escalationId, sendRunStarted }),
+    apply: prismaDecisionApplyPorts({ prisma }),
+    async sendRunStarted(event) {
+      crashPoint("escalation:applied-before-start");
+      await sendRunStarted(event);
+    },
     undoDecision: ({ escalationId, actor, expectedApplyAfter, onlyBy }) => undoDecision({ prisma, escalationId, actor, expectedApplyAfter, onlyBy }),
   };
 }
@@ -306,53 +285,4 @@ export function prismaClaimPorts({ prisma }: { prisma: PrismaClient }): ClaimPor
       return state ? { ok: false, state } : null;
     },
   };
-}
-
-/**
- * Applies the decision `escalation-apply` was sent for, once its undo window has ended: only if the
- * row still carries that decision (`applyAfter` = `applyAt`). Outcomes:
- * - `applied` (now, or earlier by this or another caller): with the run it started, if any, for the
- *   caller to send `longhaul/run.started` (event id `run-started-<runId>` dedupes a repeat);
- * - `superseded`: undone, or replaced by a newer decision (which has its own apply) — nothing to do;
- * - `not_due`: the window has not ended by the database clock — try again in `waitMs`.
- * @throws Error when the escalation does not exist or is being applied by another caller right now.
- */
-export async function applyDueDecision({
-  prisma,
-  escalationId,
-  applyAt,
-}: {
-  prisma: PrismaClient;
-  escalationId: string;
-  applyAt: Date;
-}): Promise<
-  | { outcome: "applied"; decision: string; start: { taskId: string; runId: string; checkpointId: string | null } | null }
-  | { outcome: "superseded"; status: string }
-  | { outcome: "not_due"; waitMs: number }
-> {
-  const e = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId }, select: { status: true, applyAfter: true, taskId: true, runId: true } });
-  if (e.applyAfter?.getTime() !== applyAt.getTime()) return { outcome: "superseded", status: e.status };
-  const index = (await prisma.step.aggregate({ where: { runId: e.runId }, _max: { index: true } }))._max.index ?? 0;
-  const applied = await applyDecision({ prisma, escalationId, stepIndex: index + 1 });
-  if (applied.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
-  if (applied.pending) return { outcome: "not_due", waitMs: Math.max(0, applyAt.getTime() - (await dbNow(prisma)).getTime()) };
-  return { outcome: "applied", decision: applied.decision, start: applied.start ? { taskId: e.taskId, ...applied.start } : null };
-}
-
-/**
- * Applies a recorded decision exactly once, in one transaction: {@link applyEscalationDecision}
- * (server/domain/apply-escalation-decision.ts) over the Prisma ports. `stepIndex`: index of the
- * human step on the escalated run. Kept here (same name and result) for its callers (agent-run,
- * applyDecisionNow, applyDueDecision).
- */
-export async function applyDecision({
-  prisma,
-  escalationId,
-  stepIndex,
-}: {
-  prisma: PrismaClient;
-  escalationId: string;
-  stepIndex: number;
-}): Promise<ApplyDecisionResult> {
-  return applyEscalationDecision({ escalationId, stepIndex, ports: prismaApplyDecisionPorts({ prisma }) });
 }

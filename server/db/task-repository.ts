@@ -1,4 +1,4 @@
-import { MAX_COST_BUDGET_USD, MAX_TOKEN_BUDGET } from "../domain/decide-escalation.ts";
+import { MAX_COST_BUDGET_USD, MAX_TOKEN_BUDGET } from "../../lib/contracts/limits.ts";
 import type { BudgetIncrease } from "../domain/apply-escalation-decision.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 

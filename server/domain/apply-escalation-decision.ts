@@ -204,8 +204,72 @@ export async function applyEscalationDecision({
   });
 }
 
+/** What {@link applyDecision} reads besides the applying transaction (the Prisma ones: server/db/apply-decision-ports.ts `prismaDecisionApplyPorts`). */
+export interface DecisionApplyPorts {
+  /** The applying transaction ({@link applyEscalationDecision}). */
+  apply: ApplyDecisionPorts;
+  /** The escalation's task, escalated run, status and `applyAfter` (end of its undo window; null = none). @throws when it does not exist. */
+  locate(escalationId: string): Promise<{ taskId: string; runId: string; status: string; applyAfter: Date | null }>;
+  /** The next step index on the escalated run (for the human step). */
+  nextStepIndex(runId: string): Promise<number>;
+  /** The database clock (every undo window is set and checked against it). */
+  now(): Promise<Date>;
+}
+
+/**
+ * What one attempt to apply a decision found or did ({@link applyDecision}):
+ * - `applied` (now, or earlier by any caller): `start` is the resumed run (null for dead end /
+ *   cancel, or a task that had moved on), for the caller to send `longhaul/run.started` with id
+ *   `run-started-<runId>` (a repeat dedupes at the executor);
+ * - `superseded`: the row no longer carries the decision the caller was sent for (undone, or
+ *   replaced by a newer one, which has its own apply) — nothing to do;
+ * - `not_due`: still inside its undo window by the database clock; `waitMs` until it ends;
+ * - `by_other`: another caller holds it `applying` (a row left by an older version; the recovery
+ *   sweep reverts it).
+ */
+export type ApplyOutcome =
+  | { outcome: "applied"; decision: string; start: { taskId: string; runId: string; checkpointId: string | null } | null }
+  | { outcome: "superseded"; status: string }
+  | { outcome: "not_due"; decision: string; waitMs: number }
+  | { outcome: "by_other"; decision: string };
+
+/**
+ * The one entry point for applying a recorded decision, used by all four callers that race to do it:
+ * the handler's request (decideEscalation with `undoSeconds` 0), `escalation-apply` after the undo
+ * window (`applyAt`), the waiting `agent-run` (`stepIndex`: the human step's index it reserved) and
+ * the recovery sweep ({@link recoverEscalationDecisions}). It locates the escalation, skips a
+ * decision that is no longer the one sent for (`applyAt` given and ≠ the row's `applyAfter`:
+ * `superseded`), then applies it in one transaction ({@link applyEscalationDecision}; the human step
+ * at `stepIndex`, default the run's next index) and says what happened ({@link ApplyOutcome}).
+ * Sending the resumed run's start stays with the caller (a durable step in the Inngest functions, a
+ * plain send in the request and the sweep).
+ * @throws Error when the escalation does not exist or is still open; whatever the transaction throws.
+ */
+export async function applyDecision({
+  escalationId,
+  ports,
+  applyAt,
+  stepIndex,
+}: {
+  escalationId: string;
+  ports: DecisionApplyPorts;
+  /** Only the decision whose undo window ends at this time (escalation-apply's event). */
+  applyAt?: Date;
+  stepIndex?: number;
+}): Promise<ApplyOutcome> {
+  const e = await ports.locate(escalationId);
+  if (applyAt && e.applyAfter?.getTime() !== applyAt.getTime()) return { outcome: "superseded", status: e.status };
+  const applied = await applyEscalationDecision({ escalationId, stepIndex: stepIndex ?? (await ports.nextStepIndex(e.runId)), ports: ports.apply });
+  if (applied.byOther) return { outcome: "by_other", decision: applied.decision };
+  if (applied.pending) {
+    const end = applyAt ?? e.applyAfter;
+    return { outcome: "not_due", decision: applied.decision, waitMs: end ? Math.max(0, end.getTime() - (await ports.now()).getTime()) : 0 };
+  }
+  return { outcome: "applied", decision: applied.decision, start: applied.start ? { taskId: e.taskId, ...applied.start } : null };
+}
+
 /** What the recovery sweep reads and does (see {@link recoverEscalationDecisions}). */
-export interface RecoverDecisionsPorts {
+export interface RecoverDecisionsPorts extends DecisionApplyPorts {
   /** Rows left `applying` (committed): only an older version of Longhaul wrote that state outside a transaction. */
   findStuckApplying(): Promise<string[]>;
   /** Guarded write `applying → decided` (the application is re-driven); returns whether it held. */
@@ -220,9 +284,6 @@ export interface RecoverDecisionsPorts {
   recordApplyFailure: ApplyFailurePorts["recordApplyFailure"];
   /** `applied` rows (applied ≥ `graceMs` ago) whose resumed run has not started: its task still `queued`. */
   findUnstartedResults(graceMs: number): Promise<{ escalationId: string; taskId: string; runId: string; checkpointId: string | null; decision: string }[]>;
-  /** The next step index on the escalated run (for the human step). */
-  nextStepIndex(runId: string): Promise<number>;
-  apply: ApplyDecisionPorts;
   /** Delivers `longhaul/run.started` with id `run-started-<runId>` (a repeat dedupes at the executor). */
   sendRunStarted(event: { taskId: string; runId: string; checkpointId: string | null }): Promise<void>;
   /** Wakes the escalated run waiting on the decision (`longhaul/escalation.applied`); best-effort. */
@@ -268,7 +329,7 @@ export function describeApplyError(error: unknown): string {
  * every so often):
  * 1. a committed `applying` row (only an older version could leave one) goes back to `decided`;
  * 2. a `decided` row due for at least `graceMs` (the handler's request, or escalation-apply, died
- *    before committing) is applied ({@link applyEscalationDecision}), its resumed run started and the
+ *    before committing) is applied ({@link applyDecision}), its resumed run started and the
  *    waiting run woken;
  * 3. an `applied` row whose resumed run never started (the process died between the commit and
  *    sending `longhaul/run.started`) gets the start sent again (same event id: the executor dedupes a
@@ -295,17 +356,17 @@ export async function recoverEscalationDecisions({
   const failed: { escalationId: string; error: string }[] = [];
   for (const row of await ports.findUnappliedDue(graceMs)) {
     if (row.msSinceFailure !== null && row.msSinceFailure < applyRetryDelayMs(row.applyFailures, retryBaseMs)) continue;
-    let result: ApplyDecisionResult;
+    let result: ApplyOutcome;
     try {
-      result = await applyEscalationDecision({ escalationId: row.escalationId, stepIndex: await ports.nextStepIndex(row.runId), ports: ports.apply });
+      result = await applyDecision({ escalationId: row.escalationId, ports });
     } catch (error) {
       const message = describeApplyError(error);
       await ports.recordApplyFailure({ escalationId: row.escalationId, error: message });
       failed.push({ escalationId: row.escalationId, error: message });
       continue;
     }
-    if (result.pending || result.byOther) continue;
-    if (result.start) await ports.sendRunStarted({ taskId: row.taskId, ...result.start });
+    if (result.outcome !== "applied") continue;
+    if (result.start) await ports.sendRunStarted(result.start);
     await ports.sendApplied({ escalationId: row.escalationId, decision: result.decision }).catch(() => {});
     applied.push(row.escalationId);
   }

@@ -15,6 +15,7 @@ import {
 } from "../../lib/contracts/escalation.ts";
 import { MAX_FACT_EDITS, MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES, MAX_GUIDANCE_CHARS } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
+import { applyDecision, type DecisionApplyPorts } from "./apply-escalation-decision.ts";
 import { isoUtc } from "../../lib/contracts/dates.ts";
 
 export {
@@ -255,8 +256,10 @@ export interface DecidePorts {
   sendApplied(event: { escalationId: string; decision: EscalationDecision }): Promise<void>;
   /** Sends `longhaul/escalation.decided` with `applyAt` (ISO): `escalation-apply` applies it then. */
   sendDecided(event: { escalationId: string; decision: EscalationDecision; applyAt: string }): Promise<void>;
-  /** Applies the recorded decision now (idempotent with the waiting run applying it). */
-  applyNow(escalationId: string): Promise<void>;
+  /** What applying the decision right away ({@link applyDecision}, with `undoSeconds` 0) reads and writes. */
+  apply: DecisionApplyPorts;
+  /** Delivers the resumed run's `longhaul/run.started` (id `run-started-<runId>`) after the application committed. */
+  sendRunStarted(event: { taskId: string; runId: string; checkpointId: string | null }): Promise<void>;
   /**
    * Guarded write: `status = decided AND applyAfter > database now` → `open`, the decision fields
    * cleared, and the undo recorded as a human step on the escalated run's timeline (who, when, what).
@@ -315,7 +318,8 @@ export function describeEscalationConflict(escalationId: string, state: Escalati
 
 /**
  * Records a human decision on an escalation (stored on the row first, CAS open → decided).
- * - `undoSeconds` 0: applies it in the request, then tells the waiting run
+ * - `undoSeconds` 0: applies it in the request ({@link applyDecision}), sends the resumed run's start
+ *   (`ports.sendRunStarted`), then tells the waiting run
  *   (`longhaul/escalation.applied`), which ends. Applying here rather than only in the waiting run
  *   closes the race of a decision sent between the run's read of the row and its wait.
  * - `undoSeconds` > 0: only records it, with `applyAfter` = database now + undoSeconds, and sends
@@ -364,7 +368,11 @@ export async function decideEscalation({
     }
     return { escalationId: input.escalationId, decision: input.decision, applyAt, undoSeconds: input.undoSeconds };
   }
-  await ports.applyNow(input.escalationId);
+  // Applied in the request, so a decision never depends on the waiting run having registered its
+  // wait in time; the waiting run, woken by the event or its timeout, then finds it applied. A start
+  // lost between the commit and the send is re-sent by the recovery sweep.
+  const applied = await applyDecision({ escalationId: input.escalationId, ports: ports.apply });
+  if (applied.outcome === "applied" && applied.start) await ports.sendRunStarted(applied.start);
   // Wakes the waiting run so it can end; best-effort (its wait also times out and re-reads the row).
   await ports.sendApplied({ escalationId: input.escalationId, decision: input.decision }).catch(() => {});
   return { escalationId: input.escalationId, decision: input.decision, applyAt: null, undoSeconds: 0 };

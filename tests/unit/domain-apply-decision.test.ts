@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   APPLY_RETRY_MAX_MS,
+  applyDecision,
   applyEscalationDecision,
   applyRetryDelayMs,
   describeApplyError,
   recoverEscalationDecisions,
   type ApplyDecisionPorts,
   type ApplyDecisionTx,
+  type DecisionApplyPorts,
   type EscalationToApply,
   type RecoverDecisionsPorts,
 } from "../../server/domain/apply-escalation-decision.ts";
@@ -161,6 +163,80 @@ describe("applyEscalationDecision", () => {
   });
 });
 
+describe("applyDecision (the one entry point of the four callers)", () => {
+  const entryPorts = (db: { state: State }, applyAfter: Date | null, nowMs = 5_000): DecisionApplyPorts => ({
+    apply: fakePorts(db),
+    locate: async () => ({ taskId: "task_1", runId: "run_1", status: db.state.escalation.status, applyAfter }),
+    nextStepIndex: async () => 9,
+    now: async () => new Date(nowMs),
+  });
+
+  it.each([
+    {
+      name: "due, no applyAt: applied with the resumed run and its task",
+      applyAfter: null,
+      applyAt: undefined,
+      passed: true,
+      status: "decided",
+      want: { outcome: "applied", decision: "approve", start: { taskId: "task_1", runId: "run_2", checkpointId: "cp_1" } },
+    },
+    {
+      name: "applyAt matches and the window is over: applied",
+      applyAfter: new Date(4_000),
+      applyAt: new Date(4_000),
+      passed: true,
+      status: "decided",
+      want: { outcome: "applied", decision: "approve", start: { taskId: "task_1", runId: "run_2", checkpointId: "cp_1" } },
+    },
+    {
+      name: "applyAt differs from the row (undone or decided again): superseded, nothing applied",
+      applyAfter: new Date(9_000),
+      applyAt: new Date(4_000),
+      passed: true,
+      status: "decided",
+      want: { outcome: "superseded", status: "decided" },
+    },
+    {
+      name: "undone (no applyAfter) while escalation-apply slept: superseded",
+      applyAfter: null,
+      applyAt: new Date(4_000),
+      passed: true,
+      status: "open",
+      want: { outcome: "superseded", status: "open" },
+    },
+    {
+      name: "window not over by the database clock: not_due with the ms left",
+      applyAfter: new Date(8_000),
+      applyAt: new Date(8_000),
+      passed: false,
+      status: "decided",
+      want: { outcome: "not_due", decision: "approve", waitMs: 3_000 },
+    },
+    {
+      name: "a committed applying row of another caller: by_other",
+      applyAfter: null,
+      applyAt: undefined,
+      passed: true,
+      status: "applying",
+      want: { outcome: "by_other", decision: "approve" },
+    },
+  ])("$name", async ({ applyAfter, applyAt, passed, status, want }) => {
+    const db = { state: initial() };
+    db.state.escalation.applyAfterPassed = passed;
+    db.state.escalation.status = status;
+    expect(await applyDecision({ escalationId: "esc_1", applyAt, ports: entryPorts(db, applyAfter) })).toEqual(want);
+    expect(db.state.runs).toHaveLength(want.outcome === "applied" ? 1 : 0);
+  });
+
+  it("the human step goes at the caller's index, else at the run's next one; a second caller finds it applied with the same run", async () => {
+    const db = { state: initial() };
+    const first = await applyDecision({ escalationId: "esc_1", stepIndex: 4, ports: entryPorts(db, null) });
+    const second = await applyDecision({ escalationId: "esc_1", ports: entryPorts(db, null) });
+    expect(second).toEqual(first);
+    expect(db.state.runs).toHaveLength(1);
+  });
+});
+
 describe("recoverEscalationDecisions", () => {
   function recoverPorts(db: { state: State }, rows: { stuck?: string[]; due?: boolean; unstarted?: boolean }) {
     const sent: string[] = [];
@@ -179,6 +255,8 @@ describe("recoverEscalationDecisions", () => {
       findUnstartedResults: async () =>
         rows.unstarted ? [{ escalationId: "esc_9", taskId: "task_9", runId: "run_9", checkpointId: null, decision: "resume" }] : [],
       nextStepIndex: async () => 8,
+      locate: async () => ({ taskId: "task_1", runId: "run_1", status: db.state.escalation.status, applyAfter: null }),
+      now: async () => new Date(0),
       apply: fakePorts(db),
       sendRunStarted: async ({ runId }) => void sent.push(`started ${runId}`),
       sendApplied: async ({ escalationId }) => void sent.push(`applied ${escalationId}`),

@@ -8,6 +8,7 @@ import {
   type DecisionTarget,
 } from "../../server/domain/decide-escalation.ts";
 import { AppError } from "../../server/errors.ts";
+import { fakeApplyPorts } from "../support/fake-apply-ports.ts";
 
 // A decision must fit its escalation: approve / reject only where a call is proposed (risky_action,
 // unresolved_effect); every other reason takes resume, dead_end or cancel. Refused BAD_INPUT before
@@ -59,7 +60,8 @@ describe("decisionTargetProblems: the decision fits the escalation", () => {
       },
       sendApplied: () => Promise.resolve(),
       sendDecided: () => Promise.resolve(),
-      applyNow: () => Promise.resolve(),
+      apply: fakeApplyPorts(),
+      sendRunStarted: () => Promise.resolve(),
       undoDecision: () => Promise.resolve(null),
     };
     const err = await decideEscalation({ input: parse("approve"), actor: "ann", ports }).catch((e: unknown) => e);

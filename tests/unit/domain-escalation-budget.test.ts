@@ -11,6 +11,7 @@ import {
 } from "../../server/domain/decide-escalation.ts";
 import { resumeGuidance } from "../../server/domain/apply-escalation-decision.ts";
 import { AppError } from "../../server/errors.ts";
+import { fakeApplyPorts } from "../support/fake-apply-ports.ts";
 
 // The budget raise and fact edits of a resume decision: the schema's limits (messages name the field
 // and the limit) and the checks against the task (dollar raise only with a dollar budget, edits only
@@ -122,7 +123,8 @@ describe("decideEscalation checks the target before recording", () => {
       },
       sendApplied: () => Promise.resolve(),
       sendDecided: () => Promise.resolve(),
-      applyNow: () => Promise.resolve(),
+      apply: fakeApplyPorts(),
+      sendRunStarted: () => Promise.resolve(),
       undoDecision: () => Promise.resolve(null),
     };
     return { p, recorded };

@@ -11,6 +11,7 @@ import {
   type EscalationState,
 } from "../../server/domain/decide-escalation.ts";
 import { AppError } from "../../server/errors.ts";
+import { fakeApplyPorts } from "../support/fake-apply-ports.ts";
 
 /**
  * In-memory escalation rows with the guarded writes the Prisma ports make (same conditions), and a
@@ -62,10 +63,18 @@ function fakeStore() {
     async sendDecided(e) {
       events.push(`decided ${e.escalationId} ${e.decision} ${e.applyAt}`);
     },
-    async applyNow(id) {
-      const r = rows.get(id)!;
-      if (r.status === "decided" && (r.applyAfter === null || r.applyAfter.getTime() <= now)) Object.assign(r, { status: "applied", appliedAt: new Date(now) });
-      events.push(`applyNow ${id}`);
+    apply: fakeApplyPorts({
+      onApply(id) {
+        const r = rows.get(id)!;
+        if (r.status === "decided" && (r.applyAfter === null || r.applyAfter.getTime() <= now))
+          Object.assign(r, { status: "applied", appliedAt: new Date(now) });
+        events.push(`applyNow ${id}`);
+      },
+      statusOf: (id) => rows.get(id)!.status,
+      now: () => new Date(now),
+    }),
+    async sendRunStarted(e) {
+      events.push(`started ${e.runId}`);
     },
     async undoDecision({ escalationId, actor, expectedApplyAfter, onlyBy }) {
       const r = rows.get(escalationId);

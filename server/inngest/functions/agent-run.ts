@@ -1,6 +1,10 @@
 import { startSegment } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
-import { applyDecision, openEscalation, readDecision, recordAlert } from "../../db/escalation-repository.ts";
+import { openEscalation, readDecision } from "../../db/escalation-repository.ts";
+import { recordAlert } from "../../db/alert-repository.ts";
+import { prismaDecisionApplyPorts } from "../../db/apply-decision-ports.ts";
+import { applyDecision } from "../../domain/apply-escalation-decision.ts";
+import { escalationWaitAction } from "../../domain/escalation-wait.ts";
 import { notifyEscalation } from "../../db/escalation-notify.ts";
 import { failRunAfterFunctionFailure, finishRun } from "../../db/run-repository.ts";
 import { findRiskyVerdict } from "../../db/approval-repository.ts";
@@ -19,7 +23,7 @@ import {
 import { runCheckpointStep, runCompactStep } from "../../agent/checkpoint-step.ts";
 import { openAutoResume } from "../../agent/auto-resume.ts";
 import { runModelStep } from "../../agent/model-step.ts";
-import { prismaAgentPorts } from "../../agent/prisma-ports.ts";
+import { prismaAgentPorts } from "../agent-ports.ts";
 import { runToolStep } from "../../agent/tool-step.ts";
 import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
@@ -228,6 +232,8 @@ export const agentRun = inngest.createFunction(
      * `waitForEvent` with the profile's due time; an unanswered one is re-notified (webhook) and
      * waited for again. The decision is applied once — by the handler's request, or by this run if
      * it gets there first (a resume starts a new run from the checkpoint; its event id dedupes the start).
+     * What to do after each read is the pure `escalationWaitAction` (server/domain/escalation-wait.ts);
+     * this is its wiring to durable steps.
      */
     const escalate = async (a: Extract<LoopAction, { kind: "escalate" }>) => {
       const { n, reason, message, evidence, endReason, fingerprint } = a;
@@ -255,13 +261,15 @@ export const agentRun = inngest.createFunction(
       await step.run(`notify-${n}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: 0 }));
       for (let round = 0; round <= ESCALATION_RENOTIFY_ROUNDS; round++) {
         const decision = await step.run(`decision-${n}-${round}`, () => readDecision({ prisma: prisma(), escalationId }));
-        if (decision.status === "applied") return { status: "escalated", reason, escalationId, decision: decision.decision, resumedAs: decision.resultRunId };
-        if (decision.status === "decided" && decision.due) {
+        const next = escalationWaitAction({ phase: "read", round, decision, rounds: ESCALATION_RENOTIFY_ROUNDS });
+        if (next.kind === "done") return { status: "escalated", reason, escalationId, decision: next.decision, resumedAs: next.resumedAs };
+        if (next.kind === "apply") {
           const applied = await step.run(`apply-decision-${n}`, async () => {
-            const result = await applyDecision({ prisma: prisma(), escalationId, stepIndex: humanIndex });
+            const result = await applyDecision({ escalationId, stepIndex: humanIndex, ports: prismaDecisionApplyPorts({ prisma: prisma() }) });
             // Being applied by another caller right now: retry the step to read the outcome.
-            if (result.byOther) throw new Error(`escalation ${escalationId} is being applied by another caller`);
-            return result;
+            if (result.outcome === "by_other") throw new Error(`escalation ${escalationId} is being applied by another caller`);
+            const start = result.outcome === "applied" && result.start ? { runId: result.start.runId, checkpointId: result.start.checkpointId } : null;
+            return { start, decision: "decision" in result ? result.decision : "" };
           });
           if (applied.start) {
             await step.sendEvent(
@@ -271,17 +279,22 @@ export const agentRun = inngest.createFunction(
           }
           return { status: "escalated", reason, escalationId, decision: applied.decision, resumedAs: applied.start?.runId ?? null };
         }
-        const applied = await step.waitForEvent(`await-decision-${n}-${round}`, {
+        const woken = await step.waitForEvent(`await-decision-${n}-${round}`, {
           event: escalationApplied,
           timeout: `${start.policy.escalationDueMinutes}m`,
           if: `async.data.escalationId == "${escalationId}"`,
         });
-        if (applied) {
+        if (woken) {
           const after = await step.run(`decision-${n}-${round}-applied`, () => readDecision({ prisma: prisma(), escalationId }));
-          return { status: "escalated", reason, escalationId, decision: after.decision, resumedAs: after.resultRunId };
+          const done = escalationWaitAction({ phase: "woken", round, decision: after, rounds: ESCALATION_RENOTIFY_ROUNDS });
+          if (done.kind === "done") return { status: "escalated", reason, escalationId, decision: done.decision, resumedAs: done.resumedAs };
         }
         const overdue = await step.run(`decision-${n}-${round}-overdue`, () => readDecision({ prisma: prisma(), escalationId }));
-        if (overdue.status === "open") await step.run(`renotify-${n}-${round}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: round + 1 }));
+        const later = escalationWaitAction({ phase: "timed_out", round, decision: overdue, rounds: ESCALATION_RENOTIFY_ROUNDS });
+        if (later.kind !== "after_timeout") continue;
+        const renotifyRound = later.renotifyRound;
+        if (renotifyRound !== null) await step.run(`renotify-${n}-${round}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: renotifyRound }));
+        if (later.nextRound === null) break;
       }
       return { status: "escalated", reason, escalationId, decision: null, overdue: true };
     };

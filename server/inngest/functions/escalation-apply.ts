@@ -1,15 +1,15 @@
 import { RetryAfterError } from "inngest";
-import { recordApplyFailure } from "../../db/apply-decision-ports.ts";
-import { applyDueDecision } from "../../db/escalation-repository.ts";
+import { prismaDecisionApplyPorts, recordApplyFailure } from "../../db/apply-decision-ports.ts";
 import { prisma } from "../../db/prisma.ts";
-import { describeApplyError } from "../../domain/apply-escalation-decision.ts";
+import { applyDecision, describeApplyError } from "../../domain/apply-escalation-decision.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, escalationDecided, runStarted } from "../events.ts";
 
 /**
  * `escalation-apply`: applies a decision made with an undo window once the window has ended.
  * Triggered by `longhaul/escalation.decided`; an event without `applyAt` (applied in the request)
- * is ignored. Sleeps until `applyAt`, then in one step applies the decision if the row still carries
+ * is ignored. Sleeps until `applyAt`, then in one step applies the decision (the domain's
+ * `applyDecision`, the one entry point every caller uses) if the row still carries
  * it (same `applyAfter`) and it is due by the database clock — an undone or superseded decision is
  * left alone; a window not yet ended by the database clock retries the step after the remainder
  * (RetryAfterError). Then sends the resumed run's `longhaul/run.started` (id `run-started-<runId>`,
@@ -40,9 +40,10 @@ export const escalationApply = inngest.createFunction(
     if (!applyAt) return { outcome: "applied-in-request" as const };
     await step.sleepUntil(`undo-window-${escalationId}`, applyAt);
     const result = await step.run(`apply-${escalationId}`, async () => {
-      const r = await applyDueDecision({ prisma: prisma(), escalationId, applyAt: new Date(applyAt) });
+      const r = await applyDecision({ escalationId, applyAt: new Date(applyAt), ports: prismaDecisionApplyPorts({ prisma: prisma() }) });
       if (r.outcome === "not_due")
         throw new RetryAfterError(`escalation ${escalationId}: undo window not over by the database clock (${r.waitMs} ms left)`, Math.max(100, r.waitMs + 50));
+      if (r.outcome === "by_other") throw new Error(`escalation ${escalationId} is being applied by another caller`);
       return r;
     });
     if (result.outcome !== "applied") return { outcome: result.outcome, status: result.status };

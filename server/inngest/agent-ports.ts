@@ -1,13 +1,13 @@
 import type { Prisma, PrismaClient } from "../db/client.ts";
 import { runFacts, saveCheckpoint } from "../db/checkpoint-repository.ts";
-import { recordAlert } from "../db/escalation-repository.ts";
+import { recordAlert } from "../db/alert-repository.ts";
 import { settleEffectByVerdict } from "../db/approval-repository.ts";
 import { prismaResumePorts } from "../db/resume-ports.ts";
 import { beginStep, endStep, recordModelCall, taskSpend } from "../db/run-repository.ts";
 import { resumeTask } from "../domain/resume-task.ts";
 import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
 import { executeToolCall } from "../tools/registry.ts";
-import type { AgentPorts } from "./ports.ts";
+import type { AgentPorts } from "../agent/ports.ts";
 
 /** The agent's ports over PostgreSQL (Prisma), the model provider and the tool gateway. */
 export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPorts {

@@ -1,0 +1,57 @@
+/**
+ * The escalated run's wait for a decision, as a pure policy (the Inngest wiring is
+ * server/inngest/functions/agent-run.ts `escalate`; the loop's own policy is agent-loop `decide`).
+ *
+ * Per round `r` (0 … `rounds`) the run reads the escalation (step `decision-<n>-<r>`) and asks
+ * {@link escalationWaitAction} with phase `read`: an applied decision ends the wait; a decision due
+ * (undo window over) is applied by the run itself; anything else is waited for (`waitForEvent
+ * longhaul/escalation.applied`, timeout the profile's due time). Woken by that event (phase `woken`,
+ * after reading the row again) the wait ends with what the row says. Timed out (phase `timed_out`,
+ * after reading the row again) a still-open escalation is re-notified (round `r + 1`), and the run
+ * waits another round — until round `rounds`, after which it stops waiting (`overdue`).
+ */
+
+/** The escalation as the waiting run reads it (server/db/escalation-repository.ts `readDecision`). */
+export interface DecisionView {
+  status: "open" | "decided" | "applying" | "applied";
+  decision: string | null;
+  /** `decided` and its undo window (`applyAfter`) is over by the database clock. */
+  due: boolean;
+  resultRunId: string | null;
+}
+
+/** What the waiting run does next. */
+export type EscalationWaitAction =
+  /** The wait is over: the decision and the run it resumed as (null: none, or not known). */
+  | { kind: "done"; decision: string | null; resumedAs: string | null }
+  /** Apply the decision now (the domain's applyDecision), then end the wait. */
+  | { kind: "apply" }
+  /** Wait for `longhaul/escalation.applied` (round `round`). */
+  | { kind: "wait"; round: number }
+  /** After a timeout: re-notify with `renotifyRound` (null: not open any more, no re-notification), then wait round `nextRound`, or stop waiting (null: overdue). */
+  | { kind: "after_timeout"; renotifyRound: number | null; nextRound: number | null };
+
+/**
+ * The next move of the escalated run's wait (pure; see the module comment): phase `read` (the row
+ * read at the top of round `round`), `woken` (the applied event arrived; the row read again) or
+ * `timed_out` (the wait timed out; the row read again). `rounds`: the last round (agent-run's
+ * ESCALATION_RENOTIFY_ROUNDS).
+ */
+export function escalationWaitAction({
+  phase,
+  round,
+  decision,
+  rounds,
+}: {
+  phase: "read" | "woken" | "timed_out";
+  round: number;
+  decision: DecisionView;
+  rounds: number;
+}): EscalationWaitAction {
+  if (phase === "woken") return { kind: "done", decision: decision.decision, resumedAs: decision.resultRunId };
+  if (phase === "timed_out")
+    return { kind: "after_timeout", renotifyRound: decision.status === "open" ? round + 1 : null, nextRound: round < rounds ? round + 1 : null };
+  if (decision.status === "applied") return { kind: "done", decision: decision.decision, resumedAs: decision.resultRunId };
+  if (decision.status === "decided" && decision.due) return { kind: "apply" };
+  return { kind: "wait", round };
+}
