@@ -11,6 +11,7 @@ import {
   type TemplateLaunch,
 } from "../domain/launch-template.ts";
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
+import { budgetBasisOf, type BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
@@ -169,7 +170,10 @@ export async function listTemplates({ prisma }: { prisma: PrismaClient }): Promi
  * @throws AppError NOT_FOUND.
  */
 export async function readTemplateHistory({ prisma, template }: { prisma: PrismaClient; template: string }): Promise<TemplateHistory & { template: string }> {
-  const t = await findTemplateOrThrow(prisma, template);
+  return historyOf(prisma, await findTemplateOrThrow(prisma, template));
+}
+
+async function historyOf(prisma: PrismaClient, t: { id: string; name: string; launch: unknown }): Promise<TemplateHistory & { template: string }> {
   const launch = t.launch as TemplateLaunch;
   const [rows, profile] = await Promise.all([
     prisma.$queryRaw<{ steps: number; tokens: string; usd: string }[]>`
@@ -189,9 +193,13 @@ export async function readTemplateHistory({ prisma, template }: { prisma: Prisma
 }
 
 /**
- * Launches a task from a template (its launch, with `overrides` on top — the budgets the operator
- * chose, a launch key); the task records the template's id.
- * @throws AppError NOT_FOUND (template), and whatever launchTask throws.
+ * Launches a task from a template: its launch, the budgets suggested from its history
+ * (readTemplateHistory: p90 × 1.25 of its completed tasks, once there are 3) for each budget the
+ * caller does not give, then `overrides` on top (the budgets the operator chose, a launch key).
+ * The task records the template's id and, when a ceiling came from history, Task.budgetBasis
+ * (so a ceiling reached says how unlike the others the task is). Without history the template's
+ * (or its profile's) budgets apply, as before.
+ * @throws AppError NOT_FOUND (template, or archived), and whatever launchTask throws.
  */
 export async function launchTemplate({
   prisma,
@@ -205,9 +213,27 @@ export async function launchTemplate({
   overrides?: Partial<LaunchTaskInput>;
   actor: string;
   ports: LaunchPorts;
-}): Promise<{ taskId: string; runId: string; deduplicated: boolean; templateId: string }> {
+}): Promise<{ taskId: string; runId: string; deduplicated: boolean; templateId: string; budgetBasis: BudgetBasis | null }> {
   const t = await findTemplateOrThrow(prisma, template);
-  const input = launchFromTemplate(t.launch, overrides);
-  const launched = await launchTask({ input, actor, ports, templateId: t.id });
-  return { ...launched, templateId: t.id };
+  if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
+  const history = await historyOf(prisma, t);
+  const fromHistory: Partial<LaunchTaskInput> = {};
+  const ceilings: ("steps" | "tokens" | "cost")[] = [];
+  if (history.basis === "history") {
+    const fields = [
+      ["steps", "stepBudget"],
+      ["tokens", "tokenBudget"],
+      ["cost", "costBudgetUsd"],
+    ] as const;
+    for (const [kind, key] of fields) {
+      const suggested = history[key];
+      if (overrides[key] !== undefined || suggested === null) continue;
+      fromHistory[key] = suggested;
+      ceilings.push(kind);
+    }
+  }
+  const input = launchFromTemplate(t.launch, { ...fromHistory, ...overrides });
+  const budgetBasis = budgetBasisOf("template", t.name, history, ceilings);
+  const launched = await launchTask({ input, actor, ports, templateId: t.id, budgetBasis });
+  return { ...launched, templateId: t.id, budgetBasis };
 }
