@@ -141,10 +141,46 @@ async function findTemplateOrThrow(prisma: PrismaClient, template: string) {
   return t;
 }
 
-/** All templates, by name, with their task counts. */
+/**
+ * Edits a template: a new description and/or launch (validated as a launch, launchKey dropped).
+ * Tasks launched before keep what they were launched with; its history stays its history.
+ * @throws AppError NOT_FOUND (unknown or archived), BAD_INPUT (not a valid launch).
+ */
+export async function updateTemplate({
+  prisma,
+  template,
+  description,
+  launch,
+}: {
+  prisma: PrismaClient;
+  template: string;
+  description?: string;
+  launch?: unknown;
+}): Promise<{ templateId: string; name: string }> {
+  const t = await findTemplateOrThrow(prisma, template);
+  if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
+  await prisma.launchTemplate.update({
+    where: { id: t.id },
+    data: { ...(description === undefined ? {} : { description }), ...(launch === undefined ? {} : { launch: parseTemplateLaunch(launch) as never }) },
+  });
+  return { templateId: t.id, name: t.name };
+}
+
+/**
+ * Deletes a template from use: archived (gone from the list, the launch form and launches), kept
+ * for the tasks that point at it and /costs. Its name stays taken. Idempotent.
+ * @throws AppError NOT_FOUND.
+ */
+export async function archiveTemplate({ prisma, template }: { prisma: PrismaClient; template: string }): Promise<{ templateId: string; archived: true }> {
+  const t = await findTemplateOrThrow(prisma, template);
+  if (!t.archivedAt) await prisma.launchTemplate.update({ where: { id: t.id }, data: { archivedAt: new Date() } });
+  return { templateId: t.id, archived: true };
+}
+
+/** All templates not archived, by name, with their task counts. */
 export async function listTemplates({ prisma }: { prisma: PrismaClient }): Promise<LaunchTemplateRow[]> {
   const [rows, counts] = await Promise.all([
-    prisma.launchTemplate.findMany({ orderBy: { name: "asc" } }),
+    prisma.launchTemplate.findMany({ where: { archivedAt: null }, orderBy: { name: "asc" } }),
     prisma.task.groupBy({ by: ["templateId", "status"], where: { templateId: { not: null } }, _count: { _all: true } }),
   ]);
   return rows.map((t) => {

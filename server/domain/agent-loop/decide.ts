@@ -57,8 +57,7 @@ function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
   const c = s.config;
   const n = s.turn;
   const ceiling = ceilingOf(s);
-  if (ceiling)
-    return escalation(s, n, "budget", budgetMessage(s, ceiling, "The run stopped before the next model call."), { ceiling }, "budget_exhausted");
+  if (ceiling) return escalation(s, n, "budget", budgetMessage(s, ceiling, "The run stopped before the next model call."), { ceiling }, "budget_exhausted");
   if (isSaturated({ promptTokens, contextWindow: c.contextWindow, ratio: c.saturationRatio })) {
     const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
     // The segment's own starting state fills the window (a resume into a smaller window, a few huge
