@@ -166,9 +166,9 @@ describe("budgets from a template's history", () => {
       await launchTemplate({ prisma, template: name, actor: "t", ports }),
       await launchTemplate({ prisma, template: name, actor: "t", ports }),
     ];
-    await complete(runs[0].taskId, runs[0].runId, 4, 1000);
-    await complete(runs[1].taskId, runs[1].runId, 6, 2000);
-    await complete(runs[2].taskId, runs[2].runId, 10, 4000);
+    await complete(runs[0]!.taskId, runs[0]!.runId, 4, 1000);
+    await complete(runs[1]!.taskId, runs[1]!.runId, 6, 2000);
+    await complete(runs[2]!.taskId, runs[2]!.runId, 10, 4000);
 
     // Three completed (steps 4, 6, 10: p90 9.2): the next launch takes ceil(9.2 × 1.25) = 12 steps and records why.
     const next = await launchTemplate({ prisma, template: name, actor: "t", ports });
