@@ -11,7 +11,6 @@ import { field, label } from "./styles.ts";
  */
 export function TemplatePicker({ f }: { f: LaunchFormState }) {
   if (f.templates.length === 0) return null;
-  const anyFromHistory = f.fromHistory.stepBudget || f.fromHistory.tokenBudget || f.fromHistory.costBudget;
   return (
     <div>
       <label htmlFor="template" className={label}>
@@ -28,7 +27,7 @@ export function TemplatePicker({ f }: { f: LaunchFormState }) {
       {f.fromTemplate && (
         <TemplateHistory
           template={f.templateName}
-          applied={anyFromHistory}
+          applied={f.historyApplied}
           onUse={(b) => {
             if (b.stepBudget !== null) f.setBudget("stepBudget", String(b.stepBudget));
             if (b.tokenBudget !== null) f.setBudget("tokenBudget", String(b.tokenBudget));

@@ -146,6 +146,8 @@ export function useLaunchForm() {
     budgets,
     setBudget: (key: keyof BudgetTexts, value: string) => setBudgets((b) => ({ ...b, [key]: value })),
     fromHistory,
+    /** Every budget the history suggests is in its field, unchanged. */
+    historyApplied: suggested !== null && (Object.keys(suggested) as (keyof BudgetTexts)[]).every((k) => suggested[k] === "" || budgets[k] === suggested[k]),
     workspace,
     setWorkspace,
     factsText,
