@@ -7,6 +7,7 @@
  *   npm run cli -- launch --scenario <loop|stall|budget|drift|dead_end|tool_failure> [--wait]
  *   npm run cli -- launch --template <name> [--step-budget N] [--token-budget N] [--cost-budget usd] [--wait]
  *   npm run cli -- templates list | templates save <taskId> --name <name> | templates history <name>
+ *   npm run cli -- templates edit <name> [--description …] [--launch <json>] | templates delete <name>
  *   npm run cli -- status <taskId>
  *   npm run cli -- cancel <taskId>   |   cancel --status running [--profile …] [--dry-run] [--wait]
  *   npm run cli -- resume <taskId>   |   resume --status failed [--failure transient] [--since <time>] [--dry-run] [--wait]
@@ -527,6 +528,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "templates list":
     case "templates save":
     case "templates history":
+    case "templates edit":
+    case "templates delete":
       return runTemplates(api, command, values, positionals);
     case "eval run":
     case "eval report":

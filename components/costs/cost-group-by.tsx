@@ -10,20 +10,24 @@ import { BreakdownTable } from "./breakdown-table.tsx";
 
 type Rollup = inferRouterOutputs<AppRouter>["cost"]["rollup"];
 
-export const GROUP_BY = ["profile", "model", "template"] as const;
+export const GROUP_BY = ["profile", "model", "template", "case"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
-const GROUP_LABEL: Record<GroupBy, string> = { profile: "Agent profile", model: "Model", template: "Launch template" };
+const GROUP_LABEL: Record<GroupBy, string> = { profile: "Agent profile", model: "Model", template: "Launch template", case: "Eval case" };
+const NONE: Partial<Record<GroupBy, string>> = { template: "(no template)", case: "(not an eval cell)" };
 
 /**
  * The /costs group-by control (issue 17: "group by launch template, so like is compared with
- * like"): one breakdown table grouped by profile, model (both from the rollup already loaded) or
- * launch template (cost.byTemplate, asked only when chosen; "" = tasks launched without one).
+ * like"): one breakdown table grouped by profile, model (both from the rollup already loaded),
+ * launch template (cost.byTemplate; "" = tasks launched without one) or eval suite case
+ * (cost.byCase, key `suite/case`; "" = tasks that are no eval cell) — each asked only when chosen.
  */
 export function CostGroupBy({ r, filters, tasksHref }: { r: Rollup; filters: CostFilters; tasksHref: (f: Record<string, string>) => string }) {
   const trpc = useTRPC();
   const [by, setBy] = useState<GroupBy>("template");
   const byTemplate = useQuery({ ...trpc.cost.byTemplate.queryOptions(filters), enabled: by === "template", placeholderData: (prev) => prev });
-  const groups = by === "profile" ? r.byProfile : by === "model" ? r.byModel : (byTemplate.data ?? []);
+  const byCase = useQuery({ ...trpc.cost.byCase.queryOptions(filters), enabled: by === "case", placeholderData: (prev) => prev });
+  const launchGroup = by === "template" ? byTemplate : by === "case" ? byCase : null;
+  const groups = by === "profile" ? r.byProfile : by === "model" ? r.byModel : (launchGroup?.data ?? []);
   return (
     <section aria-label="Grouped spend" className="mb-6">
       <div className="mb-2 flex items-center gap-2">
@@ -42,15 +46,15 @@ export function CostGroupBy({ r, filters, tasksHref }: { r: Rollup; filters: Cos
             </option>
           ))}
         </select>
-        {by === "template" && byTemplate.isError && <span className="text-xs text-red-700">{byTemplate.error.message}</span>}
+        {launchGroup?.isError && <span className="text-xs text-red-700">{launchGroup.error.message}</span>}
       </div>
       <BreakdownTable
         title={`By ${GROUP_LABEL[by].toLowerCase()}`}
         testId={`group-by-${by}`}
         groups={groups}
-        label={(k) => (by === "template" && k === "" ? "(no template)" : k)}
-        href={(k) => (by === "template" ? tasksHref({}) : tasksHref({ [by]: k }))}
-        empty={by === "template" ? "No tasks in scope." : undefined}
+        label={(k) => (k === "" ? (NONE[by] ?? k) : k)}
+        href={(k) => (launchGroup ? tasksHref({}) : tasksHref({ [by]: k }))}
+        empty={launchGroup ? "No tasks in scope." : undefined}
       />
     </section>
   );

@@ -9,13 +9,17 @@ const num = (x: number | null) => (x === null ? "—" : x.toLocaleString("en-US"
 /**
  * What the completed tasks of a launch template took before this launch (template.history: p50 /
  * p90 of steps and dollars) and the budgets suggested from them (p90 × 1.25, at least 3 completed
- * tasks), with a button that puts the suggestion in the budget fields.
+ * tasks). `applied`: the budget fields hold the suggestion (the launch form puts it there), so
+ * the panel says the launch uses it; otherwise a button puts it back. Without history it says the
+ * default applies.
  */
 export function TemplateHistory({
   template,
+  applied,
   onUse,
 }: {
   template: string;
+  applied: boolean;
   onUse: (b: { stepBudget: number | null; tokenBudget: number | null; costBudgetUsd: number | null }) => void;
 }) {
   const trpc = useTRPC();
@@ -44,8 +48,21 @@ export function TemplateHistory({
           <dd className="tabular-nums text-zinc-900">{usd(d.costP90Usd)}</dd>
         </div>
       </dl>
-      <p className="mt-2 text-xs text-zinc-600">{d.note}</p>
-      {d.basis === "history" && (
+      <p className="mt-2 text-xs text-zinc-600" data-testid="history-note">
+        {d.note}
+      </p>
+      {d.basis === "history" && applied && (
+        <p className="mt-2 text-xs font-medium text-zinc-800" data-testid="budget-source">
+          This launch uses the suggested budgets: {num(d.stepBudget)} steps · {num(d.tokenBudget)} tokens · {usd(d.costBudgetUsd)} — change a budget below to
+          choose your own.
+        </p>
+      )}
+      {d.basis === "default" && (
+        <p className="mt-2 text-xs font-medium text-zinc-800" data-testid="budget-source">
+          No suggestion yet: this launch uses the template&apos;s budgets (or its profile&apos;s default).
+        </p>
+      )}
+      {d.basis === "history" && !applied && (
         <button
           type="button"
           onClick={() => onUse({ stepBudget: d.stepBudget, tokenBudget: d.tokenBudget, costBudgetUsd: d.costBudgetUsd })}

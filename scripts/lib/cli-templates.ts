@@ -1,5 +1,5 @@
 /**
- * `npm run cli -- templates <list|save|history> …` (launch templates, issue 17) through the API
+ * `npm run cli -- templates <list|save|history|edit|delete> …` (launch templates, issue 17) through the API
  * (`template.*` procedures); `launch --template <name>` is in scripts/cli.ts. The last stdout line
  * is JSON (printed by scripts/cli.ts); human lines go to stderr.
  */
@@ -24,6 +24,22 @@ export const TEMPLATES_COMMANDS: readonly CommandSpec[] = [
     positionals: [{ name: "template", description: "the template's name" }],
     examples: [`${P} templates history weekly-license-audit`],
   },
+  {
+    name: "templates edit",
+    summary: "Change a template's description and/or its launch (a JSON launch as `launch` takes it).",
+    positionals: [{ name: "template", description: "the template's name" }],
+    flags: {
+      description: { type: "string", value: "<text>", description: "the new description" },
+      launch: { type: "string", value: "<json>", description: 'the new launch, e.g. {"goal":"…","profile":"scripted","stepBudget":40}' },
+    },
+    examples: [`${P} templates edit weekly-license-audit --description "every Monday"`],
+  },
+  {
+    name: "templates delete",
+    summary: "Delete a template from use (archived: kept for its tasks and /costs, gone from the list and launches).",
+    positionals: [{ name: "template", description: "the template's name" }],
+    examples: [`${P} templates delete weekly-license-audit`],
+  },
 ];
 
 /**
@@ -33,7 +49,8 @@ export const TEMPLATES_COMMANDS: readonly CommandSpec[] = [
 export function joinTemplatesCommand(argv: readonly string[]): string[] {
   const [first, second, ...rest] = argv;
   if (first === "templates" && second !== undefined && !second.startsWith("-")) return [`templates ${second}`, ...rest];
-  if (first === "templates") throw new UsageError(["templates: give a subcommand (list, save <taskId> --name <name>, history <name>)"], null);
+  if (first === "templates")
+    throw new UsageError(["templates: give a subcommand (list, save <taskId> --name <name>, history <name>, edit <name>, delete <name>)"], null);
   return [...argv];
 }
 
@@ -48,6 +65,23 @@ export async function runTemplates(api: TRPCClient<AppRouter>, command: string, 
     if (typeof values.name !== "string") throw new UsageError(["--name: required (the template's name, kebab-case)"], command);
     return api.template.saveFromTask.mutate({ taskId: positionals[0]!, name: values.name });
   }
+  if (command === "templates edit") {
+    let launch: unknown;
+    if (typeof values.launch === "string") {
+      try {
+        launch = JSON.parse(values.launch);
+      } catch {
+        throw new UsageError(["--launch: a JSON object (the launch, as `launch` takes it)"], command);
+      }
+    }
+    if (launch === undefined && typeof values.description !== "string") throw new UsageError(["templates edit: give --description and/or --launch"], command);
+    return api.template.update.mutate({
+      template: positionals[0]!,
+      ...(typeof values.description === "string" ? { description: values.description } : {}),
+      ...(launch === undefined ? {} : { launch }),
+    });
+  }
+  if (command === "templates delete") return api.template.archive.mutate({ template: positionals[0]! });
   const h = await api.template.history.query({ template: positionals[0]! });
   process.stderr.write(`${h.note}\n`);
   return h;

@@ -328,12 +328,17 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
       tokens: string;
       usd: string;
       waste: string;
+      template: string | null;
+      eval_case: string | null;
     }[]
   >`
     SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, c."lastEndReason",
+           lt.name AS template, (su.name || '/' || ca.key) AS eval_case,
            coalesce(c.steps, 0)::int AS steps, coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
            coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
     FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
+         LEFT JOIN launch_template lt ON lt.id = t."templateId"
+         LEFT JOIN eval_cell ec ON ec."taskId" = t.id LEFT JOIN eval_case ca ON ca.id = ec."caseId" LEFT JOIN eval_suite su ON su.id = ca."suiteId"
     WHERE ${Prisma.join(where, " AND ")}
     ORDER BY t."createdAt", t.id
     LIMIT ${TASK_CSV_MAX_ROWS}`;
@@ -348,6 +353,8 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     tokens: Number(r.tokens),
     costUsd: Number(r.usd),
     wasteUsd: Number(r.waste),
+    template: r.template ?? "",
+    evalCase: r.eval_case ?? "",
   }));
 }
 
@@ -364,7 +371,28 @@ export interface CostTemplateGroup extends CostGroup {
  * no template key — so its time grows with the tasks in scope (index task(templateId, status)).
  * Ordered by spend, then name.
  */
-export async function costByTemplate({ prisma, filters: f }: { prisma: PrismaClient; filters: CostFilters }): Promise<CostTemplateGroup[]> {
+export async function costByTemplate({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<CostTemplateGroup[]> {
+  return costByLaunch({ prisma, filters, by: "template" });
+}
+
+/**
+ * Spend grouped by eval suite case (issue 17: "/costs groups by template or suite case"): key
+ * `suite/case` ("" = tasks that are no eval cell), templateId = the case's id; same filters and
+ * figures as costByTemplate, so the profiles' cells of one case are compared with each other.
+ */
+export async function costByCase({ prisma, filters }: { prisma: PrismaClient; filters: CostFilters }): Promise<CostTemplateGroup[]> {
+  return costByLaunch({ prisma, filters, by: "case" });
+}
+
+async function costByLaunch({ prisma, filters: f, by }: { prisma: PrismaClient; filters: CostFilters; by: "template" | "case" }): Promise<CostTemplateGroup[]> {
+  const group =
+    by === "template"
+      ? { id: Prisma.sql`t."templateId"`, name: Prisma.sql`lt.name`, join: Prisma.sql`LEFT JOIN launch_template lt ON lt.id = t."templateId"` }
+      : {
+          id: Prisma.sql`ca.id`,
+          name: Prisma.sql`(su.name || '/' || ca.key)`,
+          join: Prisma.sql`LEFT JOIN eval_cell ec ON ec."taskId" = t.id LEFT JOIN eval_case ca ON ca.id = ec."caseId" LEFT JOIN eval_suite su ON su.id = ca."suiteId"`,
+        };
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (f.from) where.push(Prisma.sql`t."createdAt"::date >= ${f.from}::date`);
   if (f.to) where.push(Prisma.sql`t."createdAt"::date <= ${f.to}::date`);
@@ -386,7 +414,7 @@ export async function costByTemplate({ prisma, filters: f }: { prisma: PrismaCli
       versions: string[] | null;
     }[]
   >`
-    SELECT t."templateId" AS template_id, lt.name, count(*)::int AS tasks,
+    SELECT ${group.id} AS template_id, ${group.name} AS name, count(*)::int AS tasks,
            count(*) FILTER (WHERE longhaul_cost_outcome(t.status) = 'completed')::int AS completed,
            coalesce(sum(c."costUsd"), 0)::text AS usd, coalesce(sum(c."productiveUsd"), 0)::text AS productive,
            coalesce(sum(c."checkpointUsd" + c."compactionUsd"), 0)::text AS overhead,
@@ -395,9 +423,9 @@ export async function costByTemplate({ prisma, filters: f }: { prisma: PrismaCli
            coalesce(sum(c.steps) FILTER (WHERE longhaul_cost_outcome(t.status) = 'completed'), 0)::int AS steps_completed,
            array_agg(DISTINCT array_to_string(coalesce(c."priceVersions", '{}'), ' + ')) AS versions
     FROM task t JOIN agent_profile p ON p.id = t."profileId"
-         LEFT JOIN task_cost c ON c."taskId" = t.id LEFT JOIN launch_template lt ON lt.id = t."templateId"
+         LEFT JOIN task_cost c ON c."taskId" = t.id ${group.join}
     WHERE ${Prisma.join(where, " AND ")}
-    GROUP BY t."templateId", lt.name`;
+    GROUP BY 1, 2`;
   return rows
     .map((r) => {
       const usd = Number(r.usd);

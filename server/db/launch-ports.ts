@@ -111,6 +111,7 @@ export function prismaLaunchPorts({
             createdBy: d.createdBy,
             ...(d.mcpTools ? { mcpTools: d.mcpTools as never } : {}),
             ...(d.templateId ? { templateId: d.templateId } : {}),
+            ...(d.budgetBasis ? { budgetBasis: d.budgetBasis as never } : {}),
           },
         }),
         prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),

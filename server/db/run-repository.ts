@@ -1,3 +1,4 @@
+import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-history.ts";
 import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
@@ -17,6 +18,8 @@ export interface RunStart {
   costBudgetUsd: number | null;
   /** Risky tool calls wait for a human's Approve/Reject (Task.requireApproval). */
   requireApproval: boolean;
+  /** Where the budgets came from when derived from history (Task.budgetBasis), else null. */
+  budgetBasis: BudgetBasis | null;
   /** The profile version the task launched with (server/db/task-profile.ts), never the profile's current content. */
   profile: {
     name: string;
@@ -64,6 +67,7 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     tokenBudget: task.tokenBudget,
     costBudgetUsd: task.costBudgetUsd === null ? null : Number(task.costBudgetUsd),
     requireApproval: task.requireApproval,
+    budgetBasis: parseBudgetBasis(task.budgetBasis),
     profile: runProfileOf(await taskProfile({ prisma, taskId })),
     workingSet,
     mcpTools: parseToolSnapshot(task.mcpTools),

@@ -11,6 +11,7 @@ import {
   type TemplateLaunch,
 } from "../domain/launch-template.ts";
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
+import { budgetBasisOf, type BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
@@ -140,10 +141,46 @@ async function findTemplateOrThrow(prisma: PrismaClient, template: string) {
   return t;
 }
 
-/** All templates, by name, with their task counts. */
+/**
+ * Edits a template: a new description and/or launch (validated as a launch, launchKey dropped).
+ * Tasks launched before keep what they were launched with; its history stays its history.
+ * @throws AppError NOT_FOUND (unknown or archived), BAD_INPUT (not a valid launch).
+ */
+export async function updateTemplate({
+  prisma,
+  template,
+  description,
+  launch,
+}: {
+  prisma: PrismaClient;
+  template: string;
+  description?: string;
+  launch?: unknown;
+}): Promise<{ templateId: string; name: string }> {
+  const t = await findTemplateOrThrow(prisma, template);
+  if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
+  await prisma.launchTemplate.update({
+    where: { id: t.id },
+    data: { ...(description === undefined ? {} : { description }), ...(launch === undefined ? {} : { launch: parseTemplateLaunch(launch) as never }) },
+  });
+  return { templateId: t.id, name: t.name };
+}
+
+/**
+ * Deletes a template from use: archived (gone from the list, the launch form and launches), kept
+ * for the tasks that point at it and /costs. Its name stays taken. Idempotent.
+ * @throws AppError NOT_FOUND.
+ */
+export async function archiveTemplate({ prisma, template }: { prisma: PrismaClient; template: string }): Promise<{ templateId: string; archived: true }> {
+  const t = await findTemplateOrThrow(prisma, template);
+  if (!t.archivedAt) await prisma.launchTemplate.update({ where: { id: t.id }, data: { archivedAt: new Date() } });
+  return { templateId: t.id, archived: true };
+}
+
+/** All templates not archived, by name, with their task counts. */
 export async function listTemplates({ prisma }: { prisma: PrismaClient }): Promise<LaunchTemplateRow[]> {
   const [rows, counts] = await Promise.all([
-    prisma.launchTemplate.findMany({ orderBy: { name: "asc" } }),
+    prisma.launchTemplate.findMany({ where: { archivedAt: null }, orderBy: { name: "asc" } }),
     prisma.task.groupBy({ by: ["templateId", "status"], where: { templateId: { not: null } }, _count: { _all: true } }),
   ]);
   return rows.map((t) => {
@@ -169,7 +206,10 @@ export async function listTemplates({ prisma }: { prisma: PrismaClient }): Promi
  * @throws AppError NOT_FOUND.
  */
 export async function readTemplateHistory({ prisma, template }: { prisma: PrismaClient; template: string }): Promise<TemplateHistory & { template: string }> {
-  const t = await findTemplateOrThrow(prisma, template);
+  return historyOf(prisma, await findTemplateOrThrow(prisma, template));
+}
+
+async function historyOf(prisma: PrismaClient, t: { id: string; name: string; launch: unknown }): Promise<TemplateHistory & { template: string }> {
   const launch = t.launch as TemplateLaunch;
   const [rows, profile] = await Promise.all([
     prisma.$queryRaw<{ steps: number; tokens: string; usd: string }[]>`
@@ -189,9 +229,13 @@ export async function readTemplateHistory({ prisma, template }: { prisma: Prisma
 }
 
 /**
- * Launches a task from a template (its launch, with `overrides` on top — the budgets the operator
- * chose, a launch key); the task records the template's id.
- * @throws AppError NOT_FOUND (template), and whatever launchTask throws.
+ * Launches a task from a template: its launch, the budgets suggested from its history
+ * (readTemplateHistory: p90 × 1.25 of its completed tasks, once there are 3) for each budget the
+ * caller does not give, then `overrides` on top (the budgets the operator chose, a launch key).
+ * The task records the template's id and, when a ceiling came from history, Task.budgetBasis
+ * (so a ceiling reached says how unlike the others the task is). Without history the template's
+ * (or its profile's) budgets apply, as before.
+ * @throws AppError NOT_FOUND (template, or archived), and whatever launchTask throws.
  */
 export async function launchTemplate({
   prisma,
@@ -205,9 +249,27 @@ export async function launchTemplate({
   overrides?: Partial<LaunchTaskInput>;
   actor: string;
   ports: LaunchPorts;
-}): Promise<{ taskId: string; runId: string; deduplicated: boolean; templateId: string }> {
+}): Promise<{ taskId: string; runId: string; deduplicated: boolean; templateId: string; budgetBasis: BudgetBasis | null }> {
   const t = await findTemplateOrThrow(prisma, template);
-  const input = launchFromTemplate(t.launch, overrides);
-  const launched = await launchTask({ input, actor, ports, templateId: t.id });
-  return { ...launched, templateId: t.id };
+  if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
+  const history = await historyOf(prisma, t);
+  const fromHistory: Partial<LaunchTaskInput> = {};
+  const ceilings: ("steps" | "tokens" | "cost")[] = [];
+  if (history.basis === "history") {
+    const fields = [
+      ["steps", "stepBudget"],
+      ["tokens", "tokenBudget"],
+      ["cost", "costBudgetUsd"],
+    ] as const;
+    for (const [kind, key] of fields) {
+      const suggested = history[key];
+      if (overrides[key] !== undefined || suggested === null) continue;
+      fromHistory[key] = suggested;
+      ceilings.push(kind);
+    }
+  }
+  const input = launchFromTemplate(t.launch, { ...fromHistory, ...overrides });
+  const budgetBasis = budgetBasisOf("template", t.name, history, ceilings);
+  const launched = await launchTask({ input, actor, ports, templateId: t.id, budgetBasis });
+  return { ...launched, templateId: t.id, budgetBasis };
 }

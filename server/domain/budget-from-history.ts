@@ -1,3 +1,4 @@
+import type { CeilingUsage } from "../../lib/contracts/ceiling.ts";
 import { percentile } from "./eval-report.ts";
 
 /** What one passing run of a case (or template) took. Money USD. */
@@ -14,6 +15,9 @@ export interface BudgetSuggestion {
   samples: number;
   stepsP50: number | null;
   stepsP90: number | null;
+  /** p90 of the passing runs' tokens (prompt + completion) and dollars; null without history. */
+  tokensP90: number | null;
+  costP90Usd: number | null;
   /** ceil(p90 × headroom) from history; the fallback's otherwise. */
   stepBudget: number | null;
   tokenBudget: number | null;
@@ -59,6 +63,8 @@ export function suggestBudgets({
       samples: history.length,
       stepsP50: p50,
       stepsP90: p90,
+      tokensP90: null,
+      costP90Usd: null,
       ...fallback,
       headroom,
       note: `no history yet (${history.length} passing run${history.length === 1 ? "" : "s"}, ${minSamples} needed): today's default applies`,
@@ -77,10 +83,85 @@ export function suggestBudgets({
     samples: history.length,
     stepsP50: p50,
     stepsP90: p90,
+    tokensP90: r2(tokensP90),
+    costP90Usd: Number(usdP90.toFixed(6)),
     stepBudget: ceil(p90! * headroom),
     tokenBudget: ceil(tokensP90 * headroom),
     costBudgetUsd: ceil(usdP90 * headroom * 1e6) / 1e6,
     headroom,
     note: `similar tasks took median ${p50} steps, p90 ${p90} (${history.length} passing runs); suggested ceiling p90 × ${headroom}`,
   };
+}
+
+/**
+ * What a task records when its budgets came from history (Task.budgetBasis): the template or eval
+ * case the history is of, how many passing runs it rests on, and their p50 / p90 (steps, tokens,
+ * USD). The agent loop quotes it when the task reaches one of those ceilings.
+ */
+export interface BudgetBasis {
+  source: "template" | "case";
+  /** Template name, or `suite/case` for an eval case. */
+  name: string;
+  samples: number;
+  stepsP50: number | null;
+  stepsP90: number | null;
+  tokensP90: number | null;
+  costP90Usd: number | null;
+  headroom: number;
+  /** The ceilings that came from history (the others were chosen by the operator). */
+  ceilings: CeilingUsage["kind"][];
+}
+
+/**
+ * The basis to record for a suggestion whose `ceilings` were applied, or null when the suggestion
+ * is the default (no history) or none of its ceilings was used.
+ */
+export function budgetBasisOf(source: BudgetBasis["source"], name: string, s: BudgetSuggestion, ceilings: CeilingUsage["kind"][]): BudgetBasis | null {
+  if (s.basis !== "history" || ceilings.length === 0) return null;
+  return {
+    source,
+    name,
+    samples: s.samples,
+    stepsP50: s.stepsP50,
+    stepsP90: s.stepsP90,
+    tokensP90: s.tokensP90,
+    costP90Usd: s.costP90Usd,
+    headroom: s.headroom,
+    ceilings,
+  };
+}
+
+/** Task.budgetBasis as stored (JSON), or null when absent or not of the recorded shape. */
+export function parseBudgetBasis(json: unknown): BudgetBasis | null {
+  if (!json || typeof json !== "object") return null;
+  const b = json as Partial<BudgetBasis>;
+  if ((b.source !== "template" && b.source !== "case") || typeof b.name !== "string" || typeof b.samples !== "number") return null;
+  const n = (x: unknown) => (typeof x === "number" ? x : null);
+  return {
+    source: b.source,
+    name: b.name,
+    samples: b.samples,
+    stepsP50: n(b.stepsP50),
+    stepsP90: n(b.stepsP90),
+    tokensP90: n(b.tokensP90),
+    costP90Usd: n(b.costP90Usd),
+    headroom: typeof b.headroom === "number" ? b.headroom : 1,
+    ceilings: Array.isArray(b.ceilings) ? b.ceilings.filter((k) => k === "steps" || k === "tokens" || k === "cost") : ["steps"],
+  };
+}
+
+/**
+ * The sentence a budget escalation adds when the ceiling reached was derived from history (issue 17):
+ * "This task is not like the others: 38 steps against a p90 of 30 steps (4 completed tasks of
+ * template readme-summary; ceiling p90 × 1.25)." Null when the task's budgets are not from history, or the
+ * history has no p90 for that ceiling's kind.
+ */
+export function historyCeilingNote(ceiling: CeilingUsage, basis: BudgetBasis | null): string | null {
+  if (!basis || !basis.ceilings.includes(ceiling.kind)) return null;
+  const p90 = ceiling.kind === "steps" ? basis.stepsP90 : ceiling.kind === "tokens" ? basis.tokensP90 : basis.costP90Usd;
+  if (p90 === null) return null;
+  const fmt = (x: number) => (ceiling.kind === "cost" ? `$${x.toFixed(6)}` : x.toLocaleString("en-US"));
+  const unit = ceiling.kind === "cost" ? "" : ` ${ceiling.kind}`;
+  const of = basis.source === "template" ? `completed tasks of template ${basis.name}` : `passing runs of eval case ${basis.name}`;
+  return `This task is not like the others: ${fmt(ceiling.used)}${unit} against a p90 of ${fmt(p90)}${unit} (${basis.samples} ${of}; ceiling p90 × ${basis.headroom}).`;
 }

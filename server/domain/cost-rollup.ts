@@ -284,6 +284,9 @@ export interface TaskCostRow {
   costUsd: number;
   /** Retries, replays, discarded and restarted work (the table's waste). */
   wasteUsd: number;
+  /** The launch template's name, and the eval case as `suite/case`; "" or absent = none (issue 17: compare like with like). */
+  template?: string;
+  evalCase?: string;
 }
 
 /** The per-task CSV's header (issue 18: one row per task beside the grouped table). */
@@ -298,6 +301,8 @@ export const TASK_CSV_HEADER = [
   "Tokens",
   "Cost (USD)",
   "Waste (USD)",
+  "Template",
+  "Eval case",
 ] as const;
 
 /**
@@ -319,6 +324,8 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
       String(r.tokens),
       csvNumber(r.costUsd),
       csvNumber(r.wasteUsd),
+      r.template ?? "",
+      r.evalCase ?? "",
     ]),
   );
 }

@@ -25,6 +25,7 @@ import {
 } from "../../lib/contracts/demo.ts";
 import { checkDestinations, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
+import type { BudgetBasis } from "./budget-from-history.ts";
 
 /**
  * The launch's facts (the working set its first run starts from): at most {@link MAX_LAUNCH_FACTS}
@@ -158,6 +159,8 @@ export interface LaunchPorts {
     mcpTools?: unknown;
     /** The launch template the task comes from (issue 17); null or absent = none. */
     templateId?: string | null;
+    /** Where the budgets came from when derived from history (issue 17); null or absent = given or default. */
+    budgetBasis?: BudgetBasis | null;
   }): Promise<void>;
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
@@ -185,12 +188,15 @@ export async function launchTask({
   actor,
   ports,
   templateId = null,
+  budgetBasis = null,
 }: {
   input: z.output<typeof launchTaskInputSchema>;
   actor: string;
   ports: LaunchPorts;
   /** The launch template this launch comes from (recorded on the task, issue 17). */
   templateId?: string | null;
+  /** Budgets of this launch derived from history (recorded on the task, quoted at a ceiling). */
+  budgetBasis?: BudgetBasis | null;
 }): Promise<{ taskId: string; runId: string; deduplicated: boolean }> {
   const mcpDemo = input.demo?.kind === "mcp-audit";
   const goal = input.demo ? (mcpDemo ? mcpAuditGoal(input.demo.limit) : ports.demoGoal(input.demo.limit, input.demo.emailTo, input.demo.postUrl)) : input.goal!;
@@ -260,6 +266,7 @@ export async function launchTask({
     createdBy: actor,
     mcpTools,
     templateId,
+    budgetBasis,
   });
   try {
     await ports.sendRunStarted({ taskId, runId });

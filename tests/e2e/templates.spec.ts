@@ -3,7 +3,8 @@ import { launchGoalFromForm, README_GOAL } from "./helpers.ts";
 
 // Launch templates through the browser (issue 17): Save as template on a task page, start three
 // tasks from it on the launch form (the history panel before each), the suggested budget after
-// three completed tasks, and /costs grouped by launch template.
+// three completed tasks put in the budget fields unless the operator changes them, and /costs grouped
+// by launch template.
 
 const name = "readme-summary";
 
@@ -28,6 +29,7 @@ test("save a task as a template, launch from it, see its history and the costs g
   await page.getByLabel("Start from a template").selectOption(name);
   await expect(page.getByTestId("template-history")).toContainText("Similar tasks: 0 completed from this template");
   await expect(page.getByTestId("template-history")).toContainText("no history yet (0 completed tasks, 3 needed)");
+  await expect(page.getByTestId("budget-source")).toContainText("No suggestion yet: this launch uses the template's budgets");
   await expect(page.getByLabel("Step budget")).toHaveValue("30");
   await expect(page.getByLabel("Goal", { exact: true })).toBeDisabled();
 
@@ -37,11 +39,19 @@ test("save a task as a template, launch from it, see its history and the costs g
   await page.getByLabel("Start from a template").selectOption(name);
   const history = page.getByTestId("template-history");
   await expect(history).toContainText("Similar tasks: 3 completed from this template");
-  // The scripted README run takes the same steps each time: p50 = p90 = s, suggestion ceil(s × 1.25).
+  await expect(history).toContainText(/similar tasks took median [\d.]+ steps, p90 [\d.]+/);
+  // The scripted README run takes the same steps each time: p50 = p90 = s; the form uses ceil(s × 1.25) unless changed.
   const p90 = Number(await history.locator("dt:text-is('Steps p90') + dd").innerText());
   expect(p90).toBeGreaterThan(0);
+  const suggested = String(Math.ceil(p90 * 1.25));
+  await expect(page.getByLabel("Step budget")).toHaveValue(suggested);
+  await expect(page.getByTestId("budget-source")).toContainText(`This launch uses the suggested budgets: ${suggested} steps`);
+  // Changing a budget makes it the operator's; the button puts the suggestion back.
+  await page.getByLabel("Step budget").fill("99");
+  await expect(page.getByTestId("budget-source")).toHaveCount(0);
   await history.getByRole("button", { name: /Use suggested budgets/ }).click();
-  await expect(page.getByLabel("Step budget")).toHaveValue(String(Math.ceil(p90 * 1.25)));
+  await expect(page.getByLabel("Step budget")).toHaveValue(suggested);
+  await expect(page.getByTestId("budget-source")).toBeVisible();
 
   await page.goto("/costs");
   await page.getByLabel("Group by").selectOption("template");

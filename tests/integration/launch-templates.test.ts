@@ -10,6 +10,8 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
 import { createTemplate, createTemplateFromEvalCase, launchTemplate, readTemplateHistory } from "../../server/db/template-repository.ts";
+import { startRun } from "../../server/db/run-repository.ts";
+import { initialLoopState, nextAction, type LoopConfig } from "../../server/domain/agent-loop/index.ts";
 import { testPrincipal } from "../support/principals.ts";
 
 // Launch templates against the test database (issue 17): a template launches tasks that record its
@@ -148,5 +150,98 @@ describe("launch templates", () => {
     });
     const t = await createTemplateFromEvalCase({ prisma, suite: suite.name, caseKey: "small", profile: profileName, name: `case-${suffix}`, actor: "t" });
     expect(await api.template.asEvalCase({ template: t.name })).toEqual({ name: t.name, launch: { goal: "From a case", stepBudget: 7, profile: undefined } });
+  });
+});
+
+describe("budgets from a template's history", () => {
+  const name = `hist-${suffix}`;
+
+  it("launches with the suggestion, records its basis, and a ceiling reached says how unlike the others the task is", async () => {
+    await createTemplate({ prisma, name, launch: { goal: "Summarise again", profile: profileName, stepBudget: 40, workspace }, actor: "t" });
+    // No history: the template's own budget, no basis.
+    const first = await launchTemplate({ prisma, template: name, actor: "t", ports });
+    expect(first.budgetBasis).toBeNull();
+    const runs = [
+      first,
+      await launchTemplate({ prisma, template: name, actor: "t", ports }),
+      await launchTemplate({ prisma, template: name, actor: "t", ports }),
+    ];
+    await complete(runs[0]!.taskId, runs[0]!.runId, 4, 1000);
+    await complete(runs[1]!.taskId, runs[1]!.runId, 6, 2000);
+    await complete(runs[2]!.taskId, runs[2]!.runId, 10, 4000);
+
+    // Three completed (steps 4, 6, 10: p90 9.2): the next launch takes ceil(9.2 × 1.25) = 12 steps and records why.
+    const next = await launchTemplate({ prisma, template: name, actor: "t", ports });
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: next.taskId } });
+    expect(task.stepBudget).toBe(12);
+    expect(Number(task.costBudgetUsd)).toBeCloseTo(0.045, 6);
+    expect(task.budgetBasis).toMatchObject({
+      source: "template",
+      name,
+      samples: 3,
+      stepsP50: 6,
+      stepsP90: 9.2,
+      headroom: 1.25,
+      ceilings: ["steps", "tokens", "cost"],
+    });
+    // A budget the operator changes is theirs: not from history.
+    const chosen = await launchTemplate({ prisma, template: name, overrides: { stepBudget: 50 }, actor: "t", ports });
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: chosen.taskId } })).stepBudget).toBe(50);
+    expect(chosen.budgetBasis?.ceilings).toEqual(["tokens", "cost"]);
+
+    // The run starts with the basis; at its step ceiling the escalation quotes the p90.
+    const start = await startRun({ prisma, taskId: next.taskId, runId: next.runId });
+    expect(start.budgetBasis).toEqual(task.budgetBasis);
+    const config: LoopConfig = {
+      firstTurn: 0,
+      goal: start.goal,
+      stepBudget: start.stepBudget,
+      tokenBudget: start.tokenBudget,
+      costBudgetUsd: start.costBudgetUsd,
+      contextWindow: 100_000,
+      saturationRatio: 0.8,
+      expensiveStepUsd: null,
+      checkpointEverySteps: 10,
+      stallSteps: 5,
+      stallGraceSteps: 3,
+      requireApproval: false,
+      fromReason: null,
+      repeatableTools: [],
+      budgetBasis: start.budgetBasis,
+    };
+    const at = (basis: LoopConfig["budgetBasis"]) =>
+      nextAction(
+        initialLoopState({ config: { ...config, budgetBasis: basis }, stepsUsed: 12, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] }),
+        {
+          kind: "turn_start",
+          promptTokens: 100,
+        },
+      );
+    const esc = at(start.budgetBasis);
+    expect(esc).toMatchObject({ kind: "escalate", reason: "budget" });
+    expect(esc.kind === "escalate" && esc.message).toBe(
+      `The steps budget is reached: 12 of 12. The run stopped before the next model call. This task is not like the others: 12 steps against a p90 of 9.2 steps (3 completed tasks of template ${name}; ceiling p90 × 1.25).`,
+    );
+    // The same ceiling without a history basis says nothing of the others.
+    const plain = at(null);
+    expect(plain.kind === "escalate" && plain.message).toBe("The steps budget is reached: 12 of 12. The run stopped before the next model call.");
+  });
+
+  it("edits and deletes (archives) a template through the API: gone from the list and launches, kept for its tasks", async () => {
+    await api.template.update({ template: name, description: "weekly" });
+    await api.template.update({
+      template: name,
+      launch: { goal: "Summarise again", profile: profileName, stepBudget: 41, workspace, launchKey: "ignored-launch-key" },
+    });
+    const row = (await api.template.list()).find((t) => t.name === name)!;
+    expect(row).toMatchObject({ description: "weekly", launch: { stepBudget: 41 } });
+    expect(row.launch).not.toHaveProperty("launchKey");
+    await expect(api.template.update({ template: name, launch: { profile: profileName } })).rejects.toBeInstanceOf(TRPCError);
+
+    expect(await api.template.archive({ template: name })).toMatchObject({ archived: true });
+    expect(await api.template.archive({ template: name })).toMatchObject({ archived: true });
+    expect((await api.template.list()).some((t) => t.name === name)).toBe(false);
+    await expect(launchTemplate({ prisma, template: name, actor: "t", ports })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await prisma.task.count({ where: { template: { name } } })).toBe(5);
   });
 });

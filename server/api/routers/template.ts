@@ -9,8 +9,10 @@ import {
   createTemplateFromEvalCase,
   createTemplateFromTask,
   evalCaseFromTemplate,
+  archiveTemplate,
   launchTemplate,
   listTemplates,
+  updateTemplate,
   readTemplateHistory,
 } from "../../db/template-repository.ts";
 import { sendRunStarted } from "../../inngest/send.ts";
@@ -40,6 +42,12 @@ export const templateRouter = createTRPCRouter({
   create: operatorProcedure
     .input(inputObject({ name: templateNameSchema, description, launch: z.unknown() }))
     .mutation(({ ctx, input }) => createTemplate({ prisma: ctx.prisma, ...input, actor: ctx.actor })),
+  /** Edits a template's description and/or launch (launchTaskInputSchema, launchKey ignored). */
+  update: operatorProcedure
+    .input(inputObject({ template, description, launch: z.unknown().optional() }))
+    .mutation(({ ctx, input }) => updateTemplate({ prisma: ctx.prisma, ...input })),
+  /** Deletes a template from use (archived: kept for its tasks and /costs, gone from the picker). */
+  archive: operatorProcedure.input(inputObject({ template })).mutation(({ ctx, input }) => archiveTemplate({ prisma: ctx.prisma, ...input })),
   /** A template from an eval case's launch, on a profile. */
   fromEvalCase: operatorProcedure
     .input(inputObject({ suite: textField("suite", 200), caseKey: textField("caseKey", 200), profile: textField("profile", 100), name: templateNameSchema }))

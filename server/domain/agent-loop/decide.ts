@@ -1,7 +1,8 @@
-import { describeCeiling } from "../../../lib/contracts/ceiling.ts";
+import { describeCeiling, type CeilingUsage as Ceiling } from "../../../lib/contracts/ceiling.ts";
 import { checkpointReasonAfterTurn, isSaturated } from "../checkpoint.ts";
 import { rejectedByHumanMessage, REJECTED_BY_HUMAN } from "../rejected-call.ts";
 import { briefCall } from "../step-summaries.ts";
+import { historyCeilingNote } from "../budget-from-history.ts";
 import { ceilingOf } from "./fold.ts";
 import { alertKindForEscalation, checkpointReasonForEscalation, endReasonOfModelError, escalationReasonOfAlert } from "./reasons.ts";
 import {
@@ -46,12 +47,17 @@ function escalation(
 
 const act = (state: LoopState, action: LoopAction): LoopDecision => ({ state, action });
 
+/** A budget escalation's message: the ceiling, what was not run, and — for a ceiling from history — how unlike the others this task is. */
+function budgetMessage(s: LoopState, ceiling: Ceiling, after: string): string {
+  const note = historyCeilingNote(ceiling, s.config.budgetBasis ?? null);
+  return `The ${describeCeiling(ceiling)}. ${after}${note ? ` ${note}` : ""}`;
+}
+
 function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
   const c = s.config;
   const n = s.turn;
   const ceiling = ceilingOf(s);
-  if (ceiling)
-    return escalation(s, n, "budget", `The ${describeCeiling(ceiling)}. The run stopped before the next model call.`, { ceiling }, "budget_exhausted");
+  if (ceiling) return escalation(s, n, "budget", budgetMessage(s, ceiling, "The run stopped before the next model call."), { ceiling }, "budget_exhausted");
   if (isSaturated({ promptTokens, contextWindow: c.contextWindow, ratio: c.saturationRatio })) {
     const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
     // The segment's own starting state fills the window (a resume into a smaller window, a few huge
@@ -88,7 +94,7 @@ function atCall(s: LoopState): LoopDecision {
       s,
       n + 1,
       "budget",
-      `The ${describeCeiling(ceiling)}. ${tp.calls.length - tp.k} tool call(s) of this turn were not run.`,
+      budgetMessage(s, ceiling, `${tp.calls.length - tp.k} tool call(s) of this turn were not run.`),
       { ceiling },
       "budget_exhausted",
     );

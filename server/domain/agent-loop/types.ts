@@ -3,6 +3,7 @@ import type { ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import type { CompletedStepSummary } from "../agent-context.ts";
 import type { CheckpointReason } from "../checkpoint.ts";
 import type { Alert, StepRecord } from "../detectors.ts";
+import type { BudgetBasis } from "../budget-from-history.ts";
 
 // The agent loop's shapes (plain data) and the names it reacts to; index.ts says how the parts fit.
 
@@ -46,6 +47,8 @@ export interface LoopConfig {
   fromReason: string | null;
   /** Tools whose identical repeats are legitimate (tool definitions with `repeatable`): never a loop. */
   repeatableTools: readonly string[];
+  /** Where the budgets came from when derived from history (Task.budgetBasis); a ceiling reached quotes its p90. */
+  budgetBasis?: BudgetBasis | null;
 }
 
 /** A tool call of a model turn, inspected once when the turn arrives (validation + ledger fingerprint). */

@@ -139,6 +139,7 @@ export const agentRun = inngest.createFunction(
         requireApproval: start.requireApproval,
         fromReason: start.fromReason,
         repeatableTools: start.profile.tools.filter((name) => builtinTools.get(name)?.repeatable === true),
+        budgetBasis: start.budgetBasis,
       },
       stepsUsed: start.stepsUsed,
       tokensUsed: start.tokensUsed,
