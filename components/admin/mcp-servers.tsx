@@ -36,7 +36,9 @@ function McpToolClassRow({ server, tool }: { server: string; tool: ServerTool })
     Object.fromEntries(CLASS_PARTS.map(([k]) => [k, tool.override?.[k] === undefined ? "" : tool.override[k] ? "yes" : "no"])) as Record<Part, Choice>;
   const [choices, setChoices] = useState<Record<Part, Choice>>(initial);
   const [disabled, setDisabled] = useState(tool.override?.disabled === true);
-  const save = useMutation(trpc.mcpServer.setToolOverride.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.mcpServer.pathFilter()) }));
+  const save = useMutation(
+    trpc.mcpServer.setToolOverride.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.mcpServer.pathFilter()) }),
+  );
   const override: Record<string, boolean> = {};
   for (const [k] of CLASS_PARTS) if (choices[k]) override[k] = choices[k] === "yes";
   if (disabled) override.disabled = true;

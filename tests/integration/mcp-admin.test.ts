@@ -63,7 +63,10 @@ describe("mcpServer router", () => {
   it("an admin overrides one tool's class: audited, a new server version, new snapshots carry it, earlier ones keep theirs", async () => {
     const name = `ovr-${suffix}`;
     await overrider.mcpServer.upsert({
-      spec: { name, transport: { type: "stdio", command: process.execPath, args: [memoryBin], env: { MEMORY_FILE_PATH: { value: path.join("/tmp", `${name}.jsonl`) } } } },
+      spec: {
+        name,
+        transport: { type: "stdio", command: process.execPath, args: [memoryBin], env: { MEMORY_FILE_PATH: { value: path.join("/tmp", `${name}.jsonl`) } } },
+      },
     });
     const before = (await discoverMcpToolSnapshot({ prisma, selections: [{ server: name }] }))!;
     const createdBefore = before.servers[0]!.tools.find((t) => t.tool === "create_entities")!;
@@ -72,7 +75,10 @@ describe("mcpServer router", () => {
     const set = await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { idempotent: true, openWorld: true } });
     expect(set).toMatchObject({ name, version: 2, changed: true, override: { idempotent: true, openWorld: true } });
     // The same override again changes nothing.
-    expect(await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { idempotent: true, openWorld: true } })).toMatchObject({ version: 2, changed: false });
+    expect(await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { idempotent: true, openWorld: true } })).toMatchObject({
+      version: 2,
+      changed: false,
+    });
     await expect(overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { readonly: true } as never })).rejects.toThrow(/readonly/);
     await expect(operator.mcpServer.setToolOverride({ name, tool: "create_entities", override: null })).rejects.toThrow(/admin/);
 
@@ -85,14 +91,22 @@ describe("mcpServer router", () => {
     expect(before.servers[0]!.tools.find((t) => t.tool === "create_entities")!.class.idempotent).toBe(false);
     // The admin page's list shows the effective class and the override.
     const listed = (await overrider.mcpServer.list({ includeArchived: false })).find((s) => s.name === name)!;
-    expect(listed.tools.find((t) => t.name === "create_entities")).toMatchObject({ override: { idempotent: true }, class: { idempotent: true }, classSource: { idempotent: "override" } });
+    expect(listed.tools.find((t) => t.name === "create_entities")).toMatchObject({
+      override: { idempotent: true },
+      class: { idempotent: true },
+      classSource: { idempotent: "override" },
+    });
 
     const audit = await prisma.auditEvent.findMany({ where: { actor: "mcp-overrider", action: "mcpServer.setToolOverride" } });
     expect(audit.length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(audit.map((a) => a.details))).toContain(name);
 
     // null removes it: back to the annotations, one more version.
-    expect(await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: null })).toMatchObject({ version: 3, changed: true, override: null });
+    expect(await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: null })).toMatchObject({
+      version: 3,
+      changed: true,
+      override: null,
+    });
     const reset = (await discoverMcpToolSnapshot({ prisma, selections: [{ server: name }] }))!;
     expect(reset.servers[0]!.tools.find((t) => t.tool === "create_entities")!.class.idempotent).toBe(false);
   }, 60_000);

@@ -34,8 +34,12 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
 }
 
 /** Starts the owner process; resolves with it and the MCP server's pid once the server is up. */
-async function startOwner(mode?: string): Promise<{ owner: ChildProcessByStdio<null, Readable, Readable>; serverPid: number; exited: Promise<{ code: number | null; signal: string | null }> }> {
-  const owner = spawn(process.execPath, ["--import", "tsx", childScript, path.join(dir, `${Math.random()}.jsonl`), ...(mode ? [mode] : [])], { stdio: ["ignore", "pipe", "pipe"] });
+async function startOwner(
+  mode?: string,
+): Promise<{ owner: ChildProcessByStdio<null, Readable, Readable>; serverPid: number; exited: Promise<{ code: number | null; signal: string | null }> }> {
+  const owner = spawn(process.execPath, ["--import", "tsx", childScript, path.join(dir, `${Math.random()}.jsonl`), ...(mode ? [mode] : [])], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => owner.once("exit", (code, signal) => resolve({ code, signal })));
   let stderr = "";
   owner.stderr.on("data", (d: Buffer) => (stderr += d.toString()));

@@ -17,7 +17,15 @@ function toolsWithClass(server: McpServerRecord) {
     if (!parsed.success) return [];
     const t = parsed.data;
     const override = server.spec.tools[t.name];
-    return [{ name: t.name, description: t.description.slice(0, 300), annotations: t.annotations ?? null, override: override ?? null, ...classifyTool(t.annotations, override) }];
+    return [
+      {
+        name: t.name,
+        description: t.description.slice(0, 300),
+        annotations: t.annotations ?? null,
+        override: override ?? null,
+        ...classifyTool(t.annotations, override),
+      },
+    ];
   });
 }
 
@@ -59,7 +67,13 @@ export const mcpServerRouter = createTRPCRouter({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const { server, changed } = await setMcpToolOverride({ prisma: ctx.prisma, name: input.name, tool: input.tool, override: input.override, actor: ctx.actor });
+      const { server, changed } = await setMcpToolOverride({
+        prisma: ctx.prisma,
+        name: input.name,
+        tool: input.tool,
+        override: input.override,
+        actor: ctx.actor,
+      });
       return { id: server.name, name: server.name, version: server.version, changed, override: server.spec.tools[input.tool] ?? null };
     }),
   /** Starts the server afresh and lists its tools with their class; a failure is `{ok: false, error}` with its stderr. */

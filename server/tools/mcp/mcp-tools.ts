@@ -240,7 +240,15 @@ export async function checkMcpToolsChanged({
       throw error;
     }
     const ctx = { prisma, taskId, runId, stepId };
-    if (await noticeChangedTools(ctx, server, toolsHash(connection.tools), connection.tools.map((t) => t.name))) changed.push(server.name);
+    if (
+      await noticeChangedTools(
+        ctx,
+        server,
+        toolsHash(connection.tools),
+        connection.tools.map((t) => t.name),
+      )
+    )
+      changed.push(server.name);
   }
   return changed;
 }
