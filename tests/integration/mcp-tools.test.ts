@@ -12,7 +12,7 @@ import { AppError } from "../../server/errors.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
 import { checkMcpToolsChanged, MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
-import { liveMcpConnections, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
+import { liveMcpConnections, McpCallTimeoutError, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
 
@@ -190,6 +190,25 @@ describe("MCP tools against real servers from npm", () => {
     const echo = await call(t, "tool-2-0", `${names.ev}__echo`, { message: "back" });
     expect(echo).toMatchObject({ ok: true, output: { text: expect.stringContaining("back") } });
     expect((await liveMcpConnections()).find((c) => c.name === names.ev)!.pid).not.toBe(live.pid);
+  }, 60_000);
+
+  it("a side-effecting call past callTimeoutMs: a timeout, then the retry escalates unresolved_effect; no second call", async () => {
+    const name = `slow-${suffix}`;
+    await upsertMcpServer({
+      prisma,
+      spec: {
+        name,
+        transport: { type: "stdio", command: process.execPath, args: [bin("server-everything"), "stdio"] },
+        callTimeoutMs: 1000,
+        tools: { "trigger-long-running-operation": { readOnly: false, idempotent: false } },
+      },
+      actor: "test",
+    });
+    const t = await taskWith([name]);
+    const tool = `${name}__trigger-long-running-operation`;
+    await expect(call(t, "tool-1-0", tool, { duration: 3, steps: 3 })).rejects.toBeInstanceOf(McpCallTimeoutError);
+    await expect(call(t, "tool-1-0", tool, { duration: 3, steps: 3 })).rejects.toBeInstanceOf(UnresolvedEffectError);
+    expect(await prisma.sideEffect.findFirstOrThrow({ where: { taskId: t.taskId } })).toMatchObject({ status: "intent" });
   }, 60_000);
 
   it("an open-world tool whose argument carries a secret is stopped before the call: nothing sent", async () => {
