@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
+import { mcpServerSpecSchema, type McpServerSpec, type McpToolOverride } from "../../lib/contracts/mcp.ts";
 import { AppError } from "../errors.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 
@@ -187,4 +187,35 @@ export async function recordMcpServerStart({
 /** Records the last error of server `name` in words (cut to 4,000 characters). */
 export async function recordMcpServerError({ prisma, name, error }: { prisma: PrismaClient; name: string; error: string }): Promise<void> {
   await prisma.mcpServer.updateMany({ where: { name }, data: { lastError: error.slice(0, 4000), lastErrorAt: new Date() } });
+}
+
+/**
+ * Sets (or, with `override` null or empty, removes) the admin's class override of tool `tool` of
+ * server `name` (lib/contracts/mcp.ts `mcpToolOverrideSchema`: readOnly, idempotent, destructive,
+ * openWorld, disabled — each field left out keeps the tool's annotation). A change makes a new
+ * version of the server: tasks launched from then on snapshot the tools with the new class; tasks
+ * launched before keep theirs. Returns the record and `changed`.
+ * @throws AppError NOT_FOUND (unknown server), BAD_INPUT (an archived server; a bad override, naming the field).
+ */
+export async function setMcpToolOverride({
+  prisma,
+  name,
+  tool,
+  override,
+  actor,
+}: {
+  prisma: PrismaClient;
+  name: string;
+  tool: string;
+  override: McpToolOverride | null;
+  actor: string;
+}): Promise<{ server: McpServerRecord; changed: boolean }> {
+  const current = await getMcpServerOrThrow({ prisma, name });
+  if (current.archivedAt) throw new AppError("BAD_INPUT", `MCP server "${name}" is archived; register it again before overriding its tools`);
+  const tools = { ...current.spec.tools };
+  const kept = override ? Object.fromEntries(Object.entries(override).filter(([, v]) => v !== undefined)) : {};
+  if (Object.keys(kept).length) tools[tool] = kept;
+  else delete tools[tool];
+  const { server, changed } = await upsertMcpServer({ prisma, spec: { ...current.spec, tools }, actor });
+  return { server, changed };
 }

@@ -7,7 +7,7 @@ import { createUser, launchGoalFromForm, signedInContext, type E2eUser } from ".
 
 // Your own tools, set up by an admin (issue 16, "Prove it"): in the browser an admin registers the
 // real memory MCP server from npm (stdio) under a name of the team's, tests it, and creates a profile
-// that picks it (and the seed's `files` server); an operator launches an MCP audit with that profile
+// that picks it (and the seed's `files` server), overriding the class of one of its tools; an operator launches an MCP audit with that profile
 // and sees the MCP steps with the server's name. Then the same set-up written as a YAML file and
 // applied with `npm run cli -- profiles apply` (spawned against this e2e server) lists the same.
 
@@ -77,6 +77,18 @@ test("an admin registers an MCP server and a profile that picks it; an operator 
   await expect(row).toContainText("v1");
   await row.getByRole("button", { name: "Test" }).click();
   await expect(row.getByTestId("mcp-test-result")).toContainText(`${memory}__create_entities`, { timeout: 30_000 });
+
+  // The admin overrides one tool's class (the annotations say "side effect, not idempotent"): a new
+  // server version, for the tasks launched from now on.
+  await row.getByText(/Tools and their classes/).click();
+  const createTool = row.locator('[data-mcp-tool="create_entities"]');
+  await expect(createTool.getByTestId("mcp-tool-class")).toHaveText("side effect");
+  await createTool.getByLabel("create_entities idempotent").selectOption("yes");
+  await createTool.getByRole("button", { name: "Save class" }).click();
+  await expect(createTool).toContainText("saved: v2");
+  await expect(createTool.getByTestId("mcp-tool-class")).toHaveText("side effect (idempotent)");
+  await expect(createTool).toContainText("(overridden)");
+  await expect(row).toContainText("v2");
 
   // …and a profile on the scripted MCP-audit agent that picks it and the seed's files server.
   const section = page.getByRole("region", { name: "Profiles" });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
+import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
 import { stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import { testPrincipal } from "../support/principals.ts";
 
@@ -13,6 +14,8 @@ import { testPrincipal } from "../support/principals.ts";
 const prisma = createPrismaClient(inject("databaseUrl"));
 const suffix = randomUUID().slice(0, 6);
 const admin = createCaller({ prisma, actor: "mcp-admin", principal: testPrincipal("mcp-admin", ["admin"]) });
+/** A second admin, so each test's audit rows are its own. */
+const overrider = createCaller({ prisma, actor: "mcp-overrider", principal: testPrincipal("mcp-overrider", ["admin"]) });
 const operator = createCaller({ prisma, actor: "mcp-op", principal: testPrincipal("mcp-op", ["operator"]) });
 const memoryBin = path.join(process.cwd(), "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js");
 
@@ -56,4 +59,55 @@ describe("mcpServer router", () => {
     const tested = await admin.mcpServer.test({ name });
     expect(tested).toMatchObject({ ok: false, error: expect.stringMatching(/could not start.*no license key/s) });
   });
+
+  it("an admin overrides one tool's class: audited, a new server version, new snapshots carry it, earlier ones keep theirs", async () => {
+    const name = `ovr-${suffix}`;
+    await overrider.mcpServer.upsert({
+      spec: {
+        name,
+        transport: { type: "stdio", command: process.execPath, args: [memoryBin], env: { MEMORY_FILE_PATH: { value: path.join("/tmp", `${name}.jsonl`) } } },
+      },
+    });
+    const before = (await discoverMcpToolSnapshot({ prisma, selections: [{ server: name }] }))!;
+    const createdBefore = before.servers[0]!.tools.find((t) => t.tool === "create_entities")!;
+    expect(createdBefore.class).toEqual({ readOnly: false, idempotent: false, destructive: false, openWorld: false });
+
+    const set = await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { idempotent: true, openWorld: true } });
+    expect(set).toMatchObject({ name, version: 2, changed: true, override: { idempotent: true, openWorld: true } });
+    // The same override again changes nothing.
+    expect(await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { idempotent: true, openWorld: true } })).toMatchObject({
+      version: 2,
+      changed: false,
+    });
+    await expect(overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: { readonly: true } as never })).rejects.toThrow(/readonly/);
+    await expect(operator.mcpServer.setToolOverride({ name, tool: "create_entities", override: null })).rejects.toThrow(/admin/);
+
+    const after = (await discoverMcpToolSnapshot({ prisma, selections: [{ server: name }] }))!;
+    const createdAfter = after.servers[0]!.tools.find((t) => t.tool === "create_entities")!;
+    expect(after.servers[0]!.version).toBe(2);
+    expect(createdAfter.class).toEqual({ readOnly: false, idempotent: true, destructive: false, openWorld: true });
+    expect(createdAfter.classSource).toMatchObject({ idempotent: "override", openWorld: "override", readOnly: "annotation" });
+    // A snapshot taken before (a task launched before) is a value: it keeps the class it was taken with.
+    expect(before.servers[0]!.tools.find((t) => t.tool === "create_entities")!.class.idempotent).toBe(false);
+    // The admin page's list shows the effective class and the override.
+    const listed = (await overrider.mcpServer.list({ includeArchived: false })).find((s) => s.name === name)!;
+    expect(listed.tools.find((t) => t.name === "create_entities")).toMatchObject({
+      override: { idempotent: true },
+      class: { idempotent: true },
+      classSource: { idempotent: "override" },
+    });
+
+    const audit = await prisma.auditEvent.findMany({ where: { actor: "mcp-overrider", action: "mcpServer.setToolOverride" } });
+    expect(audit.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(audit.map((a) => a.details))).toContain(name);
+
+    // null removes it: back to the annotations, one more version.
+    expect(await overrider.mcpServer.setToolOverride({ name, tool: "create_entities", override: null })).toMatchObject({
+      version: 3,
+      changed: true,
+      override: null,
+    });
+    const reset = (await discoverMcpToolSnapshot({ prisma, selections: [{ server: name }] }))!;
+    expect(reset.servers[0]!.tools.find((t) => t.tool === "create_entities")!.class.idempotent).toBe(false);
+  }, 60_000);
 });

@@ -11,8 +11,8 @@ import { beginStep } from "../../server/db/run-repository.ts";
 import { AppError } from "../../server/errors.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
-import { MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
-import { liveMcpConnections, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
+import { checkMcpToolsChanged, MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
+import { liveMcpConnections, McpCallTimeoutError, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
 
@@ -192,6 +192,25 @@ describe("MCP tools against real servers from npm", () => {
     expect((await liveMcpConnections()).find((c) => c.name === names.ev)!.pid).not.toBe(live.pid);
   }, 60_000);
 
+  it("a side-effecting call past callTimeoutMs: a timeout, then the retry escalates unresolved_effect; no second call", async () => {
+    const name = `slow-${suffix}`;
+    await upsertMcpServer({
+      prisma,
+      spec: {
+        name,
+        transport: { type: "stdio", command: process.execPath, args: [bin("server-everything"), "stdio"] },
+        callTimeoutMs: 1000,
+        tools: { "trigger-long-running-operation": { readOnly: false, idempotent: false } },
+      },
+      actor: "test",
+    });
+    const t = await taskWith([name]);
+    const tool = `${name}__trigger-long-running-operation`;
+    await expect(call(t, "tool-1-0", tool, { duration: 3, steps: 3 })).rejects.toBeInstanceOf(McpCallTimeoutError);
+    await expect(call(t, "tool-1-0", tool, { duration: 3, steps: 3 })).rejects.toBeInstanceOf(UnresolvedEffectError);
+    expect(await prisma.sideEffect.findFirstOrThrow({ where: { taskId: t.taskId } })).toMatchObject({ status: "intent" });
+  }, 60_000);
+
   it("an open-world tool whose argument carries a secret is stopped before the call: nothing sent", async () => {
     const t = await taskWith([names.ev]);
     const res = await call(t, "tool-1-0", `${names.ev}__gzip-file-as-resource`, { name: "leak.txt", data: `deploy token ${TOKEN}`, outputType: "resource" });
@@ -219,6 +238,25 @@ describe("MCP tools against real servers from npm", () => {
     });
     // The run still offers exactly its snapshot.
     expect([...mcpToolDefinitions(t.snapshot).keys()]).toContain(`${name}__read_graph`);
+  }, 60_000);
+
+  it("a changed tool list is noticed at a segment start (resume, continue) before any call; an unchanged one is not", async () => {
+    const name = `seg-${suffix}`;
+    await register(name, [bin("server-memory")], { env: { MEMORY_FILE_PATH: { value: path.join(root, "seg.jsonl") } } });
+    const t = await taskWith([name, names.fs]);
+    const check = (stepId: string) => checkMcpToolsChanged({ prisma, taskId: t.taskId, runId: t.runId, stepId, snapshot: t.snapshot });
+    expect(await check("mcp-tools-check-1")).toEqual([]);
+    expect(await prisma.alert.count({ where: { runId: t.runId, kind: MCP_TOOLS_CHANGED_ALERT } })).toBe(0);
+    // Between two segments the admin points the server at another program.
+    await register(name, [bin("server-filesystem"), root]);
+    expect(await check("mcp-tools-check-2")).toEqual([name]);
+    // The next segment (or a resume of the run) notices it again, without a second alert.
+    expect(await check("mcp-tools-check-3")).toEqual([name]);
+    const alerts = await prisma.alert.findMany({ where: { runId: t.runId, kind: MCP_TOOLS_CHANGED_ALERT } });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ stepId: "mcp-tools-check-2", evidence: { server: name, missing: expect.arrayContaining(["create_entities"]) } });
+    // The run's offer is still its snapshot.
+    expect([...mcpToolDefinitions(t.snapshot).keys()]).toContain(`${name}__create_entities`);
   }, 60_000);
 
   it("Streamable HTTP: discovery and a call over HTTP (server-everything streamableHttp)", async () => {

@@ -1,9 +1,33 @@
 import { z } from "zod";
-import { MCP_SERVER_NAME } from "../../../lib/contracts/mcp.ts";
-import { archiveMcpServer, listMcpServers, upsertMcpServer } from "../../db/mcp-server-repository.ts";
+import { MCP_SERVER_NAME, MCP_TOOL_NAME, mcpToolOverrideSchema } from "../../../lib/contracts/mcp.ts";
+import { archiveMcpServer, listMcpServers, setMcpToolOverride, upsertMcpServer, type McpServerRecord } from "../../db/mcp-server-repository.ts";
+import { classifyTool, discoveredToolSchema } from "../../domain/mcp-tool-snapshot.ts";
 import { testMcpServer } from "../../tools/mcp/discover-tools.ts";
 import { inputObject } from "../../domain/input-fields.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
+
+/**
+ * The tools a server listed at its last start, each with its effective class (annotations + the
+ * admin's override) and where each part came from — what the admin page shows and overrides.
+ */
+function toolsWithClass(server: McpServerRecord) {
+  const listed = Array.isArray(server.health.discoveredTools) ? server.health.discoveredTools : [];
+  return listed.flatMap((raw) => {
+    const parsed = discoveredToolSchema.safeParse(raw);
+    if (!parsed.success) return [];
+    const t = parsed.data;
+    const override = server.spec.tools[t.name];
+    return [
+      {
+        name: t.name,
+        description: t.description.slice(0, 300),
+        annotations: t.annotations ?? null,
+        override: override ?? null,
+        ...classifyTool(t.annotations, override),
+      },
+    ];
+  });
+}
 
 const nameInput = inputObject({ name: z.string("name: required").regex(MCP_SERVER_NAME, "name: must be a registered MCP server's name") });
 
@@ -16,7 +40,9 @@ export const mcpServerRouter = createTRPCRouter({
   /** All servers with their health (last start, pid, serverInfo, tools found, last error); archived ones with `includeArchived`. */
   list: adminProcedure
     .input(inputObject({ includeArchived: z.boolean("includeArchived: true or false").default(false) }).default({ includeArchived: false }))
-    .query(({ ctx, input }) => listMcpServers({ prisma: ctx.prisma, includeArchived: input.includeArchived })),
+    .query(async ({ ctx, input }) =>
+      (await listMcpServers({ prisma: ctx.prisma, includeArchived: input.includeArchived })).map((s) => ({ ...s, tools: toolsWithClass(s) })),
+    ),
   /** Creates or updates a server by `spec.name` (the version goes up only when the spec changed). */
   upsert: adminProcedure.input(inputObject({ spec: z.unknown() })).mutation(async ({ ctx, input }) => {
     const { server, changed, created } = await upsertMcpServer({ prisma: ctx.prisma, spec: input.spec, actor: ctx.actor });
@@ -27,6 +53,29 @@ export const mcpServerRouter = createTRPCRouter({
     const { server, changed } = await archiveMcpServer({ prisma: ctx.prisma, name: input.name });
     return { id: server.name, name: server.name, changed };
   }),
+  /**
+   * Overrides the class of one tool of a server (readOnly / idempotent / destructive / openWorld /
+   * disabled, each left out = the tool's annotation); `override: null` removes it. A new server
+   * version: new tasks snapshot the tool with this class, running ones keep theirs. Audited.
+   */
+  setToolOverride: adminProcedure
+    .input(
+      inputObject({
+        name: z.string("name: required").regex(MCP_SERVER_NAME, "name: must be a registered MCP server's name"),
+        tool: z.string("tool: required").regex(MCP_TOOL_NAME, "tool: must be an MCP tool name"),
+        override: mcpToolOverrideSchema.nullable(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { server, changed } = await setMcpToolOverride({
+        prisma: ctx.prisma,
+        name: input.name,
+        tool: input.tool,
+        override: input.override,
+        actor: ctx.actor,
+      });
+      return { id: server.name, name: server.name, version: server.version, changed, override: server.spec.tools[input.tool] ?? null };
+    }),
   /** Starts the server afresh and lists its tools with their class; a failure is `{ok: false, error}` with its stderr. */
   test: adminProcedure.input(nameInput).mutation(({ ctx, input }) => testMcpServer({ prisma: ctx.prisma, name: input.name })),
 });

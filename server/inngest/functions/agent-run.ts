@@ -29,7 +29,7 @@ import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
 import { builtinTools, getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
-import { mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
+import { checkMcpToolsChanged, mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
 import { snapshotToolNames } from "../../domain/mcp-tool-snapshot.ts";
 import { gateToolCall } from "../../tools/egress-gate.ts";
 import { inngest } from "../client.ts";
@@ -72,7 +72,7 @@ export function failureMessage(error: Pick<Error, "name" | "message"> | undefine
  * pure: every ceiling, checkpoint trigger, control tool and end reason) → perform the action as
  * durable steps (bodies in server/agent/*-step.ts) → `foldOutcome` (pure). Step ids: `model-<n>`,
  * `tool-<n>-<k>`, `egress-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>[-<k>]`, `compact-<n>`, `alert-<stepId>-<kind>`,
- * `escalate-<n>`, `notify-<n>`, `decision-<n>-<round>`, `segment-<s>`, `continue-<n>`, `end`,
+ * `escalate-<n>`, `notify-<n>`, `decision-<n>-<round>`, `segment-<s>`, `mcp-tools-check-<s>`, `continue-<n>`, `end`,
  * `auto-resume` — derived from the turn number and the call's position, never from time or
  * randomness; turn numbers continue across segments, so ids stay unique within a run.
  *
@@ -106,6 +106,12 @@ export const agentRun = inngest.createFunction(
     const segment = "segment" in event.data ? event.data.segment : 1;
     const start = await step.run("start", () => startSegment({ prisma: prisma(), taskId, runId, checkpointId }));
     if (start.runStatus !== "running") return { status: "skipped", reason: `run is ${start.runStatus}` };
+    // A server whose tools changed since launch is noticed at every segment start (launch, resume,
+    // continue-as-new): an alert on the run; the run keeps the snapshot's list.
+    if (start.mcpTools?.servers.length) {
+      const checkId = `mcp-tools-check-${segment}`;
+      await step.run(checkId, () => checkMcpToolsChanged({ prisma: prisma(), taskId, runId, stepId: checkId, snapshot: start.mcpTools }));
+    }
     const ports = () => prismaAgentPorts({ prisma: prisma() });
     // The profile's tools, plus read_reference when compaction left references in the working set,
     // plus the MCP tools the task snapshotted at launch (the same list for every run of the task).

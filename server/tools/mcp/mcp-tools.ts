@@ -173,12 +173,17 @@ function progressWriter(ctx: ToolContext): (p: McpProgress) => void {
 }
 
 /** Raises the run's `mcp_tools_changed` alert (once per run and server) when the live tool list differs from the snapshot's. */
-async function noticeChangedTools(ctx: ToolContext, server: SnapshotServer, liveHash: string, liveNames: string[]): Promise<void> {
-  if (liveHash === server.toolsHash) return;
+async function noticeChangedTools(
+  ctx: Pick<ToolContext, "prisma" | "taskId" | "runId" | "stepId">,
+  server: SnapshotServer,
+  liveHash: string,
+  liveNames: string[],
+): Promise<boolean> {
+  if (liveHash === server.toolsHash) return false;
   const already = await ctx.prisma.alert.findFirst({
     where: { runId: ctx.runId, kind: MCP_TOOLS_CHANGED_ALERT, evidence: { path: ["server"], equals: server.name } },
   });
-  if (already) return;
+  if (already) return true;
   const offered = server.tools.map((t) => t.tool);
   await recordAlert({
     prisma: ctx.prisma,
@@ -196,6 +201,56 @@ async function noticeChangedTools(ctx: ToolContext, server: SnapshotServer, live
       missing: offered.filter((n) => !liveNames.includes(n)),
     },
   });
+  return true;
+}
+
+/**
+ * At the start of every segment of a run (launch, resume, a continued segment): starts (or reuses)
+ * each server of the task's snapshot and compares its live tool list with the snapshot's, raising
+ * the run's `mcp_tools_changed` alert (once per run and server, `stepId` the segment's check step)
+ * when they differ — the run goes on with its own list. A server that cannot start now, or that is
+ * no longer registered, is not an error here (its health records why; a call of its tools then
+ * fails as the tool's class says). Returns the names of the servers whose tools changed.
+ */
+export async function checkMcpToolsChanged({
+  prisma,
+  taskId,
+  runId,
+  stepId,
+  snapshot,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  stepId: string;
+  snapshot: McpToolSnapshot | null;
+}): Promise<string[]> {
+  const changed: string[] = [];
+  for (const server of snapshot?.servers ?? []) {
+    const [record] = await getMcpServersByNames({ prisma, names: [server.name] });
+    if (!record) continue;
+    let connection;
+    try {
+      connection = await connectMcpServer({ name: record.name, version: record.version, spec: record.spec });
+    } catch (error) {
+      if (error instanceof McpServerStartError) {
+        await recordMcpServerError({ prisma, name: error.server, error: error.message }).catch(() => {});
+        continue;
+      }
+      throw error;
+    }
+    const ctx = { prisma, taskId, runId, stepId };
+    if (
+      await noticeChangedTools(
+        ctx,
+        server,
+        toolsHash(connection.tools),
+        connection.tools.map((t) => t.name),
+      )
+    )
+      changed.push(server.name);
+  }
+  return changed;
 }
 
 /** The error for a server that could not start, recorded as its health too. */

@@ -19,9 +19,9 @@ import { discoveredToolSchema, type DiscoveredTool } from "../../domain/mcp-tool
  *   {@link McpConnectionLostError}, and the gateway retries or escalates it as the tool's class says.
  * - Timeouts: `startTimeoutMs` bounds spawn + `initialize` + `tools/list`; `callTimeoutMs` bounds one
  *   `tools/call` (progress notifications do not extend it).
- * - Stopped with the process: {@link stopAllMcpServers} closes every client (the SDK ends a stdio
- *   child with SIGTERM, then SIGKILL); an `exit` hook SIGKILLs any stdio child still alive, so no
- *   server outlives Longhaul. A stdio server whose parent was killed with SIGKILL sees its stdin
+ * - Stopped with the process: on SIGTERM / SIGINT {@link stopAllMcpServers} closes every client
+ *   (the SDK ends a stdio child's stdin, then SIGTERM, then SIGKILL); an `exit` hook SIGKILLs any
+ *   stdio child still alive, so no server outlives Longhaul. A stdio server whose parent was killed with SIGKILL sees its stdin
  *   close and exits (the reference servers do: tests/integration/mcp-lifecycle.test.ts).
  * - stderr of a stdio server is kept (the last {@link STDERR_TAIL_BYTES}) and quoted in every error.
  */
@@ -115,8 +115,23 @@ function pool(): Pool {
         }
       }
     });
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => onStopSignal(signal));
   }
   return p;
+}
+
+/**
+ * SIGTERM / SIGINT of the process that owns the clients: close every server gracefully (the SDK
+ * ends a stdio child's stdin, then SIGTERM, then SIGKILL, 2 s apart). When something else handles
+ * the signal too (Next's own shutdown, the executor's), it ends the process and the `exit` hook
+ * SIGKILLs whatever has not exited yet; when nothing else does, the signal is raised again once
+ * the servers are closed, so the process ends as it would have without this hook.
+ */
+function onStopSignal(signal: "SIGTERM" | "SIGINT"): void {
+  const othersHandle = process.listenerCount(signal) > 0;
+  void stopAllMcpServers().finally(() => {
+    if (!othersHandle) process.kill(process.pid, signal);
+  });
 }
 
 /**
