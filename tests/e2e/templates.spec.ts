@@ -58,4 +58,11 @@ test("save a task as a template, launch from it, see its history and the costs g
   const table = page.getByTestId("group-by-template");
   await expect(table.locator(`tr[data-key="${name}"] td`).first()).toHaveText("3");
   await expect(table.locator('tr[data-key=""] th')).toHaveText("(no template)");
+
+  // Delete (archive) it from the launch form: gone from the picker, its tasks still counted on /costs.
+  await page.goto("/tasks/new");
+  await page.getByLabel("Start from a template").selectOption(name);
+  page.once("dialog", (d) => void d.accept());
+  await page.getByRole("button", { name: "Delete template" }).click();
+  await expect(page.getByLabel("Start from a template").locator(`option[value="${name}"]`)).toHaveCount(0);
 });

@@ -151,6 +151,29 @@ describe("launch templates", () => {
     const t = await createTemplateFromEvalCase({ prisma, suite: suite.name, caseKey: "small", profile: profileName, name: `case-${suffix}`, actor: "t" });
     expect(await api.template.asEvalCase({ template: t.name })).toEqual({ name: t.name, launch: { goal: "From a case", stepBudget: 7, profile: undefined } });
   });
+
+  it("groups /costs spend by eval case, and the per-task CSV names the template and the case", async () => {
+    // One task of the profile becomes an eval cell of suite-<suffix>/small.
+    const task = await prisma.task.findFirstOrThrow({ where: { templateId, status: "completed" }, orderBy: { createdAt: "asc" } });
+    const run = await prisma.evalRun.create({
+      data: { id: `evalrun_${suffix}`, suiteId: `suite_${suffix}`, profiles: [profileName], repeats: 1, concurrency: 1, createdBy: "t" },
+    });
+    await prisma.evalCell.create({
+      data: { id: `cell_${suffix}`, evalRunId: run.id, caseId: `case_${suffix}`, profile: profileName, repeat: 0, taskId: task.id },
+    });
+    const groups = await api.cost.byCase({ profile: profileName });
+    const cost = await prisma.taskCost.findUniqueOrThrow({ where: { taskId: task.id } });
+    expect(groups.find((g) => g.key === `suite-${suffix}/small`)).toMatchObject({
+      tasks: 1,
+      completed: 1,
+      usd: Number(cost.costUsd),
+      templateId: `case_${suffix}`,
+    });
+    expect(groups.reduce((n, g) => n + g.tasks, 0)).toBe(await prisma.task.count({ where: { profile: { name: profileName } } }));
+    const { csv } = await api.cost.taskCsv({ profile: profileName });
+    const line = csv.split("\r\n").find((l) => l.startsWith(`${task.id},`));
+    expect(line).toMatch(new RegExp(`,${name},suite-${suffix}/small$`));
+  });
 });
 
 describe("budgets from a template's history", () => {

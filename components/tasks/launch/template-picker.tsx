@@ -4,6 +4,7 @@ import { TemplateHistory } from "@/components/tasks/template-history.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import type { LaunchFormState } from "./use-launch-form.ts";
 import { field, label } from "./styles.ts";
+import { ArchiveTemplate } from "./archive-template.tsx";
 
 /**
  * "Start from a template": the picker (shown once a template exists) and, for the chosen one, what
@@ -24,6 +25,7 @@ export function TemplatePicker({ f }: { f: LaunchFormState }) {
         placeholder="— none —"
         options={f.templates.map((t) => [t.name, `${t.name} (${t.launch.profile}, ${t.completed} completed)`] as const)}
       />
+      {f.fromTemplate && <ArchiveTemplate template={f.templateName} onArchived={() => f.chooseTemplate("")} />}
       {f.fromTemplate && (
         <TemplateHistory
           template={f.templateName}
