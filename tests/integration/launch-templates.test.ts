@@ -10,7 +10,8 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
 import { createTemplate, createTemplateFromEvalCase, launchTemplate, readTemplateHistory } from "../../server/db/template-repository.ts";
-import { startRun } from "../../server/db/run-repository.ts";
+import { startSegment } from "../../server/db/checkpoint-repository.ts";
+import { loopConfigOf } from "../../server/inngest/loop-config.ts";
 import { initialLoopState, nextAction, type LoopConfig } from "../../server/domain/agent-loop/index.ts";
 import { testPrincipal } from "../support/principals.ts";
 
@@ -213,25 +214,11 @@ describe("budgets from a template's history", () => {
     expect(chosen.budgetBasis?.ceilings).toEqual(["tokens", "cost"]);
 
     // The run starts with the basis; at its step ceiling the escalation quotes the p90.
-    const start = await startRun({ prisma, taskId: next.taskId, runId: next.runId });
+    // The config agent-run gives the loop (server/inngest/loop-config.ts), from the segment's real start.
+    const start = await startSegment({ prisma, taskId: next.taskId, runId: next.runId, checkpointId: null });
     expect(start.budgetBasis).toEqual(task.budgetBasis);
-    const config: LoopConfig = {
-      firstTurn: 0,
-      goal: start.goal,
-      stepBudget: start.stepBudget,
-      tokenBudget: start.tokenBudget,
-      costBudgetUsd: start.costBudgetUsd,
-      contextWindow: 100_000,
-      saturationRatio: 0.8,
-      expensiveStepUsd: null,
-      checkpointEverySteps: 10,
-      stallSteps: 5,
-      stallGraceSteps: 3,
-      requireApproval: false,
-      fromReason: null,
-      repeatableTools: [],
-      budgetBasis: start.budgetBasis,
-    };
+    const config = loopConfigOf(start);
+    expect(config.budgetBasis).toEqual(task.budgetBasis);
     const at = (basis: LoopConfig["budgetBasis"]) =>
       nextAction(
         initialLoopState({ config: { ...config, budgetBasis: basis }, stepsUsed: 12, tokensUsed: 0, costUsd: 0, checkpointId: null, workingSetKeys: [] }),

@@ -24,11 +24,12 @@ import { runCheckpointStep, runCompactStep } from "../../agent/checkpoint-step.t
 import { openAutoResume } from "../../agent/auto-resume.ts";
 import { runModelStep } from "../../agent/model-step.ts";
 import { prismaAgentPorts } from "../agent-ports.ts";
+import { loopConfigOf } from "../loop-config.ts";
 import { runToolStep } from "../../agent/tool-step.ts";
 import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
-import { builtinTools, getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
+import { getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
 import { checkMcpToolsChanged, mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
 import { snapshotToolNames } from "../../domain/mcp-tool-snapshot.ts";
 import { gateToolCall } from "../../tools/egress-gate.ts";
@@ -130,23 +131,7 @@ export const agentRun = inngest.createFunction(
     });
     let index = start.nextIndex;
     let state: LoopState = initialLoopState({
-      config: {
-        firstTurn: start.nextTurn,
-        goal: start.goal,
-        stepBudget: start.stepBudget,
-        tokenBudget: start.tokenBudget,
-        costBudgetUsd: start.costBudgetUsd,
-        contextWindow: start.profile.contextWindow,
-        saturationRatio: start.policy.saturationRatio,
-        expensiveStepUsd: start.policy.expensiveStepUsd,
-        checkpointEverySteps: start.policy.checkpointEverySteps,
-        stallSteps: start.policy.stallSteps,
-        stallGraceSteps: start.policy.stallGraceSteps,
-        requireApproval: start.requireApproval,
-        fromReason: start.fromReason,
-        repeatableTools: start.profile.tools.filter((name) => builtinTools.get(name)?.repeatable === true),
-        budgetBasis: start.budgetBasis,
-      },
+      config: loopConfigOf(start),
       stepsUsed: start.stepsUsed,
       tokensUsed: start.tokensUsed,
       costUsd: start.costUsd,
