@@ -1,4 +1,5 @@
 import type { CeilingUsage } from "../../lib/contracts/ceiling.ts";
+import { z } from "zod";
 import { percentile } from "./eval-report.ts";
 
 /** What one passing run of a case (or template) took. Money USD. */
@@ -93,24 +94,27 @@ export function suggestBudgets({
   };
 }
 
+const nullableNumber = z.number().nullable().catch(null);
+
 /**
  * What a task records when its budgets came from history (Task.budgetBasis): the template or eval
  * case the history is of, how many passing runs it rests on, and their p50 / p90 (steps, tokens,
- * USD). The agent loop quotes it when the task reaches one of those ceilings.
+ * USD), the headroom, and which ceilings came from history (the others were chosen by the
+ * operator). The agent loop quotes it when the task reaches one of those ceilings.
  */
-export interface BudgetBasis {
-  source: "template" | "case";
+export const budgetBasisSchema = z.object({
+  source: z.enum(["template", "case"]),
   /** Template name, or `suite/case` for an eval case. */
-  name: string;
-  samples: number;
-  stepsP50: number | null;
-  stepsP90: number | null;
-  tokensP90: number | null;
-  costP90Usd: number | null;
-  headroom: number;
-  /** The ceilings that came from history (the others were chosen by the operator). */
-  ceilings: CeilingUsage["kind"][];
-}
+  name: z.string(),
+  samples: z.number(),
+  stepsP50: nullableNumber,
+  stepsP90: nullableNumber,
+  tokensP90: nullableNumber,
+  costP90Usd: nullableNumber,
+  headroom: z.number(),
+  ceilings: z.array(z.enum(["steps", "tokens", "cost"])),
+});
+export type BudgetBasis = z.infer<typeof budgetBasisSchema>;
 
 /**
  * The basis to record for a suggestion whose `ceilings` were applied, or null when the suggestion
@@ -131,23 +135,10 @@ export function budgetBasisOf(source: BudgetBasis["source"], name: string, s: Bu
   };
 }
 
-/** Task.budgetBasis as stored (JSON), or null when absent or not of the recorded shape. */
+/** Task.budgetBasis as stored (JSON), or null when absent or not of the recorded shape (then the escalation simply says nothing of history). */
 export function parseBudgetBasis(json: unknown): BudgetBasis | null {
-  if (!json || typeof json !== "object") return null;
-  const b = json as Partial<BudgetBasis>;
-  if ((b.source !== "template" && b.source !== "case") || typeof b.name !== "string" || typeof b.samples !== "number") return null;
-  const n = (x: unknown) => (typeof x === "number" ? x : null);
-  return {
-    source: b.source,
-    name: b.name,
-    samples: b.samples,
-    stepsP50: n(b.stepsP50),
-    stepsP90: n(b.stepsP90),
-    tokensP90: n(b.tokensP90),
-    costP90Usd: n(b.costP90Usd),
-    headroom: typeof b.headroom === "number" ? b.headroom : 1,
-    ceilings: Array.isArray(b.ceilings) ? b.ceilings.filter((k) => k === "steps" || k === "tokens" || k === "cost") : ["steps"],
-  };
+  const parsed = budgetBasisSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
 }
 
 /**

@@ -155,7 +155,7 @@ export function createRunTraceEmitter({
     }
     const rest = collector.spans;
     collector.spans = [];
-    if (rest.length > 0 || sent === 0) await exportBatch(rest);
+    if (rest.length > 0) await exportBatch(rest);
     return sent + rest.length;
   };
 
