@@ -303,6 +303,12 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
 /** At most this many tasks in one per-task CSV (newest first beyond it is cut; the CSV says nothing then, so the UI notes the cap). */
 export const TASK_CSV_MAX_ROWS = 50_000;
 
+/** A task's eval case (through its eval cell), for the per-task CSV and "group by eval case": joins and its `suite/case` name. */
+const EVAL_CASE_JOIN = Prisma.sql`LEFT JOIN eval_cell ec ON ec."taskId" = t.id LEFT JOIN eval_case ca ON ca.id = ec."caseId" LEFT JOIN eval_suite su ON su.id = ca."suiteId"`;
+const EVAL_CASE_NAME = Prisma.sql`(su.name || '/' || ca.key)`;
+/** A task's launch template: join and name. */
+const TEMPLATE_JOIN = Prisma.sql`LEFT JOIN launch_template lt ON lt.id = t."templateId"`;
+
 /**
  * The per-task CSV beside the grouped table (issue 18 "one row per task"): every task in scope of
  * the same filters as the rollup (launch day UTC from/to, profile, model, outcome — COST_DATE_BASIS),
@@ -333,12 +339,11 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     }[]
   >`
     SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, c."lastEndReason",
-           lt.name AS template, (su.name || '/' || ca.key) AS eval_case,
+           lt.name AS template, ${EVAL_CASE_NAME} AS eval_case,
            coalesce(c.steps, 0)::int AS steps, coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
            coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
     FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
-         LEFT JOIN launch_template lt ON lt.id = t."templateId"
-         LEFT JOIN eval_cell ec ON ec."taskId" = t.id LEFT JOIN eval_case ca ON ca.id = ec."caseId" LEFT JOIN eval_suite su ON su.id = ca."suiteId"
+         ${TEMPLATE_JOIN} ${EVAL_CASE_JOIN}
     WHERE ${Prisma.join(where, " AND ")}
     ORDER BY t."createdAt", t.id
     LIMIT ${TASK_CSV_MAX_ROWS}`;
@@ -387,12 +392,8 @@ export async function costByCase({ prisma, filters }: { prisma: PrismaClient; fi
 async function costByLaunch({ prisma, filters: f, by }: { prisma: PrismaClient; filters: CostFilters; by: "template" | "case" }): Promise<CostTemplateGroup[]> {
   const group =
     by === "template"
-      ? { id: Prisma.sql`t."templateId"`, name: Prisma.sql`lt.name`, join: Prisma.sql`LEFT JOIN launch_template lt ON lt.id = t."templateId"` }
-      : {
-          id: Prisma.sql`ca.id`,
-          name: Prisma.sql`(su.name || '/' || ca.key)`,
-          join: Prisma.sql`LEFT JOIN eval_cell ec ON ec."taskId" = t.id LEFT JOIN eval_case ca ON ca.id = ec."caseId" LEFT JOIN eval_suite su ON su.id = ca."suiteId"`,
-        };
+      ? { id: Prisma.sql`t."templateId"`, name: Prisma.sql`lt.name`, join: TEMPLATE_JOIN }
+      : { id: Prisma.sql`ca.id`, name: EVAL_CASE_NAME, join: EVAL_CASE_JOIN };
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (f.from) where.push(Prisma.sql`t."createdAt"::date >= ${f.from}::date`);
   if (f.to) where.push(Prisma.sql`t."createdAt"::date <= ${f.to}::date`);

@@ -225,30 +225,21 @@ export async function checkMcpToolsChanged({
   stepId: string;
   snapshot: McpToolSnapshot | null;
 }): Promise<string[]> {
+  const servers = snapshot?.servers ?? [];
+  const records = new Map((await getMcpServersByNames({ prisma, names: servers.map((s) => s.name) })).map((r) => [r.name, r]));
+  const ctx = { prisma, taskId, runId, stepId };
   const changed: string[] = [];
-  for (const server of snapshot?.servers ?? []) {
-    const [record] = await getMcpServersByNames({ prisma, names: [server.name] });
+  for (const server of servers) {
+    const record = records.get(server.name);
     if (!record) continue;
-    let connection;
-    try {
-      connection = await connectMcpServer({ name: record.name, version: record.version, spec: record.spec });
-    } catch (error) {
-      if (error instanceof McpServerStartError) {
-        await recordMcpServerError({ prisma, name: error.server, error: error.message }).catch(() => {});
-        continue;
-      }
-      throw error;
-    }
-    const ctx = { prisma, taskId, runId, stepId };
-    if (
-      await noticeChangedTools(
-        ctx,
-        server,
-        toolsHash(connection.tools),
-        connection.tools.map((t) => t.name),
-      )
-    )
-      changed.push(server.name);
+    const connection = await connectMcpServer({ name: record.name, version: record.version, spec: record.spec }).catch(async (error: unknown) => {
+      if (!(error instanceof McpServerStartError)) throw error;
+      await recordMcpServerError({ prisma, name: error.server, error: error.message }).catch(() => {});
+      return null;
+    });
+    if (!connection) continue;
+    const names = connection.tools.map((t) => t.name);
+    if (await noticeChangedTools(ctx, server, toolsHash(connection.tools), names)) changed.push(server.name);
   }
   return changed;
 }
