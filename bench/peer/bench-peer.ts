@@ -2,7 +2,7 @@
  * `npm run bench:peer [-- --rounds 5 --engine both|longhaul|dbos --steps 100,1000 --runs 100 --run-steps 20]`
  *
  * Longhaul's embedded executor against a peer durable engine, DBOS Transact
- * (`@dbos-inc/dbos-sdk` 5.3.0, a dev dependency used only here; STACK.md pitfall 11), on the same
+ * (`@dbos-inc/dbos-sdk` 5.3.0, a dependency of this folder's own package — bench/peer/package.json, installed by `npm run bench:peer`, never by the app's `npm ci`; STACK.md pitfall 11), on the same
  * PostgreSQL 17 (one ephemeral embedded cluster: Longhaul's tables in one database, DBOS's system
  * database beside it), in this one Node process, engines alternated round by round so the
  * machine's noise hits both.
@@ -39,8 +39,8 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import { Inngest } from "inngest";
 import pg from "pg";
 import { serve } from "inngest/node";
-import { startExecutor } from "../server/executor/index.ts";
-import { flag, freePort, intFlag, percentile, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { startExecutor } from "../../server/executor/index.ts";
+import { flag, freePort, intFlag, percentile, progress, round, runScript, startBenchDatabase } from "../../scripts/lib/bench-stack.ts";
 
 const SIGNING_KEY = "signkey-bench-0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const EVENT_KEY = "bench-event-key";
