@@ -14,7 +14,6 @@
  */
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -23,34 +22,10 @@ import { serve } from "inngest/node";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../server/db/migrations.ts";
 import { startExecutor } from "../server/executor/index.ts";
+import { flag, freePort, intFlag, percentile, round } from "./lib/bench-stack.ts";
 
 const SIGNING_KEY = "signkey-bench-0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const EVENT_KEY = "bench-event-key";
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createNetServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[idx]!;
-}
-
-const round = (x: number) => Math.round(x * 100) / 100;
 
 interface ModeResult {
   steps: number;
@@ -159,9 +134,8 @@ async function benchMode(databaseUrl: string, mode: "checkpoint" | "classic", st
 }
 
 async function main(): Promise<void> {
-  const steps = Number(arg("steps", "200"));
-  const mode = arg("mode", "both");
-  if (!Number.isInteger(steps) || steps < 1) throw new Error("--steps must be a positive integer");
+  const steps = intFlag("steps", 200, 1, 100_000);
+  const mode = flag("mode", "both");
   if (!["both", "checkpoint", "classic"].includes(mode)) throw new Error("--mode must be both, checkpoint or classic");
   const dir = mkdtempSync(join(tmpdir(), "longhaul-bench-pg-"));
   process.stderr.write(`[bench] starting embedded PostgreSQL in ${dir}\n`);

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSy
 import { join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { parseArgs } from "node:util";
 import { parseEnv } from "../server/env.ts";
 import { createPrismaClient } from "../server/db/client.ts";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
@@ -22,7 +23,15 @@ import { assertPortFree, processAlive as alive, Supervisor, waitForUrl } from ".
 
 const root = resolve(import.meta.dirname, "..");
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const flags = new Set(process.argv.slice(2));
+/** `npm start [-- --dev] [--no-build]`, parsed by node:util `parseArgs` (strict: an unknown flag is refused, naming it). */
+const { values: flags } = (() => {
+  try {
+    return parseArgs({ args: process.argv.slice(2), options: { dev: { type: "boolean" }, "no-build": { type: "boolean" } }, strict: true });
+  } catch (error) {
+    process.stderr.write(`[start] ${(error as Error).message}; usage: npm start [-- --dev] [--no-build]\n`);
+    process.exit(2);
+  }
+})();
 
 /** Shared Inngest keys for the app and the executor, generated once into DATA_DIR (ARCHITECTURE.md). */
 function inngestKeys(dataDir: string, env: { INNGEST_SIGNING_KEY?: string; INNGEST_EVENT_KEY?: string }) {
@@ -124,8 +133,8 @@ async function main(): Promise<void> {
   const accounts = await prisma.user.count();
   await prisma.$disconnect();
 
-  const dev = flags.has("--dev");
-  if (!dev && flags.has("--no-build")) {
+  const dev = flags.dev === true;
+  if (!dev && flags["no-build"] === true) {
     if (!existsSync(join(root, ".next/BUILD_ID"))) throw new Error("the web app is not built (run `npm run build`)");
   } else if (!dev && needsBuild()) {
     log("building the web app (next build)…");

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { startEmbeddedPostgres } from "../../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../../server/db/migrations.ts";
 import { freePort } from "../../tests/support/ports.ts";
@@ -49,10 +50,15 @@ export async function startBenchDatabase({ name, tag }: { name: string; tag: str
   };
 }
 
-/** Value of `--name <value>` on the command line, or `fallback`. */
+/**
+ * Value of `--name <value>` (or `--name=value`) on the command line, or `fallback`. Parsed by
+ * node:util `parseArgs` (the one parser scripts use; the CLI's strict one is scripts/lib/cli-args.ts),
+ * non-strict so each benchmark declares only the flags it reads.
+ */
 export function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { [name]: { type: "string" } }, strict: false, allowPositionals: true });
+  const value = values[name];
+  return typeof value === "string" ? value : fallback;
 }
 
 /** `--name <n>` as an integer in [min, max]. @throws Error naming the flag when it is not. */

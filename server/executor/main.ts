@@ -26,11 +26,20 @@
  * their items, same attempt), close the HTTP server and the pool, exit 0.
  */
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { z } from "zod";
 import { startExecutor } from "./index.ts";
 import { createExecutorLogger, LOG_LEVELS } from "./logger.ts";
 
-const dev = process.argv.slice(2).includes("--dev");
+/** `main.ts [--dev]`, parsed by node:util `parseArgs` (strict; an unknown argument is reported after the logger exists). */
+const cli = (() => {
+  try {
+    return { dev: parseArgs({ args: process.argv.slice(2), options: { dev: { type: "boolean" } }, strict: true }).values.dev === true, problem: undefined };
+  } catch (error) {
+    return { dev: false, problem: (error as Error).message };
+  }
+})();
+const dev = cli.dev;
 
 const signingKeySchema = z.string().regex(/^(signkey-[a-z]+-)?([0-9a-f]{2})+$/i, "hex (even length), optionally prefixed signkey-<env>-");
 const databaseUrlSchema = z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL");
@@ -75,9 +84,8 @@ const logger = createExecutorLogger({
   format: logFormat,
   level: parsed.data?.EXECUTOR_LOG_LEVEL ?? "info",
 });
-const unknownFlags = process.argv.slice(2).filter((a) => a !== "--dev");
-if (unknownFlags.length) {
-  logger.error(`unknown argument(s) ${unknownFlags.join(" ")}; usage: main.ts [--dev]`);
+if (cli.problem) {
+  logger.error(`${cli.problem}; usage: main.ts [--dev]`);
   process.exit(1);
 }
 if (!parsed.success) {
