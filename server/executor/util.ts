@@ -1,10 +1,17 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { encodeTime, ulid } from "ulid";
 
 /**
  * Canonical JSON (RFC 8785, JCS): object keys sorted by UTF-16 code units, no whitespace, numbers
  * and strings serialised as ECMAScript's JSON.stringify does. `undefined` members are dropped.
  * Used to sign request bodies exactly as the SDK re-canonicalises them (INNGEST-PROTOCOL.md §2.9,
  * inngest-js `helpers/net.ts`, Go `driver.go:262-266`).
+ *
+ * Kept here rather than taken from the `canonicalize` package the rest of the app uses: the SDK
+ * verifies with its own `canonicalize@1.0.8`, which serialises a lone UTF-16 surrogate as
+ * JSON.stringify does (`"\ud800"`), while `canonicalize@4` throws on one — and step outputs are user
+ * data that can hold a surrogate cut in half. On any parsed JSON value this function and the SDK's
+ * agree (tests/unit/executor-util.test.ts checks it against the SDK's own copy).
  * @throws TypeError for BigInt or non-finite numbers (not representable in JSON).
  */
 export function canonicalJson(value: unknown): string {
@@ -112,14 +119,13 @@ export function verifyApiBearer(header: string | undefined, signingKey: string):
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-/** Builds a ULID from a millisecond timestamp and 10 bytes of entropy (Crockford base32, 26 chars). */
+/**
+ * Builds a ULID from a millisecond timestamp and 10 bytes of entropy (Crockford base32, 26 chars):
+ * the time part by the `ulid` package's `encodeTime`; the random part from the given bytes, which
+ * the package cannot take (its random part comes from a PRNG), so that a retried send derives the
+ * same ids (Go `pkg/event/id.go`).
+ */
 export function ulidFrom(ms: number, entropy: Uint8Array): string {
-  let time = "";
-  let t = Math.max(0, Math.floor(ms));
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32]! + time;
-    t = Math.floor(t / 32);
-  }
   // 80 bits → 16 base32 chars.
   let bits = 0n;
   for (const b of entropy.subarray(0, 10)) bits = (bits << 8n) | BigInt(b);
@@ -128,12 +134,12 @@ export function ulidFrom(ms: number, entropy: Uint8Array): string {
     rand = CROCKFORD[Number(bits & 31n)]! + rand;
     bits >>= 5n;
   }
-  return time + rand;
+  return encodeTime(Math.max(0, Math.floor(ms)), 10) + rand;
 }
 
-/** A fresh random ULID. */
+/** A fresh random ULID (the `ulid` package). */
 export function newUlid(): string {
-  return ulidFrom(Date.now(), randomBytes(10));
+  return ulid();
 }
 
 /**

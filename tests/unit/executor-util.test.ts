@@ -1,4 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
+import { createRequire } from "node:module";
+import fc from "fast-check";
+import { decodeTime } from "ulid";
 import { describe, expect, it } from "vitest";
 import { evalCel, checkCel } from "../../server/executor/cel.ts";
 import { validateFunctionConfig } from "../../server/executor/registry.ts";
@@ -24,6 +27,20 @@ describe("canonical JSON and signing (INNGEST-PROTOCOL.md §2.9)", () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" }, u: undefined })).toBe('{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
     expect(canonicalJson(null)).toBe("null");
     expect(() => canonicalJson({ n: Number.NaN })).toThrow(TypeError);
+  });
+
+  it("agrees with the SDK's own canonicalize on every JSON value, lone surrogates included", () => {
+    // The copy inngest@4.24.0 verifies signatures with (its nested canonicalize@1.0.8), not the app's.
+    const sdkCanonicalize = createRequire(createRequire(import.meta.url).resolve("inngest"))("canonicalize") as (v: unknown) => string;
+    expect(sdkCanonicalize({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: "binary" }), (value) => {
+        const parsed: unknown = JSON.parse(JSON.stringify(value));
+        expect(canonicalJson(parsed)).toBe(sdkCanonicalize(parsed));
+      }),
+      { numRuns: 500 },
+    );
+    expect(canonicalJson({ s: "\ud800" })).toBe(sdkCanonicalize({ s: "\ud800" }));
   });
 
   it("signs body+t with the prefix-less key text as HMAC key", () => {
@@ -90,6 +107,7 @@ describe("event ids", () => {
     expect(eventIds(seed, 2)).toEqual(a);
     expect(a[0]).not.toBe(a[1]);
     expect(a[0]).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(decodeTime(a[0]!)).toBe(1700000000000);
     expect(eventIds(undefined, 1)[0]).not.toBe(eventIds(undefined, 1)[0]);
     expect(stableUuid("fn")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
