@@ -8,7 +8,8 @@
  * longhaul/escalation.applied`, timeout the profile's due time). Woken by that event (phase `woken`,
  * after reading the row again) the wait ends with what the row says. Timed out (phase `timed_out`,
  * after reading the row again) a still-open escalation is re-notified (round `r + 1`), and the run
- * waits another round — until round `rounds`, after which it stops waiting (`overdue`).
+ * waits another round — until round `rounds`, after whose timeout it re-notifies once more (reminder
+ * `rounds + 1`, so `rounds + 1` reminders in all) and stops waiting (`overdue`).
  */
 
 /** The escalation as the waiting run reads it (server/db/escalation-repository.ts `readDecision`). */
@@ -35,7 +36,7 @@ export type EscalationWaitAction =
  * The next move of the escalated run's wait (pure; see the module comment): phase `read` (the row
  * read at the top of round `round`), `woken` (the applied event arrived; the row read again) or
  * `timed_out` (the wait timed out; the row read again). `rounds`: the last round (agent-run's
- * ESCALATION_RENOTIFY_ROUNDS).
+ * ESCALATION_LAST_WAIT_ROUND).
  */
 export function escalationWaitAction({
   phase,

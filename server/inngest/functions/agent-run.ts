@@ -40,8 +40,13 @@ import { escalationApplied, runCancelled, runContinued, runStarted } from "../ev
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
 export const AGENT_STEP_RETRIES = 4;
 
-/** Times an unanswered escalation is re-notified (each after the profile's due time) before the run stops waiting. */
-export const ESCALATION_RENOTIFY_ROUNDS = 3;
+/**
+ * The last wait round of an escalated run (rounds 0 … this, each the profile's due time long). Every
+ * timeout of a still-open escalation re-notifies it (reminders 1 … ESCALATION_LAST_WAIT_ROUND + 1,
+ * each moving it one role along its chain); after the last one the run stops waiting and the
+ * escalation is overdue. Pure policy: server/domain/escalation-wait.ts.
+ */
+export const ESCALATION_LAST_WAIT_ROUND = 3;
 
 /** Validates and fingerprints a model turn's tool calls once (pure; the loop decides on the result). */
 function inspectCalls(taskId: string, calls: ModelToolCall[], extra: ExtraTools): InspectedCall[] {
@@ -251,9 +256,9 @@ export const agentRun = inngest.createFunction(
       });
       const humanIndex = index++;
       await step.run(`notify-${n}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: 0 }));
-      for (let round = 0; round <= ESCALATION_RENOTIFY_ROUNDS; round++) {
+      for (let round = 0; round <= ESCALATION_LAST_WAIT_ROUND; round++) {
         const decision = await step.run(`decision-${n}-${round}`, () => readDecision({ prisma: prisma(), escalationId }));
-        const next = escalationWaitAction({ phase: "read", round, decision, rounds: ESCALATION_RENOTIFY_ROUNDS });
+        const next = escalationWaitAction({ phase: "read", round, decision, rounds: ESCALATION_LAST_WAIT_ROUND });
         if (next.kind === "done") return { status: "escalated", reason, escalationId, decision: next.decision, resumedAs: next.resumedAs };
         if (next.kind === "apply") {
           const applied = await step.run(`apply-decision-${n}`, async () => {
@@ -278,11 +283,11 @@ export const agentRun = inngest.createFunction(
         });
         if (woken) {
           const after = await step.run(`decision-${n}-${round}-applied`, () => readDecision({ prisma: prisma(), escalationId }));
-          const done = escalationWaitAction({ phase: "woken", round, decision: after, rounds: ESCALATION_RENOTIFY_ROUNDS });
+          const done = escalationWaitAction({ phase: "woken", round, decision: after, rounds: ESCALATION_LAST_WAIT_ROUND });
           if (done.kind === "done") return { status: "escalated", reason, escalationId, decision: done.decision, resumedAs: done.resumedAs };
         }
         const overdue = await step.run(`decision-${n}-${round}-overdue`, () => readDecision({ prisma: prisma(), escalationId }));
-        const later = escalationWaitAction({ phase: "timed_out", round, decision: overdue, rounds: ESCALATION_RENOTIFY_ROUNDS });
+        const later = escalationWaitAction({ phase: "timed_out", round, decision: overdue, rounds: ESCALATION_LAST_WAIT_ROUND });
         if (later.kind !== "after_timeout") continue;
         const renotifyRound = later.renotifyRound;
         if (renotifyRound !== null) await step.run(`renotify-${n}-${round}`, () => notifyEscalation({ prisma: prisma(), escalationId, round: renotifyRound }));
