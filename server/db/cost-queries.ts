@@ -310,18 +310,29 @@ const EVAL_CASE_NAME = Prisma.sql`(su.name || '/' || ca.key)`;
 const TEMPLATE_JOIN = Prisma.sql`LEFT JOIN launch_template lt ON lt.id = t."templateId"`;
 
 /**
+ * The filters of a per-task query (aliases `t` task, `p` agent_profile, `c` task_cost): launch day
+ * UTC from/to inclusive (COST_DATE_BASIS), profile, model (the task's, else its profile's), outcome.
+ * `createdAt` is a UTC `timestamp` without zone, compared with timestamps (not timestamptz, whose
+ * comparison would go through the session's TimeZone), so an index on it can serve the range.
+ */
+function taskScopeWhere(f: CostFilters): Prisma.Sql {
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (f.from) where.push(Prisma.sql`t."createdAt" >= ${f.from}::date::timestamp`);
+  if (f.to) where.push(Prisma.sql`t."createdAt" < (${f.to}::date + 1)::timestamp`);
+  if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
+  if (f.model) where.push(Prisma.sql`coalesce(nullif(c.model, ''), p.model) = ${f.model}`);
+  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status) = ${f.outcome}`);
+  return Prisma.join(where, " AND ");
+}
+
+/**
  * The per-task CSV beside the grouped table (issue 18 "one row per task"): every task in scope of
  * the same filters as the rollup (launch day UTC from/to, profile, model, outcome — COST_DATE_BASIS),
  * oldest first, at most {@link TASK_CSV_MAX_ROWS}, as server/domain/cost-rollup.ts taskCostCsv.
  * Reads task, agent_profile and task_cost (one row per task; no model_call scan).
  */
 export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClient; filters: CostFilters }): Promise<TaskCostRow[]> {
-  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
-  if (f.from) where.push(Prisma.sql`t."createdAt" >= (${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) where.push(Prisma.sql`t."createdAt" < ((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
-  if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
-  if (f.model) where.push(Prisma.sql`coalesce(nullif(c.model, ''), p.model) = ${f.model}`);
-  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status) = ${f.outcome}`);
+  const where = taskScopeWhere(f);
   const rows = await prisma.$queryRaw<
     {
       id: string;
@@ -344,7 +355,7 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
            coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
     FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
          ${TEMPLATE_JOIN} ${EVAL_CASE_JOIN}
-    WHERE ${Prisma.join(where, " AND ")}
+    WHERE ${where}
     ORDER BY t."createdAt", t.id
     LIMIT ${TASK_CSV_MAX_ROWS}`;
   return rows.map((r) => ({
@@ -394,12 +405,7 @@ async function costByLaunch({ prisma, filters: f, by }: { prisma: PrismaClient; 
     by === "template"
       ? { id: Prisma.sql`t."templateId"`, name: Prisma.sql`lt.name`, join: TEMPLATE_JOIN }
       : { id: Prisma.sql`ca.id`, name: EVAL_CASE_NAME, join: EVAL_CASE_JOIN };
-  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
-  if (f.from) where.push(Prisma.sql`t."createdAt"::date >= ${f.from}::date`);
-  if (f.to) where.push(Prisma.sql`t."createdAt"::date <= ${f.to}::date`);
-  if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
-  if (f.model) where.push(Prisma.sql`coalesce(nullif(c.model, ''), p.model) = ${f.model}`);
-  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status) = ${f.outcome}`);
+  const where = taskScopeWhere(f);
   const rows = await prisma.$queryRaw<
     {
       template_id: string | null;
@@ -425,7 +431,7 @@ async function costByLaunch({ prisma, filters: f, by }: { prisma: PrismaClient; 
            array_agg(DISTINCT array_to_string(coalesce(c."priceVersions", '{}'), ' + ')) AS versions
     FROM task t JOIN agent_profile p ON p.id = t."profileId"
          LEFT JOIN task_cost c ON c."taskId" = t.id ${group.join}
-    WHERE ${Prisma.join(where, " AND ")}
+    WHERE ${where}
     GROUP BY 1, 2`;
   return rows
     .map((r) => {

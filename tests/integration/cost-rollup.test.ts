@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
-import { costRollup } from "../../server/db/cost-queries.ts";
+import { costRollup, taskCostRows } from "../../server/db/cost-queries.ts";
 import { taskCostTotals, taskRunCosts } from "../../server/db/cost-repository.ts";
 import { prismaResumePorts } from "../../server/db/resume-ports.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
@@ -250,6 +250,16 @@ describe("cost rollups on a fixed data set", () => {
     expect(week.byPeriod.map((g) => g.key)).toEqual(["2026-11-09"]);
     const failed = await costRollup({ prisma, filters: costFiltersSchema.parse({ profile: profileName, outcome: "dead_end" }) });
     expect([failed.headline.tasks, failed.headline.completed, failed.headline.costPerCompletedUsd]).toEqual([1, 0, null]);
+  });
+
+  it("the per-task CSV's day range holds each launch day whole, its first and last millisecond included", async () => {
+    const edges = await prisma.agentProfile.create({ data: { name: `${profileName}-edges`, model, tools: [] } });
+    const at = ["2026-11-01T23:59:59.999Z", "2026-11-02T00:00:00.000Z", "2026-11-02T23:59:59.999Z", "2026-11-03T00:00:00.000Z"];
+    for (const [i, iso] of at.entries()) await task(`${tag}-edge${i}`, "completed", iso, edges.id);
+    const rows = await taskCostRows({ prisma, filters: costFiltersSchema.parse({ profile: edges.name, from: "2026-11-02", to: "2026-11-02" }) });
+    expect(rows.map((r) => r.launchedAt.toISOString())).toEqual([at[1], at[2]]);
+    const open = await taskCostRows({ prisma, filters: costFiltersSchema.parse({ profile: edges.name, to: "2026-11-01" }) });
+    expect(open.map((r) => r.launchedAt.toISOString())).toEqual([at[0]]);
   });
 
   it("task totals are the sum of the task's runs, and match a rebuild from the ledger", async () => {
