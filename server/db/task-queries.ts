@@ -389,26 +389,8 @@ export async function taskExistsOrThrow({ prisma, taskId }: { prisma: PrismaClie
   if (!task) throw new AppError("NOT_FOUND", `task ${taskId} not found`);
 }
 
-export type StepTuple = [
-  number,
-  string,
-  number,
-  string,
-  string | null,
-  string,
-  string,
-  string | null,
-  number,
-  number,
-  number,
-  number,
-  number,
-  string | null,
-  number,
-  number | null,
-  number | null,
-  string | null,
-];
+/** One step of {@link listSteps} (lib/contracts/step-rows.ts, the schema both sides decode with). */
+export type { StepTuple } from "../../lib/contracts/step-rows.ts";
 
 /**
  * Step summaries of a task's runs in timeline order (runs by start, steps by index), without

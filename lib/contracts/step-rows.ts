@@ -1,0 +1,56 @@
+/**
+ * The step list's wire shape: `task.steps` sends a task's steps as compact tuples in one JSON text
+ * (`rowsJson`, written by PostgreSQL in server/db/task-queries.ts `listSteps`), and the run page
+ * decodes them (components/tasks/step-rows.ts `decodeStepRows`). Both sides take the tuple from this
+ * one schema, so a column added on one side and not the other is a parse error naming its position,
+ * not a silently shifted field. Client-safe.
+ */
+import { z } from "zod";
+
+const text = z.string();
+const maybeText = z.string().nullable();
+const count = z.number();
+
+/** One step: positions in the order `listSteps` builds them (json_build_array). */
+export const stepTupleSchema = z.tuple([
+  /** 0: index into `runIds`. */
+  z.number().int().nonnegative(),
+  /** 1: step id (`model-3`, `tool-3-0`, `checkpoint-2`, …). */
+  text,
+  /** 2: step index within its run. */
+  z.number().int(),
+  /** 3: kind (`model`, `tool`, `checkpoint`, `human`, …). */
+  text,
+  /** 4: tool name (tool steps), else null. */
+  maybeText,
+  /** 5: status. */
+  text,
+  /** 6: one-line summary. */
+  text,
+  /** 7: error text, else null. */
+  maybeText,
+  /** 8: attempts. */
+  count,
+  /** 9–11: prompt, cached and completion tokens. */
+  count,
+  count,
+  count,
+  /** 12: dollars of the step's model calls. */
+  count,
+  /** 13: checkpoint reason (checkpoint steps), else null. */
+  maybeText,
+  /** 14: started, epoch ms. */
+  count,
+  /** 15: ended, epoch ms, null while running. */
+  count.nullable(),
+  /** 16: duration ms, null while running. */
+  count.nullable(),
+  /** 17: tool arguments' short hash (tool steps: the loop detector's "same call"), else null. */
+  maybeText,
+]);
+
+/** One step as `listSteps` sends it. */
+export type StepTuple = z.infer<typeof stepTupleSchema>;
+
+/** A `rowsJson` text: a JSON array of step tuples. */
+export const stepRowsSchema = z.array(stepTupleSchema);
