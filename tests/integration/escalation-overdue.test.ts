@@ -70,4 +70,35 @@ describe("overdue after a re-escalation", () => {
     expect((await api.task.get({ taskId })).escalations[0]?.overdue).toBe(false);
     expect(await api.escalation.inboxCount()).toEqual(base);
   });
+
+  it("claim and release answer the shapes CONTRACTS.md documents", async () => {
+    const suffix = ulid().toLowerCase();
+    const profile = await prisma.agentProfile.create({ data: { name: `esc-shapes-${suffix}`, model: "scripted", tools: [], escalationRole: "handler" } });
+    const taskId = `task_${suffix}`;
+    const runId = `run_${suffix}`;
+    await prisma.task.create({
+      data: { id: taskId, goal: "Wait for a person", profileId: profile.id, status: "waiting_for_human", stepBudget: 10, workspace: "/tmp" },
+    });
+    await prisma.run.create({ data: { id: runId, taskId } });
+    const { escalationId } = await openEscalation({
+      prisma,
+      taskId,
+      runId,
+      stepId: "escalate-1",
+      reason: "loop",
+      message: "looping",
+      evidence: {},
+      checkpointId: null,
+      endReason: "loop",
+    });
+    const handler = `hal-${suffix}`;
+    const api = createCaller({ prisma, actor: handler, principal: testPrincipal(handler, ["handler"]) });
+
+    // Output schemas are strict (server/api/output-schemas.ts): each call below fails on a field the contract does not name.
+    const claimed = await api.escalation.claim({ escalationId });
+    expect(claimed).toEqual({ escalationId, claimedBy: handler, claimedAt: expect.any(Date) as Date });
+    expect(await api.escalation.release({ escalationId })).toEqual({ escalationId, claimedBy: null });
+    // decide and undo send events to the executor, which this file does not run: the e2e escalation spec calls them over HTTP.
+    expect((await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } })).status).toBe("open");
+  });
 });

@@ -15,6 +15,7 @@ import { sendEscalationApplied, sendEscalationDecided, sendRunStarted } from "..
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
 import { redactSecrets } from "../../tools/egress-redact.ts";
+import { claimOutput, decideOutput, releaseOutput, undoOutput } from "../output-schemas.ts";
 
 const idInput = inputObject({ escalationId: idField("escalationId") });
 
@@ -47,17 +48,21 @@ export const escalationRouter = createTRPCRouter({
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
   decide: handlerProcedure
     .input(decideEscalationInputSchema)
+    .output(decideOutput)
     .mutation(({ ctx, input }) => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
   /** Takes a decision back inside its undo window; CONFLICT once it is applied. */
   undo: handlerProcedure
     .input(undoEscalationInputSchema)
+    .output(undoOutput)
     .mutation(({ ctx, input }) => undoEscalationDecision({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
   /** "<actor> is on this"; one claimed by someone else needs `takeOverFrom`. */
   claim: handlerProcedure
     .input(claimEscalationInputSchema)
+    .output(claimOutput)
     .mutation(({ ctx, input }) => claimEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
   release: handlerProcedure
     .input(idInput)
+    .output(releaseOutput)
     .mutation(({ ctx, input }) => releaseEscalation({ input, actor: ctx.actor, ports: prismaClaimPorts({ prisma: ctx.prisma }) })),
   /** An operator escalates a running task by hand: it checkpoints and escalates after the turn in flight. */
   request: ownTaskProcedure

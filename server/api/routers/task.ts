@@ -32,6 +32,7 @@ import { sendBatchItems, sendRunCancelled, sendRunStarted } from "../../inngest/
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
+import { executorViewOutput } from "../output-schemas.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, procedureFor, readProcedure } from "../trpc.ts";
 import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
@@ -144,6 +145,7 @@ export const taskRouter = createTRPCRouter({
   /** What the executor is doing with a run now (running, queued, sleeping, waiting, retrying …), or why that is unavailable; see getExecutorView. */
   executorView: readProcedure
     .input(inputObject({ runId: idField("runId") }))
+    .output(executorViewOutput)
     .query(({ ctx, input }) => getExecutorView({ prisma: ctx.prisma, runId: input.runId })),
   launch: operatorProcedure
     .input(launchTaskInputSchema)

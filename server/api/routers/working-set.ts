@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listCurrentWorkingSet, listStepWorkingSetChanges, listWorkingSetHistory, summariseWorkingSet } from "../../db/working-set-queries.ts";
 import { idField, inputObject } from "../../domain/input-fields.ts";
+import { workingSetCurrentOutput, workingSetHistoryOutput, workingSetStepOutput, workingSetSummaryOutput } from "../output-schemas.ts";
 import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 /** Most changes (or current facts) one page returns. */
@@ -64,17 +65,25 @@ export const workingSetRouter = createTRPCRouter({
   /** Changes oldest first, paged by (run, step index, key); filter by key prefix. */
   history: readProcedure
     .input(workingSetHistoryInputSchema)
+    .output(workingSetHistoryOutput)
     .query(({ ctx, input }) =>
       listWorkingSetHistory({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit }),
     ),
   /** The working set the latest run works with, by key, each fact with the change that set it. */
   current: readProcedure
     .input(workingSetCurrentInputSchema)
+    .output(workingSetCurrentOutput)
     .query(({ ctx, input }) =>
       listCurrentWorkingSet({ prisma: ctx.prisma, taskId: input.taskId, keyPrefix: input.keyPrefix, cursor: input.cursor ?? null, limit: input.limit }),
     ),
   /** The changes one step caused (the step detail panel). */
-  step: readProcedure.input(workingSetStepInputSchema).query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
+  step: readProcedure
+    .input(workingSetStepInputSchema)
+    .output(workingSetStepOutput)
+    .query(({ ctx, input }) => listStepWorkingSetChanges({ prisma: ctx.prisma, ...input })),
   /** Per-step change counts (timeline marks), current size and number of changes. */
-  summary: readProcedure.input(inputObject({ taskId })).query(({ ctx, input }) => summariseWorkingSet({ prisma: ctx.prisma, taskId: input.taskId })),
+  summary: readProcedure
+    .input(inputObject({ taskId }))
+    .output(workingSetSummaryOutput)
+    .query(({ ctx, input }) => summariseWorkingSet({ prisma: ctx.prisma, taskId: input.taskId })),
 });
