@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
 import { upsertMcpServer } from "../../server/db/mcp-server-repository.ts";
 import { beginStep } from "../../server/db/run-repository.ts";
@@ -15,6 +16,7 @@ import { checkMcpToolsChanged, MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mc
 import { liveMcpConnections, McpCallTimeoutError, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
+import { testPrincipal } from "../support/principals.ts";
 
 // MCP tools through Longhaul's tool gateway against the REAL reference servers installed from npm
 // (@modelcontextprotocol/server-filesystem, -memory, -everything), spoken to by the official SDK
@@ -352,5 +354,29 @@ describe("MCP calls as a real server receives them (our recording server)", () =
     expect(seen).toHaveLength(1);
     expect(seen[0]!.args).toEqual({ text: "hello" });
     expect(seen[0]!.meta).toMatchObject({ "longhaul/idempotencyKey": `${t.taskId}:${t.runId}:tool-1-0` });
+  }, 60_000);
+
+  it("progress notifications reach the running step as the task page reads it (task.step), the latest one included", async () => {
+    const t = await taskWith([names.rec]);
+    const release = path.join(root, `release-${randomUUID()}`);
+    const reader = createCaller({ prisma, actor: "mcp-viewer", principal: testPrincipal("mcp-viewer", ["manager"]) });
+    const pending = call(t, "tool-1-0", `${names.rec}__slow_job`, { releaseFile: release, steps: 3 });
+    // The server sends progress 1, 2, 3 (of 4) at once and then waits: the page must end up with the last one.
+    let shown: unknown = null;
+    for (let i = 0; i < 400; i++) {
+      // (NOT_FOUND until `call` has begun the step)
+      const step = await reader.task.step({ runId: t.runId, stepId: "tool-1-0" }).catch(() => null);
+      shown = step?.progress ?? null;
+      if (step && (shown as { progress?: number } | null)?.progress === 3) {
+        expect(step.status).toBe("running");
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(shown).toMatchObject({ progress: 3, total: 4, message: "step 3 of 4" });
+    const seen = recorded().filter((r) => r.tool === "slow_job" && r.args.releaseFile === release);
+    expect(seen[0]!.meta).toHaveProperty("progressToken");
+    writeFileSync(release, "");
+    expect(await pending).toMatchObject({ ok: true, output: { text: "job done" } });
   }, 60_000);
 });
