@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
 import { upsertMcpServer } from "../../server/db/mcp-server-repository.ts";
 import { beginStep } from "../../server/db/run-repository.ts";
@@ -15,6 +16,7 @@ import { checkMcpToolsChanged, MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mc
 import { liveMcpConnections, McpCallTimeoutError, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
+import { testPrincipal } from "../support/principals.ts";
 
 // MCP tools through Longhaul's tool gateway against the REAL reference servers installed from npm
 // (@modelcontextprotocol/server-filesystem, -memory, -everything), spoken to by the official SDK
@@ -32,7 +34,19 @@ const TOKEN = `ghp_${"wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"}`;
 
 let root = "";
 let profileId = "";
-const names = { fs: `fs-${suffix}`, mem: `mem-${suffix}`, ev: `ev-${suffix}` };
+const names = { fs: `fs-${suffix}`, mem: `mem-${suffix}`, ev: `ev-${suffix}`, rec: `rec-${suffix}` };
+// Our own server on the official SDK (tests/fixtures/mcp-recording-server.ts): it writes down every call's `_meta` and arguments.
+const recordingServer = path.join(process.cwd(), "tests", "fixtures", "mcp-recording-server.ts");
+const recordFile = () => path.join(root, "recorded.jsonl");
+
+/** The calls the recording server saw, as it wrote them down. */
+function recorded(): { tool: string; meta: Record<string, unknown> | null; args: Record<string, unknown> }[] {
+  if (!existsSync(recordFile())) return [];
+  return readFileSync(recordFile(), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { tool: string; meta: Record<string, unknown> | null; args: Record<string, unknown> });
+}
 
 async function register(name: string, args: string[], extra: Record<string, unknown> = {}) {
   await upsertMcpServer({ prisma, spec: { name, transport: { type: "stdio", command: process.execPath, args, ...extra } }, actor: "test" });
@@ -73,6 +87,7 @@ beforeAll(async () => {
   writeFileSync(path.join(root, "huge.txt"), `${"0123456789abcdef".repeat(16 * 1024)}\n`); // 256 KiB
   profileId = (await prisma.agentProfile.create({ data: { name: `mcp-${suffix}`, model: "scripted", tools: [] } })).id;
   await register(names.fs, [bin("server-filesystem"), root]);
+  await register(names.rec, [recordingServer], { env: { MCP_RECORD_FILE: { value: recordFile() } } });
   await register(names.mem, [bin("server-memory")], { env: { MEMORY_FILE_PATH: { value: path.join(root, "memory.jsonl") } } });
   await upsertMcpServer({
     prisma,
@@ -299,4 +314,69 @@ describe("MCP tools against real servers from npm", () => {
     await expect(failed).rejects.toThrow(/could not start.*config missing: API_TOKEN/s);
     expect((await prisma.mcpServer.findUniqueOrThrow({ where: { name } })).lastError).toMatch(/config missing: API_TOKEN/);
   });
+});
+
+describe("MCP calls as a real server receives them (our recording server)", () => {
+  it("a side-effecting call sends the ledger's key in _meta and as the idempotency argument; a repeat sends nothing", async () => {
+    const t = await taskWith([names.rec]);
+    const tool = t.snapshot.servers[0]!.tools.find((x) => x.tool === "create_ticket")!;
+    expect(tool).toMatchObject({ idempotencyArgument: "idempotencyKey", class: { readOnly: false, idempotent: false } });
+    const before = recorded().length;
+    const first = await call(t, "tool-1-0", `${names.rec}__create_ticket`, { title: "one" });
+    expect(first).toMatchObject({ ok: true, output: { text: 'created ticket "one"' } });
+    const row = await prisma.sideEffect.findFirstOrThrow({ where: { taskId: t.taskId, stepId: "tool-1-0" } });
+    expect(row.idempotencyKey).toBe(`${t.taskId}:${t.runId}:tool-1-0`);
+    const seen = recorded().slice(before);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.meta).toMatchObject({ "longhaul/idempotencyKey": row.idempotencyKey });
+    expect(seen[0]!.args).toEqual({ title: "one", idempotencyKey: row.idempotencyKey });
+    // The durable step again (a retry, a replay): the recorded result, and the server hears nothing.
+    const again = await call(t, "tool-1-0", `${names.rec}__create_ticket`, { title: "one" });
+    expect((again as { output: unknown }).output).toEqual((first as { output: unknown }).output);
+    expect(recorded().slice(before)).toHaveLength(1);
+    // Another step is another effect, with another key (the same arguments again would be deduplicated by the ledger).
+    await call(t, "tool-2-0", `${names.rec}__create_ticket`, { title: "two" });
+    const second = recorded().slice(before);
+    expect(second).toHaveLength(2);
+    expect(second[1]!.meta!["longhaul/idempotencyKey"]).toBe(`${t.taskId}:${t.runId}:tool-2-0`);
+    expect(second[1]!.args).toMatchObject({ title: "two" });
+    expect(second[1]!.args.idempotencyKey).toBe(second[1]!.meta!["longhaul/idempotencyKey"]);
+    expect(second[1]!.args.idempotencyKey).not.toBe(row.idempotencyKey);
+  }, 60_000);
+
+  it("a side-effecting tool without an idempotency field gets the key in _meta only, its arguments unchanged", async () => {
+    const t = await taskWith([names.rec]);
+    expect(t.snapshot.servers[0]!.tools.find((x) => x.tool === "send_note")!.idempotencyArgument).toBeNull();
+    const before = recorded().length;
+    const res = await call(t, "tool-1-0", `${names.rec}__send_note`, { text: "hello" });
+    expect(res).toMatchObject({ ok: true, output: { idempotencyKey: `${t.taskId}:${t.runId}:tool-1-0` } });
+    const seen = recorded().slice(before);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.args).toEqual({ text: "hello" });
+    expect(seen[0]!.meta).toMatchObject({ "longhaul/idempotencyKey": `${t.taskId}:${t.runId}:tool-1-0` });
+  }, 60_000);
+
+  it("progress notifications reach the running step as the task page reads it (task.step), the latest one included", async () => {
+    const t = await taskWith([names.rec]);
+    const release = path.join(root, `release-${randomUUID()}`);
+    const reader = createCaller({ prisma, actor: "mcp-viewer", principal: testPrincipal("mcp-viewer", ["manager"]) });
+    const pending = call(t, "tool-1-0", `${names.rec}__slow_job`, { releaseFile: release, steps: 3 });
+    // The server sends progress 1, 2, 3 (of 4) at once and then waits: the page must end up with the last one.
+    let shown: unknown = null;
+    for (let i = 0; i < 400; i++) {
+      // (NOT_FOUND until `call` has begun the step)
+      const step = await reader.task.step({ runId: t.runId, stepId: "tool-1-0" }).catch(() => null);
+      shown = step?.progress ?? null;
+      if (step && (shown as { progress?: number } | null)?.progress === 3) {
+        expect(step.status).toBe("running");
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(shown).toMatchObject({ progress: 3, total: 4, message: "step 3 of 4" });
+    const seen = recorded().filter((r) => r.tool === "slow_job" && r.args.releaseFile === release);
+    expect(seen[0]!.meta).toHaveProperty("progressToken");
+    writeFileSync(release, "");
+    expect(await pending).toMatchObject({ ok: true, output: { text: "job done" } });
+  }, 60_000);
 });

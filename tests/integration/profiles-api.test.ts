@@ -5,8 +5,12 @@ import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
-import { seedDefaults } from "../../server/db/seed.ts";
+import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { OPENAI_EXAMPLE_PROFILE, seedDefaults, seedProfiles } from "../../server/db/seed.ts";
+import { launchTask } from "../../server/domain/launch-task.ts";
+import { resolveProvider } from "../../server/llm/provider.ts";
 import { testProfileConnection } from "../../server/llm/test-connection.ts";
+import { launchTools } from "../../server/tools/launch-tools.ts";
 import { freePort } from "../support/ports.ts";
 import { testPrincipal } from "../support/principals.ts";
 
@@ -234,5 +238,40 @@ describe("test connection", () => {
     const n = name("conn");
     await admin.profile.create({ spec: { name: n, model: "m", baseUrl: `http://127.0.0.1:${await freePort()}/v1` } });
     expect(await admin.profile.testConnection({ name: n })).toMatchObject({ ok: false, kind: "unreachable" });
+  });
+});
+
+describe("the seeded OpenAI example (OPENAI_API_KEY set)", () => {
+  it("is seeded once, launched by name, resolved to OpenAI with the key; the scripted profiles stay on the scripted server", async () => {
+    // Nothing is sent anywhere: the endpoints are resolved as the agent's model port resolves them (server/inngest/agent-ports.ts).
+    const env = { OPENAI_API_KEY: "sk-test-never-sent", OPENAI_BASE_URL: `http://127.0.0.1:${await freePort()}/v1`, MODEL_PORT: "4102" };
+    expect(await seedDefaults(prisma, env)).toBe(seedProfiles.length + 1);
+    const { name } = OPENAI_EXAMPLE_PROFILE;
+    const example = await operator.profile.get({ name });
+    expect(example.spec).toMatchObject({ model: "gpt-4.1-mini", provider: "openai", baseUrl: "https://api.openai.com/v1", apiKeyEnv: "OPENAI_API_KEY" });
+    expect(resolveProvider({ endpoint: example.spec, env })).toEqual({
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: env.OPENAI_API_KEY,
+      headers: {},
+      source: "profile",
+    });
+    for (const p of seedProfiles) {
+      const spec = (await operator.profile.get({ name: p.name })).spec;
+      expect(resolveProvider({ endpoint: spec, env }), p.name).toEqual({ baseUrl: "http://127.0.0.1:4102/v1", apiKey: null, headers: {}, source: "scripted" });
+    }
+
+    // Launched by name: the task runs on the example's current version and its model.
+    const started: { taskId: string; runId: string }[] = [];
+    const ports = prismaLaunchPorts({ prisma, sendRunStarted: async (e) => void started.push(e), tools: launchTools, defaultWorkspace: process.cwd() });
+    const { taskId } = await launchTask({ input: { goal: "Summarise README.md", profile: name }, actor: "profiles-op", ports });
+    expect(started.map((e) => e.taskId)).toEqual([taskId]);
+    expect(await operator.task.get({ taskId })).toMatchObject({ profile: { name, model: "gpt-4.1-mini", version: example.version } });
+
+    // Seeding again (every start does) keeps an admin's edit and makes no second profile.
+    const description = `ours ${suffix}`;
+    await admin.profile.update({ name, spec: { ...example.spec, description } });
+    await seedDefaults(prisma, env);
+    expect((await operator.profile.get({ name })).spec.description).toBe(description);
+    expect(await prisma.agentProfile.count({ where: { name } })).toBe(1);
   });
 });

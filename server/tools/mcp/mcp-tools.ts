@@ -155,20 +155,52 @@ async function handleOf(prisma: PrismaClient, server: SnapshotServer): Promise<M
   return { name: record.name, version: record.version, spec: record.spec };
 }
 
-/** Writes a progress notification onto the running step (Step.progress), at most every 250 ms. */
-function progressWriter(ctx: ToolContext): (p: McpProgress) => void {
+/** Least time between two progress writes onto a step, ms. */
+const PROGRESS_WRITE_MS = 250;
+
+/**
+ * Writes progress notifications onto the running step (Step.progress, which the task page shows),
+ * at most every {@link PROGRESS_WRITE_MS}: one that comes sooner is kept and written when the
+ * interval is over, so the step always ends up with the latest notification (a burst followed by
+ * a long wait shows the burst's last one). `stop` (when the call has ended) drops a pending write.
+ */
+function progressWriter(ctx: ToolContext): { onProgress: (p: McpProgress) => void; stop: () => void } {
   let last = 0;
-  return (p) => {
-    const now = Date.now();
-    if (now - last < 250 && (p.total === undefined || p.progress < p.total)) return;
-    last = now;
+  let pending: McpProgress | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const write = (p: McpProgress) => {
+    last = Date.now();
     const progress = {
       progress: p.progress,
       ...(p.total !== undefined ? { total: p.total } : {}),
       ...(p.message ? { message: p.message } : {}),
-      at: new Date(now).toISOString(),
+      at: new Date(last).toISOString(),
     };
-    void ctx.prisma.step.updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId, status: "running" }, data: { progress: progress } }).catch(() => {});
+    void ctx.prisma.step.updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId, status: "running" }, data: { progress } }).catch(() => {});
+  };
+  const flush = () => {
+    timer = null;
+    if (pending) write(pending);
+    pending = null;
+  };
+  return {
+    onProgress: (p) => {
+      const wait = last + PROGRESS_WRITE_MS - Date.now();
+      if (wait <= 0 || (p.total !== undefined && p.progress >= p.total)) {
+        if (timer) clearTimeout(timer);
+        timer = null;
+        pending = null;
+        write(p);
+        return;
+      }
+      pending = p;
+      timer ??= setTimeout(flush, wait);
+    },
+    stop: () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      pending = null;
+    },
   };
 }
 
@@ -274,8 +306,13 @@ async function callOnce({
     toolsHash(connection.tools),
     connection.tools.map((t) => t.name),
   );
-  const { result } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progressWriter(ctx) });
-  return result;
+  const progress = progressWriter(ctx);
+  try {
+    const { result } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progress.onProgress });
+    return result;
+  } finally {
+    progress.stop();
+  }
 }
 
 /** A protocol error the server answered with (unknown tool, invalid params): nothing was done. */
