@@ -8,6 +8,8 @@ import { prismaCancelPorts } from "./cancel-ports.ts";
 import type { PrismaClient } from "./client.ts";
 import { prismaLaunchPorts, type LaunchTools } from "./launch-ports.ts";
 import type { LaunchPorts } from "../domain/launch-task.ts";
+import { budgetBasisOf, budgetsFromHistory } from "../domain/budget-from-history.ts";
+import { cellBudgetSuggestion } from "./eval-repository.ts";
 
 /** The launch key of a cell's task: one task per cell, whatever crashes and retries happen. */
 export const evalCellLaunchKey = (cellId: string): string => `eval-${cellId}`;
@@ -60,8 +62,12 @@ export function prismaAdvanceEvalRunPorts({
       };
     },
     async launchCell({ cellId, profile, launch, actor }) {
-      const input = launchTaskInputSchema.parse({ ...launch, profile, launchKey: evalCellLaunchKey(cellId) });
-      const launched = await launchTask({ input, actor, ports: launchPortsOrDefault });
+      // Budgets from the case's history (the template rule, budgetsFromHistory); the case's own budgets win.
+      const { name, suggestion } = await cellBudgetSuggestion({ prisma, cellId });
+      const { budgets, ceilings } = budgetsFromHistory(suggestion, launch);
+      const input = launchTaskInputSchema.parse({ ...launch, ...budgets, profile, launchKey: evalCellLaunchKey(cellId) });
+      const budgetBasis = budgetBasisOf("case", name, suggestion, ceilings);
+      const launched = await launchTask({ input, actor, ports: launchPortsOrDefault, budgetBasis });
       // A tick that died between creating the task and sending its start left it queued with no
       // agent-run: send the start again (event id run-started-<runId>, so the executor runs it once).
       if (launched.deduplicated && launched.runId) {

@@ -117,6 +117,24 @@ export interface EvalRunReport {
   budgets: ({ caseKey: string; profile: string } & BudgetSuggestion)[];
 }
 
+type ProfileBudgets = { stepBudget: number; tokenBudget: number | null; costBudgetUsd: unknown } | undefined;
+type PassingCell = { steps: number | null; tokens: number | null; costUsd: unknown };
+
+/** A case's suggestion: its passing cells' history, falling back to the case's budgets, else the profile's. */
+function caseSuggestion(launch: unknown, profile: ProfileBudgets, passing: readonly PassingCell[]): BudgetSuggestion {
+  const l = launch as { stepBudget?: number; tokenBudget?: number; costBudgetUsd?: number };
+  const history = passing.map((x) => ({ steps: x.steps ?? 0, tokens: x.tokens ?? 0, costUsd: Number(x.costUsd ?? 0) }));
+  const fallback = {
+    stepBudget: l.stepBudget ?? profile?.stepBudget ?? null,
+    tokenBudget: l.tokenBudget ?? profile?.tokenBudget ?? null,
+    costBudgetUsd: l.costBudgetUsd ?? (profile?.costBudgetUsd == null ? null : Number(profile.costBudgetUsd)),
+  };
+  return suggestBudgets({ history, fallback });
+}
+
+const passingCellFields = { caseId: true, profile: true, steps: true, tokens: true, costUsd: true } as const;
+const profileBudgetFields = { name: true, stepBudget: true, tokenBudget: true, costBudgetUsd: true } as const;
+
 /**
  * Budget suggestions for each case of a suite × each of `profiles`, from the passing cells of all its
  * eval runs (suggestBudgets: p90 × 1.25, at least 3 passing runs; else the profile's budgets).
@@ -124,27 +142,48 @@ export interface EvalRunReport {
 export async function suiteBudgetSuggestions({ prisma, suiteId, profiles }: { prisma: PrismaClient; suiteId: string; profiles: string[] }) {
   const [cases, passing, rows] = await Promise.all([
     prisma.evalCase.findMany({ where: { suiteId, position: { gte: 0 } }, orderBy: { position: "asc" }, select: { id: true, key: true, launch: true } }),
-    prisma.evalCell.findMany({
-      where: { evalRun: { suiteId }, status: "passed", profile: { in: profiles } },
-      select: { caseId: true, profile: true, steps: true, tokens: true, costUsd: true },
-    }),
-    prisma.agentProfile.findMany({ where: { name: { in: profiles } }, select: { name: true, stepBudget: true, tokenBudget: true, costBudgetUsd: true } }),
+    prisma.evalCell.findMany({ where: { evalRun: { suiteId }, status: "passed", profile: { in: profiles } }, select: passingCellFields }),
+    prisma.agentProfile.findMany({ where: { name: { in: profiles } }, select: profileBudgetFields }),
   ]);
   return cases.flatMap((c) =>
-    profiles.map((profile) => {
-      const p = rows.find((r) => r.name === profile);
-      const launch = c.launch as { stepBudget?: number; tokenBudget?: number; costBudgetUsd?: number };
-      const history = passing
-        .filter((x) => x.caseId === c.id && x.profile === profile)
-        .map((x) => ({ steps: x.steps ?? 0, tokens: x.tokens ?? 0, costUsd: Number(x.costUsd ?? 0) }));
-      const fallback = {
-        stepBudget: launch.stepBudget ?? p?.stepBudget ?? null,
-        tokenBudget: launch.tokenBudget ?? p?.tokenBudget ?? null,
-        costBudgetUsd: launch.costBudgetUsd ?? (p?.costBudgetUsd == null ? null : Number(p.costBudgetUsd)),
-      };
-      return { caseKey: c.key, profile, ...suggestBudgets({ history, fallback }) };
-    }),
+    profiles.map((profile) => ({
+      caseKey: c.key,
+      profile,
+      ...caseSuggestion(
+        c.launch,
+        rows.find((r) => r.name === profile),
+        passing.filter((x) => x.caseId === c.id && x.profile === profile),
+      ),
+    })),
   );
+}
+
+/**
+ * The budget suggestion an eval cell launches with: the passing cells of its case × profile in the
+ * suite's other eval runs (not its own run, so every cell of a run gets the same budgets whatever
+ * order the cells finish in), by the same rule as a template's (p90 × 1.25, at least 3 passing
+ * runs). `name` is `suite/case`, as Task.budgetBasis records it.
+ * @throws when the cell does not exist.
+ */
+export async function cellBudgetSuggestion({
+  prisma,
+  cellId,
+}: {
+  prisma: PrismaClient;
+  cellId: string;
+}): Promise<{ name: string; suggestion: BudgetSuggestion }> {
+  const cell = await prisma.evalCell.findUniqueOrThrow({
+    where: { id: cellId },
+    select: { evalRunId: true, caseId: true, profile: true, case: { select: { key: true, launch: true, suite: { select: { name: true } } } } },
+  });
+  const [passing, profile] = await Promise.all([
+    prisma.evalCell.findMany({
+      where: { caseId: cell.caseId, profile: cell.profile, status: "passed", evalRunId: { not: cell.evalRunId } },
+      select: passingCellFields,
+    }),
+    prisma.agentProfile.findUnique({ where: { name: cell.profile }, select: profileBudgetFields }),
+  ]);
+  return { name: `${cell.case.suite.name}/${cell.case.key}`, suggestion: caseSuggestion(cell.case.launch, profile ?? undefined, passing) };
 }
 
 async function loadCells(prisma: PrismaClient, evalRunId: string): Promise<EvalMatrixCell[]> {

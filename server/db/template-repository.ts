@@ -11,7 +11,7 @@ import {
   type TemplateLaunch,
 } from "../domain/launch-template.ts";
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
-import { budgetBasisOf, type BudgetBasis } from "../domain/budget-from-history.ts";
+import { budgetBasisOf, budgetsFromHistory, type BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
@@ -253,21 +253,7 @@ export async function launchTemplate({
   const t = await findTemplateOrThrow(prisma, template);
   if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
   const history = await historyOf(prisma, t);
-  const fromHistory: Partial<LaunchTaskInput> = {};
-  const ceilings: ("steps" | "tokens" | "cost")[] = [];
-  if (history.basis === "history") {
-    const fields = [
-      ["steps", "stepBudget"],
-      ["tokens", "tokenBudget"],
-      ["cost", "costBudgetUsd"],
-    ] as const;
-    for (const [kind, key] of fields) {
-      const suggested = history[key];
-      if (overrides[key] !== undefined || suggested === null) continue;
-      fromHistory[key] = suggested;
-      ceilings.push(kind);
-    }
-  }
+  const { budgets: fromHistory, ceilings } = budgetsFromHistory(history, overrides);
   const input = launchFromTemplate(t.launch, { ...fromHistory, ...overrides });
   const budgetBasis = budgetBasisOf("template", t.name, history, ceilings);
   const launched = await launchTask({ input, actor, ports, templateId: t.id, budgetBasis });

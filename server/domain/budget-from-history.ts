@@ -94,6 +94,40 @@ export function suggestBudgets({
   };
 }
 
+/** The three budgets a launch may give (absent or null = not given). */
+export interface GivenBudgets {
+  stepBudget?: number | null;
+  tokenBudget?: number | null;
+  costBudgetUsd?: number | null;
+}
+
+/**
+ * The budgets a launch takes from a history suggestion (templates and eval cases alike): each ceiling
+ * the launch does not give itself, when the suggestion rests on history; `ceilings` names the ones
+ * taken (for budgetBasisOf). A default suggestion (too little history) gives nothing: the launch's
+ * own defaults apply.
+ */
+export function budgetsFromHistory(
+  s: BudgetSuggestion,
+  given: GivenBudgets,
+): { budgets: { stepBudget?: number; tokenBudget?: number; costBudgetUsd?: number }; ceilings: CeilingUsage["kind"][] } {
+  const budgets: { stepBudget?: number; tokenBudget?: number; costBudgetUsd?: number } = {};
+  const ceilings: CeilingUsage["kind"][] = [];
+  if (s.basis !== "history") return { budgets, ceilings };
+  const fields = [
+    ["steps", "stepBudget"],
+    ["tokens", "tokenBudget"],
+    ["cost", "costBudgetUsd"],
+  ] as const;
+  for (const [kind, key] of fields) {
+    const suggested = s[key];
+    if ((given[key] !== undefined && given[key] !== null) || suggested === null) continue;
+    budgets[key] = suggested;
+    ceilings.push(kind);
+  }
+  return { budgets, ceilings };
+}
+
 const nullableNumber = z.number().nullable().catch(null);
 
 /**

@@ -14,6 +14,8 @@ import { startSegment } from "../../server/db/checkpoint-repository.ts";
 import { loopConfigOf } from "../../server/inngest/loop-config.ts";
 import { initialLoopState, nextAction, type LoopConfig } from "../../server/domain/agent-loop/index.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { prismaAdvanceEvalRunPorts } from "../../server/db/eval-ports.ts";
+import { historyCeilingNote, parseBudgetBasis } from "../../server/domain/budget-from-history.ts";
 
 // Launch templates against the test database (issue 17): a template launches tasks that record its
 // id and take its budgets (overrides on top); "Save as template" copies a task's shape; the history
@@ -253,5 +255,58 @@ describe("budgets from a template's history", () => {
     expect((await api.template.list()).some((t) => t.name === name)).toBe(false);
     await expect(launchTemplate({ prisma, template: name, actor: "t", ports })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await prisma.task.count({ where: { template: { name } } })).toBe(5);
+  });
+});
+
+describe("budgets from an eval case's history", () => {
+  const evalPorts = prismaAdvanceEvalRunPorts({ prisma, tools: launchTools, launchPorts: ports, sendRunStarted: async () => {}, sendRunCancelled: async () => {} });
+  const suiteName = `hsuite-${suffix}`;
+  const runOf = async (id: string, cells: { id: string; caseId: string; status: string; steps?: number; tokens?: number; costUsd?: string }[]) => {
+    await prisma.evalRun.create({ data: { id, suiteId: `hsuite_${suffix}`, profiles: [profileName], repeats: cells.length, concurrency: 1, createdBy: "t" } });
+    for (const [repeat, c] of cells.entries()) await prisma.evalCell.create({ data: { ...c, evalRunId: id, profile: profileName, repeat } });
+  };
+
+  it("launches a cell with its case's p90 × 1.25, the case's own budgets winning, and records the basis", async () => {
+    await prisma.evalSuite.create({ data: { id: `hsuite_${suffix}`, name: suiteName } });
+    const launchOf = { free: { goal: "Case with no budgets", workspace }, capped: { goal: "Case with its own step budget", workspace, stepBudget: 5 } };
+    for (const [key, launch] of Object.entries(launchOf))
+      await prisma.evalCase.create({ data: { id: `hcase_${key}_${suffix}`, suiteId: `hsuite_${suffix}`, key, launch, checks: [] } });
+    // An earlier run: three passing cells per case (steps 4, 6, 10: p90 9.2), and a failed one that does not count.
+    const earlier = (key: string) => [
+      { id: `hc_${key}_a_${suffix}`, caseId: `hcase_${key}_${suffix}`, status: "passed", steps: 4, tokens: 1000, costUsd: "0.01" },
+      { id: `hc_${key}_b_${suffix}`, caseId: `hcase_${key}_${suffix}`, status: "passed", steps: 6, tokens: 2000, costUsd: "0.02" },
+      { id: `hc_${key}_c_${suffix}`, caseId: `hcase_${key}_${suffix}`, status: "passed", steps: 10, tokens: 4000, costUsd: "0.04" },
+      { id: `hc_${key}_d_${suffix}`, caseId: `hcase_${key}_${suffix}`, status: "failed", steps: 90, tokens: 90000, costUsd: "0.9" },
+    ];
+    await runOf(`hrun1_${suffix}`, [...earlier("free"), ...earlier("capped")]);
+    // This run's own passing cell is not history for its other cells.
+    await runOf(`hrun2_${suffix}`, [
+      { id: `hn_free_${suffix}`, caseId: `hcase_free_${suffix}`, status: "pending" },
+      { id: `hn_capped_${suffix}`, caseId: `hcase_capped_${suffix}`, status: "pending" },
+      { id: `hn_done_${suffix}`, caseId: `hcase_free_${suffix}`, status: "passed", steps: 500, tokens: 1, costUsd: "9" },
+    ]);
+
+    const free = await evalPorts.launchCell({ cellId: `hn_free_${suffix}`, profile: profileName, launch: launchOf.free, actor: "t" });
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: free.taskId } });
+    // The template rule: ceil(9.2 × 1.25) = 12 steps, ceil(3600 × 1.25) = 4500 tokens, $0.036 × 1.25 = $0.045.
+    expect([task.stepBudget, task.tokenBudget, Number(task.costBudgetUsd)]).toEqual([12, 4500, 0.045]);
+    expect(task.budgetBasis).toEqual({
+      source: "case",
+      name: `${suiteName}/free`,
+      samples: 3,
+      stepsP50: 6,
+      stepsP90: 9.2,
+      tokensP90: 3600,
+      costP90Usd: 0.036,
+      headroom: 1.25,
+      ceilings: ["steps", "tokens", "cost"],
+    });
+    const reached = historyCeilingNote({ kind: "steps", used: 12, limit: 12 }, parseBudgetBasis(task.budgetBasis));
+    expect(reached).toBe(`This task is not like the others: 12 steps against a p90 of 9.2 steps (3 passing runs of eval case ${suiteName}/free; ceiling p90 × 1.25).`);
+
+    const capped = await evalPorts.launchCell({ cellId: `hn_capped_${suffix}`, profile: profileName, launch: launchOf.capped, actor: "t" });
+    const cappedTask = await prisma.task.findUniqueOrThrow({ where: { id: capped.taskId } });
+    expect(cappedTask.stepBudget).toBe(5);
+    expect(cappedTask.budgetBasis).toMatchObject({ source: "case", ceilings: ["tokens", "cost"] });
   });
 });
