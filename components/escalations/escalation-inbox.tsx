@@ -13,6 +13,7 @@ import { ContextCard, REASON_SHORT } from "./context-card.tsx";
 import { secondsLeft, useNow } from "./countdown.ts";
 import { useMe } from "@/components/auth/use-me.ts";
 import { useReplaceParams } from "@/components/ui/use-replace-params.ts";
+import { LoadError } from "@/components/ui/load-error.tsx";
 
 const REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
 const STATUS_FILTERS = [
@@ -122,7 +123,7 @@ export function EscalationInbox() {
         </div>
         <div className="min-h-0 flex-1 overflow-auto">
           {list.isPending && <div className="m-4 h-24 animate-pulse rounded bg-zinc-200/60" />}
-          {list.isError && <p className="p-4 text-sm text-red-700">Could not load: {list.error.message}</p>}
+          {list.isError && <LoadError what="escalations" error={list.error} onRetry={() => void list.refetch()} className="m-4" />}
           {list.data && status === "open" && openCount === 0 && (
             <p className="px-4 py-3 text-sm text-emerald-800">{filtered ? "Nothing open matches these filters." : "Inbox zero: nothing waits for a human."}</p>
           )}
