@@ -6,14 +6,20 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/api/root.ts";
+import { isDatabaseUnavailable } from "./ui/api-error.ts";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
 /** An answer that will not change by asking again (no such task, bad input) is shown at once. */
 const FINAL_CODES = new Set(["NOT_FOUND", "BAD_REQUEST", "CONFLICT", "FORBIDDEN", "UNAUTHORIZED"]);
 
-/** Retry a failed query once — unless the API gave a final answer. */
+/**
+ * Retry a failed query once — unless the API gave a final answer, or said the database is
+ * unavailable: that is shown at once ("The database is restarting — this page will retry",
+ * components/ui/load-error.tsx), which asks again every few seconds until the API answers.
+ */
 function retryOnce(failures: number, error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return false;
   const code = error instanceof TRPCClientError ? (error.data as { code?: string } | undefined)?.code : undefined;
   return failures < 1 && !(code && FINAL_CODES.has(code));
 }

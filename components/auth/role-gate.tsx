@@ -4,6 +4,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { Role } from "@/server/auth/roles.ts";
 import { holdsAny, roleWords, useMe } from "./use-me.ts";
+import { isDatabaseUnavailable } from "@/components/ui/api-error.ts";
+import { DatabaseRestarting } from "@/components/ui/load-error.tsx";
 
 /**
  * Renders `children` only for a user holding one of `needs` (none = any role); otherwise says which
@@ -13,6 +15,7 @@ import { holdsAny, roleWords, useMe } from "./use-me.ts";
 export function RoleGate({ needs, what, children }: { needs: Role[]; what: string; children: ReactNode }) {
   const me = useMe();
   if (me.isPending) return <div className="m-8 h-24 animate-pulse rounded bg-zinc-200/60" />;
+  if (me.isError && isDatabaseUnavailable(me.error)) return <DatabaseRestarting onRetry={() => void me.refetch()} className="m-8" />;
   if (me.isError || !me.data) {
     return (
       <div className="p-8 text-sm" data-testid="refused">

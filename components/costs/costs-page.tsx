@@ -68,7 +68,7 @@ export function CostsPage() {
 
       <CostFiltersForm state={state} profiles={(profiles.data ?? []).map((p) => p.name)} models={models} />
 
-      {rollup.isError && <LoadError what="costs" message={rollup.error.message} onRetry={() => void rollup.refetch()} className="mb-4" />}
+      {rollup.isError && <LoadError what="costs" error={rollup.error} onRetry={() => void rollup.refetch()} className="mb-4" />}
       {problem ? null : !r ? (
         <div className="h-40 animate-pulse rounded-lg bg-zinc-100" aria-busy="true" aria-label="Loading costs" />
       ) : h && h.tasks === 0 ? (

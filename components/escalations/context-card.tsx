@@ -12,6 +12,7 @@ import { UndoBanner } from "./card/undo-banner.tsx";
 import { useDecisionForm } from "./card/use-decision-form.ts";
 import { ProposedCall, UnresolvedEffect } from "./card/verdict-evidence.tsx";
 import { secondsLeft, useNow } from "./countdown.ts";
+import { LoadError } from "@/components/ui/load-error.tsx";
 
 export { REASONS, REASON_SHORT } from "./card/reasons.ts";
 export { parseExtra, UI_UNDO_SECONDS } from "./card/use-decision-form.ts";
@@ -35,7 +36,7 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
   const waiting = e?.status === "decided" && e.applyInMs > 0;
   const now = useNow(waiting);
 
-  if (card.isError) return <p className="p-6 text-sm text-red-700">Could not load the escalation: {card.error.message}</p>;
+  if (card.isError) return <LoadError what="the escalation" error={card.error} onRetry={() => void card.refetch()} className="m-6" />;
   if (!e) return <div className="m-6 h-64 animate-pulse rounded bg-zinc-200/60" aria-busy="true" />;
   const open = e.status === "open";
   const left = waiting ? secondsLeft(e.applyInMs, card.dataUpdatedAt, now) : 0;

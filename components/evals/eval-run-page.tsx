@@ -44,7 +44,7 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
           Evals
         </Link>
       </p>
-      {report.isError && <LoadError what="the eval report" message={report.error.message} onRetry={() => void report.refetch()} />}
+      {report.isError && <LoadError what="the eval report" error={report.error} onRetry={() => void report.refetch()} />}
       {!r && !report.isError && <div className="h-40 animate-pulse rounded bg-zinc-200/60" />}
       {r && (
         <>

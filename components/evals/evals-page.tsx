@@ -20,7 +20,7 @@ export function EvalsPage() {
       <p className="mb-6 text-sm text-zinc-600">
         Your own tasks run to completion over several profiles: which model finishes them, at what cost per passing task.
       </p>
-      {suites.isError && <LoadError what="eval suites" message={suites.error.message} onRetry={() => void suites.refetch()} />}
+      {suites.isError && <LoadError what="eval suites" error={suites.error} onRetry={() => void suites.refetch()} />}
       {suites.data && suites.data.length === 0 && (
         <p className="rounded-md border border-dashed border-zinc-300 p-6 text-sm text-zinc-600">
           No suites yet. Apply one from a file: <code>npm run cli -- eval apply examples/evals/license-audit.yaml</code>

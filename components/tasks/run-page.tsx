@@ -8,6 +8,7 @@ import { useRunParams } from "./run/use-run-params.ts";
 import { useRunQueries } from "./run/use-run-queries.ts";
 import { useStepKeys } from "./run/use-step-keys.ts";
 import { useTimelineModel } from "./run/use-timeline-model.ts";
+import { LoadError } from "@/components/ui/load-error.tsx";
 
 const detailsClass = "w-[44%] min-w-80 bg-white xl:min-w-96";
 
@@ -31,12 +32,16 @@ export function RunPage({ taskId }: { taskId: string }) {
   if (task.isError) {
     return (
       <div className="p-8">
-        <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
-          {task.error.data?.code === "NOT_FOUND" ? `No task ${taskId}.` : `Could not load the task: ${task.error.message}`}{" "}
-          <button className="font-medium underline" onClick={() => void task.refetch()}>
-            Retry
-          </button>
-        </div>
+        {task.error.data?.code === "NOT_FOUND" ? (
+          <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+            No task {taskId}.{" "}
+            <button className="font-medium underline" onClick={() => void task.refetch()}>
+              Retry
+            </button>
+          </div>
+        ) : (
+          <LoadError what="the task" error={task.error} onRetry={() => void task.refetch()} className="" />
+        )}
       </div>
     );
   }

@@ -71,7 +71,7 @@ export function TaskList() {
       <TaskFilters p={p} profiles={profiles.data ?? []} />
       {mayAct && <BulkActionBar selection={selection} filter={filter} total={total} filtered={p.filtered} />}
 
-      {tasks.isError && <LoadError what="tasks" message={tasks.error.message} onRetry={() => void tasks.refetch()} />}
+      {tasks.isError && <LoadError what="tasks" error={tasks.error} onRetry={() => void tasks.refetch()} />}
       {tasks.isPending ? (
         <div aria-busy="true" className="space-y-2">
           {Array.from({ length: 6 }, (_, i) => (

@@ -1,0 +1,87 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import type { AppRouter } from "@/server/api/root.ts";
+
+type Server = inferRouterOutputs<AppRouter>["mcpServer"]["list"][number];
+type ServerTool = Server["tools"][number];
+
+/** The parts of a tool's class an admin may override, with the words the page uses. */
+const CLASS_PARTS = [
+  ["readOnly", "read-only"],
+  ["idempotent", "idempotent"],
+  ["destructive", "destructive (risky)"],
+  ["openWorld", "open-world (egress gate)"],
+] as const;
+type Part = (typeof CLASS_PARTS)[number][0];
+type Choice = "" | "yes" | "no";
+
+/** A tool's class in words ("read-only, idempotent"). */
+export function classText(c: ServerTool["class"]): string {
+  return `${c.readOnly ? "read-only" : c.idempotent ? "side effect (idempotent)" : "side effect"}${c.destructive ? ", destructive (risky)" : ""}${c.openWorld ? ", open-world (egress gate)" : ""}`;
+}
+
+/**
+ * One tool of a server with its effective class and the admin's override of it: each part "as
+ * annotated" (the tool's annotation, or the MCP spec's default) or forced yes / no; "never offer"
+ * disables the tool. Saving makes a new server version: tasks launched afterwards get this class.
+ */
+export function McpToolClassRow({ server, tool }: { server: string; tool: ServerTool }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const initial = () =>
+    Object.fromEntries(CLASS_PARTS.map(([k]) => [k, tool.override?.[k] === undefined ? "" : tool.override[k] ? "yes" : "no"])) as Record<Part, Choice>;
+  const [choices, setChoices] = useState<Record<Part, Choice>>(initial);
+  const [disabled, setDisabled] = useState(tool.override?.disabled === true);
+  const save = useMutation(
+    trpc.mcpServer.setToolOverride.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.mcpServer.pathFilter()) }),
+  );
+  const override: Record<string, boolean> = {};
+  for (const [k] of CLASS_PARTS) if (choices[k]) override[k] = choices[k] === "yes";
+  if (disabled) override.disabled = true;
+  return (
+    <li className="space-y-1" data-mcp-tool={tool.name}>
+      <div>
+        <code>{tool.name}</code> — <span data-testid="mcp-tool-class">{classText(tool.class)}</span>
+        {tool.override && <span className="ml-1 text-amber-700">(overridden)</span>}
+        {tool.override?.disabled && <span className="ml-1 text-red-700">never offered</span>}
+      </div>
+      <form
+        className="flex flex-wrap items-center gap-2"
+        aria-label={`Class of ${tool.name}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate({ name: server, tool: tool.name, override: Object.keys(override).length ? override : null });
+        }}
+      >
+        {CLASS_PARTS.map(([k, label]) => (
+          <label key={k} className="flex items-center gap-1">
+            {label}
+            <select
+              aria-label={`${tool.name} ${label}`}
+              className="rounded border border-zinc-300 px-1 py-0.5"
+              value={choices[k]}
+              onChange={(e) => setChoices({ ...choices, [k]: e.target.value as Choice })}
+            >
+              <option value="">as annotated ({tool.classSource[k] === "default" ? "default" : "annotation"})</option>
+              <option value="yes">yes</option>
+              <option value="no">no</option>
+            </select>
+          </label>
+        ))}
+        <label className="flex items-center gap-1">
+          <input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} />
+          never offer
+        </label>
+        <button type="submit" className="rounded border border-zinc-300 px-2 py-0.5" disabled={save.isPending}>
+          Save class
+        </button>
+        {save.error && <span className="text-red-700">{save.error.message}</span>}
+        {save.data && <span className="text-zinc-600">{save.data.changed ? `saved: v${save.data.version}, for tasks launched from now on` : "unchanged"}</span>}
+      </form>
+    </li>
+  );
+}

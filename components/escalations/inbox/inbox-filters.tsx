@@ -1,0 +1,86 @@
+"use client";
+
+import { cn } from "@/components/ui/cn.ts";
+import type { useReplaceParams } from "@/components/ui/use-replace-params.ts";
+import { REASON_SHORT } from "../context-card.tsx";
+
+const REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
+/** The inbox's status filter: its URL value and label. */
+export const STATUS_FILTERS = [
+  ["open", "Open"],
+  ["decided", "Decided"],
+  ["all", "All"],
+] as const;
+/** One of the inbox's status filters. */
+export type StatusFilter = (typeof STATUS_FILTERS)[number][0];
+
+/**
+ * The inbox's filter row: status (open / decided / all), reason and assignee (a name or role, with
+ * the people of the list as suggestions), written to the URL through `setParams`.
+ */
+export function InboxFilters({
+  status,
+  reason,
+  assignee,
+  me,
+  people,
+  setParams,
+}: {
+  status: StatusFilter;
+  reason: string;
+  assignee: string;
+  me: string;
+  people: string[];
+  setParams: ReturnType<typeof useReplaceParams>;
+}) {
+  const filtered = !!reason || !!assignee;
+  return (
+    <div className="flex flex-wrap items-end gap-2 text-xs" role="search" aria-label="Filter escalations">
+      <div role="radiogroup" aria-label="Status" className="flex overflow-hidden rounded-md border border-zinc-300">
+        {STATUS_FILTERS.map(([v, label]) => (
+          <button
+            key={v}
+            type="button"
+            role="radio"
+            aria-checked={status === v}
+            onClick={() => setParams({ status: v === "open" ? null : v })}
+            className={cn("px-2.5 py-1", status === v ? "bg-zinc-900 text-white" : "text-zinc-700 hover:bg-zinc-100")}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <label className="flex flex-col gap-0.5">
+        <span className="text-zinc-600">Reason</span>
+        <select value={reason} onChange={(e) => setParams({ reason: e.target.value || null })} className="rounded-md border border-zinc-300 px-1.5 py-1">
+          <option value="">any</option>
+          {REASONS.map((r) => (
+            <option key={r} value={r}>
+              {REASON_SHORT[r] ?? r.replace("_", " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-0.5">
+        <span className="text-zinc-600">Assignee</span>
+        <input
+          list="escalation-assignees"
+          value={assignee}
+          onChange={(e) => setParams({ assignee: e.target.value || null })}
+          placeholder="name or role"
+          className="w-28 rounded-md border border-zinc-300 px-1.5 py-1"
+        />
+        <datalist id="escalation-assignees">
+          {[me, ...people.filter((p) => p !== me)].map((p) => (
+            <option key={p} value={p} />
+          ))}
+        </datalist>
+      </label>
+      {filtered && (
+        <button type="button" className="py-1 underline" onClick={() => setParams({ reason: null, assignee: null })}>
+          Clear
+        </button>
+      )}
+    </div>
+  );
+}
