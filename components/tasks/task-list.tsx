@@ -17,7 +17,8 @@ const launchButton = "shrink-0 rounded-md bg-zinc-900 px-4 py-2 text-sm font-med
 
 /**
  * /tasks — every task, filtered and searched on the server (status, profile, outcome, launch date
- * range, text over goal and id; all in the URL: `status`, `profile`, `outcome`, `from`, `to`, `q`,
+ * range, launched since an instant, text over goal and id; all in the URL: `status`, `profile`,
+ * `outcome`, `from`, `to`, `since`, `q`,
  * `sort`; list/use-task-list-params.ts), keyset-paged as you scroll (virtualised rows,
  * list/task-table.tsx). The table is as wide as its columns and scrolls sideways inside itself,
  * never the page.

@@ -60,6 +60,8 @@ export interface ListTasksFilters {
   from?: Date;
   /** Launched before (exclusive). */
   to?: Date;
+  /** Launched at or after this instant (inclusive; with `from` both apply). */
+  since?: Date;
   /** Case-insensitive substring of the goal or of the task id (the short id is the id's tail). */
   q?: string;
 }
@@ -89,6 +91,7 @@ export function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
   if (f.failure) where.push(Prisma.sql`longhaul_cost_failure(t.status::text, tc."lastEndReason") = ${f.failure}`);
   if (f.from) where.push(Prisma.sql`t."createdAt" >= ${f.from}`);
   if (f.to) where.push(Prisma.sql`t."createdAt" < ${f.to}`);
+  if (f.since) where.push(Prisma.sql`t."createdAt" >= ${f.since}`);
   if (f.outcome) {
     where.push(Prisma.sql`t.status = 'completed'`);
     const alerted = Prisma.sql`EXISTS (SELECT 1 FROM alert a WHERE a."taskId" = t.id)`;

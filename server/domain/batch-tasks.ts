@@ -24,6 +24,7 @@ export interface BatchFilter {
   failure?: string;
   from?: Date;
   to?: Date;
+  since?: Date;
   q?: string;
 }
 

@@ -18,17 +18,18 @@ async function status(request: APIRequestContext, taskId: string): Promise<strin
   return ((await res.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status;
 }
 
-// FIXME(issue 18): this spec counts every running task ("Select all 2 matching"), and costs.spec counts
-// every `scripted` task: in one e2e run each breaks the other depending on file order (seen in a fresh
-// clone: other specs left tasks running). Marked fixme until the list takes a launched-since filter the
-// spec can scope to; tests/integration/batch-operations.test.ts covers the batch itself.
-test.fixme("cancel every running task from the bulk bar, preview a resume from the CLI, resume the ticked ones with progress", async ({ page, request }) => {
+// Scoped to its own tasks by the list's launched-since filter (`since=`, the instant before its
+// launches), so tasks other specs left running or other `scripted` tasks never change its counts.
+test("cancel every running task from the bulk bar, preview a resume from the CLI, resume the ticked ones with progress", async ({ page, request }) => {
   const since = new Date().toISOString();
   const tasks = [await launch(request, 60), await launch(request, 60)];
   for (const t of tasks) await expect.poll(() => status(request, t), { timeout: 60_000 }).toBe("running");
 
   // Every running task the filter matches: "Select all 2 matching", then Cancel tasks….
-  await page.goto("/tasks?status=running");
+  const scope = `since=${encodeURIComponent(since)}`;
+  await page.goto(`/tasks?status=running&${scope}`);
+  // The field shows the instant the URL holds, read as UTC.
+  await expect(page.getByLabel("Launched since (UTC)")).toHaveValue(since.replace(/(\.000)?Z$/, ""));
   const bar = page.getByTestId("bulk-bar");
   await expect(bar.getByRole("button", { name: "Select all 2 matching" })).toBeVisible();
   await bar.getByRole("button", { name: "Select all 2 matching" }).click();
@@ -39,7 +40,7 @@ test.fixme("cancel every running task from the bulk bar, preview a resume from t
   await dialog.getByRole("button", { name: "Cancel 2 tasks" }).click();
   await expect(dialog.getByTestId("batch-progress")).toContainText("Finished: 2 done of 2", { timeout: 60_000 });
   await page.getByRole("button", { name: "Close" }).click();
-  for (const t of tasks) expect(await status(request, t)).toBe("cancelled");
+  for (const t of tasks) await expect.poll(() => status(request, t)).toBe("cancelled");
 
   // The CLI's dry run counts the same two tasks and changes nothing.
   const cli = spawnSync(
@@ -57,7 +58,8 @@ test.fixme("cancel every running task from the bulk bar, preview a resume from t
   for (const t of tasks) expect(await status(request, t)).toBe("cancelled");
 
   // Tick both in the selection column and resume them: the preview, then progress until both completed.
-  await page.goto("/tasks?status=cancelled");
+  await page.goto(`/tasks?status=cancelled&${scope}`);
+  await expect(page.getByTestId("task-count")).toHaveText("2 matching tasks");
   for (const t of tasks) await page.getByRole("checkbox", { name: `Select task ${t}` }).check();
   await expect(page.getByTestId("bulk-count")).toHaveText("2 selected");
   await bar.getByRole("button", { name: "Resume…" }).click();
@@ -65,5 +67,5 @@ test.fixme("cancel every running task from the bulk bar, preview a resume from t
   await expect(dialog.getByTestId("batch-estimate")).toContainText("Estimated cost:");
   await dialog.getByRole("button", { name: "Resume 2 tasks" }).click();
   await expect(dialog.getByTestId("batch-progress")).toContainText("Finished: 2 done of 2", { timeout: 150_000 });
-  for (const t of tasks) expect(await status(request, t)).toBe("completed");
+  for (const t of tasks) await expect.poll(() => status(request, t), { timeout: 60_000 }).toBe("completed");
 });

@@ -63,6 +63,19 @@ describe("task.list at scale: server-side filters, keyset paging, totals", () =>
     expect(clean.total + alerted.total + gaps.total).toBe(91); // 90 completed short tasks + the long one
     const window = await listTasks({ prisma, from: new Date(start.getTime() - 10 * 60_000), to: new Date(start.getTime() - 5 * 60_000) });
     expect(window.rows.map((r) => r.id)).toEqual([234, 233, 232, 231, 230].map((i) => `task_${prefix}000${i}`));
+    // `since` is an instant, inclusive, and narrows with `from` (both apply).
+    const since = await listTasks({ prisma, from, since: new Date(start.getTime() - 10 * 60_000), to: new Date(start.getTime() - 5 * 60_000) });
+    expect(since.rows.map((r) => r.id)).toEqual(window.rows.map((r) => r.id));
+    expect(
+      (
+        await listTasks({
+          prisma,
+          from: new Date(start.getTime() - 10 * 60_000),
+          since: new Date(start.getTime() - 6 * 60_000),
+          to: new Date(start.getTime() - 5 * 60_000),
+        })
+      ).total,
+    ).toBe(1);
     const byGoal = await listTasks({ prisma, from, q: "INCIDENTS of last", limit: 200 });
     expect(byGoal.total).toBe(60);
     const byId = await listTasks({ prisma, from, q: `${prefix}000123` });

@@ -25,6 +25,14 @@ describe("calendar days the filters accept", () => {
     expect(filterInstantProblem(new Date(Number.NaN))).toBe("not a date");
   });
 
+  it("task.list's since takes an instant with its zone and names itself when refused", () => {
+    expect(listTasksInputSchema.parse({ since: "2026-12-02T14:05:00.123Z" }).since).toEqual(new Date("2026-12-02T14:05:00.123Z"));
+    expect(listTasksInputSchema.parse({ since: "2026-12-02T15:05:00+01:00" }).since).toEqual(new Date("2026-12-02T14:05:00Z"));
+    for (const bad of ["yesterday", "2026-12-02", "2026-12-02T14:05:00", "2026-13-02T14:05:00Z"])
+      expect(listTasksInputSchema.safeParse({ since: bad }).error?.issues[0]?.message, bad).toMatch(/^since: not an instant/);
+    expect(listTasksInputSchema.safeParse({ since: "0001-01-01T00:00:00Z" }).error?.issues[0]?.message).toMatch(/^since: the year must be from 1970/);
+  });
+
   it("task.list, cost.rollup and the CLI refuse the same impossible days naming the field", () => {
     const list = listTasksInputSchema.safeParse({ from: "0000-01-01" });
     expect(list.success).toBe(false);

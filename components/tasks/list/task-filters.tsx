@@ -3,11 +3,11 @@
 import { Field, TextInput } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import { FAILURE_CLASSES, FAILURE_LABELS } from "@/lib/contracts/failure.ts";
-import { OUTCOME_OPTIONS, STATUS_OPTIONS, type TaskListParams } from "./use-task-list-params.ts";
+import { OUTCOME_OPTIONS, STATUS_OPTIONS, utcInputInstant, utcInputValue, type TaskListParams } from "./use-task-list-params.ts";
 
 const FAILURE_OPTIONS = FAILURE_CLASSES.map((c) => [c, FAILURE_LABELS[c]] as const);
 
-/** The task list's filter bar: search, status, profile, outcome, failure, model (when linked from /costs), launch days, sort; Clear. */
+/** The task list's filter bar: search, status, profile, outcome, failure, model (when linked from /costs), launch days, launched since (an instant, UTC), sort; Clear. */
 export function TaskFilters({ p, profiles }: { p: TaskListParams; profiles: readonly string[] }) {
   const { setParam } = p;
   return (
@@ -62,6 +62,14 @@ export function TaskFilters({ p, profiles }: { p: TaskListParams; profiles: read
       </Field>
       <Field label="to (UTC, inclusive)">
         <TextInput type="date" value={p.toDay} onChange={(e) => setParam({ to: e.target.value || null })} />
+      </Field>
+      <Field label="Launched since (UTC)">
+        <TextInput
+          type="datetime-local"
+          step={utcInputValue(p.since).length > 19 ? 0.001 : 1}
+          value={utcInputValue(p.since)}
+          onChange={(e) => setParam({ since: utcInputInstant(e.target.value) })}
+        />
       </Field>
       <Field label="Sort">
         <Select

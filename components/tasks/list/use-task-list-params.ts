@@ -31,8 +31,26 @@ export function dayStart(value: string | null): Date | null {
 }
 
 /**
+ * An ISO instant as the value of a `datetime-local` input read as UTC ("2026-12-02T14:05:00", with
+ * milliseconds when it has some); "" when `iso` is not an instant.
+ */
+export function utcInputValue(iso: string): string {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return "";
+  const s = d.toISOString();
+  return s.endsWith(".000Z") ? s.slice(0, 19) : s.slice(0, 23);
+}
+
+/** A `datetime-local` input's value read as UTC → an ISO instant; null when empty or not a time. */
+export function utcInputInstant(value: string): string | null {
+  const d = new Date(`${value}Z`);
+  return value && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
+}
+
+/**
  * The task list's filters, in the URL (`status`, `profile`, `outcome`, `model`, `failure`, `from`,
- * `to`, `q`, `sort`; unknown values are ignored): the values, `input` for `task.list` (launch days
+ * `to`, `since`, `q`, `sort`; unknown values are ignored, except `since` — an ISO instant, "launched
+ * at or after" — which goes to the server as written, so a bad one is refused naming the field): the values, `input` for `task.list` (launch days
  * as UTC instants, `to` inclusive), `setParam` (null clears), `clear` (keeps the sort), and the
  * search box's draft, written to the URL 300 ms after typing stops.
  */
@@ -49,11 +67,12 @@ export function useTaskListParams() {
   const failure = FAILURE_CLASSES.find((c) => c === failureParam);
   const fromDay = search.get("from") ?? "";
   const toDay = search.get("to") ?? "";
+  const since = search.get("since") ?? "";
   const q = search.get("q") ?? "";
   const sort = search.get("sort") === "oldest" ? ("oldest" as const) : ("newest" as const);
   const from = dayStart(fromDay);
   const toStart = dayStart(toDay);
-  const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!q;
+  const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!since || !!q;
 
   const setParam = useReplaceParams();
   const clear = useCallback(
@@ -80,10 +99,11 @@ export function useTaskListParams() {
     ...(failure ? { failure } : {}),
     ...(from ? { from } : {}),
     ...(toStart ? { to: new Date(toStart.getTime() + DAY_MS) } : {}),
+    ...(since ? { since } : {}),
     ...(q ? { q } : {}),
   } as const;
 
-  return { status, profile, outcome, model, failure, fromDay, toDay, sort, filtered, input, setParam, clear, qDraft, setQDraft };
+  return { status, profile, outcome, model, failure, fromDay, toDay, since, sort, filtered, input, setParam, clear, qDraft, setQDraft };
 }
 
 export type TaskListParams = ReturnType<typeof useTaskListParams>;

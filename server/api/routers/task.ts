@@ -49,6 +49,21 @@ const dateSchema = (field: string) =>
       if (problem) ctx.addIssue({ code: "custom", message: `${field}: ${problem} (use YYYY-MM-DD or an ISO timestamp)` });
     });
 
+/**
+ * An instant (ISO 8601 with its zone, e.g. 2026-12-02T14:05:00Z, or a Date): `since` of the task
+ * list, the "Launched since (UTC)" field — unlike `from` it is never a bare day.
+ */
+const instantSchema = (field: string) => {
+  const error = `${field}: not an instant (use an ISO time with its zone, e.g. 2026-12-02T14:05:00Z)`;
+  return z
+    .union([z.iso.datetime({ offset: true, error }), z.date({ error })], { error })
+    .transform((v) => (v instanceof Date ? v : new Date(v)))
+    .superRefine((d, ctx) => {
+      const problem = filterInstantProblem(d);
+      if (problem) ctx.addIssue({ code: "custom", message: `${field}: ${problem}` });
+    });
+};
+
 /** The task list's filter fields (task.list, and the selection of a batch operation). */
 const taskFilterShape = {
   /** One status or several (any of them). */
@@ -66,6 +81,8 @@ const taskFilterShape = {
   failure: z.enum(FAILURE_CLASSES, { error: `failure: one of ${FAILURE_CLASSES.join(", ")}` }).optional(),
   from: dateSchema("from").optional(),
   to: dateSchema("to").optional(),
+  /** Launched at or after this instant (the list's "Launched since (UTC)"; a spec or a CLI batch scopes itself to its own tasks). */
+  since: instantSchema("since").optional(),
   q: textField("q", 200)
     .refine((v) => v.length > 0, "q: must not be blank (leave it out to search nothing)")
     .optional(),
@@ -92,7 +109,7 @@ export const batchSelectionSchema = z.union(
     inputObject({
       filter: inputObject(taskFilterShape)
         .refine(fromBeforeTo, { message: "filter.from: must be before to", path: ["from"] })
-        .refine((f) => Object.values(f).some((v) => v !== undefined), "filter: give at least one of status, profile, model, failure, from, to, q"),
+        .refine((f) => Object.values(f).some((v) => v !== undefined), "filter: give at least one of status, profile, model, failure, from, to, since, q"),
     }),
   ],
   { error: "selection: give taskIds or a filter" },
