@@ -259,7 +259,13 @@ describe("budgets from a template's history", () => {
 });
 
 describe("budgets from an eval case's history", () => {
-  const evalPorts = prismaAdvanceEvalRunPorts({ prisma, tools: launchTools, launchPorts: ports, sendRunStarted: async () => {}, sendRunCancelled: async () => {} });
+  const evalPorts = prismaAdvanceEvalRunPorts({
+    prisma,
+    tools: launchTools,
+    launchPorts: ports,
+    sendRunStarted: async () => {},
+    sendRunCancelled: async () => {},
+  });
   const suiteName = `hsuite-${suffix}`;
   const runOf = async (id: string, cells: { id: string; caseId: string; status: string; steps?: number; tokens?: number; costUsd?: string }[]) => {
     await prisma.evalRun.create({ data: { id, suiteId: `hsuite_${suffix}`, profiles: [profileName], repeats: cells.length, concurrency: 1, createdBy: "t" } });
@@ -302,7 +308,9 @@ describe("budgets from an eval case's history", () => {
       ceilings: ["steps", "tokens", "cost"],
     });
     const reached = historyCeilingNote({ kind: "steps", used: 12, limit: 12 }, parseBudgetBasis(task.budgetBasis));
-    expect(reached).toBe(`This task is not like the others: 12 steps against a p90 of 9.2 steps (3 passing runs of eval case ${suiteName}/free; ceiling p90 × 1.25).`);
+    expect(reached).toBe(
+      `This task is not like the others: 12 steps against a p90 of 9.2 steps (3 passing runs of eval case ${suiteName}/free; ceiling p90 × 1.25).`,
+    );
 
     const capped = await evalPorts.launchCell({ cellId: `hn_capped_${suffix}`, profile: profileName, launch: launchOf.capped, actor: "t" });
     const cappedTask = await prisma.task.findUniqueOrThrow({ where: { id: capped.taskId } });
