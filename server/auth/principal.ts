@@ -16,6 +16,8 @@ export interface Principal {
   roles: Role[];
   via: "session" | "token";
   tokenId?: string;
+  /** The session's id when `via` is "session" (a password change keeps it and ends the others). */
+  sessionId?: string;
 }
 
 /** A request's identity: the principal, or null with why (a bad token is not the same as no credentials). */
@@ -42,7 +44,7 @@ export async function identify({
 }: {
   prisma: PrismaClient;
   headers: Headers;
-  getSessionUser: (headers: Headers) => Promise<{ id: string } | null>;
+  getSessionUser: (headers: Headers) => Promise<{ id: string; sessionId?: string } | null>;
 }): Promise<Identity> {
   const token = bearerToken(headers);
   if (token) {
@@ -56,7 +58,17 @@ export async function identify({
   const user = await prisma.user.findUnique({ where: { id: sessionUser.id }, select: { id: true, name: true, email: true, roles: true, deactivatedAt: true } });
   if (!user) return { principal: null, problem: null };
   if (user.deactivatedAt) return { principal: null, problem: DEACTIVATED_MESSAGE };
-  return { principal: { userId: user.id, name: user.name, email: user.email, roles: normaliseRoles(user.roles), via: "session" }, problem: null };
+  return {
+    principal: {
+      userId: user.id,
+      name: user.name,
+      email: user.email,
+      roles: normaliseRoles(user.roles),
+      via: "session",
+      ...(sessionUser.sessionId ? { sessionId: sessionUser.sessionId } : {}),
+    },
+    problem: null,
+  };
 }
 
 /**

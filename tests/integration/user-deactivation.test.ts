@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ulid } from "ulid";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
+import { httpApp } from "../support/http-app.ts";
 
 // Deactivating a user, through the real route handlers (app/api/auth, app/api/trpc) against the test
 // database: sign-in refused, the sessions they hold refused at once, their API tokens refused, the
@@ -11,10 +12,9 @@ import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts
 
 const APP = "http://127.0.0.1:3998";
 let db: PrismaClient;
-let trpcRoute: typeof import("../../app/api/trpc/[trpc]/route.ts");
-let authRoute: typeof import("../../app/api/auth/[...all]/route.ts");
 let users: typeof import("../../server/auth/users.ts");
 const suffix = ulid().toLowerCase().slice(-8);
+const { authPost, trpc } = httpApp(APP);
 
 beforeAll(async () => {
   Object.assign(process.env, {
@@ -23,8 +23,6 @@ beforeAll(async () => {
     BETTER_AUTH_URL: APP,
   });
   db = createPrismaClient(inject("databaseUrl"));
-  trpcRoute = await import("../../app/api/trpc/[trpc]/route.ts");
-  authRoute = await import("../../app/api/auth/[...all]/route.ts");
   users = await import("../../server/auth/users.ts");
 });
 
@@ -32,31 +30,6 @@ afterAll(async () => {
   await db?.user.deleteMany({ where: { email: { endsWith: `-${suffix}@deactivate.test` } } });
   await db?.$disconnect();
 });
-
-/** POSTs JSON to a better-auth route; returns the status, the session cookie it set and the body. */
-async function authPost(path: string, body: unknown) {
-  const res = await authRoute.POST(
-    new Request(`${APP}/api/auth${path}`, { method: "POST", headers: { "content-type": "application/json", origin: APP }, body: JSON.stringify(body) }),
-  );
-  const cookie = res.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  return { status: res.status, cookie, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
-}
-
-/** Calls one tRPC procedure over HTTP (superjson envelope); returns status, data and error message. */
-async function trpc(kind: "query" | "mutation", path: string, input: unknown, headers: Record<string, string> = {}) {
-  const url = kind === "query" ? `${APP}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}` : `${APP}/api/trpc/${path}`;
-  const req = new Request(url, {
-    method: kind === "query" ? "GET" : "POST",
-    headers: { "content-type": "application/json", ...(kind === "mutation" ? { origin: APP } : {}), ...headers },
-    ...(kind === "mutation" ? { body: JSON.stringify({ json: input }) } : {}),
-  });
-  const res = await (kind === "query" ? trpcRoute.GET(req) : trpcRoute.POST(req));
-  const json = (await res.json()) as { result?: { data?: { json?: unknown } }; error?: { json?: { message?: string } } };
-  return { status: res.status, data: json.result?.data?.json as Record<string, unknown> | undefined, message: json.error?.json?.message ?? null };
-}
 
 /** A user with a password (admin.createUser's own path), signed in: its id and session cookie. */
 async function signedInUser(name: string, roles: ("operator" | "handler" | "manager" | "admin")[]) {
