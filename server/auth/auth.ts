@@ -8,6 +8,7 @@ import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";
 import { ROLES } from "./roles.ts";
 import { LOCAL_CLI_ACTOR } from "./api-tokens.ts";
+import { DEACTIVATED_MESSAGE, isDeactivated } from "./user-deactivation.ts";
 
 /** Cookie name prefix: cookies are `longhaul.session_token` (`__Secure-longhaul.…` over https). */
 export const COOKIE_PREFIX = "longhaul";
@@ -145,6 +146,14 @@ function createAuth() {
     // Sign-in attempts from one address: at most 30 a minute (better-auth's own default, 3 per 10 s, trips a team behind one NAT).
     rateLimit: { window: 60, max: 300, customRules: { "/sign-in/email": { window: 60, max: 30 }, "/sign-up/email": { window: 60, max: 30 } } },
     databaseHooks: {
+      // Every way in (password, OIDC) ends in a new session: a deactivated user gets none.
+      session: {
+        create: {
+          before: async (session) => {
+            if (await isDeactivated({ prisma: db, userId: session.userId })) throw new APIError("FORBIDDEN", { message: DEACTIVATED_MESSAGE });
+          },
+        },
+      },
       user: {
         create: {
           before: async (user) => {

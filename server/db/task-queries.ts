@@ -8,6 +8,7 @@ import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
 import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
+import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
@@ -33,7 +34,12 @@ export interface TaskListRow {
   model: string;
   createdBy: string;
   stepBudget: number;
+  /** The budget's steps: model + tool steps of all runs (lib/contracts/step-count.ts; the same figure as task.get's `usage.steps`). */
   stepsUsed: number;
+  /** Checkpoint steps of all runs, counted apart from the budget. */
+  checkpointSteps: number;
+  /** Human (escalation decision) steps of all runs, counted apart from the budget. */
+  humanSteps: number;
   tokens: number;
   /**
    * USD spent by all model calls of the task (retries included), read from its `task_cost` summary
@@ -64,6 +70,11 @@ export interface ListTasksFilters {
   since?: Date;
   /** Case-insensitive substring of the goal or of the task id (the short id is the id's tail). */
   q?: string;
+}
+
+/** A task-list row's step fields from {@link StepCounts}. */
+function listStepCounts(c: StepCounts): Pick<TaskListRow, "stepsUsed" | "checkpointSteps" | "humanSteps"> {
+  return { stepsUsed: c.budget, checkpointSteps: c.checkpoints, humanSteps: c.human };
 }
 
 /** Keyset cursor "<createdAt ISO>|<id>" of the last row of a page. */
@@ -167,10 +178,10 @@ export async function listTasks({
   const ids = page.map((t) => t.id);
   const [totals, alerts] = ids.length
     ? await Promise.all([
-        prisma.$queryRaw<{ taskId: string; steps: bigint; tokens: bigint; last: Date | null }[]>`
-          SELECT r."taskId" AS "taskId", count(s.id) FILTER (WHERE s.kind IN ('model', 'tool')) AS steps,
+        prisma.$queryRaw<({ taskId: string; tokens: bigint; last: Date | null } & StepCountColumns)[]>`
+          SELECT r."taskId" AS "taskId", ${STEP_COUNT_COLUMNS},
                  -- the same count as the task page and the token ceiling: model and tool steps (checkpoint summaries are in the dollars)
-                 coalesce(sum(s."promptTokens" + s."completionTokens") FILTER (WHERE s.kind IN ('model', 'tool')), 0) AS tokens,
+                 coalesce(sum(s."promptTokens" + s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}), 0) AS tokens,
                  max(coalesce(s."endedAt", s."startedAt")) AS last
           FROM run r LEFT JOIN step s ON s."runId" = r.id
           WHERE r."taskId" = ANY(${ids}) GROUP BY r."taskId"`,
@@ -194,7 +205,7 @@ export async function listTasks({
         model: t.model,
         createdBy: t.createdBy,
         stepBudget: t.stepBudget,
-        stepsUsed: Number(agg?.steps ?? 0),
+        ...listStepCounts(stepCountsOf(agg)),
         tokens: Number(agg?.tokens ?? 0),
         costUsd: Number(t.costUsd ?? 0),
         createdAt: t.createdAt,
@@ -242,9 +253,11 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       })
     ).map((c) => [c.id, c.seq]),
   );
-  const [usage] = await prisma.$queryRaw<{ steps: bigint; prompt: bigint | null; cached: bigint | null; completion: bigint | null }[]>`
-    SELECT count(s.id) AS steps, sum(s."promptTokens") AS prompt, sum(s."cachedTokens") AS cached, sum(s."completionTokens") AS completion
-    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId} AND s.kind IN ('model','tool')`;
+  const [usage] = await prisma.$queryRaw<({ prompt: bigint | null; cached: bigint | null; completion: bigint | null } & StepCountColumns)[]>`
+    SELECT ${STEP_COUNT_COLUMNS}, sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
+           sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
+    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
+  const counts = stepCountsOf(usage);
   const spend = await taskSpend({ prisma, taskId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
   const launched = await taskProfile({ prisma, taskId });
@@ -340,7 +353,12 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     })),
     facts: task.facts.map((f) => ({ key: f.key, value: f.value, sourceStepId: f.sourceStepId, runId: f.runId, createdAt: f.createdAt })),
     usage: {
-      steps: Number(usage?.steps ?? 0),
+      /** The budget's steps: model + tool steps of all runs (lib/contracts/step-count.ts), as task.list's `stepsUsed` and /costs. */
+      steps: counts.budget,
+      /** Checkpoint steps of all runs, counted apart from the budget. */
+      checkpointSteps: counts.checkpoints,
+      /** Human (escalation decision) steps of all runs, counted apart from the budget. */
+      humanSteps: counts.human,
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),

@@ -228,12 +228,12 @@ describe("identity and roles over HTTP", () => {
     const first = await db.user.findUniqueOrThrow({ where: { email: "first@auth.test" } });
     const lastAdmin = await trpc("mutation", "admin.setRoles", { userId: first.id, roles: ["operator"] }, { cookie: adminCookie, origin: APP });
     expect(lastAdmin.status).toBe(409);
-    expect(lastAdmin.message).toContain("last admin");
+    expect(lastAdmin.message).toContain("last active admin");
     const second = await db.user.findUniqueOrThrow({ where: { email: "second@auth.test" } });
     expect((await trpc("mutation", "admin.setRoles", { userId: second.id, roles: ["manager"] }, { cookie: adminCookie, origin: APP })).status).toBe(200);
     const signedIn = await authPost("/sign-in/email", { email: "second@auth.test", password: "second-password-1" });
     expect((await trpc("query", "task.list", {}, { cookie: signedIn.cookie })).status).toBe(200);
-    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setRoles", target: second.id } });
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setRoles", target: `${second.name} <${second.email}>` } });
     expect(audit).toMatchObject({ actor: "First", via: "session" });
   });
 
@@ -265,7 +265,7 @@ describe("identity and roles over HTTP", () => {
     expect(reset.data).toMatchObject({ tokensRevoked: 1 });
     expect((await trpc("query", "account.me", null, { authorization: `Bearer ${resetToken}` })).status).toBe(401);
     expect((await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-new-password-2" })).status).toBe(200);
-    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setPassword", target: user.id } });
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setPassword", target: `${user.name} <${user.email}>` } });
     expect(audit).toMatchObject({ actor: "First", via: "session" });
     expect(JSON.stringify(audit)).not.toContain("reset-new-password-2");
   });

@@ -3,6 +3,7 @@
 import type React from "react";
 import { cn } from "@/components/ui/cn.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { BUDGET_STEPS_MEANING, stepsApartLabel } from "@/lib/contracts/step-count.ts";
 import { wasteWords } from "@/lib/contracts/waste.ts";
 import { compactNumber, elapsed, usd } from "../format.ts";
 import { RelativeTime, useTickingNow } from "../relative-time.tsx";
@@ -42,7 +43,16 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
   const tokens = t.usage.promptTokens + t.usage.completionTokens;
   return (
     <div className="mt-4 flex flex-wrap gap-x-8 gap-y-3">
-      <Meter label="Steps" value={`${t.usage.steps} / ${t.stepBudget}`} fraction={t.usage.steps / t.stepBudget} />
+      <Meter
+        label="Steps"
+        value={<span title={`Budget steps: ${BUDGET_STEPS_MEANING}`}>{`${t.usage.steps} / ${t.stepBudget}`}</span>}
+        fraction={t.usage.steps / t.stepBudget}
+        detail={
+          <span data-testid="steps-apart">
+            {stepsApartLabel({ checkpoints: t.usage.checkpointSteps, human: t.usage.humanSteps }) ?? "model and tool steps"}
+          </span>
+        }
+      />
       <Meter
         label="Tokens"
         value={`${compactNumber(tokens)}${t.tokenBudget ? ` / ${compactNumber(t.tokenBudget)}` : ""}`}
