@@ -255,7 +255,9 @@ async function main(): Promise<number> {
   }
   const atMax = costsQueryMs[String(max)] ?? null;
   const goals = { costsUnder250ms: { tasks: max, ms: atMax, max: GOAL_MS, holds: atMax !== null && atMax < GOAL_MS } };
-  console.log(JSON.stringify({ tasks: max, ledger: { callsPerTask: callsPerRun }, costsQueryMs, detail, writeMsPerCall, rollupMatchesRebuild, goals, seedMs, rows }));
+  console.log(
+    JSON.stringify({ tasks: max, ledger: { callsPerTask: callsPerRun }, costsQueryMs, detail, writeMsPerCall, rollupMatchesRebuild, goals, seedMs, rows }),
+  );
   return (costsQueryMs["10000"] !== undefined && costsQueryMs["10000"] >= 1000) || !rollupMatchesRebuild ? 1 : 0;
 }
 
