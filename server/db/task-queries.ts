@@ -8,6 +8,7 @@ import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
 import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
+import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
 import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
@@ -338,7 +339,24 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       dueAt: e.dueAt,
       /** The one overdue rule (lib/contracts/escalation.ts isEscalationOverdue), by this server's clock. */
       overdue: isEscalationOverdue(e, new Date()),
+      /** The role it waits on now (moves along the profile's chain when overdue). */
+      assigneeRole: e.assigneeRole,
       createdAt: e.createdAt,
+      /** When a human decided it (the end of the wait for a human), and when the decision was applied; null before. */
+      decidedAt: e.decidedAt,
+      appliedAt: e.appliedAt,
+      /** For an open escalation: what happens when its wait times out (server/domain/escalation-wait.ts); null otherwise. */
+      timeout:
+        e.status === "open"
+          ? escalationTimeoutPlan({
+              notifications: e.notifications,
+              lastNotifiedAt: e.lastNotifiedAt,
+              createdAt: e.createdAt,
+              assigneeRole: e.assigneeRole,
+              chain: launched.spec.escalationChain,
+              dueMinutes: launched.spec.escalationDueMinutes,
+            })
+          : null,
       runId: e.runId,
     })),
     artifacts: task.artifacts,
@@ -362,7 +380,9 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),
+      /** USD of every model call; = productiveUsd + checkpointUsd (overhead) + wastedUsd, read together (taskSpend). */
       costUsd: spend.usd,
+      productiveUsd: spend.productiveUsd,
       wastedUsd: spend.wastedUsd,
       /** The waste by what happened (labelled with lib/contracts/waste.ts wasteWords). */
       waste: spend.waste,

@@ -68,7 +68,7 @@ export function RunHeader({
       <RunStatus task={t} runs={runs} lastStep={lastStep} />
       <RunGoal goal={t.goal} />
       <RunMeters task={t} lastStep={lastStep} offline={offline} />
-      <TaskCostPanel taskId={t.id} />
+      <TaskCostPanel taskId={t.id} header={t.usage} />
     </header>
   );
 }
