@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createEvalRun, applyEvalSuite, readEvalRunReport } from "../../server/db/eval-repository.ts";
 import { evalCellLaunchKey } from "../../server/db/eval-ports.ts";
-import type { EvalReportCell } from "../../server/domain/eval-report.ts";
+import { createCaller } from "../../server/api/root.ts";
+import { EVAL_EXPORT_COLUMNS, type EvalReportCell } from "../../server/domain/eval-report.ts";
 import { startEvalRunInputSchema, type EvalSuiteFile } from "../../server/domain/eval-suite.ts";
 import type { AgentStack } from "../support/agent-stack.ts";
 import { waitFor } from "../support/executor-harness.ts";
 import { useAgentStack } from "../support/fixtures.ts";
+import { testPrincipal } from "../support/principals.ts";
 
 // An eval run end to end on the real pieces: the `eval-run` function and the cells' `agent-run`s
 // served by the app child, the embedded executor child, the scripted model server (the only stand-in:
@@ -140,6 +142,38 @@ describe("eval run", () => {
     }
     // Budgets from history: two passing runs of audit-3 × scripted are too few (3 needed): the default, said so.
     expect(r.budgets.find((b) => b.caseKey === "audit-3" && b.profile === "scripted")).toMatchObject({ basis: "default", samples: 2, stepBudget: 400 });
+    // The export (eval.export, the report page's Export CSV / JSON and `eval report --format`): one row
+    // per cell, plain numbers, the figures of the cell and its task's ledger.
+    const api = createCaller({ prisma: stack.db, actor: "eval-test", principal: testPrincipal("eval-test") });
+    const csv = await api.eval.export({ evalRunId, format: "csv" });
+    const [header, ...lines] = csv.content.split("\r\n");
+    expect(header!.split(",")).toEqual([...EVAL_EXPORT_COLUMNS]);
+    expect(lines.pop()).toBe("");
+    expect(csv.content).not.toMatch(/[$%"]/);
+    const csvRows = lines.map((l) => Object.fromEntries(l.split(",").map((v, i) => [EVAL_EXPORT_COLUMNS[i]!, v])));
+    const json = JSON.parse((await api.eval.export({ evalRunId, format: "json" })).content) as Record<string, unknown>[];
+    expect(csvRows).toHaveLength(r.cells.length);
+    expect(json).toHaveLength(r.cells.length);
+    for (const [i, c] of r.cells.entries()) {
+      const ledger = await stack.db.taskCost.findUniqueOrThrow({ where: { taskId: c.taskId! } });
+      const row = csvRows[i]!;
+      expect({ ...row }).toMatchObject({ cellId: c.cellId, caseKey: c.caseKey, profile: c.profile, taskId: c.taskId, pass: String(c.status === "passed") });
+      for (const k of ["steps", "tokens", "costUsd", "wasteUsd", "escalations", "durationMs"] as const)
+        expect(row[k], `${c.cellId} ${k}`).toMatch(/^\d+(\.\d+)?$/);
+      expect(Number(row.steps)).toBe(c.steps);
+      expect(Number(row.tokens)).toBe(Number(ledger.promptTokens) + Number(ledger.completionTokens));
+      expect(Number(row.costUsd)).toBe(Number(ledger.costUsd));
+      expect(json[i]).toMatchObject({
+        cellId: c.cellId,
+        caseKey: c.caseKey,
+        profile: c.profile,
+        pass: c.status === "passed",
+        steps: c.steps,
+        tokens: Number(row.tokens),
+      });
+      expect(json[i]!.costUsd).toBe(Number(ledger.costUsd));
+    }
+
     // Identical work costs the same offline: the two repeats of a case with one profile took the same
     // steps and exactly the same tokens and dollars (the ids each run mints are counted as fixed-width
     // placeholders by the scripted server: server/llm/scripted/minted-ids.ts).
