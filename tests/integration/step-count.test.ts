@@ -73,4 +73,31 @@ describe("one step count everywhere", () => {
     expect([cli.steps, cli.checkpointSteps, cli.humanSteps, cli.budgets.steps]).toEqual([7, 2, 1, 40]);
     expect(taskListJson(list.rows[0]!)).toEqual({ id: taskId, status: "completed", steps: 7, checkpointSteps: 2, humanSteps: 1 });
   });
+
+  it("task.get says what happens when an open escalation's wait times out", async () => {
+    const createdAt = new Date(Date.UTC(2026, 11, 3, 9, 0, 0));
+    await prisma.escalation.create({
+      data: {
+        id: `${tag}-e1`,
+        taskId,
+        runId: `${taskId}-r2`,
+        stepId: "model-3",
+        reason: "loop",
+        message: "m",
+        dueAt: new Date(createdAt.getTime() + 3_600_000),
+        createdAt,
+      },
+    });
+    const e = (await getTaskDetailOrThrow({ prisma, taskId })).escalations.find((x) => x.id === `${tag}-e1`)!;
+    // The profile's defaults: 60 min per round, no chain (the reminder goes to the same role); 4 reminders in all.
+    expect(e.timeout).toEqual({
+      reminders: 4,
+      remindersSent: 0,
+      nextReminder: 1,
+      nextRole: e.assigneeRole,
+      nextTimeoutAt: new Date(createdAt.getTime() + 3_600_000),
+      rearmMinutes: 60,
+    });
+    expect([e.decidedAt, e.appliedAt]).toEqual([null, null]);
+  });
 });
