@@ -303,7 +303,10 @@ describe("identity and roles over HTTP", () => {
     const session = await authPost("/sign-in/email", { email: "first@auth.test", password: "first-password-1" });
     expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(200);
     expect((await authPost("/sign-out", {}, { cookie: session.cookie })).status).toBe(200);
-    expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(401);
+    const after = await trpc("query", "account.me", null, { cookie: session.cookie });
+    expect(after.status).toBe(401);
+    // The browser is told what happened, not how to send an API token (issue 18).
+    expect(after.message).toBe("signed out — your session ended; sign in again");
   });
 
   it("an expired session is refused: reads 401, mutations change nothing", async () => {

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { demoStepBudget } from "@/lib/contracts/demo.ts";
 import { validateLaunch } from "./use-launch-validation.ts";
+import { useLaunchDraft } from "./use-launch-draft.ts";
 
 /** Budgets as the form's text fields hold them ("" = empty). */
 export interface BudgetTexts {
@@ -48,7 +49,27 @@ export function useLaunchForm() {
   /** The budgets suggested from the chosen template's history (null = none: no history, or not read yet). */
   const [suggested, setSuggested] = useState<BudgetTexts | null>(null);
   const fromTemplate = templateName !== "";
-  const onSuccess = (res: { taskId: string }) => router.push(`/tasks/${res.taskId}`);
+  // `/tasks/new?template=<name>` starts from that template (below); otherwise the tab's draft comes back.
+  const templateParam = useSearchParams().get("template");
+  const draft = useLaunchDraft(
+    { mode, demoKind, limit, goal, profile, budgets, workspace, factsText, approvalChoice },
+    (d) => {
+      setMode(d.mode);
+      setDemoKind(d.demoKind);
+      setLimit(d.limit);
+      setGoal(d.goal);
+      setProfile(d.profile);
+      setBudgets(d.budgets);
+      setWorkspace(d.workspace);
+      setFactsText(d.factsText);
+      setApprovalChoice(d.approvalChoice);
+    },
+    !templateParam,
+  );
+  const onSuccess = (res: { taskId: string }) => {
+    draft.clear();
+    router.push(`/tasks/${res.taskId}`);
+  };
   const launch = useMutation(trpc.task.launch.mutationOptions({ onSuccess }));
   const launchFromTemplate = useMutation(trpc.template.launch.mutationOptions({ onSuccess }));
   const sending = fromTemplate ? launchFromTemplate : launch;
@@ -86,7 +107,6 @@ export function useLaunchForm() {
 
   // `/tasks/new?template=<name>` (the task page's "From launch template" link) starts from that
   // template once the list is read; an unknown or archived name leaves the form as it is.
-  const templateParam = useSearchParams().get("template");
   const appliedParam = useRef(false);
   useEffect(() => {
     if (appliedParam.current || !templateParam || !templates.data) return;
