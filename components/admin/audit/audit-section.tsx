@@ -49,7 +49,7 @@ export function AuditSection() {
       <h2 className="text-lg font-semibold">Audit log</h2>
       <AuditFilterForm onFilter={setFilter} />
       <div className="overflow-x-auto">
-        <table className="w-full text-left text-sm" data-testid="audit-log">
+        <table className="w-full text-left text-sm [&_td]:pr-3 [&_th]:pr-3" data-testid="audit-log">
           <thead className="text-xs text-zinc-500">
             <tr>
               <th>When (UTC)</th>

@@ -33,7 +33,7 @@ export function UsersSection() {
         </p>
       )}
       <div className="overflow-x-auto">
-        <table className="w-full text-left text-sm">
+        <table className="w-full text-left text-sm [&_td]:pr-3 [&_th]:pr-3">
           <thead className="text-xs text-zinc-500">
             <tr>
               <th>Name</th>
