@@ -50,6 +50,7 @@ import {
   type InputIssue,
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
+import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
@@ -272,26 +273,7 @@ const ABOUT = `Longhaul CLI — talks to the web app's API at ${baseUrl} (LONGHA
 const FOOTER = ["Exit codes:", ...EXIT_CODE_TABLE.map((e) => `  ${e.code}  ${e.meaning}`)];
 
 async function summary(taskId: string) {
-  const t = await api.task.get.query({ taskId });
-  return {
-    id: t.id,
-    status: t.status,
-    steps: t.usage.steps,
-    budgets: { steps: t.stepBudget, tokens: t.tokenBudget, usd: t.costBudgetUsd },
-    facts: t.facts.length,
-    artifacts: t.artifacts.map((a) => ({ name: a.name, mime: a.mime, bytes: a.bytes })),
-    outbox: t.outbox.map((m) => ({ to: m.to, subject: m.subject, messageId: m.messageId })),
-    tokens: t.usage.promptTokens + t.usage.completionTokens,
-    costUsd: Number(t.usage.costUsd.toFixed(6)),
-    result: t.result,
-    deadEndReason: t.deadEndReason,
-    error: t.error,
-    durationMs: t.startedAt ? (t.endedAt ?? new Date()).getTime() - t.startedAt.getTime() : null,
-    alerts: t.alerts.map((a) => ({ kind: a.kind, severity: a.severity, step: a.stepId })),
-    escalation: t.escalations[0]
-      ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status, overdue: t.escalations[0].overdue }
-      : null,
-  };
+  return taskSummaryJson(await api.task.get.query({ taskId }));
 }
 
 /** How long `--wait` keeps trying while the web app cannot be reached (a restart by the supervisor takes seconds). */
@@ -505,8 +487,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "list": {
       const status = values.status as (typeof TASK_STATUSES)[number] | undefined;
       const { rows } = await api.task.list.query({ limit: typeof values.limit === "number" ? values.limit : LIST_LIMIT.max, ...(status ? { status } : {}) });
-      for (const r of rows) process.stderr.write(`${r.id}  ${r.status.padEnd(18)} ${r.stepsUsed}/${r.stepBudget}  ${r.goal.slice(0, 70)}\n`);
-      return { tasks: rows.map((r) => ({ id: r.id, status: r.status, steps: r.stepsUsed })) };
+      for (const r of rows) process.stderr.write(`${taskListLine(r)}\n`);
+      return { tasks: rows.map(taskListJson) };
     }
     case "escalations": {
       const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "closed" } : {});

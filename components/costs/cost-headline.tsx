@@ -47,7 +47,7 @@ export function CostHeadline({ h, tasksHref }: { h: Headline; tasksHref: (extra?
           label="Steps per completed task (median)"
           value={h.stepsMedian === null ? "—" : h.stepsMedian.toFixed(0)}
           href={tasksHref({ outcome: "completed" })}
-          detail={h.stepsP90 === null ? "no completed task" : `90th percentile ${h.stepsP90.toFixed(1)}`}
+          detail={h.stepsP90 === null ? "no completed task" : `budget steps (model + tool) · 90th percentile ${h.stepsP90.toFixed(1)}`}
         />
         <Card
           testId="headline-waste"

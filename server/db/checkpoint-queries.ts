@@ -1,3 +1,4 @@
+import { BUDGET_STEP_KINDS } from "../../lib/contracts/step-count.ts";
 import type { WorkingSet } from "../domain/agent-context.ts";
 import { diffWorkingSets, type FactChange } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
@@ -127,7 +128,7 @@ export async function getResumePreview({
   const kept: WorkingSet = { ...((cp.workingSet ?? {}) as WorkingSet), ...carried };
   const redo = Object.keys(current).filter((k) => !(k in kept) || JSON.stringify(kept[k]) !== JSON.stringify(current[k]));
   const stepsAfter = await prisma.step.count({
-    where: { run: { taskId }, kind: { in: ["model", "tool"] }, status: "completed", startedAt: { gt: cp.createdAt } },
+    where: { run: { taskId }, kind: { in: [...BUDGET_STEP_KINDS] }, status: "completed", startedAt: { gt: cp.createdAt } },
   });
   return {
     checkpoint: { id: cp.id, seq: cp.seq, afterStepId: cp.afterStepId, createdAt: cp.createdAt },

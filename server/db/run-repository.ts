@@ -2,6 +2,7 @@ import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-histor
 import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
+import { IS_BUDGET_STEP } from "./step-counts.ts";
 
 // The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
 export { recordModelCall, taskSpend } from "./cost-repository.ts";
@@ -194,12 +195,15 @@ export async function finishRun({
   });
 }
 
-/** Model + tool steps taken by all runs of a task, and their tokens (for the ceilings). */
+/**
+ * The budget's steps taken by all runs of a task (model + tool steps: `longhaul_budget_step`, the one
+ * step count of lib/contracts/step-count.ts) and their prompt + completion tokens (for the ceilings).
+ */
 export async function taskUsage({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<{ steps: number; tokens: number }> {
   const rows = await prisma.$queryRaw<{ steps: bigint; tokens: bigint | null }[]>`
     SELECT count(*) AS steps, sum(s."promptTokens" + s."completionTokens") AS tokens
     FROM step s JOIN run r ON r.id = s."runId"
-    WHERE r."taskId" = ${taskId} AND s.kind IN ('model', 'tool')`;
+    WHERE r."taskId" = ${taskId} AND ${IS_BUDGET_STEP}`;
   return { steps: Number(rows[0]?.steps ?? 0), tokens: Number(rows[0]?.tokens ?? 0) };
 }
 

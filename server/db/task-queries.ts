@@ -8,6 +8,8 @@ import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
 import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
+import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
+import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
 
@@ -33,7 +35,12 @@ export interface TaskListRow {
   model: string;
   createdBy: string;
   stepBudget: number;
+  /** The budget's steps: model + tool steps of all runs (lib/contracts/step-count.ts; the same figure as task.get's `usage.steps`). */
   stepsUsed: number;
+  /** Checkpoint steps of all runs, counted apart from the budget. */
+  checkpointSteps: number;
+  /** Human (escalation decision) steps of all runs, counted apart from the budget. */
+  humanSteps: number;
   tokens: number;
   /**
    * USD spent by all model calls of the task (retries included), read from its `task_cost` summary
@@ -64,6 +71,11 @@ export interface ListTasksFilters {
   since?: Date;
   /** Case-insensitive substring of the goal or of the task id (the short id is the id's tail). */
   q?: string;
+}
+
+/** A task-list row's step fields from {@link StepCounts}. */
+function listStepCounts(c: StepCounts): Pick<TaskListRow, "stepsUsed" | "checkpointSteps" | "humanSteps"> {
+  return { stepsUsed: c.budget, checkpointSteps: c.checkpoints, humanSteps: c.human };
 }
 
 /** Keyset cursor "<createdAt ISO>|<id>" of the last row of a page. */
@@ -167,10 +179,10 @@ export async function listTasks({
   const ids = page.map((t) => t.id);
   const [totals, alerts] = ids.length
     ? await Promise.all([
-        prisma.$queryRaw<{ taskId: string; steps: bigint; tokens: bigint; last: Date | null }[]>`
-          SELECT r."taskId" AS "taskId", count(s.id) FILTER (WHERE s.kind IN ('model', 'tool')) AS steps,
+        prisma.$queryRaw<({ taskId: string; tokens: bigint; last: Date | null } & StepCountColumns)[]>`
+          SELECT r."taskId" AS "taskId", ${STEP_COUNT_COLUMNS},
                  -- the same count as the task page and the token ceiling: model and tool steps (checkpoint summaries are in the dollars)
-                 coalesce(sum(s."promptTokens" + s."completionTokens") FILTER (WHERE s.kind IN ('model', 'tool')), 0) AS tokens,
+                 coalesce(sum(s."promptTokens" + s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}), 0) AS tokens,
                  max(coalesce(s."endedAt", s."startedAt")) AS last
           FROM run r LEFT JOIN step s ON s."runId" = r.id
           WHERE r."taskId" = ANY(${ids}) GROUP BY r."taskId"`,
@@ -194,7 +206,7 @@ export async function listTasks({
         model: t.model,
         createdBy: t.createdBy,
         stepBudget: t.stepBudget,
-        stepsUsed: Number(agg?.steps ?? 0),
+        ...listStepCounts(stepCountsOf(agg)),
         tokens: Number(agg?.tokens ?? 0),
         costUsd: Number(t.costUsd ?? 0),
         createdAt: t.createdAt,
@@ -212,6 +224,41 @@ export async function listTasks({
 export async function listProfileNames({ prisma }: { prisma: PrismaClient }): Promise<string[]> {
   const rows = await prisma.agentProfile.findMany({ select: { name: true }, orderBy: { name: "asc" } });
   return rows.map((r) => r.name);
+}
+
+/**
+ * Where a task came from, when anywhere but the launch form or the CLI directly: the launch template
+ * it was launched from (`archived` when the template was archived since), and the eval run cell it is
+ * (the eval run, its suite, the case's key, the profile and the 0-based repeat). Both null for a
+ * task launched directly (issue 17: the task page says where a task came from).
+ */
+export interface TaskOrigin {
+  template: { id: string; name: string; archived: boolean } | null;
+  evalCell: { cellId: string; evalRunId: string; suite: string; caseKey: string; profile: string; repeat: number } | null;
+}
+
+/** The task's {@link TaskOrigin}: two indexed lookups (the template by id, the eval cell by its unique taskId). */
+async function taskOrigin({ prisma, taskId, templateId }: { prisma: PrismaClient; taskId: string; templateId: string | null }): Promise<TaskOrigin> {
+  const [template, cell] = await Promise.all([
+    templateId ? prisma.launchTemplate.findUnique({ where: { id: templateId }, select: { id: true, name: true, archivedAt: true } }) : null,
+    prisma.evalCell.findUnique({
+      where: { taskId },
+      select: {
+        id: true,
+        evalRunId: true,
+        profile: true,
+        repeat: true,
+        case: { select: { key: true } },
+        evalRun: { select: { suite: { select: { name: true } } } },
+      },
+    }),
+  ]);
+  return {
+    template: template ? { id: template.id, name: template.name, archived: template.archivedAt !== null } : null,
+    evalCell: cell
+      ? { cellId: cell.id, evalRunId: cell.evalRunId, suite: cell.evalRun.suite.name, caseKey: cell.case.key, profile: cell.profile, repeat: cell.repeat }
+      : null,
+  };
 }
 
 /** Everything the run page shows except step payloads (loaded per step). @throws AppError NOT_FOUND. */
@@ -242,10 +289,13 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       })
     ).map((c) => [c.id, c.seq]),
   );
-  const [usage] = await prisma.$queryRaw<{ steps: bigint; prompt: bigint | null; cached: bigint | null; completion: bigint | null }[]>`
-    SELECT count(s.id) AS steps, sum(s."promptTokens") AS prompt, sum(s."cachedTokens") AS cached, sum(s."completionTokens") AS completion
-    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId} AND s.kind IN ('model','tool')`;
+  const [usage] = await prisma.$queryRaw<({ prompt: bigint | null; cached: bigint | null; completion: bigint | null } & StepCountColumns)[]>`
+    SELECT ${STEP_COUNT_COLUMNS}, sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
+           sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
+    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
+  const counts = stepCountsOf(usage);
   const spend = await taskSpend({ prisma, taskId });
+  const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
   const launched = await taskProfile({ prisma, taskId });
   return {
@@ -279,6 +329,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     createdAt: task.createdAt,
     startedAt: task.startedAt,
     endedAt: task.endedAt,
+    /** Where the task came from: its launch template or its eval run and case (TaskOrigin). */
+    origin,
     /** The task and checkpoint this one was forked from (a branch), or null. */
     forkedFrom: task.forkedFromTaskId
       ? { taskId: task.forkedFromTaskId, checkpointId: task.forkedFromCheckpointId, checkpointSeq: forkSource?.seq ?? null }
@@ -325,7 +377,24 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       dueAt: e.dueAt,
       /** The one overdue rule (lib/contracts/escalation.ts isEscalationOverdue), by this server's clock. */
       overdue: isEscalationOverdue(e, new Date()),
+      /** The role it waits on now (moves along the profile's chain when overdue). */
+      assigneeRole: e.assigneeRole,
       createdAt: e.createdAt,
+      /** When a human decided it (the end of the wait for a human), and when the decision was applied; null before. */
+      decidedAt: e.decidedAt,
+      appliedAt: e.appliedAt,
+      /** For an open escalation: what happens when its wait times out (server/domain/escalation-wait.ts); null otherwise. */
+      timeout:
+        e.status === "open"
+          ? escalationTimeoutPlan({
+              notifications: e.notifications,
+              lastNotifiedAt: e.lastNotifiedAt,
+              createdAt: e.createdAt,
+              assigneeRole: e.assigneeRole,
+              chain: launched.spec.escalationChain,
+              dueMinutes: launched.spec.escalationDueMinutes,
+            })
+          : null,
       runId: e.runId,
     })),
     artifacts: task.artifacts,
@@ -340,11 +409,18 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     })),
     facts: task.facts.map((f) => ({ key: f.key, value: f.value, sourceStepId: f.sourceStepId, runId: f.runId, createdAt: f.createdAt })),
     usage: {
-      steps: Number(usage?.steps ?? 0),
+      /** The budget's steps: model + tool steps of all runs (lib/contracts/step-count.ts), as task.list's `stepsUsed` and /costs. */
+      steps: counts.budget,
+      /** Checkpoint steps of all runs, counted apart from the budget. */
+      checkpointSteps: counts.checkpoints,
+      /** Human (escalation decision) steps of all runs, counted apart from the budget. */
+      humanSteps: counts.human,
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),
+      /** USD of every model call; = productiveUsd + checkpointUsd (overhead) + wastedUsd, read together (taskSpend). */
       costUsd: spend.usd,
+      productiveUsd: spend.productiveUsd,
       wastedUsd: spend.wastedUsd,
       /** The waste by what happened (labelled with lib/contracts/waste.ts wasteWords). */
       waste: spend.waste,

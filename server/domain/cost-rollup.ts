@@ -277,7 +277,7 @@ export interface TaskCostRow {
   status: string;
   /** The end reason of the task's latest run that has one (mapped by failureClassOf). */
   lastEndReason: string | null;
-  /** Model and tool steps of all runs (the budget's steps). */
+  /** The budget's steps of all runs: model + tool (task_cost.steps, counted by `longhaul_budget_step`; lib/contracts/step-count.ts). */
   steps: number;
   /** Prompt + completion tokens of all calls. */
   tokens: number;

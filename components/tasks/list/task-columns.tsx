@@ -6,6 +6,7 @@ import { Check, Copy } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
+import { BUDGET_STEPS_MEANING, stepsApartLabel } from "@/lib/contracts/step-count.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { compactNumber, elapsed, shortId, usd } from "../format.ts";
@@ -130,11 +131,22 @@ export const columns = [
     id: "steps",
     header: "Steps / budget",
     size: 95,
-    cell: (c) => (
-      <span className="tabular-nums">
-        {c.row.original.stepsUsed} / {c.row.original.stepBudget}
-      </span>
-    ),
+    cell: (c) => {
+      const r = c.row.original;
+      const apart = stepsApartLabel({ checkpoints: r.checkpointSteps, human: r.humanSteps });
+      return (
+        <div className="min-w-0" title={`Budget steps: ${BUDGET_STEPS_MEANING}`}>
+          <span className="tabular-nums">
+            {r.stepsUsed} / {r.stepBudget}
+          </span>
+          {apart && (
+            <div className="truncate text-xs text-zinc-500" title={apart}>
+              {[r.checkpointSteps ? `+${r.checkpointSteps} ckpt` : "", r.humanSteps ? `+${r.humanSteps} human` : ""].filter(Boolean).join(" ")}
+            </div>
+          )}
+        </div>
+      );
+    },
   }),
   col.accessor("tokens", {
     header: "Tokens",

@@ -7,6 +7,15 @@
 -- Money: USD, numeric. Causes (server/domain/cost-causes.ts): productive · retry · replay ·
 -- checkpoint · compaction · discarded · restart.
 
+-- The one definition of a budget step (issue 18, "one step count everywhere"): a step counts against
+-- the task's step budget when it is a model step or a tool step. Checkpoint and human (escalation
+-- decision) steps are counted apart. Used by task_cost.steps (and so /costs), the ceiling
+-- (server/db/run-repository.ts taskUsage), task.get and task.list (server/db/step-counts.ts);
+-- lib/contracts/step-count.ts BUDGET_STEP_KINDS lists the same kinds for client code.
+CREATE OR REPLACE FUNCTION longhaul_budget_step(kind text) RETURNS boolean AS $$
+  SELECT kind IN ('model', 'tool')
+$$ LANGUAGE sql IMMUTABLE;
+
 -- Adds (sign = 1) or removes (sign = -1) one model call's figures to/from its task's summary row.
 CREATE OR REPLACE FUNCTION longhaul_task_cost_apply(task_id text, m model_call, sign int) RETURNS void AS $$
 BEGIN
@@ -89,7 +98,7 @@ END
 $$ LANGUAGE plpgsql;
 
 CREATE OR REPLACE TRIGGER step_task_cost AFTER INSERT ON step
-  FOR EACH ROW WHEN (NEW.kind IN ('model', 'tool')) EXECUTE FUNCTION longhaul_task_cost_step();
+  FOR EACH ROW WHEN (longhaul_budget_step(NEW.kind)) EXECUTE FUNCTION longhaul_task_cost_step();
 
 CREATE OR REPLACE FUNCTION longhaul_task_cost_run() RETURNS trigger AS $$
 BEGIN
@@ -186,7 +195,7 @@ BEGIN
   FROM run r GROUP BY r."taskId"
   ON CONFLICT ("taskId") DO UPDATE SET runs = EXCLUDED.runs, resumes = EXCLUDED.resumes, forks = EXCLUDED.forks, "lastEndReason" = EXCLUDED."lastEndReason";
   INSERT INTO task_cost ("taskId", steps)
-  SELECT r."taskId", count(*) FROM step s JOIN run r ON r.id = s."runId" WHERE s.kind IN ('model', 'tool') GROUP BY r."taskId"
+  SELECT r."taskId", count(*) FROM step s JOIN run r ON r.id = s."runId" WHERE longhaul_budget_step(s.kind) GROUP BY r."taskId"
   ON CONFLICT ("taskId") DO UPDATE SET steps = EXCLUDED.steps;
   INSERT INTO task_cost ("taskId", escalations)
   SELECT e."taskId", count(*) FROM escalation e GROUP BY e."taskId"

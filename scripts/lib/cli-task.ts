@@ -1,0 +1,48 @@
+/**
+ * The JSON the CLI prints for a task (`status`, `launch`, `launch --wait`) and for `list`, from the
+ * API's task.get and task.list answers. Pure, no I/O. Step figures are the one step count of
+ * lib/contracts/step-count.ts: `steps` = the budget's steps (model + tool), with checkpoint and human
+ * steps counted apart, the same figures the run page's header, the task list and /costs show.
+ */
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "../../server/api/root.ts";
+
+type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
+type TaskListRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
+
+/** The `status` line of one task: status, the budget's steps (+ checkpoint and human steps apart), budgets, facts, outputs, tokens, USD, result, alerts, the latest escalation. `now` closes a running task's duration (ms). */
+export function taskSummaryJson(t: TaskDetail, now: Date = new Date()) {
+  return {
+    id: t.id,
+    status: t.status,
+    /** The budget's steps (model + tool). */
+    steps: t.usage.steps,
+    checkpointSteps: t.usage.checkpointSteps,
+    humanSteps: t.usage.humanSteps,
+    budgets: { steps: t.stepBudget, tokens: t.tokenBudget, usd: t.costBudgetUsd },
+    facts: t.facts.length,
+    artifacts: t.artifacts.map((a) => ({ name: a.name, mime: a.mime, bytes: a.bytes })),
+    outbox: t.outbox.map((m) => ({ to: m.to, subject: m.subject, messageId: m.messageId })),
+    tokens: t.usage.promptTokens + t.usage.completionTokens,
+    costUsd: Number(t.usage.costUsd.toFixed(6)),
+    result: t.result,
+    deadEndReason: t.deadEndReason,
+    error: t.error,
+    durationMs: t.startedAt ? (t.endedAt ?? now).getTime() - t.startedAt.getTime() : null,
+    alerts: t.alerts.map((a) => ({ kind: a.kind, severity: a.severity, step: a.stepId })),
+    escalation: t.escalations[0]
+      ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status, overdue: t.escalations[0].overdue }
+      : null,
+  };
+}
+
+/** `list`'s JSON row: id, status, the budget's steps, and checkpoint and human steps apart. */
+export function taskListJson(r: TaskListRow) {
+  return { id: r.id, status: r.status, steps: r.stepsUsed, checkpointSteps: r.checkpointSteps, humanSteps: r.humanSteps };
+}
+
+/** `list`'s stderr line: id, status, steps / budget, the steps counted apart ("+2 ckpt +1 human"), the goal's start. */
+export function taskListLine(r: TaskListRow): string {
+  const apart = [r.checkpointSteps ? `+${r.checkpointSteps} ckpt` : "", r.humanSteps ? `+${r.humanSteps} human` : ""].filter(Boolean).join(" ");
+  return `${r.id}  ${r.status.padEnd(18)} ${`${r.stepsUsed}/${r.stepBudget}`.padEnd(9)} ${apart.padEnd(18)} ${r.goal.slice(0, 70)}`;
+}
