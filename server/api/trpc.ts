@@ -167,11 +167,15 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
         taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
       const userId = str(input?.userId);
       const tokenId = str(input?.tokenId);
+      const out = data && typeof data === "object" ? data : null;
+      // A user in the answer (admin.createUser returns the new user) is named as a user acted on is.
+      const userInAnswer = out && str(out.name) && str(out.email) ? `${String(out.name)} <${String(out.email)}>` : null;
       const target =
         escalationId ??
         (userId ? await userTarget(ctx.prisma, userId) : null) ??
         (tokenId ? await tokenTarget(ctx.prisma, tokenId) : null) ??
-        str(data && typeof data === "object" ? data.id : null);
+        userInAnswer ??
+        str(out ? out.id : null);
       await recordAudit({ prisma: ctx.prisma, principal, action: path, input, taskId, target });
     }
     return result;
