@@ -28,13 +28,17 @@ test("a launch after the session ended says signed out, links to sign in, and ke
   await page.goto("/tasks/new");
   await page.getByLabel("A goal of my own").check();
   await page.getByLabel("Goal", { exact: true }).fill(GOAL);
-  // The session ends elsewhere (signed out in another tab).
-  expect((await context.request.post("/api/auth/sign-out", { data: {} })).status()).toBe(200);
+  // The session ends elsewhere: signed out in another tab (the same browser's cookie jar).
+  const status = await page.evaluate(
+    async () => (await fetch("/api/auth/sign-out", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status,
+  );
+  expect(status).toBe(200);
   await page.getByRole("button", { name: "Launch" }).click();
   const banner = page.getByTestId("signed-out");
   await expect(banner).toContainText("Signed out");
   await expect(banner.getByRole("link", { name: "Sign in again" })).toHaveAttribute("href", "/sign-in?next=%2Ftasks%2Fnew");
   await expect(page.getByText(/Authorization: Bearer/)).toHaveCount(0);
+  await expect(page.getByText("signed out — sign in again")).toBeVisible();
   await expect(page.getByLabel("Goal", { exact: true })).toHaveValue(GOAL);
   await expect(page).toHaveURL(/\/tasks\/new$/);
   await context.close();
