@@ -65,7 +65,10 @@ describe("one step count everywhere", () => {
 
     const filters = costFiltersSchema.parse({ profile: profileName });
     const rows = await taskCostRows({ prisma, filters });
-    expect(rows.map((r) => [r.taskId, r.steps])).toEqual([[taskId, 7]]);
+    expect(rows.map((r) => [r.taskId, r.steps, r.checkpointSteps, r.humanSteps])).toEqual([[taskId, 7, 2, 1]]);
+    // The summary's repair path (longhaul_task_cost_rebuild) counts the same.
+    await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;
+    expect((await taskCostRows({ prisma, filters })).map((r) => [r.steps, r.checkpointSteps, r.humanSteps])).toEqual([[7, 2, 1]]);
     const rollup = await costRollup({ prisma, filters });
     expect([rollup.headline.completed, rollup.headline.stepsMedian]).toEqual([1, 7]);
 
