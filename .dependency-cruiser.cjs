@@ -107,8 +107,8 @@ module.exports = {
       name: "env-source-only-env",
       severity: "error",
       comment:
-        "The raw process environment (server/env-source.ts) is read by server/env.ts, which parses it once; everything else uses env(). The MCP runtime reads the variables an admin's server spec names (their names are data, so no schema lists them).",
-      from: { pathNot: ["^server/env\\.ts$", "^server/tools/mcp/runtime\\.ts$"] },
+        "The raw process environment (server/env-source.ts) is read by server/env.ts only: env() parses it once; namedVariables() answers the variables an admin's data names (a profile's apiKeyEnv, an MCP server's fromEnv).",
+      from: { pathNot: ["^server/env\\.ts$"] },
       to: { path: "^server/env-source\\.ts$" },
     },
     {

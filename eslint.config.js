@@ -71,10 +71,10 @@ export default tseslint.config(
     // One configuration path (issue 19): server and app code read the environment only through
     // server/env.ts's env() (parsed once, validated, passed in). Exceptions, each its own process or
     // boundary: server/env-source.ts (the one read env.ts parses), the executor's own main (its own
-    // schema, parsed first), next.config.ts, and — until the profile work moves it onto env() — the
-    // provider's default and the connection test's (both read the variable a profile names, apiKeyEnv).
+    // schema, parsed first) and next.config.ts. Variables whose names are data (a profile's apiKeyEnv,
+    // an MCP server's fromEnv) are read through namedVariables() in server/env.ts.
     files: ["server/**/*.ts", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.ts"],
-    ignores: ["server/env-source.ts", "server/executor/main.ts", "server/llm/provider.ts", "server/llm/test-connection.ts"],
+    ignores: ["server/env-source.ts", "server/executor/main.ts"],
     rules: {
       "no-restricted-properties": [
         "error",

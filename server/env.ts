@@ -161,4 +161,15 @@ export function resetEnv(): void {
   cached = undefined;
 }
 
+/**
+ * The variables an admin's data names (a profile's `apiKeyEnv` and `${NAME}` header values, an MCP
+ * server's `env` / `headers` `fromEnv`): their names are data, so no schema lists them. The current
+ * process environment, read on every call (an operator may export a key and restart only the
+ * consumer). The one sanctioned read of the environment besides {@link env}; tests pass their own record
+ * to the functions that take one.
+ */
+export function namedVariables(): Readonly<Record<string, string | undefined>> {
+  return rawEnv();
+}
+
 export { rawEnv };

@@ -6,9 +6,10 @@ import { useState, type FormEvent } from "react";
 import { useMe } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
+import { ChangePasswordForm } from "./change-password-form.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 
-/** /account: who I am, and my API tokens (create — shown once —, list, revoke). */
+/** /account: who I am, my password (signed in with one), and my API tokens (create — shown once —, list, revoke). */
 export function AccountPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -40,6 +41,7 @@ export function AccountPage() {
           {me.data.name} · {me.data.email} · roles: {me.data.roles.join(", ") || "none yet"}
         </p>
       </div>
+      {me.data.via === "session" && <ChangePasswordForm />}
       <section className="space-y-3">
         <h2 className="text-lg font-semibold">API tokens</h2>
         <p className="text-sm text-zinc-600">

@@ -122,11 +122,29 @@ function str(value: unknown): string | null {
 }
 
 /**
+ * How an audit row names the user acted on: "Name <email>" (an id tells a reader nothing), or the
+ * id itself when the user cannot be read.
+ */
+async function userTarget(db: PrismaClient, userId: string): Promise<string> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { name: true, email: true } }).catch(() => null);
+  return user ? `${user.name} <${user.email}>` : userId;
+}
+
+/**
+ * How an audit row names the API token acted on: `token "<name>" (lh_ab12…)` — its name and the
+ * prefix the token list shows — so a reader knows which one was revoked; the id when it cannot be read.
+ */
+async function tokenTarget(db: PrismaClient, tokenId: string): Promise<string> {
+  const token = await db.apiToken.findUnique({ where: { id: tokenId }, select: { name: true, prefix: true } }).catch(() => null);
+  return token ? `token "${token.name}" (${token.prefix}…)` : tokenId;
+}
+
+/**
  * The one authorisation middleware (issue 10): signed in (UNAUTHORIZED otherwise, with why a token
  * was refused), a mutation from this app's origin when cookie-authenticated (FORBIDDEN "cross-site
  * request refused" otherwise), holding one of `roles` (FORBIDDEN "<procedure>: this needs the
  * <role> role"; `roles` empty = any role). A mutation that succeeds is written to the audit log
- * (who, what, on which task, the redacted input).
+ * (who, what, on which task, the user acted on by name and email, the redacted input).
  */
 function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean } = {}) {
   return t.middleware(async ({ ctx, next, path, type, getRawInput }) => {
@@ -147,7 +165,13 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
       let taskId = str(input?.taskId) ?? str(data && typeof data === "object" ? data.taskId : null);
       if (!taskId && escalationId)
         taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
-      const target = escalationId ?? str(input?.userId) ?? str(input?.tokenId) ?? str(data && typeof data === "object" ? data.id : null);
+      const userId = str(input?.userId);
+      const tokenId = str(input?.tokenId);
+      const target =
+        escalationId ??
+        (userId ? await userTarget(ctx.prisma, userId) : null) ??
+        (tokenId ? await tokenTarget(ctx.prisma, tokenId) : null) ??
+        str(data && typeof data === "object" ? data.id : null);
       await recordAudit({ prisma: ctx.prisma, principal, action: path, input, taskId, target });
     }
     return result;

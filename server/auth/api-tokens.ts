@@ -69,7 +69,8 @@ export async function createApiToken({
  * The principal of a presented token, or why it is refused: unknown, revoked or expired tokens all
  * answer the same "invalid" reason (no oracle), except expiry, which is worth telling the owner.
  * A token acts with its own roles, narrowed to its owner's current roles (a demoted user's tokens
- * lose what the user lost). Records `lastUsedAt` at most once a minute.
+ * lose what the user lost). A deactivated owner's tokens are refused, saying so, while the owner
+ * stays deactivated. Records `lastUsedAt` at most once a minute.
  */
 export async function verifyApiToken({
   prisma,
@@ -84,11 +85,12 @@ export async function verifyApiToken({
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return invalid;
   const row = await prisma.apiToken.findUnique({
     where: { tokenHash: hashToken(token) },
-    include: { user: { select: { id: true, name: true, email: true, roles: true } } },
+    include: { user: { select: { id: true, name: true, email: true, roles: true, deactivatedAt: true } } },
   });
   if (!row || row.revokedAt) return invalid;
   if (row.expiresAt <= now) return { problem: `the API token expired at ${row.expiresAt.toISOString()} (create a new one: npm run cli -- login)` };
   if (row.userId && !row.user) return invalid;
+  if (row.user?.deactivatedAt) return { problem: `the API token's account is deactivated (ask an admin to reactivate it)` };
   const roles = normaliseRoles(row.user ? row.roles.filter((r) => row.user!.roles.includes(r)) : row.roles);
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);

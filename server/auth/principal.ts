@@ -1,6 +1,7 @@
 import type { PrismaClient } from "../db/generated/client.ts";
 import { verifyApiToken } from "./api-tokens.ts";
 import { normaliseRoles, type Role } from "./roles.ts";
+import { DEACTIVATED_MESSAGE } from "./user-deactivation.ts";
 
 /**
  * Who a request acts as: a signed-in person (session cookie) or an API token. `name` is the actor
@@ -15,6 +16,8 @@ export interface Principal {
   roles: Role[];
   via: "session" | "token";
   tokenId?: string;
+  /** The session's id when `via` is "session" (a password change keeps it and ends the others). */
+  sessionId?: string;
 }
 
 /** A request's identity: the principal, or null with why (a bad token is not the same as no credentials). */
@@ -29,7 +32,9 @@ export function bearerToken(headers: Headers): string | null {
 
 /**
  * Resolves the identity of a request: `Authorization: Bearer lh_…` (API token; a bad one is refused
- * even when a cookie is sent too) else better-auth's session cookie.
+ * even when a cookie is sent too) else better-auth's session cookie. A deactivated user's session
+ * is refused with {@link DEACTIVATED_MESSAGE} (their sessions are deleted on deactivation; this
+ * also covers one created in the same instant).
  * `getSessionUser` is better-auth's session lookup (injected so this stays testable without Next).
  */
 export async function identify({
@@ -39,7 +44,7 @@ export async function identify({
 }: {
   prisma: PrismaClient;
   headers: Headers;
-  getSessionUser: (headers: Headers) => Promise<{ id: string } | null>;
+  getSessionUser: (headers: Headers) => Promise<{ id: string; sessionId?: string } | null>;
 }): Promise<Identity> {
   const token = bearerToken(headers);
   if (token) {
@@ -50,9 +55,20 @@ export async function identify({
   }
   const sessionUser = await getSessionUser(headers).catch(() => null);
   if (!sessionUser) return { principal: null, problem: null };
-  const user = await prisma.user.findUnique({ where: { id: sessionUser.id }, select: { id: true, name: true, email: true, roles: true } });
+  const user = await prisma.user.findUnique({ where: { id: sessionUser.id }, select: { id: true, name: true, email: true, roles: true, deactivatedAt: true } });
   if (!user) return { principal: null, problem: null };
-  return { principal: { userId: user.id, name: user.name, email: user.email, roles: normaliseRoles(user.roles), via: "session" }, problem: null };
+  if (user.deactivatedAt) return { principal: null, problem: DEACTIVATED_MESSAGE };
+  return {
+    principal: {
+      userId: user.id,
+      name: user.name,
+      email: user.email,
+      roles: normaliseRoles(user.roles),
+      via: "session",
+      ...(sessionUser.sessionId ? { sessionId: sessionUser.sessionId } : {}),
+    },
+    problem: null,
+  };
 }
 
 /**

@@ -9,11 +9,11 @@ import { normaliseRoles, ROLES, type Role } from "./roles.ts";
 
 export const roleListSchema = z.array(z.enum(ROLES, { message: `roles: each one of ${ROLES.join(", ")}` })).max(ROLES.length, `roles: at most ${ROLES.length}`);
 
-/** Users as the admin page lists them (oldest first), with their roles and how they sign in. */
+/** Users as the admin page lists them (oldest first), with their roles, how they sign in and when they were deactivated (null = active). */
 export async function listUsers({ prisma }: { prisma: PrismaClient }) {
   const users = await prisma.user.findMany({
     orderBy: { createdAt: "asc" },
-    select: { id: true, name: true, email: true, roles: true, createdAt: true, accounts: { select: { providerId: true } } },
+    select: { id: true, name: true, email: true, roles: true, createdAt: true, deactivatedAt: true, accounts: { select: { providerId: true } } },
   });
   return users.map(({ accounts, roles, ...u }) => ({
     ...u,
@@ -24,18 +24,18 @@ export async function listUsers({ prisma }: { prisma: PrismaClient }) {
 
 /**
  * Sets user `userId`'s roles to `roles` (replacing them). Refuses to leave Longhaul without an
- * admin: taking `admin` from the last admin is a CONFLICT. Returns the user with the roles now held.
- * @throws AppError NOT_FOUND (no such user), CONFLICT (the last admin).
+ * active admin: taking `admin` from the last active (not deactivated) admin is a CONFLICT. Returns the user with the roles now held.
+ * @throws AppError NOT_FOUND (no such user), CONFLICT (the last active admin).
  */
 export async function setUserRoles({ prisma, userId, roles }: { prisma: PrismaClient; userId: string; roles: readonly Role[] }) {
   const clean = normaliseRoles(roles);
   return prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('longhaul:first-admin'))`;
-    const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true, roles: true } });
+    const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true, roles: true, deactivatedAt: true } });
     if (!user) throw new AppError("NOT_FOUND", `user ${userId} not found`);
-    if (user.roles.includes("admin") && !clean.includes("admin")) {
-      const admins = await tx.user.count({ where: { roles: { has: "admin" } } });
-      if (admins <= 1) throw new AppError("CONFLICT", "roles: this is the last admin; give another user admin first");
+    if (user.roles.includes("admin") && !user.deactivatedAt && !clean.includes("admin")) {
+      const admins = await tx.user.count({ where: { roles: { has: "admin" }, deactivatedAt: null } });
+      if (admins <= 1) throw new AppError("CONFLICT", "roles: this is the last active admin; give another user admin first");
     }
     return tx.user.update({ where: { id: userId }, data: { roles: clean }, select: { id: true, name: true, email: true, roles: true } });
   });

@@ -25,11 +25,16 @@ export interface EscalationNotifyResult {
 }
 
 /**
- * Email addresses of the users who hold `role` (the escalation's role now), at most 100, oldest
- * account first. Named users in an escalation chain are routed by role today, so a role is the unit.
+ * Email addresses of the active (not deactivated) users who hold `role` (the escalation's role
+ * now), at most 100, oldest account first. Named users in an escalation chain are routed by role today, so a role is the unit.
  */
 export async function emailRecipientsForRole({ prisma, role }: { prisma: PrismaClient; role: string }): Promise<string[]> {
-  const users = await prisma.user.findMany({ where: { roles: { has: role } }, select: { email: true }, orderBy: { createdAt: "asc" }, take: 100 });
+  const users = await prisma.user.findMany({
+    where: { roles: { has: role }, deactivatedAt: null },
+    select: { email: true },
+    orderBy: { createdAt: "asc" },
+    take: 100,
+  });
   return users.map((u) => u.email).filter((e) => e.includes("@"));
 }
 

@@ -226,6 +226,41 @@ export async function listProfileNames({ prisma }: { prisma: PrismaClient }): Pr
   return rows.map((r) => r.name);
 }
 
+/**
+ * Where a task came from, when anywhere but the launch form or the CLI directly: the launch template
+ * it was launched from (`archived` when the template was archived since), and the eval run cell it is
+ * (the eval run, its suite, the case's key, the profile and the 0-based repeat). Both null for a
+ * task launched directly (issue 17: the task page says where a task came from).
+ */
+export interface TaskOrigin {
+  template: { id: string; name: string; archived: boolean } | null;
+  evalCell: { cellId: string; evalRunId: string; suite: string; caseKey: string; profile: string; repeat: number } | null;
+}
+
+/** The task's {@link TaskOrigin}: two indexed lookups (the template by id, the eval cell by its unique taskId). */
+async function taskOrigin({ prisma, taskId, templateId }: { prisma: PrismaClient; taskId: string; templateId: string | null }): Promise<TaskOrigin> {
+  const [template, cell] = await Promise.all([
+    templateId ? prisma.launchTemplate.findUnique({ where: { id: templateId }, select: { id: true, name: true, archivedAt: true } }) : null,
+    prisma.evalCell.findUnique({
+      where: { taskId },
+      select: {
+        id: true,
+        evalRunId: true,
+        profile: true,
+        repeat: true,
+        case: { select: { key: true } },
+        evalRun: { select: { suite: { select: { name: true } } } },
+      },
+    }),
+  ]);
+  return {
+    template: template ? { id: template.id, name: template.name, archived: template.archivedAt !== null } : null,
+    evalCell: cell
+      ? { cellId: cell.id, evalRunId: cell.evalRunId, suite: cell.evalRun.suite.name, caseKey: cell.case.key, profile: cell.profile, repeat: cell.repeat }
+      : null,
+  };
+}
+
 /** Everything the run page shows except step payloads (loaded per step). @throws AppError NOT_FOUND. */
 export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
   const task = await prisma.task.findUnique({
@@ -260,6 +295,7 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
   const counts = stepCountsOf(usage);
   const spend = await taskSpend({ prisma, taskId });
+  const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
   const launched = await taskProfile({ prisma, taskId });
   return {
@@ -293,6 +329,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     createdAt: task.createdAt,
     startedAt: task.startedAt,
     endedAt: task.endedAt,
+    /** Where the task came from: its launch template or its eval run and case (TaskOrigin). */
+    origin,
     /** The task and checkpoint this one was forked from (a branch), or null. */
     forkedFrom: task.forkedFromTaskId
       ? { taskId: task.forkedFromTaskId, checkpointId: task.forkedFromCheckpointId, checkpointSeq: forkSource?.seq ?? null }

@@ -3,6 +3,7 @@ import type { ChatCompletionCreateParams } from "openai/resources/chat/completio
 import { kindForStatus, ModelCallError, parseRetryAfter, type ModelCallErrorKind } from "./errors.ts";
 import { countCompletionTokens, countTokens } from "./tokens.ts";
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSchema } from "./types.ts";
+import { env as parsedEnv, namedVariables, type Env } from "../env.ts";
 
 /** Default deadline for response headers (streaming) or the whole response (non-streaming), ms. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -339,6 +340,9 @@ export interface ResolvedProvider {
   missingKeyEnv?: string;
 }
 
+/** What {@link resolveProvider} reads of Longhaul's own configuration (server/env.ts, parsed once). */
+export type ProviderConfig = Pick<Env, "MODEL_PORT" | "OPENAI_API_KEY" | "OPENAI_BASE_URL">;
+
 /**
  * Picks the model endpoint of a profile. A `scripted` profile always gets the local scripted model
  * server `http://127.0.0.1:${MODEL_PORT ?? 8787}/v1` with no key, whatever OPENAI_* says (issue 16:
@@ -347,25 +351,33 @@ export interface ResolvedProvider {
  * LM Studio); OPENAI_API_KEY alone → OpenAI (https://api.openai.com/v1); otherwise the local model
  * server (ARCHITECTURE.md, processes). The key is the variable the profile names (`apiKeyEnv`), else
  * OPENAI_API_KEY. Header values get `${NAME}` replaced by the variable's value ('' when unset).
+ * `config` defaults to env(), `variables` (the ones a profile names) to namedVariables(); tests pass
+ * their own.
  */
 export function resolveProvider({
   profileBaseUrl,
   endpoint,
-  env = process.env,
-}: { profileBaseUrl?: string | null; endpoint?: ProfileEndpoint; env?: Record<string, string | undefined> } = {}): ResolvedProvider {
+  config = parsedEnv(),
+  variables = namedVariables(),
+}: {
+  profileBaseUrl?: string | null;
+  endpoint?: ProfileEndpoint;
+  config?: ProviderConfig;
+  variables?: Readonly<Record<string, string | undefined>>;
+} = {}): ResolvedProvider {
   const trim = (url: string) => url.trim().replace(/\/+$/, "");
-  const port = env.MODEL_PORT?.trim() || "8787";
+  const port = config.MODEL_PORT;
   const local = `http://127.0.0.1:${port}/v1`;
   const headers = Object.fromEntries(
-    Object.entries(endpoint?.headers ?? {}).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => env[name] ?? "")]),
+    Object.entries(endpoint?.headers ?? {}).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => variables[name] ?? "")]),
   );
   if (endpoint?.provider === "scripted") return { baseUrl: local, apiKey: null, headers, source: "scripted" };
   const keyEnv = endpoint?.apiKeyEnv?.trim() || null;
-  const apiKey = (keyEnv ? env[keyEnv]?.trim() : env.OPENAI_API_KEY?.trim()) || null;
+  const apiKey = (keyEnv ? variables[keyEnv]?.trim() : config.OPENAI_API_KEY?.trim()) || null;
   const missing = keyEnv && !apiKey ? { missingKeyEnv: keyEnv } : {};
   const base = endpoint?.baseUrl ?? profileBaseUrl;
   if (base?.trim()) return { baseUrl: trim(base), apiKey, headers, source: "profile", ...missing };
-  if (env.OPENAI_BASE_URL?.trim()) return { baseUrl: trim(env.OPENAI_BASE_URL), apiKey, headers, source: "env_base_url", ...missing };
+  if (config.OPENAI_BASE_URL?.trim()) return { baseUrl: trim(config.OPENAI_BASE_URL), apiKey, headers, source: "env_base_url", ...missing };
   if (apiKey) return { baseUrl: "https://api.openai.com/v1", apiKey, headers, source: "openai" };
   return { baseUrl: local, apiKey: null, headers, source: "default_local", ...missing };
 }

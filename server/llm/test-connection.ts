@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import type { ConnectionTestResult } from "../../lib/contracts/profile.ts";
-import { resolveProvider, type ProfileEndpoint } from "./provider.ts";
+import { resolveProvider, type ProfileEndpoint, type ProviderConfig } from "./provider.ts";
 
 /** The innermost code or message of an error's cause chain (fetch failed → ECONNREFUSED). */
 function rootCause(error: unknown): string {
@@ -26,15 +26,18 @@ export const CONNECTION_TEST_TIMEOUT_MS = 15_000;
 export async function testProfileConnection({
   endpoint,
   model,
-  env = process.env,
+  config,
+  variables,
   timeoutMs = CONNECTION_TEST_TIMEOUT_MS,
 }: {
   endpoint: ProfileEndpoint;
   model: string;
-  env?: Record<string, string | undefined>;
+  /** Longhaul's configuration and the variables a profile names: default env() / namedVariables() (resolveProvider). */
+  config?: ProviderConfig;
+  variables?: Readonly<Record<string, string | undefined>>;
   timeoutMs?: number;
 }): Promise<ConnectionTestResult> {
-  const p = resolveProvider({ endpoint, env });
+  const p = resolveProvider({ endpoint, config, variables });
   if (p.missingKeyEnv) {
     return { ok: false, kind: "missing_key", baseUrl: p.baseUrl, message: `the API key variable ${p.missingKeyEnv} is not set in Longhaul's environment` };
   }

@@ -111,6 +111,15 @@ describe("identity and roles over HTTP", () => {
     adminCookie = first.cookie;
     const me = await trpc("query", "account.me", null, { cookie: adminCookie });
     expect(me.data).toMatchObject({ name: "First", roles: ["operator", "handler", "manager", "admin"], via: "session" });
+    // The grant no admin made is in the audit log too.
+    const grants = await db.auditEvent.findMany({ where: { action: "auth.firstAdmin" } });
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatchObject({
+      actor: "First",
+      via: "sign-up",
+      target: "First <first@auth.test>",
+      details: { roles: ["operator", "handler", "manager", "admin"] },
+    });
 
     const second = await authPost("/sign-up/email", { email: "second@auth.test", password: "second-password-1", name: "first" });
     expect(second.status).toBe(200);
@@ -222,18 +231,21 @@ describe("identity and roles over HTTP", () => {
 
     expect((await trpc("mutation", "account.revokeToken", { tokenId: row.id }, { cookie: adminCookie, origin: APP })).status).toBe(200);
     expect((await trpc("query", "account.me", null, { authorization: `Bearer ${token}` })).status).toBe(401);
+    // The audit row says which token: its name and prefix, and the id unredacted.
+    const revoked = await db.auditEvent.findFirstOrThrow({ where: { action: "account.revokeToken" }, orderBy: { at: "desc" } });
+    expect(revoked).toMatchObject({ actor: "First", target: `token "cli" (${row.prefix}…)`, details: { tokenId: row.id } });
   });
 
   it("the last admin cannot lose admin; an admin grants roles, which take effect at once", async () => {
     const first = await db.user.findUniqueOrThrow({ where: { email: "first@auth.test" } });
     const lastAdmin = await trpc("mutation", "admin.setRoles", { userId: first.id, roles: ["operator"] }, { cookie: adminCookie, origin: APP });
     expect(lastAdmin.status).toBe(409);
-    expect(lastAdmin.message).toContain("last admin");
+    expect(lastAdmin.message).toContain("last active admin");
     const second = await db.user.findUniqueOrThrow({ where: { email: "second@auth.test" } });
     expect((await trpc("mutation", "admin.setRoles", { userId: second.id, roles: ["manager"] }, { cookie: adminCookie, origin: APP })).status).toBe(200);
     const signedIn = await authPost("/sign-in/email", { email: "second@auth.test", password: "second-password-1" });
     expect((await trpc("query", "task.list", {}, { cookie: signedIn.cookie })).status).toBe(200);
-    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setRoles", target: second.id } });
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setRoles", target: `${second.name} <${second.email}>` } });
     expect(audit).toMatchObject({ actor: "First", via: "session" });
   });
 
@@ -265,7 +277,7 @@ describe("identity and roles over HTTP", () => {
     expect(reset.data).toMatchObject({ tokensRevoked: 1 });
     expect((await trpc("query", "account.me", null, { authorization: `Bearer ${resetToken}` })).status).toBe(401);
     expect((await authPost("/sign-in/email", { email: "reset@auth.test", password: "reset-new-password-2" })).status).toBe(200);
-    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setPassword", target: user.id } });
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.setPassword", target: `${user.name} <${user.email}>` } });
     expect(audit).toMatchObject({ actor: "First", via: "session" });
     expect(JSON.stringify(audit)).not.toContain("reset-new-password-2");
   });

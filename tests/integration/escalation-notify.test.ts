@@ -235,6 +235,29 @@ describe("notifyEscalation: email to the holders of the role (SMTP_URL)", () => 
     }
   });
 
+  it("a deactivated holder of the role receives no escalation email; the active holder does", async () => {
+    const smtp = await startSmtp();
+    try {
+      const role = `mail-${ulid().toLowerCase()}`;
+      const [ann, cy] = [`ann-${role}@example.test`, `cy-${role}@example.test`];
+      await prisma.user.create({ data: { id: ulid(), name: ann.split("@")[0]!, email: ann, roles: [role] } });
+      await prisma.user.create({ data: { id: ulid(), name: cy.split("@")[0]!, email: cy, roles: [role], deactivatedAt: new Date() } });
+      process.env.SMTP_URL = smtp.url;
+      process.env.LONGHAUL_MAIL_FROM = "Longhaul <longhaul@example.test>";
+      resetEnv();
+      const { escalationId } = await openedEscalation([], 60, role);
+      const r0 = await notifyEscalation({ prisma, escalationId, round: 0 });
+      expect(r0.email).toEqual({ sent: true, to: [ann] });
+      expect(smtp.mails).toHaveLength(1);
+      expect(smtp.mails[0]!.to).not.toContain(cy);
+      expect(smtp.mails[0]!.to).toContain(ann);
+    } finally {
+      closeEmailTransports();
+      await smtp.close();
+      await prisma.user.deleteMany({ where: { email: { contains: "-mail-" } } });
+    }
+  });
+
   it("a mail server that is down: the round is recorded, the webhook delivered, the email's failure said in words", async () => {
     const smtp = await startSmtp();
     await smtp.close(); // its port is now closed

@@ -214,21 +214,21 @@ describe("test connection", () => {
   it("names a closed port unreachable, a wrong key 401, an unknown model; ok with the right key and model", async () => {
     const closed = `http://127.0.0.1:${await freePort()}/v1`;
     const env = { GOOD_KEY: "good-key", BAD_KEY: "nope" };
-    const unreachable = await testProfileConnection({ endpoint: { baseUrl: closed, apiKeyEnv: "GOOD_KEY" }, model: "known-model", env });
+    const unreachable = await testProfileConnection({ endpoint: { baseUrl: closed, apiKeyEnv: "GOOD_KEY" }, model: "known-model", variables: env });
     expect(unreachable).toMatchObject({ ok: false, kind: "unreachable" });
     expect(unreachable.ok === false && unreachable.message).toContain("ECONNREFUSED");
-    const unauthorized = await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "BAD_KEY" }, model: "known-model", env });
+    const unauthorized = await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "BAD_KEY" }, model: "known-model", variables: env });
     expect(unauthorized).toMatchObject({ ok: false, kind: "unauthorized" });
     expect(unauthorized.ok === false && unauthorized.message).toContain("401");
-    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "other", env })).toMatchObject({
+    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "other", variables: env })).toMatchObject({
       ok: false,
       kind: "unknown_model",
     });
-    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "UNSET_KEY" }, model: "known-model", env })).toMatchObject({
+    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "UNSET_KEY" }, model: "known-model", variables: env })).toMatchObject({
       ok: false,
       kind: "missing_key",
     });
-    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "known-model", env })).toMatchObject({
+    expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "known-model", variables: env })).toMatchObject({
       ok: true,
       model: "known-model",
     });
@@ -249,7 +249,8 @@ describe("the seeded OpenAI example (OPENAI_API_KEY set)", () => {
     const { name } = OPENAI_EXAMPLE_PROFILE;
     const example = await operator.profile.get({ name });
     expect(example.spec).toMatchObject({ model: "gpt-4.1-mini", provider: "openai", baseUrl: "https://api.openai.com/v1", apiKeyEnv: "OPENAI_API_KEY" });
-    expect(resolveProvider({ endpoint: example.spec, env })).toEqual({
+    const config = { MODEL_PORT: Number(env.MODEL_PORT), OPENAI_API_KEY: env.OPENAI_API_KEY, OPENAI_BASE_URL: env.OPENAI_BASE_URL };
+    expect(resolveProvider({ endpoint: example.spec, config, variables: env })).toEqual({
       baseUrl: "https://api.openai.com/v1",
       apiKey: env.OPENAI_API_KEY,
       headers: {},
@@ -257,7 +258,12 @@ describe("the seeded OpenAI example (OPENAI_API_KEY set)", () => {
     });
     for (const p of seedProfiles) {
       const spec = (await operator.profile.get({ name: p.name })).spec;
-      expect(resolveProvider({ endpoint: spec, env }), p.name).toEqual({ baseUrl: "http://127.0.0.1:4102/v1", apiKey: null, headers: {}, source: "scripted" });
+      expect(resolveProvider({ endpoint: spec, config, variables: env }), p.name).toEqual({
+        baseUrl: "http://127.0.0.1:4102/v1",
+        apiKey: null,
+        headers: {},
+        source: "scripted",
+      });
     }
 
     // Launched by name: the task runs on the example's current version and its model.

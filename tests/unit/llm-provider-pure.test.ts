@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { kindForStatus, ModelCallError, parseRetryAfter } from "../../server/llm/errors.ts";
-import { resolveProvider } from "../../server/llm/provider.ts";
+import { resolveProvider, type ProviderConfig } from "../../server/llm/provider.ts";
 import { countCompletionTokens, countTokens, tokenizePrompt } from "../../server/llm/tokens.ts";
 import { PrefixCache } from "../../server/llm/scripted/prefix-cache.ts";
 import type { ChatMessage } from "../../server/llm/types.ts";
@@ -51,24 +51,33 @@ describe("error kinds", () => {
 });
 
 describe("resolveProvider", () => {
+  /** Longhaul's own parsed configuration as resolveProvider reads it (server/env.ts defaults). */
+  const config = (over: Partial<ProviderConfig> = {}): ProviderConfig => ({ MODEL_PORT: 8787, ...over });
   it("uses the local model server when nothing is configured", () => {
-    expect(resolveProvider({ env: {} })).toEqual({ baseUrl: "http://127.0.0.1:8787/v1", apiKey: null, headers: {}, source: "default_local" });
-    expect(resolveProvider({ env: { MODEL_PORT: "9999" } }).baseUrl).toBe("http://127.0.0.1:9999/v1");
+    expect(resolveProvider({ config: config(), variables: {} })).toEqual({
+      baseUrl: "http://127.0.0.1:8787/v1",
+      apiKey: null,
+      headers: {},
+      source: "default_local",
+    });
+    expect(resolveProvider({ config: config({ MODEL_PORT: 9999 }), variables: {} }).baseUrl).toBe("http://127.0.0.1:9999/v1");
   });
   it("uses OpenAI with only a key, OPENAI_BASE_URL when set, and the profile first", () => {
-    expect(resolveProvider({ env: { OPENAI_API_KEY: "sk-x" } })).toEqual({
+    expect(resolveProvider({ config: config({ OPENAI_API_KEY: "sk-x" }), variables: {} })).toEqual({
       baseUrl: "https://api.openai.com/v1",
       apiKey: "sk-x",
       headers: {},
       source: "openai",
     });
-    expect(resolveProvider({ env: { OPENAI_BASE_URL: "http://localhost:11434/v1/" } })).toEqual({
+    expect(resolveProvider({ config: config({ OPENAI_BASE_URL: "http://localhost:11434/v1/" }), variables: {} })).toEqual({
       baseUrl: "http://localhost:11434/v1",
       apiKey: null,
       headers: {},
       source: "env_base_url",
     });
-    expect(resolveProvider({ profileBaseUrl: "http://vllm:8000/v1", env: { OPENAI_BASE_URL: "http://other/v1", OPENAI_API_KEY: "k" } })).toEqual({
+    expect(
+      resolveProvider({ profileBaseUrl: "http://vllm:8000/v1", config: config({ OPENAI_BASE_URL: "http://other/v1", OPENAI_API_KEY: "k" }), variables: {} }),
+    ).toEqual({
       baseUrl: "http://vllm:8000/v1",
       apiKey: "k",
       headers: {},
@@ -76,8 +85,8 @@ describe("resolveProvider", () => {
     });
   });
   it("sends a scripted profile to the scripted server whatever OPENAI_* says (issue 16)", () => {
-    const env = { OPENAI_API_KEY: "sk-real", OPENAI_BASE_URL: "https://api.openai.com/v1", MODEL_PORT: "4102" };
-    expect(resolveProvider({ endpoint: { provider: "scripted", baseUrl: null }, env })).toEqual({
+    const real = config({ OPENAI_API_KEY: "sk-real", OPENAI_BASE_URL: "https://api.openai.com/v1", MODEL_PORT: 4102 });
+    expect(resolveProvider({ endpoint: { provider: "scripted", baseUrl: null }, config: real, variables: { OPENAI_API_KEY: "sk-real" } })).toEqual({
       baseUrl: "http://127.0.0.1:4102/v1",
       apiKey: null,
       headers: {},
@@ -85,10 +94,15 @@ describe("resolveProvider", () => {
     });
   });
   it("reads the key from the profile's variable and fills ${NAME} in headers", () => {
-    const env = { OPENAI_API_KEY: "sk-default", MY_KEY: "sk-mine", ORG: "acme" };
-    const r = resolveProvider({ endpoint: { provider: "openai", baseUrl: "http://h/v1", apiKeyEnv: "MY_KEY", headers: { "X-Org": "${ORG}" } }, env });
+    const variables = { OPENAI_API_KEY: "sk-default", MY_KEY: "sk-mine", ORG: "acme" };
+    const withKey = config({ OPENAI_API_KEY: "sk-default" });
+    const r = resolveProvider({
+      endpoint: { provider: "openai", baseUrl: "http://h/v1", apiKeyEnv: "MY_KEY", headers: { "X-Org": "${ORG}" } },
+      config: withKey,
+      variables,
+    });
     expect(r).toEqual({ baseUrl: "http://h/v1", apiKey: "sk-mine", headers: { "X-Org": "acme" }, source: "profile" });
-    expect(resolveProvider({ endpoint: { baseUrl: "http://h/v1", apiKeyEnv: "UNSET_KEY" }, env }).missingKeyEnv).toBe("UNSET_KEY");
+    expect(resolveProvider({ endpoint: { baseUrl: "http://h/v1", apiKeyEnv: "UNSET_KEY" }, config: withKey, variables }).missingKeyEnv).toBe("UNSET_KEY");
   });
 });
 

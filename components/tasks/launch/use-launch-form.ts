@@ -1,8 +1,8 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { demoStepBudget } from "@/lib/contracts/demo.ts";
 import { validateLaunch } from "./use-launch-validation.ts";
@@ -23,7 +23,7 @@ const text = (x: number | null | undefined) => (x === null || x === undefined ? 
  * completed tasks) in the budget fields; a budget still equal to its suggestion on submit is not
  * sent, so the server applies the suggestion and records that it came from history; one the
  * operator changed is sent as theirs. Without history the template's budgets stay, and the panel
- * says so. A launch key made once per form blocks double launches; success opens the task page.
+ * says so. `?template=<name>` in the URL starts from that template. A launch key made once per form blocks double launches; success opens the task page.
  */
 export function useLaunchForm() {
   const trpc = useTRPC();
@@ -83,6 +83,16 @@ export function useLaunchForm() {
       costBudget: s.costBudget || b.costBudget,
     }));
   }
+
+  // `/tasks/new?template=<name>` (the task page's "From launch template" link) starts from that
+  // template once the list is read; an unknown or archived name leaves the form as it is.
+  const templateParam = useSearchParams().get("template");
+  const appliedParam = useRef(false);
+  useEffect(() => {
+    if (appliedParam.current || !templateParam || !templates.data) return;
+    appliedParam.current = true;
+    if (templates.data.some((x) => x.name === templateParam)) void chooseTemplate(templateParam);
+  });
 
   const v = validateLaunch({ mode, limit, goal, factsText, ...budgets });
   const selected = profiles.data?.find((p) => p.name === profile);

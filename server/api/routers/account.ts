@@ -2,6 +2,7 @@ import { z } from "zod";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS } from "../../auth/api-tokens.ts";
 import { listOwnTokens, roleListSchema, signInOptions } from "../../auth/users.ts";
+import { changeOwnPassword, changePasswordInputSchema } from "../../auth/change-password.ts";
 import { AppError } from "../../errors.ts";
 import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
 
@@ -40,6 +41,17 @@ export const accountRouter = createTRPCRouter({
     const extra = roles.filter((r) => !p.roles.includes(r));
     if (extra.length) throw new AppError("FORBIDDEN", `roles: you do not hold ${extra.join(", ")}, so a token of yours cannot either`);
     return createApiToken({ prisma: ctx.prisma, userId: p.userId, name: input.name, roles, days: input.expiresInDays });
+  }),
+  /**
+   * The caller changes their own password (the current one required; 8–128 characters, a 400
+   * naming the field and the limit). Their other sessions end; this one stays. Audited without
+   * either password. Only from a signed-in session (not with an API token).
+   */
+  changePassword: signedInProcedure.input(changePasswordInputSchema).mutation(({ ctx, input }) => {
+    const p = ctx.principal;
+    if (!p.userId || p.via !== "session" || !p.sessionId)
+      throw new AppError("FORBIDDEN", "a password is changed from a signed-in session (the /account page), not with an API token");
+    return changeOwnPassword({ prisma: ctx.prisma, userId: p.userId, keepSessionId: p.sessionId, input });
   }),
   revokeToken: signedInProcedure
     .input(inputObject({ tokenId: idField("tokenId") }))

@@ -11,6 +11,7 @@ import {
   setUserPassword,
   setUserRoles,
 } from "../../auth/users.ts";
+import { setUserDeactivated } from "../../auth/user-deactivation.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
 
 const userId = idField("userId");
@@ -25,6 +26,17 @@ export const adminRouter = createTRPCRouter({
   createUser: adminProcedure.input(createUserInputSchema).mutation(({ ctx, input }) => createUserWithPassword({ prisma: ctx.prisma, input })),
   /** Sets a user's password (reset without email) and ends their sessions; audited without the password. */
   setPassword: adminProcedure.input(setPasswordInputSchema).mutation(({ ctx, input }) => setUserPassword({ prisma: ctx.prisma, input })),
+  /**
+   * Deactivates a user: no sign-in, sessions ended at once, API tokens refused, no escalation email.
+   * Not oneself, not the last active admin (CONFLICT naming why). Audited, naming the user.
+   */
+  deactivate: adminProcedure
+    .input(inputObject({ userId }))
+    .mutation(({ ctx, input }) => setUserDeactivated({ prisma: ctx.prisma, userId: input.userId, deactivate: true, actorUserId: ctx.principal.userId })),
+  /** Reactivates a deactivated user (their API tokens work again; they sign in anew). Audited, naming the user. */
+  reactivate: adminProcedure
+    .input(inputObject({ userId }))
+    .mutation(({ ctx, input }) => setUserDeactivated({ prisma: ctx.prisma, userId: input.userId, deactivate: false, actorUserId: ctx.principal.userId })),
   /** Every API token (never the secret or its hash), newest first, with its owner. */
   tokens: adminProcedure.query(({ ctx }) => listAllTokens({ prisma: ctx.prisma })),
   /** Human actions, newest first; filter by actor, action prefix, task. */

@@ -16,6 +16,7 @@ import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
 import { redactSecrets } from "../../tools/egress-redact.ts";
 import { claimOutput, decideOutput, releaseOutput, undoOutput } from "../output-schemas.ts";
+import { escalationCardOutput, escalationListOutput } from "../output-schemas-escalation.ts";
 
 const idInput = inputObject({ escalationId: idField("escalationId") });
 
@@ -31,20 +32,24 @@ export const escalationRouter = createTRPCRouter({
         assignee: textField("assignee", 100).optional(),
       }).default({}),
     )
+    .output(escalationListOutput)
     .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
   /** The nav's inbox badge: open escalations waiting on the caller (claimed by them, or unclaimed and routed to a role they hold) and how many are overdue. */
   inboxCount: handlerProcedure.query(({ ctx }) => inboxCountsFor({ prisma: ctx.prisma, name: ctx.actor, roles: ctx.principal.roles })),
   /** The context card; secrets in its stored step payloads and evidence are answered as [redacted: <rule name>] (server/tools/egress-redact.ts). */
-  get: readProcedure.input(idInput).query(async ({ ctx, input }) => {
-    const card = await getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId });
-    const { value } = await redactSecrets({
-      lastSteps: card.lastSteps,
-      evidence: card.evidence,
-      unresolvedEffect: card.unresolvedEffect,
-      message: card.message,
-    });
-    return { ...card, ...value };
-  }),
+  get: readProcedure
+    .input(idInput)
+    .output(escalationCardOutput)
+    .query(async ({ ctx, input }) => {
+      const card = await getEscalationCardOrThrow({ prisma: ctx.prisma, escalationId: input.escalationId });
+      const { value } = await redactSecrets({
+        lastSteps: card.lastSteps,
+        evidence: card.evidence,
+        unresolvedEffect: card.unresolvedEffect,
+        message: card.message,
+      });
+      return { ...card, ...value };
+    }),
   /** Records a decision; `undoSeconds` > 0 (the UI sends 10) leaves an undo window before it applies. */
   decide: handlerProcedure
     .input(decideEscalationInputSchema)
@@ -67,5 +72,5 @@ export const escalationRouter = createTRPCRouter({
   /** An operator escalates a running task by hand: it checkpoints and escalates after the turn in flight. */
   request: ownTaskProcedure
     .input(inputObject({ taskId: idField("taskId"), note: textField("note", 4_000).optional() }))
-    .mutation(({ ctx, input }) => requestEscalation({ prisma: ctx.prisma, taskId: input.taskId, note: input.note || null })),
+    .mutation(({ ctx, input }) => requestEscalation({ prisma: ctx.prisma, taskId: input.taskId, note: input.note || null, actor: ctx.actor })),
 });

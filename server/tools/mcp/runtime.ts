@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec, McpValue } from "../../../lib/contracts/mcp.ts";
-import { rawEnv } from "../../env-source.ts";
+import { namedVariables } from "../../env.ts";
 import { discoveredToolSchema, type DiscoveredTool } from "../../domain/mcp-tool-snapshot.ts";
 
 /**
@@ -138,7 +138,12 @@ function onStopSignal(signal: "SIGTERM" | "SIGINT"): void {
  * The value of one spec entry: the literal, or the named variable of Longhaul's environment.
  * @throws Error naming the variable when it is unset (a configuration error the admin must fix).
  */
-export function resolveMcpValue(server: string, field: string, value: McpValue, source: Record<string, string | undefined> = rawEnv()): string {
+export function resolveMcpValue(
+  server: string,
+  field: string,
+  value: McpValue,
+  source: Readonly<Record<string, string | undefined>> = namedVariables(),
+): string {
   if ("value" in value) return value.value;
   const v = source[value.fromEnv];
   if (v === undefined) throw new Error(`MCP server "${server}": ${field} takes its value from the environment variable ${value.fromEnv}, which is not set`);

@@ -1,0 +1,93 @@
+"use client";
+
+import { formText } from "@/components/auth/form-value.ts";
+import { useMutation } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import { Field, TextInput } from "@/components/ui/field.tsx";
+
+/** Shortest and longest password (server/auth/change-password.ts, the same as sign-up). */
+const MIN = 8;
+const MAX = 128;
+
+type FieldName = "currentPassword" | "newPassword" | "repeat";
+
+/** The field a server message names ("newPassword: at least 8 characters" → newPassword), else null. */
+function fieldOf(message: string): FieldName | null {
+  const name = /^(currentPassword|newPassword):/.exec(message)?.[1];
+  return (name as FieldName | undefined) ?? null;
+}
+
+/**
+ * /account → Password: the current password, a new one (8–128 characters) typed twice. On success
+ * the user's other sessions are signed out (this one stays) and the form empties; an error sits
+ * under the field it names and clears on the next attempt.
+ */
+export function ChangePasswordForm() {
+  const trpc = useTRPC();
+  const [errors, setErrors] = useState<Partial<Record<FieldName | "form", string>>>({});
+  const [done, setDone] = useState<number | null>(null);
+  const change = useMutation(trpc.account.changePassword.mutationOptions());
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const formEl = event.currentTarget;
+    const form = new FormData(formEl);
+    const currentPassword = formText(form, "currentPassword");
+    const newPassword = formText(form, "newPassword");
+    setDone(null);
+    if (newPassword !== formText(form, "repeat")) {
+      setErrors({ repeat: "Repeat new password: does not match the new password" });
+      return;
+    }
+    setErrors({});
+    change.mutate(
+      { currentPassword, newPassword },
+      {
+        onSuccess: (r) => {
+          formEl.reset();
+          setDone(r.sessionsEnded);
+        },
+        onError: (e) => setErrors({ [fieldOf(e.message) ?? "form"]: e.message }),
+      },
+    );
+  };
+
+  return (
+    <section className="space-y-3" aria-label="Password">
+      <h2 className="text-lg font-semibold">Password</h2>
+      <form className="flex max-w-sm flex-col gap-3 rounded border border-zinc-200 bg-white p-3" onSubmit={submit} aria-label="Change password">
+        <Field label="Current password" error={errors.currentPassword}>
+          <TextInput name="currentPassword" type="password" required autoComplete="current-password" aria-invalid={!!errors.currentPassword} />
+        </Field>
+        <Field label="New password" hint={`${MIN}–${MAX} characters`} error={errors.newPassword}>
+          <TextInput
+            name="newPassword"
+            type="password"
+            required
+            minLength={MIN}
+            maxLength={MAX}
+            autoComplete="new-password"
+            aria-invalid={!!errors.newPassword}
+          />
+        </Field>
+        <Field label="Repeat new password" error={errors.repeat}>
+          <TextInput name="repeat" type="password" required autoComplete="new-password" aria-invalid={!!errors.repeat} />
+        </Field>
+        <button type="submit" className="self-start rounded bg-zinc-900 px-3 py-1.5 text-sm text-white" disabled={change.isPending}>
+          {change.isPending ? "Changing…" : "Change password"}
+        </button>
+        {errors.form && (
+          <p className="text-sm text-red-700" role="alert">
+            {errors.form}
+          </p>
+        )}
+        {done !== null && (
+          <p className="text-sm text-emerald-800" role="status" data-testid="password-changed">
+            Password changed; {done} other session{done === 1 ? "" : "s"} signed out.
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "auth_user" ADD COLUMN     "deactivatedAt" TIMESTAMP(3);

@@ -1,0 +1,107 @@
+/**
+ * Output schemas of `escalation.list` and `escalation.get` (docs/CONTRACTS.md "Escalations": rows
+ * and card carry `claimedBy`, `claimedAt`, `overdue`, `applyInMs`; the card also `applyAfter`,
+ * `appliedAt`, `undos`, `proposedCall`, …). Strict like server/api/output-schemas.ts, and typed
+ * against the queries' own result types (server/db/escalation-queries.ts), so a field added to the
+ * query and not to the contract fails to compile or fails the call in the tests. Stored JSON
+ * (evidence, step arguments, fact values) is checked only as JSON: it is the run's data, untrusted and
+ * free-form.
+ */
+import { z } from "zod";
+import {
+  ceilingEvidenceSchema,
+  proposedCallSchema,
+  unresolvedEffectSchema,
+  type getEscalationCardOrThrow,
+  type listEscalations,
+} from "../db/escalation-queries.ts";
+
+type EscalationRow = Awaited<ReturnType<typeof listEscalations>>[number];
+type EscalationCard = Awaited<ReturnType<typeof getEscalationCardOrThrow>>;
+
+const usd = z.number().finite();
+const count = z.number().int().nonnegative();
+const json = z.json();
+
+/** Fields a list row and the card share. */
+const common = {
+  id: z.string(),
+  taskId: z.string(),
+  runId: z.string(),
+  goal: z.string(),
+  taskStatus: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  status: z.string(),
+  decision: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  decidedAt: z.date().nullable(),
+  /** ms left of the undo window by the database clock (0: none, or over). */
+  applyInMs: count,
+  claimedBy: z.string().nullable(),
+  claimedAt: z.date().nullable(),
+  assigneeRole: z.string(),
+  dueAt: z.date(),
+  overdue: z.boolean(),
+  createdAt: z.date(),
+};
+
+/** `escalation.list`: open rows (soonest due first), then closed ones (pending applications first). */
+export const escalationListOutput: z.ZodType<EscalationRow[]> = z.array(z.strictObject({ ...common, costUsd: usd, taskCostUsd: usd, notifications: count }));
+
+const factChange = z.strictObject({
+  key: z.string(),
+  kind: z.enum(["added", "changed", "removed"]),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+});
+
+/** `escalation.get`: the context card (secrets in stored payloads answered as `[redacted: <rule>]`). */
+export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
+  ...common,
+  profile: z.strictObject({ name: z.string(), model: z.string() }),
+  evidence: json,
+  guidance: z.string().nullable(),
+  deadEndReason: z.string().nullable(),
+  applyAfter: z.date().nullable(),
+  appliedAt: z.date().nullable(),
+  applyFailures: count,
+  applyError: z.string().nullable(),
+  applyFailedAt: z.date().nullable(),
+  resultRunId: z.string().nullable(),
+  proposedCall: proposedCallSchema.nullable(),
+  ceiling: ceilingEvidenceSchema.shape.ceiling.nullable(),
+  unresolvedEffect: unresolvedEffectSchema.nullable(),
+  undos: z.array(z.strictObject({ decision: z.string(), decidedBy: z.string().nullable(), undoneBy: z.string(), undoneAt: z.date().nullable() })),
+  checkpoint: z
+    .strictObject({
+      id: z.string(),
+      seq: z.number().int(),
+      openQuestion: z.string().nullable(),
+      summary: z.string(),
+      workingSet: z.record(z.string(), z.unknown()),
+    })
+    .nullable(),
+  factDiff: z.array(factChange),
+  lastSteps: z.array(
+    z.strictObject({
+      stepId: z.string(),
+      kind: z.string(),
+      tool: z.string().nullable(),
+      status: z.string(),
+      summary: z.string(),
+      arguments: json.nullable(),
+    }),
+  ),
+  alerts: z.array(z.strictObject({ kind: z.string(), severity: z.string(), stepId: z.string(), message: z.string(), createdAt: z.date() })),
+  spend: z.strictObject({
+    usd,
+    wastedUsd: usd,
+    waste: z.strictObject({ retryUsd: usd, replayUsd: usd, discardedUsd: usd, restartUsd: usd }),
+    costBudgetUsd: usd.nullable(),
+    steps: count,
+    stepBudget: z.number().int(),
+    tokens: count,
+    tokenBudget: z.number().int().nullable(),
+  }),
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ulid } from "ulid";
+import { createApiToken } from "../../server/auth/api-tokens.ts";
+import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
+import { httpApp } from "../support/http-app.ts";
+
+// A user changes their own password (account.changePassword) through the real route handlers
+// against the test database: the current password is required, limits are named, the other
+// sessions end while this one stays, the new password signs in and the old one does not, and the
+// audit row holds neither password. Users here have their own suffix (the database is shared).
+
+const APP = "http://127.0.0.1:3997";
+let db: PrismaClient;
+let users: typeof import("../../server/auth/users.ts");
+const suffix = ulid().toLowerCase().slice(-8);
+const { authPost, trpc } = httpApp(APP);
+
+beforeAll(async () => {
+  Object.assign(process.env, { DATABASE_URL: inject("databaseUrl"), BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", BETTER_AUTH_URL: APP });
+  db = createPrismaClient(inject("databaseUrl"));
+  users = await import("../../server/auth/users.ts");
+});
+
+afterAll(async () => {
+  await db?.user.deleteMany({ where: { email: { endsWith: `-${suffix}@password.test` } } });
+  await db?.$disconnect();
+});
+
+describe("changing one's own password", () => {
+  it("needs the current password, names the field and limit, ends the other sessions, keeps this one; audited without passwords", async () => {
+    const email = `pat-${suffix}@password.test`;
+    const old = "pat-old-password-1";
+    const fresh = "pat-new-password-2";
+    const user = await users.createUserWithPassword({ prisma: db, input: { email, name: `pat-${suffix}`, password: old, roles: ["operator"] } });
+    const here = await authPost("/sign-in/email", { email, password: old });
+    const elsewhere = await authPost("/sign-in/email", { email, password: old });
+    expect(here.status).toBe(200);
+    expect(elsewhere.status).toBe(200);
+    const cookie = { cookie: here.cookie };
+
+    const short = await trpc("mutation", "account.changePassword", { currentPassword: old, newPassword: "short" }, cookie);
+    expect(short.status).toBe(400);
+    expect(short.message).toBe("newPassword: at least 8 characters");
+    const long = await trpc("mutation", "account.changePassword", { currentPassword: old, newPassword: "x".repeat(129) }, cookie);
+    expect(long.message).toBe("newPassword: at most 128 characters");
+    const wrong = await trpc("mutation", "account.changePassword", { currentPassword: "not-my-password", newPassword: fresh }, cookie);
+    expect(wrong.status).toBe(400);
+    expect(wrong.message).toContain("currentPassword: incorrect");
+    const missing = await trpc("mutation", "account.changePassword", { newPassword: fresh }, cookie);
+    expect(missing.status).toBe(400);
+    expect(missing.message).toContain("currentPassword");
+    // An API token cannot change the password.
+    const { token } = await createApiToken({ prisma: db, userId: user.id, name: "pat-cli", roles: ["operator"], days: 1 });
+    const byToken = await trpc("mutation", "account.changePassword", { currentPassword: old, newPassword: fresh }, { authorization: `Bearer ${token}` });
+    expect(byToken.status).toBe(403);
+    // Nothing above changed it.
+    expect((await trpc("query", "account.me", null, { cookie: elsewhere.cookie })).status).toBe(200);
+
+    const done = await trpc("mutation", "account.changePassword", { currentPassword: old, newPassword: fresh }, cookie);
+    expect(done.status).toBe(200);
+    expect(Number(done.data?.sessionsEnded)).toBeGreaterThanOrEqual(1);
+    expect((await trpc("query", "account.me", null, cookie)).status).toBe(200);
+    expect((await trpc("query", "account.me", null, { cookie: elsewhere.cookie })).status).toBe(401);
+    expect((await authPost("/sign-in/email", { email, password: old })).status).toBe(401);
+    expect((await authPost("/sign-in/email", { email, password: fresh })).status).toBe(200);
+
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "account.changePassword", userId: user.id } });
+    expect(audit).toMatchObject({ actor: user.name, via: "session" });
+    expect(JSON.stringify(audit)).not.toContain(old);
+    expect(JSON.stringify(audit)).not.toContain(fresh);
+    expect(await db.auditEvent.count({ where: { action: "account.changePassword", userId: user.id } })).toBe(1);
+  });
+});
