@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clampToNow, costSplitWords, coveredMs, observedNow, runClock, waitTimeoutWords, type ClockTask } from "../../components/tasks/run/run-figures.ts";
+import { clampToNow, costSplitWords, coveredMs, observedNow, runClock, type ClockTask } from "../../components/tasks/run/run-figures.ts";
+import { waitTimeoutWords } from "../../lib/contracts/escalation-timeout.ts";
 import { chainRoleForRound, escalationTimeoutPlan } from "../../server/domain/escalation-wait.ts";
 
 const T0 = Date.UTC(2026, 11, 3, 10, 0, 0);

@@ -3,7 +3,7 @@
 import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { cn } from "@/components/ui/cn.ts";
 import { formatAbsolute, useTimeZone } from "@/components/ui/timestamp.tsx";
-import { waitTimeoutWords } from "./run-figures.ts";
+import { waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
 import type { RunTask } from "./use-run-queries.ts";
 
 /**
