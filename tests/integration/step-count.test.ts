@@ -57,6 +57,8 @@ describe("one step count everywhere", () => {
 
     const detail = await getTaskDetailOrThrow({ prisma, taskId });
     expect([detail.usage.steps, detail.usage.checkpointSteps, detail.usage.humanSteps]).toEqual([7, 2, 1]);
+    // The step active last, of any kind (none has ended, so the one started last).
+    expect(detail.usage.lastStep).toMatchObject({ runId: `${taskId}-r2`, stepId: "model-3" });
 
     const list = await listTasks({ prisma, q: taskId });
     expect(list.rows.map((r) => [r.id, r.stepsUsed, r.checkpointSteps, r.humanSteps])).toEqual([[taskId, 7, 2, 1]]);

@@ -131,3 +131,20 @@ export function costSplitWords(u: CostSplitUsage, format: (usd: number) => strin
   if (waste) parts.push(waste);
   return parts.join(" · ");
 }
+
+/** A step and when it was last active (ended, or started while running). */
+export interface StepActivity {
+  stepId: string;
+  at: Date;
+}
+
+/**
+ * The header's "last step": the later of task.get's (`usage.lastStep`, read with the step counts)
+ * and the timeline's newest row, so a step list that has not caught up yet never makes it lag the
+ * counts beside it. Null when neither has a step. Pure.
+ */
+export function latestStep(a: StepActivity | null | undefined, b: StepActivity | null | undefined): StepActivity | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return b.at.getTime() > a.at.getTime() ? b : a;
+}
