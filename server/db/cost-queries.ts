@@ -342,6 +342,8 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
       status: string;
       lastEndReason: string | null;
       steps: number;
+      checkpointSteps: number;
+      humanSteps: number;
       tokens: string;
       usd: string;
       waste: string;
@@ -351,7 +353,8 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
   >`
     SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, c."lastEndReason",
            lt.name AS template, ${EVAL_CASE_NAME} AS eval_case,
-           coalesce(c.steps, 0)::int AS steps, coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
+           coalesce(c.steps, 0)::int AS steps, coalesce(c."checkpointSteps", 0)::int AS "checkpointSteps", coalesce(c."humanSteps", 0)::int AS "humanSteps",
+           coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
            coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
     FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
          ${TEMPLATE_JOIN} ${EVAL_CASE_JOIN}
@@ -366,6 +369,8 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     status: r.status,
     lastEndReason: r.lastEndReason,
     steps: r.steps,
+    checkpointSteps: r.checkpointSteps,
+    humanSteps: r.humanSteps,
     tokens: Number(r.tokens),
     costUsd: Number(r.usd),
     wasteUsd: Number(r.waste),

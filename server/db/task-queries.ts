@@ -289,8 +289,20 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       })
     ).map((c) => [c.id, c.seq]),
   );
-  const [usage] = await prisma.$queryRaw<({ prompt: bigint | null; cached: bigint | null; completion: bigint | null } & StepCountColumns)[]>`
-    SELECT ${STEP_COUNT_COLUMNS}, sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
+  const [usage] = await prisma.$queryRaw<
+    ({
+      prompt: bigint | null;
+      cached: bigint | null;
+      completion: bigint | null;
+      lastAt: Date | null;
+      lastRunId: string | null;
+      lastStepId: string | null;
+    } & StepCountColumns)[]
+  >`
+    SELECT ${STEP_COUNT_COLUMNS}, max(coalesce(s."endedAt", s."startedAt")) AS "lastAt",
+           (array_agg(s."runId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastRunId",
+           (array_agg(s."stepId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastStepId",
+           sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
            sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
   const counts = stepCountsOf(usage);
@@ -415,6 +427,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       checkpointSteps: counts.checkpoints,
       /** Human (escalation decision) steps of all runs, counted apart from the budget. */
       humanSteps: counts.human,
+      /** The step of any kind that ended (or, still running, started) last, and when — read with the counts, so the header's "last step" never lags them. */
+      lastStep: usage?.lastAt && usage.lastRunId && usage.lastStepId ? { runId: usage.lastRunId, stepId: usage.lastStepId, at: usage.lastAt } : null,
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),

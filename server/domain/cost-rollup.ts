@@ -279,6 +279,9 @@ export interface TaskCostRow {
   lastEndReason: string | null;
   /** The budget's steps of all runs: model + tool (task_cost.steps, counted by `longhaul_budget_step`; lib/contracts/step-count.ts). */
   steps: number;
+  /** Checkpoint steps and human (escalation decision) steps of all runs, counted apart from the budget (absent = 0). */
+  checkpointSteps?: number;
+  humanSteps?: number;
   /** Prompt + completion tokens of all calls. */
   tokens: number;
   costUsd: number;
@@ -297,18 +300,21 @@ export const TASK_CSV_HEADER = [
   "Model",
   "Outcome",
   "Failure class",
-  "Steps",
+  "Budget steps (model + tool)",
   "Tokens",
   "Cost (USD)",
   "Waste (USD)",
   "Template",
   "Eval case",
+  "Checkpoint steps",
+  "Human steps",
 ] as const;
 
 /**
  * One row per task as CSV data: ISO 8601 launch time with its zone (isoUtc), the outcome and
  * failure class by the same rules as the grouped table (outcomeOf, reportedFailureClass), plain numbers
- * (csvNumber: USD to 8 places as stored). Formula-like names are neutralised by toCsv.
+ * (csvNumber: USD to 8 places as stored), the budget's steps with checkpoint and human steps in
+ * their own columns (lib/contracts/step-count.ts). Formula-like names are neutralised by toCsv.
  */
 export function taskCostCsv(rows: readonly TaskCostRow[]): string {
   return toCsv(
@@ -326,6 +332,8 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
       csvNumber(r.wasteUsd),
       r.template ?? "",
       r.evalCase ?? "",
+      String(r.checkpointSteps ?? 0),
+      String(r.humanSteps ?? 0),
     ]),
   );
 }

@@ -12,6 +12,8 @@
  * `rounds + 1`, so `rounds + 1` reminders in all) and stops waiting (`overdue`).
  */
 
+import type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
+
 /**
  * The last wait round of an escalated run (rounds 0 … this, each the profile's due time long). Every
  * timeout of a still-open escalation re-notifies it (reminders 1 … ESCALATION_LAST_WAIT_ROUND + 1,
@@ -29,21 +31,7 @@ export function chainRoleForRound(chain: readonly string[], round: number): stri
   return chain[Math.min(round - 1, chain.length - 1)] ?? null;
 }
 
-/** What happens when an open escalation's wait times out (see {@link escalationTimeoutPlan}). */
-export interface EscalationTimeoutPlan {
-  /** Reminders in all before the run stops waiting (ESCALATION_LAST_WAIT_ROUND + 1). */
-  reminders: number;
-  /** Reminders already sent (the opening notification is not one). */
-  remindersSent: number;
-  /** The next reminder's number (1-based), or null when every reminder went out and the run no longer waits. */
-  nextReminder: number | null;
-  /** The role the next reminder goes to (the profile's chain moves it; else it stays with its role), or null. */
-  nextRole: string | null;
-  /** When the current wait round times out (the last notification + the due time), or null when the run no longer waits. */
-  nextTimeoutAt: Date | null;
-  /** Minutes each wait round lasts (the profile's `escalationDueMinutes`). */
-  rearmMinutes: number;
-}
+export type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
 
 /**
  * What the escalated run does when its wait times out, for the page that shows the wait (issue 18:

@@ -57,6 +57,8 @@ describe("one step count everywhere", () => {
 
     const detail = await getTaskDetailOrThrow({ prisma, taskId });
     expect([detail.usage.steps, detail.usage.checkpointSteps, detail.usage.humanSteps]).toEqual([7, 2, 1]);
+    // The step active last, of any kind (none has ended, so the one started last).
+    expect(detail.usage.lastStep).toMatchObject({ runId: `${taskId}-r2`, stepId: "model-3" });
 
     const list = await listTasks({ prisma, q: taskId });
     expect(list.rows.map((r) => [r.id, r.stepsUsed, r.checkpointSteps, r.humanSteps])).toEqual([[taskId, 7, 2, 1]]);
@@ -65,7 +67,10 @@ describe("one step count everywhere", () => {
 
     const filters = costFiltersSchema.parse({ profile: profileName });
     const rows = await taskCostRows({ prisma, filters });
-    expect(rows.map((r) => [r.taskId, r.steps])).toEqual([[taskId, 7]]);
+    expect(rows.map((r) => [r.taskId, r.steps, r.checkpointSteps, r.humanSteps])).toEqual([[taskId, 7, 2, 1]]);
+    // The summary's repair path (longhaul_task_cost_rebuild) counts the same.
+    await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;
+    expect((await taskCostRows({ prisma, filters })).map((r) => [r.steps, r.checkpointSteps, r.humanSteps])).toEqual([[7, 2, 1]]);
     const rollup = await costRollup({ prisma, filters });
     expect([rollup.headline.completed, rollup.headline.stepsMedian]).toEqual([1, 7]);
 

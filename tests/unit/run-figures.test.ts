@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clampToNow, costSplitWords, coveredMs, observedNow, runClock, waitTimeoutWords, type ClockTask } from "../../components/tasks/run/run-figures.ts";
+import { clampToNow, costSplitWords, coveredMs, latestStep, observedNow, runClock, type ClockTask } from "../../components/tasks/run/run-figures.ts";
+import { waitTimeoutWords } from "../../lib/contracts/escalation-timeout.ts";
 import { chainRoleForRound, escalationTimeoutPlan } from "../../server/domain/escalation-wait.ts";
 
 const T0 = Date.UTC(2026, 11, 3, 10, 0, 0);
@@ -66,6 +67,18 @@ describe("the live header's clock", () => {
     expect(clampToNow(new Date(5000), 1000)?.getTime()).toBe(1000);
     expect(clampToNow(new Date(500), 1000)?.getTime()).toBe(500);
     expect(clampToNow(null, 1000)).toBeNull();
+  });
+});
+
+describe("the header's last step", () => {
+  it("is the later of task.get's and the timeline's, whichever has one", () => {
+    const fromTask = { stepId: "checkpoint-3", at: at(30) };
+    const fromRows = { stepId: "model-0", at: at(5) };
+    expect(latestStep(fromTask, fromRows)).toBe(fromTask);
+    expect(latestStep({ ...fromTask, at: at(1) }, fromRows)).toBe(fromRows);
+    expect(latestStep(null, fromRows)).toBe(fromRows);
+    expect(latestStep(fromTask, undefined)).toBe(fromTask);
+    expect(latestStep(null, null)).toBeNull();
   });
 });
 

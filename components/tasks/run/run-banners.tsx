@@ -3,7 +3,7 @@
 import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { cn } from "@/components/ui/cn.ts";
 import { formatAbsolute, useTimeZone } from "@/components/ui/timestamp.tsx";
-import { waitTimeoutWords } from "./run-figures.ts";
+import { waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
 import type { RunTask } from "./use-run-queries.ts";
 
 /**
@@ -22,7 +22,7 @@ export function EscalationBanners({ task }: { task: RunTask }) {
         className="mt-3 flex flex-wrap items-center justify-between gap-2 rounded-md border border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950"
         data-testid="escalation-banner"
       >
-        <span className="min-w-0 [overflow-wrap:anywhere]">
+        <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
           <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
           {e.timeout && (
             <span className="mt-0.5 block text-xs text-amber-900" data-testid="wait-timeout">

@@ -1,8 +1,8 @@
 /**
  * The live header's figures, as pure functions over the task (issue 18, "The live header keeps up"):
  * active time and time waiting for a human counted apart, "now" never before what the server has
- * already recorded (clock skew between server and browser), the words for what happens when a wait
- * for a human times out, and the cost's parts adding up to its total. No React, no I/O:
+ * already recorded (clock skew between server and browser), and the cost's parts adding up to its
+ * total (the words for a wait's timeout are lib/contracts/escalation-timeout.ts waitTimeoutWords). No React, no I/O:
  * unit-tested in tests/unit/run-figures.test.ts.
  */
 
@@ -108,34 +108,6 @@ export function runClock(t: ClockTask, now: number): RunClock {
   };
 }
 
-/** task.get's `timeout` of an open escalation (server/domain/escalation-wait.ts EscalationTimeoutPlan), dates as Dates. */
-export interface TimeoutPlan {
-  reminders: number;
-  remindersSent: number;
-  nextReminder: number | null;
-  nextRole: string | null;
-  nextTimeoutAt: Date | null;
-  rearmMinutes: number;
-}
-
-/**
- * What happens when the wait for a human times out, in words, for where the wait is shown: e.g. "If
- * no one decides by 2026-12-03 10:00:00 UTC: reminder 1 of 4 goes to the handler role again and the run
- * waits another 60 min. After reminder 4 the run stops waiting; the escalation stays open and a
- * decision still applies. Nothing is decided on its own." `format` writes the time (the reader's
- * Local/UTC setting); `role` is the escalation's role now. Pure.
- */
-export function waitTimeoutWords(plan: TimeoutPlan, role: string, format: (d: Date) => string): string {
-  const tail = "the escalation stays open and a decision still applies. Nothing is decided on its own.";
-  if (plan.nextReminder === null || !plan.nextTimeoutAt)
-    return `The run stopped waiting after ${plan.reminders} reminder${plan.reminders === 1 ? "" : "s"}; ${tail}`;
-  const next = plan.nextRole && plan.nextRole !== role ? `moves it to the ${plan.nextRole} role (the profile's chain)` : `goes to the ${role} role again`;
-  return (
-    `If no one decides by ${format(plan.nextTimeoutAt)}: reminder ${plan.nextReminder} of ${plan.reminders} ${next} and the run waits another ` +
-    `${plan.rearmMinutes} min. After reminder ${plan.reminders} the run stops waiting; ${tail}`
-  );
-}
-
 /** task.get's `usage` money fields (USD): the total and the parts it is the sum of. */
 export interface CostSplitUsage {
   costUsd: number;
@@ -158,4 +130,21 @@ export function costSplitWords(u: CostSplitUsage, format: (usd: number) => strin
   const waste = wasteWords(u.waste, format);
   if (waste) parts.push(waste);
   return parts.join(" · ");
+}
+
+/** A step and when it was last active (ended, or started while running). */
+export interface StepActivity {
+  stepId: string;
+  at: Date;
+}
+
+/**
+ * The header's "last step": the later of task.get's (`usage.lastStep`, read with the step counts)
+ * and the timeline's newest row, so a step list that has not caught up yet never makes it lag the
+ * counts beside it. Null when neither has a step. Pure.
+ */
+export function latestStep(a: StepActivity | null | undefined, b: StepActivity | null | undefined): StepActivity | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return b.at.getTime() > a.at.getTime() ? b : a;
 }

@@ -8,7 +8,7 @@ import { compactNumber, durationMs, usd } from "../format.ts";
 import { RelativeTime, useSecondClock } from "../relative-time.tsx";
 import type { TimelineStep } from "../timeline.tsx";
 import { isTerminal } from "./run-actions.tsx";
-import { costSplitWords, observedNow, runClock } from "./run-figures.ts";
+import { costSplitWords, latestStep, observedNow, runClock } from "./run-figures.ts";
 import type { RunTask } from "./use-run-queries.ts";
 
 /** One header figure: label, value, optional detail line, and a budget bar when `fraction` (0–1) is given. */
@@ -44,7 +44,8 @@ export function Meter({ label, value, detail, fraction }: { label: string; value
  */
 export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastStep: TimelineStep | undefined; offline: boolean }) {
   const clientNow = useSecondClock(!isTerminal(t.status));
-  const lastActivity = lastStep ? (lastStep.endedAt ?? lastStep.startedAt) : null;
+  const last = latestStep(t.usage.lastStep, lastStep ? { stepId: lastStep.stepId, at: lastStep.endedAt ?? lastStep.startedAt } : null);
+  const lastActivity = last?.at ?? null;
   const now = observedNow(clientNow, [lastActivity, t.startedAt, t.endedAt, ...t.runs.flatMap((r) => [r.startedAt, r.endedAt])]);
   const clock = runClock(t, now);
   const tokens = t.usage.promptTokens + t.usage.completionTokens;
@@ -100,7 +101,7 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
       <Meter
         label="Last step"
         value={<span data-testid="last-step-age">{lastActivity ? <RelativeTime date={lastActivity} past /> : "—"}</span>}
-        detail={lastStep ? lastStep.stepId : undefined}
+        detail={last ? <span data-testid="last-step-id">{last.stepId}</span> : undefined}
       />
     </div>
   );

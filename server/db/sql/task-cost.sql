@@ -1,5 +1,6 @@
 -- Per-task cost summary (issue 9, "Fast at a manager's scale"): the table task_cost holds one row per
--- task with its spend split by cause, tokens, steps, runs and escalations, maintained here by row
+-- task with its spend split by cause, tokens, steps (the budget's, and checkpoint and human steps
+-- apart), runs and escalations, maintained here by row
 -- triggers on every write path (model_call insert and cause corrections, step and run inserts, run
 -- end reasons, escalation inserts), so the /costs rollups read task ⋈ task_cost and never scan
 -- model_call. Applied after the migrations on every migrate (idempotent), by server/db/migrations.ts.
@@ -91,14 +92,23 @@ BEGIN
     RETURN NULL;
   END IF;
   PERFORM longhaul_task_lock(task_id);
-  INSERT INTO task_cost ("taskId", steps) VALUES (task_id, 1)
-    ON CONFLICT ("taskId") DO UPDATE SET steps = task_cost.steps + 1, "updatedAt" = now();
+  IF longhaul_budget_step(NEW.kind) THEN
+    INSERT INTO task_cost ("taskId", steps) VALUES (task_id, 1)
+      ON CONFLICT ("taskId") DO UPDATE SET steps = task_cost.steps + 1, "updatedAt" = now();
+  ELSIF NEW.kind = 'checkpoint' THEN
+    INSERT INTO task_cost ("taskId", "checkpointSteps") VALUES (task_id, 1)
+      ON CONFLICT ("taskId") DO UPDATE SET "checkpointSteps" = task_cost."checkpointSteps" + 1, "updatedAt" = now();
+  ELSE
+    INSERT INTO task_cost ("taskId", "humanSteps") VALUES (task_id, 1)
+      ON CONFLICT ("taskId") DO UPDATE SET "humanSteps" = task_cost."humanSteps" + 1, "updatedAt" = now();
+  END IF;
   RETURN NULL;
 END
 $$ LANGUAGE plpgsql;
 
+-- Counts each new step once: the budget's steps in `steps`, checkpoint and human steps apart.
 CREATE OR REPLACE TRIGGER step_task_cost AFTER INSERT ON step
-  FOR EACH ROW WHEN (longhaul_budget_step(NEW.kind)) EXECUTE FUNCTION longhaul_task_cost_step();
+  FOR EACH ROW WHEN (longhaul_budget_step(NEW.kind) OR NEW.kind IN ('checkpoint', 'human')) EXECUTE FUNCTION longhaul_task_cost_step();
 
 CREATE OR REPLACE FUNCTION longhaul_task_cost_run() RETURNS trigger AS $$
 BEGIN
@@ -194,9 +204,10 @@ BEGIN
          (array_agg(r."endReason" ORDER BY r."startedAt" DESC) FILTER (WHERE r."endReason" IS NOT NULL))[1]
   FROM run r GROUP BY r."taskId"
   ON CONFLICT ("taskId") DO UPDATE SET runs = EXCLUDED.runs, resumes = EXCLUDED.resumes, forks = EXCLUDED.forks, "lastEndReason" = EXCLUDED."lastEndReason";
-  INSERT INTO task_cost ("taskId", steps)
-  SELECT r."taskId", count(*) FROM step s JOIN run r ON r.id = s."runId" WHERE longhaul_budget_step(s.kind) GROUP BY r."taskId"
-  ON CONFLICT ("taskId") DO UPDATE SET steps = EXCLUDED.steps;
+  INSERT INTO task_cost ("taskId", steps, "checkpointSteps", "humanSteps")
+  SELECT r."taskId", count(*) FILTER (WHERE longhaul_budget_step(s.kind)), count(*) FILTER (WHERE s.kind = 'checkpoint'), count(*) FILTER (WHERE s.kind = 'human')
+  FROM step s JOIN run r ON r.id = s."runId" WHERE longhaul_budget_step(s.kind) OR s.kind IN ('checkpoint', 'human') GROUP BY r."taskId"
+  ON CONFLICT ("taskId") DO UPDATE SET steps = EXCLUDED.steps, "checkpointSteps" = EXCLUDED."checkpointSteps", "humanSteps" = EXCLUDED."humanSteps";
   INSERT INTO task_cost ("taskId", escalations)
   SELECT e."taskId", count(*) FROM escalation e GROUP BY e."taskId"
   ON CONFLICT ("taskId") DO UPDATE SET escalations = EXCLUDED.escalations;
