@@ -179,6 +179,12 @@ export async function runCheckpointStep({
  * the segment has room to work) and, when it now fits `limitTokens`, saves it
  * as a new `saturation` checkpoint the next segment starts from. No model call. Returns the sizes
  * either way; `checkpointId` only when it fits (the loop escalates with the sizes otherwise).
+ *
+ * With `current` (the provider refused a prompt mid-segment) it compacts the state as it stands
+ * instead: the start's working set plus the facts recorded since, the completed steps plus this
+ * segment's, the references pointing at `current.checkpointId` (the whole checkpoint the loop saved
+ * just before). `providerLimitTokens` and `refusal` (what the provider said) go into the sizes and
+ * the checkpoint's summary, so every later message can say what was compacted and why.
  */
 export async function runCompactStep({
   ports,
@@ -192,6 +198,9 @@ export async function runCompactStep({
   beforeTokens,
   usage,
   referenceTools = tools,
+  current,
+  providerLimitTokens = null,
+  refusal = null,
 }: {
   ports: StepPorts & ModelPorts & CheckpointPorts;
   start: CheckpointStart;
@@ -205,6 +214,12 @@ export async function runCompactStep({
   limitTokens: number;
   beforeTokens: number;
   usage: { steps: number; tokens: number };
+  /** Compact the state as it stands (mid-segment), referencing the whole checkpoint `checkpointId`. */
+  current?: { checkpointId: string | null; segmentSteps: CompletedStepSummary[] };
+  /** The context the provider stated it accepts (its refusal said so), when it did. */
+  providerLimitTokens?: number | null;
+  /** The provider's refusal that asked for this compaction. */
+  refusal?: string | null;
 }): Promise<{ fits: boolean; checkpointId: string | null; sizes: CompactionSizes }> {
   await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason: "saturation", compaction: true } });
   const measure = (s: { workingSet: WorkingSet; completedSteps: CompletedStepSummary[] }) =>
@@ -219,10 +234,12 @@ export async function runCompactStep({
       }),
       referencedKeys(s.workingSet).length ? referenceTools : tools,
     );
-  const sourceCheckpointId = start.checkpointId;
+  const sourceCheckpointId = current?.checkpointId ?? start.checkpointId;
+  const workingSet = current ? { ...start.workingSet, ...(await ports.runFacts(start.runId, start.checkpointId)) } : start.workingSet;
+  const completedSteps = current ? compactCompletedSteps([...start.completedSteps, ...current.segmentSteps]) : start.completedSteps;
   const compacted = compactCheckpointState({
-    workingSet: start.workingSet,
-    completedSteps: start.completedSteps,
+    workingSet,
+    completedSteps,
     limitTokens,
     // Half the limit: the other half is the segment's room to work before it saturates again.
     targetTokens: Math.floor(limitTokens / 2),
@@ -236,7 +253,10 @@ export async function runCompactStep({
     afterTokens: compacted.tokens,
     limitTokens,
     referencedFacts: compacted.referenced.length,
+    providerLimitTokens,
+    refusal,
   };
+  const window = providerLimitTokens ? `the provider's stated ${providerLimitTokens}-token limit` : `the ${start.profile.contextWindow}-token window`;
   let checkpointId: string | null = null;
   if (compacted.fits) {
     const spendUsd = await ports.taskSpendUsd(start.taskId);
@@ -252,7 +272,7 @@ export async function runCompactStep({
       completedSteps: compacted.completedSteps,
       openQuestion: start.openQuestion,
       phase: null,
-      summary: `Compacted to fit the ${start.profile.contextWindow}-token window: ${beforeTokens} → ${compacted.tokens} prompt tokens${compacted.referenced.length ? `; ${compacted.referenced.length} large fact(s) kept as references (${compacted.referenced.join(", ")})` : ""}.`,
+      summary: `Compacted to fit ${window}${refusal ? " after the provider refused the context" : ""}: ${beforeTokens} → ${compacted.tokens} prompt tokens (limit ${limitTokens})${compacted.referenced.length ? `; ${compacted.referenced.length} large fact(s) kept as references (${compacted.referenced.join(", ")})` : ""}.`,
       budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: spendUsd },
       contextTokens: compacted.tokens,
       transcriptTokens: start.priorTranscriptTokens,

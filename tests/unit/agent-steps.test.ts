@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { openAutoResume } from "../../server/agent/auto-resume.ts";
 import { modelCallCostUsd } from "../../server/domain/cost.ts";
 import { runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
+import type { CompletedStepSummary } from "../../server/domain/agent-context.ts";
+import type { CheckpointData } from "../../server/agent/ports.ts";
 import { runModelStep } from "../../server/agent/model-step.ts";
 import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
 import { runToolStep } from "../../server/agent/tool-step.ts";
@@ -11,6 +13,7 @@ import { StepRetryError } from "../../server/errors.ts";
 import { inngestErrorForModelCall, toInngestError } from "../../server/inngest/errors.ts";
 import { ModelCallError } from "../../server/llm/errors.ts";
 import { isLocalBaseUrl, LOCAL_RECONNECT_MS, type ChatCompletionResult } from "../../server/llm/provider.ts";
+import { countTokens } from "../../server/llm/tokens.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 
 // The step bodies of server/agent/ over fake ports: what each writes (step rows, model-call rows,
@@ -113,7 +116,6 @@ describe("model step", () => {
   it.each([
     ["the last attempt of a retryable kind", "server", 4],
     ["a kind that is never retried", "bad_request", 0],
-    ["context length exceeded", "context_length", 0],
   ] as const)("%s: the step is marked failed with its end and the failure returned", async (_n, kind, attempt) => {
     const { ports, calls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind, message: "nope", status: 400 })) });
     expect(await runModelStep({ ports, ...base, attempt })).toEqual({ ok: false, errorKind: kind, message: "nope" });
@@ -122,6 +124,28 @@ describe("model step", () => {
       input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] nope`, summary: `model call failed: ${kind}` },
     });
   });
+
+  it.each([
+    ["a limit stated (OpenAI's words)", "This model's maximum context length is 8192 tokens. However, your messages resulted in 9012 tokens.", 8_192, 9_012],
+    ["no limit stated", "nope", null, null],
+  ] as const)(
+    "context length exceeded, %s: the failure carries the refused prompt's size and the stated limit",
+    async (_n, message, limitTokens, promptTokens) => {
+      const kind = "context_length";
+      const { ports, calls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind, message, status: 400 })) });
+      expect(await runModelStep({ ports, ...base, attempt: 0 })).toEqual({
+        ok: false,
+        errorKind: kind,
+        message,
+        promptTokens: countTokens(base.messages, base.tools),
+        stated: { limitTokens, promptTokens },
+      });
+      expect(calls.at(-1)).toEqual({
+        method: "endStep",
+        input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] ${message}`, summary: `model call failed: ${kind}` },
+      });
+    },
+  );
 });
 
 describe("tool step", () => {
@@ -197,6 +221,66 @@ describe("compact step", () => {
     expect(out.sizes.afterTokens).toBeGreaterThan(10);
     expect(calls.map((c) => c.method)).toEqual(["beginStep", "endStep"]);
     expect(calls.at(-1)?.input).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("compaction after a refusal, and references across checkpoints", () => {
+  const huge = (tag: string) => `${tag} `.repeat(2_000);
+  const start: CheckpointStart = {
+    taskId: "task_1",
+    runId: "run_1",
+    goal: "Audit licenses",
+    checkpointId: "cp_start",
+    workingSet: { small: 1, old: huge("old"), kept: { $ref: 'checkpoint cp_0, workingSet."kept"', description: "9,001 chars of JSON: a string" } },
+    completedSteps: [{ stepId: "tool-1-0", tool: "read_file", summary: "read_file a → ok" }],
+    openQuestion: null,
+    guidance: null,
+    priorTranscriptTokens: 0,
+    profile: { ...PROFILE, systemPrompt: "Be careful.", contextWindow: 20_000 },
+  };
+  const saved = (calls: Call[]) => calls.filter((c) => c.method === "saveCheckpoint").map((c) => c.input as CheckpointData);
+
+  it("mid-segment (current): compacts the start plus the facts and steps since, referencing the whole checkpoint saved first", async () => {
+    const asked: unknown[] = [];
+    const { ports, calls } = fakePorts({
+      runFacts: async (runId, after) => {
+        asked.push([runId, after]);
+        return { fresh: huge("fresh") };
+      },
+    });
+    const segmentSteps: CompletedStepSummary[] = [{ stepId: "tool-4-0", tool: "record_fact", summary: "record_fact fresh → ok" }];
+    const out = await runCompactStep({
+      ports,
+      start,
+      tools: [],
+      stepId: "compact-5",
+      index: 12,
+      nextTurn: 5,
+      nextIndex: 13,
+      limitTokens: 1_600,
+      beforeTokens: 7_000,
+      usage: { steps: 9, tokens: 100 },
+      current: { checkpointId: "cp_whole", segmentSteps },
+      providerLimitTokens: 2_000,
+      refusal: "maximum context length is 2000 tokens",
+    });
+    expect(asked).toEqual([["run_1", "cp_start"]]);
+    expect(out).toMatchObject({
+      fits: true,
+      sizes: { beforeTokens: 7_000, limitTokens: 1_600, referencedFacts: 2, providerLimitTokens: 2_000, refusal: "maximum context length is 2000 tokens" },
+    });
+    const [cp] = saved(calls);
+    expect(cp!.workingSet).toEqual({
+      small: 1,
+      old: { $ref: 'checkpoint cp_whole, workingSet."old"', description: expect.any(String) },
+      fresh: { $ref: 'checkpoint cp_whole, workingSet."fresh"', description: expect.any(String) },
+      // Already a reference: kept as it is (small), never re-pointed.
+      kept: start.workingSet.kept,
+    });
+    expect(cp!.completedSteps.map((c) => c.stepId)).toEqual(["tool-1-0", "tool-4-0"]);
+    expect(cp!.summary).toMatch(
+      /^Compacted to fit the provider's stated 2000-token limit after the provider refused the context: 7000 → \d+ prompt tokens \(limit 1600\); 2 large fact/,
+    );
   });
 });
 
