@@ -38,7 +38,8 @@ type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
  * summary and the open question (`withModel`; through `callModelRecorded`, recorded as `checkpoint`
  * cost — `compaction` for a saturation checkpoint), then assembles the rest deterministically: goal
  * verbatim, working set (whole facts), compacted completed steps, budgets used, committed side
- * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Without
+ * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Facts the
+ * start holds as references stay references unless this run recorded the key again since. Without
  * the model (at a ceiling, a failure, before a risky call), or when even the checkpoint's own state
  * does not fit the request window (`fitSummaryRequest`), the summary is built from the state. A
  * retryable model failure throws a StepRetryError (mapped by the Inngest function) until the last attempt (`retries`); then,
@@ -81,7 +82,10 @@ export async function runCheckpointStep({
   retries: number;
 }): Promise<{ id: string; seq: number; spendUsd: number }> {
   await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason } });
-  const workingSet = { ...start.workingSet, ...(await ports.runFacts(start.runId)) };
+  // The start's working set plus the facts this run recorded after the start's checkpoint: a fact the
+  // start holds as a reference stays one (all the run's facts would store every referenced value
+  // whole again in every later checkpoint).
+  const workingSet = { ...start.workingSet, ...(await ports.runFacts(start.runId, start.checkpointId)) };
   const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
   let answer = parseCheckpointAnswer(null, Object.keys(workingSet).length);
   let answerUsage: ModelUsage = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };

@@ -2,8 +2,9 @@ import { NonRetriableError, RetryAfterError } from "inngest";
 import { describe, expect, it } from "vitest";
 import { openAutoResume } from "../../server/agent/auto-resume.ts";
 import { modelCallCostUsd } from "../../server/domain/cost.ts";
-import { runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
-import type { CompletedStepSummary } from "../../server/domain/agent-context.ts";
+import { runCheckpointStep, runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
+import { buildInitialMessages, type CompletedStepSummary, type WorkingSet } from "../../server/domain/agent-context.ts";
+import { isSaturated } from "../../server/domain/checkpoint.ts";
 import type { CheckpointData } from "../../server/agent/ports.ts";
 import { runModelStep } from "../../server/agent/model-step.ts";
 import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
@@ -281,6 +282,137 @@ describe("compaction after a refusal, and references across checkpoints", () => 
     expect(cp!.summary).toMatch(
       /^Compacted to fit the provider's stated 2000-token limit after the provider refused the context: 7000 → \d+ prompt tokens \(limit 1600\); 2 large fact/,
     );
+  });
+
+  it("a checkpoint keeps the start's references: only the facts recorded after the start's checkpoint are added", async () => {
+    const asked: unknown[] = [];
+    const { ports, calls } = fakePorts({
+      runFacts: async (runId, after) => {
+        asked.push([runId, after]);
+        return { fresh: 2 };
+      },
+    });
+    await runCheckpointStep({
+      ports,
+      start,
+      tools: [],
+      stepId: "checkpoint-6",
+      index: 14,
+      reason: "interval",
+      withModel: false,
+      messages: [],
+      segmentSteps: [],
+      usage: { steps: 10, tokens: 100 },
+      afterStepId: "tool-5-0",
+      nextTurn: 6,
+      nextIndex: 15,
+      attempt: 0,
+      retries: 4,
+    });
+    expect(asked).toEqual([["run_1", "cp_start"]]);
+    expect(saved(calls)[0]!.workingSet).toEqual({ ...start.workingSet, fresh: 2 });
+  });
+
+  /**
+   * A run of 24 large facts (4 per segment, ~9 kB each — 215 kB in all) against a 20k window, as
+   * issue 18 met it: each segment starts from the last checkpoint, compacts it when it saturates,
+   * records 4 facts and checkpoints. `allRunFacts` is the port as it was (every fact of the run,
+   * whatever the start holds as a reference); the figures are the bytes of each checkpoint's state.
+   */
+  async function segments(allRunFacts: boolean) {
+    const checkpoints = new Map<string, { data: CheckpointData; at: number }>();
+    const facts: { key: string; value: unknown; at: number }[] = [];
+    let clock = 0;
+    let n = 0;
+    const { ports } = fakePorts({
+      runFacts: async (_runId, after) => {
+        const since = !allRunFacts && after ? checkpoints.get(after)!.at : -1;
+        return Object.fromEntries(facts.filter((f) => f.at > since).map((f) => [f.key, f.value]));
+      },
+      saveCheckpoint: async (data) => {
+        const id = `cp_${++n}`;
+        checkpoints.set(id, { data, at: ++clock });
+        return { id, seq: n };
+      },
+    });
+    const profile = { ...PROFILE, systemPrompt: "Be careful.", contextWindow: 20_000 };
+    const startFrom = (id: string): CheckpointStart => {
+      const { data, at } = checkpoints.get(id)!;
+      const later: WorkingSet = Object.fromEntries(facts.filter((f) => f.at > at).map((f) => [f.key, f.value]));
+      return { ...start, checkpointId: id, workingSet: { ...data.workingSet, ...later }, completedSteps: data.completedSteps, profile };
+    };
+    let from: CheckpointStart = { ...start, checkpointId: null, workingSet: {}, completedSteps: [], profile };
+    const bytes: number[] = [];
+    const compactions: number[] = [];
+    for (let seg = 0; seg < 6; seg++) {
+      const tokens = countTokens(buildInitialMessages({ ...from, systemPrompt: profile.systemPrompt }), []);
+      if (isSaturated({ promptTokens: tokens, contextWindow: 20_000, ratio: 0.8 })) {
+        const out = await runCompactStep({
+          ports,
+          start: from,
+          tools: [],
+          stepId: `compact-${seg}`,
+          index: 0,
+          nextTurn: seg,
+          nextIndex: 0,
+          limitTokens: 16_000,
+          beforeTokens: tokens,
+          usage: { steps: 0, tokens: 0 },
+        });
+        compactions.push(seg);
+        from = startFrom(out.checkpointId!);
+      }
+      const segmentSteps: CompletedStepSummary[] = [];
+      for (let k = 0; k < 4; k++) {
+        const key = `notes:${seg}-${k}`;
+        facts.push({
+          key,
+          value: Array.from({ length: 200 }, (_, i) => `note ${seg}.${k}.${i}: x`)
+            .join("\n")
+            .padEnd(8_950, "."),
+          at: ++clock,
+        });
+        segmentSteps.push({ stepId: `tool-${seg}-${k}`, tool: "record_fact", summary: `record_fact ${key} → ok` });
+      }
+      const cp = await runCheckpointStep({
+        ports,
+        start: from,
+        tools: [],
+        stepId: `checkpoint-${seg}`,
+        index: 0,
+        reason: "interval",
+        withModel: false,
+        messages: [],
+        segmentSteps,
+        usage: { steps: 0, tokens: 0 },
+        afterStepId: `tool-${seg}-3`,
+        nextTurn: seg + 1,
+        nextIndex: 0,
+        attempt: 0,
+        retries: 4,
+      });
+      const data = checkpoints.get(cp.id)!.data;
+      bytes.push(JSON.stringify({ workingSet: data.workingSet, completedSteps: data.completedSteps }).length);
+      from = startFrom(cp.id);
+    }
+    return { bytes, compactions, total: facts.reduce((sum, f) => sum + JSON.stringify(f.value).length, 0) };
+  }
+
+  it("24 large facts over 6 segments: checkpoint sizes do not grow with the facts already referenced", async () => {
+    const before = await segments(true);
+    const after = await segments(false);
+    if (process.env.MEASURE_CHECKPOINTS) console.info(JSON.stringify({ before, after }));
+    expect(after.total).toBeGreaterThan(210_000);
+    // As it was: every checkpoint after the first compaction stores every fact whole again, so it
+    // grows to all 24 facts and every segment from then on compacts again.
+    expect(before.bytes.at(-1)).toBeGreaterThan(after.total * 0.95);
+    expect(before.compactions).toEqual([2, 3, 4, 5]);
+    // Now: a checkpoint holds references for the facts compaction set aside and whole only what the
+    // window holds plus the facts recorded since — flat from one compaction cycle to the next,
+    // never the whole run — and a segment compacts only when new facts filled the window again.
+    for (const k of [4, 5]) expect(Math.abs(after.bytes[k]! - after.bytes[k - 2]!)).toBeLessThan(after.bytes[k - 2]! * 0.05);
+    expect(Math.max(...after.bytes)).toBeLessThan(after.total / 2);
+    expect(after.compactions).toEqual([2, 4]);
   });
 });
 
