@@ -29,6 +29,8 @@ export interface CheckpointStart {
   guidance: string | null;
   priorTranscriptTokens: number;
   profile: ModelProfile & { systemPrompt: string; contextWindow: number };
+  /** The compaction the start came from (db/checkpoint-repository.ts SegmentStart): a limit the provider stated bounds the summary request too. */
+  compaction?: CompactionSizes | null;
 }
 
 type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
@@ -41,7 +43,8 @@ type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
  * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Facts the
  * start holds as references stay references unless this run recorded the key again since. Without
  * the model (at a ceiling, a failure, before a risky call), or when even the checkpoint's own state
- * does not fit the request window (`fitSummaryRequest`), the summary is built from the state. A
+ * does not fit the request window (`fitSummaryRequest`: the profile's window, or the smaller limit a
+ * provider stated when the start was compacted for it), the summary is built from the state. A
  * retryable model failure throws a StepRetryError (mapped by the Inngest function) until the last attempt (`retries`); then,
  * as for a non-retryable one, the checkpoint is taken without the model's summary.
  */
@@ -102,7 +105,7 @@ export async function runCheckpointStep({
           openQuestion: start.openQuestion,
         }),
         request: { role: "user", content: CHECKPOINT_REQUEST },
-        budgetTokens: Math.floor(start.profile.contextWindow * SUMMARY_REQUEST_WINDOW_SHARE),
+        budgetTokens: Math.floor(Math.min(start.profile.contextWindow, start.compaction?.providerLimitTokens || Infinity) * SUMMARY_REQUEST_WINDOW_SHARE),
         count: (m) => countTokens(m),
       })
     : null;

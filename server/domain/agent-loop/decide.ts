@@ -291,7 +291,7 @@ function afterContextRefusal(s: LoopState, o: Extract<LoopOutcome, { kind: "mode
     const sizedOn = from.providerLimitTokens ? `the provider's stated ${from.providerLimitTokens}-token limit` : `the ${from.contextWindow}-token window`;
     const what = from.referencedFacts
       ? `${from.referencedFacts} large fact(s) made references and the completed steps folded`
-      : "the completed steps folded (no fact was large enough to set aside)";
+      : "the completed steps folded, no fact set aside";
     const providerSays = [
       stated?.limitTokens ? `a limit of ${stated.limitTokens} tokens` : null,
       stated?.promptTokens ? `${stated.promptTokens} prompt tokens by its count` : null,
