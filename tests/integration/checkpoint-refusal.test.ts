@@ -3,6 +3,7 @@ import type { Checkpoint } from "../../server/db/generated/client.ts";
 import { runFacts } from "../../server/db/checkpoint-repository.ts";
 import { isFactReference } from "../../server/domain/fact-reference.ts";
 import { parseContextLimit } from "../../server/llm/errors.ts";
+import { NOTES_COUNT, noteText } from "../../server/llm/scripted/agent.ts";
 import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
 import { loadRunEvidence, waitFor, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
 import { createTestProfile, disarmFaults } from "../support/checkpoint-helpers.ts";
@@ -26,6 +27,7 @@ const NOTES: Record<string, string> = Object.fromEntries(
 const NOTES_BYTES = JSON.stringify(NOTES).length;
 
 const factsOf = (cp: Checkpoint) => cp.workingSet as Record<string, unknown>;
+const referencedKeysOf = (cp: Checkpoint) => Object.keys(factsOf(cp)).filter((k) => isFactReference(factsOf(cp)[k]));
 const stateBytes = (cp: Checkpoint) => JSON.stringify({ workingSet: cp.workingSet, completedSteps: cp.completedSteps }).length;
 
 async function launch(label: string) {
@@ -187,5 +189,47 @@ describe("saturation, end to end", () => {
     const ev = await loadRunEvidence(stack.db, { taskId, runId: resumed.id });
     expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
     expect(ev.steps.filter((s) => s.stepId.startsWith("compact-"))).toEqual([]);
+  });
+
+  it("24 large facts recorded against a 20k window: checkpoints keep the references, compaction does not repeat every segment", async () => {
+    const profile = await createTestProfile(stack.db, "notes-20k", {
+      model: "scripted-notes",
+      contextWindow: 20_000,
+      saturationRatio: 0.8,
+      checkpointEverySteps: 8,
+      autoResumeMax: 0,
+    });
+    const { taskId, runId } = await stack.launch({ input: { goal: `Record ${NOTES_COUNT} background notes, then finish.`, profile }, actor: "notes-test" });
+    const status = await stack.waitForTaskStatus(taskId, undefined, 240_000);
+    if (status !== "completed")
+      console.error("escalations:", JSON.stringify(await stack.db.escalation.findMany({ where: { taskId }, select: { reason: true, message: true } })));
+    expect(status).toBe("completed");
+    const cps = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
+    const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+    const compactions = cps.filter((c) => c.afterStepId.startsWith("compact-"));
+    const figures = cps.map((c) => ({ seq: c.seq, reason: c.reason, after: c.afterStepId, bytes: stateBytes(c), tokens: c.contextTokens }));
+    console.info(JSON.stringify({ segments: run.segments, compactions: compactions.length, checkpoints: figures }));
+    // Every note is in the run's final working set (the last checkpoint plus the facts recorded
+    // after it) — whole, or as a reference.
+    const last = cps.at(-1)!;
+    const final = { ...factsOf(last), ...(await runFacts({ prisma: stack.db, runId, afterCheckpointId: last.id })) };
+    const keys = Array.from({ length: NOTES_COUNT }, (_, n) => `notes:${String(n).padStart(2, "0")}`);
+    expect(keys.filter((k) => !(k in final))).toEqual([]);
+    const whole = keys.filter((k) => final[k] === noteText(Number(k.slice(6))));
+    const referenced = keys.filter((k) => isFactReference(final[k]));
+    expect(whole.length + referenced.length).toBe(NOTES_COUNT);
+    expect(referenced.length).toBeGreaterThan(0);
+    // A note a checkpoint holds as a reference stays a reference in every later checkpoint.
+    for (let i = 1; i < cps.length; i++) {
+      const was = referencedKeysOf(cps[i - 1]!);
+      expect(
+        was.filter((k) => !isFactReference(factsOf(cps[i]!)[k])),
+        `${cps[i]!.afterStepId} stores a referenced fact whole again`,
+      ).toEqual([]);
+    }
+    // No checkpoint grows toward the whole run (24 × 9 kB), and not every segment compacts again.
+    const allNotes = keys.reduce((sum, k) => sum + JSON.stringify(noteText(Number(k.slice(6)))).length, 0);
+    expect(Math.max(...figures.map((f) => f.bytes))).toBeLessThan(allNotes / 2);
+    expect(compactions.length).toBeLessThan(run.segments / 2);
   });
 });
