@@ -31,6 +31,8 @@ export interface CheckpointStart {
   profile: ModelProfile & { systemPrompt: string; contextWindow: number };
   /** The compaction the start came from (db/checkpoint-repository.ts SegmentStart): a limit the provider stated bounds the summary request too. */
   compaction?: CompactionSizes | null;
+  /** The context a provider's refusal in this run stated (db/checkpoint-repository.ts SegmentStart). */
+  providerLimitTokens?: number | null;
 }
 
 type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
@@ -105,7 +107,9 @@ export async function runCheckpointStep({
           openQuestion: start.openQuestion,
         }),
         request: { role: "user", content: CHECKPOINT_REQUEST },
-        budgetTokens: Math.floor(Math.min(start.profile.contextWindow, start.compaction?.providerLimitTokens || Infinity) * SUMMARY_REQUEST_WINDOW_SHARE),
+        budgetTokens: Math.floor(
+          Math.min(start.profile.contextWindow, start.providerLimitTokens || start.compaction?.providerLimitTokens || Infinity) * SUMMARY_REQUEST_WINDOW_SHARE,
+        ),
         count: (m) => countTokens(m),
       })
     : null;

@@ -28,6 +28,8 @@ export interface SegmentStart extends RunStart {
   priorTranscriptTokens: number;
   /** The sizes of the compaction (`compact-<n>` step) the starting checkpoint came from; null when it was not compacted. */
   compaction?: CompactionSizes | null;
+  /** The context a provider's refusal in this run stated (the latest compaction sized on one), or null. */
+  providerLimitTokens?: number | null;
   policy: {
     checkpointEverySteps: number;
     expensiveStepUsd: number | null;
@@ -148,7 +150,16 @@ export async function startSegment({
     stallGraceSteps: profile.stallGraceSteps,
     escalationDueMinutes: profile.escalationDueMinutes,
   };
-  const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, costUsd: spend.usd, guidance: run.guidance, policy };
+  const common = {
+    ...base,
+    runStatus: run.status,
+    stepsUsed: usage.steps,
+    tokensUsed: usage.tokens,
+    costUsd: spend.usd,
+    guidance: run.guidance,
+    policy,
+    providerLimitTokens: await statedProviderLimit({ prisma, runId }),
+  };
   if (!checkpointId) {
     return {
       ...common,
@@ -180,6 +191,24 @@ export async function startSegment({
     priorTranscriptTokens: cp.transcriptTokens,
     compaction: await compactionOf({ prisma, checkpoint: cp }),
   };
+}
+
+/**
+ * The context limit a provider stated in this run: the latest completed compaction (`compact-<n>`
+ * step) that was sized on a refusal's stated limit, or null. Later segments of the run work inside it,
+ * so the provider is not asked to refuse again before the loop compacts.
+ */
+async function statedProviderLimit({ prisma, runId }: { prisma: PrismaClient; runId: string }): Promise<number | null> {
+  const rows = await prisma.step.findMany({
+    where: { runId, stepId: { startsWith: "compact-" }, status: "completed" },
+    orderBy: { index: "desc" },
+    select: { output: true },
+  });
+  for (const row of rows) {
+    const limit = (row.output as { sizes?: { providerLimitTokens?: unknown } } | null)?.sizes?.providerLimitTokens;
+    if (typeof limit === "number" && limit > 0) return limit;
+  }
+  return null;
 }
 
 /** The sizes the `compact-<n>` step that saved `checkpoint` reported (its output), or null for a checkpoint no compaction saved. */

@@ -27,5 +27,6 @@ export function loopConfigOf(start: SegmentStart): LoopConfig {
     repeatableTools: start.profile.tools.filter((name) => builtinTools.get(name)?.repeatable === true),
     budgetBasis: start.budgetBasis,
     compactedStart: start.compaction ?? null,
+    providerLimitTokens: start.providerLimitTokens ?? null,
   };
 }

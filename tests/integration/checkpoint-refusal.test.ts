@@ -232,4 +232,36 @@ describe("saturation, end to end", () => {
     expect(Math.max(...figures.map((f) => f.bytes))).toBeLessThan(allNotes / 2);
     expect(compactions.length).toBeLessThan(run.segments / 2);
   });
+
+  it("24 large facts against a provider that states 20,000 tokens: one refusal, then the run works inside the stated limit", async () => {
+    const profile = await createTestProfile(stack.db, "notes-stated", {
+      model: "scripted-notes",
+      contextWindow: 100_000,
+      saturationRatio: 0.8,
+      checkpointEverySteps: 8,
+      autoResumeMax: 0,
+    });
+    await stack.armFaults({ kind: "context_length", maxPromptTokens: 20_000, style: "openai", count: 1_000 });
+    let taskId: string;
+    let runId: string;
+    try {
+      ({ taskId, runId } = await stack.launch({ input: { goal: `Record ${NOTES_COUNT} background notes, then finish.`, profile }, actor: "notes-test" }));
+      const status = await stack.waitForTaskStatus(taskId, undefined, 240_000);
+      if (status !== "completed")
+        console.error("escalations:", JSON.stringify(await stack.db.escalation.findMany({ where: { taskId }, select: { reason: true, message: true } })));
+      expect(status).toBe("completed");
+    } finally {
+      await disarmFaults(stack);
+    }
+    // The profile says 100k; only the first refusal told the run the real limit. Every later segment
+    // (from interval and saturation checkpoints too, not only the compacted one) stayed inside it.
+    expect((await refusals(runId)).map((r) => r.limitTokens)).toEqual([20_000]);
+    const run = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.segments).toBeGreaterThan(3);
+    const prompts = await stack.db.modelCall.findMany({ where: { runId, status: "ok" }, select: { promptTokens: true } });
+    expect(prompts.filter((c) => c.promptTokens > 20_000)).toEqual([]);
+    const compacts = await stack.db.step.findMany({ where: { runId, stepId: { startsWith: "compact-" } }, select: { output: true } });
+    expect(compacts.length).toBeGreaterThan(1);
+    for (const c of compacts) expect((c.output as { sizes: { limitTokens: number } }).sizes.limitTokens).toBe(16_000);
+  });
 });

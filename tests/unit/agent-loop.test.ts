@@ -435,6 +435,13 @@ describe("model failures and compaction", () => {
       { kind: "compact", stepId: "compact-5-2000", source: "start", limitTokens: 2_000, providerLimitTokens: 2_500 },
     ],
     [
+      "mid-segment of a run whose provider stated a limit before, none stated now: sized on the earlier one",
+      { providerLimitTokens: 6_000 },
+      { turn: 3, stepsSinceCheckpoint: 2 },
+      { promptTokens: 6_500, stated: { limitTokens: null, promptTokens: null } },
+      { kind: "compact", source: "current", limitTokens: 4_800, providerLimitTokens: 6_000 },
+    ],
+    [
       "a refusal without the measured prompt (memoized before it was recorded): before = the provider's count",
       {},
       { turn: 2, stepsSinceCheckpoint: 1 },
@@ -473,6 +480,7 @@ describe("model failures and compaction", () => {
       { compactedStart: { ...compacted, providerLimitTokens: 5_000 } },
       "checkpoint",
     ],
+    ["a later segment of a run whose provider stated 5,000 tokens saturates against it", { providerLimitTokens: 5_000 }, "checkpoint"],
     ["without a stated limit the profile's 10,000-token window holds", {}, "call_model"],
   ] as const)("%s", (_n, cfg, kind) => {
     expect(nextAction(state(cfg, { turn: 2, recordedFact: true }), { kind: "turn_start", promptTokens: 4_500 }).kind).toBe(kind);

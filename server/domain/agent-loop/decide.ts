@@ -54,9 +54,9 @@ function budgetMessage(s: LoopState, ceiling: Ceiling, after: string): string {
   return `The ${describeCeiling(ceiling)}. ${after}${note ? ` ${note}` : ""}`;
 }
 
-/** The window the loop works in: the profile's, or less when the provider stated a smaller one (a compacted start sized on it). */
+/** The window the loop works in: the profile's, or less when the provider stated a smaller one in this run (a compaction sized on it). */
 function windowOf(c: LoopConfig): number {
-  const stated = c.compactedStart?.providerLimitTokens ?? null;
+  const stated = c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null;
   return stated !== null && stated > 0 ? Math.min(c.contextWindow, stated) : c.contextWindow;
 }
 
@@ -281,11 +281,11 @@ function afterContextRefusal(s: LoopState, o: Extract<LoopOutcome, { kind: "mode
     contextWindow: c.contextWindow,
     ratio: c.saturationRatio,
     statedLimitTokens: stated?.limitTokens ?? null,
-    knownLimitTokens: c.compactedStart?.providerLimitTokens ?? null,
+    knownLimitTokens: c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null,
     localPromptTokens: o.promptTokens ?? null,
     providerPromptTokens: stated?.promptTokens ?? null,
   });
-  const providerLimitTokens = stated?.limitTokens ?? c.compactedStart?.providerLimitTokens ?? null;
+  const providerLimitTokens = stated?.limitTokens ?? c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null;
   const refusal = o.message.slice(0, 500);
   if (from && !(limitTokens < Math.floor(from.limitTokens * RECOMPACT_SHARE))) {
     const sizedOn = from.providerLimitTokens ? `the provider's stated ${from.providerLimitTokens}-token limit` : `the ${from.contextWindow}-token window`;

@@ -55,6 +55,11 @@ export interface LoopConfig {
    * limit the provider stated then bounds this segment's window too.
    */
   compactedStart?: CompactionSizes | null;
+  /**
+   * The context the provider stated it accepts, when one of its refusals in this run said so (the
+   * latest compaction sized on it): the loop works inside it as inside the window.
+   */
+  providerLimitTokens?: number | null;
 }
 
 /** A tool call of a model turn, inspected once when the turn arrives (validation + ledger fingerprint). */
