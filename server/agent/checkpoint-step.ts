@@ -29,6 +29,10 @@ export interface CheckpointStart {
   guidance: string | null;
   priorTranscriptTokens: number;
   profile: ModelProfile & { systemPrompt: string; contextWindow: number };
+  /** The compaction the start came from (db/checkpoint-repository.ts SegmentStart): a limit the provider stated bounds the summary request too. */
+  compaction?: CompactionSizes | null;
+  /** The context a provider's refusal in this run stated (db/checkpoint-repository.ts SegmentStart). */
+  providerLimitTokens?: number | null;
 }
 
 type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
@@ -38,9 +42,11 @@ type Ports = StepPorts & ModelPorts & RunRequestPorts & CheckpointPorts;
  * summary and the open question (`withModel`; through `callModelRecorded`, recorded as `checkpoint`
  * cost — `compaction` for a saturation checkpoint), then assembles the rest deterministically: goal
  * verbatim, working set (whole facts), compacted completed steps, budgets used, committed side
- * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Without
+ * effects, and the prompt tokens of the context it yields beside the transcript it replaces. Facts the
+ * start holds as references stay references unless this run recorded the key again since. Without
  * the model (at a ceiling, a failure, before a risky call), or when even the checkpoint's own state
- * does not fit the request window (`fitSummaryRequest`), the summary is built from the state. A
+ * does not fit the request window (`fitSummaryRequest`: the profile's window, or the smaller limit a
+ * provider stated when the start was compacted for it), the summary is built from the state. A
  * retryable model failure throws a StepRetryError (mapped by the Inngest function) until the last attempt (`retries`); then,
  * as for a non-retryable one, the checkpoint is taken without the model's summary.
  */
@@ -81,7 +87,10 @@ export async function runCheckpointStep({
   retries: number;
 }): Promise<{ id: string; seq: number; spendUsd: number }> {
   await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason } });
-  const workingSet = { ...start.workingSet, ...(await ports.runFacts(start.runId)) };
+  // The start's working set plus the facts this run recorded after the start's checkpoint: a fact the
+  // start holds as a reference stays one (all the run's facts would store every referenced value
+  // whole again in every later checkpoint).
+  const workingSet = { ...start.workingSet, ...(await ports.runFacts(start.runId, start.checkpointId)) };
   const completedSteps = compactCompletedSteps([...start.completedSteps, ...segmentSteps]);
   let answer = parseCheckpointAnswer(null, Object.keys(workingSet).length);
   let answerUsage: ModelUsage = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
@@ -98,7 +107,9 @@ export async function runCheckpointStep({
           openQuestion: start.openQuestion,
         }),
         request: { role: "user", content: CHECKPOINT_REQUEST },
-        budgetTokens: Math.floor(start.profile.contextWindow * SUMMARY_REQUEST_WINDOW_SHARE),
+        budgetTokens: Math.floor(
+          Math.min(start.profile.contextWindow, start.providerLimitTokens || start.compaction?.providerLimitTokens || Infinity) * SUMMARY_REQUEST_WINDOW_SHARE,
+        ),
         count: (m) => countTokens(m),
       })
     : null;
@@ -179,6 +190,12 @@ export async function runCheckpointStep({
  * the segment has room to work) and, when it now fits `limitTokens`, saves it
  * as a new `saturation` checkpoint the next segment starts from. No model call. Returns the sizes
  * either way; `checkpointId` only when it fits (the loop escalates with the sizes otherwise).
+ *
+ * With `current` (the provider refused a prompt mid-segment) it compacts the state as it stands
+ * instead: the start's working set plus the facts recorded since, the completed steps plus this
+ * segment's, the references pointing at `current.checkpointId` (the whole checkpoint the loop saved
+ * just before). `providerLimitTokens` and `refusal` (what the provider said) go into the sizes and
+ * the checkpoint's summary, so every later message can say what was compacted and why.
  */
 export async function runCompactStep({
   ports,
@@ -192,6 +209,9 @@ export async function runCompactStep({
   beforeTokens,
   usage,
   referenceTools = tools,
+  current,
+  providerLimitTokens = null,
+  refusal = null,
 }: {
   ports: StepPorts & ModelPorts & CheckpointPorts;
   start: CheckpointStart;
@@ -205,6 +225,12 @@ export async function runCompactStep({
   limitTokens: number;
   beforeTokens: number;
   usage: { steps: number; tokens: number };
+  /** Compact the state as it stands (mid-segment), referencing the whole checkpoint `checkpointId`. */
+  current?: { checkpointId: string | null; segmentSteps: CompletedStepSummary[] };
+  /** The context the provider stated it accepts (its refusal said so), when it did. */
+  providerLimitTokens?: number | null;
+  /** The provider's refusal that asked for this compaction. */
+  refusal?: string | null;
 }): Promise<{ fits: boolean; checkpointId: string | null; sizes: CompactionSizes }> {
   await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason: "saturation", compaction: true } });
   const measure = (s: { workingSet: WorkingSet; completedSteps: CompletedStepSummary[] }) =>
@@ -219,10 +245,12 @@ export async function runCompactStep({
       }),
       referencedKeys(s.workingSet).length ? referenceTools : tools,
     );
-  const sourceCheckpointId = start.checkpointId;
+  const sourceCheckpointId = current?.checkpointId ?? start.checkpointId;
+  const workingSet = current ? { ...start.workingSet, ...(await ports.runFacts(start.runId, start.checkpointId)) } : start.workingSet;
+  const completedSteps = current ? compactCompletedSteps([...start.completedSteps, ...current.segmentSteps]) : start.completedSteps;
   const compacted = compactCheckpointState({
-    workingSet: start.workingSet,
-    completedSteps: start.completedSteps,
+    workingSet,
+    completedSteps,
     limitTokens,
     // Half the limit: the other half is the segment's room to work before it saturates again.
     targetTokens: Math.floor(limitTokens / 2),
@@ -236,7 +264,10 @@ export async function runCompactStep({
     afterTokens: compacted.tokens,
     limitTokens,
     referencedFacts: compacted.referenced.length,
+    providerLimitTokens,
+    refusal,
   };
+  const window = providerLimitTokens ? `the provider's stated ${providerLimitTokens}-token limit` : `the ${start.profile.contextWindow}-token window`;
   let checkpointId: string | null = null;
   if (compacted.fits) {
     const spendUsd = await ports.taskSpendUsd(start.taskId);
@@ -252,7 +283,7 @@ export async function runCompactStep({
       completedSteps: compacted.completedSteps,
       openQuestion: start.openQuestion,
       phase: null,
-      summary: `Compacted to fit the ${start.profile.contextWindow}-token window: ${beforeTokens} → ${compacted.tokens} prompt tokens${compacted.referenced.length ? `; ${compacted.referenced.length} large fact(s) kept as references (${compacted.referenced.join(", ")})` : ""}.`,
+      summary: `Compacted to fit ${window}${refusal ? " after the provider refused the context" : ""}: ${beforeTokens} → ${compacted.tokens} prompt tokens (limit ${limitTokens})${compacted.referenced.length ? `; ${compacted.referenced.length} large fact(s) kept as references (${compacted.referenced.join(", ")})` : ""}.`,
       budgetsUsed: { steps: usage.steps, tokens: usage.tokens, costUsd: spendUsd },
       contextTokens: compacted.tokens,
       transcriptTokens: start.priorTranscriptTokens,

@@ -1,13 +1,23 @@
 import type { ModelTurn } from "../domain/agent-loop/index.ts";
 import { summarizeCalls } from "../domain/step-summaries.ts";
-import type { ModelCallErrorKind } from "../llm/errors.ts";
+import { parseContextLimit, type ModelCallErrorKind, type StatedContextLimit } from "../llm/errors.ts";
+import { countTokens } from "../llm/tokens.ts";
 import type { ChatMessage, ToolSchema } from "../llm/types.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";
 import { isFinalModelFailure, stepErrorForModelCall } from "./model-retry.ts";
 import type { ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
 
 /** What the memoized model step returns: the turn, or a failure for good (the loop decides). */
-export type ModelStepResult = ({ ok: true } & ModelTurn) | { ok: false; errorKind: ModelCallErrorKind; message: string };
+export type ModelStepResult =
+  | ({ ok: true } & ModelTurn)
+  | {
+      ok: false;
+      errorKind: ModelCallErrorKind;
+      message: string;
+      /** context_length: the refused prompt counted locally, and what the provider stated of its limit. */
+      promptTokens?: number;
+      stated?: StatedContextLimit;
+    };
 
 /**
  * The body of durable step `model-<n>`: records the step, calls the model through
@@ -18,7 +28,8 @@ export type ModelStepResult = ({ ok: true } & ModelTurn) | { ok: false; errorKin
  * `retryAfterMs`, other transient kinds → the executor's backoff; the Inngest function maps it,
  * inngest/errors.ts) after noting the error on the step. A failure
  * for good — a kind that is not retried, or the last attempt (`attempt` ≥ `retries`) — marks the
- * step `failed` with its end time and returns `{ok: false, errorKind, message}`.
+ * step `failed` with its end time and returns `{ok: false, errorKind, message}` — for a
+ * `context_length` refusal also the refused prompt's local count and the limit the provider stated.
  *
  * `spendUsd` (the task's whole model spend) is read only with a dollar ceiling (`costBudgetUsd`):
  * the query grows with the task and this is the hottest path of a run.
@@ -58,6 +69,8 @@ export async function runModelStep({
       throw stepErrorForModelCall(error, attempt);
     }
     await ports.endStep({ runId, stepId, status: "failed", error: text, summary: `model call failed: ${error.kind}` });
+    if (error.kind === "context_length")
+      return { ok: false, errorKind: error.kind, message: error.message, promptTokens: countTokens(messages, tools), stated: parseContextLimit(error.message) };
     return { ok: false, errorKind: error.kind, message: error.message };
   }
   const { res, costUsd } = called;

@@ -108,8 +108,8 @@ export interface CheckpointData {
 
 /** The checkpoint rows. */
 export interface CheckpointPorts {
-  /** This run's facts (latest value per key). */
-  runFacts(runId: string): Promise<WorkingSet>;
+  /** This run's facts (latest value per key); with `afterCheckpointId`, only those recorded after that checkpoint was taken. */
+  runFacts(runId: string, afterCheckpointId?: string | null): Promise<WorkingSet>;
   saveCheckpoint(data: CheckpointData): Promise<{ id: string; seq: number }>;
   recordAlert(input: { taskId: string; runId: string; stepId: string; kind: string; severity: string; message: string; evidence: unknown }): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import type { CheckpointData } from "../agent/ports.ts";
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { CompactionSizes } from "../domain/agent-loop/index.ts";
 import { compactCompletedSteps } from "../domain/checkpoint.ts";
 import { listCommittedEffects } from "./effect-queries.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
@@ -25,6 +26,10 @@ export interface SegmentStart extends RunStart {
   guidance: string | null;
   /** Tokens of the transcript the checkpoints so far replaced (for "what the transcript would cost"). */
   priorTranscriptTokens: number;
+  /** The sizes of the compaction (`compact-<n>` step) the starting checkpoint came from; null when it was not compacted. */
+  compaction?: CompactionSizes | null;
+  /** The context a provider's refusal in this run stated (the latest compaction sized on one), or null. */
+  providerLimitTokens?: number | null;
   policy: {
     checkpointEverySteps: number;
     expensiveStepUsd: number | null;
@@ -36,9 +41,28 @@ export interface SegmentStart extends RunStart {
   };
 }
 
-/** This run's facts, latest value per key (facts are append-only rows keyed by step). */
-export async function runFacts({ prisma, runId, since }: { prisma: PrismaClient; runId: string; since?: Date }): Promise<WorkingSet> {
-  const rows = await prisma.fact.findMany({ where: { runId, ...(since ? { createdAt: { gt: since } } : {}) }, orderBy: { createdAt: "asc" } });
+/**
+ * This run's facts, latest value per key (facts are append-only rows keyed by step); with `since`,
+ * or `afterCheckpointId` (that checkpoint's time), only those recorded after it — the ones a
+ * segment that started from the checkpoint adds to its working set.
+ */
+export async function runFacts({
+  prisma,
+  runId,
+  since,
+  afterCheckpointId,
+}: {
+  prisma: PrismaClient;
+  runId: string;
+  since?: Date;
+  afterCheckpointId?: string | null;
+}): Promise<WorkingSet> {
+  let after = since;
+  if (!after && afterCheckpointId) {
+    const cp = await prisma.checkpoint.findUnique({ where: { id: afterCheckpointId }, select: { createdAt: true } });
+    after = cp?.createdAt;
+  }
+  const rows = await prisma.fact.findMany({ where: { runId, ...(after ? { createdAt: { gt: after } } : {}) }, orderBy: { createdAt: "asc" } });
   const out: WorkingSet = {};
   for (const r of rows) out[r.key] = r.value;
   return out;
@@ -126,9 +150,28 @@ export async function startSegment({
     stallGraceSteps: profile.stallGraceSteps,
     escalationDueMinutes: profile.escalationDueMinutes,
   };
-  const common = { ...base, runStatus: run.status, stepsUsed: usage.steps, tokensUsed: usage.tokens, costUsd: spend.usd, guidance: run.guidance, policy };
+  const common = {
+    ...base,
+    runStatus: run.status,
+    stepsUsed: usage.steps,
+    tokensUsed: usage.tokens,
+    costUsd: spend.usd,
+    guidance: run.guidance,
+    policy,
+    providerLimitTokens: await statedProviderLimit({ prisma, runId }),
+  };
   if (!checkpointId) {
-    return { ...common, checkpointId: null, fromReason: null, nextTurn: 0, nextIndex: 0, completedSteps: [], openQuestion: null, priorTranscriptTokens: 0 };
+    return {
+      ...common,
+      checkpointId: null,
+      fromReason: null,
+      nextTurn: 0,
+      nextIndex: 0,
+      completedSteps: [],
+      openQuestion: null,
+      priorTranscriptTokens: 0,
+      compaction: null,
+    };
   }
   const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId } });
   if (!cp || cp.taskId !== taskId) throw new Error(`checkpoint ${checkpointId} of task ${taskId} not found`);
@@ -146,6 +189,48 @@ export async function startSegment({
     completedSteps,
     openQuestion: cp.openQuestion,
     priorTranscriptTokens: cp.transcriptTokens,
+    compaction: await compactionOf({ prisma, checkpoint: cp }),
+  };
+}
+
+/**
+ * The context limit a provider stated in this run: the latest completed compaction (`compact-<n>`
+ * step) that was sized on a refusal's stated limit, or null. Later segments of the run work inside it,
+ * so the provider is not asked to refuse again before the loop compacts.
+ */
+async function statedProviderLimit({ prisma, runId }: { prisma: PrismaClient; runId: string }): Promise<number | null> {
+  const rows = await prisma.step.findMany({
+    where: { runId, stepId: { startsWith: "compact-" }, status: "completed" },
+    orderBy: { index: "desc" },
+    select: { output: true },
+  });
+  for (const row of rows) {
+    const limit = (row.output as { sizes?: { providerLimitTokens?: unknown } } | null)?.sizes?.providerLimitTokens;
+    if (typeof limit === "number" && limit > 0) return limit;
+  }
+  return null;
+}
+
+/** The sizes the `compact-<n>` step that saved `checkpoint` reported (its output), or null for a checkpoint no compaction saved. */
+async function compactionOf({
+  prisma,
+  checkpoint,
+}: {
+  prisma: PrismaClient;
+  checkpoint: { runId: string; afterStepId: string };
+}): Promise<CompactionSizes | null> {
+  if (!checkpoint.afterStepId.startsWith("compact-")) return null;
+  const row = await prisma.step.findUnique({ where: { runId_stepId: { runId: checkpoint.runId, stepId: checkpoint.afterStepId } }, select: { output: true } });
+  const sizes = (row?.output as { sizes?: Partial<CompactionSizes> } | null)?.sizes;
+  if (!sizes || typeof sizes.limitTokens !== "number" || typeof sizes.afterTokens !== "number") return null;
+  return {
+    contextWindow: sizes.contextWindow ?? 0,
+    beforeTokens: sizes.beforeTokens ?? 0,
+    afterTokens: sizes.afterTokens,
+    limitTokens: sizes.limitTokens,
+    referencedFacts: sizes.referencedFacts ?? 0,
+    providerLimitTokens: sizes.providerLimitTokens ?? null,
+    refusal: sizes.refusal ?? null,
   };
 }
 

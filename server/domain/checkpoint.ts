@@ -317,3 +317,32 @@ export function compactCheckpointState({
   }
   return { workingSet: ws, completedSteps: steps, tokens, fits: tokens <= limitTokens, referenced };
 }
+
+/**
+ * The largest prompt (tokens, counted locally) a compaction after a context-length refusal aims
+ * at: the window the provider stated in its refusal — else one it stated before
+ * (`knownLimitTokens`), else the profile's `contextWindow`, never more than the profile's — times
+ * the saturation `ratio`. When the provider counted the refused prompt higher than the loop did
+ * (another tokenizer), the limit shrinks by the same proportion, so "fits" means fits by the
+ * provider's count too. Pure.
+ */
+export function refusalCompactionLimit({
+  contextWindow,
+  ratio,
+  statedLimitTokens,
+  knownLimitTokens = null,
+  localPromptTokens = null,
+  providerPromptTokens = null,
+}: {
+  contextWindow: number;
+  ratio: number;
+  statedLimitTokens: number | null;
+  knownLimitTokens?: number | null;
+  localPromptTokens?: number | null;
+  providerPromptTokens?: number | null;
+}): number {
+  const stated = [statedLimitTokens, knownLimitTokens].find((v): v is number => typeof v === "number" && v > 0) ?? null;
+  const window = stated !== null ? Math.min(stated, contextWindow) : contextWindow;
+  const scale = localPromptTokens && providerPromptTokens && providerPromptTokens > localPromptTokens ? localPromptTokens / providerPromptTokens : 1;
+  return Math.max(1, Math.floor(window * ratio * scale));
+}

@@ -46,7 +46,7 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
     },
     executeToolCall: ({ name, rawArguments, taskId, runId, stepId, workspace, extra }) =>
       executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace }, ...(extra ? { extra } : {}) }),
-    runFacts: (runId) => runFacts({ prisma, runId }),
+    runFacts: (runId, afterCheckpointId) => runFacts({ prisma, runId, afterCheckpointId }),
     saveCheckpoint: (data) => saveCheckpoint({ prisma, data }),
     recordAlert: ({ evidence, ...rest }) => recordAlert({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),
     countAutoResumes: (taskId) => prisma.run.count({ where: { taskId, cause: "auto_resume" } }),

@@ -5,7 +5,8 @@ import { builtinTools } from "../tools/registry.ts";
 /**
  * The agent loop's configuration for a segment (server/domain/agent-loop `LoopConfig`) from what
  * `startSegment` loaded: the task's budgets and their basis (Task.budgetBasis: quoted when a ceiling
- * from history is reached), the launched profile version's window and tools, and its detector policy.
+ * from history is reached), the launched profile version's window and tools, its detector policy,
+ * and the sizes of the compaction the start came from (a refusal of it is a refusal of compacted context).
  * Pure. Used by agent-run for every segment, and by tests that check what a run really starts with.
  */
 export function loopConfigOf(start: SegmentStart): LoopConfig {
@@ -25,5 +26,7 @@ export function loopConfigOf(start: SegmentStart): LoopConfig {
     fromReason: start.fromReason,
     repeatableTools: start.profile.tools.filter((name) => builtinTools.get(name)?.repeatable === true),
     budgetBasis: start.budgetBasis,
+    compactedStart: start.compaction ?? null,
+    providerLimitTokens: start.providerLimitTokens ?? null,
   };
 }

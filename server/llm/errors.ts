@@ -103,13 +103,63 @@ export function parseRetryAfter(headers: HeaderSource | null | undefined, now: n
   return Math.max(0, date - now);
 }
 
+/** Words a provider refuses an over-long prompt with when it sends no `context_length_exceeded` code. */
+const CONTEXT_LENGTH_WORDS =
+  /maximum context length|context length (?:of|is|exceeded)|exceeds? (?:the )?(?:available |model'?s? )?context (?:size|length|window)|prompt is too long|input (?:length|prompt)[^.]{0,40}(?:too long|exceeds)/i;
+
+/** What a context-length refusal says of the limit: the window the provider enforces and the prompt it measured (tokens; null when it does not say). */
+export interface StatedContextLimit {
+  /** The provider's maximum context, in tokens. */
+  limitTokens: number | null;
+  /** The prompt tokens the provider counted for the refused request (the messages alone when it splits them from the completion). */
+  promptTokens: number | null;
+}
+
+const num = (text: string | undefined): number | null => {
+  if (text === undefined) return null;
+  const value = Number(text.replaceAll(",", ""));
+  return Number.isSafeInteger(value) && value > 0 ? value : null;
+};
+
+/**
+ * Reads the limit a provider states in a context-length refusal, in the phrasings of the common
+ * OpenAI-compatible servers; fields it does not state are null (never guessed):
+ * - OpenAI: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9012 tokens."
+ * - OpenAI / vLLM with a completion: "… However, you requested 9500 tokens (9012 in the messages, 488 in the completion)."
+ * - vLLM (newer): "… maximum context length is 2048 tokens. However, your request has 3000 input tokens."
+ * - llama.cpp: "request (9012 tokens) exceeds the available context size (8192 tokens)"
+ * - Ollama and others: "input length (9012 tokens) exceeds the context length (8192 tokens)"
+ * - Anthropic-style proxies: "prompt is too long: 9012 tokens > 8192 maximum"
+ * Pure.
+ */
+export function parseContextLimit(message: string): StatedContextLimit {
+  const text = message.replace(/\s+/g, " ");
+  const n = String.raw`(\d[\d,]*)`;
+  let m = new RegExp(String.raw`maximum context length is ${n} tokens`, "i").exec(text);
+  if (m) {
+    const limitTokens = num(m[1]);
+    const inMessages = new RegExp(String.raw`\(${n} (?:tokens )?in (?:the|your) messages`, "i").exec(text);
+    const resulted = new RegExp(String.raw`(?:messages resulted in|request has|you requested|prompt (?:has|contains)) ${n}(?: input)? tokens`, "i").exec(text);
+    return { limitTokens, promptTokens: num(inMessages?.[1]) ?? num(resulted?.[1]) };
+  }
+  m = new RegExp(String.raw`\(${n} tokens\)[^()]{0,80}exceeds?[^()]{0,60}context (?:size|length|window)[^()]{0,20}\(${n} tokens\)`, "i").exec(text);
+  if (m) return { limitTokens: num(m[2]), promptTokens: num(m[1]) };
+  m = new RegExp(String.raw`prompt is too long: ${n} tokens > ${n}`, "i").exec(text);
+  if (m) return { limitTokens: num(m[2]), promptTokens: num(m[1]) };
+  m = new RegExp(String.raw`context (?:length|size|window)(?: of| is)? ${n}(?: tokens)?`, "i").exec(text);
+  return { limitTokens: num(m?.[1]), promptTokens: null };
+}
+
 /**
  * Maps an HTTP status (and the provider's error `code`, when it sent one) of a failed response to an
  * error kind (see ModelCallErrorKind). A 400 whose code is `context_length_exceeded` (OpenAI's
- * documented code; also sent by vLLM and llama.cpp servers in OpenAI mode) is `context_length`.
+ * documented code; also sent by vLLM and llama.cpp servers in OpenAI mode) is `context_length`, and so
+ * is a 400/413 whose `message` says so in words (CONTEXT_LENGTH_WORDS: servers without the code).
  */
-export function kindForStatus(status: number, code?: string | null): ModelCallErrorKind {
+export function kindForStatus(status: number, code?: string | null, message?: string | null): ModelCallErrorKind {
   if ((status === 400 || status === 413) && code === "context_length_exceeded") return "context_length";
+  // Servers that send no such code (vLLM, llama.cpp, Ollama, proxies) say it in words.
+  if ((status === 400 || status === 413) && message && CONTEXT_LENGTH_WORDS.test(message)) return "context_length";
   if (status === 429) return "rate_limited";
   if (status === 401 || status === 403) return "auth";
   if (status === 408) return "timeout";

@@ -188,7 +188,7 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
         // An `error` event inside an SSE stream (the provider failed mid-generation).
         return fail("server", `provider error inside the stream: ${err.message}`, { billed: tokensFlowed, cause: err });
       }
-      const kind = kindForStatus(err.status, typeof err.code === "string" ? err.code : null);
+      const kind = kindForStatus(err.status, typeof err.code === "string" ? err.code : null, err.message);
       return fail(kind, `model provider answered ${err.status}: ${err.message}`, {
         status: err.status,
         retryAfterMs: kind === "rate_limited" ? parseRetryAfter(err.headers) : null,

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ModelCallError } from "../../server/llm/errors.ts";
+import { ModelCallError, parseContextLimit } from "../../server/llm/errors.ts";
+import { countTokens } from "../../server/llm/tokens.ts";
 import { createChatCompletion, LOCAL_RECONNECT_MS, type ChatCompletionRequest } from "../../server/llm/provider.ts";
 import { startScriptedModelServer, type ScriptedModelServer } from "../../server/llm/scripted/server.ts";
 import type { ChatMessage, ToolSchema } from "../../server/llm/types.ts";
@@ -136,6 +137,26 @@ describe("scripted model server through the provider adapter", () => {
     const s = await stats();
     expect(s.requests).toBe(3);
     expect(s.completions).toBe(1);
+  });
+
+  it.each([
+    ["openai", { limitTokens: 50 }],
+    ["vllm", { limitTokens: 50 }],
+    ["llamacpp", { limitTokens: 50 }],
+    ["unstated", { limitTokens: null, promptTokens: null }],
+  ] as const)("refuses a prompt over maxPromptTokens as context_length (%s words), answers one that fits, and keeps refusing", async (style, stated) => {
+    const prompt = countTokens(messages, tools);
+    await arm({ kind: "context_length", maxPromptTokens: prompt - 1, statedLimitTokens: 50, style, count: 2 });
+    const err = await failure(call());
+    expect(err.kind).toBe("context_length");
+    expect(err.status).toBe(400);
+    expect(err.retryable).toBe(false);
+    expect(parseContextLimit(err.message)).toEqual({ promptTokens: prompt, ...stated });
+    // A prompt that fits is answered and uses nothing up; the next long one is refused again.
+    expect((await call({ messages: [messages[0]!, { role: "user", content: "hi" }] })).finishReason).toBeDefined();
+    expect((await failure(call())).kind).toBe("context_length");
+    expect((await call()).finishReason).toBe("tool_calls");
+    expect((await stats()).faultsServed).toEqual({ context_length: 2 });
   });
 
   it("only serves a fault to the model it names", async () => {

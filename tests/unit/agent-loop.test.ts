@@ -368,22 +368,133 @@ describe("model failures and compaction", () => {
     });
   });
 
+  const refused = (extra: Partial<Extract<LoopOutcome, { kind: "model_failed" }>> = {}): LoopOutcome => ({
+    kind: "model_failed",
+    errorKind: "context_length",
+    message: "too long",
+    ...extra,
+  });
+  const OPENAI = "This model's maximum context length is 6000 tokens. However, your messages resulted in 7000 tokens.";
+  const compacted = { contextWindow: 10_000, beforeTokens: 7_000, afterTokens: 2_100, limitTokens: 4_800, referencedFacts: 3, providerLimitTokens: 6_000 };
+
+  // A refusal of the provider ("maximum context length") — CONFIG: window 10,000, ratio 0.8.
   it.each([
     [
-      "mid-segment: checkpoint saturation and cut",
+      "mid-segment, limit stated: compact the current state (saved whole first), sized on the stated limit, before = the measured prompt",
       {},
       { turn: 2, stepsSinceCheckpoint: 2 },
-      { kind: "checkpoint", reason: "saturation", cut: true, stepId: "checkpoint-2" },
+      { promptTokens: 7_000, stated: { limitTokens: 6_000, promptTokens: 7_000 }, message: OPENAI },
+      {
+        kind: "compact",
+        stepId: "compact-2",
+        nextTurn: 2,
+        source: "current",
+        checkpointFirst: { reason: "saturation", stepId: "checkpoint-2", nextTurn: 2 },
+        limitTokens: 4_800,
+        beforeTokens: 7_000,
+        providerLimitTokens: 6_000,
+        refusal: OPENAI,
+      },
     ],
-    ["at a segment's first turn: compact", {}, { turn: 0 }, { kind: "compact", stepId: "compact-0" }],
     [
-      "again after a saturation start: escalate saturation",
-      { fromReason: "saturation" },
-      { turn: 0 },
-      { kind: "escalate", reason: "saturation", endReason: "saturation", checkpointFirst: null },
+      "mid-segment, the provider counts more than the loop: the limit shrinks in proportion",
+      {},
+      { turn: 2, stepsSinceCheckpoint: 2 },
+      { promptTokens: 7_000, stated: { limitTokens: 6_000, promptTokens: 8_400 } },
+      { kind: "compact", source: "current", limitTokens: 4_000, beforeTokens: 7_000, providerLimitTokens: 6_000 },
     ],
-  ] as const)("context length exceeded %s", (_n, cfg, s, expected) => {
-    expect(nextAction(state(cfg, s), { kind: "model_failed", errorKind: "context_length", message: "too long" })).toMatchObject(expected);
+    [
+      "mid-segment, no limit stated: sized on the profile's window",
+      {},
+      { turn: 3, stepsSinceCheckpoint: 4 },
+      { promptTokens: 9_500, stated: { limitTokens: null, promptTokens: null } },
+      { kind: "compact", stepId: "compact-3", source: "current", limitTokens: 8_000, beforeTokens: 9_500, providerLimitTokens: null },
+    ],
+    [
+      "mid-segment, a stated limit over the profile's window: the profile's window bounds it",
+      {},
+      { turn: 3, stepsSinceCheckpoint: 4 },
+      { promptTokens: 9_500, stated: { limitTokens: 50_000, promptTokens: null } },
+      { kind: "compact", limitTokens: 8_000 },
+    ],
+    [
+      "at a segment's first turn: compact the start (nothing to save first)",
+      {},
+      { turn: 0 },
+      { promptTokens: 7_000, stated: { limitTokens: 6_000, promptTokens: 7_000 } },
+      { kind: "compact", stepId: "compact-0", source: "start", checkpointFirst: null, limitTokens: 4_800, beforeTokens: 7_000 },
+    ],
+    [
+      "at the first turn after a saturation checkpoint that compacted nothing: compact (no escalation)",
+      { fromReason: "saturation", firstTurn: 5 },
+      { turn: 5 },
+      { promptTokens: 7_000, stated: { limitTokens: 6_000, promptTokens: 7_000 } },
+      { kind: "compact", stepId: "compact-5", source: "start", limitTokens: 4_800 },
+    ],
+    [
+      "at the first turn of a compacted start, the same limit: escalate saturation (no checkpoint: nothing happened since)",
+      { fromReason: "saturation", firstTurn: 5, compactedStart: compacted },
+      { turn: 5 },
+      { promptTokens: 2_300, stated: { limitTokens: 6_000, promptTokens: 2_300 }, message: OPENAI },
+      { kind: "escalate", n: 5, reason: "saturation", endReason: "saturation", checkpointFirst: null, alertKind: "saturation" },
+    ],
+    [
+      "at the first turn of a compacted start, a much tighter limit stated now: compact again, under a step id of its own",
+      { fromReason: "saturation", firstTurn: 5, compactedStart: { ...compacted, providerLimitTokens: null, limitTokens: 8_000 } },
+      { turn: 5 },
+      { promptTokens: 3_000, stated: { limitTokens: 2_500, promptTokens: 3_000 } },
+      { kind: "compact", stepId: "compact-5-2000", source: "start", limitTokens: 2_000, providerLimitTokens: 2_500 },
+    ],
+    [
+      "mid-segment of a run whose provider stated a limit before, none stated now: sized on the earlier one",
+      { providerLimitTokens: 6_000 },
+      { turn: 3, stepsSinceCheckpoint: 2 },
+      { promptTokens: 6_500, stated: { limitTokens: null, promptTokens: null } },
+      { kind: "compact", source: "current", limitTokens: 4_800, providerLimitTokens: 6_000 },
+    ],
+    [
+      "a refusal without the measured prompt (memoized before it was recorded): before = the provider's count",
+      {},
+      { turn: 2, stepsSinceCheckpoint: 1 },
+      { stated: { limitTokens: 6_000, promptTokens: 7_100 } },
+      { kind: "compact", beforeTokens: 7_100, limitTokens: 4_800 },
+    ],
+  ] as const)("context length exceeded %s", (_n, cfg, s, extra, expected) => {
+    expect(nextAction(state(cfg as Partial<LoopConfig>, s), refused(extra))).toMatchObject(expected);
+  });
+
+  it("the escalation of a refused compacted context says what was compacted, before → after, and the limits", () => {
+    const a = nextAction(
+      state({ fromReason: "saturation", firstTurn: 5, compactedStart: compacted }, { turn: 5 }),
+      refused({ promptTokens: 2_300, stated: { limitTokens: 6_000, promptTokens: 2_350 }, message: OPENAI }),
+    );
+    expect(a.kind === "escalate" && a.message).toBe(
+      `The provider refused the compacted context: it was compacted from 7000 to 2100 tokens (3 large fact(s) made references and the completed steps folded; limit 4800, sized on the provider's stated 6000-token limit) and the 2300-token prompt was still too long (the provider states a limit of 6000 tokens, 2350 prompt tokens by its count). Give the task a model with a larger window, or remove facts. Provider: ${OPENAI}`,
+    );
+    expect(a).toMatchObject({ evidence: { ...compacted, refusedPromptTokens: 2_300, stated: { limitTokens: 6_000, promptTokens: 2_350 }, provider: OPENAI } });
+    expect(a.kind === "escalate" && a.message).not.toMatch(/nothing|window \(\d+ tokens\)/);
+  });
+
+  it("a refusal, its compaction and the retried call: the run goes on from the compacted checkpoint", () => {
+    let s = state({}, { turn: 3, stepsSinceCheckpoint: 3 });
+    let d = decide(s, refused({ promptTokens: 7_000, stated: { limitTokens: 6_000, promptTokens: 7_000 } }));
+    expect(d.action).toMatchObject({ kind: "compact", source: "current" });
+    s = foldOutcome(d.state, { kind: "checkpointed", checkpointId: "cp_whole", spendUsd: 0 });
+    const done: LoopOutcome = { kind: "compacted", fits: true, checkpointId: "cp_small", sizes: { ...compacted, afterTokens: 2_000 } };
+    d = decide(foldOutcome(s, done), done);
+    expect(d.action).toEqual({ kind: "continue", checkpointId: "cp_small", n: 3, reason: "saturation" });
+  });
+
+  it.each([
+    [
+      "a compacted start sized on a stated 5,000-token limit saturates against it",
+      { compactedStart: { ...compacted, providerLimitTokens: 5_000 } },
+      "checkpoint",
+    ],
+    ["a later segment of a run whose provider stated 5,000 tokens saturates against it", { providerLimitTokens: 5_000 }, "checkpoint"],
+    ["without a stated limit the profile's 10,000-token window holds", {}, "call_model"],
+  ] as const)("%s", (_n, cfg, kind) => {
+    expect(nextAction(state(cfg, { turn: 2, recordedFact: true }), { kind: "turn_start", promptTokens: 4_500 }).kind).toBe(kind);
   });
 
   const sizes = { contextWindow: 1_000, beforeTokens: 5_000, afterTokens: 900, limitTokens: 800, referencedFacts: 2 };

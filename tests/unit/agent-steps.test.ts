@@ -2,7 +2,10 @@ import { NonRetriableError, RetryAfterError } from "inngest";
 import { describe, expect, it } from "vitest";
 import { openAutoResume } from "../../server/agent/auto-resume.ts";
 import { modelCallCostUsd } from "../../server/domain/cost.ts";
-import { runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
+import { runCheckpointStep, runCompactStep, type CheckpointStart } from "../../server/agent/checkpoint-step.ts";
+import { buildInitialMessages, type CompletedStepSummary, type WorkingSet } from "../../server/domain/agent-context.ts";
+import { isSaturated } from "../../server/domain/checkpoint.ts";
+import type { CheckpointData } from "../../server/agent/ports.ts";
 import { runModelStep } from "../../server/agent/model-step.ts";
 import type { AgentPorts, ModelCallRecord } from "../../server/agent/ports.ts";
 import { runToolStep } from "../../server/agent/tool-step.ts";
@@ -11,6 +14,7 @@ import { StepRetryError } from "../../server/errors.ts";
 import { inngestErrorForModelCall, toInngestError } from "../../server/inngest/errors.ts";
 import { ModelCallError } from "../../server/llm/errors.ts";
 import { isLocalBaseUrl, LOCAL_RECONNECT_MS, type ChatCompletionResult } from "../../server/llm/provider.ts";
+import { countTokens } from "../../server/llm/tokens.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 
 // The step bodies of server/agent/ over fake ports: what each writes (step rows, model-call rows,
@@ -113,7 +117,6 @@ describe("model step", () => {
   it.each([
     ["the last attempt of a retryable kind", "server", 4],
     ["a kind that is never retried", "bad_request", 0],
-    ["context length exceeded", "context_length", 0],
   ] as const)("%s: the step is marked failed with its end and the failure returned", async (_n, kind, attempt) => {
     const { ports, calls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind, message: "nope", status: 400 })) });
     expect(await runModelStep({ ports, ...base, attempt })).toEqual({ ok: false, errorKind: kind, message: "nope" });
@@ -122,6 +125,28 @@ describe("model step", () => {
       input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] nope`, summary: `model call failed: ${kind}` },
     });
   });
+
+  it.each([
+    ["a limit stated (OpenAI's words)", "This model's maximum context length is 8192 tokens. However, your messages resulted in 9012 tokens.", 8_192, 9_012],
+    ["no limit stated", "nope", null, null],
+  ] as const)(
+    "context length exceeded, %s: the failure carries the refused prompt's size and the stated limit",
+    async (_n, message, limitTokens, promptTokens) => {
+      const kind = "context_length";
+      const { ports, calls } = fakePorts({ chat: () => Promise.reject(new ModelCallError({ kind, message, status: 400 })) });
+      expect(await runModelStep({ ports, ...base, attempt: 0 })).toEqual({
+        ok: false,
+        errorKind: kind,
+        message,
+        promptTokens: countTokens(base.messages, base.tools),
+        stated: { limitTokens, promptTokens },
+      });
+      expect(calls.at(-1)).toEqual({
+        method: "endStep",
+        input: { runId: "run_1", stepId: "model-3", status: "failed", error: `[${kind}] ${message}`, summary: `model call failed: ${kind}` },
+      });
+    },
+  );
 });
 
 describe("tool step", () => {
@@ -197,6 +222,197 @@ describe("compact step", () => {
     expect(out.sizes.afterTokens).toBeGreaterThan(10);
     expect(calls.map((c) => c.method)).toEqual(["beginStep", "endStep"]);
     expect(calls.at(-1)?.input).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("compaction after a refusal, and references across checkpoints", () => {
+  const huge = (tag: string) => `${tag} `.repeat(2_000);
+  const start: CheckpointStart = {
+    taskId: "task_1",
+    runId: "run_1",
+    goal: "Audit licenses",
+    checkpointId: "cp_start",
+    workingSet: { small: 1, old: huge("old"), kept: { $ref: 'checkpoint cp_0, workingSet."kept"', description: "9,001 chars of JSON: a string" } },
+    completedSteps: [{ stepId: "tool-1-0", tool: "read_file", summary: "read_file a → ok" }],
+    openQuestion: null,
+    guidance: null,
+    priorTranscriptTokens: 0,
+    profile: { ...PROFILE, systemPrompt: "Be careful.", contextWindow: 20_000 },
+  };
+  const saved = (calls: Call[]) => calls.filter((c) => c.method === "saveCheckpoint").map((c) => c.input as CheckpointData);
+
+  it("mid-segment (current): compacts the start plus the facts and steps since, referencing the whole checkpoint saved first", async () => {
+    const asked: unknown[] = [];
+    const { ports, calls } = fakePorts({
+      runFacts: async (runId, after) => {
+        asked.push([runId, after]);
+        return { fresh: huge("fresh") };
+      },
+    });
+    const segmentSteps: CompletedStepSummary[] = [{ stepId: "tool-4-0", tool: "record_fact", summary: "record_fact fresh → ok" }];
+    const out = await runCompactStep({
+      ports,
+      start,
+      tools: [],
+      stepId: "compact-5",
+      index: 12,
+      nextTurn: 5,
+      nextIndex: 13,
+      limitTokens: 1_600,
+      beforeTokens: 7_000,
+      usage: { steps: 9, tokens: 100 },
+      current: { checkpointId: "cp_whole", segmentSteps },
+      providerLimitTokens: 2_000,
+      refusal: "maximum context length is 2000 tokens",
+    });
+    expect(asked).toEqual([["run_1", "cp_start"]]);
+    expect(out).toMatchObject({
+      fits: true,
+      sizes: { beforeTokens: 7_000, limitTokens: 1_600, referencedFacts: 2, providerLimitTokens: 2_000, refusal: "maximum context length is 2000 tokens" },
+    });
+    const [cp] = saved(calls);
+    expect(cp!.workingSet).toEqual({
+      small: 1,
+      old: { $ref: 'checkpoint cp_whole, workingSet."old"', description: expect.any(String) },
+      fresh: { $ref: 'checkpoint cp_whole, workingSet."fresh"', description: expect.any(String) },
+      // Already a reference: kept as it is (small), never re-pointed.
+      kept: start.workingSet.kept,
+    });
+    expect(cp!.completedSteps.map((c) => c.stepId)).toEqual(["tool-1-0", "tool-4-0"]);
+    expect(cp!.summary).toMatch(
+      /^Compacted to fit the provider's stated 2000-token limit after the provider refused the context: 7000 → \d+ prompt tokens \(limit 1600\); 2 large fact/,
+    );
+  });
+
+  it("a checkpoint keeps the start's references: only the facts recorded after the start's checkpoint are added", async () => {
+    const asked: unknown[] = [];
+    const { ports, calls } = fakePorts({
+      runFacts: async (runId, after) => {
+        asked.push([runId, after]);
+        return { fresh: 2 };
+      },
+    });
+    await runCheckpointStep({
+      ports,
+      start,
+      tools: [],
+      stepId: "checkpoint-6",
+      index: 14,
+      reason: "interval",
+      withModel: false,
+      messages: [],
+      segmentSteps: [],
+      usage: { steps: 10, tokens: 100 },
+      afterStepId: "tool-5-0",
+      nextTurn: 6,
+      nextIndex: 15,
+      attempt: 0,
+      retries: 4,
+    });
+    expect(asked).toEqual([["run_1", "cp_start"]]);
+    expect(saved(calls)[0]!.workingSet).toEqual({ ...start.workingSet, fresh: 2 });
+  });
+
+  /**
+   * A run of 24 large facts (4 per segment, ~9 kB each — 215 kB in all) against a 20k window, as
+   * issue 18 met it: each segment starts from the last checkpoint, compacts it when it saturates,
+   * records 4 facts and checkpoints. `allRunFacts` is the port as it was (every fact of the run,
+   * whatever the start holds as a reference); the figures are the bytes of each checkpoint's state.
+   */
+  async function segments(allRunFacts: boolean) {
+    const checkpoints = new Map<string, { data: CheckpointData; at: number }>();
+    const facts: { key: string; value: unknown; at: number }[] = [];
+    let clock = 0;
+    let n = 0;
+    const { ports } = fakePorts({
+      runFacts: async (_runId, after) => {
+        const since = !allRunFacts && after ? checkpoints.get(after)!.at : -1;
+        return Object.fromEntries(facts.filter((f) => f.at > since).map((f) => [f.key, f.value]));
+      },
+      saveCheckpoint: async (data) => {
+        const id = `cp_${++n}`;
+        checkpoints.set(id, { data, at: ++clock });
+        return { id, seq: n };
+      },
+    });
+    const profile = { ...PROFILE, systemPrompt: "Be careful.", contextWindow: 20_000 };
+    const startFrom = (id: string): CheckpointStart => {
+      const { data, at } = checkpoints.get(id)!;
+      const later: WorkingSet = Object.fromEntries(facts.filter((f) => f.at > at).map((f) => [f.key, f.value]));
+      return { ...start, checkpointId: id, workingSet: { ...data.workingSet, ...later }, completedSteps: data.completedSteps, profile };
+    };
+    let from: CheckpointStart = { ...start, checkpointId: null, workingSet: {}, completedSteps: [], profile };
+    const bytes: number[] = [];
+    const compactions: number[] = [];
+    for (let seg = 0; seg < 6; seg++) {
+      const tokens = countTokens(buildInitialMessages({ ...from, systemPrompt: profile.systemPrompt }), []);
+      if (isSaturated({ promptTokens: tokens, contextWindow: 20_000, ratio: 0.8 })) {
+        const out = await runCompactStep({
+          ports,
+          start: from,
+          tools: [],
+          stepId: `compact-${seg}`,
+          index: 0,
+          nextTurn: seg,
+          nextIndex: 0,
+          limitTokens: 16_000,
+          beforeTokens: tokens,
+          usage: { steps: 0, tokens: 0 },
+        });
+        compactions.push(seg);
+        from = startFrom(out.checkpointId!);
+      }
+      const segmentSteps: CompletedStepSummary[] = [];
+      for (let k = 0; k < 4; k++) {
+        const key = `notes:${seg}-${k}`;
+        facts.push({
+          key,
+          value: Array.from({ length: 200 }, (_, i) => `note ${seg}.${k}.${i}: x`)
+            .join("\n")
+            .padEnd(8_950, "."),
+          at: ++clock,
+        });
+        segmentSteps.push({ stepId: `tool-${seg}-${k}`, tool: "record_fact", summary: `record_fact ${key} → ok` });
+      }
+      const cp = await runCheckpointStep({
+        ports,
+        start: from,
+        tools: [],
+        stepId: `checkpoint-${seg}`,
+        index: 0,
+        reason: "interval",
+        withModel: false,
+        messages: [],
+        segmentSteps,
+        usage: { steps: 0, tokens: 0 },
+        afterStepId: `tool-${seg}-3`,
+        nextTurn: seg + 1,
+        nextIndex: 0,
+        attempt: 0,
+        retries: 4,
+      });
+      const data = checkpoints.get(cp.id)!.data;
+      bytes.push(JSON.stringify({ workingSet: data.workingSet, completedSteps: data.completedSteps }).length);
+      from = startFrom(cp.id);
+    }
+    return { bytes, compactions, total: facts.reduce((sum, f) => sum + JSON.stringify(f.value).length, 0) };
+  }
+
+  it("24 large facts over 6 segments: checkpoint sizes do not grow with the facts already referenced", async () => {
+    const before = await segments(true);
+    const after = await segments(false);
+    if (process.env.MEASURE_CHECKPOINTS) console.info(JSON.stringify({ before, after }));
+    expect(after.total).toBeGreaterThan(210_000);
+    // As it was: every checkpoint after the first compaction stores every fact whole again, so it
+    // grows to all 24 facts and every segment from then on compacts again.
+    expect(before.bytes.at(-1)).toBeGreaterThan(after.total * 0.95);
+    expect(before.compactions).toEqual([2, 3, 4, 5]);
+    // Now: a checkpoint holds references for the facts compaction set aside and whole only what the
+    // window holds plus the facts recorded since — flat from one compaction cycle to the next,
+    // never the whole run — and a segment compacts only when new facts filled the window again.
+    for (const k of [4, 5]) expect(Math.abs(after.bytes[k]! - after.bytes[k - 2]!)).toBeLessThan(after.bytes[k - 2]! * 0.05);
+    expect(Math.max(...after.bytes)).toBeLessThan(after.total / 2);
+    expect(after.compactions).toEqual([2, 4]);
   });
 });
 

@@ -3,6 +3,7 @@ import type { ChatMessage } from "../../server/llm/types.ts";
 import { countTokens } from "../../server/llm/tokens.ts";
 import type { CompletedStepSummary } from "../../server/domain/agent-context.ts";
 import {
+  refusalCompactionLimit,
   checkpointReasonAfterTurn,
   compactCompletedSteps,
   describeToolStep,
@@ -26,6 +27,19 @@ describe("checkpointReasonAfterTurn", () => {
     [{ every: 0, stepsSinceCheckpoint: 1000 }, null],
   ] as const)("%o → %s", (over, expected) => {
     expect(checkpointReasonAfterTurn({ ...base, ...over })).toBe(expected);
+  });
+});
+
+describe("refusalCompactionLimit", () => {
+  it.each([
+    ["the stated limit × ratio", { statedLimitTokens: 8_192 }, 6_553],
+    ["no statement: the profile's window", { statedLimitTokens: null }, 16_000],
+    ["a stated limit over the window: the window", { statedLimitTokens: 128_000 }, 16_000],
+    ["a limit stated before, none now", { statedLimitTokens: null, knownLimitTokens: 8_192 }, 6_553],
+    ["the provider counts 25% more than the loop", { statedLimitTokens: 8_000, localPromptTokens: 8_000, providerPromptTokens: 10_000 }, 5_120],
+    ["the provider counts less: no scaling up", { statedLimitTokens: 8_000, localPromptTokens: 10_000, providerPromptTokens: 8_000 }, 6_400],
+  ] as const)("%s", (_n, over, expected) => {
+    expect(refusalCompactionLimit({ contextWindow: 20_000, ratio: 0.8, ...over })).toBe(expected);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { kindForStatus, ModelCallError, parseRetryAfter } from "../../server/llm/errors.ts";
+import { kindForStatus, ModelCallError, parseContextLimit, parseRetryAfter } from "../../server/llm/errors.ts";
 import { resolveProvider, type ProviderConfig } from "../../server/llm/provider.ts";
 import { countCompletionTokens, countTokens, tokenizePrompt } from "../../server/llm/tokens.ts";
 import { PrefixCache } from "../../server/llm/scripted/prefix-cache.ts";
@@ -24,6 +24,52 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter(new Headers({ "retry-after": "soon" }), now)).toBeNull();
     expect(parseRetryAfter(new Headers({ "retry-after": "-5" }), now)).toBeNull();
     expect(parseRetryAfter(null, now)).toBeNull();
+  });
+});
+
+describe("context-length refusals", () => {
+  it.each([
+    [
+      "OpenAI",
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9012 tokens. Please reduce the length of the messages.",
+      8_192,
+      9_012,
+    ],
+    [
+      "OpenAI / vLLM with a completion",
+      "This model's maximum context length is 16384 tokens. However, you requested 122946 tokens (112946 in the messages, 10000 in the completion). Please reduce the length of the messages or completion.",
+      16_384,
+      112_946,
+    ],
+    [
+      "vLLM (newer)",
+      "This model's maximum context length is 2048 tokens. However, your request has 3000 input tokens. Please reduce the length of the input messages.",
+      2_048,
+      3_000,
+    ],
+    ["llama.cpp", "request (9012 tokens) exceeds the available context size (8192 tokens), try increasing it", 8_192, 9_012],
+    ["Ollama-style", "input length (9,012 tokens) exceeds the model's context length (8,192 tokens)", 8_192, 9_012],
+    ["Anthropic-style", "prompt is too long: 208310 tokens > 200000 maximum", 200_000, 208_310],
+    ["a limit alone", "the prompt exceeds the context window of 4096 tokens", 4_096, null],
+    ["nothing stated", "The input is too long for the model's context window.", null, null],
+    [
+      "behind the provider adapter's prefix",
+      "model provider answered 400: 400 This model's maximum context length is 6000 tokens. However, your messages resulted in 7000 tokens.",
+      6_000,
+      7_000,
+    ],
+  ] as const)("reads the limit %s states", (_n, message, limitTokens, promptTokens) => {
+    expect(parseContextLimit(message)).toEqual({ limitTokens, promptTokens });
+  });
+
+  it.each([
+    [400, null, "This model's maximum context length is 2048 tokens. However, your request has 3000 input tokens.", "context_length"],
+    [400, null, "request (9012 tokens) exceeds the available context size (8192 tokens), try increasing it", "context_length"],
+    [413, null, "prompt is too long: 208310 tokens > 200000 maximum", "context_length"],
+    [400, null, "Invalid value for 'temperature'", "bad_request"],
+    [500, null, "maximum context length is 8192 tokens", "server"],
+  ] as const)("a %i without the code, %j, in words: %j → %s", (status, code, message, kind) => {
+    expect(kindForStatus(status, code, message)).toBe(kind);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildInitialMessages } from "../../server/domain/agent-context.ts";
 import { describeToolStep } from "../../server/domain/checkpoint.ts";
-import { decideNextAction } from "../../server/llm/scripted/agent.ts";
+import { decideNextAction, NOTE_CHARS, NOTES_COUNT, noteText } from "../../server/llm/scripted/agent.ts";
 import { readAgentContext } from "../../server/llm/scripted/context.ts";
 import { compareCodePoints, parseLicenseAuditGoal } from "../../server/llm/scripted/license-audit.ts";
 import { licenseAuditGoal } from "../../server/tools/demo/license-audit.ts";
@@ -392,6 +392,20 @@ describe("misbehaving scripted models", () => {
       .map((c) => (c.args as { key: string }).key);
     expect(new Set(keys).size).toBe(8);
     expect(turns.flat().some((c) => c.name === "finish")).toBe(false);
+  });
+  it("scripted-notes records NOTES_COUNT large notes, one per turn, then finishes", () => {
+    const turns = play("scripted-notes", NOTES_COUNT + 1);
+    const records = turns.slice(0, NOTES_COUNT).map((t) => t[0]!);
+    expect(records.map((c) => c.name)).toEqual(Array(NOTES_COUNT).fill("record_fact"));
+    expect(records.map((c) => (c.args as { key: string }).key)).toEqual(Array.from({ length: NOTES_COUNT }, (_, n) => `notes:${String(n).padStart(2, "0")}`));
+    expect(records.map((c) => (c.args as { value: string }).value)).toEqual(Array.from({ length: NOTES_COUNT }, (_, n) => noteText(n)));
+    expect(noteText(3)).toHaveLength(NOTE_CHARS);
+    expect(turns[NOTES_COUNT]).toEqual([{ name: "finish", args: { result: `Recorded ${NOTES_COUNT} notes.` } }]);
+  });
+  it("scripted-notes counts a note its working set holds as a reference", () => {
+    const ref = { $ref: 'checkpoint cp_1, workingSet."notes:00"', description: "9,002 chars of JSON: a string" };
+    const messages = buildInitialMessages({ systemPrompt: "s", goal: GOAL, workingSet: { "notes:00": ref, "notes:01": noteText(1) } });
+    expect(decide(messages, "scripted-notes")).toEqual([{ name: "record_fact", args: { key: "notes:02", value: noteText(2) } }]);
   });
   it("scripted-drift starts on task, then records an off-task open question", () => {
     const turns = play("scripted-drift", 4);

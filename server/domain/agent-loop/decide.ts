@@ -1,6 +1,6 @@
 import { describeCeiling, type CeilingUsage as Ceiling } from "../../../lib/contracts/ceiling.ts";
 import { asSentence } from "../../../lib/contracts/sentences.ts";
-import { checkpointReasonAfterTurn, isSaturated } from "../checkpoint.ts";
+import { checkpointReasonAfterTurn, isSaturated, refusalCompactionLimit } from "../checkpoint.ts";
 import { rejectedByHumanMessage, REJECTED_BY_HUMAN } from "../rejected-call.ts";
 import { briefCall } from "../step-summaries.ts";
 import { historyCeilingNote } from "../budget-from-history.ts";
@@ -12,6 +12,7 @@ import {
   type LoopAction,
   type LoopDecision,
   type LoopEgress,
+  type LoopConfig,
   type LoopEscalationReason,
   type LoopOutcome,
   type LoopState,
@@ -54,13 +55,20 @@ function budgetMessage(s: LoopState, ceiling: Ceiling, after: string): string {
   return `The ${describeCeiling(ceiling)}. ${after}${note ? ` ${note}` : ""}`;
 }
 
+/** The window the loop works in: the profile's, or less when the provider stated a smaller one in this run (a compaction sized on it). */
+function windowOf(c: LoopConfig): number {
+  const stated = c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null;
+  return stated !== null && stated > 0 ? Math.min(c.contextWindow, stated) : c.contextWindow;
+}
+
 function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
   const c = s.config;
   const n = s.turn;
   const ceiling = ceilingOf(s);
   if (ceiling) return escalation(s, n, "budget", budgetMessage(s, ceiling, "The run stopped before the next model call."), { ceiling }, "budget_exhausted");
-  if (isSaturated({ promptTokens, contextWindow: c.contextWindow, ratio: c.saturationRatio })) {
-    const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
+  const window = windowOf(c);
+  if (isSaturated({ promptTokens, contextWindow: window, ratio: c.saturationRatio })) {
+    const limitTokens = Math.floor(window * c.saturationRatio);
     // The segment's own starting state fills the window (a resume into a smaller window, a few huge
     // facts, a checkpoint that grew too big): compact the checkpoint itself; the compaction says
     // whether it now fits, and escalates with the sizes when it cannot.
@@ -69,13 +77,13 @@ function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
       return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
     // Compacting again now would drop what this segment read but has not recorded yet and restart
     // from the same state: go on while the prompt still fits the window, so the agent can record it.
-    if (promptTokens >= c.contextWindow) {
+    if (promptTokens >= window) {
       return escalation(
         s,
         n,
         "saturation",
-        `The context outgrew the ${c.contextWindow}-token window (${promptTokens} tokens) with no new fact since it was last compacted: compaction cannot make room for this work.`,
-        { promptTokens, contextWindow: c.contextWindow, limitTokens },
+        `The context outgrew the ${window}-token window (${promptTokens} tokens) with no new fact since it was last compacted: compaction cannot make room for this work.`,
+        { promptTokens, contextWindow: window, limitTokens },
         "saturation",
       );
     }
@@ -253,6 +261,70 @@ function endOfTurn(s: LoopState): LoopDecision {
   return act(s, { kind: "next_turn", nudge: false });
 }
 
+/** A compacted start is compacted again for a refusal only when the new limit is below this share of the one it was compacted to. */
+const RECOMPACT_SHARE = 0.9;
+
+/**
+ * The provider refused the prompt as too long (`context_length`). Compact first, sized on the limit
+ * the provider stated (else the window), and retry the call from the compacted checkpoint: the
+ * segment's start at its first turn, the state as it stands mid-segment (saved whole first, so the
+ * references have a row to point at). Escalate `saturation` only when the refused context was
+ * itself a compaction — a segment's first call from a compacted start — that a tighter limit would
+ * not change; the message says what was compacted, the sizes before → after, and the limits.
+ */
+function afterContextRefusal(s: LoopState, o: Extract<LoopOutcome, { kind: "model_failed" }>): LoopDecision {
+  const c = s.config;
+  const n = s.turn;
+  const stated = o.stated ?? null;
+  const first = n === c.firstTurn;
+  const from = first ? (c.compactedStart ?? null) : null;
+  // "Before" is the prompt that was refused, as the loop measured it (the provider's own count is quoted beside it).
+  const beforeTokens = o.promptTokens ?? stated?.promptTokens ?? c.contextWindow;
+  const limitTokens = refusalCompactionLimit({
+    contextWindow: c.contextWindow,
+    ratio: c.saturationRatio,
+    statedLimitTokens: stated?.limitTokens ?? null,
+    knownLimitTokens: c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null,
+    localPromptTokens: o.promptTokens ?? null,
+    providerPromptTokens: stated?.promptTokens ?? null,
+  });
+  const providerLimitTokens = stated?.limitTokens ?? c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null;
+  const refusal = o.message.slice(0, 500);
+  if (from && !(limitTokens < Math.floor(from.limitTokens * RECOMPACT_SHARE))) {
+    const sizedOn = from.providerLimitTokens ? `the provider's stated ${from.providerLimitTokens}-token limit` : `the ${from.contextWindow}-token window`;
+    const what = from.referencedFacts
+      ? `${from.referencedFacts} large fact(s) made references and the completed steps folded`
+      : "the completed steps folded, no fact set aside";
+    const providerSays = [
+      stated?.limitTokens ? `a limit of ${stated.limitTokens} tokens` : null,
+      stated?.promptTokens ? `${stated.promptTokens} prompt tokens by its count` : null,
+    ].filter(Boolean);
+    return escalation(
+      s,
+      n,
+      "saturation",
+      `The provider refused the compacted context: it was compacted from ${from.beforeTokens} to ${from.afterTokens} tokens (${what}; limit ${from.limitTokens}, sized on ${sizedOn}) and the ${beforeTokens}-token prompt was still too long${providerSays.length ? ` (the provider states ${providerSays.join(", ")})` : ""}. Give the task a model with a larger window, or remove facts. Provider: ${refusal}`.slice(
+        0,
+        2_000,
+      ),
+      { ...from, refusedPromptTokens: beforeTokens, stated, provider: refusal },
+      "saturation",
+    );
+  }
+  return act(s, {
+    kind: "compact",
+    // A compacted start compacted again (a tighter stated limit) needs a step id of its own: `compact-<n>` made the start.
+    stepId: from ? `compact-${n}-${limitTokens}` : `compact-${n}`,
+    nextTurn: n,
+    limitTokens,
+    beforeTokens,
+    source: first ? "start" : "current",
+    checkpointFirst: !first && s.stepsSinceCheckpoint > 0 ? { reason: "saturation", stepId: `checkpoint-${n}`, nextTurn: n } : null,
+    providerLimitTokens,
+    refusal,
+  });
+}
+
 /**
  * The pure decision of the loop: given the state (with `outcome` already folded in by
  * `foldOutcome`) and the outcome of the last action, the next action and the state to take it
@@ -272,34 +344,21 @@ function endOfTurn(s: LoopState): LoopDecision {
  * - after the last call: an operator's escalation → escalate `manual`; `checkpointReasonAfterTurn`
  *   (on request, phase complete, expensive step, interval) → checkpoint and cut; else next turn;
  * - a model call failed for good: `context_length` (the provider said the prompt is too long) →
- *   checkpoint `saturation` and cut, or compact at a segment's first turn; at the first turn of a
- *   segment that already started from a saturation checkpoint → escalate `saturation`; any other
- *   kind → fail `transient` (auto-resume per profile) or `error`;
+ *   compact, sized on the limit the provider stated (else the window): the segment's start at its
+ *   first turn, the current state mid-segment (saved whole first), and the call is retried from the
+ *   compacted checkpoint; at the first turn of a segment that started from a compaction (unless the
+ *   provider now states a much tighter limit: compact again) → escalate `saturation` with what was
+ *   compacted and the sizes; any other kind → fail `transient` (auto-resume per profile) or `error`;
  * - a compaction: fits → continue from its checkpoint; does not → escalate `saturation` with sizes.
  */
 export function decide(state: LoopState, outcome: LoopOutcome): LoopDecision {
   const s = state;
   const n = s.turn;
-  const c = s.config;
   switch (outcome.kind) {
     case "turn_start":
       return atTurnStart(s, outcome.promptTokens);
     case "model_failed": {
-      if (outcome.errorKind === "context_length") {
-        if (n === c.firstTurn && c.fromReason === "saturation") {
-          return escalation(
-            s,
-            n,
-            "saturation",
-            `The provider refused the compacted context as too long for the ${c.contextWindow}-token window: ${outcome.message}`,
-            { contextWindow: c.contextWindow, provider: outcome.message },
-            "saturation",
-          );
-        }
-        const limitTokens = Math.floor(c.contextWindow * c.saturationRatio);
-        if (n === c.firstTurn) return act(s, { kind: "compact", stepId: `compact-${n}`, nextTurn: n, limitTokens, beforeTokens: c.contextWindow });
-        return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
-      }
+      if (outcome.errorKind === "context_length") return afterContextRefusal(s, outcome);
       const endReason = endReasonOfModelError(outcome.errorKind);
       return act(s, {
         kind: "fail",
@@ -319,16 +378,19 @@ export function decide(state: LoopState, outcome: LoopOutcome): LoopDecision {
       return afterApproval(s, outcome.verdict, outcome.egress ?? null);
     case "tool":
       return afterTool(s, outcome.result);
-    case "compacted":
+    case "compacted": {
       if (outcome.fits && outcome.checkpointId) return act(s, { kind: "continue", checkpointId: outcome.checkpointId, n, reason: "saturation" });
+      const z = outcome.sizes;
+      const window = z.providerLimitTokens ? `provider's stated ${z.providerLimitTokens}-token limit` : `${z.contextWindow}-token window`;
       return escalation(
         s,
         n,
         "saturation",
-        `The checkpoint does not fit the ${outcome.sizes.contextWindow}-token window even compacted: ${outcome.sizes.afterTokens} tokens (limit ${outcome.sizes.limitTokens}, ${outcome.sizes.beforeTokens} before compaction, ${outcome.sizes.referencedFacts} facts made references). Give the task a model with a larger window, or remove facts.`,
-        { ...outcome.sizes },
+        `The checkpoint does not fit the ${window} even compacted: ${z.afterTokens} tokens (limit ${z.limitTokens}, ${z.beforeTokens} before compaction, ${z.referencedFacts} facts made references). Give the task a model with a larger window, or remove facts.`,
+        { ...z },
         "saturation",
       );
+    }
   }
 }
 

@@ -11,7 +11,8 @@
  * Everything here is pure and deterministic (Inngest replays the function from the top; step ids
  * derive from the turn number `n` and the call's position `k`, exactly as before the redesign):
  * `model-<n>`, `tool-<n>-<k>`, `approval-<n>-<k>`, `checkpoint-<n>` (at the boundary before turn n),
- * `checkpoint-<n>-<k>` (before a risky call), `compact-<n>`, `escalate-<n>`.
+ * `checkpoint-<n>-<k>` (before a risky call), `compact-<n>` (`compact-<n>-<limit>` when a compacted
+ * start is compacted again for a tighter stated limit), `escalate-<n>`.
  *
  * The parts (server/domain/agent-loop/): `types.ts` the shapes and `CONTROL_TOOLS`, `fold.ts`
  * `initialLoopState` / `foldOutcome` / `advanceTurn`, `decide.ts` `decide` / `nextAction`,

@@ -1,4 +1,4 @@
-import type { ModelCallErrorKind } from "../../llm/errors.ts";
+import type { ModelCallErrorKind, StatedContextLimit } from "../../llm/errors.ts";
 import type { ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import type { CompletedStepSummary } from "../agent-context.ts";
 import type { CheckpointReason } from "../checkpoint.ts";
@@ -49,6 +49,17 @@ export interface LoopConfig {
   repeatableTools: readonly string[];
   /** Where the budgets came from when derived from history (Task.budgetBasis); a ceiling reached quotes its p90. */
   budgetBasis?: BudgetBasis | null;
+  /**
+   * The sizes of the compaction the starting checkpoint came from (a `compact-<n>` step), null when
+   * it was not compacted: a refusal of this start is a refusal of the *compacted* context, and a
+   * limit the provider stated then bounds this segment's window too.
+   */
+  compactedStart?: CompactionSizes | null;
+  /**
+   * The context the provider stated it accepts, when one of its refusals in this run said so (the
+   * latest compaction sized on it): the loop works inside it as inside the window.
+   */
+  providerLimitTokens?: number | null;
 }
 
 /** A tool call of a model turn, inspected once when the turn arrives (validation + ledger fingerprint). */
@@ -114,7 +125,15 @@ export type LoopOutcome =
   | { kind: "turn_start"; promptTokens: number }
   | { kind: "model"; turn: ModelTurn; calls: InspectedCall[] }
   /** The model call failed for good (out of retries, or not retryable). */
-  | { kind: "model_failed"; errorKind: LoopModelErrorKind; message: string }
+  | {
+      kind: "model_failed";
+      errorKind: LoopModelErrorKind;
+      message: string;
+      /** The refused prompt, counted locally (context_length). */
+      promptTokens?: number;
+      /** What the provider's refusal stated of its limit (context_length; llm/errors.ts parseContextLimit). */
+      stated?: StatedContextLimit | null;
+    }
   | { kind: "tool"; result: LoopToolResult }
   /** A checkpoint that does not cut the segment was taken (before a risky call). */
   | { kind: "checkpointed"; checkpointId: string; spendUsd: number }
@@ -133,6 +152,10 @@ export interface CompactionSizes {
   limitTokens: number;
   /** Working-set values replaced by references. */
   referencedFacts: number;
+  /** The context the provider said it accepts (its refusal stated it), when it did; the limit was sized on it. */
+  providerLimitTokens?: number | null;
+  /** The provider's refusal that caused the compaction (its text), when one did. */
+  refusal?: string | null;
 }
 
 /** A checkpoint taken right before another action, without a model summary and without a cut. */
@@ -150,8 +173,22 @@ export type LoopAction =
   | { kind: "next_turn"; nudge: boolean }
   /** Checkpoint at step `stepId`; with `cut`, the segment ends and the next goes on from it. */
   | { kind: "checkpoint"; stepId: string; reason: CheckpointReason; withModel: boolean; cut: boolean; nextTurn: number; openQuestion?: string }
-  /** Compact the segment's starting state (it does not fit the window) into a new checkpoint. */
-  | { kind: "compact"; stepId: string; nextTurn: number; limitTokens: number; beforeTokens: number }
+  /**
+   * Compact into a new checkpoint and go on from it: the segment's starting state (`source: "start"`,
+   * it does not fit the window), or — after the provider refused a prompt mid-segment — the state as
+   * it stands (`source: "current"`: `checkpointFirst` saves it whole, the compaction references it).
+   */
+  | {
+      kind: "compact";
+      stepId: string;
+      nextTurn: number;
+      limitTokens: number;
+      beforeTokens: number;
+      source?: "start" | "current";
+      checkpointFirst?: CheckpointFirst | null;
+      providerLimitTokens?: number | null;
+      refusal?: string | null;
+    }
   /** `egress`: first run the egress gate on the call in step `egress.stepId`. */
   | { kind: "check_approval"; stepId: string; fingerprint: string; egress?: { stepId: string; tool: string; args: unknown } }
   | { kind: "run_tool"; stepId: string; call: ModelToolCall; fingerprint: string | null; refused?: LoopToolResult }

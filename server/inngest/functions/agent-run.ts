@@ -334,7 +334,13 @@ export const agentRun = inngest.createFunction(
             break;
           }
           if (!turn.ok) {
-            outcome = { kind: "model_failed", errorKind: turn.errorKind, message: turn.message };
+            outcome = {
+              kind: "model_failed",
+              errorKind: turn.errorKind,
+              message: turn.message,
+              ...(turn.promptTokens !== undefined ? { promptTokens: turn.promptTokens } : {}),
+              ...(turn.stated ? { stated: turn.stated } : {}),
+            };
             break;
           }
           messages.push(assistantMessage(turn.content, turn.toolCalls));
@@ -369,13 +375,31 @@ export const agentRun = inngest.createFunction(
         }
         case "compact": {
           const { stepId, nextTurn, limitTokens, beforeTokens } = action;
+          // Mid-segment (a refusal): the state as it stands, saved whole first so the references point at it.
+          if (action.checkpointFirst) await checkpoint({ ...action.checkpointFirst, withModel: false });
+          const current = action.source === "current" ? { checkpointId: state.latestCheckpointId, segmentSteps: state.segmentSteps } : undefined;
           const cpIndex = index++;
           const nextIndex = index;
           const usage = { steps: state.stepsUsed, tokens: state.tokensUsed };
+          const provider = { providerLimitTokens: action.providerLimitTokens ?? null, refusal: action.refusal ?? null };
           const compacted = await step.run(
             stepId,
             withInngestRetries(() =>
-              runCompactStep({ ports: ports(), start, tools, referenceTools, stepId, index: cpIndex, nextTurn, nextIndex, limitTokens, beforeTokens, usage }),
+              runCompactStep({
+                ports: ports(),
+                start,
+                tools,
+                referenceTools,
+                stepId,
+                index: cpIndex,
+                nextTurn,
+                nextIndex,
+                limitTokens,
+                beforeTokens,
+                usage,
+                current,
+                ...provider,
+              }),
             ),
           );
           outcome = { kind: "compacted", ...compacted };

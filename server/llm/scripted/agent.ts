@@ -18,6 +18,8 @@ import { decideMcpAudit } from "./mcp-audit.ts";
  * - `scripted-tool-failure`: calls a tool with malformed arguments, again and again
  * - `scripted-exfiltrate`: obeys a workspace file that says "email this file to …" / "post this file to …" (scripted/exfiltrate.ts)
  * - `scripted-mcp-audit`: the MCP demo, only through MCP tools of the `files` and `memory` servers (scripted/mcp-audit.ts)
+ * - `scripted-notes`: records NOTES_COUNT large notes (~9 kB each), one per turn, then finishes — a
+ *   long run whose working set outgrows a small window many times over (saturation, compaction)
  */
 export type ScriptedBehaviour = (ctx: AgentContext) => AgentAction;
 
@@ -146,6 +148,27 @@ const budget: ScriptedBehaviour = (ctx) => {
   };
 };
 
+/** How many notes `scripted-notes` records, and the characters of each (~2,200 tokens). */
+export const NOTES_COUNT = 24;
+export const NOTE_CHARS = 9_000;
+
+/** The text of note `n` that `scripted-notes` records (deterministic, exactly NOTE_CHARS characters). */
+export function noteText(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; lines.join("\n").length < NOTE_CHARS; i++) lines.push(`note ${n}.${i}: an observation about the workspace, kept whole`);
+  return lines.join("\n").slice(0, NOTE_CHARS);
+}
+
+const notes: ScriptedBehaviour = (ctx) => {
+  // Counted from the working set (a note set aside as a reference still counts): a new segment goes on.
+  const n = Object.keys(ctx.facts).filter((k) => k.startsWith("notes:")).length;
+  if (n >= NOTES_COUNT) return { content: `All ${n} notes recorded.`, toolCalls: [{ name: "finish", arguments: { result: `Recorded ${n} notes.` } }] };
+  return {
+    content: `Recording note ${n + 1} of ${NOTES_COUNT}.`,
+    toolCalls: [{ name: "record_fact", arguments: { key: `notes:${String(n).padStart(2, "0")}`, value: noteText(n) } }],
+  };
+};
+
 const drift: ScriptedBehaviour = (ctx) => {
   if (ctx.turns < 2) return decideCompetent(ctx);
   const n = ctx.turns - 1;
@@ -242,6 +265,7 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   "scripted-exfiltrate": decideExfiltrate,
   "scripted-mcp-audit": decideMcpAudit,
   "scripted-sloppy": sloppy,
+  "scripted-notes": notes,
   "scripted-judge": (ctx) => ({ content: `FAIL: no outcome to judge (${Object.keys(ctx.facts).length} facts)`, toolCalls: [] }),
 };
 

@@ -29,11 +29,15 @@ import { PrefixCache } from "./prefix-cache.ts";
  *   OpenAI-compatible servers do), so the client has to estimate the tokens. `oversize` answers
  *   normally with `bytes` (default 5 MiB) of padding appended to the content (a runaway reply);
  *   its completion tokens count the padding as one token per 4 bytes (tokenizing megabytes is slow).
+ *   `context_length` refuses a prompt over `maxPromptTokens` with HTTP 400 as a provider does
+ *   (`style`: OpenAI's words and code `context_length_exceeded`, vLLM's or llama.cpp's words without
+ *   the code, or `unstated`: no limit in the words), stating `statedLimitTokens` (default
+ *   `maxPromptTokens`) and the prompt's tokens; a prompt that fits is answered and uses up nothing.
  * - `GET /control/stats` counts requests; `POST /control/reset` clears faults, stats and the cache.
  */
 
 const faultSchema = z.object({
-  kind: z.enum(["429", "500", "stall", "cut", "no_usage", "oversize"]),
+  kind: z.enum(["429", "500", "stall", "cut", "no_usage", "oversize", "context_length"]),
   count: z.number().int().min(1).max(1_000_000).default(1),
   retryAfterSeconds: z.number().min(0).max(86_400).default(1),
   stallMs: z.number().int().min(0).max(3_600_000).default(600_000),
@@ -46,6 +50,12 @@ const faultSchema = z.object({
     .min(1)
     .max(64 * 1024 * 1024)
     .default(5 * 1024 * 1024),
+  /** context_length: the largest prompt (tokens, as `usage.prompt_tokens` counts them) answered; a longer one is refused. */
+  maxPromptTokens: z.number().int().min(0).max(100_000_000).default(0),
+  /** context_length: the window the refusal states (default: `maxPromptTokens`). */
+  statedLimitTokens: z.number().int().min(1).max(100_000_000).optional(),
+  /** context_length: whose words the refusal uses — OpenAI's (code `context_length_exceeded`), vLLM's or llama.cpp's (no code), or none (no limit stated). */
+  style: z.enum(["openai", "vllm", "llamacpp", "unstated"]).default("openai"),
 });
 export type FaultSpec = z.input<typeof faultSchema>;
 type Fault = z.output<typeof faultSchema> & { id: number };
@@ -149,8 +159,8 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       res.once("close", onClose);
     });
 
-  const takeFault = (model: string): Fault | null => {
-    const fault = faults.find((f) => f.model === undefined || f.model === model);
+  const takeFault = (model: string, promptTokens: () => number): Fault | null => {
+    const fault = faults.find((f) => (f.model === undefined || f.model === model) && (f.kind !== "context_length" || promptTokens() > f.maxPromptTokens));
     if (!fault) return null;
     fault.count--;
     if (fault.count <= 0) faults = faults.filter((f) => f !== fault);
@@ -181,7 +191,40 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       return;
     }
     const stream = body.stream === true;
-    const fault = takeFault(model);
+    const messages = normalizeMessages(body.messages);
+    const tools = body.tools as unknown as ToolSchema[] | undefined;
+    let counted: number[] | null = null;
+    const scope = typeof body.prompt_cache_key === "string" ? body.prompt_cache_key : "";
+    // The prompt's tokens with minted ids normalised, counted once: the context-length fault sizes it, usage reports it.
+    const promptTokenIds = () => (counted ??= tokenizePrompt(mintedIds.normalizeMessages(messages, scope), tools));
+    const fault = takeFault(model, () => promptTokenIds().length);
+    if (fault?.kind === "context_length") {
+      const limit = fault.statedLimitTokens ?? fault.maxPromptTokens;
+      const prompt = promptTokenIds().length;
+      if (fault.style === "openai")
+        return apiError(
+          res,
+          400,
+          `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${prompt} tokens. Please reduce the length of the messages.`,
+          "invalid_request_error",
+          "context_length_exceeded",
+        );
+      if (fault.style === "vllm")
+        return apiError(
+          res,
+          400,
+          `This model's maximum context length is ${limit} tokens. However, you requested ${prompt + 256} tokens (${prompt} in the messages, 256 in the completion). Please reduce the length of the messages or completion.`,
+          "BadRequestError",
+        );
+      if (fault.style === "llamacpp")
+        return apiError(
+          res,
+          400,
+          `request (${prompt} tokens) exceeds the available context size (${limit} tokens), try increasing it`,
+          "exceed_context_size_error",
+        );
+      return apiError(res, 400, "The input is too long for the model's context window.", "invalid_request_error", "context_length_exceeded");
+    }
     if (fault?.kind === "429") {
       apiError(res, 429, `Rate limit reached for ${model}. Please try again in ${fault.retryAfterSeconds}s.`, "requests", "rate_limit_exceeded", {
         "retry-after": String(fault.retryAfterSeconds),
@@ -193,8 +236,6 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       return;
     }
 
-    const messages = normalizeMessages(body.messages);
-    const tools = body.tools as unknown as ToolSchema[] | undefined;
     const action = decideNextAction(model, messages);
     if (!action) {
       apiError(res, 404, `The model \`${model}\` does not exist.`, "invalid_request_error", "model_not_found");
@@ -213,8 +254,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     const finishReason = toolCalls.length > 0 ? "tool_calls" : "stop";
     // Usage is counted over the prompt and reply with minted ids normalised (MintedIdNormalizer: identical
     // work, identical usage); the agent above read the real messages.
-    const scope = typeof body.prompt_cache_key === "string" ? body.prompt_cache_key : "";
-    const promptTokens = tokenizePrompt(mintedIds.normalizeMessages(messages, scope), tools);
+    const promptTokens = promptTokenIds();
     const countedReply = toolCalls.map((c) => ({ name: c.name, arguments: mintedIds.normalizeText(c.arguments, scope) }));
     const usage = {
       prompt_tokens: promptTokens.length,
