@@ -84,7 +84,11 @@ describe("cost causes", () => {
 
 describe("cost rollup vocabulary", () => {
   it("maps statuses and end reasons to outcomes and failure classes", () => {
-    expect(["completed", "waiting_for_human", "queued", "dead_end"].map(outcomeOf)).toEqual(["completed", "waiting", "running", "dead_end"]);
+    expect(["completed", "waiting_for_human", "queued", "dead_end"].map((s) => outcomeOf(s))).toEqual(["completed", "waiting", "running", "dead_end"]);
+    // Task.outcome splits a completed task; it means nothing for a task that has not completed (a resumed one keeps a stale value).
+    expect(outcomeOf("completed", "completed_with_gaps")).toBe("completed_with_gaps");
+    expect(outcomeOf("completed", "completed")).toBe("completed");
+    expect(outcomeOf("running", "completed_with_gaps")).toBe("running");
     expect(failureClassOf("failed", "budget_exhausted")).toBe("budget");
     expect(failureClassOf("failed", "transient")).toBe("transient");
     expect(failureClassOf("waiting_for_human", "tool_failure")).toBe("error");

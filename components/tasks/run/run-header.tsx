@@ -9,6 +9,7 @@ import { AlertsLine, EscalationBanners } from "./run-banners.tsx";
 import type { RunInfo } from "./run-derive.ts";
 import { RunMeters } from "./run-meters.tsx";
 import { RunGoal, RunStatus } from "./run-status.tsx";
+import { TaskForks } from "../task-forks.tsx";
 import { TaskOrigin } from "../task-origin.tsx";
 import type { RunTask } from "./use-run-queries.ts";
 
@@ -17,7 +18,7 @@ export const isOfflineModel = (model: string) => model === "scripted" || model.s
 
 /**
  * The run page's header: status, live pill, id, profile and model, the actions; where the task came
- * from (its template or eval cell); open escalations
+ * from (its template or eval cell) and its fork links both ways; open escalations
  * and alerts; how the latest run started and why the task is where it is; the goal; the meters and
  * the cost panel.
  */
@@ -61,6 +62,7 @@ export function RunHeader({
         <RunActions task={t} a={actions} />
       </div>
       <TaskOrigin origin={t.origin} />
+      <TaskForks forkedFrom={t.forkedFrom} forks={t.forks} />
       <EscalationBanners task={t} />
       <AlertsLine task={t} onSelectStep={onSelectStep} />
       {actions.error && (
