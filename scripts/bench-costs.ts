@@ -93,7 +93,7 @@ function seedBatchSql(lo: number, hi: number, callsPerRun: number): string[] {
               at, at + interval '30 minutes'
        FROM bt`,
     `INSERT INTO checkpoint (id, "taskId", "runId", seq, reason, "afterStepId", "nextTurn", "nextIndex", goal, "workingSet", "completedSteps", "budgetsUsed", "sideEffects", "createdAt")
-       SELECT id || '-cp1', id, id || '-r1', 1, 'interval', 'model-${cp}', ${cp + 1}, ${2 * cp + 2}, 'bench task ' || i, '{}', '[]', '{}', '[]', at + interval '12 minutes 30 seconds'
+       SELECT id || '-cp1', id, id || '-r1', 1, 'interval', 'model-${cp}', ${cp + 1}, ${2 * cp + 2}, 'bench task ' || i, '{}', '[]', '{}', '[]', at + interval '${cp} minutes 30 seconds'
        FROM bt WHERE i % 7 = 0`,
     `INSERT INTO run (id, "taskId", cause, status, "fromCheckpointId", "startedAt", "endedAt")
        SELECT id || '-r2', id, 'resume', 'completed', id || '-cp1', at + interval '31 minutes', at + interval '40 minutes' FROM bt WHERE i % 7 = 0

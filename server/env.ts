@@ -162,14 +162,26 @@ export function resetEnv(): void {
 }
 
 /**
+ * Longhaul's own configuration, which no profile or MCP server may name (an admin could otherwise
+ * send `BETTER_AUTH_SECRET` or `DATABASE_URL` to a base URL of their choosing as a header or an MCP
+ * server's env): every variable of the schema above except OPENAI_API_KEY (the seeded OpenAI
+ * profile's key), and the prefixes Longhaul and its parts read.
+ */
+const OWN_PREFIXES = /^(LONGHAUL|BETTER_AUTH|INNGEST|EXECUTOR|OIDC|SMTP|OTEL|DATABASE|EMBEDDED_PG|PG)_|^(DATABASE_URL|PGPASSWORD)$/;
+
+/** Whether `name` is one of Longhaul's own variables, kept from profiles and MCP servers ({@link namedVariables}). */
+export function isOwnVariable(name: string): boolean {
+  return name !== "OPENAI_API_KEY" && (name in envSchema.shape || OWN_PREFIXES.test(name));
+}
+
+/**
  * The variables an admin's data names (a profile's `apiKeyEnv` and `${NAME}` header values, an MCP
  * server's `env` / `headers` `fromEnv`): their names are data, so no schema lists them. The current
  * process environment, read on every call (an operator may export a key and restart only the
- * consumer). The one sanctioned read of the environment besides {@link env}; tests pass their own record
+ * consumer), without Longhaul's own configuration ({@link isOwnVariable}: a name of it reads as
+ * unset). The one sanctioned read of the environment besides {@link env}; tests pass their own record
  * to the functions that take one.
  */
 export function namedVariables(): Readonly<Record<string, string | undefined>> {
-  return rawEnv();
+  return Object.fromEntries(Object.entries(rawEnv()).filter(([name]) => !isOwnVariable(name)));
 }
-
-export { rawEnv };

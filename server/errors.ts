@@ -11,6 +11,8 @@ export const appErrorCodes = {
   NOT_FOUND: { trpc: "NOT_FOUND", http: 404, retryable: false },
   CONFLICT: { trpc: "CONFLICT", http: 409, retryable: false },
   PRECONDITION_FAILED: { trpc: "PRECONDITION_FAILED", http: 412, retryable: false },
+  /** Too many attempts in a window (the message says when to try again). */
+  TOO_MANY_REQUESTS: { trpc: "TOO_MANY_REQUESTS", http: 429, retryable: true },
   UNAVAILABLE: { trpc: "INTERNAL_SERVER_ERROR", http: 503, retryable: true },
   INTERNAL: { trpc: "INTERNAL_SERVER_ERROR", http: 500, retryable: true },
 } as const;

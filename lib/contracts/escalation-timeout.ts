@@ -33,6 +33,8 @@ export function waitTimeoutWords(plan: EscalationTimeoutPlan, role: string, form
   if (plan.nextReminder === null || !plan.nextTimeoutAt)
     return `The run stopped waiting after ${plan.reminders} reminder${plan.reminders === 1 ? "" : "s"}; ${tail}`;
   const next = plan.nextRole && plan.nextRole !== role ? `moves it to the ${plan.nextRole} role (the profile's chain)` : `goes to the ${role} role again`;
+  if (plan.nextReminder >= plan.reminders)
+    return `If no one decides by ${format(plan.nextTimeoutAt)}: the last reminder (${plan.nextReminder} of ${plan.reminders}) ${next} and the run stops waiting; ${tail}`;
   return (
     `If no one decides by ${format(plan.nextTimeoutAt)}: reminder ${plan.nextReminder} of ${plan.reminders} ${next} and the run waits another ` +
     `${plan.rearmMinutes} min. After reminder ${plan.reminders} the run stops waiting; ${tail}`

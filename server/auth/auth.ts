@@ -145,6 +145,9 @@ function createAuth() {
     database: prismaAdapter(db, { provider: "postgresql" }),
     trustedOrigins: trustedOrigins(),
     telemetry: { enabled: false },
+    // A password changes through account.changePassword only (audited, other sessions ended, rate
+    // limited); better-auth's own endpoint would bypass all three.
+    disabledPaths: ["/change-password"],
     emailAndPassword: {
       enabled: env().LONGHAUL_PASSWORD_SIGNIN !== "off",
       minPasswordLength: 8,

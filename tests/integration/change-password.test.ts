@@ -27,6 +27,25 @@ afterAll(async () => {
 });
 
 describe("changing one's own password", () => {
+  it("refuses further guesses at the current password after 5 wrong ones in a minute, without checking them; better-auth's own endpoint is off", async () => {
+    const email = `guess-${suffix}@password.test`;
+    const real = "guess-real-password-1";
+    await users.createUserWithPassword({ prisma: db, input: { email, name: `guess-${suffix}`, password: real, roles: ["operator"] } });
+    const session = await authPost("/sign-in/email", { email, password: real });
+    const cookie = { cookie: session.cookie };
+    for (let i = 0; i < 5; i++) {
+      const wrong = await trpc("mutation", "account.changePassword", { currentPassword: `guess-${i}-wrong`, newPassword: "guess-new-password-2" }, cookie);
+      expect(wrong.status).toBe(400);
+    }
+    // The sixth is refused even with the right password: it is not checked at all.
+    const limited = await trpc("mutation", "account.changePassword", { currentPassword: real, newPassword: "guess-new-password-2" }, cookie);
+    expect(limited.status).toBe(429);
+    expect(limited.message).toMatch(/^currentPassword: 5 wrong tries in a minute; try again in \d+ s$/);
+    expect((await authPost("/sign-in/email", { email, password: real })).status).toBe(200);
+    // better-auth's change-password would bypass the audit and the limit: it is not served.
+    expect((await authPost("/change-password", { currentPassword: real, newPassword: "guess-new-password-3" }, cookie)).status).toBe(404);
+  });
+
   it("needs the current password, names the field and limit, ends the other sessions, keeps this one; audited without passwords", async () => {
     const email = `pat-${suffix}@password.test`;
     const old = "pat-old-password-1";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "../../server/env.ts";
+import { isOwnVariable, namedVariables, parseEnv } from "../../server/env.ts";
 
 // The one entry point for configuration (server/env.ts): the fault-injection switch and per-role
 // webhooks are validated with the rest, a bad value names its variable.
@@ -25,5 +25,38 @@ describe("parseEnv", () => {
     expect(parseEnv({}).LONGHAUL_RECOVERY_GRACE_MS).toBe(30_000);
     expect(parseEnv({ LONGHAUL_RECOVERY_GRACE_MS: "500" }).LONGHAUL_RECOVERY_GRACE_MS).toBe(500);
     expect(() => parseEnv({ LONGHAUL_RECOVERY_GRACE_MS: "-1" })).toThrow(/LONGHAUL_RECOVERY_GRACE_MS/);
+  });
+});
+
+describe("namedVariables: what profiles and MCP servers may name", () => {
+  it("keeps Longhaul's own configuration out, whatever the admin's data names", () => {
+    for (const own of [
+      "BETTER_AUTH_SECRET",
+      "DATABASE_URL",
+      "OIDC_CLIENT_SECRET",
+      "INNGEST_SIGNING_KEY",
+      "LONGHAUL_WEBHOOK_URL",
+      "SMTP_URL",
+      "MODEL_PORT",
+      "PGPASSWORD",
+    ])
+      expect(isOwnVariable(own), own).toBe(true);
+    for (const theirs of ["OPENAI_API_KEY", "VLLM_API_KEY", "GITHUB_TOKEN", "MEMORY_FILE_PATH"]) expect(isOwnVariable(theirs), theirs).toBe(false);
+  });
+
+  it("answers the process environment without them", () => {
+    process.env.LH_TEST_TEAM_KEY = "team";
+    const secretBefore = process.env.BETTER_AUTH_SECRET;
+    process.env.BETTER_AUTH_SECRET = "must-not-leak";
+    try {
+      const vars = namedVariables();
+      expect(vars.LH_TEST_TEAM_KEY).toBe("team");
+      expect(vars.BETTER_AUTH_SECRET).toBeUndefined();
+      expect(Object.keys(vars).some(isOwnVariable)).toBe(false);
+    } finally {
+      delete process.env.LH_TEST_TEAM_KEY;
+      if (secretBefore === undefined) delete process.env.BETTER_AUTH_SECRET;
+      else process.env.BETTER_AUTH_SECRET = secretBefore;
+    }
   });
 });

@@ -11,6 +11,9 @@ const draft: LaunchDraft = {
   workspace: "",
   factsText: "",
   approvalChoice: null,
+  templateName: "weekly-audit",
+  suggested: { stepBudget: "40", tokenBudget: "", costBudget: "" },
+  launchKey: "0b6f3c1e-6f7a-4f5e-9f77-5a8a2d3a9c10",
 };
 
 describe("the launch form's stored draft", () => {
@@ -25,5 +28,8 @@ describe("the launch form's stored draft", () => {
     expect(readLaunchDraft(JSON.stringify({ ...draft, budgets: { stepBudget: 37 } }))).toBeNull();
     expect(readLaunchDraft(JSON.stringify({ ...draft, approvalChoice: "yes" }))).toBeNull();
     expect(readLaunchDraft("null")).toBeNull();
+    expect(readLaunchDraft(JSON.stringify({ ...draft, launchKey: "" }))).toBeNull();
+    expect(readLaunchDraft(JSON.stringify({ ...draft, suggested: { stepBudget: 40 } }))).toBeNull();
+    expect(readLaunchDraft(JSON.stringify({ ...draft, suggested: null }))).toEqual({ ...draft, suggested: null });
   });
 });

@@ -104,6 +104,13 @@ describe("what happens when a wait for a human times out", () => {
     );
     const moved = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: ["admin"] });
     expect(waitTimeoutWords(moved, "handler", fmt)).toContain("reminder 1 of 4 moves it to the admin role (the profile's chain)");
+    // The last reminder: the run stops waiting after it (escalationWaitAction: no next round), so no "waits another".
+    const last = escalationTimeoutPlan({ ...base, notifications: 4, lastNotifiedAt: null, chain: [] });
+    expect(last.nextReminder).toBe(4);
+    expect(waitTimeoutWords(last, "handler", fmt)).toMatch(
+      /the last reminder \(4 of 4\) goes to the handler role again and the run stops waiting; the escalation stays open/,
+    );
+    expect(waitTimeoutWords(last, "handler", fmt)).not.toContain("waits another");
     const done = escalationTimeoutPlan({ ...base, notifications: 5, lastNotifiedAt: null, chain: [] });
     expect(waitTimeoutWords(done, "handler", fmt)).toBe(
       "The run stopped waiting after 4 reminders; the escalation stays open and a decision still applies. Nothing is decided on its own.",

@@ -66,7 +66,11 @@ export function AuditSection() {
                 <td className="whitespace-nowrap">{e.at.toISOString().slice(0, 19).replace("T", " ")}</td>
                 <td>
                   {e.actor}
-                  {e.via !== "session" ? <span className="text-zinc-500"> (token)</span> : null}
+                  {e.via.startsWith("token:") ? (
+                    <span className="text-zinc-500"> (token)</span>
+                  ) : e.via === "sign-up" ? (
+                    <span className="text-zinc-500"> (at sign-up)</span>
+                  ) : null}
                 </td>
                 <td className="font-mono">{e.action}</td>
                 <td>

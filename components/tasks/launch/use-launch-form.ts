@@ -44,7 +44,7 @@ export function useLaunchForm() {
   const [factsText, setFactsText] = useState("");
   /** null = the selected profile's default (sent as omitted, so the server applies the profile's). */
   const [approvalChoice, setApprovalChoice] = useState<boolean | null>(null);
-  const [launchKey] = useState(() => crypto.randomUUID());
+  const [launchKey, setLaunchKey] = useState(() => crypto.randomUUID());
   const [templateName, setTemplateName] = useState("");
   /** The budgets suggested from the chosen template's history (null = none: no history, or not read yet). */
   const [suggested, setSuggested] = useState<BudgetTexts | null>(null);
@@ -52,7 +52,7 @@ export function useLaunchForm() {
   // `/tasks/new?template=<name>` starts from that template (below); otherwise the tab's draft comes back.
   const templateParam = useSearchParams().get("template");
   const draft = useLaunchDraft(
-    { mode, demoKind, limit, goal, profile, budgets, workspace, factsText, approvalChoice },
+    { mode, demoKind, limit, goal, profile, budgets, workspace, factsText, approvalChoice, templateName, suggested, launchKey },
     (d) => {
       setMode(d.mode);
       setDemoKind(d.demoKind);
@@ -63,6 +63,9 @@ export function useLaunchForm() {
       setWorkspace(d.workspace);
       setFactsText(d.factsText);
       setApprovalChoice(d.approvalChoice);
+      setTemplateName(d.templateName);
+      setSuggested(d.suggested);
+      setLaunchKey(d.launchKey);
     },
     !templateParam,
   );
