@@ -5,6 +5,8 @@ import { useState } from "react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root.ts";
 import { useTRPC } from "@/components/trpc.tsx";
+import { Field } from "@/components/ui/field.tsx";
+import { Select } from "@/components/ui/select.tsx";
 import type { CostFilters } from "@/server/domain/cost-rollup.ts";
 import { BreakdownTable } from "./breakdown-table.tsx";
 
@@ -30,23 +32,11 @@ export function CostGroupBy({ r, filters, tasksHref }: { r: Rollup; filters: Cos
   const groups = by === "profile" ? r.byProfile : by === "model" ? r.byModel : (launchGroup?.data ?? []);
   return (
     <section aria-label="Grouped spend" className="mb-6">
-      <div className="mb-2 flex items-center gap-2">
-        <label htmlFor="cost-group-by" className="text-sm font-medium text-zinc-800">
-          Group by
-        </label>
-        <select
-          id="cost-group-by"
-          className="rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm"
-          value={by}
-          onChange={(e) => setBy(e.target.value as GroupBy)}
-        >
-          {GROUP_BY.map((g) => (
-            <option key={g} value={g}>
-              {GROUP_LABEL[g]}
-            </option>
-          ))}
-        </select>
-        {launchGroup?.isError && <span className="text-xs text-red-700">{launchGroup.error.message}</span>}
+      <div className="mb-2 flex items-end gap-2">
+        <Field label="Group by">
+          <Select value={by} onChange={(e) => setBy(e.target.value as GroupBy)} options={GROUP_BY.map((g) => [g, GROUP_LABEL[g]] as const)} />
+        </Field>
+        {launchGroup?.isError && <span className="pb-2 text-xs text-red-700">{launchGroup.error.message}</span>}
       </div>
       <BreakdownTable
         title={`By ${GROUP_LABEL[by].toLowerCase()}`}

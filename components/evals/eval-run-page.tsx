@@ -5,7 +5,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { Field } from "@/components/ui/field.tsx";
 import { LoadError } from "@/components/ui/load-error.tsx";
+import { Select } from "@/components/ui/select.tsx";
 import { EvalMatrix } from "./eval-matrix.tsx";
 import { ProfileReportTable } from "./profile-report-table.tsx";
 
@@ -78,21 +80,14 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
             </div>
           </div>
           {others.length > 0 && (
-            <label className="mb-4 flex items-center gap-2 text-sm">
-              Compare with an earlier run
-              <select
-                className="rounded-md border border-zinc-300 px-2 py-1"
+            <Field label="Compare with an earlier run" className="mb-4 w-fit max-w-full">
+              <Select
                 value={compareTo ?? ""}
                 onChange={(e) => router.push(`/evals/runs/${evalRunId}${e.target.value ? `?compareTo=${e.target.value}` : ""}`)}
-              >
-                <option value="">—</option>
-                {others.map((o) => (
-                  <option key={o.id} value={o.id}>
-                    {o.id} ({o.profiles.join(", ")})
-                  </option>
-                ))}
-              </select>
-            </label>
+                placeholder="—"
+                options={others.map((o) => [o.id, `${o.id} (${o.profiles.join(", ")})`] as const)}
+              />
+            </Field>
           )}
           <h2 className="mb-2 font-semibold">Which profile finishes these tasks</h2>
           <ProfileReportTable

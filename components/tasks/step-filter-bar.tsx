@@ -2,6 +2,8 @@
 
 import { useEffect, useState } from "react";
 import { cn } from "@/components/ui/cn.ts";
+import { TextInput } from "@/components/ui/field.tsx";
+import { Select } from "@/components/ui/select.tsx";
 import { STEP_KINDS, isFiltering, type StepFilter } from "./step-filter.ts";
 
 const EMPTY: StepFilter = { kinds: [], tool: null, failed: false, retried: false, dedup: false, text: "" };
@@ -64,13 +66,13 @@ export function StepFilterBar({
   return (
     <div className="space-y-2 border-b border-zinc-200 bg-zinc-50 px-4 py-2 text-xs text-zinc-600" role="search" aria-label="Filter steps">
       <div className="flex flex-wrap items-center gap-2">
-        <input
+        <TextInput
           type="search"
           aria-label="Search steps"
           placeholder="Search arguments and output…"
           value={text}
           onChange={(e) => setText(e.target.value)}
-          className="w-56 rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm"
+          className="w-56 py-1"
         />
         {STEP_KINDS.map((k) => (
           <Toggle
@@ -81,17 +83,14 @@ export function StepFilterBar({
             {k}
           </Toggle>
         ))}
-        <select
+        <Select
           aria-label="Tool"
           value={filter.tool ?? ""}
           onChange={(e) => set({ tool: e.target.value || null })}
-          className="rounded-md border border-zinc-300 bg-white px-1.5 py-0.5"
-        >
-          <option value="">any tool</option>
-          {tools.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
+          placeholder="any tool"
+          options={tools.map((t) => [t, t] as const)}
+          className="px-1.5 py-0.5 text-xs"
+        />
         <Toggle on={filter.failed} onClick={() => set({ failed: !filter.failed })}>
           failed
         </Toggle>

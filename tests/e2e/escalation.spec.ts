@@ -23,6 +23,18 @@ test("a handler opens the inbox, reads the context card, resumes with guidance, 
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId("run-line")).toContainText("resume");
   await expect(page.getByTestId("run-line")).toContainText("guidance");
+
+  // The inbox's filter fields (the shared Field / Select): reason and assignee go to the URL, Clear empties them.
+  await page.goto("/escalations?status=decided");
+  const filters = page.getByRole("search", { name: "Filter escalations" });
+  await filters.getByLabel("Reason").selectOption("loop");
+  await expect(page).toHaveURL(/[?&]reason=loop(&|$)/);
+  await filters.getByLabel("Assignee").fill("operator");
+  await expect(page).toHaveURL(/[?&]assignee=operator(&|$)/);
+  await expect(filters.getByLabel("Reason")).toHaveValue("loop");
+  await filters.getByRole("button", { name: "Clear" }).click();
+  await expect(page).not.toHaveURL(/reason=|assignee=/);
+  await expect(filters.getByLabel("Reason")).toHaveValue("");
 });
 
 test("an operator escalates a running task by hand and a handler marks it a dead end", async ({ page }) => {

@@ -143,6 +143,22 @@ test("the task list: completed with gaps as an outcome filter and in the status 
   await expect(page).toHaveURL(new RegExp(`/tasks/task_${prefix}000273$`));
 });
 
+test("/costs: completed with gaps is an outcome of its own, and still completed", async ({ page }) => {
+  await page.goto("/costs");
+  const gaps = page.getByTestId("by-outcome").locator('[data-key="completed_with_gaps"]');
+  await expect(gaps.getByRole("rowheader")).toHaveText("Completed with gaps");
+  // The seeded 13 at least (other specs' tasks may add some); each one counts as completed.
+  const [tasks, completed] = await gaps.locator("td").evaluateAll((cells) => cells.slice(0, 2).map((c) => Number(c.textContent)));
+  expect(tasks).toBeGreaterThanOrEqual(13);
+  expect(completed).toBe(tasks);
+  await expect(gaps.getByRole("link")).toHaveAttribute("href", /status=completed&outcome=completed_with_gaps/);
+  // The outcome filter keeps only that row.
+  await page.getByRole("combobox", { name: "Outcome" }).selectOption("completed_with_gaps");
+  await expect(page).toHaveURL(/outcome=completed_with_gaps/);
+  await expect(page.getByTestId("by-outcome").locator("[data-key]")).toHaveCount(1);
+  await expect(page.getByTestId("by-outcome").locator('[data-key="completed_with_gaps"]')).toBeVisible();
+});
+
 test("the task list: filtered, searched and sorted on the server, in the URL; same goals told apart", async ({ page }) => {
   await page.goto("/tasks");
   await expect(page.locator("[data-task-id]").first()).toBeVisible();

@@ -1,6 +1,8 @@
 "use client";
 
 import { cn } from "@/components/ui/cn.ts";
+import { Field, TextInput } from "@/components/ui/field.tsx";
+import { Select } from "@/components/ui/select.tsx";
 import type { useReplaceParams } from "@/components/ui/use-replace-params.ts";
 import { REASON_SHORT } from "../context-card.tsx";
 
@@ -50,32 +52,29 @@ export function InboxFilters({
           </button>
         ))}
       </div>
-      <label className="flex flex-col gap-0.5">
-        <span className="text-zinc-600">Reason</span>
-        <select value={reason} onChange={(e) => setParams({ reason: e.target.value || null })} className="rounded-md border border-zinc-300 px-1.5 py-1">
-          <option value="">any</option>
-          {REASONS.map((r) => (
-            <option key={r} value={r}>
-              {REASON_SHORT[r] ?? r.replace("_", " ")}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="flex flex-col gap-0.5">
-        <span className="text-zinc-600">Assignee</span>
-        <input
+      <Field label="Reason">
+        <Select
+          value={reason}
+          onChange={(e) => setParams({ reason: e.target.value || null })}
+          placeholder="any"
+          options={REASONS.map((r) => [r, REASON_SHORT[r] ?? r.replace("_", " ")] as const)}
+          className="px-1.5 py-1 text-xs"
+        />
+      </Field>
+      <Field label="Assignee">
+        <TextInput
           list="escalation-assignees"
           value={assignee}
           onChange={(e) => setParams({ assignee: e.target.value || null })}
           placeholder="name or role"
-          className="w-28 rounded-md border border-zinc-300 px-1.5 py-1"
+          className="w-28 px-1.5 py-1 text-xs"
         />
-        <datalist id="escalation-assignees">
-          {[me, ...people.filter((p) => p !== me)].map((p) => (
-            <option key={p} value={p} />
-          ))}
-        </datalist>
-      </label>
+      </Field>
+      <datalist id="escalation-assignees">
+        {[me, ...people.filter((p) => p !== me)].map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
       {filtered && (
         <button type="button" className="py-1 underline" onClick={() => setParams({ reason: null, assignee: null })}>
           Clear
