@@ -1,12 +1,13 @@
 "use client";
 
-import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/api/root.ts";
 import { isDatabaseUnavailable } from "./ui/api-error.ts";
+import { markSignedIn, markSignedOut, SignedOutBanner } from "./auth/signed-out.tsx";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
@@ -24,6 +25,11 @@ function retryOnce(failures: number, error: unknown): boolean {
   return failures < 1 && !(code && FINAL_CODES.has(code));
 }
 
+/** The tRPC error code of a failed call (UNAUTHORIZED, NOT_FOUND, …), or undefined. */
+function errorCode(error: unknown): string | undefined {
+  return error instanceof TRPCClientError ? (error.data as { code?: string } | undefined)?.code : undefined;
+}
+
 /** TanStack Query + tRPC for the dashboard. Live updates invalidate these queries (SSE). */
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
@@ -32,11 +38,17 @@ export function Providers({ children }: { children: ReactNode }) {
         // A session that expired (or was signed out elsewhere): back to the sign-in page, then here.
         queryCache: new QueryCache({
           onError: (error) => {
-            const code = error instanceof TRPCClientError ? (error.data as { code?: string } | undefined)?.code : undefined;
-            if (code === "UNAUTHORIZED" && window.location.pathname !== "/sign-in") {
+            if (errorCode(error) === "UNAUTHORIZED" && window.location.pathname !== "/sign-in") {
               window.location.href = `/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
             }
           },
+        }),
+        // An action refused because the session ended: the page (and its form) stays; a banner offers to sign in again.
+        mutationCache: new MutationCache({
+          onError: (error) => {
+            if (errorCode(error) === "UNAUTHORIZED" && window.location.pathname !== "/sign-in") markSignedOut();
+          },
+          onSuccess: () => markSignedIn(),
         }),
         defaultOptions: { queries: { staleTime: 2_000, refetchOnWindowFocus: true, retry: retryOnce } },
       }),
@@ -56,6 +68,7 @@ export function Providers({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        <SignedOutBanner />
         {children}
       </TRPCProvider>
     </QueryClientProvider>

@@ -1,3 +1,4 @@
+import { Suspense } from "react";
 import { AdminPage } from "@/components/admin/admin-page.tsx";
 import { RoleGate } from "@/components/auth/role-gate.tsx";
 
@@ -5,8 +6,10 @@ export const dynamic = "force-dynamic";
 
 export default function Admin() {
   return (
-    <RoleGate needs={["admin"]} what="The admin page (users, roles, tokens, audit log)">
-      <AdminPage />
+    <RoleGate needs={["admin"]} what="The admin page (users, roles, tokens, profiles, MCP servers, audit log)">
+      <Suspense>
+        <AdminPage />
+      </Suspense>
     </RoleGate>
   );
 }

@@ -4,31 +4,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Dialog } from "@/components/ui/dialog.tsx";
-import { Field, TextInput } from "@/components/ui/field.tsx";
+import { Field } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
+import { CheckboxGroup, ProfileInput } from "./profile-form-fields.tsx";
 import { errorsByField, NUMBER_FIELDS, specOf, TEXT_FIELDS, valuesOf, type FormSpec, type ProfileFormValues } from "./profile-form-values.ts";
 
-const LABELS: Record<string, string> = {
-  name: "Name",
-  description: "Description",
-  baseUrl: "Base URL (OpenAI-compatible, ending in /v1; empty = OPENAI_BASE_URL / OpenAI)",
-  model: "Model",
-  apiKeyEnv: "API key variable (its NAME, e.g. OPENAI_API_KEY)",
-  systemPrompt: "System prompt",
-  escalationRole: "Escalations go to role",
-  contextWindow: "Context window (tokens)",
-  stepBudget: "Step budget",
-  tokenBudget: "Token budget (empty = none)",
-  costBudgetUsd: "Dollar budget, USD (empty = none)",
-  inputPricePerMTok: "Input price, USD / M tokens (empty = price package)",
-  cachedPricePerMTok: "Cached input price, USD / M tokens",
-  outputPricePerMTok: "Output price, USD / M tokens",
-  checkpointEverySteps: "Checkpoint every N steps",
-  stallSteps: "Stall detector: steps without progress",
-  escalationDueMinutes: "Escalation due after (minutes)",
-};
 const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "mcpServers", "requireApproval"]);
 
 /**
@@ -65,31 +47,15 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
     else update.mutate({ name: spec?.name ?? values.name, spec: next });
   };
   const input = (field: (typeof TEXT_FIELDS)[number] | (typeof NUMBER_FIELDS)[number], extra: { multiline?: boolean; numeric?: boolean } = {}) => (
-    <Field key={field} label={LABELS[field]} error={errors[field]} testId={`profile-field-${field}`}>
-      {(describedBy) =>
-        extra.multiline ? (
-          <textarea
-            name={field}
-            rows={3}
-            aria-describedby={describedBy}
-            aria-invalid={!!errors[field]}
-            className="rounded-md border border-zinc-300 px-2 py-1.5 text-sm"
-            value={values[field]}
-            onChange={set(field)}
-          />
-        ) : (
-          <TextInput
-            name={field}
-            inputMode={extra.numeric ? "decimal" : undefined}
-            aria-describedby={describedBy}
-            aria-invalid={!!errors[field]}
-            readOnly={mode === "edit" && field === "name"}
-            value={values[field]}
-            onChange={set(field)}
-          />
-        )
-      }
-    </Field>
+    <ProfileInput
+      key={field}
+      field={field}
+      value={values[field]}
+      error={errors[field]}
+      onChange={(value) => setValues((v) => ({ ...v, [field]: value }))}
+      readOnly={mode === "edit" && field === "name"}
+      {...extra}
+    />
   );
   return (
     <Dialog
@@ -128,53 +94,22 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
             onChange={set("headers")}
           />
         </Field>
-        <fieldset className="space-y-1" aria-invalid={!!errors.tools}>
-          <legend className="text-xs font-medium text-zinc-600">Built-in tools</legend>
-          <div className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-            {BUILTIN_TOOL_NAMES.map((t) => (
-              <label key={t} className="flex items-center gap-1">
-                <input
-                  type="checkbox"
-                  checked={values.tools.includes(t)}
-                  onChange={(e) => {
-                    const on = e.currentTarget.checked;
-                    setValues((v) => ({ ...v, tools: on ? [...v.tools, t] : v.tools.filter((x) => x !== t) }));
-                  }}
-                />
-                <span className="font-mono text-xs">{t}</span>
-              </label>
-            ))}
-          </div>
-          {errors.tools && (
-            <span role="alert" className="text-xs text-red-700">
-              {errors.tools}
-            </span>
-          )}
-        </fieldset>
-        <fieldset className="space-y-1" aria-invalid={!!errors.mcpServers} aria-label="MCP servers">
-          <legend className="text-xs font-medium text-zinc-600">MCP servers (their tools, server-qualified)</legend>
-          <div className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-            {serverNames.map((name) => (
-              <label key={name} className="flex items-center gap-1">
-                <input
-                  type="checkbox"
-                  checked={values.mcpServers.includes(name)}
-                  onChange={(e) => {
-                    const on = e.currentTarget.checked;
-                    setValues((v) => ({ ...v, mcpServers: on ? [...v.mcpServers, name] : v.mcpServers.filter((x) => x !== name) }));
-                  }}
-                />
-                <span className="font-mono text-xs">{name}</span>
-              </label>
-            ))}
-            {servers.data && serverNames.length === 0 && <span className="text-xs text-zinc-500">No MCP server registered.</span>}
-          </div>
-          {errors.mcpServers && (
-            <span role="alert" className="text-xs text-red-700">
-              {errors.mcpServers}
-            </span>
-          )}
-        </fieldset>
+        <CheckboxGroup
+          legend="Built-in tools"
+          options={BUILTIN_TOOL_NAMES}
+          selected={values.tools}
+          onChange={(tools) => setValues((v) => ({ ...v, tools }))}
+          error={errors.tools}
+        />
+        <CheckboxGroup
+          legend="MCP servers (their tools, server-qualified)"
+          ariaLabel="MCP servers"
+          options={serverNames}
+          selected={values.mcpServers}
+          onChange={(mcpServers) => setValues((v) => ({ ...v, mcpServers }))}
+          error={errors.mcpServers}
+          empty={servers.data ? <span className="text-xs text-zinc-500">No MCP server registered.</span> : null}
+        />
         <div className="grid gap-3 sm:grid-cols-2">{NUMBER_FIELDS.map((f) => input(f, { numeric: true }))}</div>
         {input("escalationRole")}
         <label className="flex items-center gap-2 text-sm">

@@ -3,8 +3,14 @@
  * the task list's status filter, the causes of spend in the stacked chart, money and percentages.
  */
 
+/**
+ * The outcomes of /costs (server/domain/cost-rollup.ts COST_OUTCOMES) and their words. "Completed
+ * with gaps" is its own row and filter, and still counts as completed in completion rate and cost
+ * per completed task (COMPLETED_OUTCOMES).
+ */
 export const OUTCOMES = [
   ["completed", "Completed"],
+  ["completed_with_gaps", "Completed with gaps"],
   ["dead_end", "Dead end"],
   ["failed", "Failed"],
   ["cancelled", "Cancelled"],
@@ -14,15 +20,22 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number][0];
 export const OUTCOME_LABEL: Record<string, string> = Object.fromEntries(OUTCOMES);
 
-/** A /costs outcome as the task list's `status` filter (Task.status values, comma-separated). */
+/**
+ * A /costs outcome as the task list's `status` filter (Task.status values, comma-separated). A
+ * completed-with-gaps task is a completed one; the task list narrows it with {@link OUTCOME_TASK_OUTCOME}.
+ */
 export const OUTCOME_STATUS: Record<string, string> = {
   completed: "completed",
+  completed_with_gaps: "completed",
   dead_end: "dead_end",
   failed: "failed",
   cancelled: "cancelled",
   waiting: "waiting_for_human",
   running: "queued,running",
 };
+
+/** A /costs outcome that the task list also filters by its `outcome` parameter (completed with gaps). */
+export const OUTCOME_TASK_OUTCOME: Record<string, string> = { completed_with_gaps: "completed_with_gaps" };
 
 /** Causes in the stacked chart: productive, overhead (checkpoint, compaction), waste (the rest). */
 export const CAUSES = [

@@ -1,29 +1,55 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 
 const money = (usd: number, estimated = false) => `$${usd.toFixed(4)}${estimated ? "*" : ""}`;
 const WASTE = ["retry", "replay", "restart", "discarded"] as const;
 
+/** The header's cost figures (task.get `usage`, USD), read together so they add up. */
+export interface HeaderCost {
+  costUsd: number;
+  productiveUsd: number;
+  checkpointUsd: number;
+  wastedUsd: number;
+}
+
+/** Whether two USD figures are the same to the micro-dollar (the ledger's Decimal(14, 8) read as floats). */
+const sameUsd = (a: number, b: number) => Math.abs(a - b) < 5e-7;
+
 /**
  * The task page's cost split per run (issue 9): productive, overhead (checkpoints, compaction) and
  * waste by cause, tokens, unbilled attempts, price table; figures counted from estimated tokens end
- * in "*" with a note. The task's total is the sum of its runs (both from `cost.task`).
+ * in "*" with a note. The task's total is the sum of its runs (both from `cost.task`). Given the
+ * header's figures (`header`), the summary line shows those — so the header's cost and this split
+ * agree while the run is live — and the per-run table is fetched again as soon as they move, marked
+ * "updating" until it has caught up with them.
  */
-export function TaskCostPanel({ taskId }: { taskId: string }) {
+export function TaskCostPanel({ taskId, header }: { taskId: string; header?: HeaderCost }) {
   const trpc = useTRPC();
   const q = useQuery({ ...trpc.cost.task.queryOptions({ taskId }), refetchInterval: 5_000 });
+  const headerUsd = header?.costUsd;
+  const { refetch } = q;
+  const seenUsd = useRef(headerUsd);
+  useEffect(() => {
+    if (headerUsd === undefined || seenUsd.current === headerUsd) return;
+    seenUsd.current = headerUsd;
+    void refetch();
+  }, [headerUsd, refetch]);
   if (!q.data) return null;
   const { runs, totals } = q.data;
   const est = totals.estimatedUsd > 0;
+  const shown = header ? { usd: header.costUsd, productiveUsd: header.productiveUsd, overheadUsd: header.checkpointUsd, wasteUsd: header.wastedUsd } : totals;
+  const behind = header !== undefined && !sameUsd(totals.usd, header.costUsd);
   return (
     <details className="mt-3 text-sm" data-testid="task-cost-panel">
       <summary className="cursor-pointer text-xs font-medium text-zinc-600">
-        Cost split: {money(totals.usd, est)} over {runs.length} run{runs.length === 1 ? "" : "s"} · productive {money(totals.productiveUsd)} · overhead{" "}
-        {money(totals.overheadUsd)} · waste {money(totals.wasteUsd)}
+        Cost split: {money(shown.usd, est)} over {runs.length} run{runs.length === 1 ? "" : "s"} · productive {money(shown.productiveUsd)} · overhead{" "}
+        {money(shown.overheadUsd)} · waste {money(shown.wasteUsd)}
+        {behind ? <span data-testid="task-cost-updating"> · per-run table updating…</span> : null}
       </summary>
-      <table className="mt-2 w-full max-w-4xl text-xs">
+      <table className="mt-2 w-full max-w-4xl text-xs" aria-busy={behind}>
         <thead className="text-left text-zinc-500">
           <tr>
             <th className="py-1 pr-3 font-medium">Run</th>

@@ -4,7 +4,7 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
 import { useReplaceParams } from "@/components/ui/use-replace-params.ts";
 import { calendarDayProblem } from "@/lib/contracts/dates.ts";
-import { OUTCOMES, OUTCOME_STATUS, type Outcome } from "./cost-labels.ts";
+import { OUTCOMES, OUTCOME_STATUS, OUTCOME_TASK_OUTCOME, type Outcome } from "./cost-labels.ts";
 
 /** /costs filters as the rollup takes them (launch days YYYY-MM-DD, UTC). */
 export interface CostFilters {
@@ -55,7 +55,7 @@ export function useCostFilters() {
   /**
    * /tasks?… for the tasks behind a figure: the page's filters plus `extra`. The task list filters
    * by task status, so a /costs outcome becomes `status` (waiting → waiting_for_human, running →
-   * queued,running); launch days (`from`, `to`, UTC) and `profile` carry over as they are.
+   * queued,running; completed with gaps → completed and the list's outcome completed_with_gaps); launch days (`from`, `to`, UTC) and `profile` carry over as they are.
    */
   const tasksHref = useCallback(
     (extra: Record<string, string | undefined> = {}) => {
@@ -63,8 +63,11 @@ export function useCostFilters() {
       const all = { from: filters.from, to: filters.to, profile: filters.profile, model: filters.model, outcome: filters.outcome, ...extra };
       for (const [k, v] of Object.entries(all)) {
         if (!v) continue;
-        if (k === "outcome") params.set("status", OUTCOME_STATUS[v] ?? v);
-        else params.set(k, v);
+        if (k === "outcome") {
+          params.set("status", OUTCOME_STATUS[v] ?? v);
+          const taskOutcome = OUTCOME_TASK_OUTCOME[v];
+          if (taskOutcome) params.set("outcome", taskOutcome);
+        } else params.set(k, v);
       }
       const q = params.toString();
       return q ? `/tasks?${q}` : "/tasks";

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useTaskActions } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { compactNumber, usd } from "./format.ts";
 import { ResumeDialog, type ResumeRequest } from "./resume-dialog.tsx";
 
@@ -111,9 +112,7 @@ export function CheckpointsPanel({
                   · {cp.reason.replace("_", " ")} · after {cp.afterStepId} · {cp.facts} facts
                 </span>
               </span>
-              <span className="text-xs text-zinc-500" title={cp.createdAt.toISOString()}>
-                {cp.createdAt.toLocaleTimeString("en-GB", { hour12: false })}
-              </span>
+              <Timestamp className="font-mono text-xs text-zinc-500" date={cp.createdAt} />
             </button>
             {cp.openQuestion && <p className="mt-1 text-zinc-700">Open question: {cp.openQuestion}</p>}
             <p className="mt-1 text-xs text-zinc-600" data-testid="resume-cost">

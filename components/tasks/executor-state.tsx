@@ -64,6 +64,7 @@ function Detail({ view }: { view: Available }) {
             </>
           ) : null}{" "}
           · times out{when}
+          {view.event === "longhaul/escalation.applied" ? " (then a reminder goes out: see the wait above)" : null}
         </>
       );
     case "sleeping":

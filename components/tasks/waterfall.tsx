@@ -5,6 +5,11 @@ import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 
 import { durationMs } from "./format.ts";
 import type { TimelineStep } from "./timeline.tsx";
 
+/** A waterfall axis tick in seconds, rounded (issue 18: ticks like 12.3456789 s): one decimal under 10 s, whole seconds above. */
+export function axisSeconds(seconds: number): string {
+  return seconds < 10 ? String(Math.round(seconds * 10) / 10) : String(Math.round(seconds));
+}
+
 const BAR_ROW = 18;
 /** Gaps shorter than this are not painted (scheduling noise between two steps). */
 const GAP_MIN_MS = 250;
@@ -130,7 +135,7 @@ export function Waterfall({
       <div ref={scrollRef} className="max-h-44 min-h-0 overflow-y-auto px-2">
         <ResponsiveContainer width="100%" height={height} minWidth={200}>
           <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 0 }} barCategoryGap={3}>
-            <XAxis type="number" unit=" s" tick={{ fontSize: 10 }} orientation="top" domain={[0, "dataMax"]} />
+            <XAxis type="number" unit=" s" tick={{ fontSize: 10 }} orientation="top" domain={[0, "dataMax"]} tickFormatter={axisSeconds} />
             <YAxis type="category" dataKey="label" width={110} tick={{ fontSize: 10, fontFamily: "ui-monospace, monospace" }} interval={0} />
             <Tooltip content={<WaterfallTooltip />} isAnimationActive={false} cursor={{ fill: "#f4f4f5" }} />
             <Bar dataKey="base" stackId="t" fill="transparent" isAnimationActive={false} />

@@ -66,7 +66,7 @@ export interface ModelPorts {
 
 /** What an operator asked of the run (read after each model call). */
 export interface RunRequestPorts {
-  runRequests(runId: string): Promise<{ checkpointRequested: boolean; escalationRequested: { note: string | null } | null }>;
+  runRequests(runId: string): Promise<{ checkpointRequested: boolean; escalationRequested: { note: string | null; by: string | null } | null }>;
   clearCheckpointRequest(runId: string): Promise<void>;
 }
 

@@ -56,6 +56,16 @@ const factChange = z.strictObject({
   after: z.unknown().optional(),
 });
 
+/** While open, what happens when the wait times out (lib/contracts/escalation-timeout.ts EscalationTimeoutPlan). */
+const timeoutPlan = z.strictObject({
+  reminders: count,
+  remindersSent: count,
+  nextReminder: count.nullable(),
+  nextRole: z.string().nullable(),
+  nextTimeoutAt: z.date().nullable(),
+  rearmMinutes: count,
+});
+
 /** `escalation.get`: the context card (secrets in stored payloads answered as `[redacted: <rule>]`). */
 export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
   ...common,
@@ -65,6 +75,7 @@ export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
   deadEndReason: z.string().nullable(),
   applyAfter: z.date().nullable(),
   appliedAt: z.date().nullable(),
+  timeout: timeoutPlan.nullable(),
   applyFailures: count,
   applyError: z.string().nullable(),
   applyFailedAt: z.date().nullable(),

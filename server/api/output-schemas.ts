@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ESCALATION_DECISIONS } from "../../lib/contracts/escalation.ts";
 import type { WorkingSetChange, WorkingSetRun } from "../db/working-set-queries.ts";
 import { EXECUTOR_STATES, type ExecutorView } from "../domain/executor-view.ts";
+import type { LaunchEstimate } from "../domain/launch-estimate.ts";
 
 /** `task.executorView` (CONTRACTS.md "The executor's view of a run"). */
 export const executorViewOutput: z.ZodType<ExecutorView> = z.discriminatedUnion("available", [
@@ -110,3 +111,17 @@ export const claimOutput = z.strictObject({ escalationId: z.string(), claimedBy:
 
 /** `escalation.release`. */
 export const releaseOutput = z.strictObject({ escalationId: z.string(), claimedBy: z.null() });
+
+/** `task.estimateLaunch`: what similar completed tasks cost (server/domain/launch-estimate.ts). */
+export const launchEstimateOutput: z.ZodType<LaunchEstimate & { profile: string }> = z.strictObject({
+  profile: z.string(),
+  basis: z.enum(["history", "none"]),
+  method: z.enum(["goal", "per-unit"]),
+  samples: z.number().int().nonnegative(),
+  costP50Usd: z.number().finite().nullable(),
+  costP90Usd: z.number().finite().nullable(),
+  stepsP50: z.number().finite().nullable(),
+  stepsP90: z.number().finite().nullable(),
+  limits: z.strictObject({ min: z.number().int(), max: z.number().int() }).nullable(),
+  note: z.string(),
+});

@@ -131,6 +131,15 @@ async function userTarget(db: PrismaClient, userId: string): Promise<string> {
 }
 
 /**
+ * How an audit row names the API token acted on: `token "<name>" (lh_ab12…)` — its name and the
+ * prefix the token list shows — so a reader knows which one was revoked; the id when it cannot be read.
+ */
+async function tokenTarget(db: PrismaClient, tokenId: string): Promise<string> {
+  const token = await db.apiToken.findUnique({ where: { id: tokenId }, select: { name: true, prefix: true } }).catch(() => null);
+  return token ? `token "${token.name}" (${token.prefix}…)` : tokenId;
+}
+
+/**
  * The one authorisation middleware (issue 10): signed in (UNAUTHORIZED otherwise, with why a token
  * was refused), a mutation from this app's origin when cookie-authenticated (FORBIDDEN "cross-site
  * request refused" otherwise), holding one of `roles` (FORBIDDEN "<procedure>: this needs the
@@ -157,8 +166,16 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
       if (!taskId && escalationId)
         taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
       const userId = str(input?.userId);
+      const tokenId = str(input?.tokenId);
+      const out = data && typeof data === "object" ? data : null;
+      // A user in the answer (admin.createUser returns the new user) is named as a user acted on is.
+      const userInAnswer = out && str(out.name) && str(out.email) ? `${String(out.name)} <${String(out.email)}>` : null;
       const target =
-        escalationId ?? (userId ? await userTarget(ctx.prisma, userId) : null) ?? str(input?.tokenId) ?? str(data && typeof data === "object" ? data.id : null);
+        escalationId ??
+        (userId ? await userTarget(ctx.prisma, userId) : null) ??
+        (tokenId ? await tokenTarget(ctx.prisma, tokenId) : null) ??
+        userInAnswer ??
+        str(out ? out.id : null);
       await recordAudit({ prisma: ctx.prisma, principal, action: path, input, taskId, target });
     }
     return result;

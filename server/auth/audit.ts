@@ -4,8 +4,19 @@ import type { Principal } from "./principal.ts";
 
 /** Most bytes of an audit row's `details` JSON. */
 export const AUDIT_DETAILS_MAX = 4096;
-/** Input keys whose values are never written to the audit log. */
-const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|authorization|cookie/i;
+/**
+ * Input keys whose values are never written to the audit log: passwords, secrets, a token itself
+ * (`token`, `accessToken`, `refresh_token` — a key that ends in "token"), API keys, authorization
+ * headers, cookies. Not what merely mentions a token: `tokenBudget` (a number), `tokenId` (which token
+ * was acted on), `tokens`, or `apiKeyEnv` (the name of a variable, never its value) stay readable
+ * (issue 18: the audit log redacted `tokenBudget`).
+ */
+const SECRET_KEY = /pass(word|phrase)?$|^password|secret|token$|api[-_]?key$|authorization|cookie/i;
+
+/** Whether an input key's value is withheld from the audit log ({@link SECRET_KEY}). */
+export function isSecretAuditKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
 
 /** `value` with secret-looking keys replaced by "[redacted]", strings over 500 characters cut (pure). */
 export function redactForAudit(value: unknown, depth = 0): unknown {
@@ -14,7 +25,7 @@ export function redactForAudit(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redactForAudit(v, depth + 1));
   if (value && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redactForAudit(v, depth + 1)]),
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, isSecretAuditKey(k) ? "[redacted]" : redactForAudit(v, depth + 1)]),
     );
   }
   return value;

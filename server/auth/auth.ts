@@ -8,6 +8,7 @@ import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";
 import { ROLES } from "./roles.ts";
 import { LOCAL_CLI_ACTOR } from "./api-tokens.ts";
+import { ulid } from "ulid";
 import { DEACTIVATED_MESSAGE, isDeactivated } from "./user-deactivation.ts";
 
 /** Cookie name prefix: cookies are `longhaul.session_token` (`__Secure-longhaul.…` over https). */
@@ -73,14 +74,27 @@ export function oidcConfig(source: AuthConfig = env()) {
 /**
  * Makes the first user an admin with every role, atomically: under a transaction-scoped advisory
  * lock, `userId` gets all roles only if no user holds `admin` yet (two first sign-ups at the same
- * moment cannot both become admin). Returns true when it did.
+ * moment cannot both become admin), with an audit row `auth.firstAdmin` (via `sign-up`) in the same
+ * transaction. Returns true when it did.
  */
 export async function promoteFirstUser(db: PrismaClient, userId: string): Promise<boolean> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('longhaul:first-admin'))`;
     const admins = await tx.user.count({ where: { roles: { has: "admin" } } });
     if (admins > 0) return false;
-    await tx.user.update({ where: { id: userId }, data: { roles: [...ROLES] } });
+    const user = await tx.user.update({ where: { id: userId }, data: { roles: [...ROLES] }, select: { name: true, email: true } });
+    // The grant no admin made (issue 18: the first admin's roles were in no audit row).
+    await tx.auditEvent.create({
+      data: {
+        id: `aud_${ulid().toLowerCase()}`,
+        userId,
+        actor: user.name,
+        via: "sign-up",
+        action: "auth.firstAdmin",
+        target: `${user.name} <${user.email}>`,
+        details: { roles: [...ROLES], why: "the first user to sign up becomes admin with every role" },
+      },
+    });
     return true;
   });
 }

@@ -31,10 +31,26 @@ export function bearerToken(headers: Headers): string | null {
 }
 
 /**
+ * Why a browser's request is refused when it carries a session cookie that no longer names a session
+ * (expired, signed out in another tab, ended by an admin): it says what happened and what to do, not
+ * how to send an API token (issue 18). The pages show it with a "Sign in again" link.
+ */
+export const SESSION_ENDED_MESSAGE = "signed out — your session ended; sign in again";
+
+/** Why a browser's request without any session is refused (signed out in another tab clears the cookie): the browser's words, not the API's. */
+export const SIGNED_OUT_MESSAGE = "signed out — sign in again";
+
+/** Whether the request carries a better-auth session cookie (`longhaul.session_token`, `__Secure-` over https). */
+function hasSessionCookie(headers: Headers): boolean {
+  return /(?:^|;\s*)(?:__Secure-)?longhaul\.session_token=/.test(headers.get("cookie") ?? "");
+}
+
+/**
  * Resolves the identity of a request: `Authorization: Bearer lh_…` (API token; a bad one is refused
  * even when a cookie is sent too) else better-auth's session cookie. A deactivated user's session
  * is refused with {@link DEACTIVATED_MESSAGE} (their sessions are deleted on deactivation; this
- * also covers one created in the same instant).
+ * also covers one created in the same instant); a session cookie that names no session any more with
+ * {@link SESSION_ENDED_MESSAGE}, a browser's request without one with {@link SIGNED_OUT_MESSAGE}.
  * `getSessionUser` is better-auth's session lookup (injected so this stays testable without Next).
  */
 export async function identify({
@@ -54,9 +70,11 @@ export async function identify({
     return { principal: { ...rest, via }, problem: null };
   }
   const sessionUser = await getSessionUser(headers).catch(() => null);
-  if (!sessionUser) return { principal: null, problem: null };
+  // A browser (its fetches carry Sec-Fetch-Site) is told it is signed out; a program without credentials gets the API's hint (server/api/trpc.ts).
+  const ended = hasSessionCookie(headers) ? SESSION_ENDED_MESSAGE : headers.has("sec-fetch-site") ? SIGNED_OUT_MESSAGE : null;
+  if (!sessionUser) return { principal: null, problem: ended };
   const user = await prisma.user.findUnique({ where: { id: sessionUser.id }, select: { id: true, name: true, email: true, roles: true, deactivatedAt: true } });
-  if (!user) return { principal: null, problem: null };
+  if (!user) return { principal: null, problem: ended };
   if (user.deactivatedAt) return { principal: null, problem: DEACTIVATED_MESSAGE };
   return {
     principal: {

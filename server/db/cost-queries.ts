@@ -144,13 +144,16 @@ function rollupSql(f: CostFilters): Prisma.Sql {
     GROUP BY GROUPING SETS ((), (profile), (model), (outcome), (failure), (period), (profile, model))`;
 }
 
-/** The steps histogram of the completed tasks in scope (cost_steps); empty when the outcome filter excludes completed tasks. */
+/**
+ * The steps histogram of the completed tasks in scope (cost_steps: completed with or without gaps);
+ * an outcome filter keeps that outcome's tasks (none when it is not a completed outcome).
+ */
 function stepsSql(f: CostFilters): Prisma.Sql {
-  const none = f.outcome && f.outcome !== "completed" ? Prisma.sql`AND FALSE` : Prisma.empty;
+  const outcome = f.outcome ? Prisma.sql`AND h.outcome = ${f.outcome}` : Prisma.empty;
   return Prisma.sql`
     SELECT h.steps AS value, sum(h.tasks)::int AS count
     FROM cost_steps h JOIN agent_profile p ON p.id = h."profileId"
-    WHERE ${scopeWhere(f, "h")} ${none}
+    WHERE ${scopeWhere(f, "h")} ${outcome}
     GROUP BY h.steps`;
 }
 
@@ -321,7 +324,7 @@ function taskScopeWhere(f: CostFilters): Prisma.Sql {
   if (f.to) where.push(Prisma.sql`t."createdAt" < (${f.to}::date + 1)::timestamp`);
   if (f.profile) where.push(Prisma.sql`p.name = ${f.profile}`);
   if (f.model) where.push(Prisma.sql`coalesce(nullif(c.model, ''), p.model) = ${f.model}`);
-  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status) = ${f.outcome}`);
+  if (f.outcome) where.push(Prisma.sql`longhaul_cost_outcome(t.status, t.outcome) = ${f.outcome}`);
   return Prisma.join(where, " AND ");
 }
 
@@ -340,8 +343,11 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
       profile: string;
       model: string;
       status: string;
+      outcome: string | null;
       lastEndReason: string | null;
       steps: number;
+      checkpointSteps: number;
+      humanSteps: number;
       tokens: string;
       usd: string;
       waste: string;
@@ -349,9 +355,10 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
       eval_case: string | null;
     }[]
   >`
-    SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, c."lastEndReason",
+    SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, t.outcome, c."lastEndReason",
            lt.name AS template, ${EVAL_CASE_NAME} AS eval_case,
-           coalesce(c.steps, 0)::int AS steps, coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
+           coalesce(c.steps, 0)::int AS steps, coalesce(c."checkpointSteps", 0)::int AS "checkpointSteps", coalesce(c."humanSteps", 0)::int AS "humanSteps",
+           coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
            coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
     FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
          ${TEMPLATE_JOIN} ${EVAL_CASE_JOIN}
@@ -364,8 +371,11 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     profile: r.profile,
     model: r.model,
     status: r.status,
+    outcome: r.outcome,
     lastEndReason: r.lastEndReason,
     steps: r.steps,
+    checkpointSteps: r.checkpointSteps,
+    humanSteps: r.humanSteps,
     tokens: Number(r.tokens),
     costUsd: Number(r.usd),
     wasteUsd: Number(r.waste),
@@ -422,12 +432,12 @@ async function costByLaunch({ prisma, filters: f, by }: { prisma: PrismaClient; 
     }[]
   >`
     SELECT ${group.id} AS template_id, ${group.name} AS name, count(*)::int AS tasks,
-           count(*) FILTER (WHERE longhaul_cost_outcome(t.status) = 'completed')::int AS completed,
+           count(*) FILTER (WHERE longhaul_cost_done(longhaul_cost_outcome(t.status, t.outcome)))::int AS completed,
            coalesce(sum(c."costUsd"), 0)::text AS usd, coalesce(sum(c."productiveUsd"), 0)::text AS productive,
            coalesce(sum(c."checkpointUsd" + c."compactionUsd"), 0)::text AS overhead,
            coalesce(sum(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd"), 0)::text AS waste,
            coalesce(sum(c."estimatedUsd"), 0)::text AS estimated,
-           coalesce(sum(c.steps) FILTER (WHERE longhaul_cost_outcome(t.status) = 'completed'), 0)::int AS steps_completed,
+           coalesce(sum(c.steps) FILTER (WHERE longhaul_cost_done(longhaul_cost_outcome(t.status, t.outcome))), 0)::int AS steps_completed,
            array_agg(DISTINCT array_to_string(coalesce(c."priceVersions", '{}'), ' + ')) AS versions
     FROM task t JOIN agent_profile p ON p.id = t."profileId"
          LEFT JOIN task_cost c ON c."taskId" = t.id ${group.join}

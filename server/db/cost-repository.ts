@@ -172,8 +172,9 @@ export async function taskCostTotals({ prisma, taskIds }: { prisma: Db; taskIds:
 
 /**
  * A task's model spend in USD over all its runs, from its summary row (kept by triggers, so the
- * dollar ceiling's check is one primary-key read however long the task): total, waste (retries,
- * replays, discarded work, restarts), checkpoint/compaction overhead, and the model HTTP attempts.
+ * dollar ceiling's check is one primary-key read however long the task): total, productive, waste
+ * (retries, replays, discarded work, restarts) and its split, checkpoint/compaction overhead, and the
+ * model HTTP attempts — all from one read of one row, so they add up.
  */
 export async function taskSpend({
   prisma,
@@ -181,18 +182,30 @@ export async function taskSpend({
 }: {
   prisma: Db;
   taskId: string;
-}): Promise<{ usd: number; wastedUsd: number; waste: WasteSplit; checkpointUsd: number; calls: number }> {
-  const t = (await taskCostTotals({ prisma, taskIds: [taskId] })).get(taskId)!;
-  const [w] = await prisma.$queryRaw<{ retry: string; replay: string; discarded: string; restart: string }[]>`
-    SELECT "retryUsd"::text AS retry, "replayUsd"::text AS replay, "discardedUsd"::text AS discarded, "restartUsd"::text AS restart
+}): Promise<{ usd: number; productiveUsd: number; wastedUsd: number; waste: WasteSplit; checkpointUsd: number; calls: number }> {
+  // One read of the one summary row, so the total and its split always add up (issue 18: "cost and
+  // its split agree" while the run is live): usd = productive + overhead + waste.
+  const [c] = await prisma.$queryRaw<
+    { usd: string; productive: string; overhead: string; retry: string; replay: string; discarded: string; restart: string; waste: string; calls: number }[]
+  >`
+    SELECT "costUsd"::text AS usd, "productiveUsd"::text AS productive, ("checkpointUsd" + "compactionUsd")::text AS overhead,
+           "retryUsd"::text AS retry, "replayUsd"::text AS replay, "discardedUsd"::text AS discarded, "restartUsd"::text AS restart,
+           ("retryUsd" + "replayUsd" + "discardedUsd" + "restartUsd")::text AS waste, calls
     FROM task_cost WHERE "taskId" = ${taskId}`;
   const waste: WasteSplit = {
-    retryUsd: Number(w?.retry ?? 0),
-    replayUsd: Number(w?.replay ?? 0),
-    discardedUsd: Number(w?.discarded ?? 0),
-    restartUsd: Number(w?.restart ?? 0),
+    retryUsd: Number(c?.retry ?? 0),
+    replayUsd: Number(c?.replay ?? 0),
+    discardedUsd: Number(c?.discarded ?? 0),
+    restartUsd: Number(c?.restart ?? 0),
   };
-  return { usd: t.usd, wastedUsd: t.wasteUsd, waste, checkpointUsd: t.overheadUsd, calls: t.calls };
+  return {
+    usd: Number(c?.usd ?? 0),
+    productiveUsd: Number(c?.productive ?? 0),
+    wastedUsd: Number(c?.waste ?? 0),
+    waste,
+    checkpointUsd: Number(c?.overhead ?? 0),
+    calls: Number(c?.calls ?? 0),
+  };
 }
 
 /** A task's waste by what happened (USD; server/domain/cost-causes.ts): retried calls, replays, work discarded after a resume or fork, restarts. */

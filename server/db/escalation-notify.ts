@@ -3,6 +3,7 @@ import type { PrismaClient } from "./client.ts";
 import { escalationEmail, sendEmail, type EmailDeliveryResult } from "../notify/email.ts";
 import { deliverWebhook, escalationWebhookPayload, type WebhookDeliveryResult } from "../notify/webhook.ts";
 import { taskProfile } from "./task-profile.ts";
+import { chainRoleForRound } from "../domain/escalation-wait.ts";
 
 /** Outcome of `notifyEscalation`. */
 export interface EscalationNotifyResult {
@@ -37,14 +38,8 @@ export async function emailRecipientsForRole({ prisma, role }: { prisma: PrismaC
   return users.map((u) => u.email).filter((e) => e.includes("@"));
 }
 
-/**
- * The role an overdue escalation moves to at reminder `round` (≥ 1): `chain[min(round - 1, chain.length - 1)]`,
- * or null for round 0 or an empty chain (the escalation stays with its role). Pure.
- */
-export function chainRoleForRound(chain: readonly string[], round: number): string | null {
-  if (round < 1 || chain.length === 0) return null;
-  return chain[Math.min(round - 1, chain.length - 1)] ?? null;
-}
+/** The role an overdue escalation moves to at reminder `round` (the pure rule lives in server/domain/escalation-wait.ts). */
+export { chainRoleForRound };
 
 /**
  * The webhook URL for a role: `LONGHAUL_WEBHOOK_URL_<ROLE>` (role upper-cased, runs of other than

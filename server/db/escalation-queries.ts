@@ -6,6 +6,8 @@ import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
 import { inboxCounts, isEscalationOverdue } from "../../lib/contracts/escalation.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
+import { taskProfile } from "./task-profile.ts";
+import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
 
 /**
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
@@ -178,6 +180,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     select: { arguments: true, output: true },
   });
   const now = await dbNow(prisma);
+  const launched = e.status === "open" ? await taskProfile({ prisma, taskId: e.taskId }) : null;
   const proposed = e.reason === "risky_action" ? proposedCallSchema.safeParse(e.evidence) : null;
   const ceiling = e.reason === "budget" ? ceilingEvidenceSchema.safeParse(e.evidence) : null;
   const unresolved = e.reason === "unresolved_effect" ? unresolvedEffectSchema.safeParse(e.evidence) : null;
@@ -223,6 +226,17 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     assigneeRole: e.assigneeRole,
     dueAt: e.dueAt,
     overdue: isEscalationOverdue(e, now),
+    /** While open: what happens when the wait times out (server/domain/escalation-wait.ts escalationTimeoutPlan); null otherwise. */
+    timeout: launched
+      ? escalationTimeoutPlan({
+          notifications: e.notifications,
+          lastNotifiedAt: e.lastNotifiedAt,
+          createdAt: e.createdAt,
+          assigneeRole: e.assigneeRole,
+          chain: launched.spec.escalationChain,
+          dueMinutes: launched.spec.escalationDueMinutes,
+        })
+      : null,
     createdAt: e.createdAt,
     checkpoint: checkpoint
       ? {

@@ -200,6 +200,9 @@ export function prismaEvalCheckPorts({
         model: p.model,
         stream: false,
         timeoutMs: 60_000,
+        // One cache scope per judged cell: its judge call never reuses another cell's prefix, so the
+        // judge's cost of identical cells is identical (issue 17), as each judge call is on its own.
+        promptCacheKey: `judge-${taskId}`,
         messages: [
           { role: "system", content: p.systemPrompt },
           {

@@ -21,15 +21,28 @@ export async function requestCheckpoint({ prisma, taskId }: { prisma: PrismaClie
 }
 
 /**
- * Asks the task's running run to escalate after the turn in flight (an operator's "Escalate").
- * Idempotent. @throws AppError PRECONDITION_FAILED when no run is running, NOT_FOUND for an unknown task.
+ * Asks the task's running run to escalate after the turn in flight (an operator's "Escalate"), on
+ * behalf of `actor` (the escalation's message names them). Idempotent: the first request wins. @throws AppError PRECONDITION_FAILED when no run is running, NOT_FOUND for an unknown task.
  */
-export async function requestEscalation({ prisma, taskId, note }: { prisma: PrismaClient; taskId: string; note: string | null }): Promise<{ runId: string }> {
+export async function requestEscalation({
+  prisma,
+  taskId,
+  note,
+  actor,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  note: string | null;
+  actor: string;
+}): Promise<{ runId: string }> {
   const run = await prisma.run.findFirst({ where: { taskId, status: "running" }, orderBy: { startedAt: "desc" }, select: { id: true } });
   if (!run) {
     await taskExistsOrThrow({ prisma, taskId });
     throw new AppError("PRECONDITION_FAILED", `task ${taskId} has no running run to escalate`);
   }
-  await prisma.run.updateMany({ where: { id: run.id, escalationRequestedAt: null }, data: { escalationRequestedAt: new Date(), escalationRequestNote: note } });
+  await prisma.run.updateMany({
+    where: { id: run.id, escalationRequestedAt: null },
+    data: { escalationRequestedAt: new Date(), escalationRequestNote: note, escalationRequestedBy: actor },
+  });
   return { runId: run.id };
 }

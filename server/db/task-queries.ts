@@ -8,6 +8,7 @@ import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
 import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
+import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
 import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
@@ -225,6 +226,41 @@ export async function listProfileNames({ prisma }: { prisma: PrismaClient }): Pr
   return rows.map((r) => r.name);
 }
 
+/**
+ * Where a task came from, when anywhere but the launch form or the CLI directly: the launch template
+ * it was launched from (`archived` when the template was archived since), and the eval run cell it is
+ * (the eval run, its suite, the case's key, the profile and the 0-based repeat). Both null for a
+ * task launched directly (issue 17: the task page says where a task came from).
+ */
+export interface TaskOrigin {
+  template: { id: string; name: string; archived: boolean } | null;
+  evalCell: { cellId: string; evalRunId: string; suite: string; caseKey: string; profile: string; repeat: number } | null;
+}
+
+/** The task's {@link TaskOrigin}: two indexed lookups (the template by id, the eval cell by its unique taskId). */
+async function taskOrigin({ prisma, taskId, templateId }: { prisma: PrismaClient; taskId: string; templateId: string | null }): Promise<TaskOrigin> {
+  const [template, cell] = await Promise.all([
+    templateId ? prisma.launchTemplate.findUnique({ where: { id: templateId }, select: { id: true, name: true, archivedAt: true } }) : null,
+    prisma.evalCell.findUnique({
+      where: { taskId },
+      select: {
+        id: true,
+        evalRunId: true,
+        profile: true,
+        repeat: true,
+        case: { select: { key: true } },
+        evalRun: { select: { suite: { select: { name: true } } } },
+      },
+    }),
+  ]);
+  return {
+    template: template ? { id: template.id, name: template.name, archived: template.archivedAt !== null } : null,
+    evalCell: cell
+      ? { cellId: cell.id, evalRunId: cell.evalRunId, suite: cell.evalRun.suite.name, caseKey: cell.case.key, profile: cell.profile, repeat: cell.repeat }
+      : null,
+  };
+}
+
 /** Everything the run page shows except step payloads (loaded per step). @throws AppError NOT_FOUND. */
 export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
   const task = await prisma.task.findUnique({
@@ -253,12 +289,25 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       })
     ).map((c) => [c.id, c.seq]),
   );
-  const [usage] = await prisma.$queryRaw<({ prompt: bigint | null; cached: bigint | null; completion: bigint | null } & StepCountColumns)[]>`
-    SELECT ${STEP_COUNT_COLUMNS}, sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
+  const [usage] = await prisma.$queryRaw<
+    ({
+      prompt: bigint | null;
+      cached: bigint | null;
+      completion: bigint | null;
+      lastAt: Date | null;
+      lastRunId: string | null;
+      lastStepId: string | null;
+    } & StepCountColumns)[]
+  >`
+    SELECT ${STEP_COUNT_COLUMNS}, max(coalesce(s."endedAt", s."startedAt")) AS "lastAt",
+           (array_agg(s."runId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastRunId",
+           (array_agg(s."stepId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastStepId",
+           sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
            sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
   const counts = stepCountsOf(usage);
   const spend = await taskSpend({ prisma, taskId });
+  const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
   const launched = await taskProfile({ prisma, taskId });
   return {
@@ -292,6 +341,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     createdAt: task.createdAt,
     startedAt: task.startedAt,
     endedAt: task.endedAt,
+    /** Where the task came from: its launch template or its eval run and case (TaskOrigin). */
+    origin,
     /** The task and checkpoint this one was forked from (a branch), or null. */
     forkedFrom: task.forkedFromTaskId
       ? { taskId: task.forkedFromTaskId, checkpointId: task.forkedFromCheckpointId, checkpointSeq: forkSource?.seq ?? null }
@@ -338,7 +389,24 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       dueAt: e.dueAt,
       /** The one overdue rule (lib/contracts/escalation.ts isEscalationOverdue), by this server's clock. */
       overdue: isEscalationOverdue(e, new Date()),
+      /** The role it waits on now (moves along the profile's chain when overdue). */
+      assigneeRole: e.assigneeRole,
       createdAt: e.createdAt,
+      /** When a human decided it (the end of the wait for a human), and when the decision was applied; null before. */
+      decidedAt: e.decidedAt,
+      appliedAt: e.appliedAt,
+      /** For an open escalation: what happens when its wait times out (server/domain/escalation-wait.ts); null otherwise. */
+      timeout:
+        e.status === "open"
+          ? escalationTimeoutPlan({
+              notifications: e.notifications,
+              lastNotifiedAt: e.lastNotifiedAt,
+              createdAt: e.createdAt,
+              assigneeRole: e.assigneeRole,
+              chain: launched.spec.escalationChain,
+              dueMinutes: launched.spec.escalationDueMinutes,
+            })
+          : null,
       runId: e.runId,
     })),
     artifacts: task.artifacts,
@@ -359,10 +427,14 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       checkpointSteps: counts.checkpoints,
       /** Human (escalation decision) steps of all runs, counted apart from the budget. */
       humanSteps: counts.human,
+      /** The step of any kind that ended (or, still running, started) last, and when — read with the counts, so the header's "last step" never lags them. */
+      lastStep: usage?.lastAt && usage.lastRunId && usage.lastStepId ? { runId: usage.lastRunId, stepId: usage.lastStepId, at: usage.lastAt } : null,
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),
+      /** USD of every model call; = productiveUsd + checkpointUsd (overhead) + wastedUsd, read together (taskSpend). */
       costUsd: spend.usd,
+      productiveUsd: spend.productiveUsd,
       wastedUsd: spend.wastedUsd,
       /** The waste by what happened (labelled with lib/contracts/waste.ts wasteWords). */
       waste: spend.waste,

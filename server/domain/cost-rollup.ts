@@ -7,9 +7,19 @@ import { inputObject, textField } from "./input-fields.ts";
  * each figure as a plain number). The SQL lives in server/db/cost-queries.ts.
  */
 
-/** Outcome of a task for the cost pages (from Task.status; `running` = queued or running). */
-export const COST_OUTCOMES = ["completed", "dead_end", "failed", "cancelled", "waiting", "running"] as const;
+/**
+ * Outcome of a task for the cost pages (from Task.status and Task.outcome; `running` = queued or
+ * running). `completed_with_gaps` is a completed task whose result names gaps (Task.outcome, issue
+ * 18): its own outcome row and filter, so a manager sees how much of the spend bought partial
+ * results. It still completed, so it counts as completed wherever "completed" is a count — the
+ * rollup's `completed`, completion rate, cost per completed task and the steps-per-completed-task
+ * histogram ({@link COMPLETED_OUTCOMES}); the split between the two is the byOutcome rows.
+ */
+export const COST_OUTCOMES = ["completed", "completed_with_gaps", "dead_end", "failed", "cancelled", "waiting", "running"] as const;
 export type CostOutcome = (typeof COST_OUTCOMES)[number];
+
+/** The outcomes that count as a completed task (completion rate, cost per completed task, steps per completed task). */
+export const COMPLETED_OUTCOMES: readonly CostOutcome[] = ["completed", "completed_with_gaps"];
 
 import { FAILURE_CLASSES, type FailureClass } from "../../lib/contracts/failure.ts";
 import { calendarDayProblem, isoUtc } from "../../lib/contracts/dates.ts";
@@ -46,9 +56,14 @@ export const costFiltersSchema = inputObject({
 }).refine((f) => !f.from || !f.to || f.from <= f.to, { message: "from must be on or before to", path: ["from"] });
 export type CostFilters = z.infer<typeof costFiltersSchema>;
 
-/** Task.status → outcome. */
-export function outcomeOf(status: string): CostOutcome {
-  if (status === "completed" || status === "dead_end" || status === "failed" || status === "cancelled") return status;
+/**
+ * Task.status (and, for a completed task, Task.outcome) → outcome: `completed_with_gaps` for a
+ * completed task with Task.outcome `completed_with_gaps`, else by status (waiting_for_human →
+ * waiting; queued, running → running). server/db/sql/task-cost.sql longhaul_cost_outcome mirrors it.
+ */
+export function outcomeOf(status: string, taskOutcome: string | null = null): CostOutcome {
+  if (status === "completed") return taskOutcome === "completed_with_gaps" ? "completed_with_gaps" : "completed";
+  if (status === "dead_end" || status === "failed" || status === "cancelled") return status;
   if (status === "waiting_for_human") return "waiting";
   return "running";
 }
@@ -273,12 +288,17 @@ export interface TaskCostRow {
   launchedAt: Date;
   profile: string;
   model: string;
-  /** Task.status (mapped to an outcome by outcomeOf). */
+  /** Task.status (mapped to an outcome by outcomeOf, with `outcome`). */
   status: string;
+  /** Task.outcome: completed · completed_with_gaps for a completed task; null otherwise (absent = null). */
+  outcome?: string | null;
   /** The end reason of the task's latest run that has one (mapped by failureClassOf). */
   lastEndReason: string | null;
   /** The budget's steps of all runs: model + tool (task_cost.steps, counted by `longhaul_budget_step`; lib/contracts/step-count.ts). */
   steps: number;
+  /** Checkpoint steps and human (escalation decision) steps of all runs, counted apart from the budget (absent = 0). */
+  checkpointSteps?: number;
+  humanSteps?: number;
   /** Prompt + completion tokens of all calls. */
   tokens: number;
   costUsd: number;
@@ -297,18 +317,21 @@ export const TASK_CSV_HEADER = [
   "Model",
   "Outcome",
   "Failure class",
-  "Steps",
+  "Budget steps (model + tool)",
   "Tokens",
   "Cost (USD)",
   "Waste (USD)",
   "Template",
   "Eval case",
+  "Checkpoint steps",
+  "Human steps",
 ] as const;
 
 /**
  * One row per task as CSV data: ISO 8601 launch time with its zone (isoUtc), the outcome and
  * failure class by the same rules as the grouped table (outcomeOf, reportedFailureClass), plain numbers
- * (csvNumber: USD to 8 places as stored). Formula-like names are neutralised by toCsv.
+ * (csvNumber: USD to 8 places as stored), the budget's steps with checkpoint and human steps in
+ * their own columns (lib/contracts/step-count.ts). Formula-like names are neutralised by toCsv.
  */
 export function taskCostCsv(rows: readonly TaskCostRow[]): string {
   return toCsv(
@@ -318,7 +341,7 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
       isoUtc(r.launchedAt),
       r.profile,
       r.model,
-      outcomeOf(r.status),
+      outcomeOf(r.status, r.outcome ?? null),
       reportedFailureClass(r.status, r.lastEndReason) ?? "",
       String(r.steps),
       String(r.tokens),
@@ -326,6 +349,8 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
       csvNumber(r.wasteUsd),
       r.template ?? "",
       r.evalCase ?? "",
+      String(r.checkpointSteps ?? 0),
+      String(r.humanSteps ?? 0),
     ]),
   );
 }

@@ -12,6 +12,66 @@
  * `rounds + 1`, so `rounds + 1` reminders in all) and stops waiting (`overdue`).
  */
 
+import type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
+
+/**
+ * The last wait round of an escalated run (rounds 0 … this, each the profile's due time long). Every
+ * timeout of a still-open escalation re-notifies it (reminders 1 … ESCALATION_LAST_WAIT_ROUND + 1,
+ * each moving it one role along its chain); after the last one the run stops waiting and the
+ * escalation is overdue (server/inngest/functions/agent-run.ts runs the rounds).
+ */
+export const ESCALATION_LAST_WAIT_ROUND = 3;
+
+/**
+ * The role an overdue escalation moves to at reminder `round` (≥ 1): `chain[min(round - 1, chain.length - 1)]`,
+ * or null for round 0 or an empty chain (the escalation stays with its role). Pure.
+ */
+export function chainRoleForRound(chain: readonly string[], round: number): string | null {
+  if (round < 1 || chain.length === 0) return null;
+  return chain[Math.min(round - 1, chain.length - 1)] ?? null;
+}
+
+export type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
+
+/**
+ * What the escalated run does when its wait times out, for the page that shows the wait (issue 18:
+ * "what happens when a wait times out is said where the wait is shown"). From the escalation's
+ * `notifications` (rounds recorded, the opening included), `lastNotifiedAt` (else `createdAt`) and
+ * role, and the task's profile (`escalationDueMinutes`, `escalationChain`): reminder k of
+ * {@link ESCALATION_LAST_WAIT_ROUND} + 1 goes to `chainRoleForRound(chain, k)` (else the same role)
+ * when the round started at the last notification has lasted the due time, and the run waits
+ * another round; after the last reminder it stops waiting (the escalation stays open; a decision
+ * still applies — nothing is decided on its own). Pure.
+ */
+export function escalationTimeoutPlan({
+  notifications,
+  lastNotifiedAt,
+  createdAt,
+  assigneeRole,
+  chain,
+  dueMinutes,
+}: {
+  notifications: number;
+  lastNotifiedAt: Date | null;
+  createdAt: Date;
+  assigneeRole: string;
+  chain: readonly string[];
+  dueMinutes: number;
+}): EscalationTimeoutPlan {
+  const reminders = ESCALATION_LAST_WAIT_ROUND + 1;
+  const remindersSent = Math.min(reminders, Math.max(0, notifications - 1));
+  const nextReminder = remindersSent < reminders ? remindersSent + 1 : null;
+  const roundStart = lastNotifiedAt ?? createdAt;
+  return {
+    reminders,
+    remindersSent,
+    nextReminder,
+    nextRole: nextReminder === null ? null : (chainRoleForRound(chain, nextReminder) ?? assigneeRole),
+    nextTimeoutAt: nextReminder === null ? null : new Date(roundStart.getTime() + dueMinutes * 60_000),
+    rearmMinutes: dueMinutes,
+  };
+}
+
 /** The escalation as the waiting run reads it (server/db/escalation-repository.ts `readDecision`). */
 export interface DecisionView {
   status: "open" | "decided" | "applying" | "applied";

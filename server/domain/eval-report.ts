@@ -1,4 +1,4 @@
-import { percentileOfHistogram } from "./cost-rollup.ts";
+import { csvNumber, percentileOfHistogram, toCsv } from "./cost-rollup.ts";
 
 /** One cell as the report reads it (money USD, durations ms). */
 export interface EvalReportCell {
@@ -176,28 +176,67 @@ export function diffEvalRuns({ base, current }: { base: readonly EvalReportCell[
   });
 }
 
-/** The report as CSV, one row per cell, plain numbers (no currency signs), header first. */
+/** One cell as exported (CSV and JSON): the report's cell plus `pass` (true / false once ended, null before). */
+export type EvalExportRow = EvalReportCell & { pass: boolean | null };
+
+/** The export's columns, in order (the CSV header; the JSON rows' keys). */
+export const EVAL_EXPORT_COLUMNS = [
+  "cellId",
+  "caseKey",
+  "profile",
+  "repeat",
+  "status",
+  "pass",
+  "taskId",
+  "taskStatus",
+  "failureClass",
+  "steps",
+  "tokens",
+  "costUsd",
+  "judgeCostUsd",
+  "wasteUsd",
+  "escalations",
+  "durationMs",
+] as const satisfies readonly (keyof EvalExportRow)[];
+
+/**
+ * The report's export rows (issue 17: "CSV and JSON export of the report with plain numbers, one row
+ * per cell"): each cell with the columns of {@link EVAL_EXPORT_COLUMNS}, in that order, and `pass` — true for
+ * a passed cell, false for a failed or cancelled one, null while it is pending or running. Money in
+ * USD, durations in ms, as numbers. Pure.
+ */
+export function evalExportRows(cells: readonly EvalReportCell[]): EvalExportRow[] {
+  return cells.map((c) => ({
+    cellId: c.cellId,
+    caseKey: c.caseKey,
+    profile: c.profile,
+    repeat: c.repeat,
+    status: c.status,
+    pass: ENDED.has(c.status) ? c.status === "passed" : null,
+    taskId: c.taskId,
+    taskStatus: c.taskStatus,
+    failureClass: c.failureClass,
+    steps: c.steps,
+    tokens: c.tokens,
+    costUsd: c.costUsd,
+    judgeCostUsd: c.judgeCostUsd,
+    wasteUsd: c.wasteUsd,
+    escalations: c.escalations,
+    durationMs: c.durationMs,
+  }));
+}
+
+/**
+ * The report as CSV (RFC 4180, CRLF), header first, one row per cell ({@link evalExportRows}):
+ * plain numbers (no currency sign, percent or thousands separator; dollars to 8 decimals, trailing
+ * zeros dropped; "" for none), `pass` as true / false, and every text cell neutralised against
+ * formula injection (a leading = + - @ tab or CR gets an apostrophe: cost-rollup.ts
+ * neutraliseFormula, OWASP "CSV injection"). Pure.
+ */
 export function evalCellsCsv(cells: readonly EvalReportCell[]): string {
-  const cols = [
-    "cellId",
-    "caseKey",
-    "profile",
-    "repeat",
-    "status",
-    "taskId",
-    "taskStatus",
-    "failureClass",
-    "steps",
-    "tokens",
-    "costUsd",
-    "judgeCostUsd",
-    "wasteUsd",
-    "escalations",
-    "durationMs",
-  ] as const;
-  const esc = (v: string | number | null): string => {
-    const s = v === null ? "" : String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [cols.join(","), ...cells.map((c) => cols.map((k) => esc(c[k])).join(","))].join("\n") + "\n";
+  const cell = (v: string | number | boolean | null): string => (typeof v === "number" ? csvNumber(v) : v === null ? "" : String(v));
+  return toCsv(
+    EVAL_EXPORT_COLUMNS,
+    evalExportRows(cells).map((r) => EVAL_EXPORT_COLUMNS.map((k) => cell(r[k]))),
+  );
 }

@@ -1,3 +1,5 @@
+import { withoutFinalStop } from "../../lib/contracts/sentences.ts";
+
 /**
  * What a tool call a human rejected returns to the model (issue 12, "risky actions"): the one copy,
  * used by the loop when it refuses the call at its approval step (domain/agent-loop) and by the tool
@@ -9,8 +11,10 @@ export const REJECTED_BY_HUMAN = "rejected_by_human";
 
 /**
  * The message the model reads for a rejected call of `tool`: who rejected it (`decidedBy`, or "a
- * handler"), their guidance if any, and that it must not try again.
+ * handler"), their guidance if any (its own final full stop dropped, so the sentence does not end
+ * ".."), and that it must not try again.
  */
 export function rejectedByHumanMessage(tool: string, decidedBy: string | null, guidance: string | null): string {
-  return `${tool} was rejected by ${decidedBy ?? "a handler"} and not run${guidance ? `: ${guidance}` : ""}. Do not try it again; finish without it, or declare a dead end.`;
+  const said = guidance ? withoutFinalStop(guidance) : "";
+  return `${tool} was rejected by ${decidedBy ?? "a handler"} and not run${said ? `: ${said}` : ""}. Do not try it again; finish without it, or declare a dead end.`;
 }

@@ -26,11 +26,11 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
     async runRequests(runId) {
       const run = await prisma.run.findUnique({
         where: { id: runId },
-        select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true },
+        select: { checkpointRequestedAt: true, escalationRequestedAt: true, escalationRequestNote: true, escalationRequestedBy: true },
       });
       return {
         checkpointRequested: !!run?.checkpointRequestedAt,
-        escalationRequested: run?.escalationRequestedAt ? { note: run.escalationRequestNote } : null,
+        escalationRequested: run?.escalationRequestedAt ? { note: run.escalationRequestNote, by: run.escalationRequestedBy } : null,
       };
     },
     async clearCheckpointRequest(runId) {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, launchGoalFromForm, launchLoopUntilEscalated, signedInRequest, type E2eUser } from "./helpers.ts";
+import { createUser, E2E_ADMIN, launchGoalFromForm, launchLoopUntilEscalated, signedInRequest, type E2eUser } from "./helpers.ts";
 
 test("a handler opens the inbox, reads the context card, resumes with guidance, and watches the run finish", async ({ page }) => {
   // A loop scenario (scripted-loop: the same tool call again and again) escalates on its 3rd identical call.
@@ -12,6 +12,8 @@ test("a handler opens the inbox, reads the context card, resumes with guidance, 
   await expect(card).toContainText("Loop: the same tool call with identical arguments");
   await expect(card).toContainText("Last steps");
   await expect(card).toContainText("list_files");
+  // What happens if no one decides: said on the card, where the wait is shown (issue 18).
+  await expect(card.getByTestId("card-wait-timeout")).toContainText(/If no one decides by .* UTC: reminder 1 of 4 .*Nothing is decided on its own\./);
   await card.getByLabel("Guidance for the agent").fill("Stop listing the folder: read the README and finish.");
   await card.getByRole("button", { name: "Resume" }).click();
   await expect(page.getByTestId("decided")).toContainText("resume by operator");
@@ -33,7 +35,10 @@ test("an operator escalates a running task by hand and a handler marks it a dead
   await dialog.getByLabel("Note for the handler (optional)").fill("checking by hand");
   await dialog.getByRole("button", { name: "Escalate" }).click();
   await expect(dialog).toBeHidden();
-  await expect(page.getByTestId("escalation-banner")).toContainText("Escalated by an operator: Looks stuck or looping: checking by hand", { timeout: 60_000 });
+  // The message names who escalated (the e2e admin's display name is "operator").
+  await expect(page.getByTestId("escalation-banner")).toContainText(`Escalated by ${E2E_ADMIN.name}: Looks stuck or looping: checking by hand.`, {
+    timeout: 60_000,
+  });
 
   await page.getByRole("link", { name: "Decide" }).click();
   const card = page.getByTestId("context-card");

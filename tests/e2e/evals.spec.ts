@@ -47,6 +47,13 @@ test("a manager starts an eval from /evals, reads the report and a failing cell'
   // …and its task is one click away.
   await cell.getByRole("link", { name: "task" }).click();
   await expect(page).toHaveURL(/\/tasks\/task_/);
+  // The task page says where the task came from, and links back to the eval run's report.
+  const origin = page.getByTestId("task-origin-eval");
+  await expect(origin).toHaveText("Eval cell of eval run e2e-audits: case audit-8 · profile scripted-sloppy · repeat 1");
+  await expect(page.getByTestId("task-origin-template")).toHaveCount(0);
+  await origin.getByRole("link", { name: "eval run e2e-audits" }).click();
+  await expect(page).toHaveURL(runUrl);
+  await expect(page.getByTestId("eval-status")).toContainText("completed");
 
   // The CLI against the same app (the local admin token of DATA_DIR): the gate fails, exit 8, JSON last.
   const cli = spawnSync(

@@ -34,4 +34,15 @@ test("an operator launches the license-audit demo in the browser and watches it 
   await page.keyboard.press("k");
   await expect(page).toHaveURL(/step=run_[0-9a-z]+%3Amodel-0|step=run_[0-9a-z]+:model-0/);
   await expect(page.getByText("Model calls (one per HTTP attempt)")).toBeVisible();
+
+  // The next launch says what this one cost before it starts (issue 18): scaled per package to 1,000.
+  await page.goto("/tasks/new");
+  await page.getByLabel("Package limit").fill("1000");
+  const estimate = page.getByTestId("launch-estimate");
+  await expect(estimate).toContainText(/Estimated cost, from \d+ completed similar tasks?/);
+  await expect(page.getByTestId("launch-estimate-note")).toContainText(
+    /^From \d+ completed license-audit tasks? of profile scripted \(.*packages each\), scaled per package: median \$\S+ per package × 1,000 = /,
+  );
+  await page.getByLabel("A goal of my own").check();
+  await expect(page.getByTestId("launch-estimate-note")).toContainText(/goal task|completed tasks? of profile scripted:/);
 });

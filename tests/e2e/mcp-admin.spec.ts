@@ -68,7 +68,7 @@ test("an admin registers an MCP server and a profile that picks it; an operator 
   const profile = `team-mcp-${id}`;
 
   // The admin registers the memory server (stdio) in the MCP servers section and tests it.
-  await page.goto("/admin");
+  await page.goto("/admin?section=mcp");
   const servers = page.getByRole("region", { name: "MCP servers" });
   await servers.getByLabel("Register or update (JSON)").fill(JSON.stringify(memorySpec(memory), null, 2));
   await servers.getByRole("button", { name: "Save server" }).click();
@@ -91,6 +91,7 @@ test("an admin registers an MCP server and a profile that picks it; an operator 
   await expect(row).toContainText("v2");
 
   // …and a profile on the scripted MCP-audit agent that picks it and the seed's files server.
+  await page.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Agent profiles" }).click();
   const section = page.getByRole("region", { name: "Profiles" });
   await section.getByRole("button", { name: "New profile" }).click();
   const form = page.getByRole("form", { name: "Profile" });
@@ -165,6 +166,6 @@ test("an admin registers an MCP server and a profile that picks it; an operator 
     env: spec.transport.env,
   });
   // The admin page lists the server applied from the file beside the one made in the browser.
-  await page.goto("/admin");
+  await page.goto("/admin?section=mcp");
   await expect(servers.locator(`[data-mcp-server="${cliMemory}"]`)).toContainText(`stdio: ${process.execPath} ${MEMORY_BIN}`);
 });

@@ -9,7 +9,7 @@ const OPERATOR: E2eUser = { email: "profiles-operator@e2e.test", name: "profiles
 
 test("an admin creates a profile in the browser; an operator launches a task with it", async ({ page, browser, baseURL }) => {
   const name = `e2e-profile-${Date.now().toString(36)}`;
-  await page.goto("/admin");
+  await page.goto("/admin?section=profiles");
   const section = page.getByRole("region", { name: "Profiles" });
   await section.getByRole("button", { name: "New profile" }).click();
   const form = page.getByRole("form", { name: "Profile" });

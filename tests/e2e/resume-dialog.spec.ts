@@ -3,7 +3,8 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 // The resume/fork dialog (issue 18): before a resume or fork starts, it says what is kept and what
 // will be redone. From the header (latest checkpoint) nothing is redone after a cancel; from an
 // older checkpoint in the Checkpoints tab it names the facts that will be established again; the
-// header's Fork opens the new task and leaves the original as it was.
+// header's Fork and the step detail's Fork open the new task, which links back to the original
+// (and the original to its forks), and leave the original's status, result, steps and cost as they were.
 
 async function trpc<T>(request: APIRequestContext, path: string, input: unknown, mutation = false): Promise<T> {
   const res = mutation
@@ -51,11 +52,57 @@ test("header Resume… after a cancel redoes nothing; Resume from an older check
   await expect(dialog).toBeHidden();
   await expect.poll(async () => (await trpc<{ status: string }>(request, "task.get", { taskId })).status, { timeout: 150_000 }).toBe("completed");
   await page.reload();
+  const before = await trpc<OriginalFigures>(request, "task.get", { taskId });
   await page.getByRole("button", { name: "Fork…" }).click();
   await expect(page.getByRole("dialog")).toContainText("Fork from checkpoint #");
   await expect(dialog).toContainText("A fork is a new task linked to this one");
   await dialog.getByRole("button", { name: "Confirm fork" }).click();
   await expect(page).not.toHaveURL(new RegExp(`/tasks/${taskId}$`));
   await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
-  expect((await trpc<{ status: string }>(request, "task.get", { taskId })).status).toBe("completed");
+  const forkId = new URL(page.url()).pathname.split("/").pop()!;
+
+  // The new task links back to the original and the checkpoint it branched from.
+  const forkedFrom = page.getByTestId("task-forked-from");
+  await expect(forkedFrom).toHaveText(new RegExp(`^Forked from ${taskId} at checkpoint #\\d+$`));
+  // The fork runs to its end as a task of its own; the original's figures stay as they were.
+  await expect.poll(async () => (await trpc<{ status: string }>(request, "task.get", { taskId: forkId })).status, { timeout: 150_000 }).toBe("completed");
+  await forkedFrom.getByRole("link", { name: taskId }).click();
+  await expect(page).toHaveURL(new RegExp(`/tasks/${taskId}$`));
+  await expect(page.getByTestId("task-fork-list").getByRole("link", { name: forkId })).toHaveAttribute("href", `/tasks/${forkId}`);
+  await expect(page.getByTestId("task-fork-list")).toContainText(`${forkId} (completed, from #`);
+  expect(figures(await trpc<OriginalFigures>(request, "task.get", { taskId }))).toEqual(figures(before));
+
+  // The step detail's "Fork from checkpoint #n" goes through the same dialog and opens the new task.
+  const steps = await trpc<{ runIds: string[]; rowsJson: string }>(request, "task.steps", { taskId });
+  const rows = JSON.parse(steps.rowsJson) as [number, string, number, string][];
+  const step = rows.filter(([ri, , , kind]) => ri === 0 && kind === "model").at(-1)!;
+  await page.goto(`/tasks/${taskId}?step=${steps.runIds[0]}:${step[1]}`);
+  const forkStep = page.getByTestId("step-detail").getByTestId("fork-step");
+  const seq = /#(\d+)$/.exec((await forkStep.textContent())!)![1]!;
+  await forkStep.click();
+  await expect(page.getByRole("dialog")).toContainText(`Fork from checkpoint #${seq}`);
+  await expect(dialog).toContainText("A fork is a new task linked to this one");
+  await dialog.getByRole("button", { name: "Confirm fork" }).click();
+  await expect(page).not.toHaveURL(new RegExp(`/tasks/(${taskId}|${forkId})(\\?|$)`));
+  await expect(page.getByTestId("task-forked-from")).toHaveText(`Forked from ${taskId} at checkpoint #${seq}`);
+  const secondId = new URL(page.url()).pathname.split("/").pop()!;
+  await page.getByTestId("task-forked-from").getByRole("link", { name: taskId }).click();
+  await expect(page.getByTestId("task-fork-list").getByRole("link")).toHaveText([forkId, secondId]);
+  expect(figures(await trpc<OriginalFigures>(request, "task.get", { taskId }))).toEqual(figures(before));
+});
+
+interface OriginalFigures {
+  status: string;
+  result: unknown;
+  usage: { steps: number; costUsd: number; productiveUsd: number; wastedUsd: number };
+}
+
+/** What a fork must leave as it was on the original: status, result, step count and spend. */
+const figures = (t: OriginalFigures) => ({
+  status: t.status,
+  result: t.result,
+  steps: t.usage.steps,
+  costUsd: t.usage.costUsd,
+  productiveUsd: t.usage.productiveUsd,
+  wastedUsd: t.usage.wastedUsd,
 });

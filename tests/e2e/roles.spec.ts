@@ -134,14 +134,18 @@ test("admin: manages roles, sees the audit log of human actions with a filter, a
   await managerPage.goto("/tasks/new");
   await expect(managerPage.getByTestId("refused")).toBeVisible();
 
-  await row.getByLabel(`operator for ${MANAGER.email}`).check();
+  // A role change is confirmed first.
+  await row.getByLabel(`operator for ${MANAGER.email}`).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Give operator" }).click();
   await expect(row.getByLabel(`operator for ${MANAGER.email}`)).toBeChecked();
   await managerPage.reload();
   await expect(managerPage.getByLabel("A goal of my own")).toBeVisible();
-  await row.getByLabel(`operator for ${MANAGER.email}`).uncheck();
+  await row.getByLabel(`operator for ${MANAGER.email}`).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Take operator" }).click();
   await expect(row.getByLabel(`operator for ${MANAGER.email}`)).not.toBeChecked();
 
   // The audit log: the role changes above, by the admin; filtered to admin actions.
+  await page.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Audit log" }).click();
   await page.getByLabel("Action").fill("admin.setRoles");
   await page.getByRole("button", { name: "Filter" }).click();
   const rows = page.getByTestId("audit-row");
@@ -227,7 +231,7 @@ test("admin: resets a user's password from /admin (no email); the old password s
   await row.getByRole("button", { name: "Reset password" }).click();
   await row.getByLabel(`New password for ${user.email}`).fill("pia-new-password-2");
   await row.getByRole("button", { name: "Set" }).click();
-  await expect(page.getByTestId("password-set")).toContainText("Password set");
+  await expect(page.getByTestId("users-done")).toContainText("Password set for Pia");
   const old = await page.request.post(`${baseURL}/api/auth/sign-in/email`, {
     data: { email: user.email, password: user.password },
     headers: { origin: baseURL! },
@@ -235,6 +239,7 @@ test("admin: resets a user's password from /admin (no email); the old password s
   expect(old.status()).toBe(401);
   const fresh = await signedInContext(page.context().browser()!, baseURL!, { email: user.email, password: "pia-new-password-2" });
   await fresh.close();
+  await page.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Audit log" }).click();
   await page.getByLabel("Action").fill("admin.setPassword");
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page.getByTestId("audit-row").first()).toHaveAttribute("data-action", "admin.setPassword");

@@ -15,12 +15,16 @@ async function launchFromTemplate(page: Page): Promise<void> {
   await expect(page.getByTestId("template-history")).toBeVisible();
   await page.getByRole("button", { name: `Launch from ${name}` }).click();
   await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
+  // The task page says which template it came from.
+  await expect(page.getByTestId("task-origin-template")).toHaveText(`From launch template ${name}`);
+  await expect(page.getByTestId("task-origin-eval")).toHaveCount(0);
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
 }
 
 test("save a task as a template, launch from it, see its history and the costs grouped by it", async ({ page }) => {
   await launchGoalFromForm(page, { goal: README_GOAL, profile: "scripted", stepBudget: 30 });
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("task-origin")).toHaveCount(0); // launched directly: no origin line
   page.once("dialog", (d) => void d.accept(name));
   await page.getByRole("button", { name: "Save as template" }).click();
   await expect(page.getByTestId("template-saved")).toHaveText(`Saved as template ${name}`);
@@ -34,6 +38,12 @@ test("save a task as a template, launch from it, see its history and the costs g
   await expect(page.getByLabel("Goal", { exact: true })).toBeDisabled();
 
   for (let i = 0; i < 3; i++) await launchFromTemplate(page);
+  // The origin line's link opens the launch form started from the template.
+  const fromTemplateTask = page.url();
+  await page.getByTestId("task-origin-template").getByRole("link", { name }).click();
+  await expect(page).toHaveURL(new RegExp(`/tasks/new\\?template=${name}$`));
+  await expect(page.getByLabel("Start from a template")).toHaveValue(name);
+  await expect(page.getByLabel("Goal", { exact: true })).toHaveValue(README_GOAL);
 
   await page.goto("/tasks/new");
   await page.getByLabel("Start from a template").selectOption(name);
@@ -65,4 +75,8 @@ test("save a task as a template, launch from it, see its history and the costs g
   page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Delete template" }).click();
   await expect(page.getByLabel("Start from a template").locator(`option[value="${name}"]`)).toHaveCount(0);
+  // Its tasks still say where they came from, without a link (an archived template no longer launches).
+  await page.goto(fromTemplateTask);
+  await expect(page.getByTestId("task-origin-template")).toHaveText(`From launch template ${name} (archived)`);
+  await expect(page.getByTestId("task-origin-template").getByRole("link")).toHaveCount(0);
 });

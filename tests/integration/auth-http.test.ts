@@ -111,6 +111,15 @@ describe("identity and roles over HTTP", () => {
     adminCookie = first.cookie;
     const me = await trpc("query", "account.me", null, { cookie: adminCookie });
     expect(me.data).toMatchObject({ name: "First", roles: ["operator", "handler", "manager", "admin"], via: "session" });
+    // The grant no admin made is in the audit log too.
+    const grants = await db.auditEvent.findMany({ where: { action: "auth.firstAdmin" } });
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatchObject({
+      actor: "First",
+      via: "sign-up",
+      target: "First <first@auth.test>",
+      details: { roles: ["operator", "handler", "manager", "admin"] },
+    });
 
     const second = await authPost("/sign-up/email", { email: "second@auth.test", password: "second-password-1", name: "first" });
     expect(second.status).toBe(200);
@@ -222,6 +231,9 @@ describe("identity and roles over HTTP", () => {
 
     expect((await trpc("mutation", "account.revokeToken", { tokenId: row.id }, { cookie: adminCookie, origin: APP })).status).toBe(200);
     expect((await trpc("query", "account.me", null, { authorization: `Bearer ${token}` })).status).toBe(401);
+    // The audit row says which token: its name and prefix, and the id unredacted.
+    const revoked = await db.auditEvent.findFirstOrThrow({ where: { action: "account.revokeToken" }, orderBy: { at: "desc" } });
+    expect(revoked).toMatchObject({ actor: "First", target: `token "cli" (${row.prefix}…)`, details: { tokenId: row.id } });
   });
 
   it("the last admin cannot lose admin; an admin grants roles, which take effect at once", async () => {
@@ -291,7 +303,10 @@ describe("identity and roles over HTTP", () => {
     const session = await authPost("/sign-in/email", { email: "first@auth.test", password: "first-password-1" });
     expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(200);
     expect((await authPost("/sign-out", {}, { cookie: session.cookie })).status).toBe(200);
-    expect((await trpc("query", "account.me", null, { cookie: session.cookie })).status).toBe(401);
+    const after = await trpc("query", "account.me", null, { cookie: session.cookie });
+    expect(after.status).toBe(401);
+    // The browser is told what happened, not how to send an API token (issue 18).
+    expect(after.message).toBe("signed out — your session ended; sign in again");
   });
 
   it("an expired session is refused: reads 401, mutations change nothing", async () => {

@@ -5,6 +5,7 @@ import { taskCostTotals, taskRunCosts } from "../../server/db/cost-repository.ts
 import { prismaResumePorts } from "../../server/db/resume-ports.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
 import {
+  COMPLETED_OUTCOMES,
   costFiltersSchema,
   failureClassOf,
   outcomeOf,
@@ -13,6 +14,7 @@ import {
   toCsv,
   OUTCOME_CSV_HEADER,
   outcomeCsvCells,
+  taskCostCsv,
 } from "../../server/domain/cost-rollup.ts";
 
 // The rollups on a small fixed data set written through the real write paths (recordModelCall,
@@ -316,7 +318,7 @@ describe("cost rollups on a fixed data set", () => {
     const reasons = [null, "budget_exhausted", "loop", "stall", "transient", "saturation", "drift", "error", "cancelled_by_user", "tool_failed"];
     const pairs = statuses.flatMap((status) => reasons.map((reason) => ({ status, reason })));
     const sql = await prisma.$queryRaw<{ status: string; reason: string | null; outcome: string; failure: string }[]>`
-      SELECT x.status, x.reason, longhaul_cost_outcome(x.status) AS outcome, longhaul_cost_failure(x.status, x.reason) AS failure
+      SELECT x.status, x.reason, longhaul_cost_outcome(x.status, NULL) AS outcome, longhaul_cost_failure(x.status, x.reason) AS failure
       FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS x(status text, reason text)`;
     expect(sql).toHaveLength(pairs.length);
     for (const row of sql) {
@@ -326,6 +328,107 @@ describe("cost rollups on a fixed data set", () => {
         outcomeOf(row.status),
         failureClassOf(row.status, row.reason) ?? "",
       ]);
+    }
+  });
+});
+
+// Completed with gaps (issue 18): its own outcome on /costs, still a completed task. A profile of its
+// own: G1 completed with gaps (3 steps, $0.01), G2 completed clean (1 step, $0.02), G3 running
+// (2 steps, $0.005) that then completes with gaps in one update (the trigger path), G4 completed
+// whose outcome alone is corrected to completed_with_gaps afterwards (5 steps, $0.001).
+describe("completed with gaps as a /costs outcome", () => {
+  const gtag = `${tag}g`;
+  const gProfile = `costs-${gtag}`;
+  const g = { g1: `${gtag}-g1`, g2: `${gtag}-g2`, g3: `${gtag}-g3`, g4: `${gtag}-g4` };
+  const filters = (extra: Record<string, string> = {}) => costFiltersSchema.parse({ profile: gProfile, ...extra });
+
+  beforeAll(async () => {
+    const profile = await prisma.agentProfile.create({
+      data: { name: gProfile, model, tools: [], inputPricePerMTok: "10", cachedPricePerMTok: "1", outputPricePerMTok: "30" },
+    });
+    const make = async (id: string, status: string, outcome: string | null, steps: number, prompt: number) => {
+      await prisma.task.create({
+        data: { id, goal: "g", profileId: profile.id, stepBudget: 50, workspace: "/tmp", status, outcome, createdAt: new Date("2026-11-20T09:00:00Z") },
+      });
+      const runId = `${id}-r1`;
+      await prisma.run.create({ data: { id: runId, taskId: id } });
+      for (let i = 0; i < steps; i++) await step(runId, `model-${i}`, i);
+      await call(runId, "model-0", { p: prompt });
+    };
+    await make(g.g1, "completed", "completed_with_gaps", 3, 1000);
+    await make(g.g2, "completed", "completed", 1, 2000);
+    await make(g.g3, "running", null, 2, 500);
+    await make(g.g4, "completed", "completed", 5, 100);
+    await prisma.task.update({ where: { id: g.g3 }, data: { status: "completed", outcome: "completed_with_gaps" } });
+    await prisma.task.update({ where: { id: g.g4 }, data: { outcome: "completed_with_gaps" } });
+  });
+
+  it("counts in its own outcome row and filter, and as completed for completion rate and cost per completed task", async () => {
+    const all = await costRollup({ prisma, filters: filters() });
+    expect([all.headline.tasks, all.headline.completed]).toEqual([4, 4]);
+    close(all.headline.costPerCompletedUsd, 0.036 / 4);
+    expect(all.byOutcome.map((o) => [o.key, o.tasks, o.completed, Math.round(o.usd * 1e6)]).sort()).toEqual([
+      ["completed", 1, 1, 20000],
+      ["completed_with_gaps", 3, 3, 16000],
+    ]);
+    // Steps per completed task over all four: [1, 2, 3, 5] → median 2.5.
+    expect(all.headline.stepsMedian).toBe(2.5);
+    expect(all.outcomes.map((r) => [r.launched, r.completed])).toEqual([[4, 4]]);
+
+    const gaps = await costRollup({ prisma, filters: filters({ outcome: "completed_with_gaps" }) });
+    expect([gaps.headline.tasks, gaps.headline.completed]).toEqual([3, 3]);
+    close(gaps.headline.usd, 0.016);
+    // Only the gap tasks' steps: [2, 3, 5] → median 3.
+    expect(gaps.headline.stepsMedian).toBe(3);
+    const clean = await costRollup({ prisma, filters: filters({ outcome: "completed" }) });
+    expect([clean.headline.tasks, clean.headline.completed, clean.headline.stepsMedian]).toEqual([1, 1, 1]);
+  });
+
+  it("the per-task CSV names the outcome, and its outcome filter agrees with the rollup", async () => {
+    const rows = await taskCostRows({ prisma, filters: filters() });
+    const byId = new Map(rows.map((r) => [r.taskId, outcomeOf(r.status, r.outcome ?? null)]));
+    expect(Object.values(g).map((id) => byId.get(id))).toEqual(["completed_with_gaps", "completed", "completed_with_gaps", "completed_with_gaps"]);
+    const csv = taskCostCsv(rows.filter((r) => r.taskId === g.g1));
+    expect(csv.split("\r\n")[1]).toMatch(new RegExp(`^${g.g1},2026-11-20T09:00:00Z,${gProfile},${model},completed_with_gaps,,3,1000,0.01,0,,$`));
+    const gapRows = await taskCostRows({ prisma, filters: filters({ outcome: "completed_with_gaps" }) });
+    expect(gapRows.map((r) => r.taskId).sort()).toEqual([g.g1, g.g3, g.g4].sort());
+  });
+
+  it("the rollup tables kept by the triggers equal a rebuild, outcome by outcome", async () => {
+    const snapshot = async () => ({
+      rollup: await prisma.$queryRaw<Record<string, unknown>[]>`
+        SELECT r.outcome, r.tasks, r.completed, r."costUsd"::text AS usd, r."stepsCompleted"
+        FROM cost_rollup r JOIN agent_profile p ON p.id = r."profileId" WHERE p.name = ${gProfile} ORDER BY r.outcome`,
+      steps: await prisma.$queryRaw<Record<string, unknown>[]>`
+        SELECT h.outcome, h.steps, h.tasks FROM cost_steps h JOIN agent_profile p ON p.id = h."profileId"
+        WHERE p.name = ${gProfile} ORDER BY h.outcome, h.steps`,
+    });
+    const before = await snapshot();
+    expect(before.rollup).toEqual([
+      { outcome: "completed", tasks: 1, completed: 1, usd: "0.02000000", stepsCompleted: 1 },
+      { outcome: "completed_with_gaps", tasks: 3, completed: 3, usd: "0.01600000", stepsCompleted: 10 },
+    ]);
+    expect(before.steps).toEqual([
+      { outcome: "completed", steps: 1, tasks: 1 },
+      { outcome: "completed_with_gaps", steps: 2, tasks: 1 },
+      { outcome: "completed_with_gaps", steps: 3, tasks: 1 },
+      { outcome: "completed_with_gaps", steps: 5, tasks: 1 },
+    ]);
+    await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("the SQL outcome mirrors outcomeOf with Task.outcome", async () => {
+    const pairs = ["queued", "running", "completed", "failed", "cancelled"].flatMap((status) =>
+      [null, "completed", "completed_with_gaps"].map((outcome) => ({ status, outcome })),
+    );
+    const sql = await prisma.$queryRaw<{ status: string; outcome: string | null; key: string; done: boolean }[]>`
+      SELECT x.status, x.outcome, longhaul_cost_outcome(x.status, x.outcome) AS key, longhaul_cost_done(longhaul_cost_outcome(x.status, x.outcome)) AS done
+      FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS x(status text, outcome text)`;
+    expect(sql).toHaveLength(pairs.length);
+    for (const row of sql) {
+      const expected = outcomeOf(row.status, row.outcome);
+      expect([row.status, row.outcome, row.key, row.done]).toEqual([row.status, row.outcome, expected, COMPLETED_OUTCOMES.includes(expected)]);
     }
   });
 });

@@ -60,6 +60,11 @@ describe("overdue after a re-escalation", () => {
     expect((await api.escalation.list({ status: "open" })).find((e) => e.id === escalationId)?.overdue).toBe(true);
     expect((await api.escalation.get({ escalationId })).overdue).toBe(true);
     expect((await api.task.get({ taskId })).escalations[0]?.overdue).toBe(true);
+    // Where the wait is shown, what its next timeout does: reminder 2 of 4, one due time after the last reminder (the card and the run page agree).
+    const timeout = (await api.escalation.get({ escalationId })).timeout;
+    expect(timeout).toMatchObject({ reminders: 4, remindersSent: 1, nextReminder: 2 });
+    expect(timeout?.nextTimeoutAt?.getTime()).toBe(moved.lastNotifiedAt!.getTime() + (timeout?.rearmMinutes ?? 0) * 60_000);
+    expect((await api.task.get({ taskId })).escalations[0]?.timeout).toEqual(timeout);
     expect(await api.escalation.inboxCount()).toEqual({ open: base.open + 1, overdue: base.overdue + 1 });
 
     // Decided: no longer overdue anywhere, and off the badge.
@@ -68,6 +73,7 @@ describe("overdue after a re-escalation", () => {
       data: { status: "applied", decision: "cancel", decidedBy: claimant, decidedAt: new Date() },
     });
     expect((await api.task.get({ taskId })).escalations[0]?.overdue).toBe(false);
+    expect((await api.task.get({ taskId })).escalations[0]?.timeout).toBeNull();
     expect(await api.escalation.inboxCount()).toEqual(base);
   });
 

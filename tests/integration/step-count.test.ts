@@ -57,6 +57,8 @@ describe("one step count everywhere", () => {
 
     const detail = await getTaskDetailOrThrow({ prisma, taskId });
     expect([detail.usage.steps, detail.usage.checkpointSteps, detail.usage.humanSteps]).toEqual([7, 2, 1]);
+    // The step active last, of any kind (none has ended, so the one started last).
+    expect(detail.usage.lastStep).toMatchObject({ runId: `${taskId}-r2`, stepId: "model-3" });
 
     const list = await listTasks({ prisma, q: taskId });
     expect(list.rows.map((r) => [r.id, r.stepsUsed, r.checkpointSteps, r.humanSteps])).toEqual([[taskId, 7, 2, 1]]);
@@ -65,12 +67,42 @@ describe("one step count everywhere", () => {
 
     const filters = costFiltersSchema.parse({ profile: profileName });
     const rows = await taskCostRows({ prisma, filters });
-    expect(rows.map((r) => [r.taskId, r.steps])).toEqual([[taskId, 7]]);
+    expect(rows.map((r) => [r.taskId, r.steps, r.checkpointSteps, r.humanSteps])).toEqual([[taskId, 7, 2, 1]]);
+    // The summary's repair path (longhaul_task_cost_rebuild) counts the same.
+    await prisma.$queryRaw`SELECT longhaul_task_cost_rebuild()`;
+    expect((await taskCostRows({ prisma, filters })).map((r) => [r.steps, r.checkpointSteps, r.humanSteps])).toEqual([[7, 2, 1]]);
     const rollup = await costRollup({ prisma, filters });
     expect([rollup.headline.completed, rollup.headline.stepsMedian]).toEqual([1, 7]);
 
     const cli = taskSummaryJson(detail);
     expect([cli.steps, cli.checkpointSteps, cli.humanSteps, cli.budgets.steps]).toEqual([7, 2, 1, 40]);
     expect(taskListJson(list.rows[0]!)).toEqual({ id: taskId, status: "completed", steps: 7, checkpointSteps: 2, humanSteps: 1 });
+  });
+
+  it("task.get says what happens when an open escalation's wait times out", async () => {
+    const createdAt = new Date(Date.UTC(2026, 11, 3, 9, 0, 0));
+    await prisma.escalation.create({
+      data: {
+        id: `${tag}-e1`,
+        taskId,
+        runId: `${taskId}-r2`,
+        stepId: "model-3",
+        reason: "loop",
+        message: "m",
+        dueAt: new Date(createdAt.getTime() + 3_600_000),
+        createdAt,
+      },
+    });
+    const e = (await getTaskDetailOrThrow({ prisma, taskId })).escalations.find((x) => x.id === `${tag}-e1`)!;
+    // The profile's defaults: 60 min per round, no chain (the reminder goes to the same role); 4 reminders in all.
+    expect(e.timeout).toEqual({
+      reminders: 4,
+      remindersSent: 0,
+      nextReminder: 1,
+      nextRole: e.assigneeRole,
+      nextTimeoutAt: new Date(createdAt.getTime() + 3_600_000),
+      rearmMinutes: 60,
+    });
+    expect([e.decidedAt, e.appliedAt]).toEqual([null, null]);
   });
 });

@@ -81,6 +81,11 @@ describe("deactivating a user", () => {
     expect((await authPost("/sign-in/email", { email: dora.email, password: dora.password })).status).toBe(200);
     const reAudit = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.reactivate", userId: admin.id } });
     expect(reAudit.target).toBe(`${dora.name} <${dora.email}>`);
+    // A user added by the admin is named in the audit row too (not the new id).
+    const fay = { email: `fay-${suffix}@deactivate.test`, name: `fay-${suffix}`, password: "fay-password-1", roles: [] };
+    expect((await trpc("mutation", "admin.createUser", fay, { cookie: admin.cookie })).status).toBe(200);
+    const added = await db.auditEvent.findFirstOrThrow({ where: { action: "admin.createUser", userId: admin.id } });
+    expect(added.target).toBe(`${fay.name} <${fay.email}>`);
   });
 
   it("an admin cannot deactivate themselves, nor the last active admin; a non-admin cannot deactivate anyone; an unknown user is a 404", async () => {

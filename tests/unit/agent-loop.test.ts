@@ -160,6 +160,17 @@ describe("checkpoint triggers after a turn", () => {
     expect(run(state(), [turn([call("read_file", { path: "a" })]), ok()]).action).toEqual({ kind: "next_turn", nudge: false });
   });
 
+  it.each([
+    [{ note: "look", by: "Olga" }, "Escalated by Olga: look."],
+    [{ note: "is this stuck?", by: "Olga" }, "Escalated by Olga: is this stuck?"],
+    [{ note: "stuck. ", by: "Olga" }, "Escalated by Olga: stuck."],
+    [{ note: null, by: "Olga" }, "Escalated by Olga."],
+    [{ note: "look" }, "Escalated by an operator: look."],
+  ])("a manual escalation names who asked, with one full stop: %j", (escalationRequested, message) => {
+    const d = run(state(), [turn([call("read_file", { path: "a" })], { escalationRequested }), ok()]);
+    expect(d.action).toMatchObject({ kind: "escalate", reason: "manual", message });
+  });
+
   it("an operator's escalation request wins over a checkpoint", () => {
     const d = run(state(), [turn([call("read_file", { path: "a" })], { escalationRequested: { note: "look" }, checkpointRequested: true }), ok()]);
     expect(d.action).toMatchObject({

@@ -77,6 +77,34 @@ describe("tokens, audit redaction, OIDC config, CSP", () => {
     });
   });
 
+  it("keeps what only mentions a token readable: budgets, token ids, counts, a key's variable name", () => {
+    expect(
+      redactForAudit({
+        tokenBudget: 50_000,
+        tokenId: "tok_1",
+        tokens: 12,
+        apiKeyEnv: "OPENAI_API_KEY",
+        token: "lh_secret",
+        accessToken: "a",
+        refresh_token: "r",
+        newPassword: "p",
+        clientSecret: "s",
+        headers: { Authorization: "Bearer x", cookie: "c" },
+      }),
+    ).toEqual({
+      tokenBudget: 50_000,
+      tokenId: "tok_1",
+      tokens: 12,
+      apiKeyEnv: "OPENAI_API_KEY",
+      token: "[redacted]",
+      accessToken: "[redacted]",
+      refresh_token: "[redacted]",
+      newPassword: "[redacted]",
+      clientSecret: "[redacted]",
+      headers: { Authorization: "[redacted]", cookie: "[redacted]" },
+    });
+  });
+
   it("OIDC is on only with a discovery URL and a client id; scopes default to openid email profile", () => {
     expect(oidcConfig({})).toBeNull();
     expect(oidcConfig({ OIDC_DISCOVERY_URL: "https://idp.example/.well-known/openid-configuration", OIDC_CLIENT_ID: "lh" })).toMatchObject({

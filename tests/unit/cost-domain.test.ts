@@ -84,7 +84,11 @@ describe("cost causes", () => {
 
 describe("cost rollup vocabulary", () => {
   it("maps statuses and end reasons to outcomes and failure classes", () => {
-    expect(["completed", "waiting_for_human", "queued", "dead_end"].map(outcomeOf)).toEqual(["completed", "waiting", "running", "dead_end"]);
+    expect(["completed", "waiting_for_human", "queued", "dead_end"].map((s) => outcomeOf(s))).toEqual(["completed", "waiting", "running", "dead_end"]);
+    // Task.outcome splits a completed task; it means nothing for a task that has not completed (a resumed one keeps a stale value).
+    expect(outcomeOf("completed", "completed_with_gaps")).toBe("completed_with_gaps");
+    expect(outcomeOf("completed", "completed")).toBe("completed");
+    expect(outcomeOf("running", "completed_with_gaps")).toBe("running");
     expect(failureClassOf("failed", "budget_exhausted")).toBe("budget");
     expect(failureClassOf("failed", "transient")).toBe("transient");
     expect(failureClassOf("waiting_for_human", "tool_failure")).toBe("error");
@@ -208,13 +212,17 @@ describe("the per-task CSV", () => {
         wasteUsd: 0.25,
         template: "weekly-audit",
         evalCase: "audits/audit-8",
+        checkpointSteps: 2,
+        humanSteps: 1,
       },
     ]);
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(TASK_CSV_HEADER.join(","));
-    expect(lines[0]).toBe("Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Steps,Tokens,Cost (USD),Waste (USD),Template,Eval case");
-    expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0,,");
-    expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25,weekly-audit,audits/audit-8");
+    expect(lines[0]).toBe(
+      "Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Budget steps (model + tool),Tokens,Cost (USD),Waste (USD),Template,Eval case,Checkpoint steps,Human steps",
+    );
+    expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0,,,0,0");
+    expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25,weekly-audit,audits/audit-8,2,1");
     expect(csv).not.toMatch(/[$%]/);
   });
 });

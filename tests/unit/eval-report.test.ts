@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { classifyEvalFailure, runEvalChecks, type EvalOutcome } from "../../server/domain/eval-checks.ts";
-import { buildEvalReport, diffEvalRuns, evalCellsCsv, wilsonInterval, type EvalReportCell } from "../../server/domain/eval-report.ts";
+import {
+  buildEvalReport,
+  diffEvalRuns,
+  EVAL_EXPORT_COLUMNS,
+  evalCellsCsv,
+  evalExportRows,
+  wilsonInterval,
+  type EvalReportCell,
+} from "../../server/domain/eval-report.ts";
 import { evalSuiteFileSchema } from "../../server/domain/eval-suite.ts";
 
 function cell(over: Partial<EvalReportCell>): EvalReportCell {
@@ -73,8 +81,40 @@ describe("eval report", () => {
     const current = [cell({ caseKey: "a", status: "failed" }), cell({ caseKey: "b" })];
     expect(diffEvalRuns({ base, current }).map((d) => `${d.caseKey}:${d.change}`)).toEqual(["a:regressed", "b:improved"]);
     const csv = evalCellsCsv(base);
-    expect(csv.split("\n")[1]).toBe("c,a,p,0,passed,t,completed,,10,100,0.01,,0,0,1000");
+    expect(csv.split("\r\n")[1]).toBe("c,a,p,0,passed,true,t,completed,,10,100,0.01,,0,0,1000");
     expect(csv).not.toContain("$");
+  });
+
+  it("exports one row per cell with plain numbers, pass in words, and formulas neutralised", () => {
+    const cells = [
+      cell({ cellId: '=HYPERLINK("http://x")', caseKey: "+1+2", profile: "-2+3", taskId: "@SUM(A1)", costUsd: 0.1 + 0.2, wasteUsd: 1234567.5 }),
+      cell({ cellId: "c2", status: "failed", failureClass: "check_failed", costUsd: 0.000000001, judgeCostUsd: 0.00012 }),
+      cell({
+        cellId: "c3",
+        status: "running",
+        taskStatus: null,
+        steps: null,
+        tokens: null,
+        costUsd: null,
+        wasteUsd: null,
+        escalations: null,
+        durationMs: null,
+      }),
+    ];
+    const lines = evalCellsCsv(cells).split("\r\n");
+    expect(lines[0]).toBe(
+      "cellId,caseKey,profile,repeat,status,pass,taskId,taskStatus,failureClass,steps,tokens,costUsd,judgeCostUsd,wasteUsd,escalations,durationMs",
+    );
+    // A text cell a spreadsheet would run as a formula gets an apostrophe (and quotes when it holds one).
+    expect(lines[1]).toBe(`"'=HYPERLINK(""http://x"")",'+1+2,'-2+3,0,passed,true,'@SUM(A1),completed,,10,100,0.3,,1234567.5,0,1000`);
+    expect(lines[2]).toBe("c2,a,p,0,failed,false,t,completed,check_failed,10,100,0,0.00012,0,0,1000");
+    expect(lines[3]).toBe("c3,a,p,0,running,,t,,,,,,,,,");
+    expect(lines.slice(4)).toEqual([""]);
+    // The JSON export is the same rows, numbers as numbers.
+    const rows = evalExportRows(cells);
+    expect(rows.map((r) => r.pass)).toEqual([true, false, null]);
+    expect(Object.keys(rows[0]!)).toEqual([...EVAL_EXPORT_COLUMNS]);
+    expect(rows[1]).toMatchObject({ costUsd: 0.000000001, judgeCostUsd: 0.00012, steps: 10 });
   });
 });
 

@@ -2,12 +2,14 @@
 
 import Link from "next/link";
 import { ago } from "@/components/tasks/format.ts";
-import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { formatAbsolute, Timestamp, useTimeZone } from "@/components/ui/timestamp.tsx";
+import { waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
 import { REASONS } from "./reasons.ts";
 import type { EscalationCard } from "./use-decision-form.ts";
 
-/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, when it opened and is due (absolute times in the one format, components/ui/timestamp.tsx) and the role it is escalated to. */
+/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, when it opened and is due (absolute times in the one format, components/ui/timestamp.tsx) and the role it is escalated to; while open, what happens when the wait times out. */
 export function CardHeading({ e }: { e: EscalationCard }) {
+  const zone = useTimeZone();
   return (
     <div>
       <div className="flex flex-wrap items-center gap-2 text-xs tracking-wide text-zinc-500 uppercase">
@@ -28,6 +30,11 @@ export function CardHeading({ e }: { e: EscalationCard }) {
         <bdi>{e.profile.name}</bdi> · opened <Timestamp date={e.createdAt} /> ({ago(e.createdAt)}) · due <Timestamp date={e.dueAt} /> · escalated to role{" "}
         {e.assigneeRole}
       </p>
+      {e.timeout && (
+        <p className="mt-1 text-xs text-zinc-600" data-testid="card-wait-timeout">
+          {waitTimeoutWords(e.timeout, e.assigneeRole, (d) => formatAbsolute(d, zone))}
+        </p>
+      )}
     </div>
   );
 }

@@ -72,7 +72,7 @@ export function InboxItem({
         <span className="tabular-nums" title="The task's spend so far (all runs)">
           {usd(e.taskCostUsd)} so far
         </span>
-        <span>{e.claimedBy && e.status === "open" ? "" : `for ${e.assigneeRole}`}</span>
+        <span>{e.claimedBy && e.status === "open" ? "" : `escalated to role ${e.assigneeRole}`}</span>
       </div>
       <div className="truncate text-xs text-zinc-400" dir="auto">
         {e.goal}

@@ -3,11 +3,12 @@
 import type { ReactNode } from "react";
 import type { LaunchFormState } from "./use-launch-form.ts";
 import { field, label } from "./styles.ts";
+import { LaunchEstimate } from "./launch-estimate.tsx";
 
 /**
  * The agent profile and the three budgets (steps; optional tokens and US dollars — empty = the
  * profile's, shown as the placeholder). A budget holding the template's suggestion from history
- * says so under it.
+ * says so under it. Below them, for a launch not from a template, what similar tasks cost (LaunchEstimate).
  */
 export function BudgetFields({ f }: { f: LaunchFormState }) {
   const { selected, defaultBudget, v } = f;
@@ -67,6 +68,7 @@ export function BudgetFields({ f }: { f: LaunchFormState }) {
           {historyHint(f.fromHistory.costBudget)}
         </BudgetField>
       </div>
+      <LaunchEstimate f={f} />
     </>
   );
 }

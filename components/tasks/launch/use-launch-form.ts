@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { demoStepBudget } from "@/lib/contracts/demo.ts";
 import { validateLaunch } from "./use-launch-validation.ts";
+import { useLaunchDraft } from "./use-launch-draft.ts";
 
 /** Budgets as the form's text fields hold them ("" = empty). */
 export interface BudgetTexts {
@@ -23,7 +24,7 @@ const text = (x: number | null | undefined) => (x === null || x === undefined ? 
  * completed tasks) in the budget fields; a budget still equal to its suggestion on submit is not
  * sent, so the server applies the suggestion and records that it came from history; one the
  * operator changed is sent as theirs. Without history the template's budgets stay, and the panel
- * says so. A launch key made once per form blocks double launches; success opens the task page.
+ * says so. `?template=<name>` in the URL starts from that template. A launch key made once per form blocks double launches; success opens the task page.
  */
 export function useLaunchForm() {
   const trpc = useTRPC();
@@ -48,7 +49,27 @@ export function useLaunchForm() {
   /** The budgets suggested from the chosen template's history (null = none: no history, or not read yet). */
   const [suggested, setSuggested] = useState<BudgetTexts | null>(null);
   const fromTemplate = templateName !== "";
-  const onSuccess = (res: { taskId: string }) => router.push(`/tasks/${res.taskId}`);
+  // `/tasks/new?template=<name>` starts from that template (below); otherwise the tab's draft comes back.
+  const templateParam = useSearchParams().get("template");
+  const draft = useLaunchDraft(
+    { mode, demoKind, limit, goal, profile, budgets, workspace, factsText, approvalChoice },
+    (d) => {
+      setMode(d.mode);
+      setDemoKind(d.demoKind);
+      setLimit(d.limit);
+      setGoal(d.goal);
+      setProfile(d.profile);
+      setBudgets(d.budgets);
+      setWorkspace(d.workspace);
+      setFactsText(d.factsText);
+      setApprovalChoice(d.approvalChoice);
+    },
+    !templateParam,
+  );
+  const onSuccess = (res: { taskId: string }) => {
+    draft.clear();
+    router.push(`/tasks/${res.taskId}`);
+  };
   const launch = useMutation(trpc.task.launch.mutationOptions({ onSuccess }));
   const launchFromTemplate = useMutation(trpc.template.launch.mutationOptions({ onSuccess }));
   const sending = fromTemplate ? launchFromTemplate : launch;
@@ -83,6 +104,15 @@ export function useLaunchForm() {
       costBudget: s.costBudget || b.costBudget,
     }));
   }
+
+  // `/tasks/new?template=<name>` (the task page's "From launch template" link) starts from that
+  // template once the list is read; an unknown or archived name leaves the form as it is.
+  const appliedParam = useRef(false);
+  useEffect(() => {
+    if (appliedParam.current || !templateParam || !templates.data) return;
+    appliedParam.current = true;
+    if (templates.data.some((x) => x.name === templateParam)) void chooseTemplate(templateParam);
+  });
 
   const v = validateLaunch({ mode, limit, goal, factsText, ...budgets });
   const selected = profiles.data?.find((p) => p.name === profile);

@@ -2,11 +2,17 @@
 
 import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { cn } from "@/components/ui/cn.ts";
+import { formatAbsolute, useTimeZone } from "@/components/ui/timestamp.tsx";
+import { waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
 import type { RunTask } from "./use-run-queries.ts";
 
-/** One banner per open escalation: why it waits, and Decide for a handler (else who decides it). */
+/**
+ * One banner per open escalation: why it waits, what happens when the wait times out (reminders,
+ * the role they go to, when the run stops waiting), and Decide for a handler (else who decides it).
+ */
 export function EscalationBanners({ task }: { task: RunTask }) {
   const me = useMe().data;
+  const zone = useTimeZone();
   return task.escalations
     .filter((e) => e.status === "open")
     .map((e) => (
@@ -16,8 +22,13 @@ export function EscalationBanners({ task }: { task: RunTask }) {
         className="mt-3 flex flex-wrap items-center justify-between gap-2 rounded-md border border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950"
         data-testid="escalation-banner"
       >
-        <span className="min-w-0 [overflow-wrap:anywhere]">
+        <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
           <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
+          {e.timeout && (
+            <span className="mt-0.5 block text-xs text-amber-900" data-testid="wait-timeout">
+              {waitTimeoutWords(e.timeout, e.assigneeRole, (d) => formatAbsolute(d, zone))}
+            </span>
+          )}
         </span>
         {holdsAny(me?.roles, ["handler"]) ? (
           <a className="shrink-0 rounded-md bg-amber-600 px-3 py-1 font-medium text-white" href={`/escalations?id=${e.id}`}>

@@ -9,13 +9,16 @@ import { AlertsLine, EscalationBanners } from "./run-banners.tsx";
 import type { RunInfo } from "./run-derive.ts";
 import { RunMeters } from "./run-meters.tsx";
 import { RunGoal, RunStatus } from "./run-status.tsx";
+import { TaskForks } from "../task-forks.tsx";
+import { TaskOrigin } from "../task-origin.tsx";
 import type { RunTask } from "./use-run-queries.ts";
 
 /** True for the offline scripted models (their prices are notional). */
 export const isOfflineModel = (model: string) => model === "scripted" || model.startsWith("scripted-");
 
 /**
- * The run page's header: status, live pill, id, profile and model, the actions; open escalations
+ * The run page's header: status, live pill, id, profile and model, the actions; where the task came
+ * from (its template or eval cell) and its fork links both ways; open escalations
  * and alerts; how the latest run started and why the task is where it is; the goal; the meters and
  * the cost panel.
  */
@@ -58,6 +61,8 @@ export function RunHeader({
         <span className="ml-auto" />
         <RunActions task={t} a={actions} />
       </div>
+      <TaskOrigin origin={t.origin} />
+      <TaskForks forkedFrom={t.forkedFrom} forks={t.forks} />
       <EscalationBanners task={t} />
       <AlertsLine task={t} onSelectStep={onSelectStep} />
       {actions.error && (
@@ -68,7 +73,7 @@ export function RunHeader({
       <RunStatus task={t} runs={runs} lastStep={lastStep} />
       <RunGoal goal={t.goal} />
       <RunMeters task={t} lastStep={lastStep} offline={offline} />
-      <TaskCostPanel taskId={t.id} />
+      <TaskCostPanel taskId={t.id} header={t.usage} />
     </header>
   );
 }

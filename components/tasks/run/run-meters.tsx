@@ -4,10 +4,11 @@ import type React from "react";
 import { cn } from "@/components/ui/cn.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { BUDGET_STEPS_MEANING, stepsApartLabel } from "@/lib/contracts/step-count.ts";
-import { wasteWords } from "@/lib/contracts/waste.ts";
-import { compactNumber, elapsed, usd } from "../format.ts";
-import { RelativeTime, useTickingNow } from "../relative-time.tsx";
+import { compactNumber, durationMs, usd } from "../format.ts";
+import { RelativeTime, useSecondClock } from "../relative-time.tsx";
 import type { TimelineStep } from "../timeline.tsx";
+import { isTerminal } from "./run-actions.tsx";
+import { costSplitWords, latestStep, observedNow, runClock } from "./run-figures.ts";
 import type { RunTask } from "./use-run-queries.ts";
 
 /** One header figure: label, value, optional detail line, and a budget bar when `fraction` (0–1) is given. */
@@ -36,11 +37,19 @@ export function Meter({ label, value, detail, fraction }: { label: string; value
   );
 }
 
-/** The header's meters: steps, tokens and cost against their budgets, duration, and the last step's age. */
+/**
+ * The header's meters: the budget's steps (checkpoint and human steps apart), tokens and cost against
+ * their budgets (the cost's parts add up to it), active time and time waiting for a human (ticking
+ * every second while the task runs or waits), and the last step's age (never in the future).
+ */
 export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastStep: TimelineStep | undefined; offline: boolean }) {
-  const now = useTickingNow();
-  const lastActivity = lastStep ? (lastStep.endedAt ?? lastStep.startedAt) : null;
+  const clientNow = useSecondClock(!isTerminal(t.status));
+  const last = latestStep(t.usage.lastStep, lastStep ? { stepId: lastStep.stepId, at: lastStep.endedAt ?? lastStep.startedAt } : null);
+  const lastActivity = last?.at ?? null;
+  const now = observedNow(clientNow, [lastActivity, t.startedAt, t.endedAt, ...t.runs.flatMap((r) => [r.startedAt, r.endedAt])]);
+  const clock = runClock(t, now);
   const tokens = t.usage.promptTokens + t.usage.completionTokens;
+  const split = costSplitWords(t.usage, usd);
   return (
     <div className="mt-4 flex flex-wrap gap-x-8 gap-y-3">
       <Meter
@@ -61,24 +70,39 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
       />
       <Meter
         label="Cost"
-        value={`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}
+        value={<span data-testid="cost-total">{`${usd(t.usage.costUsd)}${t.costBudgetUsd !== null ? ` / ${usd(t.costBudgetUsd)}` : ""}`}</span>}
         fraction={t.costBudgetUsd ? t.usage.costUsd / t.costBudgetUsd : undefined}
-        detail={`${t.usage.modelCalls} model calls${t.usage.checkpointUsd > 0 ? ` · ${usd(t.usage.checkpointUsd)} on checkpoints` : ""}${t.usage.wastedUsd > 0 ? ` · ${wasteWords(t.usage.waste, usd)}` : ""}${offline ? " · notional prices" : ""}`}
+        detail={<span data-testid="cost-split">{`${t.usage.modelCalls} model calls${split ? ` · ${split}` : ""}${offline ? " · notional prices" : ""}`}</span>}
       />
       <Meter
-        label="Duration"
-        value={elapsed(t.startedAt, t.endedAt, now)}
+        label="Active time"
+        value={
+          <span data-testid="duration-active" data-ticking={clock.running ? "true" : "false"}>
+            {t.startedAt ? durationMs(clock.activeMs) : "—"}
+          </span>
+        }
         detail={
-          t.startedAt ? (
-            <>
-              started <Timestamp className="font-mono" date={t.startedAt} />
-            </>
-          ) : (
-            "not started"
-          )
+          <>
+            {clock.waitingMs > 0 && (
+              <span className="block" data-testid="duration-waiting">
+                {durationMs(clock.waitingMs)} waiting for a human{clock.waiting ? " (now)" : ""}
+              </span>
+            )}
+            {t.startedAt ? (
+              <>
+                started <Timestamp className="font-mono" date={t.startedAt} />
+              </>
+            ) : (
+              "not started"
+            )}
+          </>
         }
       />
-      <Meter label="Last step" value={lastActivity ? <RelativeTime date={lastActivity} /> : "—"} detail={lastStep ? lastStep.stepId : undefined} />
+      <Meter
+        label="Last step"
+        value={<span data-testid="last-step-age">{lastActivity ? <RelativeTime date={lastActivity} past /> : "—"}</span>}
+        detail={last ? <span data-testid="last-step-id">{last.stepId}</span> : undefined}
+      />
     </div>
   );
 }

@@ -72,5 +72,5 @@ export const escalationRouter = createTRPCRouter({
   /** An operator escalates a running task by hand: it checkpoints and escalates after the turn in flight. */
   request: ownTaskProcedure
     .input(inputObject({ taskId: idField("taskId"), note: textField("note", 4_000).optional() }))
-    .mutation(({ ctx, input }) => requestEscalation({ prisma: ctx.prisma, taskId: input.taskId, note: input.note || null })),
+    .mutation(({ ctx, input }) => requestEscalation({ prisma: ctx.prisma, taskId: input.taskId, note: input.note || null, actor: ctx.actor })),
 });

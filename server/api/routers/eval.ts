@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { idField, inputObject } from "../../domain/input-fields.ts";
 import { evalSuiteFileSchema, startEvalRunInputSchema } from "../../domain/eval-suite.ts";
-import { evalCellsCsv } from "../../domain/eval-report.ts";
+import { evalCellsCsv, evalExportRows } from "../../domain/eval-report.ts";
 import { applyEvalSuite, cancelEvalRun, createEvalRun, listEvalSuites, readEvalRunReport } from "../../db/eval-repository.ts";
 import { sendEvalStarted } from "../../inngest/send.ts";
 import { AppError } from "../../errors.ts";
@@ -35,10 +35,11 @@ export const evalRouter = createTRPCRouter({
     .query(({ ctx, input }) =>
       readEvalRunReport({ prisma: ctx.prisma, evalRunId: input.evalRunId, ...(input.compareTo ? { compareTo: input.compareTo } : {}) }),
     ),
-  /** The report as CSV (one row per cell, plain numbers) — `format: "json"` gives the cells as JSON. */
+  /** The report as CSV (one row per cell, plain numbers, formulas neutralised) — `format: "json"` gives the same rows as JSON. */
   export: readProcedure.input(inputObject({ evalRunId, format: z.enum(["csv", "json"]).default("csv") })).query(async ({ ctx, input }) => {
     const r = await readEvalRunReport({ prisma: ctx.prisma, evalRunId: input.evalRunId });
-    const cells = r.cells.map(({ checkResults: _checks, ...c }) => c);
-    return input.format === "csv" ? { format: "csv" as const, content: evalCellsCsv(cells) } : { format: "json" as const, content: JSON.stringify(cells) };
+    return input.format === "csv"
+      ? { format: "csv" as const, content: evalCellsCsv(r.cells) }
+      : { format: "json" as const, content: JSON.stringify(evalExportRows(r.cells)) };
   }),
 });

@@ -32,7 +32,9 @@ import { sendBatchItems, sendRunCancelled, sendRunStarted } from "../../inngest/
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
-import { executorViewOutput } from "../output-schemas.ts";
+import { executorViewOutput, launchEstimateOutput } from "../output-schemas.ts";
+import { readLaunchEstimate } from "../../db/launch-estimate-queries.ts";
+import { MAX_DEMO_PACKAGES } from "../../../lib/contracts/limits.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, procedureFor, readProcedure } from "../trpc.ts";
 import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
 
@@ -164,6 +166,29 @@ export const taskRouter = createTRPCRouter({
     .input(inputObject({ runId: idField("runId") }))
     .output(executorViewOutput)
     .query(({ ctx, input }) => getExecutorView({ prisma: ctx.prisma, runId: input.runId })),
+  /**
+   * What similar completed tasks cost, shown on the launch form before Launch (issue 18): for a goal,
+   * the profile's completed goal tasks; for a demo, its completed tasks of that kind scaled per package
+   * to `demo.limit` (readLaunchEstimate).
+   */
+  estimateLaunch: readProcedure
+    .input(
+      inputObject({
+        profile: textField("profile", 100).refine((v) => v.length > 0, "profile: must not be blank"),
+        demo: z
+          .object({
+            kind: z.enum(["license-audit", "mcp-audit"], "demo.kind: license-audit or mcp-audit"),
+            limit: z
+              .number("demo.limit: a whole number")
+              .int("demo.limit: a whole number")
+              .min(1, "demo.limit: at least 1")
+              .max(MAX_DEMO_PACKAGES, `demo.limit: at most ${MAX_DEMO_PACKAGES}`),
+          })
+          .optional(),
+      }),
+    )
+    .output(launchEstimateOutput)
+    .query(({ ctx, input }) => readLaunchEstimate({ prisma: ctx.prisma, ...input })),
   launch: operatorProcedure
     .input(launchTaskInputSchema)
     .mutation(({ ctx, input }) =>

@@ -1,5 +1,6 @@
 -- Per-task cost summary (issue 9, "Fast at a manager's scale"): the table task_cost holds one row per
--- task with its spend split by cause, tokens, steps, runs and escalations, maintained here by row
+-- task with its spend split by cause, tokens, steps (the budget's, and checkpoint and human steps
+-- apart), runs and escalations, maintained here by row
 -- triggers on every write path (model_call insert and cause corrections, step and run inserts, run
 -- end reasons, escalation inserts), so the /costs rollups read task ⋈ task_cost and never scan
 -- model_call. Applied after the migrations on every migrate (idempotent), by server/db/migrations.ts.
@@ -91,14 +92,23 @@ BEGIN
     RETURN NULL;
   END IF;
   PERFORM longhaul_task_lock(task_id);
-  INSERT INTO task_cost ("taskId", steps) VALUES (task_id, 1)
-    ON CONFLICT ("taskId") DO UPDATE SET steps = task_cost.steps + 1, "updatedAt" = now();
+  IF longhaul_budget_step(NEW.kind) THEN
+    INSERT INTO task_cost ("taskId", steps) VALUES (task_id, 1)
+      ON CONFLICT ("taskId") DO UPDATE SET steps = task_cost.steps + 1, "updatedAt" = now();
+  ELSIF NEW.kind = 'checkpoint' THEN
+    INSERT INTO task_cost ("taskId", "checkpointSteps") VALUES (task_id, 1)
+      ON CONFLICT ("taskId") DO UPDATE SET "checkpointSteps" = task_cost."checkpointSteps" + 1, "updatedAt" = now();
+  ELSE
+    INSERT INTO task_cost ("taskId", "humanSteps") VALUES (task_id, 1)
+      ON CONFLICT ("taskId") DO UPDATE SET "humanSteps" = task_cost."humanSteps" + 1, "updatedAt" = now();
+  END IF;
   RETURN NULL;
 END
 $$ LANGUAGE plpgsql;
 
+-- Counts each new step once: the budget's steps in `steps`, checkpoint and human steps apart.
 CREATE OR REPLACE TRIGGER step_task_cost AFTER INSERT ON step
-  FOR EACH ROW WHEN (longhaul_budget_step(NEW.kind)) EXECUTE FUNCTION longhaul_task_cost_step();
+  FOR EACH ROW WHEN (longhaul_budget_step(NEW.kind) OR NEW.kind IN ('checkpoint', 'human')) EXECUTE FUNCTION longhaul_task_cost_step();
 
 CREATE OR REPLACE FUNCTION longhaul_task_cost_run() RETURNS trigger AS $$
 BEGIN
@@ -194,9 +204,10 @@ BEGIN
          (array_agg(r."endReason" ORDER BY r."startedAt" DESC) FILTER (WHERE r."endReason" IS NOT NULL))[1]
   FROM run r GROUP BY r."taskId"
   ON CONFLICT ("taskId") DO UPDATE SET runs = EXCLUDED.runs, resumes = EXCLUDED.resumes, forks = EXCLUDED.forks, "lastEndReason" = EXCLUDED."lastEndReason";
-  INSERT INTO task_cost ("taskId", steps)
-  SELECT r."taskId", count(*) FROM step s JOIN run r ON r.id = s."runId" WHERE longhaul_budget_step(s.kind) GROUP BY r."taskId"
-  ON CONFLICT ("taskId") DO UPDATE SET steps = EXCLUDED.steps;
+  INSERT INTO task_cost ("taskId", steps, "checkpointSteps", "humanSteps")
+  SELECT r."taskId", count(*) FILTER (WHERE longhaul_budget_step(s.kind)), count(*) FILTER (WHERE s.kind = 'checkpoint'), count(*) FILTER (WHERE s.kind = 'human')
+  FROM step s JOIN run r ON r.id = s."runId" WHERE longhaul_budget_step(s.kind) OR s.kind IN ('checkpoint', 'human') GROUP BY r."taskId"
+  ON CONFLICT ("taskId") DO UPDATE SET steps = EXCLUDED.steps, "checkpointSteps" = EXCLUDED."checkpointSteps", "humanSteps" = EXCLUDED."humanSteps";
   INSERT INTO task_cost ("taskId", escalations)
   SELECT e."taskId", count(*) FROM escalation e GROUP BY e."taskId"
   ON CONFLICT ("taskId") DO UPDATE SET escalations = EXCLUDED.escalations;
@@ -223,15 +234,25 @@ $$ LANGUAGE plpgsql;
 -- ---------------------------------------------------------------------------------------------------
 -- The /costs rollup (cost_rollup, cost_steps): each task's summary counted once under its key —
 -- launch day (UTC date of task."createdAt") × profile × model (of its latest call; '' before any) ×
--- outcome × failure class × price tables — and, for completed tasks, its step count in the
--- histogram. Kept by the triggers below on task (insert; status, launch time or profile change) and
+-- outcome × failure class × price tables — and, for completed tasks (with or without gaps), its step
+-- count in the histogram (keyed by outcome too). Kept by the triggers below on task (insert; status, launch time or profile change) and
 -- task_cost (every change): the task's old contribution is taken out and the new one put in, so
 -- /costs sums a few thousand rollup rows and never reads task, task_cost or model_call per task.
 
--- Outcome of a task for /costs (server/domain/cost-rollup.ts outcomeOf).
-CREATE OR REPLACE FUNCTION longhaul_cost_outcome(status text) RETURNS text AS $$
-  SELECT CASE status WHEN 'completed' THEN 'completed' WHEN 'dead_end' THEN 'dead_end' WHEN 'failed' THEN 'failed'
+-- Outcome of a task for /costs (server/domain/cost-rollup.ts outcomeOf): from Task.status and, for a
+-- completed task, Task.outcome (completed_with_gaps: its own outcome, issue 18). The one-argument
+-- form of before is dropped so that no caller keys a task by its status alone.
+DROP FUNCTION IF EXISTS longhaul_cost_outcome(text);
+CREATE OR REPLACE FUNCTION longhaul_cost_outcome(status text, task_outcome text) RETURNS text AS $$
+  SELECT CASE status WHEN 'completed' THEN CASE WHEN task_outcome = 'completed_with_gaps' THEN 'completed_with_gaps' ELSE 'completed' END
+                     WHEN 'dead_end' THEN 'dead_end' WHEN 'failed' THEN 'failed'
                      WHEN 'cancelled' THEN 'cancelled' WHEN 'waiting_for_human' THEN 'waiting' ELSE 'running' END
+$$ LANGUAGE sql IMMUTABLE;
+
+-- Whether an outcome counts as a completed task (completion rate, cost per completed task, the steps
+-- histogram): completed, with or without gaps (server/domain/cost-rollup.ts COMPLETED_OUTCOMES).
+CREATE OR REPLACE FUNCTION longhaul_cost_done(outcome text) RETURNS boolean AS $$
+  SELECT outcome IN ('completed', 'completed_with_gaps')
 $$ LANGUAGE sql IMMUTABLE;
 
 -- Failure class of a task ('' for none; server/domain/cost-rollup.ts failureClassOf).
@@ -246,7 +267,7 @@ $$ LANGUAGE sql IMMUTABLE;
 
 -- The rollup key of a task with its summary (c may be NULL: no summary yet), as text for ordering.
 CREATE OR REPLACE FUNCTION longhaul_cost_rollup_key(t task, c task_cost) RETURNS text AS $$
-  SELECT concat_ws(E'\x1f', t."createdAt"::date::text, t."profileId", coalesce(c.model, ''), longhaul_cost_outcome(t.status),
+  SELECT concat_ws(E'\x1f', t."createdAt"::date::text, t."profileId", coalesce(c.model, ''), longhaul_cost_outcome(t.status, t.outcome),
                    longhaul_cost_failure(t.status, c."lastEndReason"), array_to_string(coalesce(c."priceVersions", '{}'), ' + '))
 $$ LANGUAGE sql STABLE;
 
@@ -256,10 +277,10 @@ CREATE OR REPLACE FUNCTION longhaul_cost_rollup_add(t task, c task_cost, sign in
 DECLARE
   k_day date := t."createdAt"::date;
   k_model text := coalesce(c.model, '');
-  k_outcome text := longhaul_cost_outcome(t.status);
+  k_outcome text := longhaul_cost_outcome(t.status, t.outcome);
   k_failure text := longhaul_cost_failure(t.status, c."lastEndReason");
   k_versions text := array_to_string(coalesce(c."priceVersions", '{}'), ' + ');
-  done int := CASE WHEN longhaul_cost_outcome(t.status) = 'completed' THEN 1 ELSE 0 END;
+  done int := CASE WHEN longhaul_cost_done(longhaul_cost_outcome(t.status, t.outcome)) THEN 1 ELSE 0 END;
 BEGIN
   INSERT INTO cost_rollup AS r (day, "profileId", model, outcome, failure, "priceVersions", tasks, completed, calls, "billedCalls", "estimatedCalls",
                                 "costUsd", "productiveUsd", "retryUsd", "replayUsd", "checkpointUsd", "compactionUsd", "discardedUsd", "restartUsd",
@@ -286,10 +307,11 @@ BEGIN
       AND r.failure = k_failure AND r."priceVersions" = k_versions AND r.tasks = 0;
   END IF;
   IF done = 1 THEN
-    INSERT INTO cost_steps AS h (day, "profileId", model, steps, tasks) VALUES (k_day, t."profileId", k_model, coalesce(c.steps, 0), sign)
-      ON CONFLICT (day, "profileId", model, steps) DO UPDATE SET tasks = h.tasks + EXCLUDED.tasks;
+    INSERT INTO cost_steps AS h (day, "profileId", model, outcome, steps, tasks) VALUES (k_day, t."profileId", k_model, k_outcome, coalesce(c.steps, 0), sign)
+      ON CONFLICT (day, "profileId", model, outcome, steps) DO UPDATE SET tasks = h.tasks + EXCLUDED.tasks;
     IF sign < 0 THEN
-      DELETE FROM cost_steps h WHERE h.day = k_day AND h."profileId" = t."profileId" AND h.model = k_model AND h.steps = coalesce(c.steps, 0) AND h.tasks = 0;
+      DELETE FROM cost_steps h WHERE h.day = k_day AND h."profileId" = t."profileId" AND h.model = k_model AND h.outcome = k_outcome
+        AND h.steps = coalesce(c.steps, 0) AND h.tasks = 0;
     END IF;
   END IF;
 END
@@ -356,8 +378,9 @@ END
 $$ LANGUAGE plpgsql;
 
 CREATE OR REPLACE TRIGGER task_cost_rollup_insert AFTER INSERT ON task FOR EACH ROW EXECUTE FUNCTION longhaul_cost_rollup_task();
-CREATE OR REPLACE TRIGGER task_cost_rollup_update AFTER UPDATE OF status, "createdAt", "profileId" ON task
-  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD."createdAt" IS DISTINCT FROM NEW."createdAt" OR OLD."profileId" IS DISTINCT FROM NEW."profileId")
+CREATE OR REPLACE TRIGGER task_cost_rollup_update AFTER UPDATE OF status, outcome, "createdAt", "profileId" ON task
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.outcome IS DISTINCT FROM NEW.outcome
+                     OR OLD."createdAt" IS DISTINCT FROM NEW."createdAt" OR OLD."profileId" IS DISTINCT FROM NEW."profileId")
   EXECUTE FUNCTION longhaul_cost_rollup_task();
 
 -- Rebuilds cost_rollup and cost_steps from task ⋈ task_cost (called by longhaul_task_cost_rebuild,
@@ -369,9 +392,9 @@ BEGIN
   DELETE FROM cost_steps;
   DELETE FROM cost_rollup;
   CREATE TEMP TABLE IF NOT EXISTS longhaul_rollup_src ON COMMIT DROP AS
-    SELECT t."createdAt"::date AS day, t."profileId", coalesce(c.model, '') AS model, longhaul_cost_outcome(t.status) AS outcome,
+    SELECT t."createdAt"::date AS day, t."profileId", coalesce(c.model, '') AS model, longhaul_cost_outcome(t.status, t.outcome) AS outcome,
            longhaul_cost_failure(t.status, c."lastEndReason") AS failure, array_to_string(coalesce(c."priceVersions", '{}'), ' + ') AS versions,
-           (longhaul_cost_outcome(t.status) = 'completed') AS done,
+           longhaul_cost_done(longhaul_cost_outcome(t.status, t.outcome)) AS done,
            c.calls, c."billedCalls", c."estimatedCalls", c."costUsd", c."productiveUsd", c."retryUsd", c."replayUsd", c."checkpointUsd",
            c."compactionUsd", c."discardedUsd", c."restartUsd", c."estimatedUsd", c.steps, c.escalations, c.resumes, c."resumeKeptUsd", c."resumeDiscardedUsd"
     FROM task t LEFT JOIN task_cost c ON c."taskId" = t.id;
@@ -385,20 +408,28 @@ BEGIN
          coalesce(sum("estimatedUsd"), 0), coalesce(sum(steps) FILTER (WHERE done), 0), coalesce(sum(escalations), 0),
          count(*) FILTER (WHERE resumes > 0), coalesce(sum("resumeKeptUsd"), 0), coalesce(sum("resumeDiscardedUsd"), 0)
   FROM longhaul_rollup_src GROUP BY day, "profileId", model, outcome, failure, versions;
-  INSERT INTO cost_steps (day, "profileId", model, steps, tasks)
-  SELECT day, "profileId", model, coalesce(steps, 0), count(*) FROM longhaul_rollup_src WHERE done GROUP BY day, "profileId", model, coalesce(steps, 0);
+  INSERT INTO cost_steps (day, "profileId", model, outcome, steps, tasks)
+  SELECT day, "profileId", model, outcome, coalesce(steps, 0), count(*) FROM longhaul_rollup_src WHERE done
+  GROUP BY day, "profileId", model, outcome, coalesce(steps, 0);
   DROP TABLE longhaul_rollup_src;
   SELECT count(*) INTO n FROM cost_rollup;
   RETURN n;
 END
 $$ LANGUAGE plpgsql;
 
--- First apply on a database that has tasks but no summaries or no rollup yet: build them once.
+-- First apply on a database that has tasks but no summaries or no rollup yet: build them once. And
+-- once after the outcome key learned completed_with_gaps (issue 18): rollup rows written before
+-- it counted such tasks under 'completed', so while a completed-with-gaps task exists and no rollup
+-- row has that outcome, the rollup is rebuilt (the triggers would otherwise take a task out of a
+-- row it was never added to).
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM task_cost) AND EXISTS (SELECT 1 FROM run) THEN
     PERFORM longhaul_task_cost_rebuild();
   ELSIF NOT EXISTS (SELECT 1 FROM cost_rollup) AND EXISTS (SELECT 1 FROM task) THEN
+    PERFORM longhaul_task_cost_rebuild();
+  ELSIF EXISTS (SELECT 1 FROM task WHERE status = 'completed' AND outcome = 'completed_with_gaps')
+        AND NOT EXISTS (SELECT 1 FROM cost_rollup WHERE outcome = 'completed_with_gaps') THEN
     PERFORM longhaul_task_cost_rebuild();
   END IF;
 END

@@ -1,4 +1,5 @@
 import { describeCeiling, type CeilingUsage as Ceiling } from "../../../lib/contracts/ceiling.ts";
+import { asSentence } from "../../../lib/contracts/sentences.ts";
 import { checkpointReasonAfterTurn, isSaturated, refusalCompactionLimit } from "../checkpoint.ts";
 import { rejectedByHumanMessage, REJECTED_BY_HUMAN } from "../rejected-call.ts";
 import { briefCall } from "../step-summaries.ts";
@@ -243,8 +244,10 @@ function endOfTurn(s: LoopState): LoopDecision {
   const c = s.config;
   const n = s.turn;
   if (tp.escalationRequested) {
-    const note = tp.escalationRequested.note;
-    return escalation(s, n + 1, "manual", `Escalated by an operator${note ? `: ${note}` : ""}.`, { note }, null);
+    const { note, by } = tp.escalationRequested;
+    // Who asked (memoized turns from before the field was recorded have none: "an operator").
+    const message = note ? `Escalated by ${by ?? "an operator"}: ${asSentence(note)}` : `Escalated by ${by ?? "an operator"}.`;
+    return escalation(s, n + 1, "manual", message, { note, by: by ?? null }, null);
   }
   const reason = checkpointReasonAfterTurn({
     requested: tp.checkpointRequested,

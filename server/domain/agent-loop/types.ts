@@ -98,7 +98,7 @@ export interface ModelTurn {
   /** An operator asked for a checkpoint (read when the step ran, memoized with it). */
   checkpointRequested: boolean;
   /** An operator asked to escalate the run (with an optional note). */
-  escalationRequested: { note: string | null } | null;
+  escalationRequested: { note: string | null; by?: string | null } | null;
   /** The task's model spend in USD after this call (all runs, retries included) — only with a dollar ceiling. */
   spendUsd?: number;
 }
@@ -220,7 +220,7 @@ export interface TurnProgress {
   phaseCompleted: boolean;
   costUsd: number;
   checkpointRequested: boolean;
-  escalationRequested: { note: string | null } | null;
+  escalationRequested: { note: string | null; by?: string | null } | null;
 }
 
 /** The run state of one segment. Immutable: `foldOutcome` returns a new one. */

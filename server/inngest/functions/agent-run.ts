@@ -4,7 +4,7 @@ import { openEscalation, readDecision } from "../../db/escalation-repository.ts"
 import { recordAlert } from "../../db/alert-repository.ts";
 import { prismaDecisionApplyPorts } from "../../db/apply-decision-ports.ts";
 import { applyDecision } from "../../domain/apply-escalation-decision.ts";
-import { escalationWaitAction } from "../../domain/escalation-wait.ts";
+import { ESCALATION_LAST_WAIT_ROUND, escalationWaitAction } from "../../domain/escalation-wait.ts";
 import { notifyEscalation } from "../../db/escalation-notify.ts";
 import { failRunAfterFunctionFailure, finishRun } from "../../db/run-repository.ts";
 import { findRiskyVerdict } from "../../db/approval-repository.ts";
@@ -40,13 +40,8 @@ import { escalationApplied, runCancelled, runContinued, runStarted } from "../ev
 /** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
 export const AGENT_STEP_RETRIES = 4;
 
-/**
- * The last wait round of an escalated run (rounds 0 … this, each the profile's due time long). Every
- * timeout of a still-open escalation re-notifies it (reminders 1 … ESCALATION_LAST_WAIT_ROUND + 1,
- * each moving it one role along its chain); after the last one the run stops waiting and the
- * escalation is overdue. Pure policy: server/domain/escalation-wait.ts.
- */
-export const ESCALATION_LAST_WAIT_ROUND = 3;
+/** The last wait round of an escalated run (defined with the wait's policy, server/domain/escalation-wait.ts). */
+export { ESCALATION_LAST_WAIT_ROUND };
 
 /** Validates and fingerprints a model turn's tool calls once (pure; the loop decides on the result). */
 function inspectCalls(taskId: string, calls: ModelToolCall[], extra: ExtraTools): InspectedCall[] {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { countCompletionTokens, tokenizePrompt } from "../tokens.ts";
 import type { ChatMessage, ToolSchema } from "../types.ts";
 import { decideNextAction, SCRIPTED_MODELS } from "./agent.ts";
+import { MintedIdNormalizer } from "./minted-ids.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 
 /**
@@ -14,7 +15,9 @@ import { PrefixCache } from "./prefix-cache.ts";
  *   `stream_options.include_usage`) and not; the reply comes from the scripted agent named by `model`.
  *   Deterministic: ids and content depend only on the request. `usage.prompt_tokens` is counted with
  *   gpt-tokenizer over messages + tool schemas, `completion_tokens` over the reply, and
- *   `prompt_tokens_details.cached_tokens` emulates prefix caching (see PrefixCache).
+ *   `prompt_tokens_details.cached_tokens` emulates prefix caching (see PrefixCache). All three count
+ *   the ids a run mints (task, run, checkpoint, tool call, message ids) as fixed-width placeholders
+ *   (MintedIdNormalizer), so identical work gets identical usage whatever ids it drew.
  * - `GET /v1/models`, `GET /v1/models/<id>`, `GET /health`.
  * - `POST /control/faults` arms faults (an object or an array): `{kind: "429"|"500"|"stall"|"cut",
  *   count = 1, retryAfterSeconds = 1 (429), stallMs = 600000 (stall: longer than any sane watchdog), phase (stall: "before_headers"
@@ -135,6 +138,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
   let faults: Fault[] = [];
   let nextFaultId = 1;
   const cache = new PrefixCache();
+  const mintedIds = new MintedIdNormalizer();
   const timers = new Set<NodeJS.Timeout>();
   const emptyStats = (): ScriptedServerStats => ({ requests: 0, completions: 0, streamed: 0, byModel: {}, faultsServed: {} });
   let stats = emptyStats();
@@ -190,7 +194,9 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     const messages = normalizeMessages(body.messages);
     const tools = body.tools as unknown as ToolSchema[] | undefined;
     let counted: number[] | null = null;
-    const promptTokenIds = () => (counted ??= tokenizePrompt(messages, tools));
+    const scope = typeof body.prompt_cache_key === "string" ? body.prompt_cache_key : "";
+    // The prompt's tokens with minted ids normalised, counted once: the context-length fault sizes it, usage reports it.
+    const promptTokenIds = () => (counted ??= tokenizePrompt(mintedIds.normalizeMessages(messages, scope), tools));
     const fault = takeFault(model, () => promptTokenIds().length);
     if (fault?.kind === "context_length") {
       const limit = fault.statedLimitTokens ?? fault.maxPromptTokens;
@@ -246,13 +252,17 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
     }));
     const finishReason = toolCalls.length > 0 ? "tool_calls" : "stop";
+    // Usage is counted over the prompt and reply with minted ids normalised (MintedIdNormalizer: identical
+    // work, identical usage); the agent above read the real messages.
     const promptTokens = promptTokenIds();
+    const countedReply = toolCalls.map((c) => ({ name: c.name, arguments: mintedIds.normalizeText(c.arguments, scope) }));
     const usage = {
       prompt_tokens: promptTokens.length,
-      completion_tokens: countCompletionTokens(action.content, toolCalls) + Math.ceil(padding.length / 4),
+      completion_tokens:
+        countCompletionTokens(action.content === null ? null : mintedIds.normalizeText(action.content, scope), countedReply) + Math.ceil(padding.length / 4),
       total_tokens: 0,
       prompt_tokens_details: {
-        cached_tokens: cache.lookupAndStore(promptTokens, typeof body.prompt_cache_key === "string" ? body.prompt_cache_key : ""),
+        cached_tokens: cache.lookupAndStore(promptTokens, scope),
         audio_tokens: 0,
       },
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
@@ -404,6 +414,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
         faults = [];
         stats = emptyStats();
         cache.clear();
+        mintedIds.clear();
         return sendJson(res, 200, { reset: true });
       }
       return apiError(res, 404, `no route ${route}`, "invalid_request_error", "not_found");

@@ -1,0 +1,100 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc.tsx";
+import type { Role } from "@/server/auth/roles.ts";
+
+/** The outcome of the users section's last action: one line, an error or what was done. */
+export type ActionStatus = { kind: "error" | "done"; text: string } | null;
+
+/** A user as the section names them in its messages. */
+export interface UserRef {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/**
+ * The users section's actions (roles, add user, password reset, deactivate, reactivate) sharing one
+ * status line: each action's error replaces the line, and each success replaces it with what was
+ * done — so an error clears as soon as the next action succeeds, whichever action it was.
+ * `pendingRoles` holds the roles a change asked for until the server answers.
+ */
+export function useUserActions() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState<ActionStatus>(null);
+  const [pendingRoles, setPendingRoles] = useState<Record<string, Role[]>>({});
+  const refresh = () => queryClient.invalidateQueries(trpc.admin.pathFilter());
+  const failed = (error: { message: string }) => setStatus({ kind: "error", text: error.message });
+  const done = (text: string) => setStatus({ kind: "done", text });
+
+  const rolesMutation = useMutation(trpc.admin.setRoles.mutationOptions());
+  const createMutation = useMutation(trpc.admin.createUser.mutationOptions());
+  const passwordMutation = useMutation(trpc.admin.setPassword.mutationOptions());
+  const deactivateMutation = useMutation(trpc.admin.deactivate.mutationOptions());
+  const reactivateMutation = useMutation(trpc.admin.reactivate.mutationOptions());
+
+  return {
+    status,
+    pendingRoles,
+    passwordPending: passwordMutation.isPending,
+    /** Replaces `user`'s roles with `roles` (shown at once; the server's answer or refusal settles them). */
+    setRoles(user: UserRef, roles: Role[]) {
+      setPendingRoles((p) => ({ ...p, [user.id]: roles }));
+      rolesMutation.mutate(
+        { userId: user.id, roles },
+        {
+          onSuccess: (u) => done(`${u.name} now holds ${u.roles.length ? u.roles.join(", ") : "no role"}.`),
+          onError: failed,
+          onSettled: () => void refresh().then(() => setPendingRoles((p) => Object.fromEntries(Object.entries(p).filter(([id]) => id !== user.id)))),
+        },
+      );
+    },
+    /** Adds a user with a password and roles; `onAdded` runs on success (e.g. to empty the form). */
+    createUser(input: { email: string; name: string; password: string; roles: Role[] }, onAdded: () => void) {
+      createMutation.mutate(input, {
+        onSuccess: (u) => {
+          done(`Added ${u.name} (${u.email}). Tell them their password yourself (no email is sent).`);
+          onAdded();
+          void refresh();
+        },
+        onError: failed,
+      });
+    },
+    /** Sets `user`'s password (their sessions end, their tokens are revoked); `onSet` runs on success. */
+    setPassword(user: UserRef, password: string, onSet: () => void) {
+      passwordMutation.mutate(
+        { userId: user.id, password },
+        {
+          onSuccess: (r) => {
+            done(
+              `Password set for ${user.name}; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? "" : "s"} ended. Tell them their new password yourself (no email is sent).`,
+            );
+            onSet();
+            void refresh();
+          },
+          onError: failed,
+        },
+      );
+    },
+    /** Deactivates (`active` false) or reactivates `user`. */
+    setActive(user: UserRef, active: boolean) {
+      const mutation = active ? reactivateMutation : deactivateMutation;
+      mutation.mutate(
+        { userId: user.id },
+        {
+          onSuccess: () => {
+            done(active ? `${user.name} is active again.` : `${user.name} is deactivated: signed out everywhere, their API tokens refused.`);
+            void refresh();
+          },
+          onError: failed,
+        },
+      );
+    },
+  };
+}
+
+/** What {@link useUserActions} returns. */
+export type UserActions = ReturnType<typeof useUserActions>;

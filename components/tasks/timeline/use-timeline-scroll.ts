@@ -1,0 +1,43 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type React from "react";
+import { useEffect, useRef, useState } from "react";
+import { ROW_HEIGHT } from "./types.ts";
+
+/**
+ * The timeline's scrolling state: fixed-height virtual rows over `items` (keyed by their `key`),
+ * and "Follow live" — while on and nothing is selected, the newest row is kept in view; scrolling up
+ * turns it off, reaching the bottom turns it back on. The selected step row (`selectedKey`) is
+ * scrolled into view. Returns the scroll element's ref and onScroll handler, the virtualizer, and
+ * the follow switch.
+ */
+export function useTimelineScroll({ items, selectedKey }: { items: readonly { type: string; key: string }[]; selectedKey: string | null }) {
+  const parentRef = useRef<HTMLDivElement>(null);
+  const [follow, setFollow] = useState(true);
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    getItemKey: (i) => items[i]?.key ?? i,
+  });
+
+  useEffect(() => {
+    if (follow && items.length > 0 && !selectedKey) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+  }, [items.length, follow, selectedKey, virtualizer]);
+
+  useEffect(() => {
+    if (!selectedKey) return;
+    const i = items.findIndex((it) => it.type === "step" && it.key === selectedKey);
+    if (i >= 0) virtualizer.scrollToIndex(i, { align: "auto" });
+  }, [selectedKey, items, virtualizer]);
+
+  const onScroll = (e: React.UIEvent<HTMLDivElement>) => {
+    const el = e.currentTarget;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < ROW_HEIGHT;
+    if (!atBottom && follow) setFollow(false);
+    if (atBottom && !follow) setFollow(true);
+  };
+  return { parentRef, virtualizer, follow, setFollow, onScroll };
+}

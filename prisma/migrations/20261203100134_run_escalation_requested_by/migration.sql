@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "run" ADD COLUMN     "escalationRequestedBy" TEXT;
