@@ -418,6 +418,20 @@ describe("model failures and compaction", () => {
       { kind: "compact", limitTokens: 8_000 },
     ],
     [
+      "mid-segment right after a checkpoint: compact from it, nothing to save first",
+      {},
+      { turn: 3, stepsSinceCheckpoint: 0, latestCheckpointId: "cp_risky" },
+      { promptTokens: 9_000 },
+      { kind: "compact", source: "current", checkpointFirst: null },
+    ],
+    [
+      "mid-segment with no checkpoint at all: save one first",
+      {},
+      { turn: 3, stepsSinceCheckpoint: 0, latestCheckpointId: null },
+      { promptTokens: 9_000 },
+      { kind: "compact", source: "current", checkpointFirst: { reason: "saturation", stepId: "checkpoint-3", nextTurn: 3 } },
+    ],
+    [
       "at a segment's first turn: compact the start (nothing to save first)",
       {},
       { turn: 0 },

@@ -319,7 +319,8 @@ function afterContextRefusal(s: LoopState, o: Extract<LoopOutcome, { kind: "mode
     limitTokens,
     beforeTokens,
     source: first ? "start" : "current",
-    checkpointFirst: !first && s.stepsSinceCheckpoint > 0 ? { reason: "saturation", stepId: `checkpoint-${n}`, nextTurn: n } : null,
+    // Mid-segment the references need a row holding the state whole: the latest checkpoint when nothing happened since, else a new one.
+    checkpointFirst: !first && (s.stepsSinceCheckpoint > 0 || !s.latestCheckpointId) ? { reason: "saturation", stepId: `checkpoint-${n}`, nextTurn: n } : null,
     providerLimitTokens,
     refusal,
   });
