@@ -174,8 +174,11 @@ describe("launch templates", () => {
     });
     expect(groups.reduce((n, g) => n + g.tasks, 0)).toBe(await prisma.task.count({ where: { profile: { name: profileName } } }));
     const { csv } = await api.cost.taskCsv({ profile: profileName });
-    const line = csv.split("\r\n").find((l) => l.startsWith(`${task.id},`));
-    expect(line).toMatch(new RegExp(`,${name},suite-${suffix}/small$`));
+    const [header, ...lines] = csv.split("\r\n");
+    const columns = header!.split(",");
+    const cells = lines.find((l) => l.startsWith(`${task.id},`))!.split(",");
+    expect(cells[columns.indexOf("Template")]).toBe(name);
+    expect(cells[columns.indexOf("Eval case")]).toBe(`suite-${suffix}/small`);
   });
 });
 
