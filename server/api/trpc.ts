@@ -49,6 +49,8 @@ export interface TRPCContext {
   principal?: Principal | null;
   authProblem?: string | null;
   csrfProblem?: string | null;
+  /** The session could not be read: the database is down or restarting (its cause's code). */
+  databaseUnavailable?: string | null;
 }
 
 /** Builds the {@link TRPCContext} of an HTTP request from its headers. */
@@ -60,6 +62,7 @@ export async function createTRPCContext(opts: { headers: Headers }): Promise<TRP
     actor: identity.principal?.name ?? "anonymous",
     principal: identity.principal,
     authProblem: identity.problem,
+    databaseUnavailable: identity.principal ? null : (identity.unavailable ?? null),
     csrfProblem: identity.principal?.via === "session" ? crossSiteProblem(opts.headers, trustedOrigins()) : null,
   };
 }
@@ -149,6 +152,11 @@ async function tokenTarget(db: PrismaClient, tokenId: string): Promise<string> {
 function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean } = {}) {
   return t.middleware(async ({ ctx, next, path, type, getRawInput }) => {
     const principal = ctx.principal;
+    if (!principal && ctx.databaseUnavailable) {
+      // Not "signed out": the session is there, the database that holds it is not (issue 18: 503 naming it).
+      logDatabaseUnavailable(ctx.databaseUnavailable, path);
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "the database is unavailable (down or restarting): try again in a moment" });
+    }
     if (!principal) {
       throw new TRPCError({
         code: "UNAUTHORIZED",

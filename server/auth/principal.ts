@@ -2,6 +2,7 @@ import type { PrismaClient } from "../db/generated/client.ts";
 import { verifyApiToken } from "./api-tokens.ts";
 import { normaliseRoles, type Role } from "./roles.ts";
 import { DEACTIVATED_MESSAGE } from "./user-deactivation.ts";
+import { databaseUnavailableCode } from "../db/db-errors.ts";
 
 /**
  * Who a request acts as: a signed-in person (session cookie) or an API token. `name` is the actor
@@ -21,7 +22,10 @@ export interface Principal {
 }
 
 /** A request's identity: the principal, or null with why (a bad token is not the same as no credentials). */
-export type Identity = { principal: Principal; problem: null } | { principal: null; problem: string | null };
+export type Identity =
+  | { principal: Principal; problem: null }
+  /** `unavailable`: the session could not be read because the database is down or restarting (its cause's code, server/db/db-errors.ts) — a 503, not "signed out". */
+  | { principal: null; problem: string | null; unavailable?: string };
 
 /** The token in `Authorization: Bearer <token>`, or null. */
 export function bearerToken(headers: Headers): string | null {
@@ -69,7 +73,14 @@ export async function identify({
     const { via, ...rest } = verified.principal;
     return { principal: { ...rest, via }, problem: null };
   }
-  const sessionUser = await getSessionUser(headers).catch(() => null);
+  let sessionUser: { id: string; sessionId?: string } | null;
+  try {
+    sessionUser = await getSessionUser(headers);
+  } catch (error) {
+    const unavailable = databaseUnavailableCode(error);
+    if (unavailable) return { principal: null, problem: null, unavailable };
+    sessionUser = null;
+  }
   // A browser (its fetches carry Sec-Fetch-Site) is told it is signed out; a program without credentials gets the API's hint (server/api/trpc.ts).
   const ended = hasSessionCookie(headers) ? SESSION_ENDED_MESSAGE : headers.has("sec-fetch-site") ? SIGNED_OUT_MESSAGE : null;
   if (!sessionUser) return { principal: null, problem: ended };

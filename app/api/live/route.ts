@@ -6,8 +6,8 @@ export const dynamic = "force-dynamic";
 /**
  * GET /api/live[?taskId=…] — server-sent events: `data: {"t": table, "taskId": …}` whenever run
  * state changes (PostgreSQL LISTEN/NOTIFY), filtered to one task when `taskId` is given; coalesced to
- * at most one event per 200 ms per table; a comment every 15 s keeps proxies from closing the stream.
- * Any role; 401 signed out.
+ * at most one event per 200 ms per table; a comment every 15 s keeps proxies from closing the stream,
+ * after checking the caller again (a session that ended ends the stream). Any role; 401 signed out.
  */
 export async function GET(request: Request): Promise<Response> {
   const who = await requireRole(request, [], "live updates");
@@ -36,7 +36,23 @@ export async function GET(request: Request): Promise<Response> {
         pending.set(`${e.t}:${e.taskId ?? ""}`, e);
         timer ??= setTimeout(flush, 200);
       });
-      const heartbeat = setInterval(() => send(": keep-alive\n\n"), 15_000);
+      // Every 15 s: a comment keeps proxies from closing the stream, and the caller is checked again —
+      // a session that ended (signed out, deactivated, password reset by an admin) ends the stream.
+      const heartbeat = setInterval(() => {
+        void requireRole(request, [], "live updates").then(
+          (still) => {
+            if (still instanceof Response) {
+              cleanup();
+              try {
+                controller.close();
+              } catch {
+                // already closed
+              }
+            } else send(": keep-alive\n\n");
+          },
+          () => send(": keep-alive\n\n"),
+        ); // the check itself failed (database restarting): keep the stream, check at the next beat
+      }, 15_000);
       send(`retry: 2000\n: connected\n\n`);
       cleanup = () => {
         unsubscribe();
