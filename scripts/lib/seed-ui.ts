@@ -288,11 +288,13 @@ const STATUSES = ["completed", "completed", "completed", "failed", "dead_end", "
 /**
  * Seeds `count` short tasks (one run, 4 steps: model, tool, model, finish — with their model calls),
  * launched one minute apart before `start`, goals from a small set (so many share one goal),
- * statuses cycling through all of them; every 10th completed task has an alert.
+ * statuses cycling through all of them; every 10th completed task has an alert. `bulk` (bench:ui's
+ * 100,000 tasks): runs, steps, calls and alerts go in without their per-row triggers and the cost
+ * summaries are rebuilt once after (`longhaul_task_cost_rebuild()`), as bench:costs seeds.
  */
 export async function seedManyTasks(
   client: pg.ClientBase,
-  { prefix, count, profileId, start }: { prefix: string; count: number; profileId: string; start: Date },
+  { prefix, count, profileId, start, bulk = false }: { prefix: string; count: number; profileId: string; start: Date; bulk?: boolean },
 ): Promise<{ taskIds: string[] }> {
   const tasks: Row[] = [];
   const runs: Row[] = [];
@@ -381,6 +383,9 @@ export async function seedManyTasks(
   await client.query("BEGIN");
   try {
     await insertRows(client, "task", tasks);
+    // Bulk: the ledger rows without their per-row triggers (change notifications, the task_cost and
+    // rollup summaries), which the rebuild below then writes as the triggers would have.
+    if (bulk) await client.query("SET LOCAL session_replication_role = replica");
     await insertRows(client, "run", runs);
     await insertRows(client, "step", steps);
     await insertRows(client, "model_call", calls);
@@ -390,6 +395,7 @@ export async function seedManyTasks(
     await client.query("ROLLBACK");
     throw error;
   }
+  if (bulk) await client.query("SELECT longhaul_task_cost_rebuild()");
   return { taskIds: tasks.map((t) => t.id as string) };
 }
 
