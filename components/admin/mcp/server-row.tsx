@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { classText, McpToolClassRow } from "./tool-class-row.tsx";
 
@@ -15,8 +16,9 @@ function transportText(server: Server): string {
   return t.type === "stdio" ? `stdio: ${[t.command, ...t.args].join(" ")}` : `http: ${t.url}`;
 }
 
-function when(d: Date | string | null): string {
-  return d ? new Date(d).toLocaleString() : "never";
+/** A health time in the app's one timestamp format, or "never". */
+function When({ date }: { date: Date | string | null }) {
+  return date ? <Timestamp className="font-mono" date={new Date(date)} /> : <>never</>;
 }
 
 /** One registered server: its transport, version, health, and Test / Archive. */
@@ -40,14 +42,15 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
       </div>
       {server.spec.description && <p className="text-xs text-zinc-600">{server.spec.description}</p>}
       <p className="text-xs text-zinc-600" data-testid="mcp-health">
-        Last started {when(h.lastStartedAt)}
+        Last started <When date={h.lastStartedAt} />
         {h.lastPid ? ` (pid ${h.lastPid})` : ""}
         {info?.name ? ` · ${info.name} ${info.version ?? ""}` : ""}
         {toolCount !== null ? ` · ${toolCount} tools` : ""}
       </p>
       {h.lastError && (
         <p className="text-xs text-red-700" data-testid="mcp-last-error">
-          Last error ({when(h.lastErrorAt)}): {h.lastError}
+          Last error (<When date={h.lastErrorAt} />
+          ): {h.lastError}
         </p>
       )}
       <div className="flex gap-2">

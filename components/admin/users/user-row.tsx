@@ -54,7 +54,9 @@ export function UserRow({
   const deactivated = user.deactivatedAt !== null;
   return (
     <tr className="border-t border-zinc-200" data-user-email={user.email} data-deactivated={deactivated ? "true" : undefined}>
-      <td className={deactivated ? "text-zinc-500" : undefined}>{user.name}</td>
+      <td className={deactivated ? "text-zinc-500" : undefined}>
+        <bdi>{user.name}</bdi>
+      </td>
       <td className="break-all">{user.email}</td>
       <td>{user.signIn.join(", ")}</td>
       {ROLE_COLUMNS.map((r) => (
