@@ -91,6 +91,10 @@ describe("what happens when a wait for a human times out", () => {
     );
     const moved = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: ["admin"] });
     expect(waitTimeoutWords(moved, "handler", fmt)).toContain("reminder 1 of 4 moves it to the admin role (the profile's chain)");
+    const toPerson = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: ["user:Dana Reyes"] });
+    expect(waitTimeoutWords(toPerson, "handler", fmt)).toContain("reminder 1 of 4 moves it to Dana Reyes (the profile's chain)");
+    const withPerson = escalationTimeoutPlan({ ...base, notifications: 2, lastNotifiedAt: null, assigneeRole: "user:Dana Reyes", chain: ["user:Dana Reyes"] });
+    expect(waitTimeoutWords(withPerson, "user:Dana Reyes", fmt)).toContain("reminder 2 of 4 goes to Dana Reyes again");
     const done = escalationTimeoutPlan({ ...base, notifications: 5, lastNotifiedAt: null, chain: [] });
     expect(waitTimeoutWords(done, "handler", fmt)).toBe(
       "The run stopped waiting after 4 reminders; the escalation stays open and a decision still applies. Nothing is decided on its own.",

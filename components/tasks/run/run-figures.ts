@@ -7,6 +7,7 @@
  */
 
 import { wasteWords, type WasteSplitUsd } from "../../../lib/contracts/waste.ts";
+import { assigneeUser } from "../../../lib/contracts/escalation.ts";
 
 /** A half-open span of time in epoch ms. */
 interface Span {
@@ -123,13 +124,14 @@ export interface TimeoutPlan {
  * no one decides by 2026-12-03 10:00:00 UTC: reminder 1 of 4 goes to the handler role again and the run
  * waits another 60 min. After reminder 4 the run stops waiting; the escalation stays open and a
  * decision still applies. Nothing is decided on its own." `format` writes the time (the reader's
- * Local/UTC setting); `role` is the escalation's role now. Pure.
+ * Local/UTC setting); `role` is the escalation's role now (or a person, `user:<display name>`). Pure.
  */
 export function waitTimeoutWords(plan: TimeoutPlan, role: string, format: (d: Date) => string): string {
   const tail = "the escalation stays open and a decision still applies. Nothing is decided on its own.";
   if (plan.nextReminder === null || !plan.nextTimeoutAt)
     return `The run stopped waiting after ${plan.reminders} reminder${plan.reminders === 1 ? "" : "s"}; ${tail}`;
-  const next = plan.nextRole && plan.nextRole !== role ? `moves it to the ${plan.nextRole} role (the profile's chain)` : `goes to the ${role} role again`;
+  const to = (a: string) => assigneeUser(a) ?? `the ${a} role`;
+  const next = plan.nextRole && plan.nextRole !== role ? `moves it to ${to(plan.nextRole)} (the profile's chain)` : `goes to ${to(role)} again`;
   return (
     `If no one decides by ${format(plan.nextTimeoutAt)}: reminder ${plan.nextReminder} of ${plan.reminders} ${next} and the run waits another ` +
     `${plan.rearmMinutes} min. After reminder ${plan.reminders} the run stops waiting; ${tail}`
