@@ -5,10 +5,14 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { mayActOnTask, taskActionRefusal } from "@/lib/contracts/task-actions.ts";
 import type { Role } from "@/server/auth/roles.ts";
 
-/** The signed-in user (`account.me`): name (the actor on their actions), email, roles; errors when signed out. */
+/**
+ * The signed-in user (`account.session`, the same fields as `account.me`): name (the actor on their
+ * actions), email, roles; `data` null when signed out. Asked through account.session, which answers
+ * 200 when signed out, so a signed-out page logs no 401 in the console (issue 18).
+ */
 export function useMe() {
   const trpc = useTRPC();
-  return useQuery({ ...trpc.account.me.queryOptions(), staleTime: 30_000, retry: false });
+  return useQuery({ ...trpc.account.session.queryOptions(), staleTime: 30_000, retry: false });
 }
 
 /** True when `roles` holds one of `needed` (none = any role). Mirrors server/auth/roles.ts hasAnyRole. */

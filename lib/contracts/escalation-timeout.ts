@@ -4,6 +4,7 @@
  * (server/domain/escalation-wait.ts escalationTimeoutPlan) and its words, for the run page's banner
  * and the inbox card. Client-safe, pure.
  */
+import { assigneeUser } from "./escalation.ts";
 
 /** What happens when an open escalation's wait times out (server/domain/escalation-wait.ts escalationTimeoutPlan: task.get's and escalation.get's `timeout`). */
 export interface EscalationTimeoutPlan {
@@ -26,13 +27,14 @@ export interface EscalationTimeoutPlan {
  * no one decides by 2026-12-03 10:00:00 UTC: reminder 1 of 4 goes to the handler role again and the run
  * waits another 60 min. After reminder 4 the run stops waiting; the escalation stays open and a
  * decision still applies. Nothing is decided on its own." `format` writes the time (the reader's
- * Local/UTC setting); `role` is the escalation's role now. Pure.
+ * Local/UTC setting); `role` is the escalation's role now (or a person, `user:<display name>`). Pure.
  */
 export function waitTimeoutWords(plan: EscalationTimeoutPlan, role: string, format: (d: Date) => string): string {
   const tail = "the escalation stays open and a decision still applies. Nothing is decided on its own.";
   if (plan.nextReminder === null || !plan.nextTimeoutAt)
     return `The run stopped waiting after ${plan.reminders} reminder${plan.reminders === 1 ? "" : "s"}; ${tail}`;
-  const next = plan.nextRole && plan.nextRole !== role ? `moves it to the ${plan.nextRole} role (the profile's chain)` : `goes to the ${role} role again`;
+  const to = (a: string) => assigneeUser(a) ?? `the ${a} role`;
+  const next = plan.nextRole && plan.nextRole !== role ? `moves it to ${to(plan.nextRole)} (the profile's chain)` : `goes to ${to(role)} again`;
   if (plan.nextReminder >= plan.reminders)
     return `If no one decides by ${format(plan.nextTimeoutAt)}: the last reminder (${plan.nextReminder} of ${plan.reminders}) ${next} and the run stops waiting; ${tail}`;
   return (

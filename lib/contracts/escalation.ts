@@ -73,12 +73,36 @@ export function isEscalationOverdue(e: { status: string; dueAt: Date | string; n
 /**
  * Whether an escalation waits on `me` (the nav's inbox badge, issue 18 "Escalations reach a
  * person"): it is `open` and either claimed by `me.name`, or unclaimed and routed to a role `me`
- * holds (`assigneeRole`, which moves along the profile's chain when overdue). One claimed by
- * someone else is theirs, not `me`'s. Pure.
+ * holds or to `me` by name (`assigneeRole`, a role or `user:<display name>`, which moves along the
+ * profile's chain when overdue). One claimed by someone else is theirs, not `me`'s. Pure.
  */
 export function waitsOn(e: { status: string; assigneeRole: string; claimedBy: string | null }, me: { name: string; roles: readonly string[] }): boolean {
   if (e.status !== "open") return false;
-  return e.claimedBy ? e.claimedBy === me.name : me.roles.includes(e.assigneeRole);
+  if (e.claimedBy) return e.claimedBy === me.name;
+  const user = assigneeUser(e.assigneeRole);
+  return user !== null ? sameUserName(user, me.name) : me.roles.includes(e.assigneeRole);
+}
+
+/**
+ * How an escalation chain (profile `escalationChain`) and an escalation's `assigneeRole` name a
+ * person rather than a role (issue 18: "a chain of roles or named users"): `user:<display name>`.
+ */
+export const USER_ASSIGNEE_PREFIX = "user:";
+
+/** The display name an assignee names (`user:Dana Reyes` → `Dana Reyes`), or null when it is a role. Pure. */
+export function assigneeUser(assignee: string): string | null {
+  return assignee.startsWith(USER_ASSIGNEE_PREFIX) ? assignee.slice(USER_ASSIGNEE_PREFIX.length).trim() : null;
+}
+
+/** Display names are unique case-insensitively (sign-up checks it), so they are compared so. Pure. */
+export function sameUserName(a: string, b: string): boolean {
+  return a.toLocaleLowerCase("en-US") === b.toLocaleLowerCase("en-US");
+}
+
+/** An assignee in words after "escalated to": `role handler`, or the person's name (`Dana Reyes`). Pure. */
+export function assigneeWords(assignee: string): string {
+  const user = assigneeUser(assignee);
+  return user !== null ? user : `role ${assignee}`;
 }
 
 /**

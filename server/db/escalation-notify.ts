@@ -4,6 +4,7 @@ import { escalationEmail, sendEmail, type EmailDeliveryResult } from "../notify/
 import { deliverWebhook, escalationWebhookPayload, type WebhookDeliveryResult } from "../notify/webhook.ts";
 import { taskProfile } from "./task-profile.ts";
 import { chainRoleForRound } from "../domain/escalation-wait.ts";
+import { assigneeUser } from "../../lib/contracts/escalation.ts";
 
 /** Outcome of `notifyEscalation`. */
 export interface EscalationNotifyResult {
@@ -26,7 +27,7 @@ export interface EscalationNotifyResult {
 
 /**
  * Email addresses of the active (not deactivated) users who hold `role` (the escalation's role
- * now), at most 100, oldest account first. Named users in an escalation chain are routed by role today, so a role is the unit.
+ * now), at most 100, oldest account first. A named user of an escalation chain gets theirs through {@link emailRecipientsForAssignee}.
  */
 export async function emailRecipientsForRole({ prisma, role }: { prisma: PrismaClient; role: string }): Promise<string[]> {
   const users = await prisma.user.findMany({
@@ -34,6 +35,23 @@ export async function emailRecipientsForRole({ prisma, role }: { prisma: PrismaC
     select: { email: true },
     orderBy: { createdAt: "asc" },
     take: 100,
+  });
+  return users.map((u) => u.email).filter((e) => e.includes("@"));
+}
+
+/**
+ * Email addresses for an escalation's assignee (`assigneeRole`): for a named person
+ * (`user:<display name>`, a profile chain's entry, issue 18) that user's address when the user
+ * exists and is not deactivated (display names compared case-insensitively); for a role, every
+ * active holder ({@link emailRecipientsForRole}).
+ */
+export async function emailRecipientsForAssignee({ prisma, assignee }: { prisma: PrismaClient; assignee: string }): Promise<string[]> {
+  const name = assigneeUser(assignee);
+  if (name === null) return emailRecipientsForRole({ prisma, role: assignee });
+  const users = await prisma.user.findMany({
+    where: { name: { equals: name, mode: "insensitive" }, deactivatedAt: null },
+    select: { email: true },
+    take: 1,
   });
   return users.map((u) => u.email).filter((e) => e.includes("@"));
 }
@@ -73,7 +91,8 @@ function webhookVariables(): Record<string, string | undefined> {
  *    `Idempotency-Key: <escalationId>:<round>`, the same on a retried step, so the receiver can drop
  *    the repeat. No URL → nothing sent.
  * 3. With `SMTP_URL` set, emails the round (server/notify/email.ts) to every user holding the
- *    escalation's role now ({@link emailRecipientsForRole}), Message-ID `<escalationId.round@longhaul>`.
+ *    escalation's role now, or to the person a chain entry `user:<display name>` names
+ *    ({@link emailRecipientsForAssignee}), Message-ID `<escalationId.round@longhaul>`.
  *
  * Delivery failures never throw (they are returned and logged). @throws Prisma's NotFound when the
  * escalation does not exist, and database errors (the step retries).
@@ -153,7 +172,7 @@ export async function notifyEscalation({
   return { ...base, sent: true, delivered: hook.delivered, attempts: hook.attempts, email };
 }
 
-/** The email of one round (server/notify/email.ts) to the holders of `role`, when `SMTP_URL` is set; never throws. */
+/** The email of one round (server/notify/email.ts) to the holders of `role` (or the person it names, `user:<display name>`), when `SMTP_URL` is set; never throws. */
 async function emailRound({
   prisma,
   role,
@@ -167,8 +186,11 @@ async function emailRound({
 }): Promise<EscalationNotifyResult["email"]> {
   const { SMTP_URL: smtpUrl, LONGHAUL_MAIL_FROM: from } = env();
   if (!smtpUrl) return { sent: false, skipped: "no_smtp_url" };
-  const to = await emailRecipientsForRole({ prisma, role });
-  if (to.length === 0) return { sent: false, to: [], error: `no user holds role ${role}` };
+  const to = await emailRecipientsForAssignee({ prisma, assignee: role });
+  if (to.length === 0) {
+    const user = assigneeUser(role);
+    return { sent: false, to: [], error: user !== null ? `no active user named ${user}` : `no user holds role ${role}` };
+  }
   const result: EmailDeliveryResult = await send({ smtpUrl, from, to, email: escalationEmail(notice) });
   if (!result.sent) console.error(`[longhaul] email for escalation ${notice.id} (round ${notice.round}) not sent: ${result.error}`);
   return result.sent ? { sent: true, to: result.accepted } : { sent: false, to: [], error: result.error };

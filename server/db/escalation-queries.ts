@@ -4,7 +4,7 @@ import { AppError } from "../errors.ts";
 import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
-import { inboxCounts, isEscalationOverdue } from "../../lib/contracts/escalation.ts";
+import { inboxCounts, isEscalationOverdue, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
 import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
@@ -13,7 +13,8 @@ import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
  * time — then those decided and waiting out their undo window, then the 100 most recently decided.
  * `status`: `open` (only open ones), `decided`/`closed` (only decided ones), none = both. `reason`
- * filters by reason; `assignee` matches the claimant or the assignee role (exact). Times are judged
+ * filters by reason; `assignee` matches the claimant, the assignee role (exact), or a person the
+ * escalation is routed to by name (`user:<assignee>`, case-insensitive). Times are judged
  * by the database clock: `overdue`, and `applyInMs` (ms left of an undo window, 0 when none or over).
  * Each row says who is on it (`claimedBy`, `claimedAt`) and the task's spend so far (`taskCostUsd`,
  * the same sum as task.get's usage.costUsd).
@@ -30,7 +31,18 @@ export async function listEscalations({
   assignee?: string;
 }) {
   const include = { task: { select: { goal: true, status: true } } } as const;
-  const common = { ...(reason ? { reason } : {}), ...(assignee ? { OR: [{ claimedBy: assignee }, { assigneeRole: assignee }] } : {}) };
+  const common = {
+    ...(reason ? { reason } : {}),
+    ...(assignee
+      ? {
+          OR: [
+            { claimedBy: assignee },
+            { assigneeRole: assignee },
+            { assigneeRole: { equals: `${USER_ASSIGNEE_PREFIX}${assignee}`, mode: "insensitive" as const } },
+          ],
+        }
+      : {}),
+  };
   const [open, closed, now] = await Promise.all([
     status === "closed" || status === "decided"
       ? []

@@ -5,6 +5,7 @@ import { diffProfileSpecs, profileSpecSchema, type ProfileFieldChange, type Prof
 import type { Prisma, PrismaClient } from "./client.ts";
 import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-server-repository.ts";
 import { currentProfileVersion } from "./task-profile.ts";
+import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
 
 /**
  * Agent profiles as admins manage them (issue 16): create, edit, copy, archive, and apply a whole
@@ -121,6 +122,29 @@ function checkMcpSelections(spec: ProfileSpec, known: Set<string>, where = ""): 
     .map((s) => `${where}mcpServers: no MCP server named "${s.server}" is registered${known.size ? ` (registered: ${[...known].sort().join(", ")})` : ""}`);
 }
 
+/**
+ * The `user:<display name>` entries of a profile's escalation chain must name users who exist and
+ * are not deactivated (issue 18: "named users an admin can actually assign"), matched
+ * case-insensitively as display names are unique so. Returns one problem a line, naming the field:
+ * `escalationChain[1]: no active user named "Dana" (user:Dana; deactivated)`.
+ */
+async function checkChainUsers(prisma: PrismaClient, spec: ProfileSpec, where = ""): Promise<string[]> {
+  const named = spec.escalationChain
+    .map((entry, i) => ({ entry, i, name: assigneeUser(entry) }))
+    .filter((x): x is { entry: string; i: number; name: string } => x.name !== null);
+  if (named.length === 0) return [];
+  const users = await prisma.user.findMany({
+    where: { OR: named.map((n) => ({ name: { equals: n.name, mode: "insensitive" as const } })) },
+    select: { name: true, deactivatedAt: true },
+  });
+  return named.flatMap(({ entry, i, name }) => {
+    const u = users.find((x) => sameUserName(x.name, name));
+    if (u && !u.deactivatedAt) return [];
+    const why = u ? "that user is deactivated; reactivate them or name someone else" : "no user has that display name";
+    return [`${where}escalationChain[${i}]: ${JSON.stringify(entry)} cannot be assigned: ${why}`];
+  });
+}
+
 async function knownServers(prisma: PrismaClient): Promise<Set<string>> {
   return new Set((await listMcpServers({ prisma })).map((s) => s.name));
 }
@@ -128,7 +152,7 @@ async function knownServers(prisma: PrismaClient): Promise<Set<string>> {
 /** Creates profile `spec.name` (input untrusted; validated). Returns it. @throws AppError BAD_INPUT, CONFLICT when the name is taken. */
 export async function createProfile({ prisma, spec: input }: { prisma: PrismaClient; spec: unknown }) {
   const spec = parseProfileSpec(input);
-  const problems = checkMcpSelections(spec, await knownServers(prisma));
+  const problems = [...checkMcpSelections(spec, await knownServers(prisma)), ...(await checkChainUsers(prisma, spec))];
   if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
   if (await prisma.agentProfile.findUnique({ where: { name: spec.name }, select: { id: true } })) {
     throw new AppError("CONFLICT", `name: a profile named "${spec.name}" exists already (edit it, or copy it under a new name)`);
@@ -146,7 +170,7 @@ export async function updateProfile({ prisma, name, spec: input }: { prisma: Pri
   const spec = parseProfileSpec(input);
   if (spec.name !== name) throw new AppError("BAD_INPUT", `name: a profile cannot be renamed (copy "${name}" to "${spec.name}" instead)`);
   const before = await getProfileOrThrow({ prisma, name });
-  const problems = checkMcpSelections(spec, await knownServers(prisma));
+  const problems = [...checkMcpSelections(spec, await knownServers(prisma)), ...(await checkChainUsers(prisma, spec))];
   if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
   const changes = diffProfileSpecs(before.spec, spec);
   if (changes.length) await prisma.agentProfile.update({ where: { name }, data: columnsOf(spec) });
@@ -272,6 +296,7 @@ export async function applyProfileDocument({
   const known = await knownServers(prisma);
   for (const s of servers) known.add(s.name);
   specs.forEach((spec, i) => problems.push(...checkMcpSelections(spec, known, `profiles[${i}] "${spec.name}": `)));
+  for (const [i, spec] of specs.entries()) problems.push(...(await checkChainUsers(prisma, spec, `profiles[${i}] "${spec.name}": `)));
   if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
 
   const items: ApplyItem[] = [];

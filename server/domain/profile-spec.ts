@@ -4,6 +4,7 @@ import { BUILTIN_TOOL_NAMES, ENV_NAME, PROFILE_NAME, PROFILE_PROVIDERS } from ".
 import { parseEmailAllowEntry, parseHttpAllowEntry } from "./egress-policy.ts";
 import { textField } from "./input-fields.ts";
 import { isRole, ROLES } from "../auth/roles.ts";
+import { assigneeUser, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
 
 /**
  * An agent profile's content as an admin writes it (browser form, API, `profiles apply` file) and as
@@ -118,8 +119,8 @@ export const profileSpecShape = {
   escalationRole: escalationRoleField("escalationRole").default("handler"),
   escalationDueMinutes: int("escalationDueMinutes", 1, 10_080).default(60),
   escalationChain: z
-    .array(escalationRoleField("escalationChain[]"), "escalationChain: a list of roles")
-    .max(10, "escalationChain: at most 10 roles")
+    .array(escalationChainEntryField("escalationChain[]"), "escalationChain: a list of roles or user:<display name> entries")
+    .max(10, "escalationChain: at most 10 entries")
     .default([]),
   requireApproval: z.boolean("requireApproval: true or false").default(false),
   egressEmailAllow: allowList("egressEmailAllow", parseEmailAllowEntry).default([]),
@@ -140,6 +141,23 @@ export const profileSpecShape = {
 function escalationRoleField(field: string) {
   return textField(field, 50).refine((v): boolean => isRole(v), {
     error: (i) => `${field}: ${JSON.stringify(i.input)} is not a role; use one of ${ROLES.join(", ")}`,
+  });
+}
+
+/**
+ * One entry of an escalation chain: a role ({@link escalationRoleField}) or a named person,
+ * `user:<display name>` (lib/contracts/escalation.ts USER_ASSIGNEE_PREFIX; issue 18 "a chain of
+ * roles or named users"). The name's form is checked here; that such a user exists and is not
+ * deactivated is checked when the profile is saved (server/db/profile-repository.ts), where the
+ * users are. Refused with the field named:
+ * `escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin, or user:<display name>`.
+ */
+function escalationChainEntryField(field: string) {
+  return textField(field, 120).refine((v): boolean => (v.startsWith(USER_ASSIGNEE_PREFIX) ? (assigneeUser(v) ?? "").length > 0 : isRole(v)), {
+    error: (i) =>
+      typeof i.input === "string" && i.input.startsWith(USER_ASSIGNEE_PREFIX)
+        ? `${field}: "user:" must be followed by a user's display name`
+        : `${field}: ${JSON.stringify(i.input)} is not a role; use one of ${ROLES.join(", ")}, or user:<display name>`,
   });
 }
 

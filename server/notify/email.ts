@@ -1,6 +1,7 @@
 import { createTransport, type Transporter } from "nodemailer";
 import type SMTPPool from "nodemailer/lib/smtp-pool";
 import type { EscalationNotice } from "./webhook.ts";
+import { assigneeUser } from "../../lib/contracts/escalation.ts";
 
 /**
  * Email notifier for escalations (issue 18 "Escalations reach a person": "email when a mail server is
@@ -34,7 +35,12 @@ export function escalationEmail(notice: EscalationNotice): EscalationEmail {
   const round = notice.round ?? 0;
   const task = (notice.taskTitle ?? `task ${notice.taskId}`).replace(/\s+/g, " ").trim();
   const reEscalatedTo = round > 0 ? (notice.reEscalatedTo ?? null) : null;
-  const prefix = round === 0 ? "Longhaul needs a human" : reEscalatedTo ? `Overdue — re-escalated to ${reEscalatedTo}` : `Overdue (reminder ${round})`;
+  const prefix =
+    round === 0
+      ? "Longhaul needs a human"
+      : reEscalatedTo
+        ? `Overdue — re-escalated to ${assigneeUser(reEscalatedTo) ?? reEscalatedTo}`
+        : `Overdue (reminder ${round})`;
   const full = `${prefix}: ${task}`;
   const subject = full.length > MAX_SUBJECT_CHARS ? `${full.slice(0, MAX_SUBJECT_CHARS - 1)}…` : full;
   const dueAt = notice.dueAt === null ? null : new Date(notice.dueAt).toISOString();
@@ -43,7 +49,9 @@ export function escalationEmail(notice: EscalationNotice): EscalationEmail {
     "",
     `Task: ${task}`,
     ...(notice.message ? [`Why: ${notice.message}`] : []),
-    ...(notice.assigneeRole ? [`Escalated to role: ${notice.assigneeRole}`] : []),
+    ...(notice.assigneeRole
+      ? [assigneeUser(notice.assigneeRole) !== null ? `Escalated to: ${assigneeUser(notice.assigneeRole)}` : `Escalated to role: ${notice.assigneeRole}`]
+      : []),
     dueAt ? `Answer due by: ${dueAt}` : "No deadline.",
     "",
     `Decide: ${notice.taskUrl}`,

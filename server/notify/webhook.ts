@@ -167,7 +167,7 @@ export function escalationWebhookPayload(escalation: EscalationNotice): WebhookP
     round === 0
       ? `:rotating_light: Longhaul needs a human: ${link} stopped (${escape(escalation.reason)}).`
       : reEscalatedTo
-        ? `:alarm_clock: Longhaul escalation overdue — re-escalated to ${escape(reEscalatedTo)}: ${link} stopped (${escape(escalation.reason)}) and is still waiting (reminder ${round}).`
+        ? `:alarm_clock: Longhaul escalation overdue — re-escalated to ${escape(reEscalatedTo.replace(/^user:/, ""))}: ${link} stopped (${escape(escalation.reason)}) and is still waiting (reminder ${round}).`
         : `:alarm_clock: Longhaul escalation overdue — reminder ${round}${role ? ` to ${escape(role)}` : ""}: ${link} stopped (${escape(escalation.reason)}) and is still waiting.`;
   const lines = [
     headline,

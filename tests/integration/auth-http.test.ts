@@ -111,6 +111,12 @@ describe("identity and roles over HTTP", () => {
     adminCookie = first.cookie;
     const me = await trpc("query", "account.me", null, { cookie: adminCookie });
     expect(me.data).toMatchObject({ name: "First", roles: ["operator", "handler", "manager", "admin"], via: "session" });
+    // account.session: the same fields signed in; 200 with null signed out (the pages ask it, so a signed-out visit logs no 401), where account.me is a 401.
+    const session = await trpc("query", "account.session", null, { cookie: adminCookie });
+    expect(session.data).toEqual(me.data);
+    const signedOut = await trpc("query", "account.session", null);
+    expect([signedOut.status, signedOut.data]).toEqual([200, null]);
+    expect((await trpc("query", "account.me", null)).status).toBe(401);
     // The grant no admin made is in the audit log too.
     const grants = await db.auditEvent.findMany({ where: { action: "auth.firstAdmin" } });
     expect(grants).toHaveLength(1);

@@ -18,8 +18,8 @@ import { freePort } from "../support/ports.ts";
 // Signed-out callers are refused before validation: one test below checks that for every procedure.
 const admin = { name: "admin token", headers: {} as Record<string, string> };
 const CALLERS: { name: string; headers: Record<string, string> }[] = [admin];
-/** Procedures anyone may call signed out (what the sign-in page needs). */
-const PUBLIC_PROCEDURES = new Set(["account.signInOptions"]);
+/** Procedures anyone may call signed out (what the sign-in page needs; account.session answers null to a signed-out caller). */
+const PUBLIC_PROCEDURES = new Set(["account.signInOptions", "account.session"]);
 
 /** Text that must never reach a client: ORM / driver / runtime internals. */
 const INTERNAL =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inboxCounts, isEscalationOverdue, waitsOn } from "../../lib/contracts/escalation.ts";
+import { assigneeUser, assigneeWords, inboxCounts, isEscalationOverdue, waitsOn } from "../../lib/contracts/escalation.ts";
 import { isoUtc } from "../../lib/contracts/dates.ts";
 
 const now = new Date("2026-12-02T05:14:00Z");
@@ -49,6 +49,15 @@ describe("the nav's inbox badge counts what waits on the signed-in handler", () 
     expect(waitsOn(row({ claimedBy: "bo" }), me)).toBe(false);
     expect(waitsOn(row({ assigneeRole: "admin" }), me)).toBe(false);
     expect(waitsOn(row({ status: "decided" }), me)).toBe(false);
+  });
+  it("counts one routed to them by name (a chain's user:<display name>, case-insensitive), not to other holders of their roles", () => {
+    expect(waitsOn(row({ assigneeRole: "user:Hana" }), me)).toBe(true);
+    expect(waitsOn(row({ assigneeRole: "user:Dana" }), me)).toBe(false);
+    expect(waitsOn(row({ assigneeRole: "user:Hana", claimedBy: "bo" }), me)).toBe(false);
+    expect(assigneeUser("user:Dana Reyes")).toBe("Dana Reyes");
+    expect(assigneeUser("handler")).toBeNull();
+    expect(assigneeWords("handler")).toBe("role handler");
+    expect(assigneeWords("user:Dana Reyes")).toBe("Dana Reyes");
   });
   it("says how many of those are overdue, by the same rule as the inbox", () => {
     const rows = [row({}), row({ dueAt: past }), row({ notifications: 2 }), row({ dueAt: past, claimedBy: "bo" }), row({ assigneeRole: "admin", dueAt: past })];

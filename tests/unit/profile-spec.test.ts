@@ -95,8 +95,19 @@ describe("escalation routing names roles that exist (issue 18)", () => {
       'escalationRole: "team-lead" is not a role; use one of operator, handler, manager, admin',
     ]);
     expect(messages({ name: "p", model: "m", escalationChain: ["admin", "team-lead"] })).toEqual([
-      'escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin',
+      'escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin, or user:<display name>',
     ]);
     expect(messages({ name: "p", model: "m", escalationRole: "" })).toEqual(['escalationRole: "" is not a role; use one of operator, handler, manager, admin']);
+  });
+
+  it("takes named users in the chain as user:<display name> (that they exist is checked at save), not as the first role", () => {
+    expect(profileSpecSchema.parse({ name: "p", model: "m", escalationChain: ["admin", "user:Dana Reyes"] }).escalationChain).toEqual([
+      "admin",
+      "user:Dana Reyes",
+    ]);
+    expect(messages({ name: "p", model: "m", escalationChain: ["user:  "] })).toEqual([`escalationChain[]: "user:" must be followed by a user's display name`]);
+    expect(messages({ name: "p", model: "m", escalationRole: "user:Dana" })).toEqual([
+      'escalationRole: "user:Dana" is not a role; use one of operator, handler, manager, admin',
+    ]);
   });
 });

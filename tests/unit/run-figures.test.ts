@@ -111,6 +111,10 @@ describe("what happens when a wait for a human times out", () => {
       /the last reminder \(4 of 4\) goes to the handler role again and the run stops waiting; the escalation stays open/,
     );
     expect(waitTimeoutWords(last, "handler", fmt)).not.toContain("waits another");
+    const toPerson = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: ["user:Dana Reyes"] });
+    expect(waitTimeoutWords(toPerson, "handler", fmt)).toContain("reminder 1 of 4 moves it to Dana Reyes (the profile's chain)");
+    const withPerson = escalationTimeoutPlan({ ...base, notifications: 2, lastNotifiedAt: null, assigneeRole: "user:Dana Reyes", chain: ["user:Dana Reyes"] });
+    expect(waitTimeoutWords(withPerson, "user:Dana Reyes", fmt)).toContain("reminder 2 of 4 goes to Dana Reyes again");
     const done = escalationTimeoutPlan({ ...base, notifications: 5, lastNotifiedAt: null, chain: [] });
     expect(waitTimeoutWords(done, "handler", fmt)).toBe(
       "The run stopped waiting after 4 reminders; the escalation stays open and a decision still applies. Nothing is decided on its own.",

@@ -6,8 +6,9 @@ import { formatAbsolute, Timestamp, useTimeZone } from "@/components/ui/timestam
 import { waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
 import { REASONS } from "./reasons.ts";
 import type { EscalationCard } from "./use-decision-form.ts";
+import { assigneeWords } from "@/lib/contracts/escalation.ts";
 
-/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, when it opened and is due (absolute times in the one format, components/ui/timestamp.tsx) and the role it is escalated to; while open, what happens when the wait times out. */
+/** The card's heading: the reason (and overdue), the message, the task's goal as a link, then profile, when it opened and is due (absolute times in the one format, components/ui/timestamp.tsx) and the role or person it is escalated to (assigneeWords: "role handler", or a name from the chain); while open, what happens when the wait times out. */
 export function CardHeading({ e }: { e: EscalationCard }) {
   const zone = useTimeZone();
   return (
@@ -27,8 +28,8 @@ export function CardHeading({ e }: { e: EscalationCard }) {
         </Link>
       </p>
       <p className="mt-1 text-xs text-zinc-500">
-        <bdi>{e.profile.name}</bdi> · opened <Timestamp date={e.createdAt} /> ({ago(e.createdAt)}) · due <Timestamp date={e.dueAt} /> · escalated to role{" "}
-        {e.assigneeRole}
+        <bdi>{e.profile.name}</bdi> · opened <Timestamp date={e.createdAt} /> ({ago(e.createdAt)}) · due <Timestamp date={e.dueAt} /> · escalated to{" "}
+        <bdi>{assigneeWords(e.assigneeRole)}</bdi>
       </p>
       {e.timeout && (
         <p className="mt-1 text-xs text-zinc-600" data-testid="card-wait-timeout">

@@ -7,6 +7,7 @@ import { RelativeTime } from "@/components/tasks/relative-time.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import type { AppRouter } from "@/server/api/root.ts";
 import { REASON_SHORT } from "../context-card.tsx";
+import { assigneeWords } from "@/lib/contracts/escalation.ts";
 
 type InboxEscalation = inferRouterOutputs<AppRouter>["escalation"]["list"][number];
 
@@ -52,7 +53,7 @@ export function InboxItem({
               ? // After a reminder re-armed dueAt it lies ahead again: still overdue (isEscalationOverdue), with no "for" time.
                 new Date(e.dueAt).getTime() < now
                 ? `⚠ overdue ${ago(e.dueAt).replace(" ago", "")}`
-                : `⚠ overdue (reminded, now with ${e.assigneeRole})`
+                : `⚠ overdue (reminded, now with ${assigneeWords(e.assigneeRole)})`
               : `due in ${ago(e.dueAt).replace(" ago", "")}`
             : e.status === "decided" && left > 0
               ? `${e.decision?.replace("_", " ")}: decided, applies in ${left} s`
@@ -72,7 +73,7 @@ export function InboxItem({
         <span className="tabular-nums" title="The task's spend so far (all runs)">
           {usd(e.taskCostUsd)} so far
         </span>
-        <span>{e.claimedBy && e.status === "open" ? "" : `escalated to role ${e.assigneeRole}`}</span>
+        <span>{e.claimedBy && e.status === "open" ? "" : `escalated to ${assigneeWords(e.assigneeRole)}`}</span>
       </div>
       <div className="truncate text-xs text-zinc-400" dir="auto">
         {e.goal}

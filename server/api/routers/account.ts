@@ -4,6 +4,7 @@ import { createApiToken, revokeApiToken, TOKEN_MAX_DAYS } from "../../auth/api-t
 import { listOwnTokens, roleListSchema, signInOptions } from "../../auth/users.ts";
 import { changeOwnPassword, changePasswordInputSchema } from "../../auth/change-password.ts";
 import { AppError } from "../../errors.ts";
+import type { Principal } from "../../auth/principal.ts";
 import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
 
 export const createTokenInputSchema = inputObject({
@@ -19,14 +20,22 @@ export const createTokenInputSchema = inputObject({
 });
 
 /** One's own account: who am I, and my API tokens. */
+/** What account.me and account.session say of the caller: name (the actor on their actions), email, roles, and how they are signed in. */
+function meOf(p: Principal) {
+  return { userId: p.userId, name: p.name, email: p.email, roles: p.roles, via: p.via };
+}
+
 export const accountRouter = createTRPCRouter({
   /** What the sign-in page offers (no sign-in needed): see {@link signInOptions}. */
   signInOptions: publicProcedure.query(({ ctx }) => signInOptions({ prisma: ctx.prisma })),
   /** The caller: name (the actor recorded on their actions), email, roles, and how they are signed in. */
-  me: signedInProcedure.query(({ ctx }) => {
-    const p = ctx.principal;
-    return { userId: p.userId, name: p.name, email: p.email, roles: p.roles, via: p.via };
-  }),
+  me: signedInProcedure.query(({ ctx }) => meOf(ctx.principal)),
+  /**
+   * The caller as `me` gives it, or null when signed out — answered 200 either way (no sign-in
+   * needed), so the app's pages can ask who is signed in without a 401 in the browser's console on a
+   * signed-out visit (issue 18: "no console errors on a normal visit"). `me` keeps its 401 for programs.
+   */
+  session: publicProcedure.query(({ ctx }) => (ctx.principal ? meOf(ctx.principal) : null)),
   tokens: signedInProcedure.query(({ ctx }) => listOwnTokens({ prisma: ctx.prisma, userId: ctx.principal.userId })),
   /**
    * A new API token for the caller (`Authorization: Bearer <token>`; the CLI's LONGHAUL_TOKEN),
