@@ -19,6 +19,8 @@ import { useAgentStack } from "../support/fixtures.ts";
 // starts from a prompt built from the checkpoint alone, and two concurrent resumes make one run.
 
 const LIMIT = 12;
+/** Model requests the scripted audit of LIMIT packages makes up to its checkpoint after tool-4-9 (4 turns and the checkpoints' summary calls); measured, and fixed by the scripted agent. */
+const REQUESTS_TO_CHECKPOINT = 7;
 let stack: AgentStack;
 useAgentStack((started) => (stack = started));
 
@@ -32,20 +34,17 @@ const factsOf = (cp: Checkpoint) => cp.workingSet as Record<string, unknown>;
  */
 async function runFailedBy429s(label: string, autoResumeMax: number) {
   const profile = await createTestProfile(stack.db, label, { checkpointEverySteps: 10, autoResumeMax });
+  // Armed before the launch, at a known point of the deterministic scripted audit (no race with the
+  // run): its first REQUESTS_TO_CHECKPOINT model requests are answered, and the next one — the turn
+  // after that checkpoint — fails with every retry.
+  await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0, skip: REQUESTS_TO_CHECKPOINT });
   const { taskId, runId } = await launchDemoWithProfile(stack, { limit: LIMIT, profile });
-  const checkpoint = await waitFor(
-    "a checkpoint with the selection and some licenses",
-    async () => {
-      const rows = await stack.db.checkpoint.findMany({ where: { taskId }, orderBy: { seq: "asc" } });
-      return rows.find((c) => "audit:packages" in factsOf(c) && Object.keys(factsOf(c)).some((k) => k.startsWith("license:")));
-    },
-    60_000,
-    25,
-  );
-  await stack.armFaults({ kind: "429", count: AGENT_STEP_RETRIES + 1, retryAfterSeconds: 0 });
   const failed = await waitForRunEnd(stack.db, runId);
   await disarmFaults(stack);
-  return { taskId, runId, profile, checkpoint, failed };
+  const rows = await stack.db.checkpoint.findMany({ where: { taskId, runId }, orderBy: { seq: "asc" } });
+  const checkpoint = rows.findLast((c) => "audit:packages" in factsOf(c) && Object.keys(factsOf(c)).some((k) => k.startsWith("license:")));
+  expect(checkpoint, "a checkpoint with the selection and some licenses before the 429s").toBeDefined();
+  return { taskId, runId, profile, checkpoint: checkpoint!, failed };
 }
 
 /**

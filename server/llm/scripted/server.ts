@@ -22,7 +22,8 @@ import { PrefixCache } from "./prefix-cache.ts";
  * - `POST /control/faults` arms faults (an object or an array): `{kind: "429"|"500"|"stall"|"cut",
  *   count = 1, retryAfterSeconds = 1 (429), stallMs = 600000 (stall: longer than any sane watchdog), phase (stall: "before_headers"
  *   | "after_headers", default after_headers when streaming, before_headers otherwise), model?}`.
- *   Each served fault uses up one `count`; faults are served first-armed first. `GET` lists,
+ *   Each served fault uses up one `count`; faults are served first-armed first; `skip: n` lets the
+ *   first n matching requests through before it is served. `GET` lists,
  *   `DELETE` clears. A stall is silence, then the normal answer if the client is still there; a cut
  *   is half the stream (or half the JSON body) and then the end of the response, with no
  *   finish_reason and no `[DONE]`. `no_usage` answers normally but reports no `usage` (as some
@@ -43,6 +44,8 @@ const faultSchema = z.object({
   stallMs: z.number().int().min(0).max(3_600_000).default(600_000),
   phase: z.enum(["before_headers", "after_headers"]).optional(),
   model: z.string().min(1).optional(),
+  /** Requests (matching `model`) answered normally before this fault is served: arms a fault for a known point of a deterministic scripted run, with no race against it. */
+  skip: z.number().int().min(0).max(1_000_000).default(0),
   /** oversize: bytes of padding appended to the reply's content. */
   bytes: z
     .number()
@@ -162,6 +165,10 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
   const takeFault = (model: string, promptTokens: () => number): Fault | null => {
     const fault = faults.find((f) => (f.model === undefined || f.model === model) && (f.kind !== "context_length" || promptTokens() > f.maxPromptTokens));
     if (!fault) return null;
+    if (fault.skip > 0) {
+      fault.skip--;
+      return null;
+    }
     fault.count--;
     if (fault.count <= 0) faults = faults.filter((f) => f !== fault);
     stats.faultsServed[fault.kind] = (stats.faultsServed[fault.kind] ?? 0) + 1;
