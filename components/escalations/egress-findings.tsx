@@ -82,12 +82,17 @@ export function HighlightedArguments({ args, evidence }: { args: Record<string, 
  * What the egress gate found, one line each, in plain words: a destination outside the policy with
  * the reason and the allow-list; a secret with the rule that matched and its value redacted; a
  * verbatim copy of a workspace file with the file, the size and the copied excerpt (secrets in it
- * redacted). Nothing here shows a secret: the evidence never holds one.
+ * redacted). Listed once: neither the heading above the list nor the card's headline repeats them.
+ * Nothing here shows a secret: the evidence never holds one.
  */
 export function EgressFindings({ evidence }: { evidence: EgressEvidence }) {
+  // Each finding once, in the list; the heading only counts them (the card's headline names the call).
+  const count = evidence.breaches.length + evidence.findings.length;
   return (
     <div className="space-y-2" data-testid="egress-findings">
-      <p className="text-sm font-semibold text-red-900">Stopped by the egress gate: {evidence.reasons.join("; ")}</p>
+      <p className="text-sm font-semibold text-red-900">
+        Stopped by the egress gate: {count} finding{count === 1 ? "" : "s"}
+      </p>
       <ul className="space-y-1.5 text-sm">
         {evidence.breaches.map((b) => (
           <li

@@ -42,3 +42,20 @@ export function briefCall(tool: string, args: unknown): string {
   };
   return `${tool}(${entries.map(([k, v]) => `${k}: ${brief(v)}`).join(", ")})`;
 }
+
+/**
+ * The short headline of a call the egress gate stopped: the tool and where it would send, e.g.
+ * `send_email to leak@elsewhere.example.net` or `http_post to https://x.example/hook`. The
+ * destinations are the breached ones when there are any, else the call's own `to` / `url`; at most
+ * three, then "+N more". The reasons and findings are not repeated here: the escalation's evidence
+ * holds them and the card lists them once.
+ */
+export function egressHeadline(tool: string, breaches: readonly unknown[], args: unknown): string {
+  const fromBreaches = breaches.map((b) => (b as { destination?: unknown } | null)?.destination).filter((d): d is string => typeof d === "string");
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const own = [a.to, a.url].flatMap((v) => (Array.isArray(v) ? v : [v])).filter((v): v is string => typeof v === "string" && v.length > 0);
+  const destinations = [...new Set(fromBreaches.length > 0 ? fromBreaches : own)].map((d) => (d.length > 80 ? `${d.slice(0, 79)}…` : d));
+  if (destinations.length === 0) return tool;
+  const more = destinations.length > 3 ? ` +${destinations.length - 3} more` : "";
+  return `${tool} to ${destinations.slice(0, 3).join(", ")}${more}`;
+}

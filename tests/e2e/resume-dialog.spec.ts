@@ -91,6 +91,96 @@ test("header Resume… after a cancel redoes nothing; Resume from an older check
   expect(figures(await trpc<OriginalFigures>(request, "task.get", { taskId }))).toEqual(figures(before));
 });
 
+test("cancel mid-run, then header Resume: every fact the run had recorded is kept and none is recorded again", async ({ page, request }) => {
+  // Issue 18: a cancelled run with 35 facts whose last checkpoint held 17, resumed, redid 47 steps.
+  // Here the run is cancelled from the header while it holds more facts than its last checkpoint.
+  const { taskId } = await trpc<{ taskId: string }>(request, "task.launch", { demo: { kind: "license-audit", limit: 60 }, profile: "scripted" }, true);
+  const factsNow = async () => (await trpc<{ facts: unknown[] }>(request, "task.get", { taskId })).facts.length;
+  const lastCheckpoint = async () => (await trpc<{ seq: number; facts: number }[]>(request, "task.checkpoints", { taskId })).at(-1);
+  await page.goto(`/tasks/${taskId}`);
+  // Cancel (from the header, the page already open) once the run holds 5 facts more than its last checkpoint.
+  let held = { seq: 0, facts: 0 };
+  await expect
+    .poll(
+      async () => {
+        const cp = await lastCheckpoint();
+        if (!cp) return -1;
+        held = cp;
+        return (await factsNow()) - cp.facts;
+      },
+      { timeout: 90_000, intervals: [200] },
+    )
+    .toBeGreaterThanOrEqual(5);
+  page.once("dialog", (d) => void d.accept());
+  await page.getByRole("button", { name: "Cancel task" }).click();
+  await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  // The cancel checkpoints the state after the step in flight (or, when the run had just taken one,
+  // that one covers it): wait until the latest checkpoint holds every fact the task holds.
+  let latest = held;
+  await expect
+    .poll(
+      async () => {
+        latest = (await lastCheckpoint())!;
+        return latest.seq > held.seq && latest.facts === (await factsNow());
+      },
+      { timeout: 30_000, intervals: [200] },
+    )
+    .toBe(true);
+  await page.getByRole("button", { name: "Resume…" }).click();
+  const dialog = page.getByTestId("resume-dialog");
+  await expect(dialog.getByTestId("resume-redo")).toHaveText("Nothing is redone: every fact the task holds now is kept.");
+  await dialog.getByRole("button", { name: "Back" }).click();
+
+  // What the cancelled run had established, as the Working set tab shows it: more than the
+  // checkpoint seen before the cancel held (the case of the issue).
+  await page.reload();
+  await page.getByRole("tab", { name: /^Working set/ }).click();
+  const current = page.getByTestId("working-set-panel").getByTestId("current-facts");
+  await expect(current.locator("tr[data-key]")).toHaveCount(latest.facts);
+  const before = await current.locator("tr[data-key]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")!));
+  expect(before.length).toBeGreaterThanOrEqual(held.facts + 5);
+
+  // Header Resume… confirmed; the resumed run finishes the audit.
+  await page.getByRole("button", { name: "Resume…" }).click();
+  await dialog.getByRole("button", { name: "Confirm resume" }).click();
+  await expect(dialog).toBeHidden();
+  await expect.poll(async () => (await trpc<{ status: string }>(request, "task.get", { taskId })).status, { timeout: 150_000 }).toBe("completed");
+
+  await page.reload();
+  await page.getByRole("tab", { name: /^Working set/ }).click();
+  const panel = page.getByTestId("working-set-panel");
+  // Every fact of before is still there, and the working set only grew.
+  const rowsAfter = panel.getByTestId("current-facts").locator("tr[data-key]");
+  await expect(rowsAfter.first()).toBeVisible();
+  const after = await rowsAfter.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")!));
+  expect(before.filter((k) => !after.includes(k))).toEqual([]);
+  expect(after.length).toBeGreaterThan(before.length);
+  await expect(page.getByRole("tab", { name: /^Working set/ })).toHaveText(`Working set (${after.length})`);
+
+  // The history of the resumed run: it starts from the cancel's checkpoint, removes nothing at its
+  // start, and none of its record_fact steps records a fact the cancelled run had recorded.
+  const history = panel.getByTestId("working-set-history");
+  await expect(history.getByTestId("history-run")).toHaveText(["Run 1 · initial", /^Run 2 · resume from checkpoint #\d+$/]);
+  const fromSeq = Number(/#(\d+)$/.exec((await history.getByTestId("history-run").nth(1).textContent())!)![1]);
+  expect(fromSeq).toBeGreaterThanOrEqual(latest.seq);
+  const changes = await history.getByTestId("history-group").evaluateAll((groups) => {
+    let run = "";
+    return groups.flatMap((g) => {
+      run = g.querySelector('[data-testid="history-run"]')?.textContent ?? run;
+      return [...g.querySelectorAll('[data-testid="fact-change"]')].map((c) => ({
+        run,
+        cause: g.getAttribute("data-cause"),
+        kind: c.getAttribute("data-kind"),
+        key: c.getAttribute("data-key")!,
+      }));
+    });
+  });
+  const resumed = changes.filter((c) => c.run.startsWith("Run 2"));
+  expect(resumed.length).toBeGreaterThan(0);
+  expect(resumed.filter((c) => c.cause !== "record_fact" || c.kind !== "added")).toEqual([]);
+  expect(resumed.filter((c) => before.includes(c.key))).toEqual([]);
+});
+
 interface OriginalFigures {
   status: string;
   result: unknown;

@@ -98,15 +98,20 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
     const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
     expect(escalation.reason).toBe("risky_action");
-    expect(escalation.message).toContain("recipient outside allowed domains");
-    expect(escalation.message).toContain("body carries a secret (GitHub Token)");
-    expect(escalation.message).toContain("body carries the contents of a workspace file the run read");
+    // A short headline (the tool and where it would send); the reasons are in the evidence, listed once on the card.
+    expect(escalation.message).toBe(`Approval needed: send_email to ${OUTSIDE}`);
     // The card shows the call redacted: never the secret.
     expect(JSON.stringify(escalation)).not.toContain(TOKEN);
     expect(escalation.evidence).toMatchObject({
       tool: "send_email",
       arguments: { to: OUTSIDE, subject: "Contents of notes.md" },
-      egress: { reasons: expect.arrayContaining(["recipient outside allowed domains"]) },
+      egress: {
+        reasons: expect.arrayContaining([
+          "recipient outside allowed domains",
+          "body carries a secret (GitHub Token)",
+          "body carries the contents of a workspace file the run read",
+        ]),
+      },
     });
     expect(String((escalation.evidence as { arguments: { body: string } }).arguments.body)).toContain("[redacted:");
     // The API carries the gate's findings to the card: the breach, the secret's rule (value redacted),
@@ -168,8 +173,13 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
     expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
     const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
     expect(escalation.reason).toBe("risky_action");
-    expect(escalation.message).toContain("origin outside allowed origins");
-    expect(escalation.message).toContain(`${receiver.url}; no origin is allowed`);
+    // The headline names the call and its destination; the reason with the policy is in the evidence.
+    expect(escalation.message).toMatch(/^Approval needed: http_post to http:\/\/127\.0\.0\.1:\d+/);
+    expect(escalation.message).toContain(receiver.url);
+    expect(escalation.message).not.toContain("origin outside allowed origins");
+    const egress = (escalation.evidence as { egress: { reasons: string[]; summary: string } }).egress;
+    expect(egress.reasons).toContain("origin outside allowed origins");
+    expect(egress.summary).toContain(`${receiver.url}; no origin is allowed`);
     expect(JSON.stringify(escalation)).not.toContain(TOKEN);
     expect(receiver.received.filter((r) => r.key?.startsWith(`${taskId}:`))).toHaveLength(0);
     expect(await stack.db.sideEffect.count({ where: { taskId } })).toBe(0);

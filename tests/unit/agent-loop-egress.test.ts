@@ -90,7 +90,8 @@ describe("agent loop: egress calls", () => {
       evidence: { tool: "send_email", arguments: breach.redactedArguments, egress: { reasons: breach.reasons } },
     });
     const message = d.action.kind === "escalate" ? d.action.message : "";
-    expect(message).toMatch(/^Approval needed \(recipient outside allowed domains; body carries a secret/);
+    // A short headline: the tool and its destination; the reasons and findings stay in the evidence.
+    expect(message).toBe("Approval needed: send_email to x@elsewhere.org");
     expect(JSON.stringify(d.action)).not.toContain("s3cret-value-123");
   });
 

@@ -2,7 +2,7 @@ import { describeCeiling, type CeilingUsage as Ceiling } from "../../../lib/cont
 import { asSentence } from "../../../lib/contracts/sentences.ts";
 import { checkpointReasonAfterTurn, isSaturated, refusalCompactionLimit } from "../checkpoint.ts";
 import { rejectedByHumanMessage, REJECTED_BY_HUMAN } from "../rejected-call.ts";
-import { briefCall } from "../step-summaries.ts";
+import { briefCall, egressHeadline } from "../step-summaries.ts";
 import { historyCeilingNote } from "../budget-from-history.ts";
 import { ceilingOf } from "./fold.ts";
 import { alertKindForEscalation, checkpointReasonForEscalation, endReasonOfModelError, escalationReasonOfAlert } from "./reasons.ts";
@@ -144,8 +144,9 @@ function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEg
   const inspected = tp.calls[tp.k]!;
   const { call } = inspected;
   const stepId = `tool-${s.turn}-${tp.k}`;
-  // A breach of the egress policy needs a human whatever the task's requireApproval; the card shows
-  // the reasons and the arguments redacted (never a secret).
+  // A breach of the egress policy needs a human whatever the task's requireApproval; the message is a
+  // short headline (tool and destination), the card lists the reasons and findings once from the
+  // evidence and shows the arguments redacted (never a secret).
   const breach = egress?.action === "escalate" ? egress : null;
   if (!verdict && !(s.config.requireApproval && inspected.risky) && !breach) {
     return act(s, { kind: "run_tool", stepId, call, fingerprint: inspected.fingerprint });
@@ -156,9 +157,7 @@ function afterApproval(s: LoopState, verdict: LoopVerdict | null, egress: LoopEg
       s,
       s.turn + 1,
       "risky_action",
-      breach
-        ? `Approval needed (${(breach.reasons ?? []).join("; ")}): ${briefCall(call.name, shown)}. ${breach.summary ?? ""}`.trim().slice(0, 2_000)
-        : `Approval needed: ${briefCall(call.name, inspected.args)}`,
+      breach ? `Approval needed: ${egressHeadline(call.name, breach.breaches ?? [], shown)}` : `Approval needed: ${briefCall(call.name, inspected.args)}`,
       {
         stepId,
         tool: call.name,
