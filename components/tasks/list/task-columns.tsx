@@ -91,7 +91,7 @@ export const columns = [
   }),
   col.accessor("status", {
     header: "Status",
-    size: 140,
+    size: 120,
     cell: (c) => (
       <div className="flex flex-col items-start gap-0.5">
         <StatusBadge status={c.getValue()} />
@@ -101,7 +101,7 @@ export const columns = [
   }),
   col.accessor("goal", {
     header: "Goal",
-    size: 190,
+    size: 145,
     cell: (c) => (
       <div className="min-w-0">
         <Link
@@ -117,7 +117,7 @@ export const columns = [
   }),
   col.accessor("profileName", {
     header: "Profile",
-    size: 120,
+    size: 105,
     cell: (c) => (
       <div className="min-w-0">
         <div className="truncate">
