@@ -7,6 +7,9 @@ import { catchUp } from "./catch-up.ts";
 
 export type LiveState = "connecting" | "live" | "polling";
 
+/** After the stream opens, when to catch up once more (ms): longer than a page's first queries take to be served. */
+const SECOND_LOOK_MS = 2_000;
+
 /**
  * Subscribes to `/api/live` (SSE over PostgreSQL LISTEN/NOTIFY) and invalidates the task queries
  * when something changes — for one task when `taskId` is given — and, each time the stream opens,
@@ -23,12 +26,21 @@ export function useLiveUpdates(taskId?: string): LiveState {
   useEffect(() => {
     const source = new EventSource(taskId ? `/api/live?taskId=${encodeURIComponent(taskId)}` : "/api/live");
     let stopCatchUp = () => {};
+    let secondLook: ReturnType<typeof setTimeout> | undefined;
     // Every (re)connect catches up on what was written before the stream was subscribed: the first
-    // read of the page, and anything during an outage, may predate it (catch-up.ts).
+    // read of the page, and anything during an outage, may predate it (catch-up.ts). A snapshot
+    // served after the stream opened can predate it too — the step list the page preloads while its
+    // scripts load is read from the browser's preload cache when the query first runs — so it looks
+    // once more, SECOND_LOOK_MS later, at everything read until then.
     source.onopen = () => {
       setState("live");
       stopCatchUp();
       stopCatchUp = catchUp(queryClient, trpc.task.pathFilter(), Date.now());
+      clearTimeout(secondLook);
+      secondLook = setTimeout(() => {
+        stopCatchUp();
+        stopCatchUp = catchUp(queryClient, trpc.task.pathFilter(), Date.now());
+      }, SECOND_LOOK_MS);
     };
     source.onerror = () => setState("polling");
     source.onmessage = () => {
@@ -36,6 +48,7 @@ export function useLiveUpdates(taskId?: string): LiveState {
     };
     return () => {
       source.close();
+      clearTimeout(secondLook);
       stopCatchUp();
     };
   }, [taskId, queryClient, trpc]);
