@@ -51,7 +51,7 @@ export const envSchema = z.object({
     .optional(),
   /** Public URL of the web app (links in notifications). */
   APP_URL: z.string().url().optional(),
-  /** Egress policy (server/tools/egress-policy.ts): origins http_post may reach without approval, comma-separated; unset = none. */
+  /** Egress policy (server/domain/egress-policy.ts): origins http_post may reach without approval, comma-separated; unset = none. */
   LONGHAUL_HTTP_ALLOW: httpAllowListSchema.optional(),
   /** Egress policy: recipient domains (example.com, *.example.com) and addresses send_email may reach without approval; unset = example.com; "none" = none. */
   LONGHAUL_EMAIL_ALLOW: emailAllowListSchema.optional(),

@@ -107,7 +107,7 @@ export interface LaunchPorts {
   findTaskByLaunchKey(launchKey: string): Promise<{ taskId: string; runId: string | null; goal?: string } | null>;
   /**
    * The profile by name; `requireApproval` is the default for the task's (false when absent);
-   * `egress` its part of the egress policy (server/tools/egress-policy.ts).
+   * `egress` its part of the egress policy (server/domain/egress-policy.ts).
    */
   findProfile(name: string): Promise<{
     id: string;

@@ -15,7 +15,7 @@ import { taskProfile } from "../db/task-profile.ts";
 /**
  * The egress gate: the check every call of a tool that sends something out (a tool with `egress`:
  * send_email, http_post) passes before it runs. It applies the task's policy (deployment + profile,
- * server/tools/egress-policy.ts) to the call's destinations and scans what it sends for secrets and
+ * server/domain/egress-policy.ts) to the call's destinations and scans what it sends for secrets and
  * for long verbatim runs of the workspace files the task read (server/tools/egress-scan.ts).
  *
  * The gateway (`executeToolCall`) enforces the verdict: a call outside the policy is never sent

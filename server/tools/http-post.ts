@@ -34,7 +34,7 @@ export type HttpPostOutput = z.output<typeof httpPostOutputSchema>;
 
 /**
  * The deployment's origins (`LONGHAUL_HTTP_ALLOW`, comma-separated, normalised; empty = none).
- * Kept for callers of the old helper; the policy itself is server/tools/egress-policy.ts.
+ * Kept for callers of the old helper; the policy itself is server/domain/egress-policy.ts.
  */
 export function allowedOrigins(value = env().LONGHAUL_HTTP_ALLOW ?? ""): string[] {
   return deploymentEgressPolicy({ LONGHAUL_HTTP_ALLOW: value }).httpOrigins;

@@ -31,7 +31,7 @@ export type ToolErrorCode =
   | "idempotency_conflict"
   /** A human rejected this risky call (an escalation of reason risky_action); it was not run. */
   | "rejected_by_human"
-  /** The call breaks the egress policy and the policy refuses breaches (server/tools/egress-policy.ts): never sent. */
+  /** The call breaks the egress policy and the policy refuses breaches (server/domain/egress-policy.ts): never sent. */
   | "not_allowed"
   /**
    * The call breaks the egress policy (a destination outside it, a secret or workspace file content
@@ -89,7 +89,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   execute(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
 }
 
-/** Where an egress call sends (server/tools/egress-policy.ts `checkDestinations`). */
+/** Where an egress call sends (server/domain/egress-policy.ts `checkDestinations`). */
 export interface EgressDestinations {
   email?: { field: string; address: string }[];
   http?: { field: string; url: string }[];
