@@ -75,7 +75,7 @@ async function main(): Promise<number> {
     await client.connect();
     const profileId = await profileIdOrThrow(client);
     const t0 = Date.now();
-    const long = await seedLongTask(client, { prefix: "bench", steps, profileId, start: new Date(Date.now() - 6 * 3_600_000) });
+    const long = await seedLongTask(client, { prefix: "bench", steps, profileId, start: new Date(Date.now() - 6 * 3_600_000), bulk: true });
     // The long task is one of the list's tasks: the list holds exactly `--tasks`.
     // bulk: 100,000 tasks' ledger rows without per-row triggers, summaries rebuilt once (seed-ui.ts).
     await seedManyTasks(client, { prefix: "bench", count: taskCount - 1, profileId, start: new Date(), bulk: true });

@@ -48,7 +48,7 @@ export interface SeededLongTask {
  */
 export async function seedLongTask(
   client: pg.ClientBase,
-  { prefix, steps, profileId, start }: { prefix: string; steps: number; profileId: string; start: Date },
+  { prefix, steps, profileId, start, bulk = false }: { prefix: string; steps: number; profileId: string; start: Date; bulk?: boolean },
 ): Promise<SeededLongTask> {
   const taskId = `task_${prefix}long`;
   const runIds: [string, string] = [`run_${prefix}long1`, `run_${prefix}long2`];
@@ -265,6 +265,9 @@ export async function seedLongTask(
         endedAt: new Date(t),
       },
     ]);
+    // Bulk (bench:ui's 50,000 steps): one task's rows with per-row triggers rewrite its one summary
+    // row once per step in one transaction, which slows to minutes; without them, rebuilt once after.
+    if (bulk) await client.query("SET LOCAL session_replication_role = replica");
     await insertRows(client, "step", stepRows);
     await insertRows(client, "model_call", callRows);
     for (const c of cpRows) c.goal = goal;
@@ -274,6 +277,7 @@ export async function seedLongTask(
     await client.query("ROLLBACK");
     throw error;
   }
+  if (bulk) await client.query("SELECT longhaul_task_cost_rebuild()");
   return { taskId, runIds, steps: stepRows.length, failedSteps: failed, retriedSteps: retried, checkpoints: cpRows.length, aFailedStepId };
 }
 
