@@ -11,8 +11,8 @@ import { LOCAL_CLI_ACTOR } from "./api-tokens.ts";
 import { ulid } from "ulid";
 import { DEACTIVATED_MESSAGE, isDeactivated } from "./user-deactivation.ts";
 
-/** Cookie name prefix: cookies are `longhaul.session_token` (`__Secure-longhaul.…` over https). */
-export const COOKIE_PREFIX = "longhaul";
+import { COOKIE_PREFIX } from "./cookie.ts";
+export { COOKIE_PREFIX };
 /** Session lifetime (seconds) unless LONGHAUL_SESSION_DAYS says otherwise: 7 days, refreshed daily while used. */
 export const DEFAULT_SESSION_DAYS = 7;
 /** Provider id of the configured OIDC provider (callback: /api/auth/oauth2/callback/oidc). */

@@ -3,6 +3,7 @@ import { verifyApiToken } from "./api-tokens.ts";
 import { normaliseRoles, type Role } from "./roles.ts";
 import { DEACTIVATED_MESSAGE } from "./user-deactivation.ts";
 import { databaseUnavailableCode } from "../db/db-errors.ts";
+import { COOKIE_PREFIX } from "./cookie.ts";
 
 /**
  * Who a request acts as: a signed-in person (session cookie) or an API token. `name` is the actor
@@ -44,10 +45,11 @@ export const SESSION_ENDED_MESSAGE = "signed out — your session ended; sign in
 /** Why a browser's request without any session is refused (signed out in another tab clears the cookie): the browser's words, not the API's. */
 export const SIGNED_OUT_MESSAGE = "signed out — sign in again";
 
-/** Whether the request carries a better-auth session cookie (`longhaul.session_token`, `__Secure-` over https). */
+/** Whether the request carries a better-auth session cookie (`<COOKIE_PREFIX>.session_token`, `__Secure-` over https). */
 function hasSessionCookie(headers: Headers): boolean {
-  return /(?:^|;\s*)(?:__Secure-)?longhaul\.session_token=/.test(headers.get("cookie") ?? "");
+  return SESSION_COOKIE.test(headers.get("cookie") ?? "");
 }
+const SESSION_COOKIE = new RegExp(`(?:^|;\\s*)(?:__Secure-)?${COOKIE_PREFIX}\\.session_token=`);
 
 /**
  * Resolves the identity of a request: `Authorization: Bearer lh_…` (API token; a bad one is refused

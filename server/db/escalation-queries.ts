@@ -7,7 +7,7 @@ import { dbNow } from "./escalation-repository.ts";
 import { inboxCounts, isEscalationOverdue, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
-import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
+import { timeoutPlanOf } from "../domain/escalation-wait.ts";
 
 /**
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
@@ -238,17 +238,8 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     assigneeRole: e.assigneeRole,
     dueAt: e.dueAt,
     overdue: isEscalationOverdue(e, now),
-    /** While open: what happens when the wait times out (server/domain/escalation-wait.ts escalationTimeoutPlan); null otherwise. */
-    timeout: launched
-      ? escalationTimeoutPlan({
-          notifications: e.notifications,
-          lastNotifiedAt: e.lastNotifiedAt,
-          createdAt: e.createdAt,
-          assigneeRole: e.assigneeRole,
-          chain: launched.spec.escalationChain,
-          dueMinutes: launched.spec.escalationDueMinutes,
-        })
-      : null,
+    /** While open: what happens when the wait times out (server/domain/escalation-wait.ts timeoutPlanOf); null otherwise. */
+    timeout: launched ? timeoutPlanOf(e, launched.spec) : null,
     createdAt: e.createdAt,
     checkpoint: checkpoint
       ? {

@@ -8,7 +8,7 @@ import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
 import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
-import { escalationTimeoutPlan } from "../domain/escalation-wait.ts";
+import { timeoutPlanOf } from "../domain/escalation-wait.ts";
 import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
@@ -396,17 +396,7 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       decidedAt: e.decidedAt,
       appliedAt: e.appliedAt,
       /** For an open escalation: what happens when its wait times out (server/domain/escalation-wait.ts); null otherwise. */
-      timeout:
-        e.status === "open"
-          ? escalationTimeoutPlan({
-              notifications: e.notifications,
-              lastNotifiedAt: e.lastNotifiedAt,
-              createdAt: e.createdAt,
-              assigneeRole: e.assigneeRole,
-              chain: launched.spec.escalationChain,
-              dueMinutes: launched.spec.escalationDueMinutes,
-            })
-          : null,
+      timeout: e.status === "open" ? timeoutPlanOf(e, launched.spec) : null,
       runId: e.runId,
     })),
     artifacts: task.artifacts,

@@ -34,6 +34,17 @@ export function chainRoleForRound(chain: readonly string[], round: number): stri
 export type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
 
 /**
+ * {@link escalationTimeoutPlan} of an escalation row, with the chain and due time from its task's
+ * launched profile spec: the one call the task page and the context card share.
+ */
+export function timeoutPlanOf(
+  e: { notifications: number; lastNotifiedAt: Date | null; createdAt: Date; assigneeRole: string },
+  spec: { escalationChain: readonly string[]; escalationDueMinutes: number },
+): EscalationTimeoutPlan {
+  return escalationTimeoutPlan({ ...e, chain: spec.escalationChain, dueMinutes: spec.escalationDueMinutes });
+}
+
+/**
  * What the escalated run does when its wait times out, for the page that shows the wait (issue 18:
  * "what happens when a wait times out is said where the wait is shown"). From the escalation's
  * `notifications` (rounds recorded, the opening included), `lastNotifiedAt` (else `createdAt`) and
