@@ -295,17 +295,17 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       cached: bigint | null;
       completion: bigint | null;
       lastAt: Date | null;
-      lastRunId: string | null;
-      lastStepId: string | null;
+      /** "<runId>\t<stepId>" of the latest step: one sort, and the pair from one row (ids hold no tab). */
+      lastStep: string | null;
     } & StepCountColumns)[]
   >`
     SELECT ${STEP_COUNT_COLUMNS}, max(coalesce(s."endedAt", s."startedAt")) AS "lastAt",
-           (array_agg(s."runId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastRunId",
-           (array_agg(s."stepId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastStepId",
+           (array_agg(s."runId" || E'\t' || s."stepId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastStep",
            sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
            sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
   const counts = stepCountsOf(usage);
+  const [lastRunId, lastStepId] = usage?.lastStep?.split("\t") ?? [];
   const spend = await taskSpend({ prisma, taskId });
   const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
@@ -418,7 +418,7 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       /** Human (escalation decision) steps of all runs, counted apart from the budget. */
       humanSteps: counts.human,
       /** The step of any kind that ended (or, still running, started) last, and when — read with the counts, so the header's "last step" never lags them. */
-      lastStep: usage?.lastAt && usage.lastRunId && usage.lastStepId ? { runId: usage.lastRunId, stepId: usage.lastStepId, at: usage.lastAt } : null,
+      lastStep: usage?.lastAt && lastRunId && lastStepId ? { runId: lastRunId, stepId: lastStepId, at: usage.lastAt } : null,
       promptTokens: Number(usage?.prompt ?? 0),
       cachedTokens: Number(usage?.cached ?? 0),
       completionTokens: Number(usage?.completion ?? 0),
