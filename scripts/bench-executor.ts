@@ -17,7 +17,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Inngest } from "inngest";
+import { createInngestClient } from "../server/inngest/sdk-transport.ts";
 import { serve } from "inngest/node";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../server/db/migrations.ts";
@@ -49,7 +49,7 @@ async function benchMode(databaseUrl: string, mode: "checkpoint" | "classic", st
     checkpointing: mode === "checkpoint",
     log: process.argv.includes("--verbose") ? (l) => process.stderr.write(`[executor] ${l}\n`) : () => {},
   });
-  const client = new Inngest({ id: `bench-${mode}`, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url });
+  const client = createInngestClient({ id: `bench-${mode}`, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url });
   const starts = new Map<string, number[]>();
   const ends = new Map<string, number[]>();
   const fn = client.createFunction({ id: "noop-steps", retries: 0, triggers: [{ event: `bench/${mode}.start` }] }, async ({ step, runId }) => {

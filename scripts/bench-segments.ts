@@ -25,7 +25,8 @@
  */
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
-import { Inngest } from "inngest";
+import type { Inngest } from "inngest";
+import { createInngestClient } from "../server/inngest/sdk-transport.ts";
 import { serve } from "inngest/node";
 import { startExecutor, type ExecutorHandle } from "../server/executor/index.ts";
 import { flag, freePort, intFlag, percentile, progress, round, runScript, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
@@ -142,7 +143,7 @@ async function main(): Promise<number> {
       backoffMs: [50, 100, 200],
       log: process.argv.includes("--verbose") ? (l) => progress("executor", l) : () => {},
     });
-    const client = new Inngest({ id: APP_ID, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url });
+    const client = createInngestClient({ id: APP_ID, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url });
     const handler = serve({ client, functions: [createSegmentedFunction(client)] });
     const port = await freePort();
     server = createServer((req, res) => void handler(req, res));

@@ -36,7 +36,7 @@
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import { Inngest } from "inngest";
+import { createInngestClient } from "../../server/inngest/sdk-transport.ts";
 import pg from "pg";
 import { serve } from "inngest/node";
 import { startExecutor } from "../../server/executor/index.ts";
@@ -59,6 +59,9 @@ const MIN_ROUNDS = 5;
  */
 function durabilityProbe(url: string, sql: string) {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  // The cluster is stopped at the end with this pool's idle clients still connected: their
+  // "terminating connection" must not crash the process after the result is printed.
+  pool.on("error", () => {});
   const counts = { checked: 0, violations: 0, firstViolation: null as string | null };
   return {
     counts,
@@ -118,7 +121,7 @@ async function longhaulEngine(databaseUrl: string, probe: DurabilityProbe): Prom
     }
   };
   const executor = await startExecutor({ databaseUrl, port: 0, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, appUrls: [], log });
-  const client = new Inngest({ id: "peer", signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url, checkpointing: true });
+  const client = createInngestClient({ id: "peer", signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url, checkpointing: true });
   const marks = new Map<string, { start: number; end: number }[]>();
   const fn = client.createFunction({ id: "noop", retries: 0, triggers: [{ event: "peer/noop" }] }, async ({ event, step, runId }) => {
     const key = String(event.data.key);

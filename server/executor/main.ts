@@ -17,6 +17,7 @@
  * - EXECUTOR_BACKOFF_MS   retry backoff table, e.g. "50,100,200" (default Inngest's 15s…2h + jitter)
  * - EXECUTOR_CHECKPOINTING  "0" to disable async checkpointing (default on)
  * - EXECUTOR_HOST         bind address (default 127.0.0.1)
+ * - EXECUTOR_WORKERS      queue items (runs) processed at once, 1–1000 (default 100, DEFAULT_WORKERS in index.ts)
  * - EXECUTOR_APP_GONE_MS  a run whose app has not answered for this long ends failed (default 86400000 = 24 h)
  * - EXECUTOR_LOG_FORMAT   `json` (one JSON object per line: level, time, msg, runId, stepId, fnId…)
  *                         or `text` (the message, for people); default text when stderr is a
@@ -72,6 +73,7 @@ const envSchema = z.object({
     .int()
     .min(1000, "at least 1000 (1 s)")
     .default(24 * 3_600_000),
+  EXECUTOR_WORKERS: z.coerce.number().int("a whole number").min(1, "at least 1").max(1000, "at most 1000").optional(),
   EXECUTOR_LOG_FORMAT: z.enum(["json", "text"]).optional(),
   EXECUTOR_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 });
@@ -148,6 +150,7 @@ const handle = await startExecutor({
   backoffMs: env.EXECUTOR_BACKOFF_MS,
   checkpointing: env.EXECUTOR_CHECKPOINTING === "1" || env.EXECUTOR_CHECKPOINTING === "true",
   appGoneMs: env.EXECUTOR_APP_GONE_MS,
+  workers: env.EXECUTOR_WORKERS,
   logger,
 }).catch(async (error: unknown) => {
   logger.error(`failed to start: ${error instanceof Error ? error.message : String(error)}`);

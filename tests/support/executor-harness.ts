@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Readable } from "node:stream";
-import { Inngest, type InngestFunction } from "inngest";
+import type { Inngest, InngestFunction } from "inngest";
 import { serve } from "inngest/node";
 import { startExecutor, type ExecutorHandle } from "../../server/executor/index.ts";
+import { createInngestClient } from "../../server/inngest/sdk-transport.ts";
 import { freePort } from "./ports.ts";
 
 /** Signing key shared by the test executor and the test apps (cloud/signed mode, never dev mode). */
@@ -20,9 +21,9 @@ export interface TestApp {
   requests: { method: string; query: URLSearchParams; body: unknown; headers: Record<string, string | string[] | undefined> }[];
 }
 
-/** An Inngest 4.24.0 client in cloud mode pointed at `executorUrl` (`baseUrl`), with the test keys. */
+/** An Inngest 4.24.0 client in cloud mode pointed at `executorUrl` (`baseUrl`), with the test keys and the app's SDK transport (sdk-transport.ts). */
 export function testClient(id: string, executorUrl: string): Inngest {
-  return new Inngest({ id, signingKey: TEST_SIGNING_KEY, eventKey: TEST_EVENT_KEY, baseUrl: executorUrl, checkpointing: true });
+  return createInngestClient({ id, signingKey: TEST_SIGNING_KEY, eventKey: TEST_EVENT_KEY, baseUrl: executorUrl, checkpointing: true });
 }
 
 /**
