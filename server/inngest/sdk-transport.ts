@@ -80,16 +80,21 @@ export const sdkFetch: typeof fetch = async (input, init) => {
 };
 
 /**
- * Makes `client.env` (the environment name the SDK sends as `x-inngest-env` on every API call) a
- * value computed once, at this call, instead of a getter that copies and filters all of
- * `process.env` on each call (see the module comment). The value is what the getter returns now:
+ * Makes `client.env` (the environment name the SDK sends as `x-inngest-env` on every API call) and
+ * `client.headers` (the SDK headers serve() adds to every answer) values computed once, at this
+ * call, instead of getters that copy and filter all of `process.env` on each read (see the module
+ * comment). The value is what the getter returns now:
  * the client's `env` option, else INNGEST_ENV or a platform's branch variable. It cannot differ
  * from what the getter would answer later: inngest 4.24.0 merges the snapshot of the environment
  * it took at construction over the fresh copy, so the copy only costs time. Returns `client`.
  */
 export function withStableEnvironment<T extends Inngest.Any>(client: T): T {
   const value = client.env;
+  // `headers` (sent by serve() on every answer to the executor) is built the same way; each read
+  // gets its own copy, as from the getter, so a caller that changes it changes only its own.
+  const headers = (client as unknown as { headers: Record<string, string> }).headers;
   Object.defineProperty(client, "env", { value, enumerable: false, configurable: true, writable: false });
+  Object.defineProperty(client, "headers", { get: () => ({ ...headers }), enumerable: false, configurable: true });
   return client;
 }
 

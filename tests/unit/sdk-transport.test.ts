@@ -152,6 +152,12 @@ describe("withStableEnvironment", () => {
     const readsOfEnv = () => entries.mock.calls.filter(([o]) => o === process.env).length;
     for (let i = 0; i < 5; i++) void stable.env;
     expect(readsOfEnv()).toBe(0);
+    const headersOf = (c: unknown) => (c as { headers: Record<string, string> }).headers;
+    expect(headersOf(stable)).toEqual(headersOf(plain));
+    expect(headersOf(stable)["x-inngest-env"]).toBe("branch-a");
+    expect(readsOfEnv()).toBe(1); // the plain client's getter, once
+    headersOf(stable).extra = "mine";
+    expect(headersOf(stable).extra).toBeUndefined();
     for (let i = 0; i < 5; i++) void plain.env;
     expect(readsOfEnv()).toBeGreaterThanOrEqual(5);
     vi.unstubAllEnvs();
