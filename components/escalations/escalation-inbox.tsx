@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
+import { pollInterval } from "@/components/live/live-stream.ts";
 import { useEffect } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { ContextCard } from "./context-card.tsx";
@@ -37,7 +38,9 @@ export function EscalationInbox() {
   const list = useQuery({
     ...trpc.escalation.list.queryOptions({ ...(status === "all" ? {} : { status }), ...(reason ? { reason } : {}), ...(assignee ? { assignee } : {}) }),
     placeholderData: (prev) => prev,
-    refetchInterval: (q) => (q.state.data?.some((e) => e.status === "decided" || e.status === "applying") ? 2_000 : live === "live" ? 30_000 : 5_000),
+    refetchInterval: (q) =>
+      pollInterval(q.state.data?.some((e) => e.status === "decided" || e.status === "applying") ? 2_000 : live === "live" ? 30_000 : 5_000),
+    refetchIntervalInBackground: true,
   });
   const idParam = search.get("id");
   const selected = idParam ?? list.data?.find((e) => e.status === "open")?.id ?? null;
