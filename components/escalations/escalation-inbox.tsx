@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
+import { pollInterval } from "@/components/live/live-stream.ts";
 import { useEffect } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { ContextCard } from "./context-card.tsx";
@@ -12,6 +13,7 @@ import { useReplaceParams } from "@/components/ui/use-replace-params.ts";
 import { LoadError } from "@/components/ui/load-error.tsx";
 import { InboxFilters, STATUS_FILTERS, type StatusFilter } from "./inbox/inbox-filters.tsx";
 import { InboxItem } from "./inbox/inbox-item.tsx";
+import { assigneeFilterOptions } from "@/lib/contracts/escalation.ts";
 
 /**
  * /escalations — the handlers' inbox: open ones by default (SLA breaches on top), filtered by status
@@ -36,7 +38,9 @@ export function EscalationInbox() {
   const list = useQuery({
     ...trpc.escalation.list.queryOptions({ ...(status === "all" ? {} : { status }), ...(reason ? { reason } : {}), ...(assignee ? { assignee } : {}) }),
     placeholderData: (prev) => prev,
-    refetchInterval: (q) => (q.state.data?.some((e) => e.status === "decided" || e.status === "applying") ? 2_000 : live === "live" ? 30_000 : 5_000),
+    refetchInterval: (q) =>
+      pollInterval(q.state.data?.some((e) => e.status === "decided" || e.status === "applying") ? 2_000 : live === "live" ? 30_000 : 5_000),
+    refetchIntervalInBackground: true,
   });
   const idParam = search.get("id");
   const selected = idParam ?? list.data?.find((e) => e.status === "open")?.id ?? null;
@@ -47,7 +51,7 @@ export function EscalationInbox() {
   const openCount = list.data?.filter((e) => e.status === "open").length ?? 0;
   const overdueCount = list.data?.filter((e) => e.overdue).length ?? 0;
   const now = useNow(list.data?.some((e) => e.applyInMs > 0) ?? false, 500);
-  const people = [...new Set((list.data ?? []).flatMap((e) => [e.claimedBy, e.assigneeRole]).filter((x): x is string => !!x))].sort();
+  const people = assigneeFilterOptions({ me, claimants: (list.data ?? []).map((e) => e.claimedBy), assignees: (list.data ?? []).map((e) => e.assigneeRole) });
   const filtered = !!reason || !!assignee;
   return (
     <div className="flex h-screen min-w-0">
@@ -62,7 +66,7 @@ export function EscalationInbox() {
               Claims and decisions are yours: {me}
             </p>
           )}
-          <InboxFilters status={status} reason={reason} assignee={assignee} me={me} people={people} setParams={setParams} />
+          <InboxFilters status={status} reason={reason} assignee={assignee} people={people} setParams={setParams} />
           {overdueCount > 0 && <p className="text-xs font-semibold text-red-700">⚠ {overdueCount} past due (SLA breached), on top</p>}
         </div>
         <div className="min-h-0 flex-1 overflow-auto">

@@ -3,55 +3,45 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
-import { catchUp } from "./catch-up.ts";
+import { connectLive, type LiveState } from "./live-stream.ts";
 
-export type LiveState = "connecting" | "live" | "polling";
+export type { LiveState } from "./live-stream.ts";
 
-/** After the stream opens, when to catch up once more (ms): longer than a page's first queries take to be served. */
-const SECOND_LOOK_MS = 2_000;
+/** The browser's page visibility (`document.hidden`, `visibilitychange`). */
+const pageVisibility = {
+  hidden: () => document.hidden,
+  subscribe: (listener: () => void) => {
+    document.addEventListener("visibilitychange", listener);
+    return () => document.removeEventListener("visibilitychange", listener);
+  },
+};
 
 /**
  * Subscribes to `/api/live` (SSE over PostgreSQL LISTEN/NOTIFY) and invalidates the task queries
  * when something changes — for one task when `taskId` is given — and, each time the stream opens,
- * those read before it opened (catch-up.ts), so a page opened, reconnected or left in the
- * background converges without waiting for a new event. While the stream is down the state
- * is "polling" and callers fall back to a 5 s refetch interval (UI.md: live over SSE with a
- * polling fallback).
+ * those read before it opened, so a page opened, reconnected or left in the background converges
+ * without waiting for a new event or a click (live-stream.ts connectLive: a hidden page keeps its
+ * stream; one the browser gave up on is opened again, at once when the page is shown). While the
+ * stream is down the state is "polling" and callers fall back to a 5 s refetch interval (UI.md: live
+ * over SSE with a polling fallback), at most every 30 s while the page is hidden (pollInterval).
  */
 export function useLiveUpdates(taskId?: string): LiveState {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [state, setState] = useState<LiveState>("connecting");
 
-  useEffect(() => {
-    const source = new EventSource(taskId ? `/api/live?taskId=${encodeURIComponent(taskId)}` : "/api/live");
-    let stopCatchUp = () => {};
-    let secondLook: ReturnType<typeof setTimeout> | undefined;
-    // Every (re)connect catches up on what was written before the stream was subscribed: the first
-    // read of the page, and anything during an outage, may predate it (catch-up.ts). A snapshot
-    // served after the stream opened can predate it too — the step list the page preloads while its
-    // scripts load is read from the browser's preload cache when the query first runs — so it looks
-    // once more, SECOND_LOOK_MS later, at everything read until then.
-    source.onopen = () => {
-      setState("live");
-      stopCatchUp();
-      stopCatchUp = catchUp(queryClient, trpc.task.pathFilter(), Date.now());
-      clearTimeout(secondLook);
-      secondLook = setTimeout(() => {
-        stopCatchUp();
-        stopCatchUp = catchUp(queryClient, trpc.task.pathFilter(), Date.now());
-      }, SECOND_LOOK_MS);
-    };
-    source.onerror = () => setState("polling");
-    source.onmessage = () => {
-      void queryClient.invalidateQueries(trpc.task.pathFilter());
-    };
-    return () => {
-      source.close();
-      clearTimeout(secondLook);
-      stopCatchUp();
-    };
-  }, [taskId, queryClient, trpc]);
+  useEffect(
+    () =>
+      connectLive({
+        url: taskId ? `/api/live?taskId=${encodeURIComponent(taskId)}` : "/api/live",
+        queryClient,
+        filter: trpc.task.pathFilter(),
+        onState: setState,
+        open: (url) => new EventSource(url),
+        visibility: pageVisibility,
+      }),
+    [taskId, queryClient, trpc],
+  );
 
   return state;
 }

@@ -38,9 +38,3 @@ export function absoluteUtc(date: Date | null | undefined): string {
 export function shortId(id: string): string {
   return id.length > 8 ? id.slice(-8) : id;
 }
-
-/** Elapsed time between two instants (`end` null = now) as {@link durationMs}; "—" when not started. */
-export function elapsed(start: Date | null | undefined, end: Date | null | undefined, now: number = Date.now()): string {
-  if (!start) return "—";
-  return durationMs(Math.max(0, (end?.getTime() ?? now) - start.getTime()));
-}

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useCallback, useMemo } from "react";
 import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { LivePill, useLiveUpdates } from "@/components/live/use-live-updates.tsx";
+import { pollInterval } from "@/components/live/live-stream.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { LoadError } from "@/components/ui/load-error.tsx";
 import { TaskFilters } from "./list/task-filters.tsx";
@@ -30,7 +31,8 @@ export function TaskList() {
   const tasks = useInfiniteQuery({
     ...trpc.task.list.infiniteQueryOptions(p.input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
     placeholderData: keepPreviousData,
-    refetchInterval: live === "live" ? 30_000 : 5_000,
+    refetchInterval: () => pollInterval(live === "live" ? 30_000 : 5_000),
+    refetchIntervalInBackground: true,
   });
   const profiles = useQuery(trpc.task.profiles.queryOptions());
   const rows = useMemo(() => tasks.data?.pages.flatMap((page) => page.rows) ?? [], [tasks.data]);

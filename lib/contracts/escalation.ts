@@ -105,6 +105,45 @@ export function assigneeWords(assignee: string): string {
   return user !== null ? user : `role ${assignee}`;
 }
 
+/** One suggestion of the inbox's assignee filter: the value it filters by and the words shown for it. */
+export interface AssigneeOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * The inbox's assignee filter suggestions: people first (`me`, then the claimants and the people
+ * escalations are routed to by name, `user:<display name>`), each by name — the value the filter
+ * matches as claimant or named assignee (server/db/escalation-queries.ts listEscalations) — and
+ * shown as "Ada (user)", never as the raw `user:Ada`; then the roles, shown as "handler (role)".
+ * Names are deduplicated case-insensitively ({@link sameUserName}); each group sorted. Pure.
+ */
+export function assigneeFilterOptions({
+  me,
+  claimants,
+  assignees,
+}: {
+  me: string;
+  claimants: readonly (string | null)[];
+  assignees: readonly string[];
+}): AssigneeOption[] {
+  const people: string[] = [];
+  const addPerson = (name: string) => {
+    if (name && !people.some((p) => sameUserName(p, name))) people.push(name);
+  };
+  const others: string[] = [];
+  for (const c of claimants) if (c) others.push(c);
+  const roles = new Set<string>();
+  for (const a of assignees) {
+    const user = assigneeUser(a);
+    if (user !== null) others.push(user);
+    else if (a) roles.add(a);
+  }
+  addPerson(me);
+  for (const name of others.sort()) addPerson(name);
+  return [...people.map((p) => ({ value: p, label: `${p} (user)` })), ...[...roles].sort().map((r) => ({ value: r, label: `${r} (role)` }))];
+}
+
 /**
  * The inbox badge's figures for `me` among `rows` (open escalations): how many wait on them
  * ({@link waitsOn}) and how many of those are overdue ({@link isEscalationOverdue} by `now`). Pure.

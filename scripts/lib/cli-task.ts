@@ -5,13 +5,15 @@
  * steps counted apart, the same figures the run page's header, the task list and /costs show.
  */
 import type { inferRouterOutputs } from "@trpc/server";
+import { runClock } from "../../lib/contracts/run-clock.ts";
 import type { AppRouter } from "../../server/api/root.ts";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
 type TaskListRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
 
-/** The `status` line of one task: status, the budget's steps (+ checkpoint and human steps apart), budgets, facts, outputs, tokens, USD, result, alerts, the latest escalation. `now` closes a running task's duration (ms). */
+/** The `status` line of one task: status, the budget's steps (+ checkpoint and human steps apart), budgets, facts, outputs, tokens, USD, result, alerts, the latest escalation. `now` closes a running task's active time or wait (`durationMs`, `waitingMs`). */
 export function taskSummaryJson(t: TaskDetail, now: Date = new Date()) {
+  const clock = t.startedAt ? runClock(t, now.getTime()) : null;
   return {
     id: t.id,
     status: t.status,
@@ -28,7 +30,10 @@ export function taskSummaryJson(t: TaskDetail, now: Date = new Date()) {
     result: t.result,
     deadEndReason: t.deadEndReason,
     error: t.error,
-    durationMs: t.startedAt ? (t.endedAt ?? now).getTime() - t.startedAt.getTime() : null,
+    /** Active time, ms: the runs' time less the time waiting for a human (lib/contracts/run-clock.ts, the run page header's figure); null before the task starts. */
+    durationMs: clock ? clock.activeMs : null,
+    /** Time an escalation was open (waiting for a human), ms, counted apart from `durationMs`; null before the task starts. */
+    waitingMs: clock ? clock.waitingMs : null,
     alerts: t.alerts.map((a) => ({ kind: a.kind, severity: a.severity, step: a.stepId })),
     escalation: t.escalations[0]
       ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status, overdue: t.escalations[0].overdue }

@@ -28,7 +28,7 @@ export interface SegmentStart extends RunStart {
   priorTranscriptTokens: number;
   /** The sizes of the compaction (`compact-<n>` step) the starting checkpoint came from; null when it was not compacted. */
   compaction?: CompactionSizes | null;
-  /** The context a provider's refusal in this run stated (the latest compaction sized on one), or null. */
+  /** The context a provider's refusal stated to this task, in this run or an earlier one (the latest compaction sized on one), or null. */
   providerLimitTokens?: number | null;
   policy: {
     checkpointEverySteps: number;
@@ -158,7 +158,7 @@ export async function startSegment({
     costUsd: spend.usd,
     guidance: run.guidance,
     policy,
-    providerLimitTokens: await statedProviderLimit({ prisma, runId }),
+    providerLimitTokens: await statedProviderLimit({ prisma, taskId }),
   };
   if (!checkpointId) {
     return {
@@ -194,14 +194,15 @@ export async function startSegment({
 }
 
 /**
- * The context limit a provider stated in this run: the latest completed compaction (`compact-<n>`
- * step) that was sized on a refusal's stated limit, or null. Later segments of the run work inside it,
- * so the provider is not asked to refuse again before the loop compacts.
+ * The context limit the provider stated to this task: the latest completed compaction (`compact-<n>`
+ * step) of any of its runs that was sized on a refusal's stated limit, or null. Later segments of the
+ * run, and the runs a resume starts (the task keeps its profile version, so its provider and model),
+ * work inside it, so the provider is not asked to refuse again before the loop compacts.
  */
-async function statedProviderLimit({ prisma, runId }: { prisma: PrismaClient; runId: string }): Promise<number | null> {
+async function statedProviderLimit({ prisma, taskId }: { prisma: PrismaClient; taskId: string }): Promise<number | null> {
   const rows = await prisma.step.findMany({
-    where: { runId, stepId: { startsWith: "compact-" }, status: "completed" },
-    orderBy: { index: "desc" },
+    where: { run: { taskId }, stepId: { startsWith: "compact-" }, status: "completed" },
+    orderBy: [{ run: { startedAt: "desc" } }, { index: "desc" }],
     select: { output: true },
   });
   for (const row of rows) {

@@ -52,6 +52,9 @@ export interface TaskListRow {
   startedAt: Date | null;
   endedAt: Date | null;
   lastActivityAt: Date | null;
+  /** The task's runs' spans and its escalations' waits, oldest first: what lib/contracts/run-clock.ts runClock needs for the Duration column (active time, waiting apart). */
+  runs: { startedAt: Date; endedAt: Date | null }[];
+  escalations: { status: string; createdAt: Date; decidedAt: Date | null; appliedAt: Date | null }[];
 }
 
 export interface ListTasksFilters {
@@ -177,7 +180,7 @@ export async function listTasks({
   ]);
   const page = tasks.slice(0, limit);
   const ids = page.map((t) => t.id);
-  const [totals, alerts] = ids.length
+  const [totals, alerts, runs, escalations] = ids.length
     ? await Promise.all([
         prisma.$queryRaw<({ taskId: string; tokens: bigint; last: Date | null } & StepCountColumns)[]>`
           SELECT r."taskId" AS "taskId", ${STEP_COUNT_COLUMNS},
@@ -187,8 +190,16 @@ export async function listTasks({
           FROM run r LEFT JOIN step s ON s."runId" = r.id
           WHERE r."taskId" = ANY(${ids}) GROUP BY r."taskId"`,
         prisma.$queryRaw<{ taskId: string; n: bigint }[]>`SELECT "taskId", count(*) AS n FROM alert WHERE "taskId" = ANY(${ids}) GROUP BY "taskId"`,
+        prisma.run.findMany({ where: { taskId: { in: ids } }, orderBy: { startedAt: "asc" }, select: { taskId: true, startedAt: true, endedAt: true } }),
+        prisma.escalation.findMany({
+          where: { taskId: { in: ids } },
+          orderBy: { createdAt: "asc" },
+          select: { taskId: true, status: true, createdAt: true, decidedAt: true, appliedAt: true },
+        }),
       ])
-    : [[], []];
+    : [[], [], [], []];
+  const runsByTask = groupBy(runs, ({ taskId, ...span }) => [taskId, span]);
+  const waitsByTask = groupBy(escalations, ({ taskId, ...wait }) => [taskId, wait]);
   const byTask = new Map(totals.map((t) => [t.taskId, t]));
   const alertsByTask = new Map(alerts.map((a) => [a.taskId, Number(a.n)]));
   const last = page.at(-1);
@@ -213,11 +224,25 @@ export async function listTasks({
         startedAt: t.startedAt,
         endedAt: t.endedAt,
         lastActivityAt: agg?.last ?? null,
+        runs: runsByTask.get(t.id) ?? [],
+        escalations: waitsByTask.get(t.id) ?? [],
       };
     }),
     nextCursor: tasks.length > limit && last ? encodeCursor(last) : null,
     total: Number(count?.n ?? 0),
   };
+}
+
+/** `rows` grouped by the key `split` gives each (its value kept), in their order. Pure. */
+function groupBy<R, V>(rows: readonly R[], split: (row: R) => [string, V]): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const row of rows) {
+    const [key, value] = split(row);
+    const list = out.get(key);
+    if (list) list.push(value);
+    else out.set(key, [value]);
+  }
+  return out;
 }
 
 /** Agent profile names, for the task list's profile filter. */

@@ -12,6 +12,8 @@
  *   will not heal by itself).
  */
 
+import { assigneeUser } from "../../lib/contracts/escalation.ts";
+
 /** A message body: Slack's `text` plus any structured fields. */
 export type WebhookPayload = { text: string } & Record<string, unknown>;
 
@@ -157,7 +159,8 @@ export interface EscalationNotice {
 export function escalationWebhookPayload(escalation: EscalationNotice): WebhookPayload {
   const dueAt = escalation.dueAt === null ? null : new Date(escalation.dueAt).toISOString();
   const round = escalation.round ?? 0;
-  const role = escalation.assigneeRole ?? null;
+  // A person the escalation is routed to by name reads as the name, never as `user:<name>`.
+  const role = escalation.assigneeRole ? (assigneeUser(escalation.assigneeRole) ?? escalation.assigneeRole) : null;
   const reEscalatedTo = round > 0 ? (escalation.reEscalatedTo ?? null) : null;
   // Slack mrkdwn control characters (https://api.slack.com/reference/surfaces/formatting#escaping).
   const escape = (t: string) => t.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
@@ -167,7 +170,7 @@ export function escalationWebhookPayload(escalation: EscalationNotice): WebhookP
     round === 0
       ? `:rotating_light: Longhaul needs a human: ${link} stopped (${escape(escalation.reason)}).`
       : reEscalatedTo
-        ? `:alarm_clock: Longhaul escalation overdue — re-escalated to ${escape(reEscalatedTo.replace(/^user:/, ""))}: ${link} stopped (${escape(escalation.reason)}) and is still waiting (reminder ${round}).`
+        ? `:alarm_clock: Longhaul escalation overdue — re-escalated to ${escape(assigneeUser(reEscalatedTo) ?? reEscalatedTo)}: ${link} stopped (${escape(escalation.reason)}) and is still waiting (reminder ${round}).`
         : `:alarm_clock: Longhaul escalation overdue — reminder ${round}${role ? ` to ${escape(role)}` : ""}: ${link} stopped (${escape(escalation.reason)}) and is still waiting.`;
   const lines = [
     headline,

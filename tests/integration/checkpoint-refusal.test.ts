@@ -42,6 +42,30 @@ async function refusals(runId: string) {
   return rows.map((r) => ({ stepId: r.stepId, ...parseContextLimit(r.error ?? "") }));
 }
 
+/** A `scripted-notes` profile (24 large notes, one a turn) saturating at 80 % of `contextWindow`, without auto-resume. */
+function notesProfile(label: string, o: { contextWindow: number; checkpointEverySteps: number }) {
+  return createTestProfile(stack.db, label, { model: "scripted-notes", saturationRatio: 0.8, autoResumeMax: 0, ...o });
+}
+
+/** The run a resume started: the task's run other than `runId` (waits up to 60 s). */
+function resumedRun(taskId: string, runId: string) {
+  return waitFor("the resumed run", async () => (await stack.db.run.findFirst({ where: { taskId, id: { not: runId } } })) ?? undefined, 60_000, 50);
+}
+
+/** The task's status once run `runId` has ended (waits up to `ms`). */
+function endOfRun(taskId: string, runId: string, ms: number) {
+  return waitFor(
+    "the resumed run to end",
+    async () => {
+      const t = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
+      const r = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
+      return r.status !== "running" ? t.status : undefined;
+    },
+    ms,
+    50,
+  );
+}
+
 describe("saturation, end to end", () => {
   it("a mid-run refusal compacts to the stated limit, retries the call, and the run completes without escalation", async () => {
     // The same task without a fault first: its prompts, to choose a limit the run outgrows mid-way.
@@ -167,23 +191,9 @@ describe("saturation, end to end", () => {
 
     // Resumed once the provider accepts the compacted context (e.g. a larger model): no escalation again, it completes.
     await stack.decide({ input: { escalationId: escalation.id, decision: "resume" }, actor: "refusal-handler" });
-    const resumed = await waitFor(
-      "the resumed run",
-      async () => (await stack.db.run.findFirst({ where: { taskId, id: { not: runId } } })) ?? undefined,
-      60_000,
-      50,
-    );
+    const resumed = await resumedRun(taskId, runId);
     expect(resumed.fromCheckpointId).toBe(compacted.id);
-    const status = await waitFor(
-      "the resumed run to end",
-      async () => {
-        const t = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
-        const r = await stack.db.run.findUniqueOrThrow({ where: { id: resumed.id } });
-        return r.status !== "running" ? t.status : undefined;
-      },
-      120_000,
-      50,
-    );
+    const status = await endOfRun(taskId, resumed.id, 120_000);
     expect(status).toBe("completed");
     expect(await stack.db.escalation.count({ where: { taskId } })).toBe(1);
     const ev = await loadRunEvidence(stack.db, { taskId, runId: resumed.id });
@@ -192,13 +202,7 @@ describe("saturation, end to end", () => {
   });
 
   it("24 large facts recorded against a 20k window: checkpoints keep the references, compaction does not repeat every segment", async () => {
-    const profile = await createTestProfile(stack.db, "notes-20k", {
-      model: "scripted-notes",
-      contextWindow: 20_000,
-      saturationRatio: 0.8,
-      checkpointEverySteps: 8,
-      autoResumeMax: 0,
-    });
+    const profile = await notesProfile("notes-20k", { contextWindow: 20_000, checkpointEverySteps: 8 });
     const { taskId, runId } = await stack.launch({ input: { goal: `Record ${NOTES_COUNT} background notes, then finish.`, profile }, actor: "notes-test" });
     const status = await stack.waitForTaskStatus(taskId, undefined, 240_000);
     if (status !== "completed")
@@ -234,13 +238,7 @@ describe("saturation, end to end", () => {
   });
 
   it("24 large facts against a provider that states 20,000 tokens: one refusal, then the run works inside the stated limit", async () => {
-    const profile = await createTestProfile(stack.db, "notes-stated", {
-      model: "scripted-notes",
-      contextWindow: 100_000,
-      saturationRatio: 0.8,
-      checkpointEverySteps: 8,
-      autoResumeMax: 0,
-    });
+    const profile = await notesProfile("notes-stated", { contextWindow: 100_000, checkpointEverySteps: 8 });
     await stack.armFaults({ kind: "context_length", maxPromptTokens: 20_000, style: "openai", count: 1_000 });
     let taskId: string;
     let runId: string;
@@ -263,5 +261,50 @@ describe("saturation, end to end", () => {
     const compacts = await stack.db.step.findMany({ where: { runId, stepId: { startsWith: "compact-" } }, select: { output: true } });
     expect(compacts.length).toBeGreaterThan(1);
     for (const c of compacts) expect((c.output as { sizes: { limitTokens: number } }).sizes.limitTokens).toBe(16_000);
+  });
+
+  it("a resume sizes its compaction on the limit an earlier run's refusal stated, and is not refused again", async () => {
+    const profile = await notesProfile("notes-resume", { contextWindow: 100_000, checkpointEverySteps: 1_000 });
+    await stack.armFaults({ kind: "context_length", maxPromptTokens: 20_000, style: "openai", count: 1_000 });
+    try {
+      // 26 budget steps (13 turns of a note each): the run meets the provider's refusal (~20k tokens of
+      // notes) and stops at the step ceiling with notes left to record.
+      const { taskId, runId } = await stack.launch({
+        input: { goal: `Record ${NOTES_COUNT} background notes, then finish.`, profile, stepBudget: 26 },
+        actor: "notes-test",
+      });
+      expect(await stack.waitForTaskStatus(taskId, undefined, 240_000)).toBe("waiting_for_human");
+      expect((await refusals(runId)).map((r) => r.limitTokens)).toEqual([20_000]);
+      const escalation = await stack.db.escalation.findFirstOrThrow({ where: { taskId } });
+      expect(escalation.reason).toBe("budget");
+
+      // The resume is a new run, from the ceiling's checkpoint (not a compaction's): only the task's
+      // history knows the provider's limit.
+      await stack.decide({ input: { escalationId: escalation.id, decision: "resume", budgetIncrease: { steps: 200 } }, actor: "refusal-handler" });
+      const resumed = await resumedRun(taskId, runId);
+      const from = await stack.db.checkpoint.findUniqueOrThrow({ where: { id: resumed.fromCheckpointId! } });
+      expect(from.afterStepId.startsWith("compact-")).toBe(false);
+      const status = await endOfRun(taskId, resumed.id, 240_000);
+      expect(status).toBe("completed");
+      // Not refused again: the resumed run worked inside the stated limit from its start, and its first
+      // compaction was sized on it (16,000 = 0.8 × 20,000), not on the profile's 100k window.
+      expect(await refusals(resumed.id)).toEqual([]);
+      const prompts = await stack.db.modelCall.findMany({ where: { runId: resumed.id, status: "ok" }, select: { promptTokens: true } });
+      expect(prompts.filter((c) => c.promptTokens > 20_000)).toEqual([]);
+      const compacts = await stack.db.step.findMany({
+        where: { runId: resumed.id, stepId: { startsWith: "compact-" } },
+        orderBy: { index: "asc" },
+        select: { output: true },
+      });
+      expect(compacts.length).toBeGreaterThan(0);
+      expect((compacts[0]!.output as { sizes: Record<string, unknown> }).sizes).toMatchObject({
+        contextWindow: 100_000,
+        providerLimitTokens: 20_000,
+        limitTokens: 16_000,
+        refusal: null,
+      });
+    } finally {
+      await disarmFaults(stack);
+    }
   });
 });

@@ -157,6 +157,13 @@ describe("deliverWebhook against a local receiver", () => {
     const opened = escalationWebhookPayload({ ...notice, assigneeRole: "operator" });
     expect(opened).toMatchObject({ event: "longhaul/escalation.opened", round: 0 });
     expect(opened.text).toContain("For: operator.");
+    // A person named in the profile's chain reads as their name, never as `user:<name>`.
+    const toPerson = escalationWebhookPayload({ ...notice, round: 2, assigneeRole: "user:Ada Lovelace", reEscalatedTo: null });
+    expect(toPerson.text).toContain("overdue — reminder 2 to Ada Lovelace");
+    expect(escalationWebhookPayload({ ...notice, assigneeRole: "user:Ada Lovelace" }).text).toContain("For: Ada Lovelace.");
+    expect(escalationWebhookPayload({ ...notice, round: 1, assigneeRole: "user:Ada Lovelace", reEscalatedTo: "user:Ada Lovelace" }).text).toContain(
+      "re-escalated to Ada Lovelace:",
+    );
   });
 });
 

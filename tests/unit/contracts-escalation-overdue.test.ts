@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assigneeUser, assigneeWords, inboxCounts, isEscalationOverdue, waitsOn } from "../../lib/contracts/escalation.ts";
+import { assigneeFilterOptions, assigneeUser, assigneeWords, inboxCounts, isEscalationOverdue, waitsOn } from "../../lib/contracts/escalation.ts";
 import { isoUtc } from "../../lib/contracts/dates.ts";
 
 const now = new Date("2026-12-02T05:14:00Z");
@@ -63,5 +63,23 @@ describe("the nav's inbox badge counts what waits on the signed-in handler", () 
     const rows = [row({}), row({ dueAt: past }), row({ notifications: 2 }), row({ dueAt: past, claimedBy: "bo" }), row({ assigneeRole: "admin", dueAt: past })];
     expect(inboxCounts(rows, me, now)).toEqual({ open: 3, overdue: 2 });
     expect(inboxCounts(rows, { name: "ada", roles: ["handler", "admin"] }, now)).toEqual({ open: 4, overdue: 3 });
+  });
+});
+
+describe("the inbox's assignee filter suggestions", () => {
+  it('shows a person by name ("Ada (user)"), never as user:<name>, filtering by the name; roles apart', () => {
+    const options = assigneeFilterOptions({
+      me: "Hana",
+      claimants: ["bo", null, "hana"],
+      assignees: ["handler", "user:Ada", "operator", "user:ada", "handler"],
+    });
+    expect(options).toEqual([
+      { value: "Hana", label: "Hana (user)" },
+      { value: "Ada", label: "Ada (user)" },
+      { value: "bo", label: "bo (user)" },
+      { value: "handler", label: "handler (role)" },
+      { value: "operator", label: "operator (role)" },
+    ]);
+    expect(options.some((o) => o.value.startsWith("user:") || o.label.includes("user:"))).toBe(false);
   });
 });

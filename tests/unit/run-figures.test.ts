@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clampToNow, costSplitWords, coveredMs, latestStep, observedNow, runClock, type ClockTask } from "../../components/tasks/run/run-figures.ts";
+import { clampToNow, costSplitWords, latestStep, observedNow } from "../../components/tasks/run/run-figures.ts";
+import { coveredMs, runClock, type ClockTask } from "../../lib/contracts/run-clock.ts";
 import { waitTimeoutWords } from "../../lib/contracts/escalation-timeout.ts";
 import { chainRoleForRound, escalationTimeoutPlan } from "../../server/domain/escalation-wait.ts";
 

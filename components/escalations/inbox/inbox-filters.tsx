@@ -4,6 +4,7 @@ import { cn } from "@/components/ui/cn.ts";
 import { Field, TextInput } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import type { useReplaceParams } from "@/components/ui/use-replace-params.ts";
+import type { AssigneeOption } from "@/lib/contracts/escalation.ts";
 import { REASON_SHORT } from "../context-card.tsx";
 
 const REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
@@ -18,21 +19,20 @@ export type StatusFilter = (typeof STATUS_FILTERS)[number][0];
 
 /**
  * The inbox's filter row: status (open / decided / all), reason and assignee (a name or role, with
- * the people of the list as suggestions), written to the URL through `setParams`.
+ * the people and roles of the list as suggestions, lib/contracts/escalation.ts assigneeFilterOptions:
+ * "Ada (user)", "handler (role)"), written to the URL through `setParams`.
  */
 export function InboxFilters({
   status,
   reason,
   assignee,
-  me,
   people,
   setParams,
 }: {
   status: StatusFilter;
   reason: string;
   assignee: string;
-  me: string;
-  people: string[];
+  people: AssigneeOption[];
   setParams: ReturnType<typeof useReplaceParams>;
 }) {
   const filtered = !!reason || !!assignee;
@@ -71,8 +71,10 @@ export function InboxFilters({
         />
       </Field>
       <datalist id="escalation-assignees">
-        {[me, ...people.filter((p) => p !== me)].map((p) => (
-          <option key={p} value={p} />
+        {people.map((p) => (
+          <option key={p.value} value={p.value}>
+            {p.label}
+          </option>
         ))}
       </datalist>
       {filtered && (

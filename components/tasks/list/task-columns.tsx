@@ -9,7 +9,8 @@ import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import { BUDGET_STEPS_MEANING, stepsApartLabel } from "@/lib/contracts/step-count.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
-import { compactNumber, elapsed, shortId, usd } from "../format.ts";
+import { runClock } from "@/lib/contracts/run-clock.ts";
+import { compactNumber, durationMs, shortId, usd } from "../format.ts";
 import { RelativeTime, useTickingNow } from "../relative-time.tsx";
 
 export type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -40,9 +41,26 @@ function CopyId({ id }: { id: string }) {
   );
 }
 
+/**
+ * Active time (the run page header's figure, lib/contracts/run-clock.ts runClock: runs less the time
+ * an escalation was open), with the time spent waiting for a human as a second figure when there was any.
+ */
 function Duration({ row }: { row: TaskRow }) {
   const now = useTickingNow();
-  return <span className="tabular-nums">{elapsed(row.startedAt, row.endedAt, now)}</span>;
+  if (!row.startedAt) return <span className="tabular-nums">—</span>;
+  const clock = runClock(row, now);
+  const active = durationMs(clock.activeMs);
+  const waiting = durationMs(clock.waitingMs);
+  return (
+    <span
+      className="inline-flex flex-col tabular-nums"
+      data-testid="task-duration"
+      title={clock.waitingMs > 0 ? `${active} active · ${waiting} waiting for a human${clock.waiting ? " (now)" : ""}` : `${active} active`}
+    >
+      <span>{active}</span>
+      {clock.waitingMs > 0 && <span className="text-xs text-zinc-500">+{waiting} wait</span>}
+    </span>
+  );
 }
 
 /** Completed tasks: clean, with alerts, or with gaps (and alerts), under the status badge. */

@@ -8,7 +8,8 @@ import { compactNumber, durationMs, usd } from "../format.ts";
 import { RelativeTime, useSecondClock } from "../relative-time.tsx";
 import type { TimelineStep } from "../timeline.tsx";
 import { isTerminal } from "./run-actions.tsx";
-import { costSplitWords, latestStep, observedNow, runClock } from "./run-figures.ts";
+import { runClock } from "@/lib/contracts/run-clock.ts";
+import { costSplitWords, latestStep, observedNow } from "./run-figures.ts";
 import type { RunTask } from "./use-run-queries.ts";
 
 /** One header figure: label, value, optional detail line, and a budget bar when `fraction` (0–1) is given. */

@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { useLiveUpdates } from "@/components/live/use-live-updates.tsx";
+import { pollInterval } from "@/components/live/live-stream.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 
 /**
@@ -25,16 +26,16 @@ function useRefreshWorkingSetWith(task: unknown, steps: unknown) {
 /**
  * The run page's server state: the task, its step rows, the fact-change summary and the checkpoints,
  * kept fresh by the change feed (`live`) with polling as the fallback (every 30 s while live, 5 s
- * otherwise).
+ * otherwise, 30 s at most while the page is hidden — a background tab keeps converging).
  */
 export function useRunQueries(taskId: string) {
   const trpc = useTRPC();
   const live = useLiveUpdates(taskId);
-  const refetchInterval = live === "live" ? 30_000 : 5_000;
-  const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), refetchInterval });
-  const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), refetchInterval });
-  const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), refetchInterval });
-  const checkpoints = useQuery({ ...trpc.task.checkpoints.queryOptions({ taskId }), refetchInterval });
+  const poll = { refetchInterval: () => pollInterval(live === "live" ? 30_000 : 5_000), refetchIntervalInBackground: true };
+  const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), ...poll });
+  const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), ...poll });
+  const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), ...poll });
+  const checkpoints = useQuery({ ...trpc.task.checkpoints.queryOptions({ taskId }), ...poll });
   useRefreshWorkingSetWith(task.data, steps.data);
   return { live, task, steps, factSummary, checkpoints };
 }

@@ -55,7 +55,7 @@ function budgetMessage(s: LoopState, ceiling: Ceiling, after: string): string {
   return `The ${describeCeiling(ceiling)}. ${after}${note ? ` ${note}` : ""}`;
 }
 
-/** The window the loop works in: the profile's, or less when the provider stated a smaller one in this run (a compaction sized on it). */
+/** The window the loop works in: the profile's, or less when the provider stated a smaller one to this task (a compaction sized on it, in this run or an earlier one). */
 function windowOf(c: LoopConfig): number {
   const stated = c.providerLimitTokens ?? c.compactedStart?.providerLimitTokens ?? null;
   return stated !== null && stated > 0 ? Math.min(c.contextWindow, stated) : c.contextWindow;
@@ -72,7 +72,16 @@ function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
     // The segment's own starting state fills the window (a resume into a smaller window, a few huge
     // facts, a checkpoint that grew too big): compact the checkpoint itself; the compaction says
     // whether it now fits, and escalates with the sizes when it cannot.
-    if (n === c.firstTurn) return act(s, { kind: "compact", stepId: `compact-${n}`, nextTurn: n, limitTokens, beforeTokens: promptTokens });
+    if (n === c.firstTurn)
+      return act(s, {
+        kind: "compact",
+        stepId: `compact-${n}`,
+        nextTurn: n,
+        limitTokens,
+        beforeTokens: promptTokens,
+        // Sized on the provider's stated limit (learned from an earlier refusal), not the profile's window: the compaction says so.
+        ...(window < c.contextWindow ? { providerLimitTokens: window } : {}),
+      });
     if (s.recordedFact || c.fromReason !== "saturation")
       return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
     // Compacting again now would drop what this segment read but has not recorded yet and restart

@@ -56,8 +56,9 @@ export interface LoopConfig {
    */
   compactedStart?: CompactionSizes | null;
   /**
-   * The context the provider stated it accepts, when one of its refusals in this run said so (the
-   * latest compaction sized on it): the loop works inside it as inside the window.
+   * The context the provider stated it accepts, when one of its refusals to this task said so — in
+   * this run or one before it that this one resumes (the latest compaction sized on it): the loop
+   * works inside it as inside the window, and a compaction it sizes on it says so.
    */
   providerLimitTokens?: number | null;
 }

@@ -1,0 +1,145 @@
+import { QueryClient, QueryObserver } from "@tanstack/react-query";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { connectLive, HIDDEN_POLL_MS, pollInterval, REOPEN_HIDDEN_MS, type EventSourceLike, type LiveState } from "../../components/live/live-stream.ts";
+
+// Background tabs (issue 18): a run page left in a background tab, opened there, or whose stream was
+// cut, converges without anyone clicking or focusing it — cheaply (at most every 30 s while hidden).
+
+/** An EventSource the test drives: `open()`, `fail(closed)` (closed = the browser gave up, an HTTP error), `message()`. */
+class FakeSource implements EventSourceLike {
+  readyState = 0;
+  onopen: ((ev: Event) => void) | null = null;
+  onerror: ((ev: Event) => void) | null = null;
+  onmessage: ((ev: MessageEvent) => void) | null = null;
+  close() {
+    this.readyState = 2;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event("open"));
+  }
+  fail(closed: boolean) {
+    this.readyState = closed ? 2 : 0;
+    this.onerror?.(new Event("error"));
+  }
+  message() {
+    this.onmessage?.(new MessageEvent("message"));
+  }
+}
+
+/** A page whose visibility the test sets. */
+function page(hidden: boolean) {
+  const listeners = new Set<() => void>();
+  return {
+    isHidden: hidden,
+    hidden() {
+      return this.isHidden;
+    },
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    set(next: boolean) {
+      this.isHidden = next;
+      for (const l of listeners) l();
+    },
+  };
+}
+
+let stops: (() => void)[] = [];
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  for (const s of stops) s();
+  stops = [];
+  vi.useRealTimers();
+});
+
+/** A real QueryClient with one observed task query whose fetches are counted, and a live stream over fake sources. */
+async function harness(hidden: boolean) {
+  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  let fetches = 0;
+  const observer = new QueryObserver(client, { queryKey: ["task", "get"], queryFn: () => Promise.resolve(++fetches) });
+  stops.push(observer.subscribe(() => {}));
+  const sources: FakeSource[] = [];
+  const states: LiveState[] = [];
+  const visibility = page(hidden);
+  stops.push(
+    connectLive({
+      url: "/api/live?taskId=t1",
+      queryClient: client,
+      filter: { queryKey: ["task"] },
+      onState: (s) => states.push(s),
+      open: () => {
+        const s = new FakeSource();
+        sources.push(s);
+        return s;
+      },
+      visibility,
+    }),
+  );
+  await vi.advanceTimersByTimeAsync(10);
+  return { fetches: () => fetches, sources, states, visibility, latest: () => sources.at(-1)! };
+}
+
+describe("the live stream in a background tab", () => {
+  it("a hidden page keeps its stream: an event refetches at once, without focus", async () => {
+    const h = await harness(true);
+    h.latest().open();
+    await vi.advanceTimersByTimeAsync(10);
+    const before = h.fetches();
+    h.latest().message();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.fetches()).toBe(before + 1);
+    expect(h.sources).toHaveLength(1);
+  });
+
+  it("a stream the browser gave up on while hidden is opened again after 30 s, and its open catches up", async () => {
+    const h = await harness(true);
+    h.latest().open();
+    await vi.advanceTimersByTimeAsync(10);
+    h.latest().fail(true);
+    expect(h.states.at(-1)).toBe("polling");
+    await vi.advanceTimersByTimeAsync(REOPEN_HIDDEN_MS - 100);
+    expect(h.sources).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(h.sources).toHaveLength(2);
+    const before = h.fetches();
+    h.latest().open();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.states.at(-1)).toBe("live");
+    expect(h.fetches()).toBe(before + 1);
+  });
+
+  it("the moment a page is shown, a stream the browser gave up on is opened again (not 30 s later)", async () => {
+    const h = await harness(true);
+    h.latest().fail(true);
+    expect(h.sources).toHaveLength(1);
+    h.visibility.set(false);
+    expect(h.sources).toHaveLength(2);
+    // No second reopen from the timer that was pending.
+    await vi.advanceTimersByTimeAsync(REOPEN_HIDDEN_MS + 1_000);
+    expect(h.sources).toHaveLength(2);
+  });
+
+  it("a dropped connection the browser retries itself is left to the browser", async () => {
+    const h = await harness(false);
+    h.latest().open();
+    h.latest().fail(false);
+    h.visibility.set(true);
+    h.visibility.set(false);
+    await vi.advanceTimersByTimeAsync(REOPEN_HIDDEN_MS + 1_000);
+    expect(h.sources).toHaveLength(1);
+  });
+});
+
+describe("pollInterval", () => {
+  it("polls as asked while visible, at most every 30 s while hidden, never when asked not to", () => {
+    expect(pollInterval(5_000, false)).toBe(5_000);
+    expect(pollInterval(5_000, true)).toBe(HIDDEN_POLL_MS);
+    expect(pollInterval(2_000, true)).toBe(HIDDEN_POLL_MS);
+    expect(pollInterval(60_000, true)).toBe(60_000);
+    expect(pollInterval(false, true)).toBe(false);
+  });
+});
