@@ -198,8 +198,8 @@ export async function listTasks({
         }),
       ])
     : [[], [], [], []];
-  const runsByTask = groupBy(runs, ({ taskId, ...span }) => [taskId, span]);
-  const waitsByTask = groupBy(escalations, ({ taskId, ...wait }) => [taskId, wait]);
+  const runsByTask = Map.groupBy(runs, (r) => r.taskId);
+  const waitsByTask = Map.groupBy(escalations, (e) => e.taskId);
   const byTask = new Map(totals.map((t) => [t.taskId, t]));
   const alertsByTask = new Map(alerts.map((a) => [a.taskId, Number(a.n)]));
   const last = page.at(-1);
@@ -224,25 +224,13 @@ export async function listTasks({
         startedAt: t.startedAt,
         endedAt: t.endedAt,
         lastActivityAt: agg?.last ?? null,
-        runs: runsByTask.get(t.id) ?? [],
-        escalations: waitsByTask.get(t.id) ?? [],
+        runs: (runsByTask.get(t.id) ?? []).map((r) => ({ startedAt: r.startedAt, endedAt: r.endedAt })),
+        escalations: (waitsByTask.get(t.id) ?? []).map((e) => ({ status: e.status, createdAt: e.createdAt, decidedAt: e.decidedAt, appliedAt: e.appliedAt })),
       };
     }),
     nextCursor: tasks.length > limit && last ? encodeCursor(last) : null,
     total: Number(count?.n ?? 0),
   };
-}
-
-/** `rows` grouped by the key `split` gives each (its value kept), in their order. Pure. */
-function groupBy<R, V>(rows: readonly R[], split: (row: R) => [string, V]): Map<string, V[]> {
-  const out = new Map<string, V[]>();
-  for (const row of rows) {
-    const [key, value] = split(row);
-    const list = out.get(key);
-    if (list) list.push(value);
-    else out.set(key, [value]);
-  }
-  return out;
 }
 
 /** Agent profile names, for the task list's profile filter. */

@@ -68,8 +68,9 @@ export interface StartExecutorOptions {
  * (INNGEST-PROTOCOL.md §2.13) a run holds one request to the app for as long as its steps run
  * inline, so this is the number of runs that make progress at the same time, not of step requests.
  * At the former 16, 100 concurrent runs × 20 no-op steps queued behind 16 of them and the
- * checkpoint group commit never saw more than 16 entries per batch; bench:peer throughput rose by
- * ~1.4× at 64–100 on this 2-core machine (issue 20's note). Per-function `concurrency` limits
+ * checkpoint group commit never saw more than 16 entries per batch. In bench:peer on this 2-core
+ * machine (load 5–8, `--steps 20`), raising it alone took Longhaul from 0.66–0.77× DBOS's
+ * throughput to 0.96–1.00× at 64 (issue 20's note). Per-function `concurrency` limits
  * still apply within it; `EXECUTOR_WORKERS` sets it for the executor process.
  */
 export const DEFAULT_WORKERS = 100;

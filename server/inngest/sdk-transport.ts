@@ -11,7 +11,7 @@ import { Inngest } from "inngest";
  *    (`InngestApi.apiHeaders` → `client.env` → `inngestHeaders()` → `getProcessEnv()`, which
  *    enumerates the whole environment against a 40-key allow-list): 8.8 % of the process's CPU.
  *    {@link withStableEnvironment} computes it once.
- * 2. The global `fetch` (undici's WHATWG fetch, web streams for every body): 8–10 %.
+ * 2. The global `fetch` (undici's WHATWG fetch, web streams for every body): 9.6–10.9 %.
  *    {@link sdkFetch} sends plain-HTTP calls with node:http over a keep-alive agent.
  */
 
