@@ -4,7 +4,7 @@ import { prismaCancelPorts } from "../../server/db/cancel-ports.ts";
 import { applyBatchItem, previewBatch, startBatch, type BatchActor } from "../../server/domain/batch-tasks.ts";
 import { cancelTask } from "../../server/domain/cancel-task.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
-import { createTestProfile, launchDemoWithProfile } from "../support/checkpoint-helpers.ts";
+import { createTestProfile, launchDemoWithProfile, waitForCancelCheckpoint } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
 // Issue 18, "Many at once", on the real pieces (app child serving the Inngest functions, executor
@@ -47,6 +47,8 @@ async function cancelledTasks(label: string, n: number): Promise<{ profile: stri
     await waitFor(`a checkpoint of ${taskId}`, () => stack.db.checkpoint.findFirst({ where: { taskId } }).then((c) => c ?? undefined), 90_000, 50);
     await cancelTask({ taskId, actor: operator.name, ports: cancelPorts() });
   }
+  // Each cancel takes its own checkpoint afterwards: "latest" means after that one.
+  for (const taskId of taskIds) await waitForCancelCheckpoint(stack.db, taskId);
   return { profile, taskIds };
 }
 

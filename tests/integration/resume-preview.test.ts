@@ -4,7 +4,7 @@ import { getResumePreview } from "../../server/db/checkpoint-queries.ts";
 import { cancelTask } from "../../server/domain/cancel-task.ts";
 import { resumeTask } from "../../server/domain/resume-task.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
-import { createTestProfile, launchDemoWithProfile, testResumePorts, waitForRunEnd } from "../support/checkpoint-helpers.ts";
+import { createTestProfile, launchDemoWithProfile, testResumePorts, waitForCancelCheckpoint, waitForRunEnd } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
 // Issue 18: the resume/fork dialog says what is kept and what will be redone before anyone
@@ -18,24 +18,14 @@ useAgentStack((started) => (stack = started));
 describe("resume preview", () => {
   it("the latest checkpoint redoes nothing; an older one names the facts the resumed run records again", async () => {
     const profile = await createTestProfile(stack.db, "resume-preview", { checkpointEverySteps: 12, autoResumeMax: 0 });
-    const { taskId, runId: firstRun } = await launchDemoWithProfile(stack, { limit: 30, profile });
+    const { taskId } = await launchDemoWithProfile(stack, { limit: 30, profile });
     await waitFor("two checkpoints", async () => ((await stack.db.checkpoint.count({ where: { taskId } })) >= 2 ? true : undefined), 90_000, 50);
     await cancelTask({
       taskId,
       actor: "preview-test",
       ports: prismaCancelPorts({ prisma: stack.db, sendRunCancelled: (e) => stack.sendEvent("longhaul/run.cancelled", e, `run-cancelled-${e.runId}`) }),
     });
-    // The cancel-checkpoint function has finished (it takes a checkpoint, or none when the latest covers every step).
-    await waitFor(
-      "the cancel-checkpoint run",
-      async () => {
-        const rows = await stack.db.$queryRaw<{ status: string }[]>`
-          SELECT status FROM executor_run WHERE "functionId" = 'longhaul-cancel-checkpoint' AND event->'data'->>'runId' = ${firstRun}`;
-        return rows.some((r) => r.status === "completed") || undefined;
-      },
-      120_000,
-      100,
-    );
+    await waitForCancelCheckpoint(stack.db, taskId);
     const facts = new Set((await stack.db.fact.findMany({ where: { taskId }, select: { key: true } })).map((f) => f.key));
 
     const latest = await getResumePreview({ prisma: stack.db, taskId });

@@ -97,6 +97,25 @@ export async function waitForRunEnd(db: PrismaClient, runId: string, timeoutMs =
   );
 }
 
+/**
+ * Polls until every `cancel-checkpoint` run for task `taskId` (server/inngest/functions/cancel-checkpoint.ts,
+ * started by `longhaul/run.cancelled`) has completed, and there is at least one: after a cancel, the
+ * task's latest checkpoint is final only then (the function takes a `cancelled` checkpoint, or none
+ * when the latest already covers every step, up to its 10 s settle after the step in flight).
+ */
+export async function waitForCancelCheckpoint(db: PrismaClient, taskId: string, timeoutMs = 120_000): Promise<void> {
+  await waitFor(
+    `the cancel-checkpoint run of task ${taskId}`,
+    async () => {
+      const rows = await db.$queryRaw<{ status: string }[]>`
+        SELECT status FROM executor_run WHERE "functionId" = 'longhaul-cancel-checkpoint' AND event->'data'->>'taskId' = ${taskId}`;
+      return (rows.length > 0 && rows.every((r) => r.status === "completed")) || undefined;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
 /** JSON with object keys sorted, to compare tool arguments regardless of key order. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
