@@ -18,6 +18,47 @@ export async function runHasStepInFlight({ prisma, runId }: { prisma: PrismaClie
   return (await prisma.step.count({ where: { runId, status: "running", kind: { in: ["model", "tool"] } } })) > 0;
 }
 
+/** How long a resume waits for a cancelled run's step in flight (ms): the cancel checkpoint's own settle window (server/inngest/functions/cancel-checkpoint.ts, 20 × 500 ms). */
+export const RESUME_SETTLE_MS = 10_000;
+
+/**
+ * Waits until no other run of the task that a person cancelled in the last `timeoutMs` has a model
+ * or tool step still executing (its row `running`: a step the cancel stopped the run around, which
+ * finishes on its own and may record a fact). A resume started within seconds of a cancel calls this
+ * before it reads its starting state, so that step's fact is carried instead of recorded again
+ * (issue 18, "Cancel keeps what the run established"). Polls every `pollMs`; gives up after
+ * `timeoutMs` (a step row left `running` by a crashed process must not hold a resume longer).
+ * Returns whether the task settled and how long it waited (ms).
+ */
+export async function waitForCancelledStepsToSettle({
+  prisma,
+  taskId,
+  runId,
+  timeoutMs = RESUME_SETTLE_MS,
+  pollMs = 200,
+}: {
+  prisma: PrismaClient;
+  taskId: string;
+  runId: string;
+  timeoutMs?: number;
+  pollMs?: number;
+}): Promise<{ settled: boolean; waitedMs: number }> {
+  const started = Date.now();
+  for (;;) {
+    const busy = await prisma.step.count({
+      where: {
+        status: "running",
+        kind: { in: ["model", "tool"] },
+        run: { taskId, id: { not: runId }, status: "cancelled", endedAt: { gt: new Date(started - timeoutMs) } },
+      },
+    });
+    const waitedMs = Date.now() - started;
+    if (busy === 0) return { settled: true, waitedMs };
+    if (waitedMs >= timeoutMs) return { settled: false, waitedMs };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, timeoutMs - waitedMs)));
+  }
+}
+
 /**
  * Takes a checkpoint (reason `cancelled`) of a run a person stopped, as it stands after its last
  * finished step — issue 18 "Cancel keeps what the run established": the working set (the run's

@@ -1,3 +1,4 @@
+import { waitForCancelledStepsToSettle } from "../../db/cancel-checkpoint.ts";
 import { startSegment } from "../../db/checkpoint-repository.ts";
 import { prisma } from "../../db/prisma.ts";
 import { openEscalation, readDecision } from "../../db/escalation-repository.ts";
@@ -105,7 +106,11 @@ export const agentRun = inngest.createFunction(
     const { taskId, runId } = event.data;
     const checkpointId = event.data.checkpointId ?? null;
     const segment = "segment" in event.data ? event.data.segment : 1;
-    const start = await step.run("start", () => startSegment({ prisma: prisma(), taskId, runId, checkpointId }));
+    const start = await step.run("start", async () => {
+      // A resume right after a cancel: the cancelled run's step in flight finishes first (≤ 10 s).
+      if (segment === 1) await waitForCancelledStepsToSettle({ prisma: prisma(), taskId, runId });
+      return startSegment({ prisma: prisma(), taskId, runId, checkpointId });
+    });
     if (start.runStatus !== "running") return { status: "skipped", reason: `run is ${start.runStatus}` };
     // A server whose tools changed since launch is noticed at every segment start (launch, resume,
     // continue-as-new): an alert on the run; the run keeps the snapshot's list.
