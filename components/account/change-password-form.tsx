@@ -5,10 +5,11 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Field, TextInput } from "@/components/ui/field.tsx";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
 /** Shortest and longest password (server/auth/change-password.ts, the same as sign-up). */
-const MIN = 8;
-const MAX = 128;
+const MIN = PASSWORD_MIN_LENGTH;
+const MAX = PASSWORD_MAX_LENGTH;
 
 type FieldName = "currentPassword" | "newPassword" | "repeat";
 

@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
 /** Only same-site paths are followed after sign-in (an open redirect would hand a session's first page to anyone). */
 function safeNext(next: string | null): string {
@@ -104,8 +105,8 @@ export function SignInForm() {
               name="password"
               type="password"
               required
-              minLength={8}
-              maxLength={128}
+              minLength={PASSWORD_MIN_LENGTH}
+              maxLength={PASSWORD_MAX_LENGTH}
               autoComplete={effective === "sign-up" ? "new-password" : "current-password"}
               className="mt-1 w-full rounded border border-zinc-300 bg-white px-2 py-1"
             />

@@ -63,3 +63,12 @@ export function plausibleId(id: string): boolean {
   const trimmed = id.trim();
   return trimmed.length > 0 && trimmed.length <= MAX_ID_CHARS && ID_PATTERN.test(trimmed);
 }
+
+/**
+ * Shortest and longest password, characters: sign-up and sign-in (better-auth's
+ * `minPasswordLength` / `maxPasswordLength`; 8 is its default and NIST SP 800-63B §5.1.1.2's
+ * minimum), an admin's add user and reset, and a user's own change — one pair for the server's
+ * checks and the forms' `minLength` / `maxLength`.
+ */
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 128;

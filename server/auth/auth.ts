@@ -12,6 +12,7 @@ import { ulid } from "ulid";
 import { DEACTIVATED_MESSAGE, isDeactivated } from "./user-deactivation.ts";
 
 import { COOKIE_PREFIX } from "./cookie.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../lib/contracts/limits.ts";
 export { COOKIE_PREFIX };
 /** Session lifetime (seconds) unless LONGHAUL_SESSION_DAYS says otherwise: 7 days, refreshed daily while used. */
 export const DEFAULT_SESSION_DAYS = 7;
@@ -150,8 +151,8 @@ function createAuth() {
     disabledPaths: ["/change-password"],
     emailAndPassword: {
       enabled: env().LONGHAUL_PASSWORD_SIGNIN !== "off",
-      minPasswordLength: 8,
-      maxPasswordLength: 128,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
       autoSignIn: true,
     },
     session: { expiresIn: Math.round(days * 86_400), updateAge: 86_400 },

@@ -1,22 +1,20 @@
+import { ulid } from "ulid";
 import { z } from "zod";
 import { inputObject } from "../domain/input-fields.ts";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
 import { auth } from "./auth.ts";
-
-/** Shortest and longest password (the same limits as sign-up, server/auth/auth.ts). */
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../lib/contracts/limits.ts";
 
 export const changePasswordInputSchema = inputObject({
   currentPassword: z
     .string("currentPassword: must be text")
     .min(1, "currentPassword: required")
-    .max(PASSWORD_MAX, `currentPassword: at most ${PASSWORD_MAX} characters`),
+    .max(PASSWORD_MAX_LENGTH, `currentPassword: at most ${PASSWORD_MAX_LENGTH} characters`),
   newPassword: z
     .string("newPassword: must be text")
-    .min(PASSWORD_MIN, `newPassword: at least ${PASSWORD_MIN} characters`)
-    .max(PASSWORD_MAX, `newPassword: at most ${PASSWORD_MAX} characters`),
+    .min(PASSWORD_MIN_LENGTH, `newPassword: at least ${PASSWORD_MIN_LENGTH} characters`)
+    .max(PASSWORD_MAX_LENGTH, `newPassword: at most ${PASSWORD_MAX_LENGTH} characters`),
 });
 
 /** Input of {@link changeOwnPassword}. */
@@ -25,14 +23,19 @@ export type ChangePasswordInput = z.output<typeof changePasswordInputSchema>;
 /** Wrong current passwords a user may give in {@link FAILURE_WINDOW_MS} before further tries are refused unchecked (better-auth limits sign-in to 30 a minute; guessing here is as sensitive). */
 export const MAX_FAILED_CHANGES = 5;
 const FAILURE_WINDOW_MS = 60_000;
-/** userId → times (ms) of recent wrong current passwords; per web-app process (one under `npm start`). */
-const failures = new Map<string, number[]>();
+/**
+ * Wrong current passwords are rows of better-auth's `auth_verification` table (its store for
+ * short-lived values), identifier `password-change-failure:<userId>`, expiring a window after the
+ * try: the limit holds across web-app processes and restarts, as a per-process counter would not.
+ */
+const failureIdentifier = (userId: string) => `password-change-failure:${userId}`;
 
-function recentFailures(userId: string, now: number): number[] {
-  const kept = (failures.get(userId) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
-  if (kept.length) failures.set(userId, kept);
-  else failures.delete(userId);
-  return kept;
+/** Times of the user's wrong current passwords still inside the window, oldest first; drops the expired ones. */
+async function recentFailures(prisma: PrismaClient, userId: string, now: Date): Promise<Date[]> {
+  const identifier = failureIdentifier(userId);
+  await prisma.verification.deleteMany({ where: { identifier, expiresAt: { lte: now } } });
+  const rows = await prisma.verification.findMany({ where: { identifier }, orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  return rows.map((r) => r.createdAt);
 }
 
 /**
@@ -44,7 +47,7 @@ function recentFailures(userId: string, now: number): number[] {
  * (server/auth/audit.ts redaction). Returns `{ sessionsEnded }`.
  * @throws AppError BAD_INPUT "currentPassword: incorrect" or when the new one equals the current;
  * PRECONDITION_FAILED when the user has no password (signs in through OIDC only);
- * TOO_MANY_REQUESTS after {@link MAX_FAILED_CHANGES} wrong current passwords in a minute (not checked then).
+ * TOO_MANY_REQUESTS after {@link MAX_FAILED_CHANGES} wrong current passwords in a minute, counted in the database for every process (not checked then).
  */
 export async function changeOwnPassword({
   prisma,
@@ -57,10 +60,10 @@ export async function changeOwnPassword({
   keepSessionId: string;
   input: ChangePasswordInput;
 }): Promise<{ sessionsEnded: number }> {
-  const now = Date.now();
-  const recent = recentFailures(userId, now);
+  const now = new Date();
+  const recent = await recentFailures(prisma, userId, now);
   if (recent.length >= MAX_FAILED_CHANGES) {
-    const waitS = Math.ceil((FAILURE_WINDOW_MS - (now - recent[0]!)) / 1000);
+    const waitS = Math.max(1, Math.ceil((FAILURE_WINDOW_MS - (now.getTime() - recent[0]!.getTime())) / 1000));
     throw new AppError("TOO_MANY_REQUESTS", `currentPassword: ${MAX_FAILED_CHANGES} wrong tries in a minute; try again in ${waitS} s`);
   }
   const ctx = await auth().$context;
@@ -68,10 +71,18 @@ export async function changeOwnPassword({
   if (!account?.password)
     throw new AppError("PRECONDITION_FAILED", "currentPassword: this account signs in through single sign-on and has no password to change");
   if (!(await ctx.password.verify({ hash: account.password, password: input.currentPassword }))) {
-    failures.set(userId, [...recent, now]);
+    await prisma.verification.create({
+      data: {
+        id: ulid(),
+        identifier: failureIdentifier(userId),
+        value: "wrong current password",
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + FAILURE_WINDOW_MS),
+      },
+    });
     throw new AppError("BAD_INPUT", "currentPassword: incorrect (the password you sign in with now)");
   }
-  failures.delete(userId);
+  await prisma.verification.deleteMany({ where: { identifier: failureIdentifier(userId) } });
   if (input.newPassword === input.currentPassword) throw new AppError("BAD_INPUT", "newPassword: must differ from the current password");
   await ctx.internalAdapter.updatePassword(userId, await ctx.password.hash(input.newPassword));
   const { count: sessionsEnded } = await prisma.session.deleteMany({ where: { userId, id: { not: keepSessionId } } });

@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import { tokenListSelect } from "./api-tokens.ts";
 import { auth, oidcConfig, type AuthConfig } from "./auth.ts";
 import { normaliseRoles, ROLES, type Role } from "./roles.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../lib/contracts/limits.ts";
 
 export const roleListSchema = z.array(z.enum(ROLES, { message: `roles: each one of ${ROLES.join(", ")}` })).max(ROLES.length, `roles: at most ${ROLES.length}`);
 
@@ -44,7 +45,10 @@ export async function setUserRoles({ prisma, userId, roles }: { prisma: PrismaCl
 export const createUserInputSchema = inputObject({
   email: z.email("email: a valid email address").max(200, "email: at most 200 characters"),
   name: textField("name", 100).refine((v) => v.length > 0, "name: required"),
-  password: z.string("password: must be text").min(8, "password: at least 8 characters").max(128, "password: at most 128 characters"),
+  password: z
+    .string("password: must be text")
+    .min(PASSWORD_MIN_LENGTH, `password: at least ${PASSWORD_MIN_LENGTH} characters`)
+    .max(PASSWORD_MAX_LENGTH, `password: at most ${PASSWORD_MAX_LENGTH} characters`),
   roles: roleListSchema.default([]),
 });
 
@@ -63,8 +67,11 @@ export async function createUserWithPassword({ prisma, input }: { prisma: Prisma
   return prisma.user.update({ where: { id: user.id }, data: { roles }, select: { id: true, name: true, email: true, roles: true } });
 }
 
-/** A new password (same limits as sign-up: 8–128 characters). */
-const passwordField = z.string("password: must be text").min(8, "password: at least 8 characters").max(128, "password: at most 128 characters");
+/** A new password (the same limits as sign-up, lib/contracts/limits.ts). */
+const passwordField = z
+  .string("password: must be text")
+  .min(PASSWORD_MIN_LENGTH, `password: at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `password: at most ${PASSWORD_MAX_LENGTH} characters`);
 
 export const setPasswordInputSchema = inputObject({ userId: idField("userId"), password: passwordField });
 

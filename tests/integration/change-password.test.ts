@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { ulid } from "ulid";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
@@ -41,6 +41,14 @@ describe("changing one's own password", () => {
     const limited = await trpc("mutation", "account.changePassword", { currentPassword: real, newPassword: "guess-new-password-2" }, cookie);
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/^currentPassword: 5 wrong tries in a minute; try again in \d+ s$/);
+    // The count is in the database: a fresh copy of the module (another web-app process, or one
+    // restarted) refuses it too, unchecked.
+    vi.resetModules();
+    const fresh = await import("../../server/auth/change-password.ts");
+    const user = await db.user.findUniqueOrThrow({ where: { email } });
+    await expect(
+      fresh.changeOwnPassword({ prisma: db, userId: user.id, keepSessionId: "none", input: { currentPassword: real, newPassword: "guess-new-password-2" } }),
+    ).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
     expect((await authPost("/sign-in/email", { email, password: real })).status).toBe(200);
     // better-auth's change-password would bypass the audit and the limit: it is not served.
     expect((await authPost("/change-password", { currentPassword: real, newPassword: "guess-new-password-3" }, cookie)).status).toBe(404);

@@ -5,6 +5,7 @@ import type { FormEvent } from "react";
 import type { Role } from "@/server/auth/roles.ts";
 import { ROLE_COLUMNS, type Confirmation } from "./user-row.tsx";
 import type { UserActions } from "./use-user-actions.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
 /**
  * The "New user" form: name, email, password (8–128 characters) and roles. Add user asks for
@@ -38,7 +39,15 @@ export function NewUserForm({ actions, ask }: { actions: UserActions; ask: (c: C
         Email <input name="email" type="email" required className="rounded border border-zinc-300 px-2 py-1" />
       </label>
       <label>
-        Password <input name="password" type="password" required minLength={8} maxLength={128} className="rounded border border-zinc-300 px-2 py-1" />
+        Password{" "}
+        <input
+          name="password"
+          type="password"
+          required
+          minLength={PASSWORD_MIN_LENGTH}
+          maxLength={PASSWORD_MAX_LENGTH}
+          className="rounded border border-zinc-300 px-2 py-1"
+        />
       </label>
       <fieldset>
         <legend>Roles</legend>

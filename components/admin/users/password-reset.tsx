@@ -2,6 +2,7 @@
 
 import { formText } from "@/components/auth/form-value.ts";
 import type { UserActions, UserRef } from "./use-user-actions.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
 /**
  * A user row's password cell: "Reset password" opens a one-field form (8–128 characters); Set sends
@@ -38,8 +39,8 @@ export function PasswordReset({
         name="password"
         type="password"
         required
-        minLength={8}
-        maxLength={128}
+        minLength={PASSWORD_MIN_LENGTH}
+        maxLength={PASSWORD_MAX_LENGTH}
         autoComplete="new-password"
         aria-label={`New password for ${user.email}`}
         className="w-36 rounded border border-zinc-300 px-1 py-0.5"
