@@ -3,10 +3,8 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc.tsx";
 import { MAX_DEMO_PACKAGES } from "@/lib/contracts/limits.ts";
+import { SimilarTaskFigures } from "../similar-task-figures.tsx";
 import type { LaunchFormState } from "./use-launch-form.ts";
-
-const usd = (x: number | null) => (x === null ? "—" : `$${x.toFixed(x < 0.01 ? 6 : 2)}`);
-const num = (x: number | null) => (x === null ? "—" : Math.round(x).toLocaleString("en-US"));
 
 /**
  * What similar tasks cost, shown near the budgets before Launch (issue 18) for a launch that is not
@@ -31,26 +29,7 @@ export function LaunchEstimate({ f }: { f: LaunchFormState }) {
       <p className="font-medium text-zinc-800">
         {d.basis === "history" ? `Estimated cost, from ${d.samples} completed similar task${d.samples === 1 ? "" : "s"}` : "Estimated cost: no history yet"}
       </p>
-      {d.basis === "history" && (
-        <dl className="mt-1 grid grid-cols-4 gap-2 text-xs text-zinc-600">
-          <div>
-            <dt>Cost median</dt>
-            <dd className="tabular-nums text-zinc-900">{usd(d.costP50Usd)}</dd>
-          </div>
-          <div>
-            <dt>Cost p90</dt>
-            <dd className="tabular-nums text-zinc-900">{usd(d.costP90Usd)}</dd>
-          </div>
-          <div>
-            <dt>Steps median</dt>
-            <dd className="tabular-nums text-zinc-900">{num(d.stepsP50)}</dd>
-          </div>
-          <div>
-            <dt>Steps p90</dt>
-            <dd className="tabular-nums text-zinc-900">{num(d.stepsP90)}</dd>
-          </div>
-        </dl>
-      )}
+      {d.basis === "history" && <SimilarTaskFigures figures={d} />}
       <p className="mt-2 text-xs text-zinc-600" data-testid="launch-estimate-note">
         {d.note}
       </p>

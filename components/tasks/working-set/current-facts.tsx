@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { FactValue } from "../fact-value.tsx";
+import { ShowMore } from "@/components/ui/show-more.tsx";
 import { changeCauseLabel, PAGE } from "./labels.ts";
 import { StepButton } from "./step-button.tsx";
 import type { WorkingSetState } from "./use-working-set.ts";
@@ -73,16 +74,7 @@ export function CurrentFacts({
             </table>
           </div>
         ))}
-      {current.hasNextPage && (
-        <button
-          type="button"
-          className="mt-1 text-xs font-medium text-zinc-700 underline"
-          disabled={current.isFetchingNextPage}
-          onClick={() => void current.fetchNextPage()}
-        >
-          Showing {facts.length.toLocaleString("en-US")} of {totalFacts.toLocaleString("en-US")} facts · show {Math.min(PAGE, totalFacts - facts.length)} more
-        </button>
-      )}
+      <ShowMore shown={facts.length} total={totalFacts} page={PAGE} noun="facts" query={current} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { FactChangeLine, factCountLabel } from "../fact-value.tsx";
 import { ago } from "../format.ts";
+import { ShowMore } from "@/components/ui/show-more.tsx";
 import { changeCauseLabel, PAGE, runLabel, type ChangeGroup, type Run } from "./labels.ts";
 import { StepButton } from "./step-button.tsx";
 import type { WorkingSetState } from "./use-working-set.ts";
@@ -88,17 +89,7 @@ export function WorkingSetHistory({
           ))}
         </ol>
       )}
-      {history.hasNextPage && (
-        <button
-          type="button"
-          className="mt-1 text-xs font-medium text-zinc-700 underline"
-          disabled={history.isFetchingNextPage}
-          onClick={() => void history.fetchNextPage()}
-        >
-          Showing {changes.length.toLocaleString("en-US")} of {totalChanges.toLocaleString("en-US")} changes · show{" "}
-          {Math.min(PAGE, totalChanges - changes.length)} more
-        </button>
-      )}
+      <ShowMore shown={changes.length} total={totalChanges} page={PAGE} noun="changes" query={history} />
     </section>
   );
 }
