@@ -7,10 +7,6 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { Field, TextInput } from "@/components/ui/field.tsx";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
-/** Shortest and longest password (server/auth/change-password.ts, the same as sign-up). */
-const MIN = PASSWORD_MIN_LENGTH;
-const MAX = PASSWORD_MAX_LENGTH;
-
 type FieldName = "currentPassword" | "newPassword" | "repeat";
 
 /** The field a server message names ("newPassword: at least 8 characters" → newPassword), else null. */
@@ -20,7 +16,7 @@ function fieldOf(message: string): FieldName | null {
 }
 
 /**
- * /account → Password: the current password, a new one (8–128 characters) typed twice. On success
+ * /account → Password: the current password, a new one (8–128 characters, lib/contracts/limits.ts) typed twice. On success
  * the user's other sessions are signed out (this one stays) and the form empties; an error sits
  * under the field it names and clears on the next attempt.
  */
@@ -61,13 +57,13 @@ export function ChangePasswordForm() {
         <Field label="Current password" error={errors.currentPassword}>
           <TextInput name="currentPassword" type="password" required autoComplete="current-password" aria-invalid={!!errors.currentPassword} />
         </Field>
-        <Field label="New password" hint={`${MIN}–${MAX} characters`} error={errors.newPassword}>
+        <Field label="New password" hint={`${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters`} error={errors.newPassword}>
           <TextInput
             name="newPassword"
             type="password"
             required
-            minLength={MIN}
-            maxLength={MAX}
+            minLength={PASSWORD_MIN_LENGTH}
+            maxLength={PASSWORD_MAX_LENGTH}
             autoComplete="new-password"
             aria-invalid={!!errors.newPassword}
           />

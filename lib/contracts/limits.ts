@@ -71,4 +71,5 @@ export function plausibleId(id: string): boolean {
  * checks and the forms' `minLength` / `maxLength`.
  */
 export const PASSWORD_MIN_LENGTH = 8;
+/** Longest password, characters (better-auth's default `maxPasswordLength`); see {@link PASSWORD_MIN_LENGTH}. */
 export const PASSWORD_MAX_LENGTH = 128;

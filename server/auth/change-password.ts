@@ -24,18 +24,33 @@ export type ChangePasswordInput = z.output<typeof changePasswordInputSchema>;
 export const MAX_FAILED_CHANGES = 5;
 const FAILURE_WINDOW_MS = 60_000;
 /**
- * Wrong current passwords are rows of better-auth's `auth_verification` table (its store for
- * short-lived values), identifier `password-change-failure:<userId>`, expiring a window after the
- * try: the limit holds across web-app processes and restarts, as a per-process counter would not.
+ * Tries at the current password are rows of better-auth's `auth_verification` table (its store for
+ * short-lived values; written with Prisma, as better-auth's adapter has no "count by identifier"),
+ * identifier `password-change-failure:<userId>`, expiring a window after the try: the limit holds
+ * across web-app processes and restarts, as a per-process counter would not.
  */
 const failureIdentifier = (userId: string) => `password-change-failure:${userId}`;
 
-/** Times of the user's wrong current passwords still inside the window, oldest first; drops the expired ones. */
-async function recentFailures(prisma: PrismaClient, userId: string, now: Date): Promise<Date[]> {
+/**
+ * Reserves a try before the password is checked (so concurrent guesses cannot all pass the count):
+ * inserts this try's row, then counts the unexpired rows including it. Each try's count sees every
+ * try committed before it, so at most {@link MAX_FAILED_CHANGES} of any number of concurrent tries
+ * see a count within the limit. Returns the row's id, or the oldest try's time when over the
+ * limit (the reservation is withdrawn then: a refused try is not checked and does not count).
+ */
+async function reserveTry(prisma: PrismaClient, userId: string, now: Date): Promise<{ id: string } | { refusedUntil: Date }> {
   const identifier = failureIdentifier(userId);
   await prisma.verification.deleteMany({ where: { identifier, expiresAt: { lte: now } } });
-  const rows = await prisma.verification.findMany({ where: { identifier }, orderBy: { createdAt: "asc" }, select: { createdAt: true } });
-  return rows.map((r) => r.createdAt);
+  const id = ulid();
+  await prisma.verification.create({ data: { id, identifier, value: "try", createdAt: now, expiresAt: new Date(now.getTime() + FAILURE_WINDOW_MS) } });
+  const live = await prisma.verification.findMany({
+    where: { identifier, expiresAt: { gt: now } },
+    orderBy: { expiresAt: "asc" },
+    select: { expiresAt: true },
+  });
+  if (live.length <= MAX_FAILED_CHANGES) return { id };
+  await prisma.verification.deleteMany({ where: { id } });
+  return { refusedUntil: live[0]!.expiresAt };
 }
 
 /**
@@ -47,7 +62,7 @@ async function recentFailures(prisma: PrismaClient, userId: string, now: Date): 
  * (server/auth/audit.ts redaction). Returns `{ sessionsEnded }`.
  * @throws AppError BAD_INPUT "currentPassword: incorrect" or when the new one equals the current;
  * PRECONDITION_FAILED when the user has no password (signs in through OIDC only);
- * TOO_MANY_REQUESTS after {@link MAX_FAILED_CHANGES} wrong current passwords in a minute, counted in the database for every process (not checked then).
+ * TOO_MANY_REQUESTS after {@link MAX_FAILED_CHANGES} wrong current passwords in a minute, counted in the database for every process and reserved before the check, so concurrent guesses are counted too (not checked then).
  */
 export async function changeOwnPassword({
   prisma,
@@ -61,27 +76,20 @@ export async function changeOwnPassword({
   input: ChangePasswordInput;
 }): Promise<{ sessionsEnded: number }> {
   const now = new Date();
-  const recent = await recentFailures(prisma, userId, now);
-  if (recent.length >= MAX_FAILED_CHANGES) {
-    const waitS = Math.max(1, Math.ceil((FAILURE_WINDOW_MS - (now.getTime() - recent[0]!.getTime())) / 1000));
+  const reserved = await reserveTry(prisma, userId, now);
+  if ("refusedUntil" in reserved) {
+    const waitS = Math.max(1, Math.ceil((reserved.refusedUntil.getTime() - now.getTime()) / 1000));
     throw new AppError("TOO_MANY_REQUESTS", `currentPassword: ${MAX_FAILED_CHANGES} wrong tries in a minute; try again in ${waitS} s`);
   }
   const ctx = await auth().$context;
   const account = await ctx.internalAdapter.findCredentialAccount(userId);
-  if (!account?.password)
+  if (!account?.password) {
+    await prisma.verification.deleteMany({ where: { id: reserved.id } });
     throw new AppError("PRECONDITION_FAILED", "currentPassword: this account signs in through single sign-on and has no password to change");
-  if (!(await ctx.password.verify({ hash: account.password, password: input.currentPassword }))) {
-    await prisma.verification.create({
-      data: {
-        id: ulid(),
-        identifier: failureIdentifier(userId),
-        value: "wrong current password",
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + FAILURE_WINDOW_MS),
-      },
-    });
-    throw new AppError("BAD_INPUT", "currentPassword: incorrect (the password you sign in with now)");
   }
+  // A wrong password keeps its reserved row (it counts for the window); the right one clears them all.
+  if (!(await ctx.password.verify({ hash: account.password, password: input.currentPassword })))
+    throw new AppError("BAD_INPUT", "currentPassword: incorrect (the password you sign in with now)");
   await prisma.verification.deleteMany({ where: { identifier: failureIdentifier(userId) } });
   if (input.newPassword === input.currentPassword) throw new AppError("BAD_INPUT", "newPassword: must differ from the current password");
   await ctx.internalAdapter.updatePassword(userId, await ctx.password.hash(input.newPassword));

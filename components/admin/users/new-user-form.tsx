@@ -8,7 +8,7 @@ import type { UserActions } from "./use-user-actions.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
 /**
- * The "New user" form: name, email, password (8–128 characters) and roles. Add user asks for
+ * The "New user" form: name, email, password (8–128 characters, lib/contracts/limits.ts) and roles. Add user asks for
  * confirmation (naming the user and the roles) through `ask`; the form empties once the user exists,
  * and keeps what was typed when the server refuses it (e.g. the email is taken).
  */

@@ -5,7 +5,7 @@ import type { UserActions, UserRef } from "./use-user-actions.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";
 
 /**
- * A user row's password cell: "Reset password" opens a one-field form (8–128 characters); Set sends
+ * A user row's password cell: "Reset password" opens a one-field form (8–128 characters, lib/contracts/limits.ts); Set sends
  * it (no email is sent; the user's sessions end). `open` is controlled by the table, one row at a time.
  */
 export function PasswordReset({

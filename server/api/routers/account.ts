@@ -52,7 +52,7 @@ export const accountRouter = createTRPCRouter({
     return createApiToken({ prisma: ctx.prisma, userId: p.userId, name: input.name, roles, days: input.expiresInDays });
   }),
   /**
-   * The caller changes their own password (the current one required; 8–128 characters, a 400
+   * The caller changes their own password (the current one required; 8–128 characters, lib/contracts/limits.ts, a 400
    * naming the field and the limit). Their other sessions end; this one stays. Audited without
    * either password. Only from a signed-in session (not with an API token).
    */
