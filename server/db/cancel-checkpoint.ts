@@ -18,44 +18,55 @@ export async function runHasStepInFlight({ prisma, runId }: { prisma: PrismaClie
   return (await prisma.step.count({ where: { runId, status: "running", kind: { in: ["model", "tool"] } } })) > 0;
 }
 
-/** How long a resume waits for a cancelled run's step in flight (ms): the cancel checkpoint's own settle window (server/inngest/functions/cancel-checkpoint.ts, 20 × 500 ms). */
+/**
+ * How long after a cancel a resume waits for the cancelled run's tool step in flight (ms): the
+ * cancel checkpoint's own settle window (SETTLE_ROUNDS × SETTLE_POLL of
+ * server/inngest/functions/cancel-checkpoint.ts, 20 × 500 ms).
+ */
 export const RESUME_SETTLE_MS = 10_000;
 
 /**
- * Waits until no other run of the task that a person cancelled in the last `timeoutMs` has a model
- * or tool step still executing (its row `running`: a step the cancel stopped the run around, which
- * finishes on its own and may record a fact). A resume started within seconds of a cancel calls this
- * before it reads its starting state, so that step's fact is carried instead of recorded again
- * (issue 18, "Cancel keeps what the run established"). Polls every `pollMs`; gives up after
- * `timeoutMs` (a step row left `running` by a crashed process must not hold a resume longer).
- * Returns whether the task settled and how long it waited (ms).
+ * Waits until no run of the task that a person cancelled less than `windowMs` ago (other than
+ * `runId`) has a tool step still executing (its row `running`: the step the cancel stopped the run
+ * around, which finishes on its own and may record a fact or commit an effect). A resume started
+ * within seconds of a cancel calls this before it reads its starting state, so that step's result
+ * is carried instead of done again (issue 18, "Cancel keeps what the run established"). Model steps
+ * are not waited for: a resume carries nothing from one. Polls every `pollMs` until `windowMs` after
+ * the latest such cancel (`endedAt`, written by the web app on the same clock), never longer than
+ * `windowMs` from now — a step row a crashed process left `running` holds a resume no longer.
+ * Returns at once, one query, when there is no recent cancel (every launch).
+ * Returns whether the task settled, how long it waited (ms) and the steps still running if not.
  */
 export async function waitForCancelledStepsToSettle({
   prisma,
   taskId,
   runId,
-  timeoutMs = RESUME_SETTLE_MS,
+  windowMs = RESUME_SETTLE_MS,
   pollMs = 200,
 }: {
   prisma: PrismaClient;
   taskId: string;
   runId: string;
-  timeoutMs?: number;
+  windowMs?: number;
   pollMs?: number;
-}): Promise<{ settled: boolean; waitedMs: number }> {
+}): Promise<{ settled: boolean; waitedMs: number; running: string[] }> {
   const started = Date.now();
+  const cancelled = await prisma.run.findMany({
+    where: { taskId, id: { not: runId }, status: "cancelled", endedAt: { gt: new Date(started - windowMs) } },
+    select: { id: true, endedAt: true },
+  });
+  if (cancelled.length === 0) return { settled: true, waitedMs: 0, running: [] };
+  const latestCancel = Math.max(...cancelled.map((r) => r.endedAt?.getTime() ?? started));
+  const deadline = Math.min(latestCancel + windowMs, started + windowMs);
   for (;;) {
-    const busy = await prisma.step.count({
-      where: {
-        status: "running",
-        kind: { in: ["model", "tool"] },
-        run: { taskId, id: { not: runId }, status: "cancelled", endedAt: { gt: new Date(started - timeoutMs) } },
-      },
+    const busy = await prisma.step.findMany({
+      where: { runId: { in: cancelled.map((r) => r.id) }, status: "running", kind: "tool" },
+      select: { stepId: true },
     });
-    const waitedMs = Date.now() - started;
-    if (busy === 0) return { settled: true, waitedMs };
-    if (waitedMs >= timeoutMs) return { settled: false, waitedMs };
-    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, timeoutMs - waitedMs)));
+    const now = Date.now();
+    if (busy.length === 0) return { settled: true, waitedMs: now - started, running: [] };
+    if (now >= deadline) return { settled: false, waitedMs: now - started, running: busy.map((s) => s.stepId) };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, deadline - now)));
   }
 }
 

@@ -107,8 +107,16 @@ export const agentRun = inngest.createFunction(
     const checkpointId = event.data.checkpointId ?? null;
     const segment = "segment" in event.data ? event.data.segment : 1;
     const start = await step.run("start", async () => {
-      // A resume right after a cancel: the cancelled run's step in flight finishes first (≤ 10 s).
-      if (segment === 1) await waitForCancelledStepsToSettle({ prisma: prisma(), taskId, runId });
+      // A resume right after a cancel: the cancelled run's tool step in flight finishes first (at
+      // most 10 s after the cancel). Inside the memoized step, not as settle/sleep steps of its own:
+      // steps added before `start` would change the step sequence of runs already in flight.
+      if (segment === 1) {
+        const settle = await waitForCancelledStepsToSettle({ prisma: prisma(), taskId, runId });
+        if (!settle.settled)
+          console.warn(
+            `[agent-run] task ${taskId} run ${runId}: starts with step(s) ${settle.running.join(", ")} of a cancelled run still running after ${settle.waitedMs} ms`,
+          );
+      }
       return startSegment({ prisma: prisma(), taskId, runId, checkpointId });
     });
     if (start.runStatus !== "running") return { status: "skipped", reason: `run is ${start.runStatus}` };
