@@ -1,7 +1,7 @@
-/** Dollars with the precision a small figure needs (below a cent: 6 places). */
-export const usdFigure = (x: number | null) => (x === null ? "—" : `$${x.toFixed(x < 0.01 ? 6 : 4)}`);
-/** A whole count, grouped ("1,234"). */
-export const countFigure = (x: number | null) => (x === null ? "—" : Math.round(x).toLocaleString("en-US"));
+/** Dollars with the places a figure needs: cents from $1, 4 places below, 6 below a cent ("—" for none). */
+export const usdFigure = (x: number | null) => (x === null ? "—" : `$${x.toFixed(x === 0 || x >= 1 ? 2 : x < 0.01 ? 6 : 4)}`);
+/** A count, grouped, with at most one decimal (a percentile may fall between two tasks): "1,234", "24.5". */
+export const countFigure = (x: number | null) => (x === null ? "—" : x.toLocaleString("en-US", { maximumFractionDigits: 1 }));
 
 /**
  * What similar completed tasks took: median and p90 of dollars and of steps (the budget's steps,
