@@ -1,7 +1,8 @@
+import path from "node:path";
 import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "./types.ts";
-import { compareCodePoints, resolveDirectory } from "./workspace.ts";
+import { compareCodePoints, dataDirectory, isWithheldPath, resolveDirectory } from "./workspace.ts";
 
 export const LIST_FILES_MAX_LIMIT = 1000;
 
@@ -31,7 +32,9 @@ export const listFilesTool = defineTool({
   async execute(args, ctx): Promise<ListFilesOutput> {
     const dir = await resolveDirectory(ctx.workspace, args.path);
     const dirents = await readdir(dir.real, { withFileTypes: true });
+    const withheld = dataDirectory();
     const all = dirents
+      .filter((d) => !isWithheldPath(path.join(dir.real, d.name), withheld))
       .map((d) => ({
         name: d.name,
         type: d.isSymbolicLink() ? ("symlink" as const) : d.isDirectory() ? ("dir" as const) : ("file" as const),

@@ -3,7 +3,7 @@ import path from "node:path";
 import vm from "node:vm";
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.ts";
-import { compareCodePoints, isInside, resolveInWorkspace, toDisplay } from "./workspace.ts";
+import { compareCodePoints, dataDirectory, isInside, isWithheldPath, resolveInWorkspace, toDisplay } from "./workspace.ts";
 
 /**
  * Bounds of one search, so a model-supplied pattern over a large tree stays cheap. When any bound
@@ -92,11 +92,13 @@ export const searchFilesTool = defineTool({
       }
     };
 
+    const withheld = dataDirectory();
     const walk = async (dir: string): Promise<void> => {
       const dirents = (await readdir(dir, { withFileTypes: true })).sort((a, b) => compareCodePoints(a.name, b.name));
       for (const d of dirents) {
         if (truncated) return;
         const abs = path.join(dir, d.name);
+        if (isWithheldPath(abs, withheld)) continue;
         if (d.isDirectory()) {
           if (!SEARCH_LIMITS.skipDirs.has(d.name)) await walk(abs);
         } else if (d.isSymbolicLink()) {
@@ -106,7 +108,7 @@ export const searchFilesTool = defineTool({
           } catch {
             continue; // dangling link
           }
-          if (isInside(root, target) && (await stat(target)).isFile()) await searchFile(target, toDisplay(root, abs));
+          if (isInside(root, target) && !isWithheldPath(target, withheld) && (await stat(target)).isFile()) await searchFile(target, toDisplay(root, abs));
         } else if (d.isFile()) {
           await searchFile(abs, toDisplay(root, abs));
         }

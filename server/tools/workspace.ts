@@ -1,5 +1,7 @@
+import { realpathSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { env } from "../env.ts";
 import { ToolError } from "./types.ts";
 
 /** A path inside the workspace, resolved. */
@@ -19,11 +21,35 @@ export function isInside(parent: string, child: string): boolean {
 }
 
 /**
+ * Files no tool may read even inside the workspace: Longhaul's own data folder (`DATA_DIR`, default
+ * `.data` of the folder the app runs in — the embedded database, the CLI's admin token, the session
+ * secret, the executor's keys; the default workspace is the project folder, so it lies inside) and
+ * dotenv files (`.env`, `.env.local`, … but not `.env.example`). A model that reads the admin
+ * token could hand it to whoever launched the task (issue 18, newcomer pass). `real` is a real
+ * path; `dataDir` defaults to {@link dataDirectory}.
+ */
+export function isWithheldPath(real: string, dataDir: string = dataDirectory()): boolean {
+  if (isInside(dataDir, real)) return true;
+  const base = path.basename(real);
+  return /^\.env(\..+)?$/.test(base) && !/\.(example|sample|template)$/.test(base);
+}
+
+/** The real path of `DATA_DIR` (server/env.ts; resolved against the working directory, as npm start does; the lexical path when it does not exist). */
+export function dataDirectory(): string {
+  const dir = path.resolve(env().DATA_DIR);
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
  * Resolves `requested` (relative to the workspace) to a real path and refuses anything outside the
  * workspace: absolute paths, `..` escapes, and symlinks whose target (realpath) lies outside.
  * Symlinks that stay inside are followed. Rule: CONTRACTS.md "Tools" (after symlinks).
  *
- * Errors (ToolError): `path_outside_workspace`; `not_found` when the target does not exist;
+ * Errors (ToolError): `path_outside_workspace`; `not_allowed` for a withheld path ({@link isWithheldPath}); `not_found` when the target does not exist;
  * `invalid_arguments` for NUL bytes; `not_found` when the workspace folder itself is missing (retrying
  * would not help; the agent can declare a dead end). Other I/O errors (EACCES…) throw.
  */
@@ -54,6 +80,12 @@ export async function resolveInWorkspace(workspace: string, requested: string): 
   }
   if (!isInside(root, real)) {
     throw new ToolError("path_outside_workspace", `path: ${JSON.stringify(requested)} is a symlink to a location outside the workspace`);
+  }
+  if (isWithheldPath(real) || isWithheldPath(lexical)) {
+    throw new ToolError(
+      "not_allowed",
+      `path: ${JSON.stringify(requested)} holds Longhaul's own data or secrets (its data folder, a .env file); no tool reads it`,
+    );
   }
   return { root, real, display: toDisplay(root, lexical) };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
+import { resetEnv } from "../../server/env.ts";
 import { compareCodePoints } from "../../server/tools/workspace.ts";
 
 let base: string;
@@ -20,13 +21,54 @@ beforeAll(() => {
   symlinkSync(path.join(base, "outside-dir"), path.join(ws, "dir-out"));
   symlinkSync(path.join(ws, "sub", "inside.txt"), path.join(ws, "link-in"));
   symlinkSync("sub", path.join(ws, "rel-dir-in"));
+  // Longhaul's data folder inside the workspace (the default: the project folder holds .data).
+  mkdirSync(path.join(ws, ".data"));
+  writeFileSync(path.join(ws, ".data", "cli-token"), "lh_admin_token_value\n");
+  writeFileSync(path.join(ws, ".env"), "OPENAI_API_KEY=sk-not-for-the-model\n");
+  writeFileSync(path.join(ws, ".env.example"), "OPENAI_API_KEY=\n");
+  symlinkSync(path.join(ws, ".data", "cli-token"), path.join(ws, "token-link"));
+  previousDataDir = process.env.DATA_DIR;
+  process.env.DATA_DIR = path.join(ws, ".data");
+  resetEnv();
   ctx = { prisma: null as never, taskId: "t", runId: "r", stepId: "tool-1-0", workspace: ws };
 });
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+afterAll(() => {
+  if (previousDataDir === undefined) delete process.env.DATA_DIR;
+  else process.env.DATA_DIR = previousDataDir;
+  resetEnv();
+  rmSync(base, { recursive: true, force: true });
+});
+let previousDataDir: string | undefined;
 
 async function call(name: string, args: unknown) {
   return executeToolCall({ name, rawArguments: JSON.stringify(args), ctx });
 }
+
+describe("withheld paths: Longhaul's data folder and .env files", () => {
+  it.each([
+    ["read_file", { path: ".data/cli-token" }],
+    ["read_file", { path: "sub/../.data/cli-token" }],
+    ["read_file", { path: "token-link" }],
+    ["read_file", { path: ".env" }],
+    ["list_files", { path: ".data" }],
+    ["search_files", { pattern: "lh_admin", path: ".data" }],
+  ])("refuses %s %j", async (name, args) => {
+    expect(await call(name, args)).toMatchObject({ ok: false, error: { code: "not_allowed" } });
+  });
+
+  it("leaves them out of listings and searches of the folders around them", async () => {
+    const listed = await call("list_files", { path: "." });
+    expect(listed.ok).toBe(true);
+    const names = (listed as { output: { entries: { name: string }[] } }).output.entries.map((e) => e.name);
+    expect(names).toContain(".env.example");
+    expect(names).toContain("sub");
+    expect(names).not.toContain(".data");
+    expect(names).not.toContain(".env");
+    const found = await call("search_files", { pattern: "lh_admin|sk-not-for", path: "." });
+    expect(found).toMatchObject({ ok: true, output: { matches: [] } });
+    expect(await call("read_file", { path: ".env.example" })).toMatchObject({ ok: true });
+  });
+});
 
 describe("path confinement", () => {
   it.each([
