@@ -107,13 +107,28 @@ export async function promoteFirstUser(db: PrismaClient, userId: string): Promis
 export const RESERVED_ACTOR_NAMES: readonly string[] = [LOCAL_CLI_ACTOR];
 
 /**
+ * A display name as people see it, so that two names that look alike are alike: NFKC (Unicode's
+ * compatibility normalisation, as UTS #39 and RFC 8265 PRECIS do for identifiers), without control
+ * and format characters (`\p{Cc}`, `\p{Cf}`: zero-width spaces and joiners, bidi overrides and
+ * isolates, which made "Hank Handler\u200b" a second Hank Handler and "\u202eevil" read backwards),
+ * whitespace runs collapsed to one space, trimmed. Pure.
+ */
+export function normaliseDisplayName(name: string): string {
+  return name
+    .normalize("NFKC")
+    .replace(/[\p{Cc}\p{Cf}]/gu, "")
+    .replace(/\s+/gu, " ")
+    .trim();
+}
+
+/**
  * A display name no other user has (case-insensitively) and no reserved actor name: `name` itself,
- * else `name (email)`. The name is the actor on launches, claims and decisions (ownership and
+ * else `name (email)`, after {@link normaliseDisplayName}. The name is the actor on launches, claims and decisions (ownership and
  * "only who decided may undo" compare it), so two people must never share one — which is also why
  * a name cannot be changed after sign-up (see the user update hook).
  */
 export async function uniqueDisplayName(db: PrismaClient, name: string, email: string): Promise<string> {
-  const wanted = name.trim().slice(0, 100) || email.split("@")[0] || email;
+  const wanted = normaliseDisplayName(name).slice(0, 100) || email.split("@")[0] || email;
   const reserved = RESERVED_ACTOR_NAMES.some((r) => r.toLowerCase() === wanted.toLowerCase());
   const taken = reserved || (await db.user.findFirst({ where: { name: { equals: wanted, mode: "insensitive" } }, select: { id: true } }));
   return taken ? `${wanted} (${email})`.slice(0, 200) : wanted;

@@ -132,6 +132,17 @@ describe("identity and roles over HTTP", () => {
     const secondMe = await trpc("query", "account.me", null, { cookie: second.cookie });
     // Display names are unique (case-insensitively): the second "first" is told apart by email.
     expect(secondMe.data).toMatchObject({ name: "first (second@auth.test)", roles: [] });
+    // A look-alike is the same name: zero-width and bidi characters are dropped, NFKC applied.
+    for (const [i, [lookalike, seen]] of [
+      ["Fir\u200bst", "First"],
+      ["\u202efirst\u202c", "first"],
+      ["ｆｉｒｓｔ", "first"],
+    ].entries()) {
+      const email = `lookalike-${i}@auth.test`;
+      const signed = await authPost("/sign-up/email", { email, password: "lookalike-password-1", name: lookalike });
+      expect(signed.status).toBe(200);
+      expect((await trpc("query", "account.me", null, { cookie: signed.cookie })).data).toMatchObject({ name: `${seen} (${email})` });
+    }
     const list = await trpc("query", "task.list", {}, { cookie: second.cookie });
     expect(list.status).toBe(403);
     expect(list.message).toContain("task.list: this needs one of the roles operator, handler, manager, admin");
