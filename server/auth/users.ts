@@ -107,15 +107,19 @@ export const auditListInputSchema = inputObject({
   limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(500, "limit: at most 500").default(100),
 });
 
+/** `text` for a LIKE pattern as itself: `%`, `_` and the escape `\` escaped (Prisma's `contains` passes them through as wildcards). */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
+
 /**
- * The audit log, newest first, filtered by actor (substring, case-insensitive), action (prefix,
- * e.g. "escalation.") and task id (exact). Returns `{events, nextCursor}`.
+ * The audit log, newest first, filtered by actor and action (each a substring, case-insensitive,
+ * taken literally — "token" finds account.createToken, "_" only an underscore) and task id
+ * (exact). Returns `{events, nextCursor}`.
  */
 export async function listAuditEvents({ prisma, input }: { prisma: PrismaClient; input: z.output<typeof auditListInputSchema> }) {
   const events = await prisma.auditEvent.findMany({
     where: {
-      ...(input.actor ? { actor: { contains: input.actor, mode: "insensitive" as const } } : {}),
-      ...(input.action ? { action: { startsWith: input.action } } : {}),
+      ...(input.actor ? { actor: { contains: likeLiteral(input.actor), mode: "insensitive" as const } } : {}),
+      ...(input.action ? { action: { contains: likeLiteral(input.action), mode: "insensitive" as const } } : {}),
       ...(input.taskId ? { taskId: input.taskId } : {}),
       ...(input.cursor ? { id: { lt: input.cursor } } : {}),
     },

@@ -227,6 +227,15 @@ describe("identity and roles over HTTP", () => {
     ]);
     const viaApi = await trpc("query", "admin.audit", { actor: "ott", taskId }, { cookie: adminCookie });
     expect((viaApi.data!.events as { action: string }[]).map((e) => e.action)).toEqual(["task.cancel", "task.launch"]);
+    // Action is a substring too, case-insensitive; `_` and `%` are only themselves, not LIKE wildcards.
+    const byPart = await trpc("query", "admin.audit", { action: "CANCEL", taskId }, { cookie: adminCookie });
+    expect((byPart.data!.events as { action: string }[]).map((e) => e.action)).toEqual(["task.cancel"]);
+    for (const wildcard of ["_", "%", "task_cancel"]) {
+      const none = await trpc("query", "admin.audit", { action: wildcard, taskId }, { cookie: adminCookie });
+      expect(none.data!.events, wildcard).toEqual([]);
+      const nobody = await trpc("query", "admin.audit", { actor: wildcard, taskId }, { cookie: adminCookie });
+      expect(nobody.data!.events, wildcard).toEqual([]);
+    }
   });
 
   it("a token is shown once, stored hashed, acts with no more than its owner's roles, and can be revoked by its owner", async () => {

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 
-/** The audit log's filter: who (substring), action (prefix), task id (exact). */
+/** The audit log's filter: who and action (substrings), task id (exact). */
 type AuditFilter = { actor?: string; action?: string; taskId?: string };
 
 /** The audit log's filter form; Filter applies it (empty fields: no filter on them). */
@@ -38,7 +38,7 @@ function AuditFilterForm({ onFilter }: { onFilter: (filter: AuditFilter) => void
 /**
  * /admin → Audit log: human actions, newest first (at most 200), with who, what, on which task,
  * whom or what else it acted on (a user by name and email), and the redacted input; filtered by
- * who, action prefix and task.
+ * who, action (substrings) and task.
  */
 export function AuditSection() {
   const trpc = useTRPC();
