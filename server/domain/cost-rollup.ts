@@ -318,7 +318,7 @@ export const TASK_CSV_HEADER = [
   "Outcome",
   "Failure class",
   "Budget steps (model + tool)",
-  "Tokens",
+  "Tokens billed (every model call)",
   "Cost (USD)",
   "Waste (USD)",
   "Template",

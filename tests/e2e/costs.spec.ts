@@ -184,7 +184,14 @@ test("a model name written as a spreadsheet formula reaches both CSVs neutralise
   expect(perTask[1]).toContain(`"'=HYPERLINK(""https://evil.example/?leak"",""open me"")"`);
   // No cell of the row starts like a formula; the figures are plain numbers.
   for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
-  for (const h of ["Budget steps (model + tool)", "Tokens", "Cost (USD)", "Waste (USD)", "Checkpoint steps", "Human steps"] as const) {
+  for (const h of [
+    "Budget steps (model + tool)",
+    "Tokens billed (every model call)",
+    "Cost (USD)",
+    "Waste (USD)",
+    "Checkpoint steps",
+    "Human steps",
+  ] as const) {
     expect(col(h), h).toMatch(/^\d+(\.\d+)?$/);
   }
   expect(col("Launched at (UTC)")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
