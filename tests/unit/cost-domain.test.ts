@@ -219,7 +219,7 @@ describe("the per-task CSV", () => {
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(TASK_CSV_HEADER.join(","));
     expect(lines[0]).toBe(
-      "Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Budget steps (model + tool),Tokens,Cost (USD),Waste (USD),Template,Eval case,Checkpoint steps,Human steps",
+      "Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Budget steps (model + tool),Tokens billed (every model call),Cost (USD),Waste (USD),Template,Eval case,Checkpoint steps,Human steps",
     );
     expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0,,,0,0");
     expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25,weekly-audit,audits/audit-8,2,1");
