@@ -61,7 +61,7 @@ export function CostHeadline({ h, tasksHref }: { h: Headline; tasksHref: (extra?
           label="Resume savings"
           value={money(h.resume.savedUsd)}
           href={tasksHref()}
-          detail={`${h.resume.tasks} resumed tasks: restarting from scratch ${money(h.resume.restartCostUsd)} vs resuming ${money(h.resume.resumeCostUsd)}`}
+          detail={`${h.resume.tasks} resumed tasks: restarting each from scratch would have redone ${money(h.resume.restartCostUsd)} of work; resuming redid ${money(h.resume.resumeCostUsd)}`}
         />
         <Card
           testId="headline-spend"
