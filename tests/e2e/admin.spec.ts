@@ -157,3 +157,24 @@ test("a user changes their own password at /account: the current one is required
   const old = await page.request.post("/api/auth/sign-in/email", { data: { email: pat.email, password: pat.password }, headers: { origin: baseURL! } });
   expect(old.status()).toBe(401);
 });
+
+test("a 100-character name without spaces wraps: at 1280 px every row's buttons show without sideways scrolling", async ({ page }) => {
+  const long: E2eUser = {
+    email: `${"l".repeat(60)}-${stamp}@e2e.test`,
+    name: `long${"n".repeat(90)}${stamp}`.slice(0, 100),
+    password: "long-password-1",
+    roles: [],
+  };
+  await createUser(page.request, long);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto("/admin?section=users");
+  const row = page.locator(`tr[data-user-email="${long.email}"]`);
+  await expect(row).toBeVisible();
+  const table = page.locator("table").filter({ has: row });
+  const box = await table.evaluate((el) => ({ scrollWidth: el.parentElement!.scrollWidth, clientWidth: el.parentElement!.clientWidth }));
+  expect(box.scrollWidth, "the users table scrolls sideways").toBeLessThanOrEqual(box.clientWidth);
+  for (const control of [row.getByRole("checkbox").last(), row.getByRole("button", { name: "Deactivate" })]) {
+    const b = (await control.boundingBox())!;
+    expect(b.x + b.width).toBeLessThanOrEqual(1280);
+  }
+});
