@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createUser, signedInContext, signedInRequest, type E2eUser } from "./helpers.ts";
+import { PASSWORD_MAX_LENGTH } from "../../lib/contracts/limits.ts";
 
 // The admin page in sections (issue 18, "Clear words for each role" → Admin): section navigation in
 // the URL and by keyboard, confirmations before adding a user and changing roles, one status line
@@ -142,6 +143,14 @@ test("a user changes their own password at /account: the current one is required
   const mine = await context.newPage();
   await mine.goto("/account");
   const form = mine.getByRole("form", { name: "Change password" });
+  // The same over-long password pasted into both fields: the error names the limit, not "does not match".
+  const tooLong = "p".repeat(PASSWORD_MAX_LENGTH + 1);
+  await form.getByLabel("Current password").fill(pat.password);
+  await form.getByLabel("New password", { exact: true }).fill(tooLong);
+  await form.getByLabel("Repeat new password").fill(tooLong);
+  await form.getByRole("button", { name: "Change password" }).click();
+  await expect(form.getByRole("alert")).toContainText(`at most ${PASSWORD_MAX_LENGTH} characters`);
+  await expect(form.getByRole("alert")).not.toContainText("does not match");
   await form.getByLabel("Current password").fill("not-my-password");
   await form.getByLabel("New password", { exact: true }).fill("pat-password-2");
   await form.getByLabel("Repeat new password").fill("pat-password-2");
