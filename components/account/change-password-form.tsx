@@ -32,8 +32,15 @@ export function ChangePasswordForm() {
     const form = new FormData(formEl);
     const currentPassword = formText(form, "currentPassword");
     const newPassword = formText(form, "newPassword");
+    const repeat = formText(form, "repeat");
     setDone(null);
-    if (newPassword !== formText(form, "repeat")) {
+    const tooLong = [newPassword, repeat].some((p) => p.length > PASSWORD_MAX_LENGTH);
+    if (tooLong) {
+      // Say the limit, not "does not match" (a browser's maxLength would cut one field and not the other).
+      setErrors({ newPassword: `New password: at most ${PASSWORD_MAX_LENGTH} characters` });
+      return;
+    }
+    if (newPassword !== repeat) {
       setErrors({ repeat: "Repeat new password: does not match the new password" });
       return;
     }
@@ -63,13 +70,12 @@ export function ChangePasswordForm() {
             type="password"
             required
             minLength={PASSWORD_MIN_LENGTH}
-            maxLength={PASSWORD_MAX_LENGTH}
             autoComplete="new-password"
             aria-invalid={!!errors.newPassword}
           />
         </Field>
         <Field label="Repeat new password" error={errors.repeat}>
-          <TextInput name="repeat" type="password" required autoComplete="new-password" aria-invalid={!!errors.repeat} />
+          <TextInput name="repeat" type="password" required minLength={PASSWORD_MIN_LENGTH} autoComplete="new-password" aria-invalid={!!errors.repeat} />
         </Field>
         <button type="submit" className="self-start rounded bg-zinc-900 px-3 py-1.5 text-sm text-white" disabled={change.isPending}>
           {change.isPending ? "Changing…" : "Change password"}

@@ -44,10 +44,11 @@ export function TokenTable({
       <tbody>
         {tokens?.map((t) => (
           <tr key={t.id} className="border-t border-zinc-200" data-token-id={t.id}>
-            <td>
+            {/* Long names without spaces wrap rather than widening the column past Revoke. */}
+            <td className="max-w-[16rem] [overflow-wrap:anywhere]">
               <bdi>{t.name}</bdi>
             </td>
-            {showOwner ? <td>{t.user?.name ?? "local CLI"}</td> : null}
+            {showOwner ? <td className="max-w-[16rem] [overflow-wrap:anywhere]">{t.user?.name ?? "local CLI"}</td> : null}
             <td className="font-mono">{t.prefix}…</td>
             <td>{t.roles.join(", ")}</td>
             <td>{t.expiresAt.toISOString().slice(0, 10)}</td>

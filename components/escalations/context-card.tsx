@@ -63,7 +63,7 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
         closed={e.status === "applied"}
         pending={claim.isPending || release.isPending}
         onClaim={() => claim.mutate({ escalationId })}
-        onTakeOver={(from) => window.confirm(`${from} is on this. Take it over?`) && claim.mutate({ escalationId, takeOverFrom: from })}
+        onTakeOver={(from) => claim.mutate({ escalationId, takeOverFrom: from })}
         onRelease={() => release.mutate({ escalationId })}
       />
       {e.proposedCall && <ProposedCall call={e.proposedCall} />}

@@ -16,6 +16,21 @@ export type PanelTab = "step" | "facts" | "checkpoints" | "artifacts" | "outbox"
 export type { ForkPoint } from "./detail/fork-button.tsx";
 
 /**
+ * The tab an arrow key moves to in a tablist (WAI-ARIA APG tabs pattern: Left/Right wrap around,
+ * Home/End go to the ends), or null for any other key.
+ */
+export function tabKeyTarget<T>(ids: readonly T[], current: T, key: string): T | null {
+  const i = ids.indexOf(current);
+  const n = ids.length;
+  if (n === 0) return null;
+  if (key === "ArrowRight") return ids[(i + 1) % n] ?? null;
+  if (key === "ArrowLeft") return ids[(i - 1 + n) % n] ?? null;
+  if (key === "Home") return ids[0] ?? null;
+  if (key === "End") return ids[n - 1] ?? null;
+  return null;
+}
+
+/**
  * The right-hand panel of the run page: the selected step (with the working-set changes it caused),
  * the working set (current facts and their step-by-step history, filtered by `keyFilter`),
  * checkpoints, artifacts, outbox, result. `factsNow` is the size of the current working set (the
@@ -53,16 +68,34 @@ export function DetailPanel({
   ];
   return (
     <>
-      <div role="tablist" aria-label="Details" className="flex shrink-0 gap-1 overflow-x-auto border-b border-zinc-200 px-3 pt-2">
+      {/* The tabs wrap onto a second line rather than scroll sideways, so every tab shows at 800 px and up. */}
+      <div
+        role="tablist"
+        aria-label="Details"
+        className="flex shrink-0 flex-wrap gap-1 border-b border-zinc-200 px-3 pt-2"
+        onKeyDown={(e) => {
+          const next = tabKeyTarget(
+            tabs.map((t) => t.id),
+            tab,
+            e.key,
+          );
+          if (!next) return;
+          e.preventDefault();
+          onTab(next);
+          e.currentTarget.querySelector<HTMLElement>(`[data-tab="${next}"]`)?.focus();
+        }}
+      >
         {tabs.map((t) => (
           <button
             key={t.id}
             role="tab"
             type="button"
+            data-tab={t.id}
             aria-selected={tab === t.id}
+            tabIndex={tab === t.id ? 0 : -1}
             onClick={() => onTab(t.id)}
             className={cn(
-              "shrink-0 rounded-t-md px-3 py-2 text-sm whitespace-nowrap",
+              "rounded-t-md px-3 py-2 text-sm whitespace-nowrap",
               tab === t.id ? "border border-b-white border-zinc-200 bg-white font-medium text-zinc-900" : "text-zinc-600 hover:text-zinc-900",
             )}
           >

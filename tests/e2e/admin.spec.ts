@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createUser, signedInContext, signedInRequest, type E2eUser } from "./helpers.ts";
+import { PASSWORD_MAX_LENGTH } from "../../lib/contracts/limits.ts";
 
 // The admin page in sections (issue 18, "Clear words for each role" → Admin): section navigation in
 // the URL and by keyboard, confirmations before adding a user and changing roles, one status line
@@ -142,6 +143,14 @@ test("a user changes their own password at /account: the current one is required
   const mine = await context.newPage();
   await mine.goto("/account");
   const form = mine.getByRole("form", { name: "Change password" });
+  // The same over-long password pasted into both fields: the error names the limit, not "does not match".
+  const tooLong = "p".repeat(PASSWORD_MAX_LENGTH + 1);
+  await form.getByLabel("Current password").fill(pat.password);
+  await form.getByLabel("New password", { exact: true }).fill(tooLong);
+  await form.getByLabel("Repeat new password").fill(tooLong);
+  await form.getByRole("button", { name: "Change password" }).click();
+  await expect(form.getByRole("alert")).toContainText(`at most ${PASSWORD_MAX_LENGTH} characters`);
+  await expect(form.getByRole("alert")).not.toContainText("does not match");
   await form.getByLabel("Current password").fill("not-my-password");
   await form.getByLabel("New password", { exact: true }).fill("pat-password-2");
   await form.getByLabel("Repeat new password").fill("pat-password-2");
@@ -156,4 +165,25 @@ test("a user changes their own password at /account: the current one is required
   await again.dispose();
   const old = await page.request.post("/api/auth/sign-in/email", { data: { email: pat.email, password: pat.password }, headers: { origin: baseURL! } });
   expect(old.status()).toBe(401);
+});
+
+test("a 100-character name without spaces wraps: at 1280 px every row's buttons show without sideways scrolling", async ({ page }) => {
+  const long: E2eUser = {
+    email: `${"l".repeat(60)}-${stamp}@e2e.test`,
+    name: `long${"n".repeat(90)}${stamp}`.slice(0, 100),
+    password: "long-password-1",
+    roles: [],
+  };
+  await createUser(page.request, long);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto("/admin?section=users");
+  const row = page.locator(`tr[data-user-email="${long.email}"]`);
+  await expect(row).toBeVisible();
+  const table = page.locator("table").filter({ has: row });
+  const box = await table.evaluate((el) => ({ scrollWidth: el.parentElement!.scrollWidth, clientWidth: el.parentElement!.clientWidth }));
+  expect(box.scrollWidth, "the users table scrolls sideways").toBeLessThanOrEqual(box.clientWidth);
+  for (const control of [row.getByRole("checkbox").last(), row.getByRole("button", { name: "Deactivate" })]) {
+    const b = (await control.boundingBox())!;
+    expect(b.x + b.width).toBeLessThanOrEqual(1280);
+  }
 });

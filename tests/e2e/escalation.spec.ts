@@ -100,8 +100,18 @@ test("claim, the 10 s undo, a take-over, and a decision made elsewhere", async (
   // Another handler takes it over (explicitly, naming me); my card shows it and offers a take-over back.
   await mutateAsBob(page, "escalation.claim", { escalationId, takeOverFrom: "operator" });
   await expect(card.getByTestId("claim")).toContainText("Bob is on this", { timeout: 10_000 });
-  page.once("dialog", (dialog) => void dialog.accept());
+  // The app's own dialog (not the browser's confirm()) names who holds the claim; Escape cancels, the keyboard confirms.
   await card.getByRole("button", { name: "Take over" }).click();
+  const takeOver = page.getByRole("dialog", { name: "Take over from Bob?" });
+  await expect(takeOver).toContainText("Bob is on this");
+  await expect(takeOver.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(takeOver).toHaveCount(0);
+  await expect(card.getByTestId("claim")).toContainText("Bob is on this");
+  await card.getByRole("button", { name: "Take over" }).click();
+  await page.keyboard.press("Tab");
+  await expect(takeOver.getByRole("button", { name: "Take over" })).toBeFocused();
+  await page.keyboard.press("Enter");
   await expect(card.getByTestId("claim")).toContainText("operator is on this (you)");
 
   // Bob decides, taking it over from me explicitly (a claim blocks anyone else's decision): my card disables the buttons and says who decided what.

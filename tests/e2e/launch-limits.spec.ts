@@ -33,6 +33,18 @@ test("the launch form counts against the launch limits and refuses before sendin
   await expect(page.getByText(/^Facts: not valid JSON/)).toBeVisible();
   expect(launches).toEqual([]);
 
+  // A dollar budget in exponent notation: refused as `cli launch --cost-budget 1e-3` is, with the same words.
+  await facts.fill(JSON.stringify({ note: "small" }));
+  const dollars = page.getByLabel("Dollar budget (USD)");
+  await dollars.fill("1e-3");
+  await expect(page.getByText("Dollar budget: a number of US dollars, e.g. 0.50")).toBeVisible();
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/tasks\/new$/);
+  expect(launches).toEqual([]);
+  await dollars.fill("0.001");
+  await expect(page.getByText(/^Dollar budget:/)).toHaveCount(0);
+  await dollars.fill("");
+
   // Within the limits, but a workspace the server refuses: the server's message is shown, the input kept.
   await facts.fill(JSON.stringify({ note: "small" }));
   await expect(page.getByTestId("facts-count")).toHaveText('1 of 1,000 facts · 16 B of 1 MiB in all · largest "note" 7 B of 16 KiB');

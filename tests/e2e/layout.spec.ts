@@ -64,6 +64,25 @@ test("the main pages fit 800, 1280 and 1440 px with a 200-character goal", async
     await page.goto(taskUrl);
     const tabs = page.getByRole("tablist", { name: "Details" }).getByRole("tab");
     await expect(tabs.first()).toBeVisible();
+    // Every tab shows without scrolling the strip sideways (they wrap): each lies inside the window and the strip.
+    const strip = await page.getByRole("tablist", { name: "Details" }).evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, scrollWidth: el.scrollWidth, clientWidth: el.clientWidth };
+    });
+    expect(strip.scrollWidth, `run page tabs at ${width}px scroll sideways`).toBeLessThanOrEqual(strip.clientWidth);
+    for (let i = 0; i < (await tabs.count()); i++) {
+      const b = (await tabs.nth(i).boundingBox())!;
+      const label = await tabs.nth(i).innerText();
+      expect(b.x, `tab ${label} at ${width}px`).toBeGreaterThanOrEqual(Math.max(0, strip.left) - 1);
+      expect(b.x + b.width, `tab ${label} at ${width}px`).toBeLessThanOrEqual(Math.min(width, strip.right) + 1);
+    }
+    // A proper tablist: the arrow keys move between tabs.
+    await tabs.first().click();
+    await page.keyboard.press("ArrowRight");
+    await expect(tabs.nth(1)).toHaveAttribute("aria-selected", "true");
+    await expect(tabs.nth(1)).toBeFocused();
+    await page.keyboard.press("ArrowLeft");
+    await expect(tabs.first()).toBeFocused();
     for (let i = 0; i < (await tabs.count()); i++) {
       await tabs.nth(i).click();
       await expect(tabs.nth(i)).toHaveAttribute("aria-selected", "true");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { launchLimitProblems, measureLaunch, parseFactsText, parseWholeNumber } from "../../lib/contracts/launch-limits.ts";
+import { launchLimitProblems, measureLaunch, parseFactsText, parseUsdText, parseWholeNumber } from "../../lib/contracts/launch-limits.ts";
 import { MAX_FACT_VALUE_BYTES, MAX_GOAL_CHARS, MAX_LAUNCH_FACTS, MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
 import { launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 
@@ -69,4 +69,13 @@ describe("parseWholeNumber (issue 18: numeric launch fields take whole numbers o
     ["0", 0],
   ])("%j → %d", (text, n) => expect(parseWholeNumber(text)).toBe(n));
   it.each(["1e3", "0x10", "12.0", "1_000", "-5", "+5", "", "1,000", "Infinity"])("%j is refused", (text) => expect(parseWholeNumber(text)).toBeNaN());
+});
+
+describe("parseUsdText (a dollar budget is plain decimal, as `cli launch --cost-budget` takes it)", () => {
+  it.each([
+    ["0.50", 0.5],
+    [" $2 ", 2],
+    ["0.001", 0.001],
+  ])("%j → %d", (text, n) => expect(parseUsdText(text)).toBe(n));
+  it.each(["1e-3", "0x10", "1_000", ".5", "1.", "", "$", "Infinity", "1,5"])("%j is refused", (text) => expect(parseUsdText(text)).toBeNaN());
 });

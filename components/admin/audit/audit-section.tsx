@@ -64,7 +64,7 @@ export function AuditSection() {
             {audit.data?.events.map((e) => (
               <tr key={e.id} className="border-t border-zinc-200 align-top" data-testid="audit-row" data-action={e.action}>
                 <td className="whitespace-nowrap">{e.at.toISOString().slice(0, 19).replace("T", " ")}</td>
-                <td>
+                <td className="max-w-[16rem] [overflow-wrap:anywhere]">
                   {e.actor}
                   {e.via.startsWith("token:") ? (
                     <span className="text-zinc-500"> (token)</span>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { Role } from "@/server/auth/roles.ts";
+import { userLabel } from "./user-label.ts";
 
 /** The outcome of the users section's last action: one line, an error or what was done. */
 export type ActionStatus = { kind: "error" | "done"; text: string } | null;
@@ -56,7 +57,7 @@ export function useUserActions() {
     createUser(input: { email: string; name: string; password: string; roles: Role[] }, onAdded: () => void) {
       createMutation.mutate(input, {
         onSuccess: (u) => {
-          done(`Added ${u.name} (${u.email}). Tell them their password yourself (no email is sent).`);
+          done(`Added ${userLabel(u.name, u.email)}. Tell them their password yourself (no email is sent).`);
           onAdded();
           void refresh();
         },

@@ -1,8 +1,12 @@
 "use client";
 
+import { cn } from "@/components/ui/cn.ts";
 import type { Role } from "@/server/auth/roles.ts";
 import { PasswordReset } from "./password-reset.tsx";
 import type { UserActions, UserRef } from "./use-user-actions.ts";
+
+/** A name cell: a long name without spaces wraps rather than widening the column past the row's buttons. */
+const NAME_CELL = "max-w-[16rem] [overflow-wrap:anywhere]";
 
 /** Every role, in the table's column order. */
 export const ROLE_COLUMNS: Role[] = ["operator", "handler", "manager", "admin"];
@@ -54,10 +58,10 @@ export function UserRow({
   const deactivated = user.deactivatedAt !== null;
   return (
     <tr className="border-t border-zinc-200" data-user-email={user.email} data-deactivated={deactivated ? "true" : undefined}>
-      <td className={deactivated ? "text-zinc-500" : undefined}>
+      <td className={cn(NAME_CELL, deactivated && "text-zinc-500")}>
         <bdi>{user.name}</bdi>
       </td>
-      <td className="break-all">{user.email}</td>
+      <td className="max-w-[16rem] break-all">{user.email}</td>
       <td>{user.signIn.join(", ")}</td>
       {ROLE_COLUMNS.map((r) => (
         <td key={r}>

@@ -1,9 +1,11 @@
 "use client";
 
 import { ago } from "@/components/tasks/format.ts";
+import { useState } from "react";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 
-/** "<name> is on this": claim, take over (confirmed), release; the button says so while the request is in flight. */
+/** "<name> is on this": claim, take over (confirmed in the app's dialog, which names who holds the claim), release; the button says so while the request is in flight. */
 export function ClaimLine({
   claimedBy,
   claimedAt,
@@ -29,6 +31,7 @@ export function ClaimLine({
       (since <Timestamp date={claimedAt} />, {ago(claimedAt)})
     </span>
   ) : null;
+  const [askTakeOver, setAskTakeOver] = useState<string | null>(null);
   const button = "rounded-md border border-zinc-300 px-3 py-1 text-sm disabled:opacity-50";
   return (
     <div
@@ -58,10 +61,21 @@ export function ClaimLine({
             {pending ? "Releasing…" : "Release"}
           </button>
         ) : (
-          <button type="button" className={button} disabled={pending} onClick={() => onTakeOver(claimedBy)}>
+          <button type="button" className={button} disabled={pending} onClick={() => setAskTakeOver(claimedBy)}>
             {pending ? "Taking over…" : "Take over"}
           </button>
         ))}
+      <ConfirmDialog
+        open={askTakeOver !== null}
+        title={`Take over from ${askTakeOver ?? ""}?`}
+        description={`${askTakeOver ?? ""} is on this. Taking over puts your name on it instead; they can still see the card.`}
+        confirmLabel="Take over"
+        onConfirm={() => {
+          if (askTakeOver !== null) onTakeOver(askTakeOver);
+          setAskTakeOver(null);
+        }}
+        onCancel={() => setAskTakeOver(null)}
+      />
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { launchLimitProblems, measureLaunch, parseFactsText, parseWholeNumber } from "@/lib/contracts/launch-limits.ts";
+import { launchLimitProblems, measureLaunch, parseFactsText, parseUsdText, parseWholeNumber } from "@/lib/contracts/launch-limits.ts";
 import { MAX_COST_BUDGET_USD, MAX_DEMO_PACKAGES, MAX_STEP_BUDGET, MAX_TOKEN_BUDGET, MIN_COST_BUDGET_USD } from "@/lib/contracts/limits.ts";
 
 /** The form's raw text fields, as typed. */
@@ -31,11 +31,16 @@ export function validateLaunch(f: LaunchFields) {
       : null;
   const steps = wholeIn(f.stepBudget, MAX_STEP_BUDGET, "Step budget");
   const tokens = wholeIn(f.tokenBudget, MAX_TOKEN_BUDGET, "Token budget");
-  const costNumber = f.costBudget.trim() === "" ? undefined : Number(f.costBudget.trim().replace(/^\$/, ""));
+  const costNumber = f.costBudget.trim() === "" ? undefined : parseUsdText(f.costBudget);
+  // Worded as the server's refusal of `cli launch --cost-budget 1e-3` (server/domain/launch-task.ts).
   const costError =
-    costNumber !== undefined && (!Number.isFinite(costNumber) || costNumber < MIN_COST_BUDGET_USD || costNumber > MAX_COST_BUDGET_USD)
-      ? `Dollar budget: from ${MIN_COST_BUDGET_USD.toFixed(6)} to ${MAX_COST_BUDGET_USD} (USD)`
-      : null;
+    costNumber === undefined
+      ? null
+      : !Number.isFinite(costNumber)
+        ? "Dollar budget: a number of US dollars, e.g. 0.50"
+        : costNumber < MIN_COST_BUDGET_USD || costNumber > MAX_COST_BUDGET_USD
+          ? `Dollar budget: from ${MIN_COST_BUDGET_USD.toFixed(6)} to ${MAX_COST_BUDGET_USD} (USD)`
+          : null;
   const parsedFacts = parseFactsText(f.factsText);
   const facts = "facts" in parsedFacts ? parsedFacts.facts : {};
   const goalText = f.mode === "goal" ? f.goal : "";
