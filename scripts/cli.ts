@@ -21,7 +21,8 @@
  *   npm run cli -- eval run <file|suite> --profiles a,b [--repeats n] [--wait] [--min-pass-rate 0.9] [--no-regression-from <evalRunId>]
  *   npm run cli -- eval report <evalRunId> [--compare-to <evalRunId>] [--format summary|csv|json] · eval cancel <evalRunId> · eval list · eval apply <file>
  *
- * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
+ * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md) — except
+ * `eval report --format csv|json`, whose stdout is the export itself (the CSV, or the rows' JSON). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
  * Exit codes (scripts/lib/cli-exit.ts, README "Exit codes"): 0 ok (with --wait or status: completed),
  * 1 the command failed (API error, unreachable app), 2 bad usage (unknown command or flag, bad value —
@@ -518,7 +519,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "eval cancel":
     case "eval list":
     case "eval apply": {
-      const { out, gateFailed } = await runEval(api, command, values, positionals);
+      const { out, gateFailed, raw } = await runEval(api, command, values, positionals);
+      if (raw !== undefined) return { [RAW]: raw };
       return gateFailed ? { ...(out as object), [EXIT]: EXIT_CODES.gateFailed } : out;
     }
     default:
@@ -597,6 +599,8 @@ async function runBatch(action: "resume" | "cancel", selection: { filter: Record
 
 /** Key under which run() hands back the exit code of a task outcome (not printed: JSON.stringify skips symbols). */
 const EXIT = Symbol("exit code");
+/** Key under which run() hands back text to print as stdout instead of the JSON line (`eval report --format csv`). */
+const RAW = Symbol("raw stdout");
 
 /** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection; never for an answer of the API. */
 function unreachable(error: unknown): boolean {
@@ -640,6 +644,11 @@ async function main(): Promise<void> {
   if (parsed.kind === "usage_error") usageExit(parsed.problems, parsed.command);
   try {
     const out = await run(parsed.command, parsed.values, parsed.positionals);
+    if (out && typeof out === "object" && RAW in out) {
+      const text = (out as { [RAW]: string })[RAW];
+      await new Promise<void>((r) => process.stdout.write(text, () => r()));
+      process.exit(EXIT_CODES.ok);
+    }
     console.log(JSON.stringify(out));
     const code = out && typeof out === "object" && EXIT in out ? (out as { [EXIT]: number })[EXIT] : EXIT_CODES.ok;
     process.exit(code);

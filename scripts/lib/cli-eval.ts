@@ -123,7 +123,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs one `eval …` command. Returns the JSON line's object and, for `eval run` with failed gates,
- * `gateFailed: true` (cli.ts maps it to EXIT_CODES.gateFailed).
+ * `gateFailed: true` (cli.ts maps it to EXIT_CODES.gateFailed); for `eval report --format csv|json`,
+ * `raw`: the export's text, which cli.ts prints as stdout instead of a JSON line.
  * @throws UsageError for bad flags; API errors as the client raises them.
  */
 export async function runEval(
@@ -131,7 +132,7 @@ export async function runEval(
   command: string,
   values: FlagValues,
   positionals: readonly string[],
-): Promise<{ out: unknown; gateFailed?: boolean }> {
+): Promise<{ out: unknown; gateFailed?: boolean; raw?: string }> {
   switch (command) {
     case "eval list":
       return { out: { suites: await api.eval.list.query() } };
@@ -145,7 +146,11 @@ export async function runEval(
     case "eval report": {
       const evalRunId = positionals[0]!;
       const format = (values.format as string | undefined) ?? "summary";
-      if (format !== "summary") return { out: await api.eval.export.query({ evalRunId, format: format as "csv" | "json" }) };
+      if (format !== "summary") {
+        // The export itself is stdout (`> cells.csv`), not a JSON line wrapping it.
+        const { content } = await api.eval.export.query({ evalRunId, format: format as "csv" | "json" });
+        return { out: null, raw: format === "json" ? `${content}\n` : content };
+      }
       const compareTo = values["compare-to"] as string | undefined;
       const r = await api.eval.report.query({ evalRunId, ...(compareTo ? { compareTo } : {}) });
       printReport(r);

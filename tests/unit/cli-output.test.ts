@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { fakeApi, runCli } from "./cli-fake-api.ts";
+
+describe("cli output formats", () => {
+  it("eval report --format csv prints the CSV itself on stdout, --format json the rows", async () => {
+    const csv = "cellId,caseKey,profile\ncell_1,a,scripted\n";
+    const api = await fakeApi({ "eval.export": { format: "csv", content: csv } });
+    try {
+      const r = await runCli(api.url, ["eval", "report", "evalrun_1", "--format", "csv"]);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(csv);
+    } finally {
+      await api.close();
+    }
+    const rows = '[{"cellId":"cell_1"}]';
+    const json = await fakeApi({ "eval.export": { format: "json", content: rows } });
+    try {
+      const r = await runCli(json.url, ["eval", "report", "evalrun_1", "--format", "json"]);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(`${rows}\n`);
+    } finally {
+      await json.close();
+    }
+  }, 30_000);
+});
