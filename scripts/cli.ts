@@ -175,7 +175,14 @@ const COMMANDS: readonly CommandSpec[] = [
   {
     name: "escalations",
     summary: "List escalations: open ones first (overdue marked), then decided ones.",
-    flags: { status: { type: "string", value: "<open|closed>", description: "only open or only decided ones", choices: ["open", "closed"] } },
+    flags: {
+      status: {
+        type: "string",
+        value: "<open|decided>",
+        description: "only open or only decided ones (the inbox's Open / Decided tabs; closed is the same as decided)",
+        choices: ["open", "decided", "closed"],
+      },
+    },
     examples: [`${PROGRAM} escalations --status open`],
   },
   {
@@ -492,7 +499,7 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return { tasks: rows.map(taskListJson) };
     }
     case "escalations": {
-      const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "closed" } : {});
+      const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "decided" | "closed" } : {});
       for (const e of rows) process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${e.reason.padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
       return { escalations: rows.map((e) => ({ id: e.id, taskId: e.taskId, reason: e.reason, status: e.status, overdue: e.overdue })) };
     }

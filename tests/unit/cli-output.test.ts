@@ -22,4 +22,19 @@ describe("cli output formats", () => {
       await json.close();
     }
   }, 30_000);
+
+  it("escalations --status decided is the inbox's Decided tab (closed is the same)", async () => {
+    const api = await fakeApi({ "escalation.list": [] });
+    try {
+      for (const status of ["decided", "closed", "open"]) {
+        const r = await runCli(api.url, ["escalations", "--status", status]);
+        expect(r.status, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toEqual({ escalations: [] });
+      }
+      const help = await runCli(api.url, ["escalations", "--help"]);
+      expect(help.stdout).toContain("closed is the same as decided");
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
 });
