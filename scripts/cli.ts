@@ -15,6 +15,7 @@
  *   npm run cli -- profiles apply <file> [--dry-run] | profiles list [--all] | profiles test <name>
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
+ * Each HTTP request gives up after LONGHAUL_CLI_TIMEOUT seconds (default 30), exit 1 like an unreachable app.
  * Auth: LONGHAUL_TOKEN (an API token), else on this machine the admin token `npm start` keeps in
  * DATA_DIR/cli-token (scripts/lib/local-auth.ts).
  *   npm run cli -- costs [--since <date|Nd>] [--by profile|model|week|day|outcome|failure]
@@ -61,8 +62,20 @@ const PROGRAM = "npm run cli --";
 const WAIT_DONE: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const token = cliToken(baseUrl);
+/** Seconds each HTTP request may take before the CLI gives up (LONGHAUL_CLI_TIMEOUT, default 30): a frozen database must not hang a script. */
+const timeoutS = Number(process.env.LONGHAUL_CLI_TIMEOUT ?? 30);
+/** fetch with the request timeout: an app that accepts the connection but never answers ends as a TimeoutError. */
+const timedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutS * 1000)]) : AbortSignal.timeout(timeoutS * 1000) });
 const api = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+  links: [
+    httpBatchLink({
+      url: `${baseUrl}/api/trpc`,
+      transformer: superjson,
+      fetch: timedFetch,
+      headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
+    }),
+  ],
 });
 
 // Limits come from the API's own input schemas, so the CLI and the server agree.
@@ -243,7 +256,7 @@ async function login(values: FlagValues) {
   if (!email) throw new UsageError(["--email: required"], "login");
   if (process.stdin.isTTY && typeof values.password !== "string" && !process.env.LONGHAUL_PASSWORD) process.stderr.write("password (then Enter and Ctrl-D): ");
   const password = typeof values.password === "string" ? values.password : (process.env.LONGHAUL_PASSWORD ?? (await readStdin()));
-  const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
+  const res = await timedFetch(`${baseUrl}/api/auth/sign-in/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: baseUrl },
     body: JSON.stringify({ email, password }),
@@ -254,7 +267,7 @@ async function login(values: FlagValues) {
     .map((c) => c.split(";")[0])
     .join("; ");
   const session = createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: baseUrl }) })],
+    links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, fetch: timedFetch, headers: () => ({ cookie, origin: baseUrl }) })],
   });
   const roles =
     typeof values.roles === "string"
@@ -268,9 +281,11 @@ async function login(values: FlagValues) {
     ...(roles ? { roles: roles as ("operator" | "handler" | "manager" | "admin")[] } : {}),
     ...(typeof values.days === "number" ? { expiresInDays: values.days } : {}),
   });
-  await fetch(`${baseUrl}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: baseUrl, "content-type": "application/json" }, body: "{}" }).catch(
-    () => undefined,
-  );
+  await timedFetch(`${baseUrl}/api/auth/sign-out`, {
+    method: "POST",
+    headers: { cookie, origin: baseUrl, "content-type": "application/json" },
+    body: "{}",
+  }).catch(() => undefined);
   process.stderr.write(
     `token "${created.name}" created (roles ${created.roles.join(", ")}, expires ${created.expiresAt.toISOString()}); it is shown once:\n  export LONGHAUL_TOKEN=${created.token}\n`,
   );
@@ -609,9 +624,17 @@ const EXIT = Symbol("exit code");
 /** Key under which run() hands back text to print as stdout instead of the JSON line (`eval report --format csv`). */
 const RAW = Symbol("raw stdout");
 
-/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection; never for an answer of the API. */
+/** True when the error (or a cause in its chain) is the request timeout (LONGHAUL_CLI_TIMEOUT): the app took the request but did not answer. */
+function timedOut(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if ((e as { name?: string }).name === "TimeoutError") return true;
+  return false;
+}
+
+/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection or the request timeout; never for an answer of the API. */
 function unreachable(error: unknown): boolean {
   if (error instanceof TRPCClientError && error.data !== undefined) return false;
+  if (timedOut(error)) return true;
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (/fetch failed|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(`${e.message} ${(e as { code?: string }).code ?? ""}`)) return true;
   }
@@ -649,6 +672,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   if (parsed.kind === "usage_error") usageExit(parsed.problems, parsed.command);
+  if (!(timeoutS > 0)) usageExit([`LONGHAUL_CLI_TIMEOUT: a number of seconds above 0, got "${process.env.LONGHAUL_CLI_TIMEOUT}"`], parsed.command);
   try {
     const out = await run(parsed.command, parsed.values, parsed.positionals);
     if (out && typeof out === "object" && RAW in out) {
@@ -668,11 +692,13 @@ async function main(): Promise<void> {
       const issues = (error.data as { issues?: InputIssue[] | null } | undefined)?.issues ?? issuesFromMessage(error.message);
       usageExit(issues ? formatIssues(issues, labelOf) : [relabelFieldMessage(error.message, labelOf) ?? error.message], parsed.command);
     }
-    const message = unreachable(error)
-      ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+    const message = timedOut(error)
+      ? `Longhaul at ${baseUrl} did not answer within ${timeoutS} s — the app or its database may be stuck (LONGHAUL_CLI_TIMEOUT sets the limit in seconds)`
+      : unreachable(error)
+        ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     console.error(message);
     console.log(JSON.stringify({ error: message }));
     process.exit(EXIT_CODES.commandFailed);

@@ -37,4 +37,21 @@ describe("cli output formats", () => {
       await api.close();
     }
   }, 30_000);
+
+  it("an app that takes the request but never answers: a timeout naming the URL, exit 1", async () => {
+    const api = await fakeApi("hang");
+    try {
+      const started = Date.now();
+      const r = await runCli(api.url, ["list"], { LONGHAUL_CLI_TIMEOUT: "1" });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`Longhaul at ${api.url} did not answer within 1 s`);
+      expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!).error).toContain("did not answer");
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const bad = await runCli(api.url, ["list"], { LONGHAUL_CLI_TIMEOUT: "soon" });
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain("LONGHAUL_CLI_TIMEOUT: a number of seconds above 0");
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
 });
