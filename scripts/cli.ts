@@ -52,6 +52,7 @@ import {
   type InputIssue,
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
+import { parseTimeFlag, sinceUntilProblem } from "./lib/cli-dates.ts";
 import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
@@ -89,8 +90,12 @@ const BATCH_FLAGS: CommandSpec["flags"] = {
   status: { type: "string", value: "<status>", description: "tasks in this status", choices: TASK_STATUSES },
   failure: { type: "string", value: "<class>", description: "tasks that failed in this class (as /costs counts them)", choices: FAILURE_CLASSES },
   profile: { type: "string", value: "<name>", description: "tasks of this agent profile" },
-  since: { type: "string", value: "<date|time>", description: "tasks launched at or after (YYYY-MM-DD or ISO time)" },
-  until: { type: "string", value: "<date|time>", description: "tasks launched before" },
+  since: {
+    type: "string",
+    value: "<time|date|Nd>",
+    description: "tasks launched at or after: an ISO date-time (2026-12-01T14:05:00Z), a UTC day YYYY-MM-DD, or N days ago (30d)",
+  },
+  until: { type: "string", value: "<time|date|Nd>", description: "tasks launched before (the same forms as --since)" },
   "dry-run": { type: "boolean", description: "only say how many tasks it would take, which it would skip and the estimated cost" },
   wait: { type: "boolean", description: "wait until every task of the batch is done, printing progress to stderr" },
 };
@@ -559,15 +564,20 @@ function batchSelection(command: "resume" | "cancel", values: FlagValues, positi
     problems.push(`${command} needs a <taskId> or at least one of ${BATCH_FILTER_FLAGS.map((f) => `--${f}`).join(", ")}`);
   if (positionals.length)
     for (const f of ["dry-run", "wait"] as const) if (values[f] !== undefined) problems.push(`--${f}: only applies to a batch (filter flags)`);
+  const str = (f: string) => (typeof values[f] === "string" ? values[f] : undefined);
+  const since = str("since") !== undefined ? parseTimeFlag({ flag: "since", value: str("since")!, accept: "instant" }) : undefined;
+  const until = str("until") !== undefined ? parseTimeFlag({ flag: "until", value: str("until")!, accept: "instant" }) : undefined;
+  for (const p of [since?.problem, until?.problem]) if (p !== undefined) problems.push(p);
+  const order = since?.problem || until?.problem ? null : sinceUntilProblem(since?.value, until?.value, true);
+  if (order) problems.push(order);
   if (problems.length) throw new UsageError(problems, command);
   if (positionals.length) return null;
-  const str = (f: string) => (typeof values[f] === "string" ? values[f] : undefined);
   const filter = {
     ...(str("status") ? { status: [str("status") as (typeof TASK_STATUSES)[number]] } : {}),
     ...(str("failure") ? { failure: str("failure") as (typeof FAILURE_CLASSES)[number] } : {}),
     ...(str("profile") !== undefined ? { profile: str("profile") } : {}),
-    ...(str("since") !== undefined ? { from: str("since") } : {}),
-    ...(str("until") !== undefined ? { to: str("until") } : {}),
+    ...(since?.value !== undefined ? { from: since.value } : {}),
+    ...(until?.value !== undefined ? { to: until.value } : {}),
   };
   return { filter };
 }
