@@ -52,6 +52,7 @@ import {
   type InputIssue,
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
+import { terminalSafe } from "./lib/cli-text.ts";
 import { parseTimeFlag, sinceUntilProblem } from "./lib/cli-dates.ts";
 import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
@@ -324,7 +325,7 @@ async function waitFor(taskId: string) {
       if (last !== "unreachable") {
         const why = unreachable(error)
           ? `cannot reach Longhaul at ${baseUrl}`
-          : `Longhaul answers ${error instanceof Error ? error.message.slice(0, 120) : "an error"} (its database may be restarting)`;
+          : `Longhaul answers ${error instanceof Error ? terminalSafe(error.message.slice(0, 120)) : "an error"} (its database may be restarting)`;
         process.stderr.write(`  (${why}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
       }
       last = "unreachable";
@@ -421,7 +422,7 @@ async function launchFromTemplate(values: FlagValues) {
   const h = await api.template.history.query({ template: input.template });
   const usd = (x: number | null) => (x === null ? "—" : `$${x}`);
   process.stderr.write(
-    `template ${h.template}: ${h.note}; cost p50 ${usd(h.costP50Usd)}, p90 ${usd(h.costP90Usd)}; suggested budgets ${h.stepBudget ?? "—"} steps, ${usd(h.costBudgetUsd)}\n`,
+    `template ${terminalSafe(h.template)}: ${terminalSafe(h.note)}; cost p50 ${usd(h.costP50Usd)}, p90 ${usd(h.costP90Usd)}; suggested budgets ${h.stepBudget ?? "—"} steps, ${usd(h.costBudgetUsd)}\n`,
   );
   return api.template.launch.mutate(input);
 }
@@ -520,7 +521,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     }
     case "escalations": {
       const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "decided" | "closed" } : {});
-      for (const e of rows) process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${e.reason.padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
+      for (const e of rows)
+        process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${terminalSafe(e.reason).padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
       return { escalations: rows.map((e) => ({ id: e.id, taskId: e.taskId, reason: e.reason, status: e.status, overdue: e.overdue })) };
     }
     case "decide":
@@ -594,7 +596,7 @@ async function runBatch(action: "resume" | "cancel", selection: { filter: Record
     concurrency: number;
   }) => {
     process.stderr.write(`matched ${p.matched}; ${action} ${p.taskIds.length}${action === "resume" ? `, ${p.concurrency} at a time` : ""}\n`);
-    for (const s of p.skipped) process.stderr.write(`  skipped ${s.count}: ${s.reason}\n`);
+    for (const s of p.skipped) process.stderr.write(`  skipped ${s.count}: ${terminalSafe(s.reason)}\n`);
     if (action === "resume")
       process.stderr.write(
         `estimated cost $${p.estimatedUsd.toFixed(4)} (median completed task of each profile${p.unestimated ? `; ${p.unestimated} without an estimate` : ""})\n`,
@@ -660,7 +662,7 @@ function serverTrouble(error: unknown): boolean {
 
 /** Prints usage problems (stderr, one a line, then the help hint) and the JSON line; exit 2. */
 function usageExit(problems: string[], command: string | null): never {
-  for (const p of problems) console.error(p);
+  for (const p of problems) console.error(terminalSafe(p));
   console.error(helpHint(PROGRAM, command));
   console.log(JSON.stringify({ error: problems.join("; "), problems }));
   process.exit(EXIT_CODES.usage);
@@ -709,7 +711,7 @@ async function main(): Promise<void> {
         : error instanceof Error
           ? error.message
           : String(error);
-    console.error(message);
+    console.error(terminalSafe(message, { multiline: true }));
     console.log(JSON.stringify({ error: message }));
     process.exit(EXIT_CODES.commandFailed);
   }

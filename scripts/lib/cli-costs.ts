@@ -8,6 +8,7 @@ import type { TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import { COST_OUTCOMES } from "../../server/domain/cost-rollup.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+import { terminalSafe } from "./cli-text.ts";
 import { parseTimeFlag, sinceUntilProblem } from "./cli-dates.ts";
 
 const BY = ["profile", "model", "week", "day", "outcome", "failure"] as const;
@@ -80,7 +81,7 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
   for (const g of groups) {
     const e = g.estimatedUsd > 0 ? "*" : "";
     process.stderr.write(
-      `${g.key.slice(0, 24).padEnd(24)} ${String(g.tasks).padStart(6)} ${String(g.completed).padStart(6)} ${`$${g.usd.toFixed(4)}${e}`.padStart(12)} ${`$${g.wasteUsd.toFixed(4)}`.padStart(10)} ${(g.costPerCompletedUsd === null ? "—" : `$${g.costPerCompletedUsd.toFixed(4)}${e}`).padStart(12)}\n`,
+      `${terminalSafe(g.key.slice(0, 24)).padEnd(24)} ${String(g.tasks).padStart(6)} ${String(g.completed).padStart(6)} ${`$${g.usd.toFixed(4)}${e}`.padStart(12)} ${`$${g.wasteUsd.toFixed(4)}`.padStart(10)} ${(g.costPerCompletedUsd === null ? "—" : `$${g.costPerCompletedUsd.toFixed(4)}${e}`).padStart(12)}\n`,
     );
   }
   if (star)

@@ -11,6 +11,7 @@ import type { EvalRunReport } from "../../server/db/eval-repository.ts";
 import type { EvalProfileReport } from "../../server/domain/eval-report.ts";
 import { parseEvalSuite } from "../../server/domain/parse-eval-suite.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+import { terminalSafe } from "./cli-text.ts";
 
 const P = "npm run cli --";
 
@@ -181,7 +182,7 @@ export async function runEval(
       if (existsSync(target)) {
         const parsed = parseEvalSuite({ text: readFileSync(target, "utf8"), source: target });
         const applied = await api.eval.applySuite.mutate(parsed);
-        process.stderr.write(`applied suite ${applied.name} (${applied.cases} cases)\n`);
+        process.stderr.write(`applied suite ${terminalSafe(applied.name)} (${applied.cases} cases)\n`);
         suite = applied.name;
       }
       const started = await api.eval.start.mutate({
@@ -206,7 +207,7 @@ export async function runEval(
       }
       printReport(r);
       const failures = evalGateFailures(r, { ...(minPassRate !== undefined ? { minPassRate } : {}), noRegression: Boolean(base) });
-      for (const f of failures) process.stderr.write(`gate failed (${f.gate}): ${f.message}\n`);
+      for (const f of failures) process.stderr.write(`gate failed (${f.gate}): ${terminalSafe(f.message)}\n`);
       return {
         out: {
           evalRunId: r.evalRunId,
@@ -226,10 +227,10 @@ export async function runEval(
 function printReport(r: EvalRunReport): void {
   const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(0)}%`);
   const usd = (x: number | null) => (x === null ? "—" : x.toFixed(4));
-  process.stderr.write(`suite ${r.suite} · eval run ${r.evalRunId} · ${r.status}\n`);
+  process.stderr.write(`suite ${terminalSafe(r.suite)} · eval run ${r.evalRunId} · ${r.status}\n`);
   for (const p of r.report)
     process.stderr.write(
-      `  ${p.profile.padEnd(20)} pass ${pct(p.passRate)} (${pct(p.passRateLow)}–${pct(p.passRateHigh)}) pass^k ${pct(p.passHatK)} completed ${pct(p.completionRate)} ` +
+      `  ${terminalSafe(p.profile).padEnd(20)} pass ${pct(p.passRate)} (${pct(p.passRateLow)}–${pct(p.passRateHigh)}) pass^k ${pct(p.passHatK)} completed ${pct(p.completionRate)} ` +
         `steps p50 ${p.stepsP50 ?? "—"} p90 ${p.stepsP90 ?? "—"} USD/pass ${usd(p.costPerPassUsd)} USD/completed ${usd(p.costPerCompletedUsd)}` +
         `${
           Object.keys(p.failureClasses).length

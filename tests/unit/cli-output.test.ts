@@ -54,4 +54,25 @@ describe("cli output formats", () => {
       await api.close();
     }
   }, 30_000);
+
+  it("list and escalations print untrusted text with controls and bidi overrides escaped; JSON stays exact", async () => {
+    const goal = "\u001b[2J\u001b]0;pwned\u0007evil\u202egpj.exe\nsecond line";
+    const row = { id: "task_1", status: "queued", stepsUsed: 0, stepBudget: 10, checkpointSteps: 0, humanSteps: 0, goal };
+    const api = await fakeApi({
+      "task.list": { rows: [row] },
+      "escalation.list": [{ id: "esc_1", taskId: "task_1", reason: "manual\u001b[31m", status: "open", overdue: false }],
+    });
+    try {
+      const list = await runCli(api.url, ["list"]);
+      expect(list.status, list.stderr).toBe(0);
+      expect(list.stderr).toContain("\\x1b[2J\\x1b]0;pwned\\x07evil\\u202egpj.exe\\nsecond line");
+      expect(list.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+      const esc = await runCli(api.url, ["escalations"]);
+      expect(esc.stderr).toContain("manual\\x1b[31m");
+      expect(esc.stderr).not.toContain("\u001b");
+      expect(JSON.parse(esc.stdout).escalations[0].reason).toBe("manual\u001b[31m");
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
 });
