@@ -95,8 +95,14 @@ const BATCH_FLAGS: CommandSpec["flags"] = {
     type: "string",
     value: "<time|date|Nd>",
     description: "tasks launched at or after: an ISO date-time (2026-12-01T14:05:00Z), a UTC day YYYY-MM-DD, or N days ago (30d)",
+    check: (value) => parseTimeFlag({ flag: "since", value, accept: "instant" }).problem ?? null,
   },
-  until: { type: "string", value: "<time|date|Nd>", description: "tasks launched before (the same forms as --since)" },
+  until: {
+    type: "string",
+    value: "<time|date|Nd>",
+    description: "tasks launched before (the same forms as --since)",
+    check: (value) => parseTimeFlag({ flag: "until", value, accept: "instant" }).problem ?? null,
+  },
   "dry-run": { type: "boolean", description: "only say how many tasks it would take, which it would skip and the estimated cost" },
   wait: { type: "boolean", description: "wait until every task of the batch is done, printing progress to stderr" },
 };

@@ -69,4 +69,13 @@ describe("cli resume / cancel, one task or a batch", () => {
       "--until: 2026-02-30 is not a day of the calendar (a date YYYY-MM-DD or a duration like 30d)",
     ]);
   }, 60_000);
+
+  it("a bad --since is reported together with a bad --status", () => {
+    const r = cli("resume", "--status", "broken", "--since", "yesterday");
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!).problems).toEqual([
+      expect.stringMatching(/^--status: must be one of/),
+      expect.stringMatching(/^--since: an ISO date-time .* got "yesterday"$/),
+    ]);
+  }, 30_000);
 });
