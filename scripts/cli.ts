@@ -15,13 +15,15 @@
  *   npm run cli -- profiles apply <file> [--dry-run] | profiles list [--all] | profiles test <name>
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
+ * Each HTTP request gives up after LONGHAUL_CLI_TIMEOUT seconds (default 30), exit 1 like an unreachable app.
  * Auth: LONGHAUL_TOKEN (an API token), else on this machine the admin token `npm start` keeps in
  * DATA_DIR/cli-token (scripts/lib/local-auth.ts).
  *   npm run cli -- costs [--since <date|Nd>] [--by profile|model|week|day|outcome|failure]
  *   npm run cli -- eval run <file|suite> --profiles a,b [--repeats n] [--wait] [--min-pass-rate 0.9] [--no-regression-from <evalRunId>]
  *   npm run cli -- eval report <evalRunId> [--compare-to <evalRunId>] [--format summary|csv|json] · eval cancel <evalRunId> · eval list · eval apply <file>
  *
- * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md). With
+ * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md) — except
+ * `eval report --format csv|json`, whose stdout is the export itself (the CSV, or the rows' JSON). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
  * Exit codes (scripts/lib/cli-exit.ts, README "Exit codes"): 0 ok (with --wait or status: completed),
  * 1 the command failed (API error, unreachable app), 2 bad usage (unknown command or flag, bad value —
@@ -50,6 +52,8 @@ import {
   type InputIssue,
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
+import { terminalSafe } from "./lib/cli-text.ts";
+import { parseTimeFlag, sinceUntilProblem } from "./lib/cli-dates.ts";
 import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
 import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
@@ -60,8 +64,20 @@ const PROGRAM = "npm run cli --";
 const WAIT_DONE: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
 const baseUrl = process.env.LONGHAUL_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const token = cliToken(baseUrl);
+/** Seconds each HTTP request may take before the CLI gives up (LONGHAUL_CLI_TIMEOUT, default 30): a frozen database must not hang a script. */
+const timeoutS = Number(process.env.LONGHAUL_CLI_TIMEOUT ?? 30);
+/** fetch with the request timeout: an app that accepts the connection but never answers ends as a TimeoutError. */
+const timedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutS * 1000)]) : AbortSignal.timeout(timeoutS * 1000) });
 const api = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+  links: [
+    httpBatchLink({
+      url: `${baseUrl}/api/trpc`,
+      transformer: superjson,
+      fetch: timedFetch,
+      headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
+    }),
+  ],
 });
 
 // Limits come from the API's own input schemas, so the CLI and the server agree.
@@ -75,8 +91,18 @@ const BATCH_FLAGS: CommandSpec["flags"] = {
   status: { type: "string", value: "<status>", description: "tasks in this status", choices: TASK_STATUSES },
   failure: { type: "string", value: "<class>", description: "tasks that failed in this class (as /costs counts them)", choices: FAILURE_CLASSES },
   profile: { type: "string", value: "<name>", description: "tasks of this agent profile" },
-  since: { type: "string", value: "<date|time>", description: "tasks launched at or after (YYYY-MM-DD or ISO time)" },
-  until: { type: "string", value: "<date|time>", description: "tasks launched before" },
+  since: {
+    type: "string",
+    value: "<time|date|Nd>",
+    description: "tasks launched at or after: an ISO date-time (2026-12-01T14:05:00Z), a UTC day YYYY-MM-DD, or N days ago (30d)",
+    check: (value) => parseTimeFlag({ flag: "since", value, accept: "instant" }).problem ?? null,
+  },
+  until: {
+    type: "string",
+    value: "<time|date|Nd>",
+    description: "tasks launched before (the same forms as --since)",
+    check: (value) => parseTimeFlag({ flag: "until", value, accept: "instant" }).problem ?? null,
+  },
   "dry-run": { type: "boolean", description: "only say how many tasks it would take, which it would skip and the estimated cost" },
   wait: { type: "boolean", description: "wait until every task of the batch is done, printing progress to stderr" },
 };
@@ -174,7 +200,14 @@ const COMMANDS: readonly CommandSpec[] = [
   {
     name: "escalations",
     summary: "List escalations: open ones first (overdue marked), then decided ones.",
-    flags: { status: { type: "string", value: "<open|closed>", description: "only open or only decided ones", choices: ["open", "closed"] } },
+    flags: {
+      status: {
+        type: "string",
+        value: "<open|decided>",
+        description: "only open or only decided ones (the inbox's Open / Decided tabs; closed is the same as decided)",
+        choices: ["open", "decided", "closed"],
+      },
+    },
     examples: [`${PROGRAM} escalations --status open`],
   },
   {
@@ -235,7 +268,7 @@ async function login(values: FlagValues) {
   if (!email) throw new UsageError(["--email: required"], "login");
   if (process.stdin.isTTY && typeof values.password !== "string" && !process.env.LONGHAUL_PASSWORD) process.stderr.write("password (then Enter and Ctrl-D): ");
   const password = typeof values.password === "string" ? values.password : (process.env.LONGHAUL_PASSWORD ?? (await readStdin()));
-  const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
+  const res = await timedFetch(`${baseUrl}/api/auth/sign-in/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: baseUrl },
     body: JSON.stringify({ email, password }),
@@ -246,7 +279,7 @@ async function login(values: FlagValues) {
     .map((c) => c.split(";")[0])
     .join("; ");
   const session = createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: baseUrl }) })],
+    links: [httpBatchLink({ url: `${baseUrl}/api/trpc`, transformer: superjson, fetch: timedFetch, headers: () => ({ cookie, origin: baseUrl }) })],
   });
   const roles =
     typeof values.roles === "string"
@@ -260,9 +293,11 @@ async function login(values: FlagValues) {
     ...(roles ? { roles: roles as ("operator" | "handler" | "manager" | "admin")[] } : {}),
     ...(typeof values.days === "number" ? { expiresInDays: values.days } : {}),
   });
-  await fetch(`${baseUrl}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: baseUrl, "content-type": "application/json" }, body: "{}" }).catch(
-    () => undefined,
-  );
+  await timedFetch(`${baseUrl}/api/auth/sign-out`, {
+    method: "POST",
+    headers: { cookie, origin: baseUrl, "content-type": "application/json" },
+    body: "{}",
+  }).catch(() => undefined);
   process.stderr.write(
     `token "${created.name}" created (roles ${created.roles.join(", ")}, expires ${created.expiresAt.toISOString()}); it is shown once:\n  export LONGHAUL_TOKEN=${created.token}\n`,
   );
@@ -296,7 +331,7 @@ async function waitFor(taskId: string) {
       if (last !== "unreachable") {
         const why = unreachable(error)
           ? `cannot reach Longhaul at ${baseUrl}`
-          : `Longhaul answers ${error instanceof Error ? error.message.slice(0, 120) : "an error"} (its database may be restarting)`;
+          : `Longhaul answers ${error instanceof Error ? terminalSafe(error.message.slice(0, 120)) : "an error"} (its database may be restarting)`;
         process.stderr.write(`  (${why}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
       }
       last = "unreachable";
@@ -393,7 +428,7 @@ async function launchFromTemplate(values: FlagValues) {
   const h = await api.template.history.query({ template: input.template });
   const usd = (x: number | null) => (x === null ? "—" : `$${x}`);
   process.stderr.write(
-    `template ${h.template}: ${h.note}; cost p50 ${usd(h.costP50Usd)}, p90 ${usd(h.costP90Usd)}; suggested budgets ${h.stepBudget ?? "—"} steps, ${usd(h.costBudgetUsd)}\n`,
+    `template ${terminalSafe(h.template)}: ${terminalSafe(h.note)}; cost p50 ${usd(h.costP50Usd)}, p90 ${usd(h.costP90Usd)}; suggested budgets ${h.stepBudget ?? "—"} steps, ${usd(h.costBudgetUsd)}\n`,
   );
   return api.template.launch.mutate(input);
 }
@@ -491,8 +526,9 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return { tasks: rows.map(taskListJson) };
     }
     case "escalations": {
-      const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "closed" } : {});
-      for (const e of rows) process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${e.reason.padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
+      const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "decided" | "closed" } : {});
+      for (const e of rows)
+        process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${terminalSafe(e.reason).padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
       return { escalations: rows.map((e) => ({ id: e.id, taskId: e.taskId, reason: e.reason, status: e.status, overdue: e.overdue })) };
     }
     case "decide":
@@ -518,7 +554,8 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "eval cancel":
     case "eval list":
     case "eval apply": {
-      const { out, gateFailed } = await runEval(api, command, values, positionals);
+      const { out, gateFailed, raw } = await runEval(api, command, values, positionals);
+      if (raw !== undefined) return { [RAW]: raw };
       return gateFailed ? { ...(out as object), [EXIT]: EXIT_CODES.gateFailed } : out;
     }
     default:
@@ -535,15 +572,20 @@ function batchSelection(command: "resume" | "cancel", values: FlagValues, positi
     problems.push(`${command} needs a <taskId> or at least one of ${BATCH_FILTER_FLAGS.map((f) => `--${f}`).join(", ")}`);
   if (positionals.length)
     for (const f of ["dry-run", "wait"] as const) if (values[f] !== undefined) problems.push(`--${f}: only applies to a batch (filter flags)`);
+  const str = (f: string) => (typeof values[f] === "string" ? values[f] : undefined);
+  const since = str("since") !== undefined ? parseTimeFlag({ flag: "since", value: str("since")!, accept: "instant" }) : undefined;
+  const until = str("until") !== undefined ? parseTimeFlag({ flag: "until", value: str("until")!, accept: "instant" }) : undefined;
+  for (const p of [since?.problem, until?.problem]) if (p !== undefined) problems.push(p);
+  const order = since?.problem || until?.problem ? null : sinceUntilProblem(since?.value, until?.value, true);
+  if (order) problems.push(order);
   if (problems.length) throw new UsageError(problems, command);
   if (positionals.length) return null;
-  const str = (f: string) => (typeof values[f] === "string" ? values[f] : undefined);
   const filter = {
     ...(str("status") ? { status: [str("status") as (typeof TASK_STATUSES)[number]] } : {}),
     ...(str("failure") ? { failure: str("failure") as (typeof FAILURE_CLASSES)[number] } : {}),
     ...(str("profile") !== undefined ? { profile: str("profile") } : {}),
-    ...(str("since") !== undefined ? { from: str("since") } : {}),
-    ...(str("until") !== undefined ? { to: str("until") } : {}),
+    ...(since?.value !== undefined ? { from: since.value } : {}),
+    ...(until?.value !== undefined ? { to: until.value } : {}),
   };
   return { filter };
 }
@@ -560,7 +602,7 @@ async function runBatch(action: "resume" | "cancel", selection: { filter: Record
     concurrency: number;
   }) => {
     process.stderr.write(`matched ${p.matched}; ${action} ${p.taskIds.length}${action === "resume" ? `, ${p.concurrency} at a time` : ""}\n`);
-    for (const s of p.skipped) process.stderr.write(`  skipped ${s.count}: ${s.reason}\n`);
+    for (const s of p.skipped) process.stderr.write(`  skipped ${s.count}: ${terminalSafe(s.reason)}\n`);
     if (action === "resume")
       process.stderr.write(
         `estimated cost $${p.estimatedUsd.toFixed(4)} (median completed task of each profile${p.unestimated ? `; ${p.unestimated} without an estimate` : ""})\n`,
@@ -597,10 +639,20 @@ async function runBatch(action: "resume" | "cancel", selection: { filter: Record
 
 /** Key under which run() hands back the exit code of a task outcome (not printed: JSON.stringify skips symbols). */
 const EXIT = Symbol("exit code");
+/** Key under which run() hands back text to print as stdout instead of the JSON line (`eval report --format csv`). */
+const RAW = Symbol("raw stdout");
 
-/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection; never for an answer of the API. */
+/** True when the error (or a cause in its chain) is the request timeout (LONGHAUL_CLI_TIMEOUT): the app took the request but did not answer. */
+function timedOut(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if ((e as { name?: string }).name === "TimeoutError") return true;
+  return false;
+}
+
+/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection or the request timeout; never for an answer of the API. */
 function unreachable(error: unknown): boolean {
   if (error instanceof TRPCClientError && error.data !== undefined) return false;
+  if (timedOut(error)) return true;
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (/fetch failed|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(`${e.message} ${(e as { code?: string }).code ?? ""}`)) return true;
   }
@@ -616,7 +668,7 @@ function serverTrouble(error: unknown): boolean {
 
 /** Prints usage problems (stderr, one a line, then the help hint) and the JSON line; exit 2. */
 function usageExit(problems: string[], command: string | null): never {
-  for (const p of problems) console.error(p);
+  for (const p of problems) console.error(terminalSafe(p));
   console.error(helpHint(PROGRAM, command));
   console.log(JSON.stringify({ error: problems.join("; "), problems }));
   process.exit(EXIT_CODES.usage);
@@ -638,8 +690,14 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   if (parsed.kind === "usage_error") usageExit(parsed.problems, parsed.command);
+  if (!(timeoutS > 0)) usageExit([`LONGHAUL_CLI_TIMEOUT: a number of seconds above 0, got "${process.env.LONGHAUL_CLI_TIMEOUT}"`], parsed.command);
   try {
     const out = await run(parsed.command, parsed.values, parsed.positionals);
+    if (out && typeof out === "object" && RAW in out) {
+      const text = (out as { [RAW]: string })[RAW];
+      await new Promise<void>((r) => process.stdout.write(text, () => r()));
+      process.exit(EXIT_CODES.ok);
+    }
     console.log(JSON.stringify(out));
     const code = out && typeof out === "object" && EXIT in out ? (out as { [EXIT]: number })[EXIT] : EXIT_CODES.ok;
     process.exit(code);
@@ -652,12 +710,14 @@ async function main(): Promise<void> {
       const issues = (error.data as { issues?: InputIssue[] | null } | undefined)?.issues ?? issuesFromMessage(error.message);
       usageExit(issues ? formatIssues(issues, labelOf) : [relabelFieldMessage(error.message, labelOf) ?? error.message], parsed.command);
     }
-    const message = unreachable(error)
-      ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
-      : error instanceof Error
-        ? error.message
-        : String(error);
-    console.error(message);
+    const message = timedOut(error)
+      ? `Longhaul at ${baseUrl} did not answer within ${timeoutS} s — the app or its database may be stuck (LONGHAUL_CLI_TIMEOUT sets the limit in seconds)`
+      : unreachable(error)
+        ? `cannot reach Longhaul at ${baseUrl} — is \`npm start\` running? (set LONGHAUL_URL or PORT)`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    console.error(terminalSafe(message, { multiline: true }));
     console.log(JSON.stringify({ error: message }));
     process.exit(EXIT_CODES.commandFailed);
   }

@@ -14,6 +14,8 @@ export interface FlagSpec {
   description: string;
   int?: { min: number; max: number };
   choices?: readonly string[];
+  /** Checks a string flag's value: a usage line naming the flag, or null when it is fine (so it is reported with the other problems). */
+  check?: (raw: string) => string | null;
   short?: string;
 }
 
@@ -220,6 +222,8 @@ export function parseCommandLine(
       else values[name] = Number(raw);
     } else if (spec.choices && !spec.choices.includes(raw)) {
       problems.push(`--${name}: must be one of ${spec.choices.join(", ")}, got ${JSON.stringify(raw)}`);
+    } else if (spec.check?.(raw)) {
+      problems.push(spec.check(raw)!);
     } else {
       values[name] = raw;
     }

@@ -8,7 +8,8 @@ import type { TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import { COST_OUTCOMES } from "../../server/domain/cost-rollup.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
-import { calendarDayProblem } from "../../lib/contracts/dates.ts";
+import { terminalSafe } from "./cli-text.ts";
+import { parseTimeFlag, sinceUntilProblem } from "./cli-dates.ts";
 
 const BY = ["profile", "model", "week", "day", "outcome", "failure"] as const;
 type By = (typeof BY)[number];
@@ -21,8 +22,14 @@ export const COSTS_COMMAND: CommandSpec = {
       type: "string",
       value: "<date|Nd>",
       description: "tasks launched on or after this UTC day (YYYY-MM-DD), or in the last N days (e.g. 7d); every date is the task's launch day",
+      check: (value) => parseTimeFlag({ flag: "since", value, accept: "day" }).problem ?? null,
     },
-    until: { type: "string", value: "<date>", description: "tasks launched on or before this UTC day (YYYY-MM-DD)" },
+    until: {
+      type: "string",
+      value: "<date|Nd>",
+      description: "tasks launched on or before this UTC day (YYYY-MM-DD), or N days ago (e.g. 7d)",
+      check: (value) => parseTimeFlag({ flag: "until", value, accept: "day" }).problem ?? null,
+    },
     by: { type: "string", value: "<dimension>", description: "breakdown to print (default profile)", choices: BY },
     profile: { type: "string", value: "<name>", description: "only this agent profile" },
     model: { type: "string", value: "<name>", description: "only this model" },
@@ -32,22 +39,14 @@ export const COSTS_COMMAND: CommandSpec = {
 };
 
 /**
- * `--since` as a UTC day: a YYYY-MM-DD date as given, or `Nd` = N days before `now` (1–3650).
+ * `--since` as a UTC day: a YYYY-MM-DD date as given, or `Nd` = N days before `now` (1–3650); the
+ * shared parser of scripts/lib/cli-dates.ts.
  * @throws UsageError naming --since and the accepted forms.
  */
 export function parseSince(value: string, now = new Date()): string {
-  const days = /^(\d{1,4})d$/.exec(value);
-  if (days) {
-    const n = Number(days[1]);
-    if (n < 1 || n > 3650) throw new UsageError([`--since: days must be between 1 and 3650, got ${n}`], "costs");
-    return new Date(now.getTime() - n * 86_400_000).toISOString().slice(0, 10);
-  }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const problem = calendarDayProblem(value);
-    if (problem) throw new UsageError([`--since: ${problem}`], "costs");
-    return value;
-  }
-  throw new UsageError([`--since: expected a date YYYY-MM-DD or a number of days like 30d, got "${value}"`], "costs");
+  const r = parseTimeFlag({ flag: "since", value, accept: "day", now });
+  if (r.problem !== undefined) throw new UsageError([r.problem], "costs");
+  return r.value;
 }
 
 const r6 = (x: number | null) => (x === null ? null : Number(x.toFixed(6)));
@@ -55,11 +54,16 @@ const r6 = (x: number | null) => (x === null ? null : Number(x.toFixed(6)));
 /** Runs `costs`: fetches the rollup, prints the chosen breakdown to stderr, returns the JSON line's object. */
 export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): Promise<unknown> {
   const by = (values.by as By | undefined) ?? "profile";
-  const untilProblem = typeof values.until === "string" ? calendarDayProblem(values.until) : null;
-  if (untilProblem) throw new UsageError([`--until: ${untilProblem}, got "${String(values.until)}"`], "costs");
+  // Every problem of the dates at once (README: "naming the flag and its limit").
+  const since = typeof values.since === "string" ? parseTimeFlag({ flag: "since", value: values.since, accept: "day" }) : undefined;
+  const until = typeof values.until === "string" ? parseTimeFlag({ flag: "until", value: values.until, accept: "day" }) : undefined;
+  const problems = [since?.problem, until?.problem].filter((p) => p !== undefined);
+  const order = problems.length ? null : sinceUntilProblem(since?.value, until?.value);
+  if (order) problems.push(order);
+  if (problems.length) throw new UsageError(problems, "costs");
   const input = {
-    from: typeof values.since === "string" ? parseSince(values.since) : undefined,
-    to: typeof values.until === "string" ? values.until : undefined,
+    from: since?.value,
+    to: until?.value,
     profile: values.profile as string | undefined,
     model: values.model as string | undefined,
     outcome: values.outcome as (typeof COST_OUTCOMES)[number] | undefined,
@@ -83,7 +87,7 @@ export async function runCosts(api: TRPCClient<AppRouter>, values: FlagValues): 
   for (const g of groups) {
     const e = g.estimatedUsd > 0 ? "*" : "";
     process.stderr.write(
-      `${g.key.slice(0, 24).padEnd(24)} ${String(g.tasks).padStart(6)} ${String(g.completed).padStart(6)} ${`$${g.usd.toFixed(4)}${e}`.padStart(12)} ${`$${g.wasteUsd.toFixed(4)}`.padStart(10)} ${(g.costPerCompletedUsd === null ? "—" : `$${g.costPerCompletedUsd.toFixed(4)}${e}`).padStart(12)}\n`,
+      `${terminalSafe(g.key.slice(0, 24)).padEnd(24)} ${String(g.tasks).padStart(6)} ${String(g.completed).padStart(6)} ${`$${g.usd.toFixed(4)}${e}`.padStart(12)} ${`$${g.wasteUsd.toFixed(4)}`.padStart(10)} ${(g.costPerCompletedUsd === null ? "—" : `$${g.costPerCompletedUsd.toFixed(4)}${e}`).padStart(12)}\n`,
     );
   }
   if (star)

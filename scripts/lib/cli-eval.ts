@@ -11,6 +11,7 @@ import type { EvalRunReport } from "../../server/db/eval-repository.ts";
 import type { EvalProfileReport } from "../../server/domain/eval-report.ts";
 import { parseEvalSuite } from "../../server/domain/parse-eval-suite.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+import { terminalSafe } from "./cli-text.ts";
 
 const P = "npm run cli --";
 
@@ -123,7 +124,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs one `eval …` command. Returns the JSON line's object and, for `eval run` with failed gates,
- * `gateFailed: true` (cli.ts maps it to EXIT_CODES.gateFailed).
+ * `gateFailed: true` (cli.ts maps it to EXIT_CODES.gateFailed); for `eval report --format csv|json`,
+ * `raw`: the export's text, which cli.ts prints as stdout instead of a JSON line.
  * @throws UsageError for bad flags; API errors as the client raises them.
  */
 export async function runEval(
@@ -131,7 +133,7 @@ export async function runEval(
   command: string,
   values: FlagValues,
   positionals: readonly string[],
-): Promise<{ out: unknown; gateFailed?: boolean }> {
+): Promise<{ out: unknown; gateFailed?: boolean; raw?: string }> {
   switch (command) {
     case "eval list":
       return { out: { suites: await api.eval.list.query() } };
@@ -145,7 +147,11 @@ export async function runEval(
     case "eval report": {
       const evalRunId = positionals[0]!;
       const format = (values.format as string | undefined) ?? "summary";
-      if (format !== "summary") return { out: await api.eval.export.query({ evalRunId, format: format as "csv" | "json" }) };
+      if (format !== "summary") {
+        // The export itself is stdout (`> cells.csv`), not a JSON line wrapping it.
+        const { content } = await api.eval.export.query({ evalRunId, format: format as "csv" | "json" });
+        return { out: null, raw: format === "json" ? `${content}\n` : content };
+      }
       const compareTo = values["compare-to"] as string | undefined;
       const r = await api.eval.report.query({ evalRunId, ...(compareTo ? { compareTo } : {}) });
       printReport(r);
@@ -176,7 +182,7 @@ export async function runEval(
       if (existsSync(target)) {
         const parsed = parseEvalSuite({ text: readFileSync(target, "utf8"), source: target });
         const applied = await api.eval.applySuite.mutate(parsed);
-        process.stderr.write(`applied suite ${applied.name} (${applied.cases} cases)\n`);
+        process.stderr.write(`applied suite ${terminalSafe(applied.name)} (${applied.cases} cases)\n`);
         suite = applied.name;
       }
       const started = await api.eval.start.mutate({
@@ -201,7 +207,7 @@ export async function runEval(
       }
       printReport(r);
       const failures = evalGateFailures(r, { ...(minPassRate !== undefined ? { minPassRate } : {}), noRegression: Boolean(base) });
-      for (const f of failures) process.stderr.write(`gate failed (${f.gate}): ${f.message}\n`);
+      for (const f of failures) process.stderr.write(`gate failed (${f.gate}): ${terminalSafe(f.message)}\n`);
       return {
         out: {
           evalRunId: r.evalRunId,
@@ -221,10 +227,10 @@ export async function runEval(
 function printReport(r: EvalRunReport): void {
   const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(0)}%`);
   const usd = (x: number | null) => (x === null ? "—" : x.toFixed(4));
-  process.stderr.write(`suite ${r.suite} · eval run ${r.evalRunId} · ${r.status}\n`);
+  process.stderr.write(`suite ${terminalSafe(r.suite)} · eval run ${r.evalRunId} · ${r.status}\n`);
   for (const p of r.report)
     process.stderr.write(
-      `  ${p.profile.padEnd(20)} pass ${pct(p.passRate)} (${pct(p.passRateLow)}–${pct(p.passRateHigh)}) pass^k ${pct(p.passHatK)} completed ${pct(p.completionRate)} ` +
+      `  ${terminalSafe(p.profile).padEnd(20)} pass ${pct(p.passRate)} (${pct(p.passRateLow)}–${pct(p.passRateHigh)}) pass^k ${pct(p.passHatK)} completed ${pct(p.completionRate)} ` +
         `steps p50 ${p.stepsP50 ?? "—"} p90 ${p.stepsP90 ?? "—"} USD/pass ${usd(p.costPerPassUsd)} USD/completed ${usd(p.costPerCompletedUsd)}` +
         `${
           Object.keys(p.failureClasses).length

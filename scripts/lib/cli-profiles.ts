@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import { TRPCClientError, type TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+import { terminalSafe } from "./cli-text.ts";
 
 const PROGRAM = "npm run cli --";
 
@@ -64,23 +65,31 @@ export async function runProfiles(api: TRPCClient<AppRouter>, command: string, v
       throw error;
     });
     for (const item of out.items) {
-      process.stderr.write(`${item.action.padEnd(9)} ${item.kind === "profile" ? "profile" : "mcp server"} ${item.name}\n`);
+      process.stderr.write(`${item.action.padEnd(9)} ${item.kind === "profile" ? "profile" : "mcp server"} ${terminalSafe(item.name)}\n`);
       for (const c of item.changes ?? []) {
-        if (item.action === "create") process.stderr.write(`    + ${c.field}: ${JSON.stringify(c.to)}\n`);
-        else process.stderr.write(`    ~ ${c.field}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}\n`);
+        if (item.action === "create") process.stderr.write(`    + ${terminalSafe(c.field)}: ${terminalSafe(JSON.stringify(c.to) ?? "")}\n`);
+        else
+          process.stderr.write(`    ~ ${terminalSafe(c.field)}: ${terminalSafe(JSON.stringify(c.from) ?? "")} → ${terminalSafe(JSON.stringify(c.to) ?? "")}\n`);
       }
     }
-    process.stderr.write(`${out.summary}\n`);
+    process.stderr.write(`${terminalSafe(out.summary)}\n`);
     return out;
   }
   if (command === "profiles list") {
     const rows = await api.profile.records.query({ includeArchived: values.all === true });
-    for (const p of rows) process.stderr.write(`${p.name.padEnd(28)} v${String(p.version).padEnd(4)} ${p.spec.model}${p.archivedAt ? "  (archived)" : ""}\n`);
+    for (const p of rows)
+      process.stderr.write(
+        `${terminalSafe(p.name).padEnd(28)} v${String(p.version).padEnd(4)} ${terminalSafe(p.spec.model)}${p.archivedAt ? "  (archived)" : ""}\n`,
+      );
     return { profiles: rows.map((p) => ({ ...p.spec, version: p.version, archived: p.archivedAt !== null, activeTasks: p.activeTasks })) };
   }
   if (command === "profiles test") {
     const result = await api.profile.testConnection.mutate({ name: positionals[0]! });
-    process.stderr.write(result.ok ? `ok: ${result.model} at ${result.baseUrl} answered in ${result.latencyMs} ms\n` : `${result.kind}: ${result.message}\n`);
+    process.stderr.write(
+      result.ok
+        ? `ok: ${terminalSafe(result.model)} at ${terminalSafe(result.baseUrl)} answered in ${result.latencyMs} ms\n`
+        : `${result.kind}: ${terminalSafe(result.message)}\n`,
+    );
     return result.ok ? result : { ...result, [PROFILES_EXIT]: 1 };
   }
   throw new UsageError([`"${command}": unknown command`], null);

@@ -7,6 +7,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import { runClock } from "../../lib/contracts/run-clock.ts";
 import type { AppRouter } from "../../server/api/root.ts";
+import { terminalSafe } from "./cli-text.ts";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
 type TaskListRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -49,5 +50,5 @@ export function taskListJson(r: TaskListRow) {
 /** `list`'s stderr line: id, status, steps / budget, the steps counted apart ("+2 ckpt +1 human"), the goal's start. */
 export function taskListLine(r: TaskListRow): string {
   const apart = [r.checkpointSteps ? `+${r.checkpointSteps} ckpt` : "", r.humanSteps ? `+${r.humanSteps} human` : ""].filter(Boolean).join(" ");
-  return `${r.id}  ${r.status.padEnd(18)} ${`${r.stepsUsed}/${r.stepBudget}`.padEnd(9)} ${apart.padEnd(18)} ${r.goal.slice(0, 70)}`;
+  return `${r.id}  ${r.status.padEnd(18)} ${`${r.stepsUsed}/${r.stepBudget}`.padEnd(9)} ${apart.padEnd(18)} ${terminalSafe(r.goal.slice(0, 70))}`;
 }

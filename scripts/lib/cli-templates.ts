@@ -6,6 +6,7 @@
 import type { TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
+import { terminalSafe } from "./cli-text.ts";
 
 const P = "npm run cli --";
 
@@ -58,7 +59,7 @@ export function joinTemplatesCommand(argv: readonly string[]): string[] {
 export async function runTemplates(api: TRPCClient<AppRouter>, command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
   if (command === "templates list") {
     const rows = await api.template.list.query();
-    for (const t of rows) process.stderr.write(`${t.name}  ${t.launch.profile}  ${t.tasks} tasks (${t.completed} completed)\n`);
+    for (const t of rows) process.stderr.write(`${terminalSafe(t.name)}  ${terminalSafe(t.launch.profile)}  ${t.tasks} tasks (${t.completed} completed)\n`);
     return { templates: rows.map((t) => ({ name: t.name, id: t.id, profile: t.launch.profile, tasks: t.tasks, completed: t.completed })) };
   }
   if (command === "templates save") {
@@ -83,6 +84,6 @@ export async function runTemplates(api: TRPCClient<AppRouter>, command: string, 
   }
   if (command === "templates delete") return api.template.archive.mutate({ template: positionals[0]! });
   const h = await api.template.history.query({ template: positionals[0]! });
-  process.stderr.write(`${h.note}\n`);
+  process.stderr.write(`${terminalSafe(h.note)}\n`);
   return h;
 }

@@ -40,4 +40,42 @@ describe("cli resume / cancel, one task or a batch", () => {
     expect(help.stdout).toContain("Usage: npm run cli -- resume [<taskId>] [flags]");
     expect(help.stdout).toContain("--dry-run");
   }, 30_000);
+
+  it("bad --since / --until values name the flag and the forms it takes, every problem at once", () => {
+    const forms = "an ISO date-time (2026-12-01T14:05:00Z), a date YYYY-MM-DD or a duration like 30d";
+    const word = cli("resume", "--since", "yesterday");
+    expect(word.status).toBe(2);
+    expect(JSON.parse(word.stdout.trim().split("\n").at(-1)!).problems).toEqual([`--since: ${forms}, got "yesterday"`]);
+    const day = cli("resume", "--since", "2026-13-45", "--until", "soon", "--dry-run");
+    expect(day.status).toBe(2);
+    expect(JSON.parse(day.stdout.trim().split("\n").at(-1)!).problems).toEqual([
+      `--since: 2026-13-45 is not a day of the calendar (${forms})`,
+      `--until: ${forms}, got "soon"`,
+    ]);
+    const order = cli("cancel", "--since", "2026-12-05", "--until", "2026-12-01T00:00:00Z");
+    expect(order.status).toBe(2);
+    expect(JSON.parse(order.stdout.trim().split("\n").at(-1)!).problems).toEqual(["--since must be before --until"]);
+    const bad = cli("cancel", "--since", "0d");
+    expect(JSON.parse(bad.stdout.trim().split("\n").at(-1)!).problems).toEqual(["--since: days must be between 1 and 3650, got 0"]);
+  }, 60_000);
+
+  it("costs: --since after --until and a bad --until are usage errors naming the flags", () => {
+    const order = cli("costs", "--until", "2026-12-01", "--since", "2026-12-05");
+    expect(order.status).toBe(2);
+    expect(JSON.parse(order.stdout.trim().split("\n").at(-1)!).problems).toEqual(["--since must be on or before --until"]);
+    const both = cli("costs", "--until", "2026-02-30", "--since", "last week");
+    expect(JSON.parse(both.stdout.trim().split("\n").at(-1)!).problems).toEqual([
+      '--since: a date YYYY-MM-DD or a duration like 30d, got "last week"',
+      "--until: 2026-02-30 is not a day of the calendar (a date YYYY-MM-DD or a duration like 30d)",
+    ]);
+  }, 60_000);
+
+  it("a bad --since is reported together with a bad --status", () => {
+    const r = cli("resume", "--status", "broken", "--since", "yesterday");
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!).problems).toEqual([
+      expect.stringMatching(/^--status: must be one of/),
+      expect.stringMatching(/^--since: an ISO date-time .* got "yesterday"$/),
+    ]);
+  }, 30_000);
 });

@@ -154,7 +154,7 @@ describe("cli costs --since", () => {
   it("takes a date or a number of days", () => {
     expect(parseSince("2026-11-01")).toBe("2026-11-01");
     expect(parseSince("7d", new Date("2026-12-01T10:00:00Z"))).toBe("2026-11-24");
-    expect(() => parseSince("yesterday")).toThrow(/--since: expected a date/);
+    expect(() => parseSince("yesterday")).toThrow(/--since: a date YYYY-MM-DD or a duration like 30d, got "yesterday"/);
     expect(() => parseSince("0d")).toThrow(/between 1 and 3650/);
   });
 
