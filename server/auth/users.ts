@@ -7,6 +7,7 @@ import { tokenListSelect } from "./api-tokens.ts";
 import { auth, oidcConfig, type AuthConfig } from "./auth.ts";
 import { normaliseRoles, ROLES, type Role } from "./roles.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../lib/contracts/limits.ts";
+import { escapeLike } from "../db/task-queries.ts";
 
 export const roleListSchema = z.array(z.enum(ROLES, { message: `roles: each one of ${ROLES.join(", ")}` })).max(ROLES.length, `roles: at most ${ROLES.length}`);
 
@@ -107,9 +108,6 @@ export const auditListInputSchema = inputObject({
   limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(500, "limit: at most 500").default(100),
 });
 
-/** `text` for a LIKE pattern as itself: `%`, `_` and the escape `\` escaped (Prisma's `contains` passes them through as wildcards). */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
-
 /**
  * The audit log, newest first, filtered by actor and action (each a substring, case-insensitive,
  * taken literally — "token" finds account.createToken, "_" only an underscore) and task id
@@ -118,8 +116,8 @@ const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
 export async function listAuditEvents({ prisma, input }: { prisma: PrismaClient; input: z.output<typeof auditListInputSchema> }) {
   const events = await prisma.auditEvent.findMany({
     where: {
-      ...(input.actor ? { actor: { contains: likeLiteral(input.actor), mode: "insensitive" as const } } : {}),
-      ...(input.action ? { action: { contains: likeLiteral(input.action), mode: "insensitive" as const } } : {}),
+      ...(input.actor ? { actor: { contains: escapeLike(input.actor), mode: "insensitive" as const } } : {}),
+      ...(input.action ? { action: { contains: escapeLike(input.action), mode: "insensitive" as const } } : {}),
       ...(input.taskId ? { taskId: input.taskId } : {}),
       ...(input.cursor ? { id: { lt: input.cursor } } : {}),
     },

@@ -93,7 +93,8 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   return { createdAt, id: cursor.slice(bar + 1) };
 }
 
-function escapeLike(text: string): string {
+/** `text` as a literal inside a LIKE/ILIKE pattern: `\`, `%` and `_` escaped (PostgreSQL's default escape is `\`; Prisma's `contains` passes them through as wildcards). */
+export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
