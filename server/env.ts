@@ -110,6 +110,14 @@ export const envSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.string().optional(),
   OTEL_SDK_DISABLED: z.string().optional(),
   OTEL_TRACES_EXPORTER: z.string().optional(),
+  /**
+   * The batch span processor (OpenTelemetry spec "Batch Span Processor" variables): spans waiting to be
+   * sent at most (default 2048; more are dropped from the queue, counted, logged, and sent by a later
+   * pass), the delay before a batch goes out (ms, default 5000), spans per request (default 512).
+   */
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Any value: log each trace export pass's exported runs (stderr). */
   LONGHAUL_TRACE_LOG: z.string().optional(),
   /** CLI: the API token it sends (else, on this machine, DATA_DIR/cli-token from npm start). */
