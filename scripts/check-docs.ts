@@ -20,7 +20,7 @@ const READ_ELSEWHERE: Record<string, string> = {
   LONGHAUL_CLI_TIMEOUT: "scripts/cli.ts",
   TEST_DATABASE_URL: "tests/support/global-setup.ts",
   OTEL_EXPORTER_OTLP_HEADERS: "server/env.ts",
-  OTEL_SERVICE_NAME: "server/telemetry/export-run-trace.ts",
+  OTEL_SERVICE_NAME: "server/env.ts",
 };
 
 const root = resolve(import.meta.dirname, "..");
