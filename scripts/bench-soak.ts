@@ -132,7 +132,7 @@ function metric(text: string, name: string): number | undefined {
 }
 
 /** Theil–Sen slope of (t, y): the median of the slopes between every pair of points. */
-export function theilSenSlope(points: readonly { t: number; y: number }[]): number {
+function theilSenSlope(points: readonly { t: number; y: number }[]): number {
   const slopes: number[] = [];
   for (let i = 0; i < points.length; i++)
     for (let j = i + 1; j < points.length; j++) if (points[j]!.t !== points[i]!.t) slopes.push((points[j]!.y - points[i]!.y) / (points[j]!.t - points[i]!.t));
