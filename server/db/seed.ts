@@ -6,6 +6,7 @@ import { MCP_AUDIT_FILES_SERVER, MCP_AUDIT_MEMORY_SERVER, MCP_AUDIT_NOTES_DIR, M
 import type { McpServerSpecInput } from "../../lib/contracts/mcp.ts";
 import { env } from "../env.ts";
 import { upsertMcpServer } from "./mcp-server-repository.ts";
+import { markCodeManaged, SEED_SOURCE } from "./code-managed.ts";
 
 /**
  * The MCP servers of the offline MCP demo (issue 16), real reference servers installed from npm:
@@ -254,6 +255,9 @@ export async function seedDefaults(prisma: PrismaClient, config: { OPENAI_API_KE
     };
     await prisma.agentProfile.upsert({ where: { name: p.name }, create: data, update: data });
   }
+  // Written again at every start: the browser says so and refuses edits that the next start would undo.
+  await markCodeManaged(prisma, { kind: "mcpServer", names: seedMcpServers().map((s) => s.name), source: SEED_SOURCE, actor: "seed" });
+  await markCodeManaged(prisma, { kind: "profile", names: seedProfiles.map((p) => p.name), source: SEED_SOURCE, actor: "seed" });
   if (!config.OPENAI_API_KEY?.trim()) return seedProfiles.length;
   await prisma.agentProfile.upsert({ where: { name: OPENAI_EXAMPLE_PROFILE.name }, create: OPENAI_EXAMPLE_PROFILE, update: {} });
   return seedProfiles.length + 1;

@@ -8,6 +8,7 @@ import {
   applyProfileDocument,
   archiveProfile,
   copyProfile,
+  detachProfileFromCode,
   createProfile,
   getProfileOrThrow,
   listProfileRecords,
@@ -69,9 +70,21 @@ export const profileRouter = createTRPCRouter({
             `text: a profiles document is at most ${MAX_DOCUMENT_CHARS} characters (got ${typeof i.input === "string" ? i.input.length : "more"}); split it into several files`,
         }),
         dryRun: z.boolean("dryRun: true or false").default(false),
+        /** Where the document comes from (the CLI sends the file's path); its entries are then managed as code from there. */
+        source: textField("source", 500).pipe(z.string().min(1, "source: must not be blank")).optional(),
       }),
     )
-    .mutation(({ ctx, input }) => applyProfileDocument({ prisma: ctx.prisma, text: input.text, dryRun: input.dryRun, actor: ctx.actor })),
+    .mutation(({ ctx, input }) =>
+      applyProfileDocument({ prisma: ctx.prisma, text: input.text, dryRun: input.dryRun, actor: ctx.actor, ...(input.source ? { source: input.source } : {}) }),
+    ),
+  /**
+   * Admin: detaches profile `name` from the file it is managed from, so the browser may edit it (its
+   * edits then differ from the file; applying the file again manages it as code again). Idempotent.
+   * @throws NOT_FOUND.
+   */
+  detach: adminProcedure
+    .input(inputObject({ name: nameField() }))
+    .mutation(({ ctx, input }) => detachProfileFromCode({ prisma: ctx.prisma, name: input.name })),
   /**
    * Admin: one tiny request to the model of profile `name` (its current version), or of an unsaved
    * `spec` (the form before saving), through the OpenAI SDK (server/llm/test-connection.ts): ok with
