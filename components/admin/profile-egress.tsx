@@ -89,9 +89,19 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
         </label>
       </div>
       <div className="flex items-center gap-3">
-        <button type="submit" disabled={save.isPending} className="rounded border border-zinc-300 px-3 py-1 text-sm font-medium disabled:opacity-50">
+        <button
+          type="submit"
+          disabled={save.isPending || profile.managedAs !== null}
+          className="rounded border border-zinc-300 px-3 py-1 text-sm font-medium disabled:opacity-50"
+        >
           Save egress policy
         </button>
+        {profile.managedAs && (
+          <span className="text-xs text-zinc-600" data-testid="egress-managed-as-code">
+            Managed as code ({profile.managedAs.source === "seed" ? "Longhaul's seed" : `the file ${profile.managedAs.source}`}): change it there, or detach it
+            under Agent profiles.
+          </span>
+        )}
         {save.isSuccess && <span className="text-xs text-emerald-800">Saved.</span>}
         {save.error && (
           <span role="alert" className="text-xs text-red-800">

@@ -2,6 +2,7 @@ import { allowList } from "../../domain/profile-spec.ts";
 import { env } from "../../env.ts";
 import { z } from "zod";
 import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
+import { codeSources } from "../../db/code-managed.ts";
 import { deploymentEgressPolicy, mergeEgressPolicies, parseEmailAllowEntry, parseHttpAllowEntry } from "../../domain/egress-policy.ts";
 import { inputObject, textField } from "../../domain/input-fields.ts";
 import {
@@ -97,11 +98,13 @@ export const profileRouter = createTRPCRouter({
   /**
    * Agent profiles by name with their launch defaults and egress fields (see listProfiles), plus
    * `egressEffective`: the policy a task of the profile runs under (the deployment's merged with the
-   * profile's: server/domain/egress-policy.ts mergeEgressPolicies).
+   * profile's: server/domain/egress-policy.ts mergeEgressPolicies), and `managedAs`: where it is
+   * managed as code (null: edited in the browser).
    */
   list: readProcedure.query(async ({ ctx }) => {
     const deployment = deploymentEgressPolicy(env());
-    return (await listProfiles({ prisma: ctx.prisma })).map((p) => ({ ...p, egressEffective: mergeEgressPolicies(deployment, p) }));
+    const [profiles, managed] = await Promise.all([listProfiles({ prisma: ctx.prisma }), codeSources(ctx.prisma, "profile")]);
+    return profiles.map((p) => ({ ...p, egressEffective: mergeEgressPolicies(deployment, p), managedAs: managed.get(p.name) ?? null }));
   }),
   /**
    * Admin: replaces a profile's egress fields — `emailAllow` (domains, `*.domain` or addresses),
