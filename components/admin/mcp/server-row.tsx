@@ -41,6 +41,12 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
         <span className="text-xs text-zinc-600">{transportText(server)}</span>
       </div>
       {server.spec.description && <p className="text-xs text-zinc-600">{server.spec.description}</p>}
+      {server.managedAs && (
+        <p className="text-xs text-sky-900" data-testid="mcp-managed-as-code">
+          Managed as code ({server.managedAs.source === "seed" ? "Longhaul's seed, written again at every start" : `the file ${server.managedAs.source}`}):
+          change it there, tool overrides included; an update or override here is refused.
+        </p>
+      )}
       <p className="text-xs text-zinc-600" data-testid="mcp-health">
         Last started <When date={h.lastStartedAt} />
         {h.lastPid ? ` (pid ${h.lastPid})` : ""}
