@@ -1,5 +1,6 @@
 "use client";
 
+import { describeCodeSource } from "@/lib/contracts/code-managed.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
@@ -98,8 +99,7 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
         </button>
         {profile.managedAs && (
           <span className="text-xs text-zinc-600" data-testid="egress-managed-as-code">
-            Managed as code ({profile.managedAs.source === "seed" ? "Longhaul's seed" : `the file ${profile.managedAs.source}`}): change it there, or detach it
-            under Agent profiles.
+            Managed as code ({describeCodeSource(profile.managedAs.source)}): change it there, or detach it under Agent profiles.
           </span>
         )}
         {save.isSuccess && <span className="text-xs text-emerald-800">Saved.</span>}

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
+import { describeCodeSource, SEED_SOURCE } from "@/lib/contracts/code-managed.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileFormDialog } from "./profile-form.tsx";
@@ -15,11 +16,6 @@ type ProfileRecord = inferRouterOutputs<AppRouter>["profile"]["records"][number]
 type Editing = { mode: "create" | "edit"; spec: FormSpec | null } | null;
 
 const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
-
-/** Where a code-managed profile comes from, in words: "the file ops/profiles.yaml" or "Longhaul's seed". */
-function sourceWords(source: string): string {
-  return source === "seed" ? "Longhaul's seed (written again at every start)" : `the file ${source}`;
-}
 
 /**
  * The row's "managed as code" line: where the profile comes from, who applied it and when, and that
@@ -31,7 +27,7 @@ function ManagedAsCode({ p }: { p: ProfileRecord }) {
   const [confirming, setConfirming] = useState(false);
   const detach = useMutation(trpc.profile.detach.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
   if (!p.managedAs) return null;
-  const from = sourceWords(p.managedAs.source);
+  const from = describeCodeSource(p.managedAs.source);
   return (
     <div className="flex flex-wrap items-center gap-2 rounded bg-sky-50 px-2 py-1 text-xs text-sky-900" data-testid="profile-managed-as-code">
       <span>
@@ -50,7 +46,7 @@ function ManagedAsCode({ p }: { p: ProfileRecord }) {
         open={confirming}
         title={`Detach profile ${p.name} from ${from}?`}
         description={
-          p.managedAs.source === "seed"
+          p.managedAs.source === SEED_SOURCE
             ? "You can then edit it here, but Longhaul's seed writes it again at the next start, undoing your edits. To keep a changed copy, use Copy instead."
             : "You can then edit it here, and its content will differ from the file. Applying the file again overwrites those edits and manages it as code again."
         }

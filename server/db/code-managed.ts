@@ -1,4 +1,5 @@
 import { AppError } from "../errors.ts";
+import { describeCodeSource, SEED_SOURCE } from "../../lib/contracts/code-managed.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { normaliseMcpServerSpec, setMcpToolOverride, upsertMcpServer } from "./mcp-server-repository.ts";
 
@@ -19,8 +20,7 @@ export interface CodeSource {
   appliedAt: Date;
 }
 
-/** The `source` of the entries Longhaul's seed writes. */
-export const SEED_SOURCE = "seed";
+export { API_SOURCE, SEED_SOURCE } from "../../lib/contracts/code-managed.ts";
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -45,11 +45,6 @@ export async function codeSources(db: Db, kind: CodeManagedKind, names?: readonl
   return new Map(rows.map((r) => [r.name, { source: r.source, appliedBy: r.appliedBy, appliedAt: r.appliedAt }]));
 }
 
-/** Where `source` came from, in words: `the file ops/profiles.yaml` or `Longhaul's seed`. */
-export function describeSource(source: string): string {
-  return source === SEED_SOURCE ? "Longhaul's seed (applied at every start)" : `the file ${source}`;
-}
-
 /**
  * Refuses a browser or API edit of a code-managed entry, saying where it is managed and the two ways
  * on. @throws AppError CONFLICT: `profile "team" is managed as code (applied from the file
@@ -65,7 +60,7 @@ export async function refuseIfCodeManaged(db: Db, kind: CodeManagedKind, name: s
       : "change the file and apply it (npm run cli -- profiles apply), or detach it from the file first";
   throw new AppError(
     "CONFLICT",
-    `${what} is managed as code (from ${describeSource(row.source)}, applied by ${row.appliedBy} at ${row.appliedAt.toISOString()}): an edit here would differ from it; ${how}`,
+    `${what} is managed as code (from ${describeCodeSource(row.source)}, applied by ${row.appliedBy} at ${row.appliedAt.toISOString()}): an edit here would differ from it; ${how}`,
   );
 }
 

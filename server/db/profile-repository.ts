@@ -7,7 +7,7 @@ import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-s
 import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
 import { diffFields } from "../domain/field-diff.ts";
 import { unresolvedDocumentReferences } from "./reference-checks.ts";
-import { codeSources, detachFromCode, markCodeManaged, refuseIfCodeManaged, type CodeSource } from "./code-managed.ts";
+import { API_SOURCE, codeSources, detachFromCode, markCodeManaged, refuseIfCodeManaged, type CodeSource } from "./code-managed.ts";
 import { currentProfileVersion } from "./task-profile.ts";
 import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
 
@@ -308,7 +308,7 @@ export async function applyProfileDocument({
   document,
   dryRun = false,
   actor,
-  source = "a document sent to the API",
+  source = API_SOURCE,
 }: {
   prisma: PrismaClient;
   text?: string;
