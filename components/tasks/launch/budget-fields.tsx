@@ -27,7 +27,10 @@ export function BudgetFields({ f }: { f: LaunchFormState }) {
               </option>
             ))}
           </select>
-          {selected && <p className="mt-1 text-xs text-zinc-500">{selected.description}</p>}
+          {/* The profile's description, from the first render on (the slot is kept while the list loads, so nothing jumps). */}
+          <p className="mt-1 min-h-8 text-xs text-zinc-500" data-testid="profile-description">
+            {selected ? selected.description || "This profile has no description." : "Loading the profiles…"}
+          </p>
         </div>
         <BudgetField
           id="stepBudget"

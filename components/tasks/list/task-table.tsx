@@ -60,7 +60,15 @@ export function TaskTable({
 }) {
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.id });
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    // Before it can measure (the server's render and the browser's hydration of it), the list assumes a
+    // 900 px tall box, so the page's HTML holds the first rows; the real size is measured right after.
+    initialRect: { width: 1280, height: 900 },
+  });
   const items = virtualizer.getVirtualItems();
   const lastItem = items.at(-1);
   useEffect(() => {

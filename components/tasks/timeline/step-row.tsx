@@ -51,7 +51,7 @@ export function StepRow({
       <span className="w-24 shrink-0 truncate font-mono text-xs text-zinc-500" title={s.stepId}>
         {s.stepId}
       </span>
-      <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary}>
+      <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary} data-testid="step-summary">
         {s.summary || s.tool || s.kind}
       </span>
       {s.tool?.includes("__") && (
