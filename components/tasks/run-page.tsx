@@ -14,7 +14,7 @@ import { LoadError } from "@/components/ui/load-error.tsx";
 const LIVE = new Set(["running", "queued"]);
 
 /** The detail panel: beside the timeline from 1024 px, below it (full width) on narrower windows. */
-const detailsClass = "w-full bg-white lg:w-[44%] lg:min-w-80 xl:min-w-96";
+const detailsClass = "w-full bg-white lg:w-[38%] lg:min-w-80 xl:min-w-96";
 /** The page: one column that scrolls below 1024 px (the timeline, then the panel); two that fill the window from there. */
 const pageClass = "flex min-w-0 flex-col lg:h-screen";
 const columnsClass = "flex flex-col lg:min-h-0 lg:flex-1 lg:flex-row";

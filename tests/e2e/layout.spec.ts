@@ -136,7 +136,10 @@ async function widerThan(page: Page, container: string): Promise<string[]> {
     return Array.from(box.querySelectorAll("*"))
       .filter((el) => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > limit + 1 && !clipped(el))
       .slice(0, 10)
-      .map((el) => `${el.tagName.toLowerCase()}.${String(el.getAttribute("class") ?? "").slice(0, 50)} (${Math.round(el.getBoundingClientRect().right)}px > ${Math.round(limit)}px)`);
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}.${String(el.getAttribute("class") ?? "").slice(0, 50)} (${Math.round(el.getBoundingClientRect().right)}px > ${Math.round(limit)}px)`,
+      );
   });
 }
 

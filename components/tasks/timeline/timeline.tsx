@@ -68,7 +68,15 @@ export function Timeline({
         </label>
       </div>
       {hydrated ? (
-        <div ref={parentRef} className="min-h-32 flex-1 overflow-auto" role="list" aria-label="Steps" data-testid="timeline" onScroll={onScroll}>
+        <div
+          ref={parentRef}
+          className="min-h-32 flex-1 overflow-auto"
+          role="list"
+          aria-label="Steps"
+          data-testid="timeline"
+          data-interactive="true"
+          onScroll={onScroll}
+        >
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((v) => row(items[v.index]!, { top: v.start, height: ROW_HEIGHT }))}
           </div>
