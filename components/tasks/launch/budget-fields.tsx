@@ -30,11 +30,10 @@ export function BudgetFields({ f }: { f: LaunchFormState }) {
               </option>
             ))}
           </select>
-          {selected && (
-            <p className="mt-1 text-xs text-zinc-500" data-testid="profile-description">
-              {selected.description || `Model ${selected.model}.`}
-            </p>
-          )}
+          {/* The profile's description, from the first render on (the slot is kept while the list loads, so nothing jumps). */}
+          <p className="mt-1 min-h-8 text-xs text-zinc-500" data-testid="profile-description">
+            {selected ? selected.description || `Model ${selected.model}.` : "Loading the profiles…"}
+          </p>
           {selected?.provider === "scripted" && f.mode === "goal" && !f.fromTemplate && (
             <p className="mt-1 text-xs text-amber-800" role="note" data-testid="offline-goal-note">
               The offline scripted model plays only Longhaul&apos;s demos and scenarios. A goal of your own ends as a dead end saying it needs a real model
