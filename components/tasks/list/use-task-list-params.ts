@@ -4,6 +4,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import { useReplaceParams } from "@/components/ui/use-replace-params.ts";
 import { FAILURE_CLASSES } from "@/lib/contracts/failure.ts";
+import { LIST_DEFAULT_ORIGIN, TASK_ORIGINS, type TaskOrigin } from "@/lib/contracts/task-origin.ts";
 
 export const STATUS_OPTIONS = [
   ["queued", "Queued"],
@@ -49,7 +50,7 @@ export function utcInputInstant(value: string): string | null {
 
 /**
  * The task list's filters, in the URL (`status`, `profile`, `outcome`, `model`, `failure`, `from`,
- * `to`, `since`, `q`, `sort`; unknown values are ignored, except `since` — an ISO instant, "launched
+ * `to`, `since`, `q`, `sort`, `origin` — production tasks by default, lib/contracts/task-origin.ts; unknown values are ignored, except `since` — an ISO instant, "launched
  * at or after" — which goes to the server as written, so a bad one is refused naming the field): the values, `input` for `task.list` (launch days
  * as UTC instants, `to` inclusive), `setParam` (null clears), `clear` (keeps the sort), and the
  * search box's draft, written to the URL 300 ms after typing stops.
@@ -70,6 +71,8 @@ export function useTaskListParams() {
   const since = search.get("since") ?? "";
   const q = search.get("q") ?? "";
   const sort = search.get("sort") === "oldest" ? ("oldest" as const) : ("newest" as const);
+  const originParam = search.get("origin");
+  const origin: TaskOrigin = TASK_ORIGINS.find((o) => o === originParam) ?? LIST_DEFAULT_ORIGIN;
   const from = dayStart(fromDay);
   const toStart = dayStart(toDay);
   const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!since || !!q;
@@ -101,9 +104,10 @@ export function useTaskListParams() {
     ...(toStart ? { to: new Date(toStart.getTime() + DAY_MS) } : {}),
     ...(since ? { since } : {}),
     ...(q ? { q } : {}),
+    origin,
   } as const;
 
-  return { status, profile, outcome, model, failure, fromDay, toDay, since, sort, filtered, input, setParam, clear, qDraft, setQDraft };
+  return { status, profile, outcome, model, failure, fromDay, toDay, since, sort, origin, filtered, input, setParam, clear, qDraft, setQDraft };
 }
 
 export type TaskListParams = ReturnType<typeof useTaskListParams>;
