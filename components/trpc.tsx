@@ -11,8 +11,8 @@ import { markSignedIn, markSignedOut, SignedOutBanner } from "./auth/signed-out.
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
-/** An answer that will not change by asking again (no such task, bad input) is shown at once. */
-const FINAL_CODES = new Set(["NOT_FOUND", "BAD_REQUEST", "CONFLICT", "FORBIDDEN", "UNAUTHORIZED"]);
+/** An answer that will not change by asking again (no such task, bad input, a policy's refusal) is shown at once. */
+const FINAL_CODES = new Set(["NOT_FOUND", "BAD_REQUEST", "CONFLICT", "FORBIDDEN", "UNAUTHORIZED", "UNPROCESSABLE_CONTENT"]);
 
 /**
  * Retry a failed query once — unless the API gave a final answer, or said the database is

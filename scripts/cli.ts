@@ -13,6 +13,8 @@
  *   npm run cli -- resume <taskId>   |   resume --status failed [--failure transient] [--since <time>] [--dry-run] [--wait]
  *   npm run cli -- list [--status <status>] [--limit N]
  *   npm run cli -- profiles apply <file> [--dry-run] | profiles list [--all] | profiles test <name>
+ *   npm run cli -- decide <escalationId> <decision> [--take-over] · mcp tools <server> [--refresh]
+ *   npm run cli -- <group> --help  (eval, profiles, templates, mcp: the group's subcommands)
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
  * Each HTTP request gives up after LONGHAUL_CLI_TIMEOUT seconds (default 30), exit 1 like an unreachable app.
@@ -53,12 +55,15 @@ import {
 } from "./lib/cli-args.ts";
 import { cliToken } from "./lib/local-auth.ts";
 import { terminalSafe } from "./lib/cli-text.ts";
+import { dueWords } from "../lib/contracts/escalation-timeout.ts";
+import { isoUtc } from "../lib/contracts/dates.ts";
 import { parseTimeFlag, sinceUntilProblem } from "./lib/cli-dates.ts";
 import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
-import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
+import { PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
-import { joinTemplatesCommand, runTemplates, TEMPLATES_COMMANDS } from "./lib/cli-templates.ts";
+import { runTemplates, TEMPLATES_COMMANDS } from "./lib/cli-templates.ts";
+import { MCP_COMMANDS, runMcp } from "./lib/cli-mcp.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
@@ -223,6 +228,10 @@ const COMMANDS: readonly CommandSpec[] = [
       "extra-tokens": { type: "string", value: "<n>", description: "raise the token budget on resume", int: { min: 1, max: 1_000_000_000 } },
       "extra-usd": { type: "string", value: "<usd>", description: "raise the dollar budget on resume, e.g. 0.50" },
       reason: { type: "string", value: "<text>", description: "why it is a dead end (required with dead_end)" },
+      "take-over": {
+        type: "boolean",
+        description: 'decide an escalation another handler has claimed, taking the claim over from them (the inbox\'s "Take over from …")',
+      },
     },
     examples: [
       `${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`,
@@ -248,6 +257,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...PROFILES_COMMANDS,
   ...EVAL_COMMANDS,
   ...TEMPLATES_COMMANDS,
+  ...MCP_COMMANDS,
 ];
 
 /** Reads all of stdin (a password piped in, or typed and ended with Ctrl-D), trimmed of the final newline. */
@@ -456,6 +466,18 @@ function decideInput(values: FlagValues, positionals: readonly string[]) {
 }
 
 /**
+ * `decide --take-over`: who holds the escalation's claim now, as `takeOverFrom` (the API moves the
+ * claim only if that handler still holds it, so a claim taken in between is refused, not overridden);
+ * nothing when it is unclaimed. Says on stderr whom it takes it over from.
+ */
+async function takeOverFrom(escalationId: string): Promise<{ takeOverFrom?: string }> {
+  const e = await api.escalation.get.query({ escalationId });
+  if (!e.claimedBy) return {};
+  process.stderr.write(`taking ${escalationId} over from ${terminalSafe(e.claimedBy)}${e.claimedAt ? ` (claimed since ${e.claimedAt.toISOString()})` : ""}\n`);
+  return { takeOverFrom: e.claimedBy };
+}
+
+/**
  * How an API input field is named on the command line (`demo.limit` → `--limit`, `taskId` →
  * `<taskId>`), with the raw value given for it; null for fields the CLI does not set.
  */
@@ -528,11 +550,28 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "escalations": {
       const rows = await api.escalation.list.query(values.status ? { status: values.status as "open" | "decided" | "closed" } : {});
       for (const e of rows)
-        process.stderr.write(`${e.id}  ${e.status.padEnd(8)} ${terminalSafe(e.reason).padEnd(17)} ${e.overdue ? "OVERDUE " : ""}${e.taskId}\n`);
-      return { escalations: rows.map((e) => ({ id: e.id, taskId: e.taskId, reason: e.reason, status: e.status, overdue: e.overdue })) };
+        process.stderr.write(
+          `${e.id}  ${e.status.padEnd(8)} ${terminalSafe(e.reason).padEnd(17)} ${e.taskId}  ${e.overdue ? "OVERDUE · " : ""}${dueWords(e, isoUtc)}${e.phase === "reminders_over" ? " · reminders over" : ""}\n`,
+        );
+      return {
+        escalations: rows.map((e) => ({
+          id: e.id,
+          taskId: e.taskId,
+          reason: e.reason,
+          status: e.status,
+          dueAt: e.dueAt.toISOString(),
+          overdue: e.overdue,
+          phase: e.phase,
+          nextReminderAt: e.nextReminderAt?.toISOString() ?? null,
+        })),
+      };
     }
-    case "decide":
-      return api.escalation.decide.mutate(decideInput(values, positionals));
+    case "decide": {
+      const input = decideInput(values, positionals);
+      return api.escalation.decide.mutate(values["take-over"] === true ? { ...input, ...(await takeOverFrom(input.escalationId)) } : input);
+    }
+    case "mcp tools":
+      return runMcp(api, values, positionals);
     case "login":
       return login(values);
     case "costs":
@@ -675,16 +714,8 @@ function usageExit(problems: string[], command: string | null): never {
 }
 
 async function main(): Promise<void> {
-  let argv: string[];
-  try {
-    argv = joinTemplatesCommand(joinProfilesCommand(process.argv.slice(2)));
-  } catch (error) {
-    if (error instanceof UsageError) usageExit(error.problems, error.command);
-    throw error;
-  }
-  // `eval <sub> …` is one command named "eval <sub>" (scripts/lib/cli-eval.ts).
-  const joined = argv[0] === "eval" && argv[1] && !argv[1].startsWith("-") ? [`eval ${argv[1]}`, ...argv.slice(2)] : argv;
-  const parsed = parseCommandLine(joined, PROGRAM, ABOUT, COMMANDS, FOOTER);
+  // A group's subcommands (`eval run`, `profiles apply`, `mcp tools`) are one command each to the parser.
+  const parsed = parseCommandLine(process.argv.slice(2), PROGRAM, ABOUT, COMMANDS, FOOTER);
   if (parsed.kind === "help") {
     console.log(parsed.text);
     process.exit(0);
@@ -710,6 +741,11 @@ async function main(): Promise<void> {
       const issues = (error.data as { issues?: InputIssue[] | null } | undefined)?.issues ?? issuesFromMessage(error.message);
       usageExit(issues ? formatIssues(issues, labelOf) : [relabelFieldMessage(error.message, labelOf) ?? error.message], parsed.command);
     }
+    // A claim another handler holds: the server names `takeOverFrom`, which is --take-over here.
+    const takeOverHint =
+      error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "CONFLICT" && /takeOverFrom:/.test(error.message)
+        ? "\nAdd --take-over to decide it in their place (the claim moves to you)."
+        : "";
     const message = timedOut(error)
       ? `Longhaul at ${baseUrl} did not answer within ${timeoutS} s — the app or its database may be stuck (LONGHAUL_CLI_TIMEOUT sets the limit in seconds)`
       : unreachable(error)
@@ -717,7 +753,7 @@ async function main(): Promise<void> {
         : error instanceof Error
           ? error.message
           : String(error);
-    console.error(terminalSafe(message, { multiline: true }));
+    console.error(terminalSafe(message + takeOverHint, { multiline: true }));
     console.log(JSON.stringify({ error: message }));
     process.exit(EXIT_CODES.commandFailed);
   }

@@ -10,6 +10,12 @@ export const appErrorCodes = {
   FORBIDDEN: { trpc: "FORBIDDEN", http: 403, retryable: false },
   NOT_FOUND: { trpc: "NOT_FOUND", http: 404, retryable: false },
   CONFLICT: { trpc: "CONFLICT", http: 409, retryable: false },
+  /**
+   * Well-formed input that a policy refuses (the egress policy at launch): not bad usage, so the CLI
+   * exits 1 with these words rather than 2 with a help hint. HTTP 422 (RFC 9110 §15.5.21: the
+   * request is understood and its syntax right, but it cannot be processed); the message names the rule.
+   */
+  REFUSED: { trpc: "UNPROCESSABLE_CONTENT", http: 422, retryable: false },
   PRECONDITION_FAILED: { trpc: "PRECONDITION_FAILED", http: 412, retryable: false },
   /** Too many attempts in a window (the message says when to try again). */
   TOO_MANY_REQUESTS: { trpc: "TOO_MANY_REQUESTS", http: 429, retryable: true },

@@ -8,8 +8,13 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
 import { ChangePasswordForm } from "./change-password-form.tsx";
 import type { Role } from "@/server/auth/roles.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
+import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
 
 /** /account: who I am, my password (signed in with one), and my API tokens (create — shown once —, list, revoke). */
+/** The token form's fields as the API names them (account.createToken), in the form's words. */
+const TOKEN_FIELDS: FieldLabels = { name: "Name", roles: "Roles", expiresInDays: "Expires in (days)" };
+
 export function AccountPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -71,7 +76,7 @@ export function AccountPage() {
         </form>
         {create.isError && (
           <p className="text-sm text-red-700" role="alert">
-            {create.error.message}
+            <SafeText text={labelledMessage(create.error.message, TOKEN_FIELDS)} />
           </p>
         )}
         {created && (

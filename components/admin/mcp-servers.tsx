@@ -4,6 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { McpServerRow } from "./mcp/server-row.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
+import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
 
 /** An example registration for the form (stdio; secrets by variable name). */
 const EXAMPLE = JSON.stringify(
@@ -17,6 +19,30 @@ const EXAMPLE = JSON.stringify(
   null,
   2,
 );
+
+/**
+ * Where a refused registration is wrong, named as the JSON the admin wrote names it (the API says
+ * `spec.transport.command`; the form's JSON has no `spec`).
+ */
+const MCP_SPEC_FIELDS: FieldLabels = {
+  spec: "The JSON",
+  "spec.name": "name",
+  "spec.description": "description",
+  "spec.transport": "transport",
+  "spec.transport.type": "transport.type (stdio or http)",
+  "spec.transport.command": "transport.command (the program to start)",
+  "spec.transport.args": "transport.args",
+  "spec.transport.args.*": "transport.args (an argument)",
+  "spec.transport.env": "transport.env",
+  "spec.transport.env.*": "transport.env (a variable)",
+  "spec.transport.cwd": "transport.cwd",
+  "spec.transport.url": "transport.url",
+  "spec.transport.headers.*": "transport.headers (a header)",
+  "spec.startTimeoutMs": "startTimeoutMs",
+  "spec.callTimeoutMs": "callTimeoutMs",
+  "spec.tools": "tools",
+  "spec.tools.*": "tools (a tool's override)",
+};
 
 /** The admin page's "MCP servers" section: the registered servers with their health, Test, Archive, and a JSON form to add or edit one. */
 export function McpServersSection() {
@@ -50,6 +76,7 @@ export function McpServersSection() {
             parsed = JSON.parse(spec);
           } catch (error) {
             setParseError(`not valid JSON: ${(error as Error).message}`);
+            upsert.reset();
             return;
           }
           setParseError(null);
@@ -68,8 +95,16 @@ export function McpServersSection() {
         <button type="submit" className="rounded bg-zinc-900 px-3 py-1 text-sm text-white" disabled={upsert.isPending}>
           Save server
         </button>
-        {(parseError ?? upsert.error?.message) && <p className="text-xs text-red-700">{parseError ?? upsert.error?.message}</p>}
-        {upsert.data && (
+        {parseError ? (
+          <p className="text-xs text-red-700" role="alert">
+            {parseError}
+          </p>
+        ) : upsert.error ? (
+          <p className="text-xs text-red-700" role="alert">
+            <SafeText text={labelledMessage(upsert.error.message, MCP_SPEC_FIELDS)} />
+          </p>
+        ) : null}
+        {upsert.data && !parseError && (
           <p className="text-xs text-zinc-600">
             {upsert.data.name}: {upsert.data.created ? "registered" : upsert.data.changed ? `updated to v${upsert.data.version}` : "unchanged"}
           </p>

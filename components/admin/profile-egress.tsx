@@ -6,6 +6,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 type Profile = inferRouterOutputs<AppRouter>["profile"]["list"][number];
 
@@ -42,7 +43,7 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
       }}
     >
       <div className="flex flex-wrap items-baseline gap-2">
-        <bdi className="font-medium">{profile.name}</bdi>
+        <SafeText className="font-medium" text={profile.name} />
         <span className="text-xs text-zinc-500">{profile.model}</span>
       </div>
       <p className="text-xs text-zinc-600" data-testid="egress-effective">

@@ -1,6 +1,7 @@
 "use client";
 
 import type { Role } from "@/server/auth/roles.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** One API token as the account and admin pages list it (never the token itself: only its prefix). */
 export interface TokenRow {
@@ -46,9 +47,13 @@ export function TokenTable({
           <tr key={t.id} className="border-t border-zinc-200" data-token-id={t.id}>
             {/* Long names without spaces wrap rather than widening the column past Revoke. */}
             <td className="max-w-[16rem] [overflow-wrap:anywhere]">
-              <bdi>{t.name}</bdi>
+              <SafeText text={t.name} />
             </td>
-            {showOwner ? <td className="max-w-[16rem] [overflow-wrap:anywhere]">{t.user?.name ?? "local CLI"}</td> : null}
+            {showOwner ? (
+              <td className="max-w-[16rem] [overflow-wrap:anywhere]">
+                <SafeText text={t.user?.name ?? "local CLI"} />
+              </td>
+            ) : null}
             <td className="font-mono">{t.prefix}…</td>
             <td>{t.roles.join(", ")}</td>
             <td>{t.expiresAt.toISOString().slice(0, 10)}</td>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root.ts";
 import { money } from "./cost-labels.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 type Group = inferRouterOutputs<AppRouter>["cost"]["rollup"]["byProfile"][number];
 
@@ -51,7 +52,7 @@ export function BreakdownTable({
                   <tr key={g.key} className="border-t border-zinc-100" data-key={g.key}>
                     <th scope="row" className="min-w-40 px-3 py-2 text-left font-medium [overflow-wrap:anywhere]" data-col="name">
                       <Link className="text-blue-700 underline-offset-2 hover:underline" href={href(g.key)}>
-                        <bdi>{label(g.key)}</bdi>
+                        <SafeText text={label(g.key)} />
                       </Link>
                     </th>
                     <td className="px-3 py-2 tabular-nums">{g.tasks}</td>

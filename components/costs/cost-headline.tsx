@@ -8,7 +8,7 @@ import { money, pct } from "./cost-labels.ts";
 type Headline = inferRouterOutputs<AppRouter>["cost"]["rollup"]["headline"];
 
 /** One headline figure, linking to the tasks behind it. */
-function Card({ label, value, detail, href, testId }: { label: string; value: string; detail: string; href: string; testId: string }) {
+function Card({ label, value, detail, href, testId }: { label: string; value: string; detail: React.ReactNode; href: string; testId: string }) {
   return (
     <Link href={href} data-testid={testId} className="block min-w-0 rounded-lg border border-zinc-200 bg-white p-4 hover:border-zinc-400">
       <div className="text-xs font-medium text-zinc-600">{label}</div>
@@ -68,7 +68,16 @@ export function CostHeadline({ h, tasksHref }: { h: Headline; tasksHref: (extra?
           label="Total spend"
           value={money(h.usd, est)}
           href={tasksHref()}
-          detail={`${h.calls} model calls (${h.unbilledCalls} unbilled) · productive ${money(h.productiveUsd)} · overhead ${money(h.overheadUsd)} · waste ${money(h.wasteUsd)}`}
+          detail={
+            <>
+              {`${h.calls} model calls (${h.unbilledCalls} unbilled) · productive ${money(h.productiveUsd)} · overhead ${money(h.overheadUsd)} · waste ${money(h.wasteUsd)}`}
+              <span className="block" data-testid="headline-eval-split">
+                {h.evalCells.tasks > 0
+                  ? `Production ${money(h.usd - h.evalCells.usd)} on ${h.tasks - h.evalCells.tasks} tasks · eval cells ${money(h.evalCells.usd)} on ${h.evalCells.tasks} (group by eval case for the suites)`
+                  : "All production: no eval cells in scope"}
+              </span>
+            </>
+          }
         />
       </section>
       {est && (

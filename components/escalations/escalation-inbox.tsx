@@ -81,7 +81,7 @@ export function EscalationInbox() {
               const left = e.applyInMs > 0 ? secondsLeft(e.applyInMs, list.dataUpdatedAt, now) : 0;
               return (
                 <li key={e.id}>
-                  <InboxItem e={e} selected={selected === e.id} left={left} now={now} me={me} onSelect={() => setParams({ id: e.id })} />
+                  <InboxItem e={e} selected={selected === e.id} left={left} me={me} onSelect={() => setParams({ id: e.id })} />
                 </li>
               );
             })}

@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { EvalMatrixCell } from "@/server/db/eval-repository.ts";
 import { cn } from "@/components/ui/cn.ts";
 import { FAILURE_CLASS_LABEL, usd4 } from "./format.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 const STATUS_LOOK: Record<string, string> = {
   passed: "border-emerald-300 bg-emerald-50 text-emerald-900",
@@ -93,7 +94,7 @@ function MatrixCell({ cell, dim }: { cell: EvalMatrixCell; dim: boolean }) {
           <ul className="mt-1 flex flex-col gap-1">
             {failing.map((r, i) => (
               <li key={i}>
-                <span className="font-medium">{r.label}</span>: {r.detail}
+                <span className="font-medium">{r.label}</span>: <SafeText text={r.detail} />
               </li>
             ))}
           </ul>

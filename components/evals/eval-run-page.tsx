@@ -5,6 +5,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { holdsAny, useMe } from "@/components/auth/use-me.ts";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { Field } from "@/components/ui/field.tsx";
 import { LoadError } from "@/components/ui/load-error.tsx";
 import { Select } from "@/components/ui/select.tsx";
@@ -13,7 +15,7 @@ import { ProfileReportTable } from "./profile-report-table.tsx";
 
 /**
  * /evals/runs/[id]: an eval run's report (per profile), its case × profile matrix, CSV/JSON export,
- * Cancel while running, and the comparison with an earlier run (`?compareTo=`). Refreshed every 2 s
+ * Cancel while running (for an operator, as eval.cancel; confirmed in the app's dialog), and the comparison with an earlier run (`?compareTo=`). Refreshed every 2 s
  * while the run is going.
  */
 export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compareTo?: string }) {
@@ -26,6 +28,8 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
   const suites = useQuery(trpc.eval.list.queryOptions());
   const others = suites.data?.find((s) => s.name === report.data?.suite)?.runs.filter((x) => x.id !== evalRunId) ?? [];
   const cancel = useMutation(trpc.eval.cancel.mutationOptions({ onSuccess: () => void report.refetch() }));
+  const mayCancel = holdsAny(useMe().data?.roles, ["operator"]);
+  const [asking, setAsking] = useState(false);
   const [only, setOnly] = useState<{ profile: string; failureClass: string } | null>(null);
   const r = report.data;
   const exportCsv = useQuery({ ...trpc.eval.export.queryOptions({ evalRunId, format: "csv" }), enabled: false });
@@ -67,16 +71,27 @@ export function EvalRunPage({ evalRunId, compareTo }: { evalRunId: string; compa
               <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm" onClick={() => void download("json")}>
                 Export JSON
               </button>
-              {r.status === "running" && (
+              {r.status === "running" && mayCancel && (
                 <button
                   type="button"
                   className="rounded-md border border-red-300 px-3 py-1.5 text-sm text-red-800"
                   disabled={cancel.isPending}
-                  onClick={() => cancel.mutate({ evalRunId })}
+                  onClick={() => setAsking(true)}
                 >
                   Cancel eval run
                 </button>
               )}
+              <ConfirmDialog
+                open={asking}
+                title="Cancel this eval run?"
+                description="Cells not yet finished are cancelled with their tasks; finished cells and their report stay."
+                confirmLabel="Cancel eval run"
+                onCancel={() => setAsking(false)}
+                onConfirm={() => {
+                  setAsking(false);
+                  cancel.mutate({ evalRunId });
+                }}
+              />
             </div>
           </div>
           {others.length > 0 && (

@@ -5,14 +5,18 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc.tsx";
 import { LoadError } from "@/components/ui/load-error.tsx";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { holdsAny, roleWords, useMe } from "@/components/auth/use-me.ts";
 import { StartEvalForm } from "./start-eval-form.tsx";
 
 /**
  * /evals: the suites (kept as code, applied with `npm run cli -- eval apply <file>`), their cases and
- * latest eval runs, and a form to start an eval run of a suite over chosen profiles.
+ * latest eval runs, and a form to start an eval run of a suite over chosen profiles — for an operator
+ * (eval.start needs the operator role); anyone else reads the reports and is told who starts runs.
  */
 export function EvalsPage() {
   const trpc = useTRPC();
+  const me = useMe().data;
+  const mayStart = holdsAny(me?.roles, ["operator"]);
   const suites = useQuery({ ...trpc.eval.list.queryOptions(), refetchInterval: 5_000 });
   return (
     <div className="p-4 lg:p-8">
@@ -28,7 +32,15 @@ export function EvalsPage() {
       )}
       {suites.data && suites.data.length > 0 && (
         <>
-          <StartEvalForm suites={suites.data.map((s) => s.name)} />
+          {mayStart ? (
+            <StartEvalForm suites={suites.data.map((s) => s.name)} />
+          ) : (
+            me && (
+              <p className="rounded-lg border border-zinc-200 bg-white p-4 text-sm text-zinc-600" data-testid="eval-start-refused">
+                Starting an eval run needs {roleWords(["operator"])}; you can read every suite&apos;s runs and reports below.
+              </p>
+            )
+          )}
           <ul className="mt-6 flex flex-col gap-4" aria-label="Eval suites">
             {suites.data.map((s) => (
               <li key={s.id} className="rounded-lg border border-zinc-200 bg-white p-4" data-testid={`suite-${s.name}`}>

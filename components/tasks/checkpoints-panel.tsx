@@ -8,6 +8,7 @@ import { cn } from "@/components/ui/cn.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { compactNumber, usd } from "./format.ts";
 import { ResumeDialog, type ResumeRequest } from "./resume-dialog.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 const RESUMABLE = new Set(["failed", "waiting_for_human", "cancelled"]);
 
@@ -36,8 +37,9 @@ function FactDiff({ taskId, fromId, toId, onBlame }: { taskId: string; fromId: s
           >
             <span className="w-3 shrink-0">{c.kind === "added" ? "+" : c.kind === "removed" ? "−" : "~"}</span>
             <span className="min-w-0 flex-1 break-all">
-              {c.key}: {c.kind === "changed" ? `${JSON.stringify(c.before).slice(0, 80)} → ` : ""}
-              {JSON.stringify(c.kind === "removed" ? c.before : c.after).slice(0, 160)}
+              <SafeText
+                text={`${c.key}: ${c.kind === "changed" ? `${JSON.stringify(c.before).slice(0, 80)} → ` : ""}${JSON.stringify(c.kind === "removed" ? c.before : c.after).slice(0, 160)}`}
+              />
             </span>
             {c.sourceStepId && c.runId && (
               <button
@@ -114,14 +116,20 @@ export function CheckpointsPanel({
               </span>
               <Timestamp className="font-mono text-xs text-zinc-500" date={cp.createdAt} />
             </button>
-            {cp.openQuestion && <p className="mt-1 text-zinc-700">Open question: {cp.openQuestion}</p>}
+            {cp.openQuestion && (
+              <p className="mt-1 text-zinc-700">
+                Open question: <SafeText text={cp.openQuestion} multiline />
+              </p>
+            )}
             <p className="mt-1 text-xs text-zinc-600" data-testid="resume-cost">
               Resuming here sends {compactNumber(cp.contextTokens)} prompt tokens; the transcript it replaces is {compactNumber(cp.transcriptTokens)}
               {saving > 0 ? ` (${Math.round(saving * 100)}% less)` : ""}. Spent so far: {cp.budgetsUsed.steps} steps, {usd(cp.budgetsUsed.costUsd)}.
             </p>
             {isOpen && (
               <div className="mt-3 space-y-3">
-                <p className="text-zinc-700">{cp.summary}</p>
+                <p className="text-zinc-700">
+                  <SafeText text={cp.summary} multiline />
+                </p>
                 <div className="flex items-center gap-2 text-xs">
                   <label htmlFor={`cmp-${cp.id}`}>Facts changed since</label>
                   <select

@@ -6,6 +6,7 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { cn } from "@/components/ui/cn.ts";
 import { RelativeTime } from "./relative-time.tsx";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 type Available = Extract<ExecutorView, { available: true }>;
 
@@ -101,7 +102,7 @@ export function ExecutorState({ runId, active }: { runId: string; active: boolea
   if (!v.available) {
     return (
       <p className="mt-1 text-xs text-zinc-500" data-testid="executor-view" data-state="unavailable">
-        Executor view unavailable: {v.reason}
+        Executor view unavailable: <SafeText text={v.reason} />
       </p>
     );
   }

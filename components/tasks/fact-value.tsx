@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { cn } from "@/components/ui/cn.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** Longest JSON shown inline; a longer value is described and opens whole under an expander. */
 const INLINE_MAX = 120;
@@ -25,7 +26,12 @@ function describe(value: unknown, text: string): string {
 export function FactValue({ value, className }: { value: unknown; className?: string }) {
   const [open, setOpen] = useState(false);
   const text = JSON.stringify(value) ?? "undefined";
-  if (text.length <= INLINE_MAX) return <code className={cn("font-mono text-xs break-all", className)}>{text}</code>;
+  if (text.length <= INLINE_MAX)
+    return (
+      <code className={cn("font-mono text-xs break-all", className)}>
+        <SafeText text={text} />
+      </code>
+    );
   return (
     <span className={cn(open ? "block" : "inline-block max-w-full align-top", className)}>
       <button
@@ -35,11 +41,11 @@ export function FactValue({ value, className }: { value: unknown; className?: st
         onClick={() => setOpen(!open)}
         title={open ? "Hide the value" : "Show the whole value"}
       >
-        {open ? "▾" : "▸"} {describe(value, text)}
+        {open ? "▾" : "▸"} <SafeText text={describe(value, text)} />
       </button>
       {open && (
         <pre className="mt-1 max-h-72 overflow-auto rounded bg-zinc-950 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-100">
-          {JSON.stringify(value, null, 2)}
+          <SafeText text={JSON.stringify(value, null, 2)} multiline />
         </pre>
       )}
     </span>
@@ -66,7 +72,7 @@ export function FactChangeLine({ change }: { change: FactChangeLike }) {
         {SIGN[change.kind]}
       </span>
       <span className="min-w-0 flex-1">
-        <span className="font-mono break-all text-zinc-900">{change.key}</span>
+        <SafeText className="font-mono break-all text-zinc-900" text={change.key} />
         <span className="text-zinc-400">: </span>
         {change.kind === "changed" && (
           <>

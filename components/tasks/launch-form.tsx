@@ -5,6 +5,27 @@ import { ContextFields } from "./launch/context-fields.tsx";
 import { TaskFields } from "./launch/task-fields.tsx";
 import { TemplatePicker } from "./launch/template-picker.tsx";
 import { useLaunchForm } from "./launch/use-launch-form.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
+import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
+
+/** The launch input's fields as the API names them (task.launch, template.launch), in the form's words. */
+const LAUNCH_FIELDS: FieldLabels = {
+  goal: "Goal",
+  facts: "Facts",
+  "facts.*": "Facts",
+  profile: "Agent profile",
+  stepBudget: "Step budget",
+  tokenBudget: "Token budget",
+  costBudgetUsd: "Dollar budget",
+  "overrides.stepBudget": "Step budget",
+  "overrides.tokenBudget": "Token budget",
+  "overrides.costBudgetUsd": "Dollar budget",
+  workspace: "Workspace",
+  template: "Template",
+  "demo.limit": "Package limit",
+  "demo.postUrl": "Post the summary to",
+  "demo.emailTo": "Email the summary to",
+};
 
 /**
  * The launch form: the seeded demo (license audit of node_modules, with a package limit) or a goal
@@ -32,7 +53,7 @@ export function LaunchForm() {
 
         {sending.isError && (
           <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
-            {sending.error.message}
+            <SafeText text={labelledMessage(sending.error.message, LAUNCH_FIELDS)} multiline />
           </div>
         )}
 

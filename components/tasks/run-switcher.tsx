@@ -4,6 +4,7 @@ import { cn } from "@/components/ui/cn.ts";
 import { durationMs } from "./format.ts";
 import { exactTitle } from "@/components/ui/timestamp.tsx";
 import { causeLabel, type TimelineRun } from "./timeline.tsx";
+import { safeAttr } from "@/components/ui/safe-text.tsx";
 
 /**
  * The run switcher above the timeline: "All runs" and one tab per run (initial, resume, auto resume,
@@ -42,7 +43,7 @@ export function RunSwitcher({
           r.endedAt
             ? `ended ${exactTitle(r.endedAt)} — ${r.status.replace("_", " ")}${r.endReason ? ` (${r.endReason.replace("_", " ")})` : ""}`
             : "still running",
-          r.guidance ? `guidance: ${r.guidance}` : "",
+          r.guidance ? `guidance: ${safeAttr(r.guidance)}` : "",
         ]
           .filter(Boolean)
           .join("\n");

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { RunTask } from "./run/use-run-queries.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /**
  * Where the task came from (issue 17), one line under the run page's header: the launch template it
@@ -19,11 +20,11 @@ export function TaskOrigin({ origin }: { origin: RunTask["origin"] }) {
           From launch template{" "}
           {template.archived ? (
             <>
-              <bdi className="font-medium">{template.name}</bdi> (archived)
+              <SafeText className="font-medium" text={template.name} /> (archived)
             </>
           ) : (
             <Link className="font-medium underline" href={`/tasks/new?template=${encodeURIComponent(template.name)}`} title="Launch again from this template">
-              <bdi>{template.name}</bdi>
+              <SafeText text={template.name} />
             </Link>
           )}
         </span>
@@ -33,9 +34,9 @@ export function TaskOrigin({ origin }: { origin: RunTask["origin"] }) {
         <span data-testid="task-origin-eval">
           Eval cell of{" "}
           <Link className="font-medium underline" href={`/evals/runs/${evalCell.evalRunId}`}>
-            eval run <bdi>{evalCell.suite}</bdi>
+            eval run <SafeText text={evalCell.suite} />
           </Link>
-          : case <bdi className="font-medium">{evalCell.caseKey}</bdi> · profile <bdi>{evalCell.profile}</bdi> · repeat {evalCell.repeat + 1}
+          : case <SafeText className="font-medium" text={evalCell.caseKey} /> · profile <SafeText text={evalCell.profile} /> · repeat {evalCell.repeat + 1}
         </span>
       )}
     </p>

@@ -1,11 +1,13 @@
 "use client";
 
 import { useState } from "react";
+import { SafeText } from "./safe-text.tsx";
 
 const PREVIEW_BYTES = 64 * 1024;
 
 /**
- * Pretty JSON (or text) with a Copy button. Payloads over 64 KiB show a preview and the rest on
+ * Pretty JSON (or text) with a Copy button; controls and bidi controls inside it show as escapes
+ * (SafeText: JSON.stringify escapes C0 controls, not DEL, C1 or U+202E), Copy gives the exact text. Payloads over 64 KiB show a preview and the rest on
  * request (UI.md: large payloads preview, never freeze the page).
  */
 export function JsonView({ value, label }: { value: unknown; label: string }) {
@@ -29,7 +31,7 @@ export function JsonView({ value, label }: { value: unknown; label: string }) {
         </button>
       </div>
       <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all text-zinc-100">
-        {shown}
+        <SafeText text={shown} multiline />
       </pre>
       {big && !full && (
         <button type="button" className="mt-1 text-xs font-medium text-zinc-700 underline" onClick={() => setFull(true)}>

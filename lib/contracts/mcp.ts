@@ -105,3 +105,21 @@ export function serverOfQualifiedName(name: string): string | null {
   const at = name.indexOf(QUALIFIED_SEPARATOR);
   return at > 0 ? name.slice(0, at) : null;
 }
+
+/** The four parts of an MCP tool's class (annotations + an admin's override: server/domain/mcp-tool-snapshot.ts `classifyTool`). */
+export interface ToolClassParts {
+  readOnly: boolean;
+  idempotent: boolean;
+  destructive: boolean;
+  openWorld: boolean;
+}
+
+/**
+ * A tool's class in the words the admin page and the CLI's `mcp tools` both use: "read-only",
+ * "side effect (idempotent)" or "side effect", then ", destructive (risky)" (approval when the task
+ * asks for it) and ", open-world (egress gate)". The parts are MCP's ToolAnnotations hints
+ * (readOnlyHint, idempotentHint, destructiveHint, openWorldHint; spec 2025-06-18). Pure.
+ */
+export function toolClassWords(c: ToolClassParts): string {
+  return `${c.readOnly ? "read-only" : c.idempotent ? "side effect (idempotent)" : "side effect"}${c.destructive ? ", destructive (risky)" : ""}${c.openWorld ? ", open-world (egress gate)" : ""}`;
+}

@@ -115,6 +115,28 @@ export function commandHelp(program: string, command: CommandSpec): string {
   ].join("\n");
 }
 
+/** The commands of group `name` (`eval` → `eval run`, `eval report`, …); empty when `name` is no group. */
+function groupOf(name: string, commands: readonly CommandSpec[]): CommandSpec[] {
+  return commands.filter((c) => c.name.startsWith(`${name} `));
+}
+
+/** Help for a command group (`eval --help`): its subcommands with their summaries, and where each one's flags are. */
+export function groupHelp(program: string, name: string, group: readonly CommandSpec[]): string {
+  const usage = (c: CommandSpec) =>
+    [c.name, ...(c.positionals ?? []).map(positionalUsage), ...(Object.keys(c.flags ?? {}).length ? ["[flags]"] : [])].join(" ");
+  return [
+    `Usage: ${program} ${name} <subcommand> [flags]`,
+    "",
+    "Subcommands:",
+    ...table(group.map((c) => [usage(c), c.summary])),
+    "",
+    `Run \`${program} ${name} <subcommand> --help\` for a subcommand's flags.`,
+    "",
+    "Examples:",
+    ...group.flatMap((c) => c.examples.slice(0, 1)).map((e) => `  ${e}`),
+  ].join("\n");
+}
+
 /** `--limit: must be an integer between 1 and 5000, got "abc"` — or null when `raw` is fine. */
 export function checkInt(flag: string, raw: string, { min, max }: { min: number; max: number }): string | null {
   const n = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
@@ -172,12 +194,26 @@ export function parseCommandLine(
   const [first, ...rest] = argv;
   const wantsHelp = (args: readonly string[]) => args.includes("--help") || args.includes("-h");
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
+    const named = first === "help" ? rest.join(" ") : "";
+    const target = named ? commands.find((c) => c.name === named) : undefined;
     if (first === undefined)
       return { kind: "usage_error", command: null, problems: [`no command given (commands: ${commands.map((c) => c.name).join(", ")})`] };
+    const group = named && !target ? groupOf(named, commands) : [];
+    if (group.length) return { kind: "help", text: groupHelp(program, named, group) };
     return { kind: "help", text: target ? commandHelp(program, target) : programHelp(program, about, commands, footer) };
   }
   const command = commands.find((c) => c.name === first);
+  const group = command ? [] : groupOf(first, commands);
+  if (group.length) {
+    const subs = group.map((c) => c.name.slice(first.length + 1)).join(", ");
+    if (rest[0] === undefined || rest[0].startsWith("-")) {
+      if (wantsHelp(rest)) return { kind: "help", text: groupHelp(program, first, group) };
+      return { kind: "usage_error", command: null, problems: [`${first}: give a subcommand (${subs})`] };
+    }
+    const sub = group.find((c) => c.name === `${first} ${rest[0]}`);
+    if (!sub) return { kind: "usage_error", command: null, problems: [`"${first} ${rest[0]}": unknown subcommand (${first}: ${subs})`] };
+    return parseCommandLine([sub.name, ...rest.slice(1)], program, about, commands, footer);
+  }
   if (!command) {
     if (first.startsWith("-")) {
       if (wantsHelp(rest)) return { kind: "help", text: programHelp(program, about, commands, footer) };

@@ -38,17 +38,6 @@ export const PROFILES_COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-/**
- * Joins `profiles <sub>` into the one command name the parser knows (`profiles apply`), so the usual
- * parsing, help and usage errors apply. Other argv is returned as is.
- */
-export function joinProfilesCommand(argv: readonly string[]): string[] {
-  const [first, second, ...rest] = argv;
-  if (first === "profiles" && second !== undefined && !second.startsWith("-")) return [`profiles ${second}`, ...rest];
-  if (first === "profiles") throw new UsageError([`profiles: give a subcommand (apply <file>, list, test <name>)`], null);
-  return [...argv];
-}
-
 /** Marks a failed connection test so cli.ts exits 1 with the JSON still printed. */
 export const PROFILES_EXIT = Symbol("profiles exit code");
 

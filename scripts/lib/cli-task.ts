@@ -8,6 +8,8 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { runClock } from "../../lib/contracts/run-clock.ts";
 import type { AppRouter } from "../../server/api/root.ts";
 import { terminalSafe } from "./cli-text.ts";
+import { dueWords, waitTimeoutWords } from "../../lib/contracts/escalation-timeout.ts";
+import { isoUtc } from "../../lib/contracts/dates.ts";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
 type TaskListRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
@@ -26,7 +28,11 @@ export function taskSummaryJson(t: TaskDetail, now: Date = new Date()) {
     facts: t.facts.length,
     artifacts: t.artifacts.map((a) => ({ name: a.name, mime: a.mime, bytes: a.bytes })),
     outbox: t.outbox.map((m) => ({ to: m.to, subject: m.subject, messageId: m.messageId })),
+    /** Prompt + completion tokens of the run's steps (the token budget's count, the run page's figure). */
     tokens: t.usage.promptTokens + t.usage.completionTokens,
+    /** Prompt + completion tokens of every model call (the per-task CSV's "Tokens billed"), and the calls outside the steps by cause. */
+    billedTokens: t.usage.billedTokens,
+    tokensByCause: t.usage.tokensByCause,
     costUsd: Number(t.usage.costUsd.toFixed(6)),
     result: t.result,
     deadEndReason: t.deadEndReason,
@@ -36,19 +42,39 @@ export function taskSummaryJson(t: TaskDetail, now: Date = new Date()) {
     /** Time an escalation was open (waiting for a human), ms, counted apart from `durationMs`; null before the task starts. */
     waitingMs: clock ? clock.waitingMs : null,
     alerts: t.alerts.map((a) => ({ kind: a.kind, severity: a.severity, step: a.stepId })),
-    escalation: t.escalations[0]
-      ? { id: t.escalations[0].id, reason: t.escalations[0].reason, status: t.escalations[0].status, overdue: t.escalations[0].overdue }
-      : null,
+    /**
+     * The latest escalation with its clock as every page shows it (lib/contracts/escalation-timeout.ts
+     * escalationClock): when the answer was due, overdue, what the run does (`reminding`,
+     * `reminders_over`: still waiting on a human with every reminder sent, `decided`), the next reminder.
+     */
+    escalation: t.escalations[0] ? escalationJson(t.escalations[0]) : null,
   };
 }
 
-/** `list`'s JSON row: id, status, the budget's steps, and checkpoint and human steps apart. */
-export function taskListJson(r: TaskListRow) {
-  return { id: r.id, status: r.status, steps: r.stepsUsed, checkpointSteps: r.checkpointSteps, humanSteps: r.humanSteps };
+/** An escalation of task.get as `status` prints it. */
+function escalationJson(e: TaskDetail["escalations"][number]) {
+  return {
+    id: e.id,
+    reason: e.reason,
+    status: e.status,
+    dueAt: e.dueAt.toISOString(),
+    overdue: e.overdue,
+    phase: e.phase,
+    remindersSent: e.remindersSent,
+    nextReminderAt: e.nextReminderAt?.toISOString() ?? null,
+    /** The card's and the run page's words: "Overdue since …" and what happens when the wait times out. */
+    words: [dueWords(e, isoUtc), ...(e.timeout ? [waitTimeoutWords(e.timeout, e.assigneeRole, isoUtc)] : [])].join(". "),
+  };
 }
 
-/** `list`'s stderr line: id, status, steps / budget, the steps counted apart ("+2 ckpt +1 human"), the goal's start. */
+/** `list`'s JSON row: id, status, the budget's steps, checkpoint and human steps apart, and the eval run of an eval cell (else null). */
+export function taskListJson(r: TaskListRow) {
+  return { id: r.id, status: r.status, steps: r.stepsUsed, checkpointSteps: r.checkpointSteps, humanSteps: r.humanSteps, evalRunId: r.evalRun?.id ?? null };
+}
+
+/** `list`'s stderr line: id, status, steps / budget, the steps counted apart ("+2 ckpt +1 human"), "[eval <suite>]" for an eval cell, the goal's start. */
 export function taskListLine(r: TaskListRow): string {
   const apart = [r.checkpointSteps ? `+${r.checkpointSteps} ckpt` : "", r.humanSteps ? `+${r.humanSteps} human` : ""].filter(Boolean).join(" ");
-  return `${r.id}  ${r.status.padEnd(18)} ${`${r.stepsUsed}/${r.stepBudget}`.padEnd(9)} ${apart.padEnd(18)} ${terminalSafe(r.goal.slice(0, 70))}`;
+  const cell = r.evalRun ? `[eval ${terminalSafe(r.evalRun.suite)}] ` : "";
+  return `${r.id}  ${r.status.padEnd(18)} ${`${r.stepsUsed}/${r.stepBudget}`.padEnd(9)} ${apart.padEnd(18)} ${cell}${terminalSafe(r.goal.slice(0, 70))}`;
 }

@@ -43,18 +43,6 @@ export const TEMPLATES_COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-/**
- * Joins `templates <sub>` into the one command name the parser knows (`templates list`); other
- * argv is returned as is. @throws UsageError for a bare `templates`.
- */
-export function joinTemplatesCommand(argv: readonly string[]): string[] {
-  const [first, second, ...rest] = argv;
-  if (first === "templates" && second !== undefined && !second.startsWith("-")) return [`templates ${second}`, ...rest];
-  if (first === "templates")
-    throw new UsageError(["templates: give a subcommand (list, save <taskId> --name <name>, history <name>, edit <name>, delete <name>)"], null);
-  return [...argv];
-}
-
 /** Runs one of the templates commands; returns the JSON to print. */
 export async function runTemplates(api: TRPCClient<AppRouter>, command: string, values: FlagValues, positionals: string[]): Promise<unknown> {
   if (command === "templates list") {

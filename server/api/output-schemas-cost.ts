@@ -68,6 +68,7 @@ export const costRollupOutput: z.ZodType<CostRollup> = z.strictObject({
     resume: z.strictObject({ tasks: count, keptUsd: usd, discardedUsd: usd, restartCostUsd: usd, resumeCostUsd: usd, savedUsd: usd }),
     priceVersions: z.array(z.string()),
     mixedPrices: z.boolean(),
+    evalCells: z.strictObject({ tasks: count, usd }),
   }),
   byCause,
   byProfile: z.array(costGroup),

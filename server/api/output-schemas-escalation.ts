@@ -41,8 +41,12 @@ const common = {
   claimedBy: z.string().nullable(),
   claimedAt: z.date().nullable(),
   assigneeRole: z.string(),
+  /** When the answer was due (opened + the profile's due time), overdue, what the run does, the next reminder (lib/contracts/escalation-timeout.ts escalationClock). */
   dueAt: z.date(),
   overdue: z.boolean(),
+  phase: z.enum(["reminding", "reminders_over", "decided"]),
+  nextReminderAt: z.date().nullable(),
+  remindersSent: count,
   createdAt: z.date(),
 };
 

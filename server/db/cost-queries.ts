@@ -47,6 +47,12 @@ export interface CostRollup {
     priceVersions: string[];
     /** Those tables price differently (pricesDiffer: two profiles' own tables with the same prices are one price); the page says "Mixed price tables" only then. */
     mixedPrices: boolean;
+    /**
+     * The eval cells among the tasks in scope (tasks an eval run launched to compare profiles): how
+     * many and their spend, USD; the rest of `tasks` / `usd` is production. The CSV's "Eval case"
+     * column names each one.
+     */
+    evalCells: { tasks: number; usd: number };
   };
   byCause: Record<CostCause, number>;
   byProfile: CostGroup[];
@@ -255,6 +261,7 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
   const cells = outcomeTableCells(outcomes);
   const priceVersions = priceVersionsOf(total?.versions ?? []);
   const mixedPrices = await priceVersionsDiffer(prisma, priceVersions);
+  const evalCells = await evalCellSpend(prisma, filters);
   return {
     filters,
     dateBasis: COST_DATE_BASIS,
@@ -278,6 +285,7 @@ export async function costRollup({ prisma, filters }: { prisma: PrismaClient; fi
       resume: { tasks: total?.resumed ?? 0, keptUsd: kept, discardedUsd: lost, restartCostUsd: kept + lost, resumeCostUsd: lost, savedUsd: kept },
       priceVersions,
       mixedPrices,
+      evalCells,
     },
     byCause: total ? causesOf(total) : zeroCauses,
     byProfile: only("gp")
@@ -382,6 +390,19 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     template: r.template ?? "",
     evalCase: r.eval_case ?? "",
   }));
+}
+
+/**
+ * The eval cells in scope of the same filters as the rollup (launch day UTC, profile, model as the
+ * rollup resolves it, outcome): count and USD from their task_cost rows. cost_rollup has no key for
+ * them, so this reads eval_cell ⋈ task ⋈ task_cost: as many rows as there are eval cells in scope.
+ */
+async function evalCellSpend(prisma: PrismaClient, f: CostFilters): Promise<{ tasks: number; usd: number }> {
+  const [row] = await prisma.$queryRaw<{ tasks: number; usd: string }[]>`
+    SELECT count(*)::int AS tasks, coalesce(sum(c."costUsd"), 0)::text AS usd
+    FROM eval_cell ec JOIN task t ON t.id = ec."taskId" JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
+    WHERE ${taskScopeWhere(f)}`;
+  return { tasks: row?.tasks ?? 0, usd: Number(row?.usd ?? 0) };
 }
 
 /** A launch template's group on /costs (key: the template's name, "" = launched without a template). USD. */

@@ -4,10 +4,10 @@ import { AppError } from "../errors.ts";
 import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
-import { inboxCounts, isEscalationOverdue, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
+import { inboxCounts, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
-import { timeoutPlanOf } from "../domain/escalation-wait.ts";
+import { clockOf } from "../domain/escalation-wait.ts";
 
 /**
  * The handlers' inbox: open escalations first — SLA breaches (dueAt passed) on top, then by due
@@ -63,6 +63,24 @@ export async function listEscalations({
         SELECT r."taskId" AS "taskId", sum(m."costUsd")::text AS usd FROM run r JOIN model_call m ON m."runId" = r.id WHERE r."taskId" = ANY(${taskIds}) GROUP BY r."taskId"`
     : [];
   const spendByTask = new Map(spend.map((s) => [s.taskId, Number(s.usd ?? 0)]));
+  // Each task's launched profile's due time and chain (server/db/task-profile.ts taskProfile: the
+  // version it launched with, else its profile's current one), for the escalations' clocks.
+  const profiles = taskIds.length
+    ? await prisma.$queryRaw<{ taskId: string; dueMinutes: number | null; chain: unknown }[]>`
+        SELECT t.id AS "taskId", (v.snapshot->>'escalationDueMinutes')::int AS "dueMinutes", v.snapshot->'escalationChain' AS chain
+        FROM task t JOIN agent_profile p ON p.id = t."profileId"
+        JOIN agent_profile_version v
+          ON (t."profileVersionId" IS NOT NULL AND v.id = t."profileVersionId")
+          OR (t."profileVersionId" IS NULL AND v."profileId" = p.id AND v.version = p.version)
+        WHERE t.id = ANY(${taskIds})`
+    : [];
+  const specByTask = new Map(
+    profiles.flatMap((p) =>
+      p.dueMinutes === null
+        ? []
+        : [[p.taskId, { escalationDueMinutes: p.dueMinutes, escalationChain: Array.isArray(p.chain) ? p.chain.map(String) : [] }] as const],
+    ),
+  );
   const pendingFirst = [...closed].sort((a, b) => Number(b.status !== "applied") - Number(a.status !== "applied"));
   return [...open, ...pendingFirst].map((e) => ({
     id: e.id,
@@ -80,14 +98,19 @@ export async function listEscalations({
     claimedBy: e.claimedBy,
     claimedAt: e.claimedAt,
     assigneeRole: e.assigneeRole,
-    dueAt: e.dueAt,
-    overdue: isEscalationOverdue(e, now),
+    /** The escalation's clock (lib/contracts/escalation-timeout.ts escalationClock, by the database clock): the same figures the card, the task page and the CLI show. */
+    ...clockFields(clockOf(e, specByTask.get(e.taskId) ?? null, now)),
     createdAt: e.createdAt,
     costUsd: Number(e.costUsd),
     /** USD the task has spent so far (all runs). */
     taskCostUsd: spendByTask.get(e.taskId) ?? 0,
     notifications: e.notifications,
   }));
+}
+
+/** A list row's clock: the figures without the timeout plan (the card has it). */
+function clockFields({ timeout: _timeout, ...clock }: ReturnType<typeof clockOf>) {
+  return clock;
 }
 
 function applyInMs(e: { status: string; applyAfter: Date | null }, now: Date): number {
@@ -192,7 +215,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     select: { arguments: true, output: true },
   });
   const now = await dbNow(prisma);
-  const launched = e.status === "open" ? await taskProfile({ prisma, taskId: e.taskId }) : null;
+  const launched = await taskProfile({ prisma, taskId: e.taskId });
   const proposed = e.reason === "risky_action" ? proposedCallSchema.safeParse(e.evidence) : null;
   const ceiling = e.reason === "budget" ? ceilingEvidenceSchema.safeParse(e.evidence) : null;
   const unresolved = e.reason === "unresolved_effect" ? unresolvedEffectSchema.safeParse(e.evidence) : null;
@@ -236,10 +259,8 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
       return { decision: a.undone ?? "", decidedBy: a.decidedBy ?? null, undoneBy: o.undoneBy ?? "", undoneAt: o.undoneAt ? new Date(o.undoneAt) : null };
     }),
     assigneeRole: e.assigneeRole,
-    dueAt: e.dueAt,
-    overdue: isEscalationOverdue(e, now),
-    /** While open: what happens when the wait times out (server/domain/escalation-wait.ts timeoutPlanOf); null otherwise. */
-    timeout: launched ? timeoutPlanOf(e, launched.spec) : null,
+    /** The escalation's clock (escalationClock) and, while open, what happens when the wait times out (`timeout`; null otherwise). */
+    ...clockOf(e, launched.spec, now),
     createdAt: e.createdAt,
     checkpoint: checkpoint
       ? {

@@ -7,9 +7,11 @@ import { Prisma, type PrismaClient } from "./client.ts";
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
-import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
-import { timeoutPlanOf } from "../domain/escalation-wait.ts";
 import { CUTTING_CHECKPOINT_REASONS, WHOLE_STEP_LIST, type StepWindow } from "../../lib/contracts/step-rows.ts";
+import { clockOf } from "../domain/escalation-wait.ts";
+import { TOKEN_CAUSE_WORDS, type NonProductiveCause } from "../../lib/contracts/token-split.ts";
+import type { TaskOrigin as TaskListOrigin } from "../../lib/contracts/task-origin.ts";
+import { dbNow } from "./escalation-repository.ts";
 import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
@@ -56,6 +58,8 @@ export interface TaskListRow {
   /** The task's runs' spans and its escalations' waits, oldest first: what lib/contracts/run-clock.ts runClock needs for the Duration column (active time, waiting apart). */
   runs: { startedAt: Date; endedAt: Date | null }[];
   escalations: { status: string; createdAt: Date; decidedAt: Date | null; appliedAt: Date | null }[];
+  /** The eval run the task is a cell of (its id and suite), or null for a production task. */
+  evalRun: { id: string; suite: string } | null;
 }
 
 export interface ListTasksFilters {
@@ -75,6 +79,8 @@ export interface ListTasksFilters {
   since?: Date;
   /** Case-insensitive substring of the goal or of the task id (the short id is the id's tail). */
   q?: string;
+  /** Production tasks, eval cells, or both (lib/contracts/task-origin.ts; absent = both). */
+  origin?: TaskListOrigin;
 }
 
 /** A task-list row's step fields from {@link StepCounts}. */
@@ -117,6 +123,9 @@ export function taskWhere(f: ListTasksFilters): Prisma.Sql[] {
     else if (f.outcome === "completed_with_gaps") where.push(gaps);
     else where.push(Prisma.sql`NOT ${alerted}`, Prisma.sql`t.outcome IS DISTINCT FROM 'completed_with_gaps'`);
   }
+  const evalCell = Prisma.sql`EXISTS (SELECT 1 FROM eval_cell ec WHERE ec."taskId" = t.id)`;
+  if (f.origin === "production") where.push(Prisma.sql`NOT ${evalCell}`);
+  if (f.origin === "eval") where.push(evalCell);
   const q = f.q?.trim();
   if (q) {
     const like = `%${escapeLike(q)}%`;
@@ -184,7 +193,7 @@ export async function listTasks({
   ]);
   const page = tasks.slice(0, limit);
   const ids = page.map((t) => t.id);
-  const [totals, alerts, runs, escalations] = ids.length
+  const [totals, alerts, runs, escalations, cells] = ids.length
     ? await Promise.all([
         prisma.$queryRaw<({ taskId: string; tokens: bigint; last: Date | null } & StepCountColumns)[]>`
           SELECT r."taskId" AS "taskId", ${STEP_COUNT_COLUMNS},
@@ -200,8 +209,12 @@ export async function listTasks({
           orderBy: { createdAt: "asc" },
           select: { taskId: true, status: true, createdAt: true, decidedAt: true, appliedAt: true },
         }),
+        prisma.$queryRaw<{ taskId: string; evalRunId: string; suite: string }[]>`
+          SELECT c."taskId", c."evalRunId", s.name AS suite FROM eval_cell c JOIN eval_run r ON r.id = c."evalRunId" JOIN eval_suite s ON s.id = r."suiteId"
+          WHERE c."taskId" = ANY(${ids})`,
       ])
-    : [[], [], [], []];
+    : [[], [], [], [], []];
+  const cellByTask = new Map(cells.map((c) => [c.taskId, { id: c.evalRunId, suite: c.suite }]));
   const runsByTask = Map.groupBy(runs, (r) => r.taskId);
   const waitsByTask = Map.groupBy(escalations, (e) => e.taskId);
   const byTask = new Map(totals.map((t) => [t.taskId, t]));
@@ -230,6 +243,7 @@ export async function listTasks({
         lastActivityAt: agg?.last ?? null,
         runs: (runsByTask.get(t.id) ?? []).map((r) => ({ startedAt: r.startedAt, endedAt: r.endedAt })),
         escalations: (waitsByTask.get(t.id) ?? []).map((e) => ({ status: e.status, createdAt: e.createdAt, decidedAt: e.decidedAt, appliedAt: e.appliedAt })),
+        evalRun: cellByTask.get(t.id) ?? null,
       };
     }),
     nextCursor: tasks.length > limit && last ? encodeCursor(last) : null,
@@ -289,6 +303,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       outbox: { orderBy: { createdAt: "asc" } },
       facts: { where: { superseded: false }, orderBy: { createdAt: "asc" } },
       _count: { select: { checkpoints: true } },
+      // The good checkpoints (resumable): a fork branches from one, so Fork… is offered only with one.
+      checkpoints: { where: { good: true }, select: { id: true }, take: 1 },
       alerts: { orderBy: { createdAt: "asc" }, take: 500 },
       escalations: { orderBy: { createdAt: "desc" } },
       forks: { select: { id: true, status: true, forkedFromCheckpointId: true, createdAt: true, createdBy: true }, orderBy: { createdAt: "asc" }, take: 200 },
@@ -326,9 +342,12 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC LIMIT 1`;
   const [lastRunId, lastStepId] = last ? [last.runId, last.stepId] : [];
   const spend = await taskSpend({ prisma, taskId });
+  const tokens = await taskBilledTokens({ prisma, taskId });
   const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
   const launched = await taskProfile({ prisma, taskId });
+  // Escalation clocks are read by the database clock, as the inbox reads them (one clock for every page).
+  const now = task.escalations.some((e) => e.status === "open") ? await dbNow(prisma) : new Date();
   return {
     id: task.id,
     goal: task.goal,
@@ -389,6 +408,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       checkpointRequested: r.checkpointRequestedAt !== null,
     })),
     checkpointCount: task._count.checkpoints,
+    /** The task has a good (resumable) checkpoint: what a fork branches from (lib/contracts/task-actions.ts forkOffer). */
+    hasGoodCheckpoint: task.checkpoints.length > 0,
     alerts: task.alerts.map((a) => ({
       id: a.id,
       kind: a.kind,
@@ -405,17 +426,19 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       status: e.status,
       decision: e.decision,
       decidedBy: e.decidedBy,
-      dueAt: e.dueAt,
-      /** The one overdue rule (lib/contracts/escalation.ts isEscalationOverdue), by this server's clock. */
-      overdue: isEscalationOverdue(e, new Date()),
+      /**
+       * The escalation's clock (lib/contracts/escalation-timeout.ts escalationClock, by the database
+       * clock): `dueAt` when the answer was due, `overdue`, `phase` (reminding / reminders_over /
+       * decided), `nextReminderAt`, `remindersSent`, and `timeout`, for an open one what happens when
+       * its wait times out (server/domain/escalation-wait.ts); null otherwise.
+       */
+      ...clockOf(e, launched.spec, now),
       /** The role it waits on now (moves along the profile's chain when overdue). */
       assigneeRole: e.assigneeRole,
       createdAt: e.createdAt,
       /** When a human decided it (the end of the wait for a human), and when the decision was applied; null before. */
       decidedAt: e.decidedAt,
       appliedAt: e.appliedAt,
-      /** For an open escalation: what happens when its wait times out (server/domain/escalation-wait.ts); null otherwise. */
-      timeout: e.status === "open" ? timeoutPlanOf(e, launched.spec) : null,
       runId: e.runId,
     })),
     artifacts: task.artifacts,
@@ -449,8 +472,31 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       waste: spend.waste,
       checkpointUsd: spend.checkpointUsd,
       modelCalls: spend.calls,
+      /** Prompt + completion tokens of every model call (the per-task CSV's billed tokens); the steps' tokens above count only the run's steps (lib/contracts/token-split.ts). */
+      billedTokens: tokens.billed,
+      /** Billed tokens of calls that are no step of the run, by cause (retry, replay, checkpoint, compaction, discarded, restart). */
+      tokensByCause: tokens.byCause,
     },
   };
+}
+
+/**
+ * A task's billed tokens (prompt + completion of every model call: the task_cost row, as the per-task
+ * CSV counts them) and those of the calls that are no step of its runs, by cause (model_call.cause
+ * other than productive: retries, replays, checkpoint summaries, compaction, discarded work,
+ * restarts) — what tells the run's steps' tokens from the billed ones.
+ */
+async function taskBilledTokens({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
+  const [[total], causes] = await Promise.all([
+    prisma.$queryRaw<{ billed: bigint | null }[]>`SELECT ("promptTokens" + "completionTokens") AS billed FROM task_cost WHERE "taskId" = ${taskId}`,
+    prisma.$queryRaw<{ cause: string; tokens: bigint | null }[]>`
+      SELECT m.cause, sum(m."promptTokens" + m."completionTokens") AS tokens
+      FROM model_call m JOIN run r ON r.id = m."runId"
+      WHERE r."taskId" = ${taskId} AND m.cause <> 'productive' GROUP BY m.cause`,
+  ]);
+  const byCause: Partial<Record<NonProductiveCause, number>> = {};
+  for (const c of causes) if (c.cause in TOKEN_CAUSE_WORDS && Number(c.tokens ?? 0) > 0) byCause[c.cause as NonProductiveCause] = Number(c.tokens);
+  return { billed: Number(total?.billed ?? 0), byCause };
 }
 
 /** One timeline row: a step's summary without payloads (arguments/outputs load per step). */

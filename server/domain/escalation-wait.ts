@@ -12,7 +12,7 @@
  * `rounds + 1`, so `rounds + 1` reminders in all) and stops waiting (`overdue`).
  */
 
-import type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
+import { escalationClock, type EscalationClock, type EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
 
 /**
  * The last wait round of an escalated run (rounds 0 … this, each the profile's due time long). Every
@@ -42,6 +42,20 @@ export function timeoutPlanOf(
   spec: { escalationChain: readonly string[]; escalationDueMinutes: number },
 ): EscalationTimeoutPlan {
   return escalationTimeoutPlan({ ...e, chain: spec.escalationChain, dueMinutes: spec.escalationDueMinutes });
+}
+
+/**
+ * The clock of an escalation row as the API answers it (task.get, escalation.list, escalation.get):
+ * lib/contracts/escalation-timeout.ts `escalationClock` with the timeout plan of the task's launched
+ * profile, by `now` (the database clock). `spec` null (not known): the row's due time, no plan.
+ */
+export function clockOf(
+  e: { status: string; notifications: number; lastNotifiedAt: Date | null; createdAt: Date; dueAt: Date; assigneeRole: string },
+  spec: { escalationChain: readonly string[]; escalationDueMinutes: number } | null,
+  now: Date,
+): EscalationClock & { timeout: EscalationTimeoutPlan | null } {
+  const timeout = spec && e.status === "open" ? timeoutPlanOf(e, spec) : null;
+  return { ...escalationClock(e, spec?.escalationDueMinutes ?? null, timeout, now), timeout };
 }
 
 /**

@@ -186,9 +186,10 @@ export { DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget };
  * compliance@example.com) and `postUrl` are checked against the task's egress policy here, so a
  * destination the policy does not allow fails at launch with the rule it breaks, not steps later.
  *
- * @throws AppError BAD_INPUT (unknown profile, workspace not a directory or outside the allowed roots,
- *   a demo destination outside the egress policy), PRECONDITION_FAILED (the profile names a variable
- *   that is not set: its key, a header's, an MCP server's `fromEnv`), CONFLICT (launchKey already used for another goal), UNAVAILABLE (the event
+ * @throws AppError BAD_INPUT (unknown profile, workspace not a directory or outside the allowed roots),
+ *   REFUSED (a demo destination outside the egress policy), PRECONDITION_FAILED (the profile names a
+ *   variable that is not set: its key, a header's, an MCP server's `fromEnv`), CONFLICT (launchKey
+ *   already used for another goal), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
  */
 export async function launchTask({
@@ -246,7 +247,7 @@ export async function launchTask({
     );
     if (breaches.length)
       throw new AppError(
-        "BAD_INPUT",
+        "REFUSED",
         `${breaches.map((b) => describeBreach(b, "demo.")).join("; ")}: refused at launch by the egress policy of profile "${input.profile}"`,
       );
   }

@@ -120,7 +120,7 @@ test("deactivate: the user's open session stops and their sign-in is refused in 
   const self = page.locator('[data-user-email="operator@e2e.test"]');
   await self.getByRole("button", { name: "Deactivate" }).click();
   await dialog.getByRole("button", { name: "Deactivate" }).click();
-  await expect(page.getByTestId("users-error")).toHaveText("userId: you cannot deactivate your own account; ask another admin");
+  await expect(page.getByTestId("users-error")).toHaveText("You cannot deactivate your own account; ask another admin");
 
   await row.getByRole("button", { name: "Reactivate" }).click();
   await expect(row.getByRole("button", { name: "Deactivate" })).toBeVisible();

@@ -17,7 +17,7 @@ test("an escalated run shows the executor waiting for the decision event; its lo
   // The live header (issue 18): where the wait is shown it says what its timeout does; the active
   // time stands still while the task waits for a human, which is counted apart; "last step" is never
   // in the future; the budget's steps name the human and checkpoint steps counted apart.
-  await expect(page.getByTestId("wait-timeout")).toContainText(/If no one decides by .*: reminder 1 of 4 .* the run waits another \d+ min/);
+  await expect(page.getByTestId("wait-timeout")).toContainText(/If no one decides by .*: reminder 1 of 4 .* the next comes \d+ min later/);
   await expect(page.getByTestId("duration-active")).toHaveAttribute("data-ticking", "false");
   await expect(page.getByTestId("duration-waiting")).toContainText("waiting for a human (now)");
   await expect(page.getByTestId("last-step-age")).toHaveText(/ago$/);

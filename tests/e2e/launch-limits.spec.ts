@@ -52,7 +52,7 @@ test("the launch form counts against the launch limits and refuses before sendin
   await page.getByLabel("Workspace").fill("/no/such/longhaul/workspace");
   await page.getByRole("button", { name: "Launch" }).click();
   await expect(page.getByRole("form", { name: "Launch a task" }).getByRole("alert")).toHaveText(
-    'workspace: "/no/such/longhaul/workspace" is not a directory on the server',
+    'Workspace: "/no/such/longhaul/workspace" is not a directory on the server',
   );
   expect(launches.length).toBe(1);
   await expect(goal).toHaveValue(README_GOAL);

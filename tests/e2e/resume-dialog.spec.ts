@@ -111,8 +111,8 @@ test("cancel mid-run, then header Resume: every fact the run had recorded is kep
       { timeout: 90_000, intervals: [200] },
     )
     .toBeGreaterThanOrEqual(5);
-  page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Cancel task" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Cancel task" }).click();
   await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
   // The cancel checkpoints the state after the step in flight (or, when the run had just taken one,
   // that one covers it): wait until the latest checkpoint holds every fact the task holds.

@@ -72,8 +72,8 @@ test("operator: launches and cancels their own task; sees no Escalations or Admi
 
   // Her own task: launched from the form, cancelled from the run page.
   await launchGoalFromForm(page, { goal: GOAL, profile: "scripted-stall", stepBudget: 400 });
-  page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Cancel task" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Cancel task" }).click();
   await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
 
   await page.goto("/escalations");

@@ -72,8 +72,8 @@ test("save a task as a template, launch from it, see its history and the costs g
   // Delete (archive) it from the launch form: gone from the picker, its tasks still counted on /costs.
   await page.goto("/tasks/new");
   await page.getByLabel("Start from a template").selectOption(name);
-  page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Delete template" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Delete template" }).click();
   await expect(page.getByLabel("Start from a template").locator(`option[value="${name}"]`)).toHaveCount(0);
   // Its tasks still say where they came from, without a link (an archived template no longer launches).
   await page.goto(fromTemplateTask);

@@ -225,12 +225,12 @@ describe("the egress gate stops an agent that obeys a workspace file", () => {
     const email = await refused({ demo: { kind: "license-audit", limit: 3, emailTo: OUTSIDE }, workspace: workspaceWith("demo", "nothing") });
     expect(email).toBeInstanceOf(AppError);
     expect(email).toMatchObject({
-      code: "BAD_INPUT",
+      code: "REFUSED",
       message: `demo.emailTo: recipient outside allowed domains (${OUTSIDE}; allowed: example.com): refused at launch by the egress policy of profile "scripted"`,
     });
     const post = await refused({ demo: { kind: "license-audit", limit: 3, postUrl: "https://hooks.elsewhere.example.org/x" }, workspace: join(root, "demo") });
     expect(post).toMatchObject({
-      code: "BAD_INPUT",
+      code: "REFUSED",
       message: expect.stringContaining(
         "demo.postUrl: origin outside allowed origins (https://hooks.elsewhere.example.org; no origin is allowed (LONGHAUL_HTTP_ALLOW unset))",
       ),

@@ -5,6 +5,7 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { notifyEscalation } from "../../server/db/escalation-notify.ts";
 import { openEscalation } from "../../server/db/escalation-repository.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { taskSummaryJson } from "../../scripts/lib/cli-task.ts";
 
 // Issue 18 "Escalations reach a person": overdue is one rule, the same in escalation.list,
 // escalation.get, task.get (what the CLI's status prints) and the nav badge — also after an overdue
@@ -75,6 +76,66 @@ describe("overdue after a re-escalation", () => {
     expect((await api.task.get({ taskId })).escalations[0]?.overdue).toBe(false);
     expect((await api.task.get({ taskId })).escalations[0]?.timeout).toBeNull();
     expect(await api.escalation.inboxCount()).toEqual(base);
+  });
+
+  it("shows the due time that passed, not the one a reminder pushed ahead, and 'reminders over' the same everywhere", async () => {
+    // A 1-minute due time: opened 85 s ago, due 25 s ago; the first reminder moves it along the chain
+    // and gives the new role a due time a minute ahead (Escalation.dueAt). The answer was still due 25 s ago.
+    const suffix = ulid().toLowerCase();
+    const profile = await prisma.agentProfile.create({
+      data: { name: `esc-due-${suffix}`, model: "scripted", tools: [], escalationRole: "handler", escalationChain: ["admin"], escalationDueMinutes: 1 },
+    });
+    const taskId = `task_${suffix}`;
+    const runId = `run_${suffix}`;
+    await prisma.task.create({
+      data: { id: taskId, goal: "Wait for a person", profileId: profile.id, status: "waiting_for_human", stepBudget: 10, workspace: "/tmp" },
+    });
+    await prisma.run.create({ data: { id: runId, taskId } });
+    const api = createCaller({ prisma, actor: "admin", principal: testPrincipal("admin", ["admin", "handler"]) });
+    const { escalationId } = await openEscalation({
+      prisma,
+      taskId,
+      runId,
+      stepId: "escalate-1",
+      reason: "loop",
+      message: "looping",
+      evidence: {},
+      checkpointId: null,
+      endReason: "loop",
+    });
+    const opened = new Date(Date.now() - 85_000);
+    const due = new Date(opened.getTime() + 60_000);
+    await prisma.escalation.update({ where: { id: escalationId }, data: { createdAt: opened, dueAt: due, notifications: 1, lastNotifiedAt: opened } });
+    const deliver = async () => ({ delivered: true, attempts: 1, status: 200 });
+    await notifyEscalation({ prisma, escalationId, round: 1, deliver });
+    const moved = await prisma.escalation.findUniqueOrThrow({ where: { id: escalationId } });
+    expect(moved.dueAt.getTime()).toBeGreaterThan(Date.now()); // the new role's due time
+
+    const views = async () => {
+      const row = (await api.escalation.list({ status: "open" })).find((e) => e.id === escalationId)!;
+      const card = await api.escalation.get({ escalationId });
+      const task = await api.task.get({ taskId });
+      const cli = taskSummaryJson(task).escalation!;
+      return { row, card, inTask: task.escalations[0]!, cli };
+    };
+    const first = await views();
+    for (const v of [first.row, first.card, first.inTask, { ...first.cli, dueAt: new Date(first.cli.dueAt) }]) {
+      expect(v.dueAt).toEqual(due);
+      expect(v).toMatchObject({ overdue: true, phase: "reminding", remindersSent: 1 });
+    }
+    expect(first.card.nextReminderAt).toEqual(new Date(moved.lastNotifiedAt!.getTime() + 60_000));
+    expect(first.inTask.nextReminderAt).toEqual(first.card.nextReminderAt);
+    expect(first.row.nextReminderAt).toEqual(first.card.nextReminderAt);
+    expect(first.cli.words).toContain(`Overdue since ${due.toISOString().slice(0, 19)}Z`);
+
+    // Every reminder sent: the task still waits on a human and every view says so, the same way.
+    for (const round of [2, 3, 4]) await notifyEscalation({ prisma, escalationId, round, deliver });
+    const last = await views();
+    for (const v of [last.row, last.card, last.inTask])
+      expect(v).toMatchObject({ overdue: true, phase: "reminders_over", remindersSent: 4, nextReminderAt: null });
+    expect(last.cli).toMatchObject({ overdue: true, phase: "reminders_over", remindersSent: 4, nextReminderAt: null });
+    expect(last.cli.words).toContain("All 4 reminders went out and no more will be sent; the task still waits on a human");
+    expect((await api.task.get({ taskId })).status).toBe("waiting_for_human");
   });
 
   it("claim and release answer the shapes CONTRACTS.md documents", async () => {

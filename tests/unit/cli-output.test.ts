@@ -60,7 +60,18 @@ describe("cli output formats", () => {
     const row = { id: "task_1", status: "queued", stepsUsed: 0, stepBudget: 10, checkpointSteps: 0, humanSteps: 0, goal };
     const api = await fakeApi({
       "task.list": { rows: [row] },
-      "escalation.list": [{ id: "esc_1", taskId: "task_1", reason: "manual\u001b[31m", status: "open", overdue: false }],
+      "escalation.list": [
+        {
+          id: "esc_1",
+          taskId: "task_1",
+          reason: "manual\u001b[31m",
+          status: "open",
+          dueAt: new Date("2026-12-05T23:45:20Z"),
+          overdue: true,
+          phase: "reminding",
+          nextReminderAt: new Date("2026-12-05T23:46:20Z"),
+        },
+      ],
     });
     try {
       const list = await runCli(api.url, ["list"]);
@@ -71,6 +82,8 @@ describe("cli output formats", () => {
       expect(esc.stderr).toContain("manual\\x1b[31m");
       expect(esc.stderr).not.toContain("\u001b");
       expect(JSON.parse(esc.stdout).escalations[0].reason).toBe("manual\u001b[31m");
+      // The due time the card and the run page show, said the same way.
+      expect(esc.stderr).toContain("OVERDUE · Overdue since 2026-12-05T23:45:20Z");
     } finally {
       await api.close();
     }

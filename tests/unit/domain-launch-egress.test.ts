@@ -18,8 +18,9 @@ describe("launch: egress checks, launch keys, storable text", () => {
     const fake = fakeLaunchPorts({ deploymentEgress });
     const e = await failure(launch({ demo: { kind: "license-audit", limit: 2, emailTo: "boss@elsewhere.org", postUrl: "https://evil.net/x" } }, fake.ports));
     expect(e).toBeInstanceOf(AppError);
+    // A policy's refusal, not bad input: the CLI exits 1 with these words, not 2 with a usage hint.
     expect(e).toMatchObject({
-      code: "BAD_INPUT",
+      code: "REFUSED",
       message:
         'demo.emailTo: recipient outside allowed domains (boss@elsewhere.org; allowed: example.com); demo.postUrl: origin outside allowed origins (https://evil.net; allowed: https://hooks.example.com): refused at launch by the egress policy of profile "scripted"',
     });

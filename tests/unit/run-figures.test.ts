@@ -100,25 +100,25 @@ describe("what happens when a wait for a human times out", () => {
   it("says it in words where the wait is shown", () => {
     const same = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: [] });
     expect(waitTimeoutWords(same, "handler", fmt)).toBe(
-      "If no one decides by 2026-12-03T11:00:00.000Z: reminder 1 of 4 goes to the handler role again and the run waits another 60 min. " +
-        "After reminder 4 the run stops waiting; the escalation stays open and a decision still applies. Nothing is decided on its own.",
+      "If no one decides by 2026-12-03T11:00:00.000Z: reminder 1 of 4 goes to the handler role again and the next comes 60 min later. " +
+        "After reminder 4 no more are sent; the task still waits on a human: the escalation stays open and a decision still applies. Nothing is decided on its own.",
     );
     const moved = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: ["admin"] });
     expect(waitTimeoutWords(moved, "handler", fmt)).toContain("reminder 1 of 4 moves it to the admin role (the profile's chain)");
-    // The last reminder: the run stops waiting after it (escalationWaitAction: no next round), so no "waits another".
+    // The last reminder: none follows it (escalationWaitAction: no next round), so no "next comes".
     const last = escalationTimeoutPlan({ ...base, notifications: 4, lastNotifiedAt: null, chain: [] });
     expect(last.nextReminder).toBe(4);
     expect(waitTimeoutWords(last, "handler", fmt)).toMatch(
-      /the last reminder \(4 of 4\) goes to the handler role again and the run stops waiting; the escalation stays open/,
+      /the last reminder \(4 of 4\) goes to the handler role again and no more follow; the task still waits on a human: the escalation stays open/,
     );
-    expect(waitTimeoutWords(last, "handler", fmt)).not.toContain("waits another");
+    expect(waitTimeoutWords(last, "handler", fmt)).not.toContain("next comes");
     const toPerson = escalationTimeoutPlan({ ...base, notifications: 1, lastNotifiedAt: null, chain: ["user:Dana Reyes"] });
     expect(waitTimeoutWords(toPerson, "handler", fmt)).toContain("reminder 1 of 4 moves it to Dana Reyes (the profile's chain)");
     const withPerson = escalationTimeoutPlan({ ...base, notifications: 2, lastNotifiedAt: null, assigneeRole: "user:Dana Reyes", chain: ["user:Dana Reyes"] });
     expect(waitTimeoutWords(withPerson, "user:Dana Reyes", fmt)).toContain("reminder 2 of 4 goes to Dana Reyes again");
     const done = escalationTimeoutPlan({ ...base, notifications: 5, lastNotifiedAt: null, chain: [] });
     expect(waitTimeoutWords(done, "handler", fmt)).toBe(
-      "The run stopped waiting after 4 reminders; the escalation stays open and a decision still applies. Nothing is decided on its own.",
+      "All 4 reminders went out and no more will be sent; the task still waits on a human: the escalation stays open and a decision still applies. Nothing is decided on its own.",
     );
   });
 });

@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** The audit log's filter: who and action (substrings), task id (exact). */
 type AuditFilter = { actor?: string; action?: string; taskId?: string };
@@ -65,7 +66,7 @@ export function AuditSection() {
               <tr key={e.id} className="border-t border-zinc-200 align-top" data-testid="audit-row" data-action={e.action}>
                 <td className="whitespace-nowrap">{e.at.toISOString().slice(0, 19).replace("T", " ")}</td>
                 <td className="max-w-[16rem] [overflow-wrap:anywhere]">
-                  {e.actor}
+                  <SafeText text={e.actor} />
                   {e.via.startsWith("token:") ? (
                     <span className="text-zinc-500"> (token)</span>
                   ) : e.via === "sign-up" ? (

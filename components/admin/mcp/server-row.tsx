@@ -7,7 +7,8 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
-import { classText, McpToolClassRow } from "./tool-class-row.tsx";
+import { toolClassWords } from "@/lib/contracts/mcp.ts";
+import { McpToolClassRow } from "./tool-class-row.tsx";
 
 type Server = inferRouterOutputs<AppRouter>["mcpServer"]["list"][number];
 type TestResult = inferRouterOutputs<AppRouter>["mcpServer"]["test"];
@@ -95,7 +96,7 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
             <ul className="mt-1 list-disc pl-5">
               {result.tools.map((t) => (
                 <li key={t.name}>
-                  <code>{t.qualifiedName}</code> — {classText(t.class)}
+                  <code>{t.qualifiedName}</code> — {toolClassWords(t.class)}
                 </li>
               ))}
             </ul>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { toolClassWords } from "@/lib/contracts/mcp.ts";
 import type { AppRouter } from "@/server/api/root.ts";
 
 type Server = inferRouterOutputs<AppRouter>["mcpServer"]["list"][number];
@@ -18,11 +19,6 @@ const CLASS_PARTS = [
 ] as const;
 type Part = (typeof CLASS_PARTS)[number][0];
 type Choice = "" | "yes" | "no";
-
-/** A tool's class in words ("read-only, idempotent"). */
-export function classText(c: ServerTool["class"]): string {
-  return `${c.readOnly ? "read-only" : c.idempotent ? "side effect (idempotent)" : "side effect"}${c.destructive ? ", destructive (risky)" : ""}${c.openWorld ? ", open-world (egress gate)" : ""}`;
-}
 
 /**
  * One tool of a server with its effective class and the admin's override of it: each part "as
@@ -45,7 +41,7 @@ export function McpToolClassRow({ server, tool }: { server: string; tool: Server
   return (
     <li className="space-y-1" data-mcp-tool={tool.name}>
       <div>
-        <code>{tool.name}</code> — <span data-testid="mcp-tool-class">{classText(tool.class)}</span>
+        <code>{tool.name}</code> — <span data-testid="mcp-tool-class">{toolClassWords(tool.class)}</span>
         {tool.override && <span className="ml-1 text-amber-700">(overridden)</span>}
         {tool.override?.disabled && <span className="ml-1 text-red-700">never offered</span>}
       </div>

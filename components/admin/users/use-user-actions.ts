@@ -5,9 +5,13 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { Role } from "@/server/auth/roles.ts";
 import { userLabel } from "./user-label.ts";
+import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
 
 /** The outcome of the users section's last action: one line, an error or what was done. */
 export type ActionStatus = { kind: "error" | "done"; text: string } | null;
+
+/** The users section's fields as the API names them, in the page's words (`userId` is the row the action was on: dropped). */
+const USER_FIELDS: FieldLabels = { userId: null, email: "Email", name: "Name", password: "Password", roles: "Roles" };
 
 /** A user as the section names them in its messages. */
 export interface UserRef {
@@ -18,8 +22,9 @@ export interface UserRef {
 
 /**
  * The users section's actions (roles, add user, password reset, deactivate, reactivate) sharing one
- * status line: each action's error replaces the line, and each success replaces it with what was
- * done — so an error clears as soon as the next action succeeds, whichever action it was.
+ * status line: each action clears it when it starts, then its error (in the form's words:
+ * components/ui/field-labels.ts) or what was done fills it — so an old error never stands under the
+ * next action's result, whichever action it was.
  * `pendingRoles` holds the roles a change asked for until the server answers.
  */
 export function useUserActions() {
@@ -28,7 +33,9 @@ export function useUserActions() {
   const [status, setStatus] = useState<ActionStatus>(null);
   const [pendingRoles, setPendingRoles] = useState<Record<string, Role[]>>({});
   const refresh = () => queryClient.invalidateQueries(trpc.admin.pathFilter());
-  const failed = (error: { message: string }) => setStatus({ kind: "error", text: error.message });
+  const failed = (error: { message: string }) => setStatus({ kind: "error", text: labelledMessage(error.message, USER_FIELDS) });
+  /** A new action starts: the last one's line goes, so no old error stands under the new result. */
+  const starting = () => setStatus(null);
   const done = (text: string) => setStatus({ kind: "done", text });
 
   const rolesMutation = useMutation(trpc.admin.setRoles.mutationOptions());
@@ -43,6 +50,7 @@ export function useUserActions() {
     passwordPending: passwordMutation.isPending,
     /** Replaces `user`'s roles with `roles` (shown at once; the server's answer or refusal settles them). */
     setRoles(user: UserRef, roles: Role[]) {
+      starting();
       setPendingRoles((p) => ({ ...p, [user.id]: roles }));
       rolesMutation.mutate(
         { userId: user.id, roles },
@@ -55,6 +63,7 @@ export function useUserActions() {
     },
     /** Adds a user with a password and roles; `onAdded` runs on success (e.g. to empty the form). */
     createUser(input: { email: string; name: string; password: string; roles: Role[] }, onAdded: () => void) {
+      starting();
       createMutation.mutate(input, {
         onSuccess: (u) => {
           done(`Added ${userLabel(u.name, u.email)}. Tell them their password yourself (no email is sent).`);
@@ -66,6 +75,7 @@ export function useUserActions() {
     },
     /** Sets `user`'s password (their sessions end, their tokens are revoked); `onSet` runs on success. */
     setPassword(user: UserRef, password: string, onSet: () => void) {
+      starting();
       passwordMutation.mutate(
         { userId: user.id, password },
         {
@@ -83,6 +93,7 @@ export function useUserActions() {
     /** Deactivates (`active` false) or reactivates `user`. */
     setActive(user: UserRef, active: boolean) {
       const mutation = active ? reactivateMutation : deactivateMutation;
+      starting();
       mutation.mutate(
         { userId: user.id },
         {

@@ -4,6 +4,7 @@ import { cn } from "@/components/ui/cn.ts";
 import type { Role } from "@/server/auth/roles.ts";
 import { PasswordReset } from "./password-reset.tsx";
 import type { UserActions, UserRef } from "./use-user-actions.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** A name cell: a long name without spaces wraps rather than widening the column past the row's buttons. */
 const NAME_CELL = "max-w-[16rem] [overflow-wrap:anywhere]";
@@ -59,7 +60,7 @@ export function UserRow({
   return (
     <tr className="border-t border-zinc-200" data-user-email={user.email} data-deactivated={deactivated ? "true" : undefined}>
       <td className={cn(NAME_CELL, deactivated && "text-zinc-500")}>
-        <bdi>{user.name}</bdi>
+        <SafeText text={user.name} />
       </td>
       <td className="max-w-[16rem] break-all">{user.email}</td>
       <td>{user.signIn.join(", ")}</td>

@@ -7,11 +7,12 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { NewUserForm } from "./new-user-form.tsx";
 import { useUserActions } from "./use-user-actions.ts";
 import { ROLE_COLUMNS, UserRow, type Confirmation } from "./user-row.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /**
  * /admin → Users: every user with their roles (changes confirmed first), password reset,
- * deactivate / reactivate, and the New user form. One status line says the last action's outcome:
- * an error stays until the next action succeeds.
+ * deactivate / reactivate, and the New user form. One status line says the last action's outcome,
+ * cleared when the next action starts.
  */
 export function UsersSection() {
   const trpc = useTRPC();
@@ -24,7 +25,7 @@ export function UsersSection() {
       <h2 className="text-lg font-semibold">Users and roles</h2>
       {actions.status?.kind === "error" && (
         <p className="text-sm text-red-700" role="alert" data-testid="users-error">
-          {actions.status.text}
+          <SafeText text={actions.status.text} />
         </p>
       )}
       {actions.status?.kind === "done" && (

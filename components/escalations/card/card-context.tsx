@@ -3,6 +3,7 @@
 import { cn } from "@/components/ui/cn.ts";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import type { EscalationCard } from "./use-decision-form.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 const heading = "mb-1 text-xs font-medium tracking-wide text-zinc-500 uppercase";
 
@@ -12,7 +13,7 @@ export function CardContext({ e }: { e: EscalationCard }) {
     <>
       {e.checkpoint?.openQuestion && (
         <p className="rounded bg-zinc-50 p-3 text-sm [overflow-wrap:anywhere]">
-          <span className="font-medium">Open question:</span> <bdi>{e.checkpoint.openQuestion}</bdi>
+          <span className="font-medium">Open question:</span> <SafeText text={e.checkpoint.openQuestion} multiline />
         </p>
       )}
       <div>
@@ -20,7 +21,7 @@ export function CardContext({ e }: { e: EscalationCard }) {
         <ol className="space-y-1 font-mono text-xs [overflow-wrap:anywhere]">
           {e.lastSteps.map((s) => (
             <li key={s.stepId} className={cn(s.status === "failed" && "text-red-700")}>
-              {s.stepId} {s.summary || s.tool || s.kind}
+              {s.stepId} <SafeText text={s.summary || s.tool || s.kind} />
             </li>
           ))}
         </ol>
@@ -33,7 +34,8 @@ export function CardContext({ e }: { e: EscalationCard }) {
           <ul className="max-h-40 overflow-auto font-mono text-xs [overflow-wrap:anywhere]">
             {e.factDiff.map((c) => (
               <li key={c.key}>
-                {c.kind === "added" ? "+" : c.kind === "removed" ? "−" : "~"} {c.key}: {JSON.stringify(c.kind === "removed" ? c.before : c.after).slice(0, 120)}
+                {c.kind === "added" ? "+" : c.kind === "removed" ? "−" : "~"}{" "}
+                <SafeText text={`${c.key}: ${JSON.stringify(c.kind === "removed" ? c.before : c.after).slice(0, 120)}`} />
               </li>
             ))}
           </ul>
@@ -46,7 +48,7 @@ export function CardContext({ e }: { e: EscalationCard }) {
             {e.alerts.slice(0, 8).map((a, i) => (
               <li key={i}>
                 <span className={cn("mr-1 rounded px-1", a.severity === "critical" ? "bg-red-100 text-red-800" : "bg-amber-100 text-amber-900")}>{a.kind}</span>
-                {a.message} <span className="text-zinc-500">({a.stepId})</span>
+                <SafeText text={a.message} /> <span className="text-zinc-500">({a.stepId})</span>
               </li>
             ))}
           </ul>
@@ -56,7 +58,7 @@ export function CardContext({ e }: { e: EscalationCard }) {
         <ul className="space-y-0.5 text-xs text-zinc-500" data-testid="undos">
           {e.undos.map((u, i) => (
             <li key={i}>
-              Undone: {u.decision.replace("_", " ")} by {u.decidedBy ?? "someone"}, taken back by {u.undoneBy}
+              Undone: {u.decision.replace("_", " ")} by <SafeText text={u.decidedBy ?? "someone"} />, taken back by <SafeText text={u.undoneBy} />
               {u.undoneAt ? (
                 <>
                   {" "}

@@ -4,6 +4,7 @@ import { ago } from "@/components/tasks/format.ts";
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** "<name> is on this": claim, take over (confirmed in the app's dialog, which names who holds the claim), release; the button says so while the request is in flight. */
 export function ClaimLine({
@@ -44,7 +45,7 @@ export function ClaimLine({
       ) : (
         <span className="min-w-0 [overflow-wrap:anywhere]">
           <span className="font-medium">
-            <bdi>{claimedBy}</bdi> is on this
+            <SafeText text={claimedBy} /> is on this
           </span>
           {claimedBy === me ? " (you)" : ""}
           {since}

@@ -3,6 +3,7 @@
 import { ago } from "@/components/tasks/format.ts";
 import { exactTitle, Timestamp } from "@/components/ui/timestamp.tsx";
 import type { EscalationCard } from "./use-decision-form.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /**
  * Why the buttons are off on an escalation that is no longer open: who decided what, when, with
@@ -11,18 +12,18 @@ import type { EscalationCard } from "./use-decision-form.ts";
 export function DecidedNote({ e, mine, waiting, left }: { e: EscalationCard; mine: boolean; waiting: boolean; left: number }) {
   return (
     <p id="decided-note" className="rounded-md border border-zinc-200 bg-zinc-50 p-3 text-sm [overflow-wrap:anywhere]" data-testid="decided">
-      {e.decision ? `${e.decision.replace("_", " ")} by ${e.decidedBy ?? "someone"}` : e.status}
+      {e.decision ? <SafeText text={`${e.decision.replace("_", " ")} by ${e.decidedBy ?? "someone"}`} /> : e.status}
       {e.decidedAt ? <span title={exactTitle(e.decidedAt)}> {ago(e.decidedAt)}</span> : ""}
       {e.guidance ? (
         <>
           {" — “"}
-          <bdi>{e.guidance}</bdi>”
+          <SafeText text={e.guidance} multiline />”
         </>
       ) : null}
       {e.deadEndReason ? (
         <>
           {" — “"}
-          <bdi>{e.deadEndReason}</bdi>”
+          <SafeText text={e.deadEndReason} multiline />”
         </>
       ) : null}
       {e.status === "applied" ? (

@@ -1,6 +1,8 @@
 "use client";
 
+import { useState } from "react";
 import { cn } from "@/components/ui/cn.ts";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import type { EscalationDecision } from "@/lib/contracts/escalation.ts";
 import { FactEditor } from "../fact-editor.tsx";
 import { BudgetRaise } from "./budget-raise.tsx";
@@ -19,6 +21,7 @@ export function DecisionFields({ e, form, open }: { e: EscalationCard; form: Dec
   const unresolved = e.reason === "unresolved_effect";
   /** Approve / Reject come first: a risky action's approval, or the verdict on an unknown outcome. */
   const verdict = risky || unresolved;
+  const [asking, setAsking] = useState(false);
   const label = (decision: EscalationDecision, words: string) => (pendingDecision === decision ? `${words} — sending…` : words);
   return (
     <fieldset
@@ -89,14 +92,21 @@ export function DecisionFields({ e, form, open }: { e: EscalationCard; form: Dec
         >
           {label("resume", verdict ? "Resume with guidance" : "Resume")}
         </button>
-        <button
-          type="button"
-          className="rounded-md border border-zinc-300 px-3 py-2 text-sm disabled:opacity-50"
-          onClick={() => window.confirm("Cancel this task?") && send("cancel")}
-        >
+        <button type="button" className="rounded-md border border-zinc-300 px-3 py-2 text-sm disabled:opacity-50" onClick={() => setAsking(true)}>
           {label("cancel", "Cancel task")}
         </button>
       </div>
+      <ConfirmDialog
+        open={asking}
+        title="Cancel this task?"
+        description={`The task ends cancelled instead of resuming; nothing already done is undone. You have ${UI_UNDO_SECONDS} s to undo the decision.`}
+        confirmLabel="Cancel task"
+        onCancel={() => setAsking(false)}
+        onConfirm={() => {
+          setAsking(false);
+          send("cancel");
+        }}
+      />
       <div className="space-y-1">
         <label htmlFor="deadEndReason" className="block text-sm font-medium">
           Dead-end reason

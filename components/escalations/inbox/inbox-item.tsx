@@ -8,29 +8,16 @@ import { cn } from "@/components/ui/cn.ts";
 import type { AppRouter } from "@/server/api/root.ts";
 import { REASON_SHORT } from "../context-card.tsx";
 import { assigneeWords } from "@/lib/contracts/escalation.ts";
+import { SafeText, safeAttr } from "@/components/ui/safe-text.tsx";
 
 type InboxEscalation = inferRouterOutputs<AppRouter>["escalation"]["list"][number];
 
 /**
  * One escalation of the inbox list (a button selecting it): reason, due or decision state (`left`:
- * seconds until a decided one applies; `now`: the countdown's clock), message, task id, age, the
+ * seconds until a decided one applies), message, task id, age, the
  * task's cost so far, who it is for, its goal, who decided or claimed it (`me` reads "you").
  */
-export function InboxItem({
-  e,
-  selected,
-  left,
-  now,
-  me,
-  onSelect,
-}: {
-  e: InboxEscalation;
-  selected: boolean;
-  left: number;
-  now: number;
-  me: string;
-  onSelect: () => void;
-}) {
+export function InboxItem({ e, selected, left, me, onSelect }: { e: InboxEscalation; selected: boolean; left: number; me: string; onSelect: () => void }) {
   const overdue = e.overdue;
   return (
     <button
@@ -50,19 +37,19 @@ export function InboxItem({
         <span className={cn("text-xs", overdue ? "font-semibold text-red-700" : "text-zinc-500")} title={`due ${exactTitle(e.dueAt)}`}>
           {e.status === "open"
             ? overdue
-              ? // After a reminder re-armed dueAt it lies ahead again: still overdue (isEscalationOverdue), with no "for" time.
-                new Date(e.dueAt).getTime() < now
-                ? `⚠ overdue ${ago(e.dueAt).replace(" ago", "")}`
-                : `⚠ overdue (reminded, now with ${assigneeWords(e.assigneeRole)})`
+              ? // dueAt is when the answer was due (escalationClock), so it lies behind an overdue one.
+                `⚠ overdue ${ago(e.dueAt).replace(" ago", "")}${e.phase === "reminders_over" ? " · reminders over" : e.remindersSent ? ` · ${e.remindersSent} reminder${e.remindersSent === 1 ? "" : "s"} sent` : ""}`
               : `due in ${ago(e.dueAt).replace(" ago", "")}`
             : e.status === "decided" && left > 0
               ? `${e.decision?.replace("_", " ")}: decided, applies in ${left} s`
               : e.status === "applied"
-                ? `${e.decision?.replace("_", " ")} by ${e.decidedBy ?? "someone"}`
+                ? `${e.decision?.replace("_", " ")} by ${safeAttr(e.decidedBy ?? "someone")}`
                 : `${e.decision?.replace("_", " ")}: being applied`}
         </span>
       </div>
-      <div className="line-clamp-2 break-words text-zinc-600">{e.message}</div>
+      <div className="line-clamp-2 break-words text-zinc-600">
+        <SafeText text={e.message} />
+      </div>
       <div className="mt-0.5 flex flex-wrap gap-x-3 text-xs text-zinc-500">
         <span className="font-mono" title={e.taskId}>
           {shortId(e.taskId)}
@@ -73,14 +60,14 @@ export function InboxItem({
         <span className="tabular-nums" title="The task's spend so far (all runs)">
           {usd(e.taskCostUsd)} so far
         </span>
-        <span>{e.claimedBy && e.status === "open" ? "" : `escalated to ${assigneeWords(e.assigneeRole)}`}</span>
+        <span>{e.claimedBy && e.status === "open" ? "" : `escalated to ${safeAttr(assigneeWords(e.assigneeRole))}`}</span>
       </div>
       <div className="truncate text-xs text-zinc-400" dir="auto">
-        {e.goal}
+        <SafeText text={e.goal} />
       </div>
       {e.status !== "open" && e.decidedBy && (
         <div className="mt-0.5 text-xs text-zinc-600">
-          {e.decision?.replace("_", " ")} by {e.decidedBy === me ? "you" : e.decidedBy}
+          {e.decision?.replace("_", " ")} by {e.decidedBy === me ? "you" : <SafeText text={e.decidedBy} />}
           {e.decidedAt ? (
             <>
               {" "}
@@ -91,7 +78,7 @@ export function InboxItem({
       )}
       {e.claimedBy && e.status === "open" && (
         <div className="mt-0.5 text-xs font-medium text-blue-800">
-          {e.claimedBy} is on this{e.claimedBy === me ? " (you)" : ""}
+          <SafeText text={e.claimedBy} /> is on this{e.claimedBy === me ? " (you)" : ""}
         </div>
       )}
     </button>

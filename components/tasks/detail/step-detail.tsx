@@ -9,6 +9,7 @@ import { RelativeTime } from "../relative-time.tsx";
 import { StepFactChanges } from "./step-fact-changes.tsx";
 import { ForkButton, type ForkPoint } from "./fork-button.tsx";
 import { PromptView } from "./prompt-view.tsx";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** An MCP call's latest progress notification (Step.progress: {progress, total?, message?}) in words, or null. */
 function progressText(value: unknown): string | null {
@@ -96,7 +97,7 @@ export function StepDetail({
       </div>
       {s.status === "running" && progressText(s.progress) && (
         <p className="text-sm text-zinc-700" data-testid="step-progress">
-          {progressText(s.progress)}
+          <SafeText text={progressText(s.progress) ?? ""} />
         </p>
       )}
       <div className="text-xs text-zinc-600">
@@ -119,7 +120,7 @@ export function StepDetail({
       )}
       {s.error && (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 font-mono text-xs whitespace-pre-wrap text-red-900">
-          {s.error}
+          <SafeText text={s.error} multiline />
         </div>
       )}
       {(s.kind === "model" || costUsd > 0) && (
@@ -154,7 +155,7 @@ export function StepDetail({
                   <td className={m.status === "ok" ? "text-emerald-700" : "text-red-700"}>
                     {m.status}
                     {m.httpStatus ? ` ${m.httpStatus}` : ""}
-                    {m.error ? ` — ${m.error.slice(0, 60)}` : ""}
+                    {m.error ? <SafeText text={` — ${m.error.slice(0, 60)}`} /> : ""}
                   </td>
                   <td>
                     {m.cause}

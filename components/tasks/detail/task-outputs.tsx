@@ -3,6 +3,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 type TaskDetail = inferRouterOutputs<AppRouter>["task"]["get"];
 
@@ -14,7 +15,7 @@ export function Artifacts({ task }: { task: TaskDetail }) {
       {task.artifacts.map((a) => (
         <li key={a.id} className="flex items-center justify-between rounded-md border border-zinc-200 px-3 py-2 text-sm">
           <span>
-            <span className="font-medium">{a.name}</span>{" "}
+            <SafeText className="font-medium" text={a.name} />{" "}
             <span className="text-xs text-zinc-500">
               {a.mime} · {a.bytes.toLocaleString("en-US")} bytes ·{" "}
               {task.runs.length > 1
@@ -44,11 +45,15 @@ export function Outbox({ task }: { task: TaskDetail }) {
     <ul className="space-y-3">
       {task.outbox.map((m) => (
         <li key={m.id} className="rounded-md border border-zinc-200 p-3 text-sm" data-message-id={m.messageId}>
-          <div className="font-medium">{m.subject}</div>
-          <div className="text-xs text-zinc-500">
-            to {m.to} · message id <span className="font-mono">{m.messageId}</span> · {m.stepId}
+          <div className="font-medium">
+            <SafeText text={m.subject} />
           </div>
-          <pre className="mt-2 max-h-60 overflow-auto font-sans text-sm whitespace-pre-wrap text-zinc-700">{m.body}</pre>
+          <div className="text-xs text-zinc-500">
+            to <SafeText text={m.to} /> · message id <span className="font-mono">{m.messageId}</span> · {m.stepId}
+          </div>
+          <pre className="mt-2 max-h-60 overflow-auto font-sans text-sm whitespace-pre-wrap text-zinc-700">
+            <SafeText text={m.body} multiline />
+          </pre>
         </li>
       ))}
     </ul>
@@ -61,10 +66,17 @@ export function Result({ task }: { task: TaskDetail }) {
     return (
       <div className="rounded-md border border-violet-200 bg-violet-50 p-4 text-sm text-violet-900">
         <div className="font-medium">Dead end — the agent showed the task cannot be done</div>
-        <p className="mt-1">{task.deadEndReason}</p>
+        <p className="mt-1" data-testid="dead-end-reason">
+          <SafeText text={task.deadEndReason ?? ""} multiline />
+        </p>
       </div>
     );
   if (task.result) return <JsonView label="Result" value={task.result} />;
-  if (task.error) return <div className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-900">{task.error}</div>;
+  if (task.error)
+    return (
+      <div className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-900">
+        <SafeText text={task.error} multiline />
+      </div>
+    );
   return <p className="text-sm text-zinc-500">No result yet.</p>;
 }

@@ -76,6 +76,13 @@ export function useLaunchForm() {
   const launch = useMutation(trpc.task.launch.mutationOptions({ onSuccess }));
   const launchFromTemplate = useMutation(trpc.template.launch.mutationOptions({ onSuccess }));
   const sending = fromTemplate ? launchFromTemplate : launch;
+  // The server's refusal is about the input it was sent: once that input changes, it no longer stands.
+  const { reset: resetLaunch } = launch;
+  const { reset: resetFromTemplate } = launchFromTemplate;
+  useEffect(() => {
+    resetLaunch();
+    resetFromTemplate();
+  }, [mode, limit, goal, profile, budgets, workspace, factsText, templateName, resetLaunch, resetFromTemplate]);
 
   /** Fills the form with a template's launch (or clears the choice), then its history's suggestion. */
   async function chooseTemplate(name: string) {

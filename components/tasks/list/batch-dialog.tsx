@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
 import { usd } from "../format.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** What the bulk bar asks the dialog to do. */
 export interface BatchRequest {
@@ -77,7 +78,7 @@ export function BatchDialog({ request, onClose, onStarted }: { request: BatchReq
               <ul className="list-disc pl-5 text-zinc-600" aria-label="Skipped">
                 {p.skipped.map((s) => (
                   <li key={s.reason}>
-                    {s.count} skipped: {s.reason}
+                    {s.count} skipped: <SafeText text={s.reason} />
                   </li>
                 ))}
               </ul>

@@ -12,6 +12,7 @@ import type { AppRouter } from "@/server/api/root.ts";
 import { runClock } from "@/lib/contracts/run-clock.ts";
 import { compactNumber, durationMs, shortId, usd } from "../format.ts";
 import { RelativeTime, useTickingNow } from "../relative-time.tsx";
+import { SafeText, safeAttr } from "@/components/ui/safe-text.tsx";
 
 export type TaskRow = inferRouterOutputs<AppRouter>["task"]["list"]["rows"][number];
 
@@ -107,7 +108,7 @@ export const columns = [
       <div>
         <CopyId id={c.getValue()} />
         <div className="truncate text-xs text-zinc-500" title={`launched by ${c.row.original.createdBy}`}>
-          by <bdi>{c.row.original.createdBy}</bdi>
+          by <SafeText text={c.row.original.createdBy} />
         </div>
       </div>
     ),
@@ -130,11 +131,21 @@ export const columns = [
         <Link
           href={`/tasks/${c.row.original.id}`}
           className="line-clamp-2 font-medium break-words [overflow-wrap:anywhere] text-zinc-900 hover:underline"
-          title={c.getValue()}
+          title={safeAttr(c.getValue(), { newlines: true })}
           dir="auto"
         >
-          {c.getValue()}
+          <SafeText text={c.getValue()} />
         </Link>
+        {c.row.original.evalRun && (
+          <Link
+            href={`/evals/runs/${c.row.original.evalRun.id}`}
+            className="mt-0.5 inline-block rounded bg-violet-100 px-1.5 text-xs text-violet-900 hover:underline"
+            title="A cell of this eval run: a task run to compare profiles, not production work"
+            data-testid="eval-chip"
+          >
+            eval · <SafeText text={c.row.original.evalRun.suite} />
+          </Link>
+        )}
       </div>
     ),
   }),
@@ -144,7 +155,7 @@ export const columns = [
     cell: (c) => (
       <div className="min-w-0">
         <div className="truncate">
-          <bdi>{c.getValue()}</bdi>
+          <SafeText text={c.getValue()} />
         </div>
         <div className="truncate text-xs text-zinc-500">{c.row.original.model}</div>
       </div>

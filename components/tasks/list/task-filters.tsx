@@ -4,10 +4,11 @@ import { Field, TextInput } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import { FAILURE_CLASSES, FAILURE_LABELS } from "@/lib/contracts/failure.ts";
 import { OUTCOME_OPTIONS, STATUS_OPTIONS, utcInputInstant, utcInputValue, type TaskListParams } from "./use-task-list-params.ts";
+import { LIST_DEFAULT_ORIGIN, ORIGIN_OPTIONS } from "@/lib/contracts/task-origin.ts";
 
 const FAILURE_OPTIONS = FAILURE_CLASSES.map((c) => [c, FAILURE_LABELS[c]] as const);
 
-/** The task list's filter bar: search, status, profile, outcome, failure, model (when linked from /costs), launch days, launched since (an instant, UTC), sort; Clear. */
+/** The task list's filter bar: search, status, profile, outcome, eval cells (hidden by default: lib/contracts/task-origin.ts), failure, model (when linked from /costs), launch days, launched since (an instant, UTC), sort; Clear. */
 export function TaskFilters({ p, profiles }: { p: TaskListParams; profiles: readonly string[] }) {
   const { setParam } = p;
   return (
@@ -37,6 +38,14 @@ export function TaskFilters({ p, profiles }: { p: TaskListParams; profiles: read
       </Field>
       <Field label="Outcome">
         <Select value={p.outcome ?? ""} onChange={(e) => setParam({ outcome: e.target.value || null })} placeholder="Any outcome" options={OUTCOME_OPTIONS} />
+      </Field>
+      <Field label="Eval cells">
+        <Select
+          value={p.origin}
+          onChange={(e) => setParam({ origin: e.target.value === LIST_DEFAULT_ORIGIN ? null : e.target.value })}
+          options={ORIGIN_OPTIONS}
+          data-testid="origin-filter"
+        />
       </Field>
       <Field label="Failure">
         <Select value={p.failure ?? ""} onChange={(e) => setParam({ failure: e.target.value || null })} placeholder="Any failure" options={FAILURE_OPTIONS} />

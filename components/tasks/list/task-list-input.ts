@@ -1,4 +1,5 @@
 import { FAILURE_CLASSES } from "@/lib/contracts/failure.ts";
+import { LIST_DEFAULT_ORIGIN, TASK_ORIGINS, type TaskOrigin } from "@/lib/contracts/task-origin.ts";
 
 // The task list's URL → task.list input, without React: the page's hook reads it from the URL, and
 // the server page (app/tasks) prefetches the same first page under the same query key.
@@ -47,7 +48,7 @@ export function utcInputInstant(value: string): string | null {
 
 /**
  * The task list's view of its URL (`status`, `profile`, `outcome`, `model`, `failure`, `from`, `to`,
- * `since`, `q`, `sort`; unknown values are ignored, except `since`, sent as written so a bad one is
+ * `since`, `q`, `sort`, `origin` — production tasks by default, see lib/contracts/task-origin.ts; unknown values are ignored, except `since`, sent as written so a bad one is
  * refused naming the field) and the `task.list` input it asks for (launch days as UTC instants,
  * `to` inclusive; 100 rows a page). Pure.
  */
@@ -64,6 +65,8 @@ export function taskListView(search: { get(name: string): string | null }) {
   const since = search.get("since") ?? "";
   const q = search.get("q") ?? "";
   const sort = search.get("sort") === "oldest" ? ("oldest" as const) : ("newest" as const);
+  const originParam = search.get("origin");
+  const origin: TaskOrigin = TASK_ORIGINS.find((o) => o === originParam) ?? LIST_DEFAULT_ORIGIN;
   const from = dayStart(fromDay);
   const toStart = dayStart(toDay);
   const filtered = status.length > 0 || !!profile || !!model || !!failure || !!outcome || !!from || !!toStart || !!since || !!q;
@@ -79,7 +82,8 @@ export function taskListView(search: { get(name: string): string | null }) {
     ...(toStart ? { to: new Date(toStart.getTime() + DAY_MS) } : {}),
     ...(since ? { since } : {}),
     ...(q ? { q } : {}),
+    origin,
   } as const;
 
-  return { status, profile, outcome, model, failure, fromDay, toDay, since, q, sort, filtered, input };
+  return { status, profile, outcome, model, failure, fromDay, toDay, since, q, sort, origin, filtered, input };
 }

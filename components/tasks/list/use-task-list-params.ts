@@ -9,7 +9,7 @@ export { OUTCOME_OPTIONS, STATUS_OPTIONS, dayStart, utcInputInstant, utcInputVal
 
 /**
  * The task list's filters, in the URL (`status`, `profile`, `outcome`, `model`, `failure`, `from`,
- * `to`, `since`, `q`, `sort`; unknown values are ignored, except `since` — an ISO instant, "launched
+ * `to`, `since`, `q`, `sort`, `origin` — production tasks by default, lib/contracts/task-origin.ts; unknown values are ignored, except `since` — an ISO instant, "launched
  * at or after" — which goes to the server as written, so a bad one is refused naming the field): the values, `input` for `task.list` (launch days
  * as UTC instants, `to` inclusive), `setParam` (null clears), `clear` (keeps the sort), and the
  * search box's draft, written to the URL 300 ms after typing stops.
@@ -18,7 +18,7 @@ export function useTaskListParams() {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
-  const { status, profile, outcome, model, failure, fromDay, toDay, since, q, sort, filtered, input } = taskListView(search);
+  const { status, profile, outcome, model, failure, fromDay, toDay, since, q, sort, origin, filtered, input } = taskListView(search);
 
   const setParam = useReplaceParams();
   const clear = useCallback(
@@ -35,7 +35,7 @@ export function useTaskListParams() {
     return () => clearTimeout(t);
   }, [qDraft, q, setParam]);
 
-  return { status, profile, outcome, model, failure, fromDay, toDay, since, sort, filtered, input, setParam, clear, qDraft, setQDraft };
+  return { status, profile, outcome, model, failure, fromDay, toDay, since, sort, origin, filtered, input, setParam, clear, qDraft, setQDraft };
 }
 
 export type TaskListParams = ReturnType<typeof useTaskListParams>;

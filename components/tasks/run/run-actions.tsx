@@ -4,7 +4,9 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTaskActions } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { TERMINAL_TASK_STATUSES } from "@/lib/contracts/status.ts";
+import { forkOffer } from "@/lib/contracts/task-actions.ts";
 import { EscalateDialog } from "../escalate-dialog.tsx";
 import { ResumeDialog, type ResumeRequest } from "../resume-dialog.tsx";
 import { SaveAsTemplate } from "./save-template.tsx";
@@ -35,15 +37,18 @@ export type RunActionsState = ReturnType<typeof useRunActions>;
 
 /**
  * The header's buttons for who may act on the task (its operator, an admin): Checkpoint now and
- * Escalate while running, Resume after a failure or cancel, Cancel until it ends; for anyone else
+ * Escalate while running, Resume after a failure or cancel, Fork… once ended (only with a checkpoint
+ * to branch from), Cancel until it ends — each asking first in the app's own dialog; for anyone else
  * the reason they are not offered.
  */
 export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }) {
   const actions = useTaskActions(t.createdBy);
   const [escalateOpen, setEscalateOpen] = useState(false);
   const [resumeRequest, setResumeRequest] = useState<ResumeRequest | null>(null);
+  const [asking, setAsking] = useState<"checkpoint" | "cancel" | null>(null);
   const latestRun = t.runs.at(-1);
   const taskId = t.id;
+  const fork = forkOffer(t);
   return (
     <>
       <EscalateDialog
@@ -59,7 +64,7 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
           className={outline}
           disabled={a.requestCheckpoint.isPending || latestRun?.checkpointRequested}
           title="Take a checkpoint after the turn in flight"
-          onClick={() => a.requestCheckpoint.mutate({ taskId })}
+          onClick={() => setAsking("checkpoint")}
         >
           {latestRun?.checkpointRequested ? "Checkpoint requested" : "Checkpoint now"}
         </button>
@@ -85,7 +90,7 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
           Resume…
         </button>
       )}
-      {actions.allowed && isTerminal(t.status) && (
+      {actions.allowed && isTerminal(t.status) && fork.offered && (
         <button
           type="button"
           className={outline}
@@ -95,18 +100,38 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
           Fork…
         </button>
       )}
+      {actions.allowed && isTerminal(t.status) && fork.why && (
+        <span className="text-xs text-zinc-500" data-testid="fork-none">
+          {fork.why}
+        </span>
+      )}
       {actions.allowed && !isTerminal(t.status) && (
-        <button
-          type="button"
-          className={outline}
-          disabled={a.cancel.isPending}
-          onClick={() => {
-            if (window.confirm("Cancel this task? The run stops after the step in flight.")) a.cancel.mutate({ taskId });
-          }}
-        >
+        <button type="button" className={outline} disabled={a.cancel.isPending} onClick={() => setAsking("cancel")}>
           Cancel task
         </button>
       )}
+      <ConfirmDialog
+        open={asking === "checkpoint"}
+        title="Take a checkpoint now?"
+        description="After the turn in flight the run saves its working set and a summary as a checkpoint, then goes on. A resume or a fork can start from it."
+        confirmLabel="Checkpoint now"
+        onCancel={() => setAsking(null)}
+        onConfirm={() => {
+          setAsking(null);
+          a.requestCheckpoint.mutate({ taskId });
+        }}
+      />
+      <ConfirmDialog
+        open={asking === "cancel"}
+        title="Cancel this task?"
+        description="The run stops after the step in flight; nothing already done is undone. You can resume it later from its latest checkpoint."
+        confirmLabel="Cancel task"
+        onCancel={() => setAsking(null)}
+        onConfirm={() => {
+          setAsking(null);
+          a.cancel.mutate({ taskId });
+        }}
+      />
       <SaveAsTemplate taskId={taskId} />
       {actions.why && (!isTerminal(t.status) || t.status === "failed" || t.status === "cancelled") && (
         <span className="text-xs text-zinc-500" data-testid="task-actions-refused">

@@ -3,12 +3,13 @@
 import { holdsAny, useMe } from "@/components/auth/use-me.ts";
 import { cn } from "@/components/ui/cn.ts";
 import { formatAbsolute, useTimeZone } from "@/components/ui/timestamp.tsx";
-import { waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
+import { dueWords, waitTimeoutWords } from "@/lib/contracts/escalation-timeout.ts";
 import type { RunTask } from "./use-run-queries.ts";
+import { SafeText, safeAttr } from "@/components/ui/safe-text.tsx";
 
 /**
  * One banner per open escalation: why it waits, what happens when the wait times out (reminders,
- * the role they go to, when the run stops waiting), and Decide for a handler (else who decides it).
+ * the role they go to, when no more reminders follow), its due time (overdue), and Decide for a handler (else who decides it).
  */
 export function EscalationBanners({ task }: { task: RunTask }) {
   const me = useMe().data;
@@ -23,7 +24,11 @@ export function EscalationBanners({ task }: { task: RunTask }) {
         data-testid="escalation-banner"
       >
         <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
-          <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> {e.message}
+          <span className="font-semibold">Waiting on a human ({e.reason.replace("_", " ")}):</span> <SafeText text={e.message} multiline />
+          <span className={cn("mt-0.5 block text-xs", e.overdue ? "font-semibold text-red-800" : "text-amber-900")} data-testid="wait-due">
+            {e.overdue ? "⚠ " : ""}
+            {dueWords(e, (d) => formatAbsolute(d, zone))}
+          </span>
           {e.timeout && (
             <span className="mt-0.5 block text-xs text-amber-900" data-testid="wait-timeout">
               {waitTimeoutWords(e.timeout, e.assigneeRole, (d) => formatAbsolute(d, zone))}
@@ -54,7 +59,7 @@ export function AlertsLine({ task, onSelectStep }: { task: RunTask; onSelectStep
           key={a.id}
           type="button"
           className={cn("mr-1 rounded px-1.5 py-0.5", a.severity === "critical" ? "bg-red-100 text-red-800" : "bg-amber-100 text-amber-900")}
-          title={a.message}
+          title={safeAttr(a.message, { newlines: true })}
           onClick={() => onSelectStep(`${a.runId}:${a.stepId}`)}
         >
           {a.kind} · {a.stepId}

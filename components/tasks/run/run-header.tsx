@@ -12,6 +12,7 @@ import { RunGoal, RunStatus } from "./run-status.tsx";
 import { TaskForks } from "../task-forks.tsx";
 import { TaskOrigin } from "../task-origin.tsx";
 import type { RunTask } from "./use-run-queries.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** True for the offline scripted models (their prices are notional). */
 export const isOfflineModel = (model: string) => model === "scripted" || model.startsWith("scripted-");
@@ -54,7 +55,7 @@ export function RunHeader({
                 : undefined
             }
           >
-            profile <bdi>{t.profile.name}</bdi> v{t.profile.version}
+            profile <SafeText text={t.profile.name} /> v{t.profile.version}
           </span>{" "}
           · {offline ? "offline scripted model" : t.profile.model}
         </span>

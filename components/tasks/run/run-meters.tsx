@@ -11,6 +11,7 @@ import { isTerminal } from "./run-actions.tsx";
 import { runClock } from "@/lib/contracts/run-clock.ts";
 import { costSplitWords, latestStep, observedNow } from "./run-figures.ts";
 import type { RunTask } from "./use-run-queries.ts";
+import { tokenSplitWords } from "@/lib/contracts/token-split.ts";
 
 /** One header figure: label, value, optional detail line, and a budget bar when `fraction` (0–1) is given. */
 export function Meter({ label, value, detail, fraction }: { label: string; value: React.ReactNode; detail?: React.ReactNode; fraction?: number }) {
@@ -51,6 +52,7 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
   const clock = runClock(t, now);
   const tokens = t.usage.promptTokens + t.usage.completionTokens;
   const split = costSplitWords(t.usage, usd);
+  const tokenSplit = tokenSplitWords({ stepTokens: tokens, billedTokens: t.usage.billedTokens, tokensByCause: t.usage.tokensByCause }, compactNumber);
   return (
     <div className="mt-4 flex flex-wrap gap-x-8 gap-y-3">
       <Meter
@@ -66,7 +68,16 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
       <Meter
         label="Tokens"
         value={`${compactNumber(tokens)}${t.tokenBudget ? ` / ${compactNumber(t.tokenBudget)}` : ""}`}
-        detail={`${compactNumber(t.usage.promptTokens)} in (${compactNumber(t.usage.cachedTokens)} cached) · ${compactNumber(t.usage.completionTokens)} out`}
+        detail={
+          <>
+            {`${compactNumber(t.usage.promptTokens)} in (${compactNumber(t.usage.cachedTokens)} cached) · ${compactNumber(t.usage.completionTokens)} out`}
+            {tokenSplit && (
+              <span className="block" data-testid="token-split">
+                {tokenSplit}
+              </span>
+            )}
+          </>
+        }
         fraction={t.tokenBudget ? tokens / t.tokenBudget : undefined}
       />
       <Meter

@@ -7,6 +7,7 @@ import type { TimelineStep } from "../timeline.tsx";
 import type { RunInfo } from "./run-derive.ts";
 import { isTerminal } from "./run-actions.tsx";
 import type { RunTask } from "./use-run-queries.ts";
+import { SafeText, safeAttr } from "@/components/ui/safe-text.tsx";
 
 /**
  * The status pill's reason in words: the dead end's reason, the failure's class and error, the
@@ -39,7 +40,7 @@ export function RunStatus({ task: t, runs, lastStep }: { task: RunTask; runs: Re
           {latestRun.guidance ? (
             <>
               {" · guidance: “"}
-              <bdi>{latestRun.guidance.slice(0, 80)}</bdi>”
+              <SafeText text={latestRun.guidance.slice(0, 80)} />”
             </>
           ) : null}
         </p>
@@ -52,19 +53,19 @@ export function RunStatus({ task: t, runs, lastStep }: { task: RunTask; runs: Re
           )}
           data-testid="status-reason"
         >
-          {reason}
+          <SafeText text={reason} multiline />
         </p>
       )}
       {latestRun && <ExecutorState runId={latestRun.id} active={!isTerminal(t.status)} />}
       {t.status === "completed" && result && "summary" in result && (
         <p className="mt-2 text-sm text-emerald-900 [overflow-wrap:anywhere]" data-testid="result-summary">
-          Result: <bdi>{typeof result.summary === "string" ? result.summary : JSON.stringify(result.summary)}</bdi>
+          Result: <SafeText text={typeof result.summary === "string" ? result.summary : JSON.stringify(result.summary)} multiline />
         </p>
       )}
       {t.status === "completed" && t.outcome === "completed_with_gaps" && result && Array.isArray(result.gaps) && (
         <p className="mt-1 text-sm text-amber-800 [overflow-wrap:anywhere]" data-testid="result-gaps">
           <span className="mr-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium">Completed with gaps</span>
-          Not done: {result.gaps.map(String).join("; ")}
+          Not done: <SafeText text={result.gaps.map(String).join("; ")} />
         </p>
       )}
     </>
@@ -78,11 +79,11 @@ export function RunGoal({ goal }: { goal: string }) {
     <div className="mt-2 flex items-start gap-2">
       <h1
         className={cn("min-w-0 text-base font-medium break-words whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere]", !open && "line-clamp-3")}
-        title={goal}
+        title={safeAttr(goal, { newlines: true })}
         data-testid="goal"
         dir="auto"
       >
-        {goal}
+        <SafeText text={goal} multiline />
       </h1>
       {goal.length > 240 && (
         <button type="button" className="shrink-0 text-xs text-zinc-500 underline hover:text-zinc-900" aria-expanded={open} onClick={() => setOpen((o) => !o)}>

@@ -3,6 +3,7 @@ import type React from "react";
 import { durationMs, usd } from "../format.ts";
 import type { TimelineItem } from "../step-filter.ts";
 import { causeLabel, type TimelineRun, type TimelineStep } from "./types.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 type SegmentItem = Extract<TimelineItem<TimelineStep>, { type: "segment" }>;
 type FoldItem = Extract<TimelineItem<TimelineStep>, { type: "fold" }>;
@@ -68,7 +69,7 @@ export function FoldRow({ item, style, onToggle }: { item: FoldItem; style: Reac
       {item.expanded ? <ChevronDown aria-hidden className="h-4 w-4 text-amber-700" /> : <ChevronRight aria-hidden className="h-4 w-4 text-amber-700" />}
       <span className="shrink-0 rounded bg-amber-200 px-1.5 text-xs font-semibold text-amber-950">×{f.times}</span>
       <span className="min-w-0 flex-1 truncate text-amber-950">
-        {f.summary}
+        <SafeText text={f.summary} />
         <span className="ml-2 text-xs text-amber-800">
           identical repeats · {f.steps.length} steps ({f.steps[0]!.stepId} … {f.steps.at(-1)!.stepId})
         </span>

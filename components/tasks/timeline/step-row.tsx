@@ -5,6 +5,7 @@ import { compactNumber, durationMs, usd } from "../format.ts";
 import { isDeduplicated, type TimelineItem } from "../step-filter.ts";
 import { KindIcon, StatusIcon } from "./icons.tsx";
 import type { StepFactCounts, TimelineStep } from "./types.ts";
+import { SafeText, safeAttr } from "@/components/ui/safe-text.tsx";
 
 type StepItem = Extract<TimelineItem<TimelineStep>, { type: "step" }>;
 
@@ -51,8 +52,8 @@ export function StepRow({
       <span className="w-20 shrink-0 truncate font-mono text-xs text-zinc-500" title={s.stepId}>
         {s.stepId}
       </span>
-      <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary} data-testid="step-summary">
-        {s.summary || s.tool || s.kind}
+      <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={safeAttr(s.summary)} data-testid="step-summary">
+        <SafeText text={s.summary || s.tool || s.kind} />
       </span>
       {s.tool?.includes("__") && (
         <span className="shrink-0 rounded bg-violet-100 px-1.5 text-xs text-violet-900" data-testid="mcp-server" title="A tool of this MCP server">

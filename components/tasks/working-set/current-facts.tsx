@@ -4,6 +4,7 @@ import { ShowMore } from "@/components/ui/show-more.tsx";
 import { changeCauseLabel, PAGE } from "./labels.ts";
 import { StepButton } from "./step-button.tsx";
 import type { WorkingSetState } from "./use-working-set.ts";
+import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /**
  * "Current working set", foldable: each current fact (key, value) with the step that set it (or
@@ -50,7 +51,9 @@ export function CurrentFacts({
               <tbody>
                 {facts.map((f) => (
                   <tr key={f.key} className="border-t border-zinc-100 align-top" data-key={f.key}>
-                    <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">{f.key}</td>
+                    <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">
+                      <SafeText text={f.key} />
+                    </td>
                     <td className="py-1 pr-3">
                       <FactValue value={f.value} className="text-zinc-700" />
                     </td>

@@ -37,6 +37,7 @@ import { readLaunchEstimate } from "../../db/launch-estimate-queries.ts";
 import { MAX_DEMO_PACKAGES } from "../../../lib/contracts/limits.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, procedureFor, readProcedure } from "../trpc.ts";
 import { redactSecrets, redactStepForBrowser } from "../../tools/egress-redact.ts";
+import { TASK_ORIGINS } from "../../../lib/contracts/task-origin.ts";
 
 const dateSchema = (field: string) =>
   z
@@ -88,6 +89,8 @@ const taskFilterShape = {
   q: textField("q", 200)
     .refine((v) => v.length > 0, "q: must not be blank (leave it out to search nothing)")
     .optional(),
+  /** Production tasks, eval cells, or both (lib/contracts/task-origin.ts); absent = both. */
+  origin: z.enum(TASK_ORIGINS, { error: `origin: one of ${TASK_ORIGINS.join(", ")}` }).optional(),
 };
 
 const fromBeforeTo = (f: { from?: Date; to?: Date }) => !f.from || !f.to || f.from.getTime() < f.to.getTime();
@@ -111,7 +114,11 @@ export const batchSelectionSchema = z.union(
     inputObject({
       filter: inputObject(taskFilterShape)
         .refine(fromBeforeTo, { message: "filter.from: must be before to", path: ["from"] })
-        .refine((f) => Object.values(f).some((v) => v !== undefined), "filter: give at least one of status, profile, model, failure, from, to, since, q"),
+        // `origin` alone narrows nothing down to a choice (all production tasks is still "everything").
+        .refine(
+          ({ origin: _origin, ...f }) => Object.values(f).some((v) => v !== undefined),
+          "filter: give at least one of status, profile, model, failure, from, to, since, q",
+        ),
     }),
   ],
   { error: "selection: give taskIds or a filter" },
