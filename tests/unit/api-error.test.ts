@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from "../../components/ui/api-error.ts";
 
 // Issue 18: while the database is down the API answers 503 SERVICE_UNAVAILABLE naming it
 // (tests/integration/database-unavailable.test.ts); the pages recognise that answer in one place
-// and say "The database is restarting — this page will retry" instead of a generic error.
+// and say "The database is not answering (down, restarting or stopped) — this page retries by itself" instead of a generic error.
 
 const DB_MESSAGE = "the database is unavailable (down or restarting): try again in a moment";
 
