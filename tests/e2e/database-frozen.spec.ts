@@ -32,7 +32,8 @@ function signal(pids: readonly number[], sig: NodeJS.Signals): void {
 
 test("a page opened while the database is frozen keeps its nav, says so, and recovers by itself", async ({ page }) => {
   await page.goto("/tasks");
-  await expect(page.getByRole("heading", { name: "Tasks", exact: true })).toBeVisible();
+  // The first page of a fresh server (its code loaded on first use) on a loaded machine.
+  await expect(page.getByRole("heading", { name: "Tasks", exact: true })).toBeVisible({ timeout: 60_000 });
 
   const pids = postgresPids();
   signal(pids, "SIGSTOP");

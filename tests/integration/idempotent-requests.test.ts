@@ -67,7 +67,9 @@ describe("idempotency keys", () => {
   }, 120_000);
 
   it("makes two concurrent batch starts with one key one batch", async () => {
-    const { taskId } = await taskWithCheckpoint();
+    // A task still running (a long audit), so a batch cancel takes it.
+    const { taskId } = await stack.launchDemo({ limit: 400 });
+    await stack.waitForTaskStatus(taskId, ["running"], 60_000);
     const k = key("batch");
     const input = { action: "cancel" as const, selection: { taskIds: [taskId] }, idempotencyKey: k };
     const [a, b] = await Promise.all([api.task.batchStart(input), api.task.batchStart(input)]);
