@@ -21,6 +21,7 @@ const READ_ELSEWHERE: Record<string, string> = {
   TEST_DATABASE_URL: "tests/support/global-setup.ts",
   OTEL_EXPORTER_OTLP_HEADERS: "server/env.ts",
   OTEL_SERVICE_NAME: "server/env.ts",
+  OTEL_EXPORTER_OTLP_TIMEOUT: "server/telemetry/span-pipeline.ts",
 };
 
 const root = resolve(import.meta.dirname, "..");

@@ -59,7 +59,8 @@ export async function runProfiles(api: TRPCClient<AppRouter>, command: string, v
     const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
       throw new UsageError([`<file>: cannot read ${file} (${error.code ?? error.message})`], command);
     });
-    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true }).catch((error: unknown) => {
+    // The file as named (relative to where the command runs): the admin page shows it as the profiles' source.
+    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true, source: file }).catch((error: unknown) => {
       // A refused document: its problems one a line (exit 2), as every usage error.
       if (error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "BAD_REQUEST") {
         throw new UsageError(error.message.split("\n").filter(Boolean), command);

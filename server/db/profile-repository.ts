@@ -7,6 +7,7 @@ import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-s
 import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
 import { diffFields } from "../domain/field-diff.ts";
 import { unresolvedDocumentReferences } from "./reference-checks.ts";
+import { API_SOURCE, codeSources, detachFromCode, markCodeManaged, refuseIfCodeManaged, type CodeSource } from "./code-managed.ts";
 import { currentProfileVersion } from "./task-profile.ts";
 import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
 
@@ -31,6 +32,8 @@ export interface ProfileRecord {
   /** Tasks of this profile that are queued, running or waiting for a human. */
   activeTasks: number;
   spec: ProfileSpec;
+  /** Where it is managed as code (`profiles apply` from a file, or Longhaul's seed), null when it is edited in the browser. */
+  managedAs: CodeSource | null;
 }
 
 /** Prisma data for a profile's columns from a validated spec. */
@@ -68,10 +71,13 @@ async function activeTaskCounts(prisma: PrismaClient, profileIds: string[]): Pro
 /** Every profile by name with its current version (archived ones only with `includeArchived`). */
 export async function listProfileRecords({ prisma, includeArchived = false }: { prisma: PrismaClient; includeArchived?: boolean }): Promise<ProfileRecord[]> {
   const rows = await prisma.agentProfile.findMany({ where: includeArchived ? {} : { archivedAt: null }, orderBy: { name: "asc" } });
-  const active = await activeTaskCounts(
-    prisma,
-    rows.map((r) => r.id),
-  );
+  const [active, managed] = await Promise.all([
+    activeTaskCounts(
+      prisma,
+      rows.map((r) => r.id),
+    ),
+    codeSources(prisma, "profile"),
+  ]);
   return Promise.all(
     rows.map(async (r) => ({
       id: r.id,
@@ -82,6 +88,7 @@ export async function listProfileRecords({ prisma, includeArchived = false }: { 
       updatedAt: r.updatedAt,
       activeTasks: active.get(r.id) ?? 0,
       spec: (await currentProfileVersion({ prisma, profileId: r.id })).spec,
+      managedAs: managed.get(r.name) ?? null,
     })),
   );
 }
@@ -90,10 +97,11 @@ export async function listProfileRecords({ prisma, includeArchived = false }: { 
 export async function getProfileOrThrow({ prisma, name }: { prisma: PrismaClient; name: string }) {
   const row = await prisma.agentProfile.findUnique({ where: { name } });
   if (!row) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
-  const [spec, versions, active] = await Promise.all([
+  const [spec, versions, active, managed] = await Promise.all([
     currentProfileVersion({ prisma, profileId: row.id }).then((v) => v.spec),
     prisma.agentProfileVersion.findMany({ where: { profileId: row.id }, orderBy: { version: "desc" }, select: { version: true, createdAt: true } }),
     activeTaskCounts(prisma, [row.id]),
+    codeSources(prisma, "profile", [row.name]),
   ]);
   const record: ProfileRecord = {
     id: row.id,
@@ -104,6 +112,7 @@ export async function getProfileOrThrow({ prisma, name }: { prisma: PrismaClient
     updatedAt: row.updatedAt,
     activeTasks: active.get(row.id) ?? 0,
     spec,
+    managedAs: managed.get(row.name) ?? null,
   };
   return { ...record, versions };
 }
@@ -167,7 +176,8 @@ export async function createProfile({ prisma, spec: input }: { prisma: PrismaCli
 /**
  * Replaces profile `name`'s content with `spec` (its name must stay `name`). A change makes a new
  * version; tasks already launched keep theirs. Returns the profile and `changes` (empty: nothing
- * differed, no version was made). @throws AppError NOT_FOUND, BAD_INPUT.
+ * differed, no version was made). @throws AppError NOT_FOUND, BAD_INPUT, CONFLICT (a change to a
+ * profile managed as code: server/db/code-managed.ts).
  */
 export async function updateProfile({ prisma, name, spec: input }: { prisma: PrismaClient; name: string; spec: unknown }) {
   const spec = parseProfileSpec(input);
@@ -176,8 +186,20 @@ export async function updateProfile({ prisma, name, spec: input }: { prisma: Pri
   const problems = [...checkMcpSelections(spec, await knownServers(prisma)), ...(await checkChainUsers(prisma, spec))];
   if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
   const changes = diffProfileSpecs(before.spec, spec);
+  // A profile managed as code changes only through its file (or after an admin detached it): an
+  // edit here would differ from the file, and the next apply would undo it.
+  if (changes.length) await refuseIfCodeManaged(prisma, "profile", name);
   if (changes.length) await prisma.agentProfile.update({ where: { name }, data: columnsOf(spec) });
   return { profile: await getProfileOrThrow({ prisma, name }), changes };
+}
+
+/**
+ * Detaches profile `name` from the file (or seed) it is managed from: the browser may edit it from
+ * now on. Idempotent (`detached: false` when it was not managed as code). @throws AppError NOT_FOUND.
+ */
+export async function detachProfileFromCode({ prisma, name }: { prisma: PrismaClient; name: string }) {
+  if (!(await prisma.agentProfile.findUnique({ where: { name }, select: { id: true } }))) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
+  return { name, ...(await detachFromCode(prisma, "profile", name)) };
 }
 
 /** Copies profile `from` (its current version) to a new profile `to`, optionally with a new description. @throws AppError NOT_FOUND, CONFLICT, BAD_INPUT. */
@@ -286,12 +308,15 @@ export async function applyProfileDocument({
   document,
   dryRun = false,
   actor,
+  source = API_SOURCE,
 }: {
   prisma: PrismaClient;
   text?: string;
   document?: unknown;
   dryRun?: boolean;
   actor: string;
+  /** Where the document comes from (the CLI sends the file's path): every entry is managed as code from there. */
+  source?: string;
 }): Promise<{ dryRun: boolean; changed: boolean; items: ApplyItem[]; summary: string; warnings: string[] }> {
   const doc = readProfileDocument({ ...(text !== undefined ? { text } : {}), document });
   const problems: string[] = [];
@@ -358,6 +383,11 @@ export async function applyProfileDocument({
           await tx.agentProfile.update({ where: { name: spec.name }, data: { ...columnsOf(spec), archivedAt: null } });
       }
     });
+  }
+  // Applied from a file: each entry is managed as code from it (again, if an admin had detached it).
+  if (!dryRun) {
+    await markCodeManaged(prisma, { kind: "mcpServer", names: servers.map((x) => x.name), source, actor });
+    await markCodeManaged(prisma, { kind: "profile", names: specs.map((x) => x.name), source, actor });
   }
   const count = (a: ApplyItem["action"]) => items.filter((i) => i.action === a).length;
   const summary = changed

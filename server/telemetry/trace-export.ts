@@ -6,8 +6,16 @@ import { prisma } from "../db/prisma.ts";
 import { exportRuns, recordBatch, renewClaims, traceExportConfig } from "./export-run-trace.ts";
 import { createSpanPipeline, type SpanPipeline, type SpanPipelineStats } from "./span-pipeline.ts";
 
-let started:
-  { pipeline: SpanPipeline; timer: NodeJS.Timeout; unsubscribe: () => void; idle: () => Promise<unknown>; stop: () => void; endpoint: string } | undefined;
+interface Started {
+  pipeline: SpanPipeline;
+  timer: NodeJS.Timeout;
+  unsubscribe: () => void;
+  idle: () => Promise<unknown>;
+  stop: () => void;
+  endpoint: string;
+}
+/** The export of this process, on `globalThis`: Next.js bundles the start-up hook and the route handlers (GET /api/metrics) apart. */
+const holder = globalThis as unknown as { longhaulTraceExport?: Started };
 
 /** Wait after a failed export request before spans are handed over again: doubles from 1 s to at most 60 s, back to none after a success. */
 const BACKOFF_MS = { first: 1_000, max: 60_000 };
@@ -27,7 +35,7 @@ const BACKOFF_MS = { first: 1_000, max: 60_000 };
  * unconfirmed requests. Idempotent; timers do not keep the process alive.
  */
 export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number } = {}): boolean {
-  if (started) return true;
+  if (holder.longhaulTraceExport) return true;
   const config = traceExportConfig();
   if (!config.enabled) return false;
   const e = env();
@@ -122,21 +130,22 @@ export function startTraceExport({ intervalMs = 30_000 }: { intervalMs?: number 
     stopped = true;
     for (const t of pending.values()) clearTimeout(t);
   };
-  started = { pipeline, timer, unsubscribe, idle: () => Promise.all([sweeping, live]), stop, endpoint: config.endpoint! };
+  holder.longhaulTraceExport = { pipeline, timer, unsubscribe, idle: () => Promise.all([sweeping, live]), stop, endpoint: config.endpoint! };
   log(`exporting runs to ${config.endpoint} as they run (queue of ${maxQueueSize} spans)`);
   return true;
 }
 
 /** The export's counters in this process (spans queued, sent, unconfirmed, failed, dropped, pending), or null when export is off. */
 export function traceExportStats(): (SpanPipelineStats & { endpoint: string }) | null {
-  return started ? { ...started.pipeline.stats(), endpoint: started.endpoint } : null;
+  const s = holder.longhaulTraceExport;
+  return s ? { ...s.pipeline.stats(), endpoint: s.endpoint } : null;
 }
 
 /** Stops what {@link startTraceExport} started (tests, shutdown): no new passes; waits for the passes running, sends what is queued (within the exporter's timeout), then shuts the exporter down. */
 export async function stopTraceExport(): Promise<void> {
-  const s = started;
+  const s = holder.longhaulTraceExport;
   if (!s) return;
-  started = undefined;
+  holder.longhaulTraceExport = undefined;
   s.stop();
   s.unsubscribe();
   clearInterval(s.timer);

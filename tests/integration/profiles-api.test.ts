@@ -291,6 +291,42 @@ profiles:
     expect(await prisma.agentProfile.count({ where: { name: n } })).toBe(0);
   });
 
+  it("a profile applied from a file is managed as code: the browser's edits are refused until detached; no change makes no version", async () => {
+    const n = name("code");
+    const server = `code-${suffix}`;
+    const text = `profiles:\n  - name: ${n}\n    model: m\n    systemPrompt: |\n      Be careful.\n      Keep the final newline.\nmcpServers:\n  - name: ${server}\n    transport: { type: stdio, command: node, args: [z.js] }\n`;
+    await admin.profile.applyDocument({ text, source: "ops/profiles.yaml" });
+    const got = await admin.profile.get({ name: n });
+    expect(got.spec.systemPrompt).toBe("Be careful.\nKeep the final newline.\n");
+    expect(got.managedAs).toMatchObject({ source: "ops/profiles.yaml", appliedBy: "profiles-admin" });
+    expect((await admin.profile.records()).find((p) => p.name === n)?.managedAs?.source).toBe("ops/profiles.yaml");
+
+    // Saved unchanged (as the browser sends it back): nothing changes, no version, no refusal.
+    const same = await admin.profile.update({ name: n, spec: got.spec });
+    expect(same.changes).toEqual([]);
+    expect(same.profile.version).toBe(got.version);
+    // A change is refused, saying where it is managed and the ways on; the egress fields and the MCP server too.
+    const refused = await refusal(admin.profile.update({ name: n, spec: { ...got.spec, stepBudget: 7 } }));
+    expect(refused.code).toBe("CONFLICT");
+    expect(refused.message).toContain(`profile "${n}" is managed as code (from the file ops/profiles.yaml, applied by profiles-admin at `);
+    expect(refused.message).toContain("change the file and apply it (npm run cli -- profiles apply), or detach it from the file first");
+    expect((await refusal(admin.profile.setEgress({ name: n, emailAllow: ["x.org"], httpAllow: [], onBreach: null }))).code).toBe("CONFLICT");
+    const serverSpec = { name: server, transport: { type: "stdio", command: "node", args: ["other.js"] } };
+    expect((await refusal(admin.mcpServer.upsert({ spec: serverSpec }))).message).toContain(`MCP server "${server}" is managed as code`);
+    expect((await admin.mcpServer.list()).find((x) => x.name === server)?.managedAs?.source).toBe("ops/profiles.yaml");
+    expect((await admin.profile.get({ name: n })).version).toBe(got.version);
+
+    // Detached on purpose: the browser may edit it; applying the file again manages it (and its content) as code again.
+    expect(await admin.profile.detach({ name: n })).toEqual({ name: n, detached: true, source: "ops/profiles.yaml" });
+    expect(await admin.profile.detach({ name: n })).toMatchObject({ detached: false });
+    const edited = await admin.profile.update({ name: n, spec: { ...got.spec, stepBudget: 7 } });
+    expect(edited.changes.map((c) => c.field)).toEqual(["stepBudget"]);
+    const back = await admin.profile.applyDocument({ text, source: "ops/profiles.yaml", dryRun: true });
+    expect(back.items.find((i) => i.name === n)).toMatchObject({ action: "update", changes: [{ field: "stepBudget", from: 7, to: 200 }] });
+    await admin.profile.applyDocument({ text, source: "ops/profiles.yaml" });
+    expect(await admin.profile.get({ name: n })).toMatchObject({ spec: { stepBudget: 200 }, managedAs: { source: "ops/profiles.yaml" } });
+  });
+
   it("shows an MCP server's field diff as a profile's: the paths that change, stored → new", async () => {
     const server = `diff-${suffix}`;
     const doc = (arg: string, mode: string) =>
