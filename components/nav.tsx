@@ -5,10 +5,13 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { Role } from "@/server/auth/roles.ts";
 import { holdsAny, useMe } from "./auth/use-me.ts";
+import { isDatabaseUnavailable } from "./ui/api-error.ts";
 import { NotifyToggle, useEscalationNotifications } from "./escalations/use-escalation-notifications.tsx";
 import { useTRPC } from "./trpc.tsx";
 import { cn } from "./ui/cn.ts";
 import { TimeZoneSwitch } from "./ui/timestamp.tsx";
+
+const ALL_ROLES: Role[] = ["operator", "handler", "manager", "admin"];
 
 /** Nav entries and the roles that may use each page (none = any role); the nav shows only the caller's. */
 const items: { href: string; label: string; roles: Role[] }[] = [
@@ -24,7 +27,10 @@ export function Nav() {
   const pathname = usePathname();
   const trpc = useTRPC();
   const me = useMe();
-  const roles = me.data?.roles;
+  // While the session cannot be read because the database is not answering, the nav keeps every
+  // entry (the pages say what is wrong; the API still checks the roles) instead of vanishing.
+  const outage = me.isError && isDatabaseUnavailable(me.error);
+  const roles = outage ? ALL_ROLES : me.data?.roles;
   const inbox = useQuery({ ...trpc.escalation.inboxCount.queryOptions(), refetchInterval: 10_000, enabled: holdsAny(roles, ["handler"]) });
   const open = inbox.data?.open ?? 0;
   const overdue = inbox.data?.overdue ?? 0;

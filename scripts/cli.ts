@@ -64,6 +64,7 @@ import { PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profile
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
 import { runTemplates, TEMPLATES_COMMANDS } from "./lib/cli-templates.ts";
 import { MCP_COMMANDS, runMcp } from "./lib/cli-mcp.ts";
+import { rideOut, timedOut, unreachable } from "./lib/cli-wait.ts";
 
 const PROGRAM = "npm run cli --";
 const WAIT_DONE: ReadonlySet<string> = new Set(SETTLED_TASK_STATUSES);
@@ -90,6 +91,20 @@ const launchShape = launchTaskInputSchema.shape;
 const demoLimit = launchShape.demo.unwrap().shape.limit;
 const stepBudget = launchShape.stepBudget.unwrap();
 const LIST_LIMIT = { min: 1, max: 200 };
+
+/**
+ * `--idempotency-key`: the caller's key for the action. Sending the same key again (a retry after a
+ * timeout, a script run twice) acts once and answers with the first result (server/db/request-keys.ts).
+ */
+const KEY_FLAG: CommandSpec["flags"] = {
+  "idempotency-key": {
+    type: "string",
+    value: "<key>",
+    description: "8–100 characters (a UUID fits); the same key again acts once and answers with the first result",
+  },
+};
+/** The key flag's value as an input field, or nothing. */
+const keyOf = (values: FlagValues) => (typeof values["idempotency-key"] === "string" ? { idempotencyKey: values["idempotency-key"] } : {});
 
 /** Filter flags of a batch resume or cancel (the task list's filter: task.batchPreview / task.batchStart). */
 const BATCH_FLAGS: CommandSpec["flags"] = {
@@ -159,8 +174,12 @@ const COMMANDS: readonly CommandSpec[] = [
       },
       workspace: { type: "string", value: "<dir>", description: "folder on the server the file tools read (default LONGHAUL_WORKSPACE)" },
       wait: { type: "boolean", description: "wait until the task ends or waits for a human, printing progress to stderr" },
+      ...KEY_FLAG,
     },
-    notes: ["Give --demo, --scenario or --goal (with --scenario, --goal replaces the scenario's short goal)."],
+    notes: [
+      "Give --demo, --scenario or --goal (with --scenario, --goal replaces the scenario's short goal).",
+      "--idempotency-key is the launch's launchKey: the same key again returns the task it launched.",
+    ],
     examples: [
       `${PROGRAM} launch --demo license-audit --limit 20 --wait`,
       `${PROGRAM} launch --goal "Summarise the README" --profile scripted`,
@@ -177,7 +196,7 @@ const COMMANDS: readonly CommandSpec[] = [
     name: "cancel",
     summary: "Cancel a task and its running run (a no-op when already cancelled), or every task a filter matches (a batch).",
     positionals: [{ name: "taskId", description: "the task's id (or give filter flags instead)", optional: true }],
-    flags: BATCH_FLAGS,
+    flags: { ...BATCH_FLAGS, ...KEY_FLAG },
     notes: BATCH_NOTES,
     examples: [`${PROGRAM} cancel task_01jx…`, `${PROGRAM} cancel --status running --profile scripted --dry-run`],
   },
@@ -185,7 +204,7 @@ const COMMANDS: readonly CommandSpec[] = [
     name: "resume",
     summary: "Resume a task from its latest checkpoint, or every task a filter matches (a batch under a concurrency cap).",
     positionals: [{ name: "taskId", description: "the task's id (or give filter flags instead)", optional: true }],
-    flags: { ...BATCH_FLAGS, guidance: { type: "string", value: "<text>", description: "guidance for the resumed runs" } },
+    flags: { ...BATCH_FLAGS, guidance: { type: "string", value: "<text>", description: "guidance for the resumed runs" }, ...KEY_FLAG },
     notes: BATCH_NOTES,
     examples: [
       `${PROGRAM} resume task_01jx…`,
@@ -232,6 +251,7 @@ const COMMANDS: readonly CommandSpec[] = [
         type: "boolean",
         description: 'decide an escalation another handler has claimed, taking the claim over from them (the inbox\'s "Take over from …")',
       },
+      ...KEY_FLAG,
     },
     examples: [
       `${PROGRAM} decide esc_01jx… resume --guidance "read the README once, then finish" --extra-steps 20`,
@@ -321,33 +341,13 @@ async function summary(taskId: string) {
   return taskSummaryJson(await api.task.get.query({ taskId }));
 }
 
-/** How long `--wait` keeps trying while the web app cannot be reached (a restart by the supervisor takes seconds). */
-const WAIT_UNREACHABLE_MS = 120_000;
+/** Calls `call`, riding out a restart of the web app or its database (cli-wait.ts rideOut); `goesOn` says what goes on meanwhile. */
+const poll = <T>(call: () => Promise<T>, goesOn: string): Promise<T> => rideOut(call, { baseUrl, goesOn });
 
 async function waitFor(taskId: string) {
   let last = "";
-  let unreachableSince: number | null = null;
   for (;;) {
-    let s: Awaited<ReturnType<typeof summary>>;
-    try {
-      s = await summary(taskId);
-      unreachableSince = null;
-    } catch (error) {
-      // The task goes on without us: a restarting web app is no reason to report failure (a script
-      // would relaunch and pay twice). Give up only after WAIT_UNREACHABLE_MS without an answer.
-      if (!unreachable(error) && !serverTrouble(error)) throw error;
-      unreachableSince ??= Date.now();
-      if (Date.now() - unreachableSince > WAIT_UNREACHABLE_MS) throw error;
-      if (last !== "unreachable") {
-        const why = unreachable(error)
-          ? `cannot reach Longhaul at ${baseUrl}`
-          : `Longhaul answers ${error instanceof Error ? terminalSafe(error.message.slice(0, 120)) : "an error"} (its database may be restarting)`;
-        process.stderr.write(`  (${why}; the task goes on — retrying for up to ${WAIT_UNREACHABLE_MS / 1000} s)\n`);
-      }
-      last = "unreachable";
-      await new Promise((r) => setTimeout(r, 1_000));
-      continue;
-    }
+    const s = await poll(() => summary(taskId), "the task goes on");
     const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
     const line = `${s.status} · ${plural(s.steps, "step")} · ${plural(s.facts, "fact")}`;
     if (line !== last) process.stderr.write(`  ${line}\n`);
@@ -395,6 +395,7 @@ function launchInput(values: FlagValues) {
     costBudgetUsd: str("cost-budget") === undefined ? undefined : USD_TEXT.test(str("cost-budget")!) ? Number(str("cost-budget")) : Number.NaN,
     ...(values["require-approval"] === true ? { requireApproval: true } : {}),
     workspace: str("workspace"),
+    ...(str("idempotency-key") !== undefined ? { launchKey: str("idempotency-key") } : {}),
   };
   const parsed = launchTaskInputSchema.safeParse(input);
   if (!parsed.success) {
@@ -459,6 +460,7 @@ function decideInput(values: FlagValues, positionals: readonly string[]) {
     ...(str("guidance") !== undefined ? { guidance: str("guidance") } : {}),
     ...(str("reason") !== undefined ? { deadEndReason: str("reason") } : {}),
     ...(Object.keys(budgetIncrease).length ? { budgetIncrease } : {}),
+    ...keyOf(values),
   };
   const parsed = decideEscalationInputSchema.safeParse(input);
   if (!parsed.success) throw new UsageError(formatIssues(parsed.error.issues, labeller(values, positionals)), "decide");
@@ -504,6 +506,8 @@ function labeller(values: FlagValues, positionals: readonly string[]): (path: st
     limit: "limit",
     guidance: "guidance",
     deadEndReason: "reason",
+    idempotencyKey: "idempotency-key",
+    launchKey: "idempotency-key",
     "budgetIncrease.steps": "extra-steps",
     "budgetIncrease.tokens": "extra-tokens",
     "budgetIncrease.usd": "extra-usd",
@@ -537,7 +541,7 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
         const taskId = positionals[0]!;
         return command === "cancel"
           ? api.task.cancel.mutate({ taskId })
-          : api.task.resume.mutate({ taskId, ...(typeof values.guidance === "string" ? { guidance: values.guidance } : {}) });
+          : api.task.resume.mutate({ taskId, ...(typeof values.guidance === "string" ? { guidance: values.guidance } : {}), ...keyOf(values) });
       }
       return runBatch(command, selection, values);
     }
@@ -593,7 +597,7 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
     case "eval cancel":
     case "eval list":
     case "eval apply": {
-      const { out, gateFailed, raw } = await runEval(api, command, values, positionals);
+      const { out, gateFailed, raw } = await runEval(api, command, values, positionals, poll);
       if (raw !== undefined) return { [RAW]: raw };
       return gateFailed ? { ...(out as object), [EXIT]: EXIT_CODES.gateFailed } : out;
     }
@@ -661,13 +665,17 @@ async function runBatch(action: "resume" | "cancel", selection: { filter: Record
       unestimated: p.unestimated,
     };
   }
-  const started = await api.task.batchStart.mutate({ ...input, ...(typeof values.guidance === "string" ? { guidance: values.guidance } : {}) });
+  const started = await api.task.batchStart.mutate({
+    ...input,
+    ...(typeof values.guidance === "string" ? { guidance: values.guidance } : {}),
+    ...keyOf(values),
+  });
   describe(started);
   process.stderr.write(`batch ${started.batchId} started\n`);
   let progress = await api.task.batch.query({ batchId: started.batchId });
   while (values.wait && !progress.finished) {
     await new Promise((r) => setTimeout(r, 2000));
-    progress = await api.task.batch.query({ batchId: started.batchId });
+    progress = await poll(() => api.task.batch.query({ batchId: started.batchId }), "the batch goes on");
     const c = progress.counts;
     process.stderr.write(
       `  ${c.done + c.skipped + c.failed}/${progress.total}: ${c.pending} pending, ${c.running} running, ${c.done} done, ${c.skipped} skipped, ${c.failed} failed\n`,
@@ -680,30 +688,6 @@ async function runBatch(action: "resume" | "cancel", selection: { filter: Record
 const EXIT = Symbol("exit code");
 /** Key under which run() hands back text to print as stdout instead of the JSON line (`eval report --format csv`). */
 const RAW = Symbol("raw stdout");
-
-/** True when the error (or a cause in its chain) is the request timeout (LONGHAUL_CLI_TIMEOUT): the app took the request but did not answer. */
-function timedOut(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
-    if ((e as { name?: string }).name === "TimeoutError") return true;
-  return false;
-}
-
-/** True when the error (or a cause in its chain, e.g. inside a TRPCClientError) is a failed connection or the request timeout; never for an answer of the API. */
-function unreachable(error: unknown): boolean {
-  if (error instanceof TRPCClientError && error.data !== undefined) return false;
-  if (timedOut(error)) return true;
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (/fetch failed|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(`${e.message} ${(e as { code?: string }).code ?? ""}`)) return true;
-  }
-  return false;
-}
-
-/** True for an answer of the API that says the server is in trouble for now (HTTP 5xx: a database outage, a restart), not that the request is wrong. */
-function serverTrouble(error: unknown): boolean {
-  if (!(error instanceof TRPCClientError)) return false;
-  const status = (error.data as { httpStatus?: number } | undefined)?.httpStatus;
-  return typeof status === "number" && status >= 500;
-}
 
 /** Prints usage problems (stderr, one a line, then the help hint) and the JSON line; exit 2. */
 function usageExit(problems: string[], command: string | null): never {

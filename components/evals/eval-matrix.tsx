@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { EvalMatrixCell } from "@/server/db/eval-repository.ts";
 import { cn } from "@/components/ui/cn.ts";
+import { JUDGE_UNAVAILABLE } from "@/lib/contracts/eval.ts";
 import { FAILURE_CLASS_LABEL, usd4 } from "./format.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
 
@@ -12,6 +13,7 @@ const STATUS_LOOK: Record<string, string> = {
   cancelled: "border-zinc-300 bg-zinc-100 text-zinc-700",
   running: "border-sky-300 bg-sky-50 text-sky-900",
   pending: "border-zinc-200 bg-white text-zinc-500",
+  not_judged: "border-amber-300 bg-amber-50 text-amber-950",
 };
 
 /**
@@ -68,14 +70,20 @@ export function EvalMatrix({
 
 function MatrixCell({ cell, dim }: { cell: EvalMatrixCell; dim: boolean }) {
   const failing = cell.checkResults.filter((r) => !r.pass);
+  // A cell whose judge could not answer is not a failure of the agent: shown apart, as "not judged".
+  const status = cell.status === "failed" && cell.failureClass === JUDGE_UNAVAILABLE ? "not judged" : cell.status;
   return (
     <div
-      className={cn("min-w-36 rounded-md border px-2 py-1 text-xs", STATUS_LOOK[cell.status] ?? STATUS_LOOK.pending, dim && "opacity-30")}
+      className={cn(
+        "min-w-36 rounded-md border px-2 py-1 text-xs",
+        (status === "not judged" ? STATUS_LOOK.not_judged : STATUS_LOOK[cell.status]) ?? STATUS_LOOK.pending,
+        dim && "opacity-30",
+      )}
       data-testid={`cell-${cell.caseKey}-${cell.profile}-${cell.repeat}`}
     >
       <div className="flex items-center justify-between gap-2">
         <span className="font-semibold">
-          #{cell.repeat + 1} {cell.status}
+          #{cell.repeat + 1} {status}
         </span>
         {cell.taskId && (
           <Link className="underline" href={`/tasks/${cell.taskId}`}>

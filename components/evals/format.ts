@@ -9,7 +9,7 @@ export const usd4 = (x: number | null | undefined): string => (x === null || x =
 /** Milliseconds as seconds with one decimal, "—" for null. */
 export const secs = (ms: number | null | undefined): string => (ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(1)} s`);
 
-/** Words for failure classes (issue 17's list). */
+/** Words for failure classes. */
 export const FAILURE_CLASS_LABEL: Record<string, string> = {
   transient: "transient",
   saturation: "saturation",
@@ -20,6 +20,7 @@ export const FAILURE_CLASS_LABEL: Record<string, string> = {
   stall: "stall",
   tool_failure: "tool failure",
   check_failed: "check failed",
+  judge_unavailable: "not judged (judge unavailable)",
   escalation: "escalation",
   error: "error",
   cancelled: "cancelled",

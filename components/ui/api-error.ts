@@ -4,8 +4,8 @@
  * for every page's error display (components/ui/load-error.tsx) and the query client's retry rule.
  */
 
-/** What a page says while the database is down or restarting (issue 18). */
-export const DATABASE_RESTARTING_TEXT = "The database is restarting — this page will retry";
+/** What a page says while the database is down, restarting or not answering (stopped): the page keeps its frame and asks again by itself. */
+export const DATABASE_RESTARTING_TEXT = "The database is not answering (down, restarting or stopped) — this page retries by itself";
 
 /** How often a page asks again while the database is unavailable (ms). */
 export const DATABASE_RETRY_MS = 3_000;

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
 import type { EvalRunReport } from "../../server/db/eval-repository.ts";
+import { NOT_JUDGED_RULE } from "../../lib/contracts/eval.ts";
 import type { EvalProfileReport } from "../../server/domain/eval-report.ts";
 import { parseEvalSuite } from "../../server/domain/parse-eval-suite.ts";
 import { UsageError, type CommandSpec, type FlagValues } from "./cli-args.ts";
@@ -69,11 +70,13 @@ export const EVAL_COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-/** The per-profile part of the JSON line (issue 17's shape). */
+/** The per-profile part of the JSON line. */
 function profileLine(p: EvalProfileReport) {
   return {
     profile: p.profile,
     cells: p.cells,
+    judged: p.judged,
+    notJudged: p.notJudged,
     passRate: p.passRate,
     passRateLow: p.passRateLow,
     passRateHigh: p.passRateHigh,
@@ -96,7 +99,8 @@ export interface GateFailure {
 
 /**
  * The gates of `eval run --wait`: `minPassRate` (each profile's pass rate ≥ it; a profile with no
- * ended cell fails) and `regressions` (the diff against the `--no-regression-from` run: any case ×
+ * judged cell fails, and so does one with cells not judged — the judge could not answer, so the
+ * rate was not verified: a CI gate fails closed) and `regressions` (the diff against the `--no-regression-from` run: any case ×
  * profile that regressed fails). Pure.
  */
 export function evalGateFailures(report: Pick<EvalRunReport, "report" | "diff">, gates: { minPassRate?: number; noRegression?: boolean }): GateFailure[] {
@@ -105,6 +109,11 @@ export function evalGateFailures(report: Pick<EvalRunReport, "report" | "diff">,
     for (const p of report.report)
       if (p.passRate === null || p.passRate < gates.minPassRate)
         out.push({ gate: "min-pass-rate", message: `${p.profile}: pass rate ${p.passRate ?? "n/a"} < ${gates.minPassRate}` });
+      else if (p.notJudged > 0)
+        out.push({
+          gate: "min-pass-rate",
+          message: `${p.profile}: ${p.notJudged} of ${p.ended} cells not judged (the judge could not answer); the pass rate ${p.passRate} covers the ${p.judged} judged`,
+        });
   if (gates.noRegression)
     for (const d of report.diff ?? [])
       if (d.change === "regressed")
@@ -125,7 +134,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Runs one `eval …` command. Returns the JSON line's object and, for `eval run` with failed gates,
  * `gateFailed: true` (cli.ts maps it to EXIT_CODES.gateFailed); for `eval report --format csv|json`,
- * `raw`: the export's text, which cli.ts prints as stdout instead of a JSON line.
+ * `raw`: the export's text, which cli.ts prints as stdout instead of a JSON line. `poll` wraps each
+ * request of `eval run --wait`'s loop (cli.ts passes cli-wait.ts rideOut, so the wait rides out a
+ * restart of the web app or its database and the gate still gets its verdict).
  * @throws UsageError for bad flags; API errors as the client raises them.
  */
 export async function runEval(
@@ -133,6 +144,7 @@ export async function runEval(
   command: string,
   values: FlagValues,
   positionals: readonly string[],
+  poll: <T>(call: () => Promise<T>, goesOn: string) => Promise<T> = (call) => call(),
 ): Promise<{ out: unknown; gateFailed?: boolean; raw?: string }> {
   switch (command) {
     case "eval list":
@@ -197,7 +209,7 @@ export async function runEval(
       let r: EvalRunReport;
       let last = "";
       for (;;) {
-        r = await api.eval.report.query({ evalRunId: started.evalRunId, ...(base ? { compareTo: base } : {}) });
+        r = await poll(() => api.eval.report.query({ evalRunId: started.evalRunId, ...(base ? { compareTo: base } : {}) }), "the eval run goes on");
         const ended = r.report.reduce((s, p) => s + p.ended, 0);
         const line = `${ended}/${r.cells.length} cells ended`;
         if (line !== last) process.stderr.write(`${line}\n`);
@@ -230,7 +242,7 @@ function printReport(r: EvalRunReport): void {
   process.stderr.write(`suite ${terminalSafe(r.suite)} · eval run ${r.evalRunId} · ${r.status}\n`);
   for (const p of r.report)
     process.stderr.write(
-      `  ${terminalSafe(p.profile).padEnd(20)} pass ${pct(p.passRate)} (${pct(p.passRateLow)}–${pct(p.passRateHigh)}) pass^k ${pct(p.passHatK)} completed ${pct(p.completionRate)} ` +
+      `  ${terminalSafe(p.profile).padEnd(20)} pass ${pct(p.passRate)} (${pct(p.passRateLow)}–${pct(p.passRateHigh)})${p.notJudged ? ` of ${p.judged} judged, ${p.notJudged} not judged (judge unavailable)` : ""} pass^k ${pct(p.passHatK)} completed ${pct(p.completionRate)} ` +
         `steps p50 ${p.stepsP50 ?? "—"} p90 ${p.stepsP90 ?? "—"} USD/pass ${usd(p.costPerPassUsd)} USD/completed ${usd(p.costPerCompletedUsd)}` +
         `${
           Object.keys(p.failureClasses).length
@@ -240,4 +252,5 @@ function printReport(r: EvalRunReport): void {
             : ""
         }\n`,
     );
+  if (r.report.some((p) => p.notJudged > 0)) process.stderr.write(`  (pass rate: ${NOT_JUDGED_RULE})\n`);
 }

@@ -3,7 +3,7 @@ import { idField } from "../domain/input-fields.ts";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { recordAudit } from "../auth/audit.ts";
-import { databaseUnavailableCode, logDatabaseUnavailable } from "../db/db-errors.ts";
+import { databaseUnavailableCode, databaseUnavailableMessage, logDatabaseUnavailable } from "../db/db-errors.ts";
 import { trustedOrigins } from "../auth/auth.ts";
 import { crossSiteProblem, identify, type Principal } from "../auth/principal.ts";
 import { hasAnyRole, mayActOnTask, needsRoleMessage, type Role } from "../auth/roles.ts";
@@ -120,6 +120,19 @@ export const createCallerFactory = t.createCallerFactory;
 /** No sign-in needed (nothing in Longhaul uses it for data; kept for health-like procedures). */
 export const publicProcedure = t.procedure.use(errorMapping);
 
+/**
+ * Who is signed in, for anyone (signed out is an answer, null): but when the session could not be
+ * read because the database is unavailable, a 503 naming it — never "signed out", which would send
+ * a signed-in person to the sign-in page during an outage.
+ */
+export const sessionProcedure = publicProcedure.use(({ ctx, next, path }) => {
+  if (!ctx.principal && ctx.databaseUnavailable) {
+    logDatabaseUnavailable(ctx.databaseUnavailable, path);
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: databaseUnavailableMessage(ctx.databaseUnavailable) });
+  }
+  return next();
+});
+
 function str(value: unknown): string | null {
   return typeof value === "string" && value.length > 0 && value.length <= 200 ? value : null;
 }
@@ -155,7 +168,7 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
     if (!principal && ctx.databaseUnavailable) {
       // Not "signed out": the session is there, the database that holds it is not (issue 18: 503 naming it).
       logDatabaseUnavailable(ctx.databaseUnavailable, path);
-      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "the database is unavailable (down or restarting): try again in a moment" });
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: databaseUnavailableMessage(ctx.databaseUnavailable) });
     }
     if (!principal) {
       throw new TRPCError({

@@ -58,8 +58,40 @@ const SESSION_COOKIE = new RegExp(`(?:^|;\\s*)(?:__Secure-)?${COOKIE_PREFIX}\\.s
  * also covers one created in the same instant); a session cookie that names no session any more with
  * {@link SESSION_ENDED_MESSAGE}, a browser's request without one with {@link SIGNED_OUT_MESSAGE}.
  * `getSessionUser` is better-auth's session lookup (injected so this stays testable without Next).
+ *
+ * Bounded: when the database does not answer within `answerWithinMs` (default
+ * IDENTITY_ANSWER_WITHIN_MS) — its processes stopped, a hung disk — the identity is
+ * `{unavailable: "no_answer"}` (a 503 naming the database), so no request and no page waits on it
+ * without end. The lookup itself goes on and is ignored.
  */
 export async function identify({
+  prisma,
+  headers,
+  getSessionUser,
+  answerWithinMs = IDENTITY_ANSWER_WITHIN_MS,
+}: {
+  prisma: PrismaClient;
+  headers: Headers;
+  getSessionUser: (headers: Headers) => Promise<{ id: string; sessionId?: string } | null>;
+  answerWithinMs?: number;
+}): Promise<Identity> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const noAnswer = new Promise<Identity>((resolve) => {
+    timer = setTimeout(() => resolve({ principal: null, problem: null, unavailable: DATABASE_NO_ANSWER }), answerWithinMs);
+  });
+  try {
+    return await Promise.race([lookUp({ prisma, headers, getSessionUser }), noAnswer]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long a request's identity may take before the database counts as not answering (ms): a session lookup is one or two indexed reads. */
+export const IDENTITY_ANSWER_WITHIN_MS = 5_000;
+/** The `unavailable` code of an identity whose lookup the database did not answer in time. */
+export const DATABASE_NO_ANSWER = "no_answer";
+
+async function lookUp({
   prisma,
   headers,
   getSessionUser,

@@ -5,6 +5,7 @@ import { AppError } from "../errors.ts";
 import type { PrismaClient } from "./client.ts";
 import { taskExistsOrThrow } from "./task-queries.ts";
 import { factsAfterCheckpoint } from "./checkpoint-repository.ts";
+import { effectsAfterCheckpoint, type EffectAfterCheckpoint } from "./fork-effects.ts";
 
 /** A task's checkpoints, oldest first, without their payloads. @throws AppError NOT_FOUND for an unknown task. */
 export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
@@ -95,6 +96,13 @@ export interface ResumePreview {
   redoFactKeys: string[];
   /** Model and tool steps completed after the checkpoint by the task's runs (their work is redone when redoFacts > 0). */
   stepsAfter: number;
+  /**
+   * Side effects the task committed after the checkpoint (emails, HTTP POSTs, MCP side effects),
+   * oldest first (fork-effects.ts effectsAfterCheckpoint). A resume of this task gets their recorded
+   * results when it repeats them (same task, same fingerprint); a fork does only for those it is told
+   * to reuse — the others it does again under new keys.
+   */
+  effectsAfter: EffectAfterCheckpoint[];
 }
 
 /**
@@ -121,7 +129,17 @@ export async function getResumePreview({
   const current: WorkingSet = {};
   for (const f of await prisma.fact.findMany({ where: { taskId }, orderBy: { createdAt: "asc" }, select: { key: true, value: true } }))
     current[f.key] = f.value;
-  if (!cp) return { checkpoint: null, isLatest: true, keptFacts: Object.keys(current).length, carriedFacts: 0, redoFacts: 0, redoFactKeys: [], stepsAfter: 0 };
+  if (!cp)
+    return {
+      checkpoint: null,
+      isLatest: true,
+      keptFacts: Object.keys(current).length,
+      carriedFacts: 0,
+      redoFacts: 0,
+      redoFactKeys: [],
+      stepsAfter: 0,
+      effectsAfter: await effectsAfterCheckpoint({ prisma, checkpoint: { taskId, sideEffects: [] } }),
+    };
   const isLatest = !latest || latest.seq <= cp.seq;
   // No run of the new start exists yet: "preview" has no facts, so only the checkpoint's own rule applies.
   const carried = isLatest ? await factsAfterCheckpoint({ prisma, checkpoint: cp, runId: "preview" }) : {};
@@ -138,5 +156,6 @@ export async function getResumePreview({
     redoFacts: redo.length,
     redoFactKeys: redo.slice(0, 20),
     stepsAfter,
+    effectsAfter: await effectsAfterCheckpoint({ prisma, checkpoint: cp }),
   };
 }

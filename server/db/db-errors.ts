@@ -47,3 +47,14 @@ export function logDatabaseUnavailable(code: string, where: string, now = Date.n
   console.error(`[db] database unavailable (${code}) — answering 503 (${where}${counted > 1 ? `; ${counted - 1} more since the last line` : ""})`);
 }
 const suppressed = new Map<string, number>();
+
+/**
+ * What the API answers (503) while the database is unavailable, by its cause's code: "not answering"
+ * when it accepted the request and said nothing (code `no_answer`: stopped processes, a hung disk),
+ * else "down or restarting". Both name the database, which is how the pages recognise the answer.
+ */
+export function databaseUnavailableMessage(code: string): string {
+  return code === "no_answer"
+    ? "the database is not answering (it accepts connections but does not reply: stopped or overloaded): try again in a moment"
+    : "the database is unavailable (down or restarting): try again in a moment";
+}

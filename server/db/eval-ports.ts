@@ -3,7 +3,7 @@ import { cancelTask } from "../domain/cancel-task.ts";
 import type { EvalCheckPorts, EvalOutcome } from "../domain/eval-checks.ts";
 import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch } from "../domain/eval-suite.ts";
 import { launchTask, launchTaskInputSchema } from "../domain/launch-task.ts";
-import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
+import { askJudge } from "./eval-judge.ts";
 import { prismaCancelPorts } from "./cancel-ports.ts";
 import type { PrismaClient } from "./client.ts";
 import { prismaLaunchPorts, type LaunchTools } from "./launch-ports.ts";
@@ -169,8 +169,8 @@ export async function loadEvalOutcome(prisma: PrismaClient, taskId: string, stat
 
 /**
  * Check ports over Prisma: the demo's known-good CSV from the task's workspace, and a judge asked
- * through the provider adapter (one non-streaming call with the judge profile's model, system prompt
- * and base URL; priced with the profile's prices per million tokens).
+ * through the provider adapter (askJudge: one non-streaming call with the judge profile's model,
+ * system prompt and endpoint, retried a bounded number of times; priced with the profile's prices).
  */
 export function prismaEvalCheckPorts({
   prisma,
@@ -190,35 +190,8 @@ export function prismaEvalCheckPorts({
       const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { workspace: true } });
       return expectedLicenseCsv(task.workspace, launch.demo.limit);
     },
-    async judge({ profile, rubric, outcome }) {
-      const p = await prisma.agentProfile.findUnique({ where: { name: profile } });
-      if (!p) throw new Error(`judge profile "${profile}" not found`);
-      const provider = resolveProvider({ profileBaseUrl: p.baseUrl });
-      const r = await createChatCompletion({
-        baseUrl: provider.baseUrl,
-        apiKey: provider.apiKey,
-        model: p.model,
-        stream: false,
-        timeoutMs: 60_000,
-        // One cache scope per judged cell: its judge call never reuses another cell's prefix, so the
-        // judge's cost of identical cells is identical (issue 17), as each judge call is on its own.
-        promptCacheKey: `judge-${taskId}`,
-        messages: [
-          { role: "system", content: p.systemPrompt },
-          {
-            role: "user",
-            content: `<rubric>${rubric}</rubric>\n<outcome>${JSON.stringify(outcome).slice(0, 60_000)}</outcome>\nAnswer PASS or FAIL, a colon, then one sentence.`,
-          },
-        ],
-      });
-      const answer = (r.message.content ?? "").trim();
-      const price = (d: unknown) => Number(d ?? 0) / 1_000_000;
-      const cached = r.usage.cachedTokens ?? 0;
-      const costUsd =
-        (r.usage.promptTokens - cached) * price(p.inputPricePerMTok) +
-        cached * price(p.cachedPricePerMTok ?? p.inputPricePerMTok) +
-        r.usage.completionTokens * price(p.outputPricePerMTok);
-      return { pass: /^PASS\b/i.test(answer), answer, costUsd: Number(costUsd.toFixed(8)) };
-    },
+    // One cache scope per judged cell: its judge call never reuses another cell's prefix, so the
+    // judge's cost of identical cells is identical, as each judge call is on its own.
+    judge: ({ profile, rubric, outcome }) => askJudge({ prisma, profile, rubric, outcome, cacheKey: `judge-${taskId}` }),
   };
 }

@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import type { ForkPorts } from "../domain/fork-task.ts";
 import { effectFingerprint } from "../domain/effect-fingerprint.ts";
+import { checkpointEffectKeys, effectsAfterCheckpoint } from "./fork-effects.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
@@ -14,7 +15,11 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
     async findCheckpoint(taskId, checkpointId) {
       return prisma.checkpoint.findFirst({ where: { id: checkpointId, taskId }, select: { id: true } });
     },
-    async createForkTask({ sourceTaskId, sourceCheckpointId, taskId, runId, guidance, actor }) {
+    async effectsAfterCheckpoint(taskId, checkpointId) {
+      const cp = await prisma.checkpoint.findUniqueOrThrow({ where: { id: checkpointId }, select: { taskId: true, sideEffects: true } });
+      return (await effectsAfterCheckpoint({ prisma, checkpoint: cp, limit: Number.MAX_SAFE_INTEGER })).map((e) => e.idempotencyKey);
+    },
+    async createForkTask({ sourceTaskId, sourceCheckpointId, taskId, runId, guidance, actor, reuseEffectKeys }) {
       return prisma.$transaction(async (tx) => {
         const src = await tx.task.findUniqueOrThrow({ where: { id: sourceTaskId } });
         const cp = await tx.checkpoint.findUniqueOrThrow({ where: { id: sourceCheckpointId } });
@@ -62,9 +67,10 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             transcriptTokens: cp.transcriptTokens,
           },
         });
-        // The effects the source had committed when the checkpoint was taken, under the new task: a
-        // repeat of one by the branch gets the recorded result (ledger fingerprint = task + tool + args).
-        const keys = ((cp.sideEffects as { idempotencyKey?: string }[] | null) ?? []).map((e) => e.idempotencyKey).filter((k): k is string => !!k);
+        // The effects the source had committed when the checkpoint was taken, and those after it the
+        // operator chose to reuse, under the new task: a repeat of one by the branch gets the recorded
+        // result (ledger fingerprint = task + tool + args). Effects after it not reused are done again.
+        const keys = [...checkpointEffectKeys(cp.sideEffects), ...reuseEffectKeys];
         const effects = keys.length ? await tx.sideEffect.findMany({ where: { taskId: sourceTaskId, idempotencyKey: { in: keys }, status: "committed" } }) : [];
         if (effects.length) {
           await tx.sideEffect.createMany({

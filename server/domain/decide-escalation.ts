@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { findUnstorableString } from "./unstorable.ts";
-import { idField, inputObject, textField } from "./input-fields.ts";
+import { idempotencyKeyField, idField, inputObject, textField } from "./input-fields.ts";
 import {
   APPROVAL_REASONS,
   decisionsFor,
@@ -124,6 +124,8 @@ export const decideEscalationInputSchema = z
        * has claimed is refused (CONFLICT naming who holds it).
        */
       takeOverFrom: textField("takeOverFrom", 100).pipe(z.string().min(1, "takeOverFrom: must not be empty")).optional(),
+      /** The caller's idempotency key: the same key from the same handler is one decision (server/db/request-keys.ts). */
+      idempotencyKey: idempotencyKeyField().optional(),
       undoSeconds: z
         .number("undoSeconds: a whole number of seconds")
         .int("undoSeconds: a whole number of seconds")

@@ -1,3 +1,4 @@
+import { JUDGE_UNAVAILABLE } from "../../lib/contracts/eval.ts";
 import { evalCheckExpression } from "./cel-check.ts";
 import type { EvalCheck } from "./eval-suite.ts";
 
@@ -22,13 +23,51 @@ export interface EvalCheckResult {
   detail: string;
   /** Judge checks only: the judge's spend (USD), counted apart from the cell's cost. */
   costUsd?: number;
+  /**
+   * Judge checks only: true when the judge gave no verdict (unreachable, an error status, a reply
+   * that is neither PASS nor FAIL) after its retries — `pass` is then false, but the check says
+   * nothing about the agent's work (the cell is classed {@link JUDGE_UNAVAILABLE}).
+   */
+  unavailable?: boolean;
+}
+
+export { JUDGE_UNAVAILABLE };
+
+/**
+ * What an {@link EvalCheckPorts.judge} throws when the judge gave no verdict after its bounded
+ * retries: `attempts` made, `costUsd` the judge spent on them all the same (a billed reply that was
+ * unusable), and the last reason as the message.
+ */
+export class JudgeUnavailableError extends Error {
+  readonly attempts: number;
+  readonly costUsd: number;
+  constructor(message: string, { attempts, costUsd = 0, cause }: { attempts: number; costUsd?: number; cause?: unknown }) {
+    super(message, { cause });
+    this.name = "JudgeUnavailableError";
+    this.attempts = attempts;
+    this.costUsd = costUsd;
+  }
+}
+
+/**
+ * The verdict in a judge's reply: "pass" or "fail" when it starts with PASS or FAIL (any case,
+ * leading blanks and markdown emphasis allowed — the judge is asked for "PASS or FAIL, a colon,
+ * then one sentence"), else null: the reply is unusable and decides nothing. Pure.
+ */
+export function judgeVerdict(answer: string): "pass" | "fail" | null {
+  const m = /^[\s*_`]*(PASS|FAIL)\b/i.exec(answer);
+  return m ? (m[1]!.toUpperCase() === "PASS" ? "pass" : "fail") : null;
 }
 
 /** Ports the checks need beyond the outcome: the demo's known-good CSV, and a judge. */
 export interface EvalCheckPorts {
   /** The license-audit demo's expected CSV for `limit` packages of the task's workspace (null: not a demo case). */
   expectedDemoCsv(): Promise<string | null>;
-  /** Asks `profile` the rubric about the outcome; `pass` when it answered PASS. @throws when the profile cannot be reached. */
+  /**
+   * Asks `profile` the rubric about the outcome; `pass` when it answered PASS, false for FAIL.
+   * @throws JudgeUnavailableError (or any error) when the judge gave no verdict: unreachable, an
+   *   error status, a reply that is neither PASS nor FAIL — after the port's own bounded retries.
+   */
   judge(options: { profile: string; rubric: string; outcome: EvalOutcome }): Promise<{ pass: boolean; answer: string; costUsd: number }>;
 }
 
@@ -65,7 +104,7 @@ export function describeCheck(check: EvalCheck): string {
  * the others), so the failing cell shows each verdict with the values it saw. A case without a
  * `status` check expects `completed` (an implicit first check). A CEL error (a missing key, a type
  * mismatch) fails the check with the error — never a crash (server/executor/cel.ts's rule). A judge
- * that cannot be reached fails its check with the reason.
+ * that gives no verdict fails its check as `unavailable`, with the reason and what it spent.
  */
 export async function runEvalChecks({
   checks,
@@ -107,8 +146,9 @@ export async function runEvalChecks({
             kind: "judge",
             label,
             pass: false,
+            unavailable: true,
             detail: `judge unavailable: ${clip(error instanceof Error ? error.message : String(error))}`,
-            costUsd: 0,
+            costUsd: error instanceof JudgeUnavailableError ? error.costUsd : 0,
           });
         }
         break;
@@ -170,8 +210,10 @@ function firstDifference(expected: string, got: string): { pass: boolean; detail
 }
 
 /**
- * The failure class of an ended cell (issue 17's classes): from the checks when the task ended as the
- * case expects but a check failed (`check_failed`), else from how the task ended — the open
+ * The failure class of an ended cell: {@link JUDGE_UNAVAILABLE} when every check that gave a verdict
+ * passed and only a judge without one stands in the way (an outage, not a wrong answer); from the
+ * checks when the task ended as the case expects but a check failed (`check_failed`), else from how
+ * the task ended — the open
  * escalation's reason (`budget`, `loop`, `stall`, `tool_failure`, `saturation`, …), the last run's end
  * reason (`budget_exhausted` → `budget`, `transient`, `saturation`, `drift`, `loop`, `stall`,
  * `error`), `dead_end` for an unexpected dead end. Null when every check passed.
@@ -188,6 +230,7 @@ export function classifyEvalFailure({
   escalationReason: string | null;
 }): string | null {
   if (results.every((r) => r.pass)) return null;
+  if (results.every((r) => r.pass || r.unavailable)) return JUDGE_UNAVAILABLE;
   const statusOk = results.filter((r) => r.kind === "status").every((r) => r.pass);
   if (statusOk) return "check_failed";
   if (escalationReason) return escalationReason === "request_human" || escalationReason === "manual" ? "escalation" : escalationReason;

@@ -1,4 +1,5 @@
 import { csvNumber, percentileOfHistogram, toCsv } from "./cost-rollup.ts";
+import { JUDGE_UNAVAILABLE } from "../../lib/contracts/eval.ts";
 
 /** One cell as the report reads it (money USD, durations ms). */
 export interface EvalReportCell {
@@ -20,19 +21,27 @@ export interface EvalReportCell {
   durationMs: number | null;
 }
 
-/** The figures of one profile (issue 17, "The report"). Rates in [0, 1]; null when nothing to divide by. */
+/** The figures of one profile. Rates in [0, 1]; null when nothing to divide by. */
 export interface EvalProfileReport {
   profile: string;
   /** Cells of this profile in the run, and those that have ended (passed, failed or cancelled). */
   cells: number;
   ended: number;
   passed: number;
+  /**
+   * Ended cells whose checks all passed but for a judge that gave no verdict (failure class
+   * `judge_unavailable`): not judged, so in neither the numerator nor the denominator of the pass
+   * rate (NOT_JUDGED_RULE). `judged` = ended − notJudged.
+   */
+  notJudged: number;
+  judged: number;
+  /** passed ÷ judged (cells not judged are left out). */
   passRate: number | null;
   /** Wilson score interval (95 %, z = 1.96) of the pass rate. */
   passRateLow: number | null;
   passRateHigh: number | null;
   completionRate: number | null;
-  /** Share of cases whose every repeat passed (cases with all repeats ended only) — τ-bench's pass^k. */
+  /** Share of cases whose every repeat passed (cases with all repeats ended and judged only) — τ-bench's pass^k. */
   passHatK: number | null;
   stepsP50: number | null;
   stepsP90: number | null;
@@ -48,11 +57,16 @@ export interface EvalProfileReport {
   escalationsPerTask: number | null;
   durationP50Ms: number | null;
   durationP90Ms: number | null;
-  /** Failure class → number of cells. */
+  /** Failure class → number of cells (cells not judged are counted in `notJudged`, not here). */
   failureClasses: Record<string, number>;
 }
 
 const ENDED = new Set(["passed", "failed", "cancelled"]);
+
+/** True for an ended cell that was not judged: its judge gave no verdict (NOT_JUDGED_RULE). */
+export function notJudged(cell: Pick<EvalReportCell, "status" | "failureClass">): boolean {
+  return cell.status === "failed" && cell.failureClass === JUDGE_UNAVAILABLE;
+}
 
 /** PostgreSQL percentile_cont over plain values (see percentileOfHistogram). */
 export function percentile(values: readonly number[], p: number): number | null {
@@ -81,7 +95,9 @@ const ratio = (a: number, b: number, digits = 6): number | null => (b > 0 ? roun
 /**
  * The per-profile report of an eval run from its cells: the profiles in `profiles` order, each with
  * the figures of {@link EvalProfileReport}. Cells still pending or running count in `cells` only.
- * pass^k counts a case once all `repeats` of it ended, and passes it when every one passed.
+ * Cells not judged (their judge gave no verdict) count in `ended` and `notJudged`, not in the pass
+ * rate, its interval or pass^k (NOT_JUDGED_RULE); spend, steps and durations include them.
+ * pass^k counts a case once all `repeats` of it ended and were judged, and passes it when every one passed.
  */
 export function buildEvalReport({
   cells,
@@ -96,15 +112,16 @@ export function buildEvalReport({
     const mine = cells.filter((c) => c.profile === profile);
     const ended = mine.filter((c) => ENDED.has(c.status));
     const passed = ended.filter((c) => c.status === "passed").length;
+    const judged = ended.filter((c) => !notJudged(c));
     const completed = ended.filter((c) => c.taskStatus === "completed").length;
     const cost = ended.reduce((s, c) => s + (c.costUsd ?? 0), 0);
     const waste = ended.reduce((s, c) => s + (c.wasteUsd ?? 0), 0);
     const byCase = new Map<string, EvalReportCell[]>();
-    for (const c of ended) byCase.set(c.caseKey, [...(byCase.get(c.caseKey) ?? []), c]);
+    for (const c of judged) byCase.set(c.caseKey, [...(byCase.get(c.caseKey) ?? []), c]);
     const fullCases = [...byCase.values()].filter((cs) => cs.length >= repeats);
     const failureClasses: Record<string, number> = {};
-    for (const c of ended) if (c.status !== "passed") failureClasses[c.failureClass ?? "unknown"] = (failureClasses[c.failureClass ?? "unknown"] ?? 0) + 1;
-    const interval = wilsonInterval(passed, ended.length);
+    for (const c of judged) if (c.status !== "passed") failureClasses[c.failureClass ?? "unknown"] = (failureClasses[c.failureClass ?? "unknown"] ?? 0) + 1;
+    const interval = wilsonInterval(passed, judged.length);
     const steps = ended.map((c) => c.steps).filter((s): s is number => s !== null);
     const durations = ended.map((c) => c.durationMs).filter((s): s is number => s !== null);
     return {
@@ -112,7 +129,9 @@ export function buildEvalReport({
       cells: mine.length,
       ended: ended.length,
       passed,
-      passRate: ratio(passed, ended.length, 4),
+      notJudged: ended.length - judged.length,
+      judged: judged.length,
+      passRate: ratio(passed, judged.length, 4),
       passRateLow: interval ? round(interval.low, 4) : null,
       passRateHigh: interval ? round(interval.high, 4) : null,
       completionRate: ratio(completed, ended.length, 4),
@@ -149,13 +168,14 @@ export interface EvalRunDiff {
 
 /**
  * Compares two eval runs case × profile by the share of passing repeats: lower now = regressed,
- * higher = improved. Used by the report's side-by-side view and the CLI's `--no-regression-from` gate.
+ * higher = improved; cells not judged are left out as in the pass rate. Used by the report's
+ * side-by-side view and the CLI's `--no-regression-from` gate.
  */
 export function diffEvalRuns({ base, current }: { base: readonly EvalReportCell[]; current: readonly EvalReportCell[] }): EvalRunDiff[] {
   const share = (cells: readonly EvalReportCell[]) => {
     const m = new Map<string, { pass: number; n: number }>();
     for (const c of cells) {
-      if (!ENDED.has(c.status)) continue;
+      if (!ENDED.has(c.status) || notJudged(c)) continue;
       const k = `${c.caseKey}\u0000${c.profile}`;
       const e = m.get(k) ?? { pass: 0, n: 0 };
       e.n++;
@@ -176,8 +196,13 @@ export function diffEvalRuns({ base, current }: { base: readonly EvalReportCell[
   });
 }
 
-/** One cell as exported (CSV and JSON): the report's cell plus `pass` (true / false once ended, null before). */
-export type EvalExportRow = EvalReportCell & { pass: boolean | null };
+/**
+ * One cell as exported (CSV and JSON): the report's cell plus `pass` (true / false once ended and
+ * judged; null while pending or running, and for a cell not judged) and `judged` (false for a cell
+ * whose judge gave no verdict — failure class judge_unavailable —, true for the other ended cells,
+ * null while pending or running).
+ */
+export type EvalExportRow = EvalReportCell & { pass: boolean | null; judged: boolean | null };
 
 /** The export's columns, in order (the CSV header; the JSON rows' keys). */
 export const EVAL_EXPORT_COLUMNS = [
@@ -187,6 +212,7 @@ export const EVAL_EXPORT_COLUMNS = [
   "repeat",
   "status",
   "pass",
+  "judged",
   "taskId",
   "taskStatus",
   "failureClass",
@@ -200,10 +226,10 @@ export const EVAL_EXPORT_COLUMNS = [
 ] as const satisfies readonly (keyof EvalExportRow)[];
 
 /**
- * The report's export rows (issue 17: "CSV and JSON export of the report with plain numbers, one row
- * per cell"): each cell with the columns of {@link EVAL_EXPORT_COLUMNS}, in that order, and `pass` — true for
- * a passed cell, false for a failed or cancelled one, null while it is pending or running. Money in
- * USD, durations in ms, as numbers. Pure.
+ * The report's export rows (one row per cell, plain numbers): each cell with the columns of
+ * {@link EVAL_EXPORT_COLUMNS}, in that order; `pass` — true for a passed cell, false for a failed or
+ * cancelled one, null while it is pending or running and for a cell not judged (`judged` false,
+ * failure class judge_unavailable). Money in USD, durations in ms, as numbers. Pure.
  */
 export function evalExportRows(cells: readonly EvalReportCell[]): EvalExportRow[] {
   return cells.map((c) => ({
@@ -212,7 +238,8 @@ export function evalExportRows(cells: readonly EvalReportCell[]): EvalExportRow[
     profile: c.profile,
     repeat: c.repeat,
     status: c.status,
-    pass: ENDED.has(c.status) ? c.status === "passed" : null,
+    pass: ENDED.has(c.status) && !notJudged(c) ? c.status === "passed" : null,
+    judged: ENDED.has(c.status) ? !notJudged(c) : null,
     taskId: c.taskId,
     taskStatus: c.taskStatus,
     failureClass: c.failureClass,
@@ -229,7 +256,7 @@ export function evalExportRows(cells: readonly EvalReportCell[]): EvalExportRow[
 /**
  * The report as CSV (RFC 4180, CRLF), header first, one row per cell ({@link evalExportRows}):
  * plain numbers (no currency sign, percent or thousands separator; dollars to 8 decimals, trailing
- * zeros dropped; "" for none), `pass` as true / false, and every text cell neutralised against
+ * zeros dropped; "" for none), `pass` and `judged` as true / false ("" for none), and every text cell neutralised against
  * formula injection (a leading = + - @ tab or CR gets an apostrophe: cost-rollup.ts
  * neutraliseFormula, OWASP "CSV injection"). Pure.
  */

@@ -43,3 +43,20 @@ export function inputObject<S extends z.ZodRawShape>(shape: S) {
   const names = Object.keys(shape);
   return z.object(shape, `input: must be an object${names.length ? ` with ${names.join(", ")}` : ""}`);
 }
+
+/** Longest idempotency key accepted (a UUID is 36 characters; room for a caller's own scheme). */
+export const IDEMPOTENCY_KEY_MAX = 100;
+
+/**
+ * An idempotency key a caller sends with a mutation (the browser makes one when a dialog or form
+ * opens; the CLI and API callers may send their own): 8–100 characters of letters, digits and
+ * `_ : . -` (a UUID fits). The same key from the same actor for the same action is one action.
+ */
+export function idempotencyKeyField(field = "idempotencyKey") {
+  return z
+    .string(`${field}: must be text`)
+    .trim()
+    .min(8, `${field}: at least 8 characters`)
+    .max(IDEMPOTENCY_KEY_MAX, `${field}: at most ${IDEMPOTENCY_KEY_MAX} characters`)
+    .regex(ID_CHARS, `${field}: letters, digits and _ : . - only (a UUID fits)`);
+}

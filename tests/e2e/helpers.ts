@@ -75,3 +75,16 @@ export async function launchLoopUntilEscalated(page: Page): Promise<string> {
   await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
   return taskUrl;
 }
+
+/**
+ * One tRPC call over HTTP as the request context's user (superjson envelope `{json: input}`): a query
+ * (GET) or, with `mutation`, a mutation (POST). Fails the test on a non-2xx answer, showing its body.
+ * Returns the procedure's result.
+ */
+export async function trpcCall<T>(request: APIRequestContext, path: string, input: unknown, mutation = false): Promise<T> {
+  const res = mutation
+    ? await request.post(`/api/trpc/${path}`, { data: { json: input } })
+    : await request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
+  expect(res.ok(), await res.text()).toBe(true);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}

@@ -1,18 +1,11 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { trpcCall as trpc } from "./helpers.ts";
 
 // The resume/fork dialog (issue 18): before a resume or fork starts, it says what is kept and what
 // will be redone. From the header (latest checkpoint) nothing is redone after a cancel; from an
 // older checkpoint in the Checkpoints tab it names the facts that will be established again; the
 // header's Fork and the step detail's Fork open the new task, which links back to the original
 // (and the original to its forks), and leave the original's status, result, steps and cost as they were.
-
-async function trpc<T>(request: APIRequestContext, path: string, input: unknown, mutation = false): Promise<T> {
-  const res = mutation
-    ? await request.post(`/api/trpc/${path}`, { data: { json: input } })
-    : await request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.ok(), await res.text()).toBe(true);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
 test("header Resume… after a cancel redoes nothing; Resume from an older checkpoint names what is redone; Fork… opens a new task", async ({
   page,

@@ -95,6 +95,13 @@ export interface AgentStack {
   stop: () => Promise<StackChild[]>;
 }
 
+/**
+ * Longest a child may take to start (listen, answer /health, sync) while it is alive: the waits end as
+ * soon as it is up or has exited (both observed); this only bounds a child that hangs. Loading the
+ * app's module graph through tsx takes 2–3 s of CPU, which a shared, loaded machine stretched past 30 s.
+ */
+const CHILD_START_MS = 180_000;
+
 const TERMINAL_TASK_STATUSES = ["completed", "dead_end", "failed", "cancelled", "waiting_for_human"];
 
 function spawnChild(name: StackChild["name"], script: string, env: Record<string, string | undefined>): StackChild {
@@ -166,7 +173,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
           if (!started.alive()) throw new Error(`app exited: ${started.output()}`);
           return started.output().includes("[app] listening on");
         },
-        30_000,
+        CHILD_START_MS,
         50,
       );
       return started;
@@ -193,7 +200,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
           const res = await fetch(`${executorUrl}/health`).catch(() => undefined);
           return res?.status === 200;
         },
-        30_000,
+        CHILD_START_MS,
         50,
       );
       if (waitForSync) {
@@ -205,7 +212,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
             const fn = await db.executorFunction.findUnique({ where: { id: AGENT_RUN_FUNCTION_ID }, include: { app: true } });
             return fn !== null && fn.url.startsWith(appUrl) && fn.app.syncedAt >= syncedBefore;
           },
-          30_000,
+          CHILD_START_MS,
           50,
         );
       }

@@ -15,10 +15,11 @@ import { freePort } from "./ports.ts";
  */
 export function useAgentStack(onStarted: (stack: AgentStack) => void): void {
   let started: AgentStack | undefined;
+  // The stack's children end their start-up waits as soon as they are up (or exited); this bounds a hang only.
   beforeAll(async () => {
     started = await startAgentStack({ databaseUrl: inject("databaseUrl") });
     onStarted(started);
-  });
+  }, 420_000);
   afterAll(async () => {
     if (!started) return; // beforeAll failed, and said why
     const left = await started.stop();

@@ -1,10 +1,11 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "../../components/ui/api-error.ts";
+import { databaseUnavailableMessage } from "../../server/db/db-errors.ts";
 
-// Issue 18: while the database is down the API answers 503 SERVICE_UNAVAILABLE naming it
+// While the database is down the API answers 503 SERVICE_UNAVAILABLE naming it
 // (tests/integration/database-unavailable.test.ts); the pages recognise that answer in one place
-// and say "The database is restarting — this page will retry" instead of a generic error.
+// and say "The database is not answering (down, restarting or stopped) — this page retries by itself" instead of a generic error.
 
 const DB_MESSAGE = "the database is unavailable (down or restarting): try again in a moment";
 
@@ -16,6 +17,9 @@ function clientError(message: string, code: string, httpStatus: number): unknown
 describe("isDatabaseUnavailable", () => {
   it("recognises the API's 503 answer naming the database", () => {
     expect(isDatabaseUnavailable(clientError(DB_MESSAGE, "SERVICE_UNAVAILABLE", 503))).toBe(true);
+    // A database that accepts connections and answers nothing (its processes stopped): the same page behaviour.
+    for (const code of ["no_answer", "P1001"])
+      expect(isDatabaseUnavailable(clientError(databaseUnavailableMessage(code), "SERVICE_UNAVAILABLE", 503))).toBe(true);
   });
 
   it("does not take other errors for it", () => {

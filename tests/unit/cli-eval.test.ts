@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { evalGateFailures } from "../../scripts/lib/cli-eval.ts";
 import type { EvalProfileReport } from "../../server/domain/eval-report.ts";
 
-const profile = (name: string, passRate: number | null) => ({ profile: name, passRate }) as EvalProfileReport;
+const profile = (name: string, passRate: number | null, notJudged = 0) =>
+  ({ profile: name, passRate, notJudged, ended: 4, judged: 4 - notJudged }) as EvalProfileReport;
 
 describe("eval gates", () => {
   it("fails --min-pass-rate for each profile below it, and a profile with nothing ended", () => {
@@ -11,6 +12,13 @@ describe("eval gates", () => {
     expect(evalGateFailures(report, { minPassRate: 0.9 }).map((f) => f.message)).toEqual(["b: pass rate 0.5 < 0.9", "c: pass rate n/a < 0.9"]);
     expect(evalGateFailures(report, { minPassRate: 0.5 }).map((f) => f.gate)).toEqual(["min-pass-rate"]);
     expect(evalGateFailures(report, {})).toEqual([]);
+  });
+
+  it("fails --min-pass-rate closed for a profile with cells not judged, saying how many", () => {
+    const report = { report: [profile("a", 1, 1)], diff: null };
+    expect(evalGateFailures(report, { minPassRate: 0.9 }).map((f) => f.message)).toEqual([
+      "a: 1 of 4 cells not judged (the judge could not answer); the pass rate 1 covers the 3 judged",
+    ]);
   });
 
   it("fails --no-regression-from for each case × profile that passes less often", () => {

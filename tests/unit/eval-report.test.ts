@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyEvalFailure, runEvalChecks, type EvalOutcome } from "../../server/domain/eval-checks.ts";
+import { classifyEvalFailure, JudgeUnavailableError, judgeVerdict, runEvalChecks, type EvalOutcome } from "../../server/domain/eval-checks.ts";
 import {
   buildEvalReport,
   diffEvalRuns,
@@ -81,8 +81,46 @@ describe("eval report", () => {
     const current = [cell({ caseKey: "a", status: "failed" }), cell({ caseKey: "b" })];
     expect(diffEvalRuns({ base, current }).map((d) => `${d.caseKey}:${d.change}`)).toEqual(["a:regressed", "b:improved"]);
     const csv = evalCellsCsv(base);
-    expect(csv.split("\r\n")[1]).toBe("c,a,p,0,passed,true,t,completed,,10,100,0.01,,0,0,1000");
+    expect(csv.split("\r\n")[1]).toBe("c,a,p,0,passed,true,true,t,completed,,10,100,0.01,,0,0,1000");
     expect(csv).not.toContain("$");
+  });
+
+  it("leaves cells not judged out of the pass rate and pass^k, counts them apart, and exports them so", () => {
+    const nj = { status: "failed", failureClass: "judge_unavailable" } as const;
+    const cells = [
+      cell({ caseKey: "a", repeat: 0 }),
+      cell({ caseKey: "a", repeat: 1, ...nj }),
+      cell({ caseKey: "b", repeat: 0 }),
+      cell({ caseKey: "b", repeat: 1 }),
+      cell({ caseKey: "c", repeat: 0, status: "failed", failureClass: "check_failed" }),
+      cell({ caseKey: "c", repeat: 1, ...nj }),
+    ];
+    const [p] = buildEvalReport({ cells, profiles: ["p"], repeats: 2 });
+    // 3 passes of 4 judged cells; case a and c have a repeat not judged, so only b counts for pass^k.
+    expect(p).toMatchObject({
+      ended: 6,
+      judged: 4,
+      notJudged: 2,
+      passed: 3,
+      passRate: 0.75,
+      passHatK: 1,
+      completionRate: 1,
+      failureClasses: { check_failed: 1 },
+    });
+    expect(p!.passRateLow).toBe(Number(wilsonInterval(3, 4)!.low.toFixed(4)));
+    expect(p!.costUsd).toBe(0.06); // spend counts every ended cell
+    const rows = evalExportRows(cells);
+    expect(rows.map((r) => [r.pass, r.judged])).toEqual([
+      [true, true],
+      [null, false],
+      [true, true],
+      [true, true],
+      [false, true],
+      [null, false],
+    ]);
+    expect(evalCellsCsv(cells).split("\r\n")[2]).toBe("c,a,p,1,failed,,false,t,completed,judge_unavailable,10,100,0.01,,0,0,1000");
+    // Nothing judged: no pass rate at all (the CLI's gate fails on it).
+    expect(buildEvalReport({ cells: [cell(nj)], profiles: ["p"], repeats: 1 })[0]).toMatchObject({ passRate: null, passRateLow: null, notJudged: 1 });
   });
 
   it("exports one row per cell with plain numbers, pass in words, and formulas neutralised", () => {
@@ -103,12 +141,12 @@ describe("eval report", () => {
     ];
     const lines = evalCellsCsv(cells).split("\r\n");
     expect(lines[0]).toBe(
-      "cellId,caseKey,profile,repeat,status,pass,taskId,taskStatus,failureClass,steps,tokens,costUsd,judgeCostUsd,wasteUsd,escalations,durationMs",
+      "cellId,caseKey,profile,repeat,status,pass,judged,taskId,taskStatus,failureClass,steps,tokens,costUsd,judgeCostUsd,wasteUsd,escalations,durationMs",
     );
     // A text cell a spreadsheet would run as a formula gets an apostrophe (and quotes when it holds one).
-    expect(lines[1]).toBe(`"'=HYPERLINK(""http://x"")",'+1+2,'-2+3,0,passed,true,'@SUM(A1),completed,,10,100,0.3,,1234567.5,0,1000`);
-    expect(lines[2]).toBe("c2,a,p,0,failed,false,t,completed,check_failed,10,100,0,0.00012,0,0,1000");
-    expect(lines[3]).toBe("c3,a,p,0,running,,t,,,,,,,,,");
+    expect(lines[1]).toBe(`"'=HYPERLINK(""http://x"")",'+1+2,'-2+3,0,passed,true,true,'@SUM(A1),completed,,10,100,0.3,,1234567.5,0,1000`);
+    expect(lines[2]).toBe("c2,a,p,0,failed,false,true,t,completed,check_failed,10,100,0,0.00012,0,0,1000");
+    expect(lines[3]).toBe("c3,a,p,0,running,,,t,,,,,,,,,");
     expect(lines.slice(4)).toEqual([""]);
     // The JSON export is the same rows, numbers as numbers.
     const rows = evalExportRows(cells);
@@ -145,6 +183,50 @@ describe("eval checks", () => {
     expect(results[2]!.detail).toMatch(/^error: /);
     expect(results[4]!.detail).toBe('line 2: expected "a,GPL", got "a,MIT"');
     expect(results[6]!.detail).toMatch(/judge unavailable: no judge/);
+  });
+
+  it("classes a judge that gave no verdict apart from a wrong answer", async () => {
+    const down = {
+      expectedDemoCsv: ports.expectedDemoCsv,
+      judge: () => Promise.reject(new JudgeUnavailableError("[network] connection refused (3 attempts)", { attempts: 3, costUsd: 0.0002 })),
+    };
+    const judged = await runEvalChecks({ checks: [{ kind: "judge", profile: "j", rubric: "ok?" }], outcome, ports: down });
+    expect(judged[1]).toMatchObject({
+      kind: "judge",
+      pass: false,
+      unavailable: true,
+      costUsd: 0.0002,
+      detail: "judge unavailable: [network] connection refused (3 attempts)",
+    });
+    // Every other check passed: the judge's outage is the cell's class, not check_failed.
+    expect(classifyEvalFailure({ results: judged, taskStatus: "completed", endReason: null, escalationReason: null })).toBe("judge_unavailable");
+    // A check that did give a verdict and failed decides: the agent's answer was wrong whatever the judge.
+    const wrong = await runEvalChecks({
+      checks: [
+        { kind: "cel", expression: "size(outbox) == 2" },
+        { kind: "judge", profile: "j", rubric: "ok?" },
+      ],
+      outcome,
+      ports: down,
+    });
+    expect(classifyEvalFailure({ results: wrong, taskStatus: "completed", endReason: null, escalationReason: null })).toBe("check_failed");
+    // A task that ended otherwise is classed by how it ended, judge or not.
+    const failedTask = await runEvalChecks({
+      checks: [{ kind: "judge", profile: "j", rubric: "ok?" }],
+      outcome: { ...outcome, status: "failed" },
+      ports: down,
+    });
+    expect(classifyEvalFailure({ results: failedTask, taskStatus: "failed", endReason: "transient", escalationReason: null })).toBe("transient");
+    // A judge that answered FAIL is a wrong answer.
+    const fails = { expectedDemoCsv: ports.expectedDemoCsv, judge: () => Promise.resolve({ pass: false, answer: "FAIL: no", costUsd: 0.0001 }) };
+    const no = await runEvalChecks({ checks: [{ kind: "judge", profile: "j", rubric: "ok?" }], outcome, ports: fails });
+    expect(no[1]!.unavailable).toBeUndefined();
+    expect(classifyEvalFailure({ results: no, taskStatus: "completed", endReason: null, escalationReason: null })).toBe("check_failed");
+  });
+
+  it("reads a verdict only from a reply that starts with PASS or FAIL", () => {
+    expect(["PASS: fine", "pass", " **FAIL**: wrong", "FAIL"].map(judgeVerdict)).toEqual(["pass", "pass", "fail", "fail"]);
+    expect(["", "I think it passes", "PASSABLE", "Verdict: PASS", "{}"].map(judgeVerdict)).toEqual([null, null, null, null, null]);
   });
 
   it("classifies failures: check_failed when the status was right, else the escalation or end reason", () => {

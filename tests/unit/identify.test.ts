@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { identify, SESSION_ENDED_MESSAGE, SIGNED_OUT_MESSAGE } from "../../server/auth/principal.ts";
+import { DATABASE_NO_ANSWER, identify, SESSION_ENDED_MESSAGE, SIGNED_OUT_MESSAGE } from "../../server/auth/principal.ts";
 import type { PrismaClient } from "../../server/db/client.ts";
 
 // identify() without a bearer token reads only the session (the injected lookup) until it finds a
@@ -12,6 +12,12 @@ describe("identify: why a request without a principal was refused", () => {
     const down = Object.assign(new Error("Can't reach database server at 127.0.0.1:54329"), { code: "P1001" });
     const id = await identify({ prisma, headers: new Headers(cookie), getSessionUser: () => Promise.reject(down) });
     expect(id).toEqual({ principal: null, problem: null, unavailable: "P1001" });
+  });
+
+  it("a session lookup the database never answers (its processes stopped) is 'unavailable' once the bound passes", async () => {
+    const never = () => new Promise<null>(() => undefined);
+    const id = await identify({ prisma, headers: new Headers(cookie), getSessionUser: never, answerWithinMs: 50 });
+    expect(id).toEqual({ principal: null, problem: null, unavailable: DATABASE_NO_ANSWER });
   });
 
   it("any other failure of the lookup, or no session, reads as signed out in the words the client gets", async () => {

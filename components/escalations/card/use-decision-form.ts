@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
+import { useIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
 import { MAX_EXTRA, type EscalationDecision } from "@/lib/contracts/escalation.ts";
 import type { AppRouter } from "@/server/api/root.ts";
 import { parseFactDrafts, type FactDrafts } from "../fact-editor.tsx";
@@ -52,7 +53,9 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
   const usdInput = useRef<HTMLInputElement>(null);
   // Settle only once the card has been read again, so the pending state lasts until the card shows the outcome.
   const refresh = () => queryClient.invalidateQueries();
-  const decide = useMutation(trpc.escalation.decide.mutationOptions({ onSettled: refresh }));
+  // One key per decision: a double click decides once; a decision after an undo is a new one (a new key).
+  const [idempotencyKey, renewKey] = useIdempotencyKey();
+  const decide = useMutation(trpc.escalation.decide.mutationOptions({ onSettled: refresh, onSuccess: renewKey }));
   const undo = useMutation(trpc.escalation.undo.mutationOptions({ onSettled: refresh }));
   const claim = useMutation(trpc.escalation.claim.mutationOptions({ onSettled: refresh }));
   const release = useMutation(trpc.escalation.release.mutationOptions({ onSettled: refresh }));
@@ -90,6 +93,7 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
       factEdits: resuming && Object.keys(facts.edits).length ? facts.edits : undefined,
       deadEndReason: decision === "dead_end" ? deadEndReason : undefined,
       undoSeconds: UI_UNDO_SECONDS,
+      idempotencyKey,
     });
   };
   // Resuming a budget stop without raising the ceiling that was hit stops again at once.

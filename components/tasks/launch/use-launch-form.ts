@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { demoStepBudget } from "@/lib/contracts/demo.ts";
 import { validateLaunch } from "./use-launch-validation.ts";
 import { useLaunchDraft } from "./use-launch-draft.ts";
+import { newIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
 
 /** Budgets as the form's text fields hold them ("" = empty). */
 export interface BudgetTexts {
@@ -44,7 +45,7 @@ export function useLaunchForm() {
   const [factsText, setFactsText] = useState("");
   /** null = the selected profile's default (sent as omitted, so the server applies the profile's). */
   const [approvalChoice, setApprovalChoice] = useState<boolean | null>(null);
-  const [launchKey, setLaunchKey] = useState(() => crypto.randomUUID());
+  const [launchKey, setLaunchKey] = useState(newIdempotencyKey);
   const [templateName, setTemplateName] = useState("");
   /** The budgets suggested from the chosen template's history (null = none: no history, or not read yet). */
   const [suggested, setSuggested] = useState<BudgetTexts | null>(null);

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
+import { useIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
 import { usd } from "../format.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
 
@@ -29,6 +30,8 @@ export function BatchDialog({ request, onClose, onStarted }: { request: BatchReq
   const input = { action: request.action, selection: request.selection };
   const preview = useQuery({ ...trpc.task.batchPreview.queryOptions(input), staleTime: 0, gcTime: 0 });
   const [batchId, setBatchId] = useState<string | null>(null);
+  // One key per opening of the dialog: a double click on Confirm starts one batch.
+  const [idempotencyKey] = useIdempotencyKey();
   const start = useMutation(
     trpc.task.batchStart.mutationOptions({
       onSuccess: (r) => {
@@ -90,7 +93,12 @@ export function BatchDialog({ request, onClose, onStarted }: { request: BatchReq
             )}
             <div className="flex justify-end gap-2 pt-2">
               <DialogClose className={secondary}>Back</DialogClose>
-              <button type="button" className={primary} disabled={p.taskIds.length === 0 || start.isPending} onClick={() => start.mutate(input)}>
+              <button
+                type="button"
+                className={primary}
+                disabled={p.taskIds.length === 0 || start.isPending}
+                onClick={() => start.mutate({ ...input, idempotencyKey })}
+              >
                 {start.isPending ? "Starting…" : `${verb} ${p.taskIds.length} task${p.taskIds.length === 1 ? "" : "s"}`}
               </button>
             </div>

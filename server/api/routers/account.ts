@@ -5,7 +5,7 @@ import { listOwnTokens, roleListSchema, signInOptions } from "../../auth/users.t
 import { changeOwnPassword, changePasswordInputSchema } from "../../auth/change-password.ts";
 import { AppError } from "../../errors.ts";
 import type { Principal } from "../../auth/principal.ts";
-import { createTRPCRouter, publicProcedure, signedInProcedure } from "../trpc.ts";
+import { createTRPCRouter, publicProcedure, sessionProcedure, signedInProcedure } from "../trpc.ts";
 
 export const createTokenInputSchema = inputObject({
   name: textField("name", 100).refine((v) => v.length > 0, "name: required"),
@@ -35,7 +35,7 @@ export const accountRouter = createTRPCRouter({
    * needed), so the app's pages can ask who is signed in without a 401 in the browser's console on a
    * signed-out visit (issue 18: "no console errors on a normal visit"). `me` keeps its 401 for programs.
    */
-  session: publicProcedure.query(({ ctx }) => (ctx.principal ? meOf(ctx.principal) : null)),
+  session: sessionProcedure.query(({ ctx }) => (ctx.principal ? meOf(ctx.principal) : null)),
   tokens: signedInProcedure.query(({ ctx }) => listOwnTokens({ prisma: ctx.prisma, userId: ctx.principal.userId })),
   /**
    * A new API token for the caller (`Authorization: Bearer <token>`; the CLI's LONGHAUL_TOKEN),

@@ -13,6 +13,7 @@ import {
 } from "../../domain/decide-escalation.ts";
 import { sendEscalationApplied, sendEscalationDecided, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
+import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
 import { redactSecrets } from "../../tools/egress-redact.ts";
 import { claimOutput, decideOutput, releaseOutput, undoOutput } from "../output-schemas.ts";
@@ -54,7 +55,16 @@ export const escalationRouter = createTRPCRouter({
   decide: handlerProcedure
     .input(decideEscalationInputSchema)
     .output(decideOutput)
-    .mutation(({ ctx, input }) => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
+    .mutation(({ ctx, input }) =>
+      onceByKey({
+        prisma: ctx.prisma,
+        actor: requestKeyActor(ctx.principal),
+        action: "escalation.decide",
+        key: input.idempotencyKey,
+        input,
+        run: () => decideEscalation({ input, actor: ctx.actor, ports: decidePorts(ctx) }),
+      }),
+    ),
   /** Takes a decision back inside its undo window; CONFLICT once it is applied. */
   undo: handlerProcedure
     .input(undoEscalationInputSchema)

@@ -29,7 +29,8 @@ import type { Principal } from "../../auth/principal.ts";
 
 import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendBatchItems, sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
-import { idField, inputObject, textField } from "../../domain/input-fields.ts";
+import { idempotencyKeyField, idField, inputObject, textField } from "../../domain/input-fields.ts";
+import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
 import { executorViewOutput, launchEstimateOutput } from "../output-schemas.ts";
@@ -144,6 +145,8 @@ const batchProcedure = procedureFor("operator", "admin");
 const taskIdSchema = inputObject({ taskId: idField("taskId") });
 const idSchema = (field: string) => idField(field);
 const guidanceSchema = textField("guidance", 10_000).optional();
+/** The idempotency key of a mutation: the same key from the same actor for the same action is one action (server/db/request-keys.ts). */
+const keySchema = idempotencyKeyField().optional();
 
 export const taskRouter = createTRPCRouter({
   list: readProcedure.input(listTasksInputSchema).query(({ ctx, input }) => listTasks({ prisma: ctx.prisma, ...input })),
@@ -196,36 +199,82 @@ export const taskRouter = createTRPCRouter({
     )
     .output(launchEstimateOutput)
     .query(({ ctx, input }) => readLaunchEstimate({ prisma: ctx.prisma, ...input })),
-  launch: operatorProcedure
-    .input(launchTaskInputSchema)
-    .mutation(({ ctx, input }) =>
-      launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }) }),
-    ),
+  /** Its launchKey is its idempotency key: the same key from the same actor is one launch, also when two arrive at once. */
+  launch: operatorProcedure.input(launchTaskInputSchema).mutation(({ ctx, input }) =>
+    onceByKey({
+      prisma: ctx.prisma,
+      actor: requestKeyActor(ctx.principal),
+      action: "task.launch",
+      key: input.launchKey,
+      input,
+      run: () => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }) }),
+    }),
+  ),
   resume: ownTaskProcedure
-    .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional(), guidance: guidanceSchema }))
+    .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional(), guidance: guidanceSchema, idempotencyKey: keySchema }))
     .mutation(({ ctx, input }) =>
-      resumeTask({
-        ...input,
-        guidance: input.guidance || null,
-        cause: "resume",
-        actor: ctx.actor,
-        ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }),
+      onceByKey({
+        prisma: ctx.prisma,
+        actor: requestKeyActor(ctx.principal),
+        action: "task.resume",
+        key: input.idempotencyKey,
+        input,
+        run: () =>
+          resumeTask({
+            taskId: input.taskId,
+            checkpointId: input.checkpointId,
+            guidance: input.guidance || null,
+            cause: "resume",
+            actor: ctx.actor,
+            ports: prismaResumePorts({ prisma: ctx.prisma, sendRunStarted }),
+          }),
       }),
     ),
   /** A new task branched off a checkpoint of this one (linked both ways); the original is not touched. */
-  fork: ownTaskProcedure.input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId"), guidance: guidanceSchema })).mutation(({ ctx, input }) =>
-    forkTask({
-      ...input,
-      guidance: input.guidance || null,
-      actor: ctx.actor,
-      ports: prismaForkPorts({ prisma: ctx.prisma, sendRunStarted }),
-    }),
-  ),
+  fork: ownTaskProcedure
+    .input(
+      taskIdSchema.extend({
+        checkpointId: idSchema("checkpointId"),
+        guidance: guidanceSchema,
+        /**
+         * Side effects the task committed after the checkpoint to do again: their idempotency keys (as
+         * task.resumePreview lists them in `effectsAfter`), or "all". The others are reused (default: all).
+         */
+        redoEffects: z
+          .union([z.literal("all"), z.array(idField("redoEffects", 400)).max(1000, "redoEffects: at most 1000 keys")], {
+            error: 'redoEffects: "all" or a list of idempotency keys',
+          })
+          .optional(),
+        idempotencyKey: keySchema,
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      onceByKey({
+        prisma: ctx.prisma,
+        actor: requestKeyActor(ctx.principal),
+        action: "task.fork",
+        key: input.idempotencyKey,
+        input,
+        run: () =>
+          forkTask({
+            taskId: input.taskId,
+            checkpointId: input.checkpointId,
+            guidance: input.guidance || null,
+            redoEffects: input.redoEffects ?? [],
+            actor: ctx.actor,
+            ports: prismaForkPorts({ prisma: ctx.prisma, sendRunStarted }),
+          }),
+      }),
+    ),
   requestCheckpoint: ownTaskProcedure.input(taskIdSchema).mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),
   /** What a resume or fork from a checkpoint (default: the latest good one) keeps and what it will redo; see getResumePreview. */
   resumePreview: readProcedure
     .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional() }))
-    .query(({ ctx, input }) => getResumePreview({ prisma: ctx.prisma, taskId: input.taskId, checkpointId: input.checkpointId ?? null })),
+    // The effects' one-line summaries quote tool arguments: secrets in them are cut before the browser.
+    .query(
+      async ({ ctx, input }) =>
+        (await redactSecrets(await getResumePreview({ prisma: ctx.prisma, taskId: input.taskId, checkpointId: input.checkpointId ?? null }))).value,
+    ),
   checkpoints: readProcedure.input(taskIdSchema).query(({ ctx, input }) => listCheckpoints({ prisma: ctx.prisma, taskId: input.taskId })),
   checkpoint: readProcedure
     .input(inputObject({ checkpointId: idSchema("checkpointId") }))
@@ -243,13 +292,22 @@ export const taskRouter = createTRPCRouter({
     }),
   ),
   /** Starts a batch resume (each task from its latest checkpoint) or cancel; applied task by task under a concurrency cap. */
-  batchStart: batchProcedure.input(batchInputSchema.extend({ guidance: guidanceSchema })).mutation(({ ctx, input }) =>
-    startBatch({
-      ...input,
-      guidance: input.guidance || null,
-      actor: batchActor(ctx.principal),
-      concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
-      ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
+  batchStart: batchProcedure.input(batchInputSchema.extend({ guidance: guidanceSchema, idempotencyKey: keySchema })).mutation(({ ctx, input }) =>
+    onceByKey({
+      prisma: ctx.prisma,
+      actor: requestKeyActor(ctx.principal),
+      action: "task.batchStart",
+      key: input.idempotencyKey,
+      input,
+      run: () =>
+        startBatch({
+          action: input.action,
+          selection: input.selection,
+          guidance: input.guidance || null,
+          actor: batchActor(ctx.principal),
+          concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
+          ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
+        }),
     }),
   ),
   /** A batch's progress: items by status (pending, running, done, skipped, failed) and each item. */
