@@ -16,13 +16,15 @@ export const dynamic = "force-dynamic";
 export default async function TasksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const raw = await searchParams;
   const search = { get: (name: string) => (typeof raw[name] === "string" ? raw[name] : (raw[name]?.[0] ?? null)) };
-  const trpc = await serverTrpc();
   const queries = serverQueryClient();
-  await Promise.allSettled([
-    queries.prefetchInfiniteQuery(
-      trpc.task.list.infiniteQueryOptions(taskListView(search).input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
-    ),
-  ]);
+  // A failure here (the database restarting) only means the browser asks itself, and shows that state.
+  await serverTrpc()
+    .then((trpc) =>
+      queries.prefetchInfiniteQuery(
+        trpc.task.list.infiniteQueryOptions(taskListView(search).input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+      ),
+    )
+    .catch(() => undefined);
   return (
     <HydrationBoundary state={prefetchedState()}>
       <RoleGate needs={[]} what="The task list">

@@ -214,7 +214,9 @@ test("the run page: one readable column at 800 px, the step list above the fold 
   await expect(page.getByTestId("waterfall")).toHaveCount(0);
   const list = (await page.getByTestId("timeline").boundingBox())!;
   expect(list.y + 4 * 44, "the step list's first rows are above the fold at 1440×900").toBeLessThanOrEqual(900);
-  await page.getByLabel("Waterfall").check();
+  // The box follows the URL (it is checked once the URL says wf=1): click, then wait for both.
+  await page.getByRole("checkbox", { name: "Waterfall" }).click();
+  await expect(page.getByRole("checkbox", { name: "Waterfall" })).toBeChecked();
   await expect(page).toHaveURL(/wf=1/);
   await expect(page.getByTestId("waterfall")).toBeVisible();
 });

@@ -31,11 +31,14 @@ function decoded(segment: string): string {
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!plausibleId(decoded(id))) notFound();
-  const trpc = await serverTrpc();
   const queries = serverQueryClient();
   const [task] = await Promise.allSettled([
-    queries.fetchQuery(trpc.task.get.queryOptions({ taskId: id })),
-    queries.prefetchQuery(trpc.task.steps.queryOptions({ taskId: id, limit: FIRST_STEPS })),
+    serverTrpc().then((trpc) =>
+      Promise.all([
+        queries.fetchQuery(trpc.task.get.queryOptions({ taskId: id })),
+        queries.prefetchQuery(trpc.task.steps.queryOptions({ taskId: id, limit: FIRST_STEPS })),
+      ]),
+    ),
   ]);
   if (task.status === "rejected" && task.reason instanceof TRPCError && (task.reason.code === "NOT_FOUND" || task.reason.code === "BAD_REQUEST")) notFound();
   return (
