@@ -212,6 +212,34 @@ export class CallGuard {
     if (err instanceof SyntaxError) return this.fail("stream_cut", `response body was cut or malformed: ${message}`, { billed: true, cause: err });
     return this.fail("network", `model call failed: ${message}`, { cause: err });
   }
+
+  /**
+   * Sends one SDK request (`call` returns the SDK's `.withResponse()`), recording the HTTP status; any
+   * failure leaves as a ModelCallError (classify, during the request).
+   */
+  async send<T>(call: () => Promise<{ data: T; response: Response }>, sdk: SdkErrorClasses): Promise<{ data: T; response: Response }> {
+    try {
+      const sent = await call();
+      this.httpStatus = sent.response.status;
+      return sent;
+    } catch (err) {
+      throw this.classify(err, "request", sdk);
+    }
+  }
+
+  /** The whole JSON body of a response that was asked to stream but did not (answeredWithoutStreaming); a cut body is a ModelCallError. */
+  async wholeBody<T>(response: Response, sdk: SdkErrorClasses): Promise<T> {
+    try {
+      return (await response.json()) as T;
+    } catch (err) {
+      throw this.classify(err, "request", sdk);
+    }
+  }
+}
+
+/** What a result says of a server that answered a streamed request without streaming. */
+export function streamFallbackNote(response: Response): string {
+  return `the server answered the streamed request with a whole ${response.headers.get("content-type")} body (it does not stream)`;
 }
 
 /** True when a response that was asked to stream came back as something other than an SSE stream (a whole JSON body). */

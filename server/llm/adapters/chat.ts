@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai"
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { countCompletionTokens, countTokens } from "../tokens.ts";
 import type { ChatMessage, ModelRequest, ModelResult, ModelToolCall, ModelUsage } from "../types.ts";
-import { answeredWithoutStreaming, CallGuard } from "./call-guard.ts";
+import { answeredWithoutStreaming, CallGuard, streamFallbackNote } from "./call-guard.ts";
 
 const SDK = { APIError, APIConnectionError, APIUserAbortError };
 
@@ -101,39 +101,18 @@ export async function createChatCompletion(request: ModelRequest): Promise<Model
 
   try {
     if (!guard.stream) {
-      let data: ChatCompletion;
-      let response: Response;
-      try {
-        ({ data, response } = await client.chat.completions.create({ ...params, stream: false }, options).withResponse());
-      } catch (err) {
-        throw guard.classify(err, "request", SDK);
-      }
-      guard.httpStatus = response.status;
+      const { data, response } = await guard.send(() => client.chat.completions.create({ ...params, stream: false }, options).withResponse(), SDK);
       if (guard.abortCause !== null) throw guard.abortError("request");
       return whole(data, response);
     }
 
-    let iterable: AsyncIterable<ChatCompletionChunk>;
-    let response: Response;
-    try {
-      ({ data: iterable, response } = await client.chat.completions
-        .create({ ...params, stream: true, stream_options: { include_usage: true } }, options)
-        .withResponse());
-    } catch (err) {
-      throw guard.classify(err, "request", SDK);
-    }
-    guard.httpStatus = response.status;
+    const { data: iterable, response } = await guard.send<AsyncIterable<ChatCompletionChunk>>(
+      () => client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, options).withResponse(),
+      SDK,
+    );
     guard.armChunkWatchdog();
-    if (answeredWithoutStreaming(response)) {
-      // The server ignored `stream: true` and sent the whole completion as JSON: read it as such.
-      let data: ChatCompletion;
-      try {
-        data = (await response.json()) as ChatCompletion;
-      } catch (err) {
-        throw guard.classify(err, "request", SDK);
-      }
-      return whole(data, response, `the server answered the streamed request with a whole ${response.headers.get("content-type")} body (it does not stream)`);
-    }
+    // A server that ignored `stream: true` and sent the whole completion as JSON: read it as such.
+    if (answeredWithoutStreaming(response)) return whole(await guard.wholeBody<ChatCompletion>(response, SDK), response, streamFallbackNote(response));
     let finishReason: string | null = null;
     let usage: ModelUsage | null = null;
     let responseId: string | null = null;

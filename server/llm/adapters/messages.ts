@@ -11,7 +11,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { countCompletionTokens, countTokens } from "../tokens.ts";
 import type { ChatMessage, ModelRequest, ModelResult, ModelToolCall, ModelUsage, ReasoningItem, ToolSchema } from "../types.ts";
-import { answeredWithoutStreaming, CallGuard } from "./call-guard.ts";
+import { answeredWithoutStreaming, CallGuard, streamFallbackNote } from "./call-guard.ts";
 
 const SDK = { APIError, APIConnectionError, APIUserAbortError };
 
@@ -255,41 +255,17 @@ export async function createMessage(request: ModelRequest): Promise<ModelResult>
 
   try {
     if (!guard.stream) {
-      let data: Message;
-      let response: Response;
-      try {
-        ({ data, response } = await client.messages.create({ ...params, stream: false }, { signal: guard.signal }).withResponse());
-      } catch (err) {
-        throw guard.classify(err, "request", SDK);
-      }
-      guard.httpStatus = response.status;
+      const { data, response } = await guard.send(() => client.messages.create({ ...params, stream: false }, { signal: guard.signal }).withResponse(), SDK);
       if (guard.abortCause !== null) throw guard.abortError("request");
       return result(data, response, false);
     }
 
-    let events: AsyncIterable<RawMessageStreamEvent>;
-    let response: Response;
-    try {
-      ({ data: events, response } = await client.messages.create({ ...params, stream: true }, { signal: guard.signal }).withResponse());
-    } catch (err) {
-      throw guard.classify(err, "request", SDK);
-    }
-    guard.httpStatus = response.status;
+    const { data: events, response } = await guard.send<AsyncIterable<RawMessageStreamEvent>>(
+      () => client.messages.create({ ...params, stream: true }, { signal: guard.signal }).withResponse(),
+      SDK,
+    );
     guard.armChunkWatchdog();
-    if (answeredWithoutStreaming(response)) {
-      let data: Message;
-      try {
-        data = (await response.json()) as Message;
-      } catch (err) {
-        throw guard.classify(err, "request", SDK);
-      }
-      return result(
-        data,
-        response,
-        false,
-        `the server answered the streamed request with a whole ${response.headers.get("content-type")} body (it does not stream)`,
-      );
-    }
+    if (answeredWithoutStreaming(response)) return result(await guard.wholeBody<Message>(response, SDK), response, false, streamFallbackNote(response));
     // The message as the events build it (the SDK's MessageStream accumulates the same way).
     let message: Message | null = null;
     const json = new Map<number, string>();

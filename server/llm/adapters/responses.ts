@@ -10,7 +10,7 @@ import type {
 import { kindForStatus } from "../errors.ts";
 import { countCompletionTokens, countTokens } from "../tokens.ts";
 import type { ChatMessage, ModelRequest, ModelResult, ModelToolCall, ModelUsage, ReasoningItem, ToolSchema } from "../types.ts";
-import { answeredWithoutStreaming, CallGuard } from "./call-guard.ts";
+import { answeredWithoutStreaming, CallGuard, streamFallbackNote } from "./call-guard.ts";
 
 const SDK = { APIError, APIConnectionError, APIUserAbortError };
 
@@ -160,42 +160,21 @@ export async function createResponse(request: ModelRequest): Promise<ModelResult
 
   try {
     if (!guard.stream) {
-      let data: OpenAIResponse;
-      let response: Response;
-      try {
-        ({ data, response } = await client.responses.create({ ...params, stream: false }, { signal: guard.signal }).withResponse());
-      } catch (err) {
-        throw guard.classify(err, "request", SDK);
-      }
-      guard.httpStatus = response.status;
+      const { data, response } = await guard.send(() => client.responses.create({ ...params, stream: false }, { signal: guard.signal }).withResponse(), SDK);
       if (guard.abortCause !== null) throw guard.abortError("request");
       if (data.status === "failed") throw failed(data);
       return result(data, response, false);
     }
 
-    let events: AsyncIterable<ResponseStreamEvent>;
-    let response: Response;
-    try {
-      ({ data: events, response } = await client.responses.create({ ...params, stream: true }, { signal: guard.signal }).withResponse());
-    } catch (err) {
-      throw guard.classify(err, "request", SDK);
-    }
-    guard.httpStatus = response.status;
+    const { data: events, response } = await guard.send<AsyncIterable<ResponseStreamEvent>>(
+      () => client.responses.create({ ...params, stream: true }, { signal: guard.signal }).withResponse(),
+      SDK,
+    );
     guard.armChunkWatchdog();
     if (answeredWithoutStreaming(response)) {
-      let data: OpenAIResponse;
-      try {
-        data = (await response.json()) as OpenAIResponse;
-      } catch (err) {
-        throw guard.classify(err, "request", SDK);
-      }
+      const data = await guard.wholeBody<OpenAIResponse>(response, SDK);
       if (data.status === "failed") throw failed(data);
-      return result(
-        data,
-        response,
-        false,
-        `the server answered the streamed request with a whole ${response.headers.get("content-type")} body (it does not stream)`,
-      );
+      return result(data, response, false, streamFallbackNote(response));
     }
     let final: OpenAIResponse | null = null;
     try {
