@@ -118,6 +118,7 @@ export async function runCheckpointStep({
       ports,
       profile: start.profile,
       runId: start.runId,
+      cacheKey: start.taskId,
       stepId,
       attempt,
       messages: request,

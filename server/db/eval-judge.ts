@@ -1,6 +1,6 @@
 import { JudgeUnavailableError, judgeVerdict, type EvalOutcome } from "../domain/eval-checks.ts";
 import { ModelCallError } from "../llm/errors.ts";
-import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
+import { callModel, resolveProvider } from "../llm/provider.ts";
 import type { PrismaClient } from "./client.ts";
 
 /** Attempts a judge gets for one check before its check is classed unavailable (1 call + 2 retries). */
@@ -22,13 +22,15 @@ interface JudgeProfile {
   systemPrompt: string;
   inputPricePerMTok: unknown;
   cachedPricePerMTok: unknown;
+  cacheWritePricePerMTok?: unknown;
   outputPricePerMTok: unknown;
 }
 
 /**
- * Asks judge profile `profile` whether `outcome` meets `rubric`: one non-streaming Chat Completions
- * call to wherever the profile points (its provider, base URL, key variable and headers, as the
- * agent's own calls resolve them), priced with the profile's prices per million tokens. The reply
+ * Asks judge profile `profile` whether `outcome` meets `rubric`: one non-streaming call to wherever
+ * the profile points, in its provider's wire format (its provider, base URL, key variable and headers,
+ * under the same key rule as the agent's own calls), priced with the profile's prices per million
+ * tokens (cache reads and writes apart, a missing cache price read as the input price). The reply
  * must start with PASS or FAIL (judgeVerdict).
  *
  * A transient failure — no connection, a timeout, HTTP 5xx or 429, a cut or unparsable body — and a
@@ -67,7 +69,8 @@ export async function askJudge({
   for (let attempt = 1; attempt <= JUDGE_ATTEMPTS; attempt++) {
     let wait: number = JUDGE_RETRY_DELAYS_MS[attempt - 1] ?? JUDGE_RETRY_DELAYS_MS.at(-1)!;
     try {
-      const r = await createChatCompletion({
+      const r = await callModel({
+        wireFormat: provider.wireFormat,
         baseUrl: provider.baseUrl,
         apiKey: provider.apiKey,
         headers: provider.headers,
@@ -84,9 +87,11 @@ export async function askJudge({
         ],
       });
       const cached = r.usage.cachedTokens ?? 0;
+      const written = r.usage.cacheWriteTokens ?? 0;
       costUsd +=
-        (r.usage.promptTokens - cached) * price(p.inputPricePerMTok) +
+        (r.usage.promptTokens - cached - written) * price(p.inputPricePerMTok) +
         cached * price(p.cachedPricePerMTok ?? p.inputPricePerMTok) +
+        written * price(p.cacheWritePricePerMTok ?? p.inputPricePerMTok) +
         r.usage.completionTokens * price(p.outputPricePerMTok);
       const answer = (r.message.content ?? "").trim();
       const verdict = judgeVerdict(answer);

@@ -1,4 +1,5 @@
 import type { McpSelection, McpValue } from "../../lib/contracts/mcp.ts";
+import { providerInfo } from "../../lib/contracts/profile.ts";
 
 /**
  * References a profile or an MCP server makes to things outside its own text — the environment
@@ -76,7 +77,8 @@ export function unresolvedProfileReferences(
 ): UnresolvedReference[] {
   const entry = `profile "${profile.name}"`;
   const out: UnresolvedReference[] = [];
-  if (profile.provider !== "scripted") {
+  // An offline profile (the scripted ones) never sends a key or headers anywhere.
+  if (!providerInfo(profile.provider).offline) {
     if (profile.apiKeyEnv && !isSet(profile.apiKeyEnv)) out.push(unsetVariable(entry, "apiKeyEnv", profile.apiKeyEnv));
     for (const [header, value] of Object.entries(profile.headers)) {
       for (const [, name] of value.matchAll(HEADER_REFERENCE)) if (name && !isSet(name)) out.push(unsetVariable(entry, `headers.${header}`, name));

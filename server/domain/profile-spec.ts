@@ -131,6 +131,7 @@ export const profileSpecShape = {
   inputPricePerMTok: usd("inputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   cachedPricePerMTok: usd("cachedPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   outputPricePerMTok: usd("outputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
+  cacheWritePricePerMTok: usd("cacheWritePricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   systemPrompt: z
     .string("systemPrompt: must be text")
     .max(MAX_SYSTEM_PROMPT_CHARS, {
@@ -209,6 +210,7 @@ export const profileSnapshotSchema = z.object({
   inputPricePerMTok: z.number().nullable().default(null),
   cachedPricePerMTok: z.number().nullable().default(null),
   outputPricePerMTok: z.number().nullable().default(null),
+  cacheWritePricePerMTok: z.number().nullable().default(null),
   systemPrompt: z.string().default(""),
 }) satisfies z.ZodType<ProfileSpec, unknown>;
 

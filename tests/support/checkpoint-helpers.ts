@@ -10,7 +10,18 @@ import { waitFor, type AgentStack } from "./agent-stack.ts";
 
 /** Profile settings a checkpoint test tunes (everything else is copied from the seeded `scripted` profile). */
 export type ProfileOverrides = Partial<
-  Pick<Prisma.AgentProfileCreateInput, "checkpointEverySteps" | "contextWindow" | "saturationRatio" | "autoResumeMax" | "stepBudget" | "model">
+  Pick<
+    Prisma.AgentProfileCreateInput,
+    | "checkpointEverySteps"
+    | "contextWindow"
+    | "saturationRatio"
+    | "autoResumeMax"
+    | "stepBudget"
+    | "model"
+    | "provider"
+    | "cachedPricePerMTok"
+    | "cacheWritePricePerMTok"
+  >
 >;
 
 /**

@@ -125,8 +125,9 @@ export function StepDetail({
       )}
       {(s.kind === "model" || costUsd > 0) && (
         <div className="text-sm text-zinc-700" data-testid="step-usage">
-          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out ·{" "}
-          <span className="font-medium tabular-nums">{usd(costUsd)}</span>
+          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached
+          {s.cacheWriteTokens ? `, ${compactNumber(s.cacheWriteTokens)} written to cache` : ""}) · {compactNumber(s.completionTokens)} out
+          {s.reasoningTokens ? ` (${compactNumber(s.reasoningTokens)} reasoning)` : ""} · <span className="font-medium tabular-nums">{usd(costUsd)}</span>
           {s.modelCalls.length > 1 ? ` over ${s.modelCalls.length} model calls` : ""}
         </div>
       )}

@@ -5,6 +5,7 @@ import type { LaunchFormState } from "./use-launch-form.ts";
 import { field, label } from "./styles.ts";
 import { LaunchEstimate } from "./launch-estimate.tsx";
 import { profileOptionLabel } from "./profile-summary.ts";
+import { providerInfo } from "@/lib/contracts/profile.ts";
 
 /**
  * The agent profile — each choice with what it is (profileOptionLabel), the chosen one's whole
@@ -34,7 +35,7 @@ export function BudgetFields({ f }: { f: LaunchFormState }) {
           <p className="mt-1 min-h-8 text-xs text-zinc-500" data-testid="profile-description">
             {selected ? selected.description || `Model ${selected.model}.` : "Loading the profiles…"}
           </p>
-          {selected?.provider === "scripted" && f.mode === "goal" && !f.fromTemplate && (
+          {selected && providerInfo(selected.provider).offline && f.mode === "goal" && !f.fromTemplate && (
             <p className="mt-1 text-xs text-amber-800" role="note" data-testid="offline-goal-note">
               The offline scripted model plays only Longhaul&apos;s demos and scenarios. A goal of your own ends as a dead end saying it needs a real model
               provider: pick a profile with one for it.
