@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai"
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { kindForStatus, ModelCallError, parseRetryAfter, type ModelCallErrorKind } from "./errors.ts";
 import { countCompletionTokens, countTokens } from "./tokens.ts";
-import type { ChatMessage, ModelToolCall, ModelUsage, ToolSchema } from "./types.ts";
+import type { ChatMessage, EffortLevel, ModelToolCall, ModelUsage, ToolSchema } from "./types.ts";
 import { env as parsedEnv, namedVariables, type Env } from "../env.ts";
 
 /** Default deadline for response headers (streaming) or the whole response (non-streaming), ms. */
@@ -59,6 +59,12 @@ export interface ChatCompletionRequest {
    * Longhaul passes the run id, so a run's requests share their cache and unrelated runs don't.
    */
   promptCacheKey?: string;
+  /**
+   * The reasoning effort the agent loop chose for this call, sent as Chat Completions'
+   * `reasoning_effort` (OpenAI's reasoning models honour it; a server without such a control may
+   * ignore it). Absent = the provider's default, nothing sent.
+   */
+  effort?: EffortLevel;
 }
 
 export interface ChatCompletionResult {
@@ -129,6 +135,7 @@ export async function createChatCompletion(request: ChatCompletionRequest): Prom
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
     ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}),
+    ...(request.effort ? { reasoning_effort: request.effort } : {}),
   };
 
   let content = "";

@@ -39,3 +39,9 @@ export interface ModelUsage {
   /** Part of completionTokens spent on hidden reasoning, when the provider reports it. */
   reasoningTokens?: number;
 }
+
+/**
+ * How hard the model is asked to think on one call (lib/contracts/effort.ts `EFFORT_LEVELS`): the agent
+ * loop decides it per step; each adapter maps it to its provider's control or records it as ignored.
+ */
+export type { EffortLevel } from "../../lib/contracts/effort.ts";
