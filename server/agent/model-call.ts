@@ -1,6 +1,7 @@
 import { ModelCallError } from "../llm/errors.ts";
 import type { ChatCompletionResult } from "../llm/provider.ts";
 import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
+import type { EffortChoice } from "../../lib/contracts/effort.ts";
 import type { ModelCallRecord, ModelPorts } from "./ports.ts";
 
 /** The profile fields a model call needs (RunStart.profile). */
@@ -26,6 +27,9 @@ export type RecordedModelCall = { ok: true; res: ChatCompletionResult; costUsd: 
  *
  * - `cause`: `productive` / `replay` for the agent's own turn, `checkpoint` / `compaction` for a summary.
  * - `attempt`: the step's attempt (0-based), recorded on the row.
+ * - `effort`: the level and model the agent loop chose (server/domain/agent-loop/effort.ts): the call
+ *   goes to `effort.model` at `effort.level`, and the row records that model; absent = the profile's
+ *   model, no effort sent.
  */
 export async function callModelRecorded({
   ports,
@@ -36,6 +40,7 @@ export async function callModelRecorded({
   messages,
   tools,
   cause,
+  effort,
 }: {
   ports: ModelPorts;
   profile: ModelProfile;
@@ -45,8 +50,9 @@ export async function callModelRecorded({
   messages: ChatMessage[];
   tools?: ToolSchema[];
   cause: ModelCallRecord["cause"];
+  effort?: EffortChoice | null;
 }): Promise<RecordedModelCall> {
-  const model = profile.model;
+  const model = effort?.model || profile.model;
   let res: ChatCompletionResult;
   try {
     res = await ports.chat({
@@ -56,6 +62,7 @@ export async function callModelRecorded({
       ...(tools ? { tools } : {}),
       stream: true,
       promptCacheKey: runId,
+      ...(effort ? { effort: effort.level } : {}),
     });
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;

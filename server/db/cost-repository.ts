@@ -35,7 +35,12 @@ export async function recordModelCall({
     model: data.model,
     usage: data,
     billed: data.billed,
-    prices: { inputPerMTok: p.inputPricePerMTok, cachedPerMTok: p.cachedPricePerMTok, outputPerMTok: p.outputPricePerMTok },
+    // The profile's price overrides are its model's; a call on another model (an effort policy's model
+    // for a level) is priced from the price package.
+    prices:
+      data.model === p.model
+        ? { inputPerMTok: p.inputPricePerMTok, cachedPerMTok: p.cachedPricePerMTok, outputPerMTok: p.outputPricePerMTok }
+        : { inputPerMTok: null, cachedPerMTok: null, outputPerMTok: null },
     profileName: p.name,
   });
   if (data.cause !== "replay") {

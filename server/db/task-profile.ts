@@ -60,5 +60,6 @@ export function runProfileOf(p: TaskProfile) {
     systemPrompt: s.systemPrompt,
     contextWindow: s.contextWindow,
     prices: { inputPerMTok: s.inputPricePerMTok, cachedPerMTok: s.cachedPricePerMTok, outputPerMTok: s.outputPricePerMTok },
+    effort: s.effort,
   };
 }
