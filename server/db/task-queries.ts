@@ -477,7 +477,8 @@ export interface StepSummaryRow {
  * summary, error (first 300 characters), attempts, promptTokens, cachedTokens, completionTokens,
  * costUsd, checkpointReason, startedAt (epoch ms), endedAt (epoch ms | null), durationMs, argsKey
  * (tool steps: the first 12 hex digits of md5 over the arguments' jsonb text, so identical calls
- * are told apart from different ones without sending arguments; null otherwise)].
+ * are told apart from different ones without sending arguments; null otherwise), effort ([level,
+ * model, rule] of a step whose model call the effort dial decided; null otherwise)].
  * Decode with `decodeStepRows` (components/tasks/step-rows.ts).
  */
 /** @throws AppError NOT_FOUND naming the task when no task has this id (a read of nothing is a 404, not an empty list). */
@@ -520,11 +521,13 @@ export async function listSteps({
                 coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE p.kind = 'model' AND m."runId" = p."runId" AND m."stepId" = p."stepId"), 0),
                 CASE WHEN p.kind = 'checkpoint' THEN p.arguments->>'reason' END,
                 floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs",
-                CASE WHEN p.kind = 'tool' THEN left(md5(coalesce(p.arguments::text, '')), 12) END
+                CASE WHEN p.kind = 'tool' THEN left(md5(coalesce(p.arguments::text, '')), 12) END,
+                CASE WHEN p."effortLevel" IS NOT NULL THEN json_build_array(p."effortLevel", p."effortModel", p."effortRule") END
               ) ORDER BY p.ri, p.index))::text AS rows
       FROM (
         SELECT array_position(${runIds}::text[], s."runId") - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, left(s.error, 300) AS error, s.attempts,
-               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.arguments
+               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.arguments,
+               s."effortLevel", s."effortModel", s."effortRule"
         FROM step s WHERE s."runId" = ANY(${runIds}::text[])
         ORDER BY array_position(${runIds}::text[], s."runId"), s.index
         LIMIT ${limit}

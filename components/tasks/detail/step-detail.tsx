@@ -9,6 +9,7 @@ import { RelativeTime } from "../relative-time.tsx";
 import { StepFactChanges } from "./step-fact-changes.tsx";
 import { ForkButton, type ForkPoint } from "./fork-button.tsx";
 import { PromptView } from "./prompt-view.tsx";
+import { effortRuleLabel } from "@/lib/contracts/effort.ts";
 
 /** An MCP call's latest progress notification (Step.progress: {progress, total?, message?}) in words, or null. */
 function progressText(value: unknown): string | null {
@@ -48,6 +49,7 @@ export function StepDetail({
   if (!step.data) return <div className="h-40 animate-pulse rounded bg-zinc-200/60" aria-busy="true" />;
   const s = step.data;
   const costUsd = s.modelCalls.reduce((sum, m) => sum + m.costUsd, 0);
+  const reasoningTokens = s.modelCalls.reduce((sum, m) => sum + (m.status === "ok" ? m.reasoningTokens : 0), 0);
   return (
     <div className="space-y-4" data-testid="step-detail">
       <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1 text-sm">
@@ -95,6 +97,13 @@ export function StepDetail({
           Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out ·{" "}
           <span className="font-medium tabular-nums">{usd(costUsd)}</span>
           {s.modelCalls.length > 1 ? ` over ${s.modelCalls.length} model calls` : ""}
+        </div>
+      )}
+      {s.effortLevel && (
+        <div className="text-sm text-zinc-700" data-testid="step-effort">
+          Effort: <span className="font-medium">{s.effortLevel}</span> on <span className="font-mono text-xs">{s.effortModel}</span> —{" "}
+          {effortRuleLabel(s.effortRule ?? "")}
+          {reasoningTokens > 0 ? ` · ${compactNumber(reasoningTokens)} reasoning tokens` : ""}
         </div>
       )}
       {s.kind === "model" && <PromptView runId={s.runId} stepId={s.stepId} />}

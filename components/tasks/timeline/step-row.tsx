@@ -4,6 +4,7 @@ import { factCountLabel } from "../fact-value.tsx";
 import { compactNumber, durationMs, usd } from "../format.ts";
 import { isDeduplicated, type TimelineItem } from "../step-filter.ts";
 import { KindIcon, StatusIcon } from "./icons.tsx";
+import { EffortBadge } from "./effort-badge.tsx";
 import type { StepFactCounts, TimelineStep } from "./types.ts";
 
 type StepItem = Extract<TimelineItem<TimelineStep>, { type: "step" }>;
@@ -79,6 +80,7 @@ export function StepRow({
           {factCountLabel(facts)}
         </span>
       )}
+      {s.effort && <EffortBadge effort={s.effort} />}
       {s.attempts > 1 && <span className="shrink-0 rounded bg-amber-100 px-1.5 text-xs text-amber-900">{s.attempts} attempts</span>}
       {tokens > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{compactNumber(tokens)} tok</span>}
       {s.costUsd > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{usd(s.costUsd)}</span>}

@@ -3,8 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { countCompletionTokens, tokenizePrompt } from "../tokens.ts";
-import type { ChatMessage, ToolSchema } from "../types.ts";
-import { decideNextAction, SCRIPTED_MODELS } from "./agent.ts";
+import type { ChatMessage, EffortLevel, ToolSchema } from "../types.ts";
+import { scriptedReply, SCRIPTED_MODELS } from "./agent.ts";
+import { EFFORT_LEVELS } from "../../../lib/contracts/effort.ts";
 import { MintedIdNormalizer } from "./minted-ids.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 
@@ -70,6 +71,8 @@ const requestSchema = z
     tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough() }).passthrough()).optional(),
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+    // OpenAI's values; `minimal` plays as low, `none` as no effort (the scripted agents have three levels).
+    reasoning_effort: z.enum(["none", "minimal", ...EFFORT_LEVELS, "xhigh"]).nullish(),
   })
   .passthrough();
 
@@ -125,6 +128,14 @@ function normalizeMessages(messages: readonly Record<string, unknown>[]): ChatMe
       .join("");
     return { ...m, content: text } as unknown as ChatMessage;
   });
+}
+
+/** A wire `reasoning_effort` as the scripted agents' level: minimal plays as low, xhigh as high, none as no effort. */
+function effortOf(value: string | null | undefined): EffortLevel | null {
+  if (!value || value === "none") return null;
+  if (value === "minimal") return "low";
+  if (value === "xhigh") return "high";
+  return value as EffortLevel;
 }
 
 function pieces(text: string, size: number): string[] {
@@ -243,8 +254,10 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       return;
     }
 
-    const action = decideNextAction(model, messages);
-    if (!action) {
+    const effort = effortOf(body.reasoning_effort);
+    const reply = scriptedReply(model, messages, { effort });
+    const action = reply?.action;
+    if (!reply || !action) {
       apiError(res, 404, `The model \`${model}\` does not exist.`, "invalid_request_error", "model_not_found");
       return;
     }
@@ -263,16 +276,19 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     // work, identical usage); the agent above read the real messages.
     const promptTokens = promptTokenIds();
     const countedReply = toolCalls.map((c) => ({ name: c.name, arguments: mintedIds.normalizeText(c.arguments, scope) }));
+    // Reasoning tokens are part of the completion tokens, as OpenAI reports them (completion_tokens_details).
     const usage = {
       prompt_tokens: promptTokens.length,
       completion_tokens:
-        countCompletionTokens(action.content === null ? null : mintedIds.normalizeText(action.content, scope), countedReply) + Math.ceil(padding.length / 4),
+        countCompletionTokens(action.content === null ? null : mintedIds.normalizeText(action.content, scope), countedReply) +
+        Math.ceil(padding.length / 4) +
+        reply.reasoningTokens,
       total_tokens: 0,
       prompt_tokens_details: {
         cached_tokens: cache.lookupAndStore(promptTokens, scope),
         audio_tokens: 0,
       },
-      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: reply.reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     };
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
     const id = `chatcmpl-${requestHash.slice(0, 29)}`;
