@@ -32,6 +32,9 @@ export const envSchema = z.object({
   /** Real model provider; unset = the scripted model server on MODEL_PORT. */
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
+  /** Anthropic's key and base URL (default https://api.anthropic.com), for profiles with provider `anthropic`. */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
   /** Default folder the read-only file tools read (the demo audits its node_modules). */
   LONGHAUL_WORKSPACE: z.string().optional(),
   /** Folders a launch's workspace must lie in, comma-separated absolute paths (default: LONGHAUL_WORKSPACE alone). */
@@ -164,14 +167,14 @@ export function resetEnv(): void {
 /**
  * Longhaul's own configuration, which no profile or MCP server may name (an admin could otherwise
  * send `BETTER_AUTH_SECRET` or `DATABASE_URL` to a base URL of their choosing as a header or an MCP
- * server's env): every variable of the schema above except OPENAI_API_KEY (the seeded OpenAI
- * profile's key), and the prefixes Longhaul and its parts read.
+ * server's env): every variable of the schema above except the provider keys OPENAI_API_KEY and
+ * ANTHROPIC_API_KEY (a profile may name them in `apiKeyEnv`), and the prefixes Longhaul and its parts read.
  */
 const OWN_PREFIXES = /^(LONGHAUL|BETTER_AUTH|INNGEST|EXECUTOR|OIDC|SMTP|OTEL|DATABASE|EMBEDDED_PG|PG)_|^(DATABASE_URL|PGPASSWORD)$/;
 
 /** Whether `name` is one of Longhaul's own variables, kept from profiles and MCP servers ({@link namedVariables}). */
 export function isOwnVariable(name: string): boolean {
-  return name !== "OPENAI_API_KEY" && (name in envSchema.shape || OWN_PREFIXES.test(name));
+  return name !== "OPENAI_API_KEY" && name !== "ANTHROPIC_API_KEY" && (name in envSchema.shape || OWN_PREFIXES.test(name));
 }
 
 /**

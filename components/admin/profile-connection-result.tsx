@@ -8,7 +8,7 @@ const KIND_WORDS: Record<string, string> = {
   error: "Error",
 };
 
-/** What a "Test connection" said: ok with the latency, or the problem in words; nothing before a test. */
+/** What a "Test connection" said: ok with the latency (and any note), or the problem in words; nothing before a test. */
 export function ConnectionResult({ result, error }: { result: ConnectionTestResult | undefined; error?: string | undefined }) {
   if (error)
     return (
@@ -19,7 +19,8 @@ export function ConnectionResult({ result, error }: { result: ConnectionTestResu
   if (!result) return null;
   return result.ok ? (
     <p className="text-sm text-emerald-800" data-testid="connection-result">
-      Connected: {result.model} at {result.baseUrl} answered in {result.latencyMs} ms.
+      Connected: {result.model} at {result.baseUrl} answered a streamed request with a tool in {result.latencyMs} ms.
+      {result.note && <span className="block text-amber-800">Note: {result.note}</span>}
     </p>
   ) : (
     <p role="alert" className="text-sm text-red-700" data-testid="connection-result">

@@ -2,7 +2,8 @@
 
 import { Field } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
-import { EFFORT_LEVELS, EFFORT_RULE_LABELS, EFFORT_SITUATIONS, effortSupport, RECOMMENDED_EFFORT_RULES } from "@/lib/contracts/effort.ts";
+import { EFFORT_LEVELS, EFFORT_RULE_LABELS, EFFORT_SITUATIONS, RECOMMENDED_EFFORT_RULES } from "@/lib/contracts/effort.ts";
+import { providerInfo } from "@/lib/contracts/profile.ts";
 import type { EffortFormValue } from "./profile-effort-values.ts";
 
 const LEVEL_OPTIONS = EFFORT_LEVELS.map((l) => [l, l] as const);
@@ -23,7 +24,9 @@ export function ProfileEffort({
   error?: string;
   onChange: (next: EffortFormValue) => void;
 }) {
-  const support = effortSupport(provider);
+  const info = providerInfo(provider);
+  // The control the provider's adapter sends the level as, and who honours it (lib/contracts/profile.ts PROVIDERS).
+  const support = `Each step's level is recorded on its step and sent as ${info.effort.parameter}: ${info.effort.note}${info.offline ? " (the scripted agents fumble some decisions at low and spend more reasoning tokens at high)" : ""}. Where it is not honoured, the level is recorded and ignored.`;
   return (
     <fieldset className="space-y-2 rounded-md border border-zinc-200 p-3" aria-label="Effort">
       <legend className="px-1 text-sm font-medium">Effort</legend>
@@ -38,8 +41,8 @@ export function ProfileEffort({
         />
         Decide the effort per step (low for mechanical turns, high where a mistake is costly)
       </label>
-      <p className={support.honoured ? "text-xs text-zinc-600" : "text-xs text-amber-800"} data-testid="effort-support">
-        {support.text}
+      <p className="text-xs text-zinc-600" data-testid="effort-support">
+        {support}
       </p>
       {value.on && (
         <>

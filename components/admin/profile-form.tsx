@@ -6,7 +6,7 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { Dialog } from "@/components/ui/dialog.tsx";
 import { Field } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
-import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS } from "@/lib/contracts/profile.ts";
+import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS, PROVIDERS } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileEffort } from "./profile-effort.tsx";
 import { CheckboxGroup, ProfileInput } from "./profile-form-fields.tsx";
@@ -79,7 +79,7 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
               name="provider"
               value={values.provider}
               onChange={set("provider")}
-              options={PROFILE_PROVIDERS.map((p) => [p, p === "scripted" ? "scripted (offline model server)" : "OpenAI-compatible"] as const)}
+              options={PROFILE_PROVIDERS.map((p) => [p, `${p} — ${PROVIDERS[p].label}`] as const)}
             />
           </Field>
           {input("apiKeyEnv")}

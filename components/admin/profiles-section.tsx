@@ -5,6 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
+import { providerInfo } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileFormDialog } from "./profile-form.tsx";
 import type { FormSpec } from "./profile-form-values.ts";
@@ -28,7 +29,9 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
         <span className="text-xs text-zinc-500">v{p.version}</span>
         <span className="font-mono text-xs text-zinc-600">{p.spec.model}</span>
         <span className="text-xs text-zinc-500">
-          {p.spec.provider === "scripted" ? "scripted model server" : (p.spec.baseUrl ?? "OPENAI_BASE_URL / OpenAI")}
+          {providerInfo(p.spec.provider).offline
+            ? providerInfo(p.spec.provider).label
+            : `${providerInfo(p.spec.provider).label} · ${p.spec.baseUrl ?? (providerInfo(p.spec.provider).wireFormat === "messages" ? "ANTHROPIC_BASE_URL / Anthropic" : "OPENAI_BASE_URL / OpenAI")}`}
         </span>
         {p.activeTasks > 0 && <span className="text-xs text-amber-800">{p.activeTasks} active task(s)</span>}
         {archived && <span className="text-xs text-zinc-500">archived</span>}

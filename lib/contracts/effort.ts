@@ -78,31 +78,6 @@ export interface EffortChoice {
   rule: EffortRule;
 }
 
-/**
- * What a profile's provider does with the effort level, in words for the profile page: honoured (and
- * how it is sent) or recorded and ignored. Keyed by the profile's `provider`.
- */
-export function effortSupport(provider: string): { honoured: boolean; text: string } {
-  switch (provider) {
-    case "openai":
-      return {
-        honoured: true,
-        text: "Sent as Chat Completions' reasoning_effort. OpenAI's reasoning models honour it; other OpenAI-compatible servers may ignore it, and OpenAI's non-reasoning models refuse it — leave the dial off for those.",
-      };
-    case "openai-responses":
-      return { honoured: true, text: "Sent as the Responses API's reasoning.effort." };
-    case "anthropic":
-      return { honoured: true, text: "Sent as the Messages API's effort (a thinking budget on models without it)." };
-    case "scripted":
-      return {
-        honoured: true,
-        text: "The scripted agents honour it: at low they sometimes fumble a decision that matters, at high they spend more reasoning tokens.",
-      };
-    default:
-      return { honoured: false, text: "This provider has no effort control: each step's level is recorded and ignored." };
-  }
-}
-
 /** The words for a recorded rule (an unknown one, from a newer version, is shown as it is). */
 export function effortRuleLabel(rule: string): string {
   return (EFFORT_RULE_LABELS as Record<string, string>)[rule] ?? rule;

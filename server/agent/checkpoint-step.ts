@@ -122,11 +122,12 @@ export async function runCheckpointStep({
       ports,
       profile: start.profile,
       runId: start.runId,
+      cacheKey: start.taskId,
       stepId,
       attempt,
       messages: request,
       cause: reason === "saturation" ? "compaction" : "checkpoint",
-      effort: effort ?? null,
+      ...(effort ? { effort: effort.level, model: effort.model } : {}),
     });
     if (called.ok) {
       answerUsage = called.res.usage;

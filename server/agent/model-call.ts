@@ -1,7 +1,6 @@
 import { ModelCallError } from "../llm/errors.ts";
 import type { ChatCompletionResult } from "../llm/provider.ts";
-import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
-import type { EffortChoice } from "../../lib/contracts/effort.ts";
+import type { ChatMessage, EffortLevel, ModelUsage, ToolSchema } from "../llm/types.ts";
 import type { ModelCallRecord, ModelPorts } from "./ports.ts";
 
 /** The profile fields a model call needs (RunStart.profile). */
@@ -12,7 +11,7 @@ export interface ModelProfile {
   provider?: string | null;
   apiKeyEnv?: string | null;
   headers?: Record<string, string> | null;
-  prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
+  prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null; cacheWritePerMTok?: number | null };
 }
 
 /** A recorded model call: the result, or the typed failure (already recorded as an error row). */
@@ -27,9 +26,9 @@ export type RecordedModelCall = { ok: true; res: ChatCompletionResult; costUsd: 
  *
  * - `cause`: `productive` / `replay` for the agent's own turn, `checkpoint` / `compaction` for a summary.
  * - `attempt`: the step's attempt (0-based), recorded on the row.
- * - `effort`: the level and model the agent loop chose (server/domain/agent-loop/effort.ts): the call
- *   goes to `effort.model` at `effort.level`, and the row records that model; absent = the profile's
- *   model, no effort sent.
+ * - `cacheKey`: the prompt-cache scope (the task id: a task's runs share their prefix), default `runId`.
+ * - `effort`: this call's reasoning effort (types.ts EffortLevel), mapped by the adapter; undefined = the provider's default.
+ * - `model`: this call's model when it differs from the profile's (recorded and priced as that model).
  */
 export async function callModelRecorded({
   ports,
@@ -40,7 +39,9 @@ export async function callModelRecorded({
   messages,
   tools,
   cause,
+  cacheKey,
   effort,
+  model: modelOverride,
 }: {
   ports: ModelPorts;
   profile: ModelProfile;
@@ -50,9 +51,11 @@ export async function callModelRecorded({
   messages: ChatMessage[];
   tools?: ToolSchema[];
   cause: ModelCallRecord["cause"];
-  effort?: EffortChoice | null;
+  cacheKey?: string;
+  effort?: EffortLevel;
+  model?: string;
 }): Promise<RecordedModelCall> {
-  const model = effort?.model || profile.model;
+  const model = modelOverride ?? profile.model;
   let res: ChatCompletionResult;
   try {
     res = await ports.chat({
@@ -61,8 +64,8 @@ export async function callModelRecorded({
       messages,
       ...(tools ? { tools } : {}),
       stream: true,
-      promptCacheKey: runId,
-      ...(effort ? { effort: effort.level } : {}),
+      promptCacheKey: cacheKey ?? runId,
+      ...(effort ? { effort } : {}),
     });
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;

@@ -24,7 +24,8 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
  * (`retryAfterMs: null`) for the other transient kinds, `permanent` for the rest. A connection
  * error to a local provider carries `retryAfterMs` (llm/provider.ts LOCAL_RECONNECT_MS): it waits
  * that × (`attempt` + 1) instead of the executor's backoff (Inngest's default waits up to ~30 s with
- * jitter), so a model server that restarts in seconds does not stall the step. The message is
+ * jitter), so a model server that restarts in seconds does not stall the step; an overloaded provider
+ * (Anthropic's 529) that sent a retry-after is waited for that long. The message is
  * `[kind] message`, as shown on the timeline.
  */
 export function stepErrorForModelCall(error: ModelCallError, attempt = 0): StepRetryError {
@@ -34,7 +35,15 @@ export function stepErrorForModelCall(error: ModelCallError, attempt = 0): StepR
       return new StepRetryError(message, { retryAfterMs: error.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS, cause: error });
     case "retry":
       return new StepRetryError(message, {
-        retryAfterMs: error.kind === "network" && error.retryAfterMs !== null ? error.retryAfterMs * (attempt + 1) : null,
+        // A local server's reconnect grows with the attempt; an overloaded provider's own retry-after is kept as sent.
+        retryAfterMs:
+          error.retryAfterMs === null
+            ? null
+            : error.kind === "network"
+              ? error.retryAfterMs * (attempt + 1)
+              : error.kind === "overloaded"
+                ? error.retryAfterMs
+                : null,
         cause: error,
       });
     case "non_retriable":

@@ -2,7 +2,7 @@ import type { ModelTurn } from "../domain/agent-loop/index.ts";
 import { summarizeCalls } from "../domain/step-summaries.ts";
 import { parseContextLimit, type ModelCallErrorKind, type StatedContextLimit } from "../llm/errors.ts";
 import { countTokens } from "../llm/tokens.ts";
-import type { ChatMessage, ToolSchema } from "../llm/types.ts";
+import type { ChatMessage, ReasoningItem, ToolSchema } from "../llm/types.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";
 import { isFinalModelFailure, stepErrorForModelCall } from "./model-retry.ts";
 import type { ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
@@ -10,7 +10,15 @@ import type { EffortChoice } from "../../lib/contracts/effort.ts";
 
 /** What the memoized model step returns: the turn, or a failure for good (the loop decides). */
 export type ModelStepResult =
-  | ({ ok: true } & ModelTurn)
+  | ({
+      ok: true;
+      /**
+       * The turn's reasoning items / thinking blocks (llm/types.ts ReasoningItem), to go back with the
+       * assistant message in the segment's next requests. Part of the memoized result, so a replayed
+       * run sends them back exactly as the provider returned them; never written to a checkpoint.
+       */
+      reasoning?: ReasoningItem[];
+    } & ModelTurn)
   | {
       ok: false;
       errorKind: ModelCallErrorKind;
@@ -74,12 +82,13 @@ export async function runModelStep({
     ports,
     profile,
     runId,
+    cacheKey: taskId,
     stepId,
     attempt,
     messages,
     tools,
     cause: completedBefore ? "replay" : "productive",
-    effort: effort ?? null,
+    ...(effort ? { effort: effort.level, model: effort.model } : {}),
   });
   if (!called.ok) {
     const { error } = called;
@@ -99,7 +108,16 @@ export async function runModelStep({
     runId,
     stepId,
     status: "completed",
-    output: { content: res.message.content, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), finishReason: res.finishReason },
+    output: {
+      content: res.message.content,
+      toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+      finishReason: res.finishReason,
+      // What the timeline says of the call: reasoning items carried to the next turn (not their
+      // opaque content), a server that answered without streaming, the effort sent.
+      ...(res.reasoning?.length ? { reasoningItems: res.reasoning.length } : {}),
+      ...(res.streamFallback ? { streamFallback: res.streamFallback } : {}),
+      ...(res.effort ? { effort: res.effort } : {}),
+    },
     summary: calls.length ? summarizeCalls(calls) : (res.message.content ?? "").slice(0, 120),
     usage: res.usage,
   });
@@ -110,6 +128,7 @@ export async function runModelStep({
     spendUsd,
     content: res.message.content,
     toolCalls: calls,
+    ...(res.reasoning?.length ? { reasoning: res.reasoning } : {}),
     usage: res.usage,
     finishReason: res.finishReason,
     costUsd,

@@ -20,6 +20,8 @@ export interface ModelCallRecord {
   promptTokens: number;
   cachedTokens: number;
   completionTokens: number;
+  /** Part of promptTokens written to the provider's prompt cache (Anthropic), when reported. */
+  cacheWriteTokens?: number;
   /** Reasoning tokens, when the provider reports them. */
   reasoningTokens?: number;
   /** The provider reported no usage: the tokens were counted with the tokenizer (flagged wherever shown). */
@@ -51,7 +53,7 @@ export interface StepPorts {
     output?: unknown;
     error?: string;
     summary?: string;
-    usage?: { promptTokens: number; cachedTokens: number; completionTokens: number };
+    usage?: { promptTokens: number; cachedTokens: number; completionTokens: number; cacheWriteTokens?: number; reasoningTokens?: number };
   }): Promise<void>;
   /** Notes a failed attempt on a step that will be retried (it stays running). */
   noteStepError(input: { runId: string; stepId: string; error: string }): Promise<void>;
@@ -65,8 +67,8 @@ export interface StepPorts {
 
 /** The model provider and the cost ledger. */
 export interface ModelPorts {
-  /** One model call to the profile's endpoint (server/llm/provider.ts resolveProvider picks URL, key and headers). */
-  chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey" | "headers"> & { endpoint: ProfileEndpoint }): Promise<ChatCompletionResult>;
+  /** One model call to the profile's endpoint (server/llm/provider.ts resolveProvider picks the wire format, URL, key and headers; callModel sends it). */
+  chat(request: Omit<ChatCompletionRequest, "baseUrl" | "apiKey" | "headers" | "wireFormat"> & { endpoint: ProfileEndpoint }): Promise<ChatCompletionResult>;
   /** Records and prices the call (an unbilled attempt costs 0); returns its dollars. */
   recordModelCall(record: ModelCallRecord): Promise<{ usd: number }>;
   /** The task's whole model spend in USD (all runs, retries included). */

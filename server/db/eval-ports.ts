@@ -3,7 +3,7 @@ import { cancelTask } from "../domain/cancel-task.ts";
 import type { EvalCheckPorts, EvalOutcome } from "../domain/eval-checks.ts";
 import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch } from "../domain/eval-suite.ts";
 import { launchTask, launchTaskInputSchema } from "../domain/launch-task.ts";
-import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
+import { callModel, resolveProvider } from "../llm/provider.ts";
 import { prismaCancelPorts } from "./cancel-ports.ts";
 import type { PrismaClient } from "./client.ts";
 import { prismaLaunchPorts, type LaunchTools } from "./launch-ports.ts";
@@ -193,10 +193,15 @@ export function prismaEvalCheckPorts({
     async judge({ profile, rubric, outcome }) {
       const p = await prisma.agentProfile.findUnique({ where: { name: profile } });
       if (!p) throw new Error(`judge profile "${profile}" not found`);
-      const provider = resolveProvider({ profileBaseUrl: p.baseUrl });
-      const r = await createChatCompletion({
+      // The judge profile's endpoint, wire format and key, under the same key rule as an agent's calls.
+      const provider = resolveProvider({
+        endpoint: { provider: p.provider, baseUrl: p.baseUrl, apiKeyEnv: p.apiKeyEnv, headers: (p.headers ?? {}) as Record<string, string> },
+      });
+      const r = await callModel({
+        wireFormat: provider.wireFormat,
         baseUrl: provider.baseUrl,
         apiKey: provider.apiKey,
+        headers: provider.headers,
         model: p.model,
         stream: false,
         timeoutMs: 60_000,

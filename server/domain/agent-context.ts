@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelToolCall } from "../llm/types.ts";
+import type { ChatMessage, ModelToolCall, ReasoningItem } from "../llm/types.ts";
 import { READ_REFERENCE_MAX_CHARS, referencedKeys } from "./fact-reference.ts";
 
 /** A fact of the working set as the model sees it. */
@@ -12,9 +12,11 @@ export interface CompletedStepSummary {
 }
 
 /**
- * Builds the opening messages of a run (docs/CONTRACTS.md, "Model context"): the profile's system
- * prompt, then one user message with the goal verbatim, the working set as JSON and, when resuming,
- * the completed steps, the open question and human guidance. When compaction set facts aside as
+ * Builds the opening messages of a run (docs/CONTRACTS.md, "Model context"), laid out for prompt
+ * caching — what changes least comes first: the profile's system prompt (after the run's tool
+ * snapshot, which every provider puts ahead of the messages), then one user message with the goal
+ * verbatim and, after a cache break, the working set as JSON and, when resuming, the completed steps,
+ * the open question and human guidance; the turns follow. When compaction set facts aside as
  * references (`{$ref, description}`), a `<references>` note says how to read one back
  * (`read_reference`, {@link REFERENCE_TOOL}). Never an earlier transcript (ARCHITECTURE.md, "An
  * agent run", step 2). Pure.
@@ -34,7 +36,8 @@ export function buildInitialMessages({
   openQuestion?: string | null;
   guidance?: string | null;
 }): ChatMessage[] {
-  const sections = [`<goal>${goal}</goal>`, `<working_set>${JSON.stringify(workingSet)}</working_set>`];
+  const goalSection = `<goal>${goal}</goal>`;
+  const sections = [goalSection, `<working_set>${JSON.stringify(workingSet)}</working_set>`];
   if (completedSteps?.length) sections.push(`<completed_steps>${JSON.stringify(completedSteps)}</completed_steps>`);
   if (openQuestion) sections.push(`<open_question>${openQuestion}</open_question>`);
   if (guidance) sections.push(`<guidance>${guidance}</guidance>`);
@@ -42,19 +45,27 @@ export function buildInitialMessages({
   if (refs.length) sections.push(`<references>${referencesNote(refs)}</references>`);
   return [
     { role: "system", content: systemPrompt || "You are a careful agent. Use the tools; call finish when done." },
-    { role: "user", content: sections.join("\n") },
+    // The goal is stable for the whole task, the state after it for the segment: a cache breakpoint
+    // after each (Anthropic's adapter; the OpenAI wires cache the same prefix on their own).
+    { role: "user", content: sections.join("\n"), cacheBreaks: [goalSection.length + 1] },
   ];
 }
 
-/** The assistant message for a model turn, as it goes back on the wire. Pure. */
-export function assistantMessage(content: string | null, toolCalls: ModelToolCall[]): ChatMessage {
+/**
+ * The assistant message for a model turn, as it goes back on the wire, with the turn's reasoning
+ * items / thinking blocks when the provider returned some (each adapter sends them back as its API
+ * requires; Chat Completions has no place for them). Pure.
+ */
+export function assistantMessage(content: string | null, toolCalls: ModelToolCall[], reasoning?: readonly ReasoningItem[]): ChatMessage {
+  const withReasoning = reasoning?.length ? { reasoning: [...reasoning] } : {};
   return toolCalls.length
     ? {
         role: "assistant",
         content,
         tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })),
+        ...withReasoning,
       }
-    : { role: "assistant", content };
+    : { role: "assistant", content, ...withReasoning };
 }
 
 /** The tool message answering `toolCallId`: the tool's output or `{error}` as JSON text. Pure. */

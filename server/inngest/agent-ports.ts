@@ -5,7 +5,7 @@ import { settleEffectByVerdict } from "../db/approval-repository.ts";
 import { prismaResumePorts } from "../db/resume-ports.ts";
 import { beginStep, discardModelStep, endStep, recordModelCall, taskSpend } from "../db/run-repository.ts";
 import { resumeTask } from "../domain/resume-task.ts";
-import { createChatCompletion, resolveProvider } from "../llm/provider.ts";
+import { callModel, resolveProvider } from "../llm/provider.ts";
 import { executeToolCall } from "../tools/registry.ts";
 import type { AgentPorts } from "../agent/ports.ts";
 
@@ -20,7 +20,7 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
     },
     chat({ endpoint, ...request }) {
       const provider = resolveProvider({ endpoint });
-      return createChatCompletion({ ...request, baseUrl: provider.baseUrl, apiKey: provider.apiKey, headers: provider.headers });
+      return callModel({ ...request, wireFormat: provider.wireFormat, baseUrl: provider.baseUrl, apiKey: provider.apiKey, headers: provider.headers });
     },
     recordModelCall: (record) => recordModelCall({ prisma, ...record }),
     taskSpendUsd: async (taskId) => (await taskSpend({ prisma, taskId })).usd,

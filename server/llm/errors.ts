@@ -3,17 +3,22 @@ import type { ModelUsage } from "./types.ts";
 /**
  * Kinds of model-call failure, each with a fixed retry policy:
  * - `rate_limited` 429 (retryable; `retryAfterMs` when the provider said how long)
+ * - `overloaded`   the provider is over capacity: Anthropic's 529 `overloaded_error` (retryable; its
+ *                  retry-after when sent, else the executor's backoff)
  * - `server`       5xx, or an error event inside the stream (retryable)
  * - `timeout`      no response headers within `timeoutMs`, or no chunk within `chunkTimeoutMs` (retryable)
  * - `stream_cut`   the response ended or broke before a `finish_reason` (retryable)
  * - `network`      connection refused/reset before any response (retryable)
  * - `context_length` the prompt does not fit the model's context window (OpenAI: HTTP 400 with code
  *                  `context_length_exceeded`): not retryable as is; the agent loop compacts and tries once more
- * - `bad_request`  other 4xx: bad parameters, unknown model (not retryable)
+ * - `unknown_model` 404 on the model (OpenAI's `model_not_found`, Anthropic's `not_found_error`
+ *                  naming the model): the profile names a model the provider does not serve (not retryable)
+ * - `bad_request`  other 4xx: bad parameters (not retryable)
  * - `auth`         401/403 (not retryable)
  * - `aborted`      the caller's own AbortSignal fired (not retryable: the caller asked to stop)
  */
-export type ModelCallErrorKind = "rate_limited" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "context_length" | "auth" | "aborted";
+export type ModelCallErrorKind =
+  "rate_limited" | "overloaded" | "server" | "timeout" | "stream_cut" | "network" | "bad_request" | "unknown_model" | "context_length" | "auth" | "aborted";
 
 /**
  * Which kinds are transient (the provider or the network was down): the one table. The agent's
@@ -22,11 +27,13 @@ export type ModelCallErrorKind = "rate_limited" | "server" | "timeout" | "stream
  */
 export const MODEL_ERROR_RETRYABLE: Readonly<Record<ModelCallErrorKind, boolean>> = {
   rate_limited: true,
+  overloaded: true,
   server: true,
   timeout: true,
   stream_cut: true,
   network: true,
   bad_request: false,
+  unknown_model: false,
   context_length: false,
   auth: false,
   aborted: false,
@@ -105,7 +112,7 @@ export function parseRetryAfter(headers: HeaderSource | null | undefined, now: n
 
 /** Words a provider refuses an over-long prompt with when it sends no `context_length_exceeded` code. */
 const CONTEXT_LENGTH_WORDS =
-  /maximum context length|context length (?:of|is|exceeded)|exceeds? (?:the )?(?:available |model'?s? )?context (?:size|length|window)|prompt is too long|input (?:length|prompt)[^.]{0,40}(?:too long|exceeds)/i;
+  /maximum context length|exceed context limit|context length (?:of|is|exceeded)|exceeds? (?:the )?(?:available |model'?s? )?context (?:size|length|window)|prompt is too long|input (?:length|prompt)[^.]{0,40}(?:too long|exceeds)/i;
 
 /** What a context-length refusal says of the limit: the window the provider enforces and the prompt it measured (tokens; null when it does not say). */
 export interface StatedContextLimit {
@@ -129,7 +136,8 @@ const num = (text: string | undefined): number | null => {
  * - vLLM (newer): "… maximum context length is 2048 tokens. However, your request has 3000 input tokens."
  * - llama.cpp: "request (9012 tokens) exceeds the available context size (8192 tokens)"
  * - Ollama and others: "input length (9012 tokens) exceeds the context length (8192 tokens)"
- * - Anthropic-style proxies: "prompt is too long: 9012 tokens > 8192 maximum"
+ * - Anthropic (and proxies in its words): "prompt is too long: 9012 tokens > 8192 maximum"
+ * - Anthropic, prompt + max_tokens: "input length and `max_tokens` exceed context limit: 7800 + 1024 > 8192"
  * Pure.
  */
 export function parseContextLimit(message: string): StatedContextLimit {
@@ -146,21 +154,28 @@ export function parseContextLimit(message: string): StatedContextLimit {
   if (m) return { limitTokens: num(m[2]), promptTokens: num(m[1]) };
   m = new RegExp(String.raw`prompt is too long: ${n} tokens > ${n}`, "i").exec(text);
   if (m) return { limitTokens: num(m[2]), promptTokens: num(m[1]) };
+  // Anthropic, when the prompt fits but the prompt and max_tokens together do not.
+  m = new RegExp(String.raw`exceed context limit: ${n} \+ ${n} > ${n}`, "i").exec(text);
+  if (m) return { limitTokens: num(m[3]), promptTokens: num(m[1]) };
   m = new RegExp(String.raw`context (?:length|size|window)(?: of| is)? ${n}(?: tokens)?`, "i").exec(text);
   return { limitTokens: num(m?.[1]), promptTokens: null };
 }
 
 /**
- * Maps an HTTP status (and the provider's error `code`, when it sent one) of a failed response to an
- * error kind (see ModelCallErrorKind). A 400 whose code is `context_length_exceeded` (OpenAI's
- * documented code; also sent by vLLM and llama.cpp servers in OpenAI mode) is `context_length`, and so
- * is a 400/413 whose `message` says so in words (CONTEXT_LENGTH_WORDS: servers without the code).
+ * Maps an HTTP status (and the provider's error `code` or Anthropic's error `type`, when it sent one)
+ * of a failed response to an error kind (see ModelCallErrorKind). A 400 whose code is
+ * `context_length_exceeded` (OpenAI's documented code; also sent by vLLM and llama.cpp servers in
+ * OpenAI mode) is `context_length`, and so is a 400/413 whose `message` says so in words
+ * (CONTEXT_LENGTH_WORDS: servers without the code, Anthropic's "prompt is too long"). 529 or type
+ * `overloaded_error` is `overloaded` (Anthropic's errors page); a 404 about the model is `unknown_model`.
  */
 export function kindForStatus(status: number, code?: string | null, message?: string | null): ModelCallErrorKind {
   if ((status === 400 || status === 413) && code === "context_length_exceeded") return "context_length";
-  // Servers that send no such code (vLLM, llama.cpp, Ollama, proxies) say it in words.
+  // Servers that send no such code (vLLM, llama.cpp, Ollama, proxies, Anthropic) say it in words.
   if ((status === 400 || status === 413) && message && CONTEXT_LENGTH_WORDS.test(message)) return "context_length";
   if (status === 429) return "rate_limited";
+  if (status === 529 || code === "overloaded_error") return "overloaded";
+  if (status === 404 && (code === "model_not_found" || (message !== null && message !== undefined && /\bmodel\b/i.test(message)))) return "unknown_model";
   if (status === 401 || status === 403) return "auth";
   if (status === 408) return "timeout";
   if (status >= 500) return "server";

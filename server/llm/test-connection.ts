@@ -1,6 +1,7 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import type { ConnectionTestResult } from "../../lib/contracts/profile.ts";
-import { resolveProvider, type ProfileEndpoint, type ProviderConfig } from "./provider.ts";
+import { ModelCallError } from "./errors.ts";
+import { callModel, resolveProvider, type ProfileEndpoint, type ProviderConfig } from "./provider.ts";
+import type { ToolSchema } from "./types.ts";
 
 /** The innermost code or message of an error's cause chain (fetch failed → ECONNREFUSED). */
 function rootCause(error: unknown): string {
@@ -12,16 +13,29 @@ function rootCause(error: unknown): string {
   return found;
 }
 
-/** How long the test waits for the provider's answer, ms. */
+/** How long the test waits for the provider's answer, ms (headers, then between chunks). */
 export const CONNECTION_TEST_TIMEOUT_MS = 15_000;
 
+/** The one tool the test offers, as a run offers its tools: the request has the shape of a launch's. */
+const PROBE_TOOL: ToolSchema = {
+  type: "function",
+  function: {
+    name: "finish",
+    description: "Call when the task is done, with a one-line summary.",
+    parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
+  },
+};
+
 /**
- * "Test connection" of a profile (issue 16): one tiny Chat Completions request (`max_tokens: 1`, one
- * short user message) through the `openai` SDK v6 to the profile's endpoint (server/llm/provider.ts
- * resolveProvider: its base URL, model, the key from the variable it names). Never throws: the result
- * says in words what is wrong — `unreachable` (nothing answers: refused, DNS, timeout), `unauthorized`
- * (401/403: the key is missing or wrong), `unknown_model` (404, or the provider's model_not_found),
- * `missing_key` (the named variable is not set), else `error` with the provider's status and message.
+ * "Test connection" of a profile: exactly what a launch does, once — a streamed request with a tool,
+ * through the profile's wire format (Chat Completions, Responses or Messages), endpoint and key
+ * (provider.ts resolveProvider, callModel), with a short reply cap. Never throws: the result says in
+ * words what is wrong — `unreachable` (nothing answers: refused, DNS, timeout), `unauthorized`
+ * (401/403: the key is missing or wrong), `unknown_model` (the provider does not serve the model),
+ * `missing_key` (the named variable is not set), else `error` with the provider's status and message
+ * (a stream cut before its end: the server cannot stream as a launch needs). An ok result notes a
+ * server that answered without streaming (launches read it the same way) and a key the key rule
+ * withheld.
  */
 export async function testProfileConnection({
   endpoint,
@@ -41,44 +55,73 @@ export async function testProfileConnection({
   if (p.missingKeyEnv) {
     return { ok: false, kind: "missing_key", baseUrl: p.baseUrl, message: `the API key variable ${p.missingKeyEnv} is not set in Longhaul's environment` };
   }
-  const client = new OpenAI({ baseURL: p.baseUrl, apiKey: p.apiKey || "not-needed", maxRetries: 0, timeout: timeoutMs, defaultHeaders: p.headers });
-  const started = performance.now();
+  const withheld = p.keyWithheld
+    ? `${p.keyWithheld} was not sent: it goes only to the endpoint Longhaul's own configuration names; set apiKeyEnv to send a key to ${p.baseUrl}`
+    : null;
   try {
-    await client.chat.completions.create({ model, messages: [{ role: "user", content: "ping" }], max_tokens: 1, stream: false });
-    return { ok: true, model, baseUrl: p.baseUrl, latencyMs: Math.round(performance.now() - started) };
+    const res = await callModel({
+      wireFormat: p.wireFormat,
+      baseUrl: p.baseUrl,
+      apiKey: p.apiKey,
+      headers: p.headers,
+      model,
+      messages: [{ role: "user", content: "Connection test: reply with one word, or call finish." }],
+      tools: [PROBE_TOOL],
+      stream: true,
+      maxTokens: 16,
+      timeoutMs,
+      chunkTimeoutMs: timeoutMs,
+    });
+    const notes = [res.streamFallback ? `${res.streamFallback}; launches read such answers the same way` : null, withheld].filter(
+      (n): n is string => n !== null,
+    );
+    return {
+      ok: true,
+      model,
+      baseUrl: p.baseUrl,
+      latencyMs: res.latencyMs,
+      streamed: res.streamed !== false,
+      ...(notes.length ? { note: notes.join("; ") } : {}),
+    };
   } catch (error) {
-    if (error instanceof APIConnectionTimeoutError) {
-      return { ok: false, kind: "unreachable", baseUrl: p.baseUrl, message: `no answer from ${p.baseUrl} within ${timeoutMs} ms` };
-    }
-    if (error instanceof APIConnectionError) {
-      const cause = rootCause(error);
-      return {
-        ok: false,
-        kind: "unreachable",
-        baseUrl: p.baseUrl,
-        message: `cannot reach ${p.baseUrl} (${cause}): is the server running and the base URL right?`,
-      };
-    }
-    if (error instanceof APIError) {
-      const detail = error.message.replace(/^\d{3}\s*/, "").slice(0, 300);
-      if (error.status === 401 || error.status === 403) {
+    if (!(error instanceof ModelCallError))
+      return { ok: false, kind: "error", baseUrl: p.baseUrl, message: error instanceof Error ? error.message : String(error) };
+    const detail = error.message.slice(0, 300);
+    switch (error.kind) {
+      case "network":
+        return {
+          ok: false,
+          kind: "unreachable",
+          baseUrl: p.baseUrl,
+          message: `cannot reach ${p.baseUrl} (${rootCause(error)}): is the server running and the base URL right?`,
+        };
+      case "timeout":
+        return { ok: false, kind: "unreachable", baseUrl: p.baseUrl, message: `no answer from ${p.baseUrl} within ${timeoutMs} ms (${detail})` };
+      case "auth": {
+        const keyName = endpoint.apiKeyEnv ?? (p.wireFormat === "messages" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
         return {
           ok: false,
           kind: "unauthorized",
           baseUrl: p.baseUrl,
-          message: `${error.status}: the provider refused the API key${endpoint.apiKeyEnv ? ` from ${endpoint.apiKeyEnv}` : " (OPENAI_API_KEY)"}: ${detail}`,
+          message: `${error.status ?? "401"}: the provider refused the request${p.apiKey ? ` with the key from ${keyName}` : " (no key was sent)"}: ${detail}${withheld ? `; ${withheld}` : ""}`,
         };
       }
-      if (error.status === 404 || error.code === "model_not_found" || /model.*(not found|does not exist|unknown)/i.test(detail)) {
+      case "unknown_model":
         return {
           ok: false,
           kind: "unknown_model",
           baseUrl: p.baseUrl,
           message: `the provider does not know the model "${model}" (${error.status ?? "error"}): ${detail}`,
         };
-      }
-      return { ok: false, kind: "error", baseUrl: p.baseUrl, message: `the provider answered ${error.status ?? "an error"}: ${detail}` };
+      case "stream_cut":
+        return {
+          ok: false,
+          kind: "error",
+          baseUrl: p.baseUrl,
+          message: `the streamed answer broke off (${detail}): a launch streams the same request and would be retried on this`,
+        };
+      default:
+        return { ok: false, kind: "error", baseUrl: p.baseUrl, message: `the provider answered ${error.status ?? error.kind}: ${detail}` };
     }
-    return { ok: false, kind: "error", baseUrl: p.baseUrl, message: error instanceof Error ? error.message : String(error) };
   }
 }

@@ -105,6 +105,7 @@ describe("resolveProvider", () => {
       apiKey: null,
       headers: {},
       source: "default_local",
+      wireFormat: "chat",
     });
     expect(resolveProvider({ config: config({ MODEL_PORT: 9999 }), variables: {} }).baseUrl).toBe("http://127.0.0.1:9999/v1");
   });
@@ -114,20 +115,25 @@ describe("resolveProvider", () => {
       apiKey: "sk-x",
       headers: {},
       source: "openai",
+      wireFormat: "chat",
     });
     expect(resolveProvider({ config: config({ OPENAI_BASE_URL: "http://localhost:11434/v1/" }), variables: {} })).toEqual({
       baseUrl: "http://localhost:11434/v1",
       apiKey: null,
       headers: {},
       source: "env_base_url",
+      wireFormat: "chat",
     });
     expect(
       resolveProvider({ profileBaseUrl: "http://vllm:8000/v1", config: config({ OPENAI_BASE_URL: "http://other/v1", OPENAI_API_KEY: "k" }), variables: {} }),
     ).toEqual({
       baseUrl: "http://vllm:8000/v1",
-      apiKey: "k",
+      // Longhaul's own key goes only where its own configuration points it (OpenAI, OPENAI_BASE_URL).
+      apiKey: null,
       headers: {},
       source: "profile",
+      wireFormat: "chat",
+      keyWithheld: "OPENAI_API_KEY",
     });
   });
   it("sends a scripted profile to the scripted server whatever OPENAI_* says (issue 16)", () => {
@@ -137,6 +143,7 @@ describe("resolveProvider", () => {
       apiKey: null,
       headers: {},
       source: "scripted",
+      wireFormat: "chat",
     });
   });
   it("reads the key from the profile's variable and fills ${NAME} in headers", () => {
@@ -147,7 +154,7 @@ describe("resolveProvider", () => {
       config: withKey,
       variables,
     });
-    expect(r).toEqual({ baseUrl: "http://h/v1", apiKey: "sk-mine", headers: { "X-Org": "acme" }, source: "profile" });
+    expect(r).toEqual({ baseUrl: "http://h/v1", apiKey: "sk-mine", headers: { "X-Org": "acme" }, source: "profile", wireFormat: "chat" });
     expect(resolveProvider({ endpoint: { baseUrl: "http://h/v1", apiKeyEnv: "UNSET_KEY" }, config: withKey, variables }).missingKeyEnv).toBe("UNSET_KEY");
   });
 });

@@ -364,7 +364,7 @@ export const agentRun = inngest.createFunction(
             };
             break;
           }
-          messages.push(assistantMessage(turn.content, turn.toolCalls));
+          messages.push(assistantMessage(turn.content, turn.toolCalls, turn.reasoning));
           outcome = await fold({ kind: "model", turn, calls: inspectCalls(taskId, turn.toolCalls, mcp) });
           break;
         }
