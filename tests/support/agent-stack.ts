@@ -17,6 +17,13 @@ const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 /** The demo's workspace, this checkout (its node_modules is the data the agent audits). */
 export const WORKSPACE = REPO_ROOT;
 
+/**
+ * Backstop for a child's start: the waits end on the child's own signal (listening, /health) or at
+ * once when it exits; this cap only catches a child that hangs alive. Loading the app's modules takes
+ * ~5 s of CPU, which on a machine shared by many test runs stretched past 45 s of wall time.
+ */
+const CHILD_START_CAP_MS = 300_000;
+
 /** Inngest function id of `agent-run` as the executor registers it (`<appId>-<fnId>`). */
 export const AGENT_RUN_FUNCTION_ID = "longhaul-agent-run";
 
@@ -166,7 +173,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
           if (!started.alive()) throw new Error(`app exited: ${started.output()}`);
           return started.output().includes("[app] listening on");
         },
-        30_000,
+        CHILD_START_CAP_MS,
         50,
       );
       return started;
@@ -193,7 +200,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
           const res = await fetch(`${executorUrl}/health`).catch(() => undefined);
           return res?.status === 200;
         },
-        30_000,
+        CHILD_START_CAP_MS,
         50,
       );
       if (waitForSync) {
