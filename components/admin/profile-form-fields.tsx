@@ -19,6 +19,7 @@ export const PROFILE_FIELD_LABELS: Record<string, string> = {
   inputPricePerMTok: "Input price, USD / M tokens (empty = price package)",
   cachedPricePerMTok: "Cached input price, USD / M tokens",
   outputPricePerMTok: "Output price, USD / M tokens",
+  cacheWritePricePerMTok: "Cache write price, USD / M tokens (empty = input price)",
   checkpointEverySteps: "Checkpoint every N steps",
   stallSteps: "Stall detector: steps without progress",
   escalationDueMinutes: "Escalation due after (minutes)",

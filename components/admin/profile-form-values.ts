@@ -16,12 +16,22 @@ export const NUMBER_FIELDS = [
   "inputPricePerMTok",
   "cachedPricePerMTok",
   "outputPricePerMTok",
+  "cacheWritePricePerMTok",
   "checkpointEverySteps",
   "stallSteps",
   "escalationDueMinutes",
 ] as const;
 /** Number fields that may be left empty (= none / the price package's). */
-const NULLABLE = new Set(["tokenBudget", "costBudgetUsd", "inputPricePerMTok", "cachedPricePerMTok", "outputPricePerMTok", "baseUrl", "apiKeyEnv"]);
+const NULLABLE = new Set([
+  "tokenBudget",
+  "costBudgetUsd",
+  "inputPricePerMTok",
+  "cachedPricePerMTok",
+  "outputPricePerMTok",
+  "cacheWritePricePerMTok",
+  "baseUrl",
+  "apiKeyEnv",
+]);
 
 export type ProfileFormValues = Record<(typeof TEXT_FIELDS)[number] | (typeof NUMBER_FIELDS)[number] | "provider" | "headers", string> & {
   tools: string[];

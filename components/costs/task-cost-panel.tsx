@@ -77,7 +77,8 @@ export function TaskCostPanel({ taskId, header }: { taskId: string; header?: Hea
                   {r.estimatedCalls > 0 ? <span className="text-amber-800" data-col="estimated">{` · ${r.estimatedCalls} estimated*`}</span> : null}
                 </td>
                 <td className="py-1 pr-3 tabular-nums">
-                  {r.promptTokens} ({r.cachedTokens}) / {r.completionTokens}
+                  {r.promptTokens} ({r.cachedTokens}
+                  {r.cacheWriteTokens > 0 ? `, ${r.cacheWriteTokens} written` : ""}) / {r.completionTokens}
                   {r.reasoningTokens > 0 ? ` (${r.reasoningTokens} reasoning)` : ""}
                 </td>
                 <td className="py-1 pr-3 tabular-nums">{money(r.byCause.productive)}</td>

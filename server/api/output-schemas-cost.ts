@@ -110,6 +110,7 @@ const runCostSplit: z.ZodType<RunCostSplit> = z.strictObject({
   cachedTokens: count,
   completionTokens: count,
   reasoningTokens: count,
+  cacheWriteTokens: count,
   usd,
   byCause,
   estimatedUsd: usd,

@@ -349,6 +349,9 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
       checkpointSteps: number;
       humanSteps: number;
       tokens: string;
+      cached: string;
+      written: string;
+      reasoning: string;
       usd: string;
       waste: string;
       template: string | null;
@@ -358,7 +361,8 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     SELECT t.id, t."createdAt", p.name AS profile, coalesce(nullif(c.model, ''), p.model) AS model, t.status, t.outcome, c."lastEndReason",
            lt.name AS template, ${EVAL_CASE_NAME} AS eval_case,
            coalesce(c.steps, 0)::int AS steps, coalesce(c."checkpointSteps", 0)::int AS "checkpointSteps", coalesce(c."humanSteps", 0)::int AS "humanSteps",
-           coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens,
+           coalesce(c."promptTokens" + c."completionTokens", 0)::text AS tokens, coalesce(c."cachedTokens", 0)::text AS cached,
+           coalesce(c."cacheWriteTokens", 0)::text AS written, coalesce(c."reasoningTokens", 0)::text AS reasoning,
            coalesce(c."costUsd", 0)::text AS usd, coalesce(c."retryUsd" + c."replayUsd" + c."discardedUsd" + c."restartUsd", 0)::text AS waste
     FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost c ON c."taskId" = t.id
          ${TEMPLATE_JOIN} ${EVAL_CASE_JOIN}
@@ -377,6 +381,9 @@ export async function taskCostRows({ prisma, filters: f }: { prisma: PrismaClien
     checkpointSteps: r.checkpointSteps,
     humanSteps: r.humanSteps,
     tokens: Number(r.tokens),
+    cachedTokens: Number(r.cached),
+    cacheWriteTokens: Number(r.written),
+    reasoningTokens: Number(r.reasoning),
     costUsd: Number(r.usd),
     wasteUsd: Number(r.waste),
     template: r.template ?? "",

@@ -39,8 +39,13 @@ export async function recordModelCall({
     // for a level) is priced from the price package.
     prices:
       data.model === p.model
-        ? { inputPerMTok: p.inputPricePerMTok, cachedPerMTok: p.cachedPricePerMTok, outputPerMTok: p.outputPricePerMTok }
-        : { inputPerMTok: null, cachedPerMTok: null, outputPerMTok: null },
+        ? {
+            inputPerMTok: p.inputPricePerMTok,
+            cachedPerMTok: p.cachedPricePerMTok,
+            outputPerMTok: p.outputPricePerMTok,
+            cacheWritePerMTok: p.cacheWritePricePerMTok,
+          }
+        : { inputPerMTok: null, cachedPerMTok: null, outputPerMTok: null, cacheWritePerMTok: null },
     profileName: p.name,
   });
   if (data.cause !== "replay") {
@@ -232,6 +237,8 @@ export interface RunCostSplit {
   cachedTokens: number;
   completionTokens: number;
   reasoningTokens: number;
+  /** Prompt tokens written to the providers' caches (priced apart from input). */
+  cacheWriteTokens: number;
   usd: number;
   byCause: Record<CostCause, number>;
   estimatedUsd: number;
@@ -260,6 +267,7 @@ export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: str
       c: string;
       o: string;
       r: string;
+      w: string;
       usd: string;
       est: string;
       estCalls: number;
@@ -269,7 +277,7 @@ export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: str
   >`
     SELECT r.id AS "runId", r.cause AS "runCause", r.status, r."startedAt", m.cause,
            count(m.id)::int AS calls, coalesce(sum(m."promptTokens"), 0)::text AS p, coalesce(sum(m."cachedTokens"), 0)::text AS c,
-           coalesce(sum(m."completionTokens"), 0)::text AS o, coalesce(sum(m."reasoningTokens"), 0)::text AS r,
+           coalesce(sum(m."completionTokens"), 0)::text AS o, coalesce(sum(m."reasoningTokens"), 0)::text AS r, coalesce(sum(m."cacheWriteTokens"), 0)::text AS w,
            coalesce(sum(m."costUsd"), 0)::text AS usd, coalesce(sum(m."costUsd") FILTER (WHERE m.estimated), 0)::text AS est,
            (count(m.id) FILTER (WHERE m.estimated))::int AS "estCalls", (count(m.id) FILTER (WHERE NOT m.billed))::int AS unbilled,
            array_remove(array_agg(DISTINCT m."priceVersion"), NULL) AS versions
@@ -291,6 +299,7 @@ export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: str
         cachedTokens: 0,
         completionTokens: 0,
         reasoningTokens: 0,
+        cacheWriteTokens: 0,
         usd: 0,
         byCause: { productive: 0, retry: 0, replay: 0, checkpoint: 0, compaction: 0, discarded: 0, restart: 0 },
         estimatedUsd: 0,
@@ -306,6 +315,7 @@ export async function taskRunCosts({ prisma, taskId }: { prisma: Db; taskId: str
     run.cachedTokens += Number(row.c);
     run.completionTokens += Number(row.o);
     run.reasoningTokens += Number(row.r);
+    run.cacheWriteTokens += Number(row.w);
     run.usd += Number(row.usd);
     if (row.cause in run.byCause) run.byCause[row.cause as CostCause] += Number(row.usd);
     run.estimatedUsd += Number(row.est);

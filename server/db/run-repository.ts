@@ -155,7 +155,7 @@ export async function endStep({
   output?: Prisma.InputJsonValue;
   error?: string;
   summary?: string;
-  usage?: { promptTokens: number; cachedTokens: number; completionTokens: number };
+  usage?: { promptTokens: number; cachedTokens: number; completionTokens: number; cacheWriteTokens?: number; reasoningTokens?: number };
 }): Promise<void> {
   const row = await prisma.step.findUniqueOrThrow({ where: { runId_stepId: { runId, stepId } }, select: { startedAt: true } });
   const endedAt = new Date();
@@ -168,7 +168,15 @@ export async function endStep({
       summary: summary ?? undefined,
       endedAt,
       durationMs: endedAt.getTime() - row.startedAt.getTime(),
-      ...(usage ? { promptTokens: usage.promptTokens, cachedTokens: usage.cachedTokens, completionTokens: usage.completionTokens } : {}),
+      ...(usage
+        ? {
+            promptTokens: usage.promptTokens,
+            cachedTokens: usage.cachedTokens,
+            completionTokens: usage.completionTokens,
+            ...(usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
+            ...(usage.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
+          }
+        : {}),
     },
   });
 }

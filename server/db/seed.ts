@@ -41,6 +41,41 @@ export function seedMcpServers(): McpServerSpecInput[] {
  */
 export const EXFILTRATE_DEMO_WORKSPACE = resolve(process.cwd(), "examples", "exfiltrate-demo");
 
+/** The competent offline agent: the license-audit demo and a short look around for other goals. */
+const SCRIPTED_PROFILE = {
+  name: "scripted",
+  description: "Offline scripted model (deterministic; plays a competent agent). No API key needed.",
+  model: "scripted",
+  provider: "scripted",
+  tools: [
+    "list_files",
+    "read_file",
+    "search_files",
+    "record_fact",
+    "write_artifact",
+    "send_email",
+    "http_post",
+    "complete_phase",
+    "finish",
+    "declare_dead_end",
+  ],
+  stepBudget: 400,
+  contextWindow: 128_000,
+  checkpointEverySteps: 40,
+  // It reads five package.json files per turn before recording their facts: up to 7 steps
+  // without working-set growth are its normal rhythm, not a stall.
+  stallSteps: 10,
+  stallGraceSteps: 5,
+  // The demo's escalations stay with the handlers when overdue (reminders only).
+  escalationChain: [],
+  inputPricePerMTok: "0.40",
+  cachedPricePerMTok: "0.10",
+  outputPricePerMTok: "1.60",
+  systemPrompt:
+    "You are a careful agent working through a long task with tools. Record every established fact with record_fact. " +
+    "Call finish with a short result when done, or declare_dead_end with the reason when the task cannot be done.",
+} as const;
+
 /**
  * Agent profiles seeded on every start (upserts by name, so edits to the seed reach existing
  * databases and operator-made profiles are untouched).
@@ -52,38 +87,26 @@ export const EXFILTRATE_DEMO_WORKSPACE = resolve(process.cwd(), "examples", "exf
  * can give (server/auth/roles.ts ROLES), never a role nobody can hold (issue 18: "team-lead").
  */
 export const seedProfiles = [
+  SCRIPTED_PROFILE,
+  // The same agent through the Responses and Messages adapters: the scripted server speaks each wire
+  // format, with reasoning items / signed thinking blocks and each provider's caching rule, so the
+  // demo shows those adapters' figures offline (`launch --demo license-audit --profile scripted-anthropic`).
   {
-    name: "scripted",
-    description: "Offline scripted model (deterministic; plays a competent agent). No API key needed.",
-    model: "scripted",
-    provider: "scripted",
-    tools: [
-      "list_files",
-      "read_file",
-      "search_files",
-      "record_fact",
-      "write_artifact",
-      "send_email",
-      "http_post",
-      "complete_phase",
-      "finish",
-      "declare_dead_end",
-    ],
-    stepBudget: 400,
-    contextWindow: 128_000,
-    checkpointEverySteps: 40,
-    // It reads five package.json files per turn before recording their facts: up to 7 steps
-    // without working-set growth are its normal rhythm, not a stall.
-    stallSteps: 10,
-    stallGraceSteps: 5,
-    // The demo's escalations stay with the handlers when overdue (reminders only).
-    escalationChain: [],
-    inputPricePerMTok: "0.40",
-    cachedPricePerMTok: "0.10",
-    outputPricePerMTok: "1.60",
-    systemPrompt:
-      "You are a careful agent working through a long task with tools. Record every established fact with record_fact. " +
-      "Call finish with a short result when done, or declare_dead_end with the reason when the task cannot be done.",
+    ...SCRIPTED_PROFILE,
+    name: "scripted-responses",
+    description:
+      "Offline scripted model (the competent agent) through the OpenAI Responses adapter: reasoning items carried across tool calls. No API key needed.",
+    provider: "scripted-responses",
+  },
+  {
+    ...SCRIPTED_PROFILE,
+    name: "scripted-anthropic",
+    description:
+      "Offline scripted model (the competent agent) through the Anthropic Messages adapter: cache breakpoints, cache writes priced apart, thinking blocks. No API key needed.",
+    provider: "scripted-anthropic",
+    // Notional Claude-like ratios: cache reads at 0.1 × input, cache writes at 1.25 × input.
+    cachedPricePerMTok: "0.04",
+    cacheWritePricePerMTok: "0.50",
   },
   ...(
     [

@@ -59,7 +59,12 @@ export function runProfileOf(p: TaskProfile) {
     tools: s.tools,
     systemPrompt: s.systemPrompt,
     contextWindow: s.contextWindow,
-    prices: { inputPerMTok: s.inputPricePerMTok, cachedPerMTok: s.cachedPricePerMTok, outputPerMTok: s.outputPricePerMTok },
+    prices: {
+      inputPerMTok: s.inputPricePerMTok,
+      cachedPerMTok: s.cachedPricePerMTok,
+      outputPerMTok: s.outputPricePerMTok,
+      cacheWritePerMTok: s.cacheWritePricePerMTok,
+    },
     effort: s.effort,
   };
 }

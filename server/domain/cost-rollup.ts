@@ -301,6 +301,10 @@ export interface TaskCostRow {
   humanSteps?: number;
   /** Prompt + completion tokens of all calls. */
   tokens: number;
+  /** Of those: prompt tokens read from and written to the providers' caches, completion tokens spent reasoning (absent = 0). */
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
   costUsd: number;
   /** Retries, replays, discarded and restarted work (the table's waste). */
   wasteUsd: number;
@@ -325,13 +329,17 @@ export const TASK_CSV_HEADER = [
   "Eval case",
   "Checkpoint steps",
   "Human steps",
+  "Cached prompt tokens",
+  "Cache write tokens",
+  "Reasoning tokens",
 ] as const;
 
 /**
  * One row per task as CSV data: ISO 8601 launch time with its zone (isoUtc), the outcome and
  * failure class by the same rules as the grouped table (outcomeOf, reportedFailureClass), plain numbers
  * (csvNumber: USD to 8 places as stored), the budget's steps with checkpoint and human steps in
- * their own columns (lib/contracts/step-count.ts). Formula-like names are neutralised by toCsv.
+ * their own columns (lib/contracts/step-count.ts), and the tokens read from and written to the
+ * providers' caches and spent reasoning. Formula-like names are neutralised by toCsv.
  */
 export function taskCostCsv(rows: readonly TaskCostRow[]): string {
   return toCsv(
@@ -351,6 +359,9 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
       r.evalCase ?? "",
       String(r.checkpointSteps ?? 0),
       String(r.humanSteps ?? 0),
+      String(r.cachedTokens ?? 0),
+      String(r.cacheWriteTokens ?? 0),
+      String(r.reasoningTokens ?? 0),
     ]),
   );
 }

@@ -5,31 +5,47 @@ export interface ProfilePrices {
   inputPerMTok: number | null;
   cachedPerMTok: number | null;
   outputPerMTok: number | null;
+  /** Cache writes (Anthropic's `cache_creation_input_tokens`); null/absent = the input price. */
+  cacheWritePerMTok?: number | null;
+}
+
+/** The token counts a price applies to (llm/types.ts ModelUsage): prompt includes cached and cache-write tokens. */
+export interface PricedUsage {
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  cacheWriteTokens?: number;
 }
 
 /**
  * Dollars for one model call. Prices come from the profile when it sets them (local overrides, e.g.
  * the scripted model's notional prices), else from `@pydantic/genai-prices` (maintained per-model
- * prices incl. cached-token prices, bundled, no network). `promptTokens` includes `cachedTokens`
- * (OpenAI's usage convention); cached tokens are charged at the cached price (input price when the
- * model has none). Unknown model with no override → 0 and `priced: false`.
+ * prices incl. cached-token and cache-write prices, bundled, no network). `promptTokens` includes
+ * `cachedTokens` and `cacheWriteTokens` (OpenAI's usage convention, which the Anthropic adapter
+ * follows); cached tokens are charged at the cached price (input price when the model has none),
+ * cache writes at the cache-write price (Claude: 1.25 × input for the 5-minute cache, from the
+ * package; a profile's own, else its input price). Reasoning tokens are part of the completion and
+ * priced with it. Unknown model with no override → 0 and `priced: false`.
  */
-export function modelCallCostUsd({
-  model,
-  usage,
-  prices,
-}: {
-  model: string;
-  usage: { promptTokens: number; cachedTokens: number; completionTokens: number };
-  prices: ProfilePrices;
-}): { usd: number; priced: boolean } {
+export function modelCallCostUsd({ model, usage, prices }: { model: string; usage: PricedUsage; prices: ProfilePrices }): { usd: number; priced: boolean } {
+  const writes = usage.cacheWriteTokens ?? 0;
   if (prices.inputPerMTok !== null && prices.outputPerMTok !== null) {
     const cachedPrice = prices.cachedPerMTok ?? prices.inputPerMTok;
-    const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens);
-    const usd = (uncached * prices.inputPerMTok + usage.cachedTokens * cachedPrice + usage.completionTokens * prices.outputPerMTok) / 1_000_000;
+    const writePrice = prices.cacheWritePerMTok ?? prices.inputPerMTok;
+    const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens - writes);
+    const usd =
+      (uncached * prices.inputPerMTok + usage.cachedTokens * cachedPrice + writes * writePrice + usage.completionTokens * prices.outputPerMTok) / 1_000_000;
     return { usd, priced: true };
   }
-  const result = calcPrice({ input_tokens: usage.promptTokens, cache_read_tokens: usage.cachedTokens, output_tokens: usage.completionTokens }, model);
+  const result = calcPrice(
+    {
+      input_tokens: usage.promptTokens,
+      cache_read_tokens: usage.cachedTokens,
+      ...(writes ? { cache_write_tokens: writes } : {}),
+      output_tokens: usage.completionTokens,
+    },
+    model,
+  );
   return result ? { usd: result.total_price, priced: true } : { usd: 0, priced: false };
 }
 
@@ -54,7 +70,7 @@ export function priceModelCall({
   profileName,
 }: {
   model: string;
-  usage: { promptTokens: number; cachedTokens: number; completionTokens: number };
+  usage: PricedUsage;
   billed: boolean;
   prices: ProfilePrices;
   profileName: string;

@@ -182,6 +182,7 @@ export const profileSpecShape = {
   inputPricePerMTok: usd("inputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   cachedPricePerMTok: usd("cachedPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   outputPricePerMTok: usd("outputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
+  cacheWritePricePerMTok: usd("cacheWritePricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   systemPrompt: z.string("systemPrompt: must be text").max(20_000, "systemPrompt: at most 20000 characters").default(""),
   /** The effort dial: null = no effort is decided (nothing sent: the provider's default). */
   effort: effortPolicySchema.nullable().default(null),
@@ -257,6 +258,7 @@ export const profileSnapshotSchema = z.object({
   inputPricePerMTok: z.number().nullable().default(null),
   cachedPricePerMTok: z.number().nullable().default(null),
   outputPricePerMTok: z.number().nullable().default(null),
+  cacheWritePricePerMTok: z.number().nullable().default(null),
   systemPrompt: z.string().default(""),
   effort: effortPolicySchema.nullable().catch(null).default(null),
 }) satisfies z.ZodType<ProfileSpec, unknown>;

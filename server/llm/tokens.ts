@@ -24,6 +24,11 @@ function messageText(message: ChatMessage): string {
   let text = `${message.role}\n`;
   if (typeof message.content === "string") text += message.content;
   if (message.role === "tool") text = `tool ${message.tool_call_id}\n${message.content}`;
+  if (message.role === "assistant" && message.reasoning) {
+    // Reasoning sent back is part of the prompt: its text (a thinking block's, a reasoning item's summary).
+    for (const item of message.reasoning)
+      text += `\n${item.type === "anthropic_thinking" ? item.thinking : item.type === "openai_reasoning" ? item.summary.join(" ") : ""}`;
+  }
   if (message.role === "assistant" && message.tool_calls) {
     for (const call of message.tool_calls) text += `\n${call.id} ${call.function.name}(${call.function.arguments})`;
   }

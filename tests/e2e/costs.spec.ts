@@ -191,6 +191,9 @@ test("a model name written as a spreadsheet formula reaches both CSVs neutralise
     "Waste (USD)",
     "Checkpoint steps",
     "Human steps",
+    "Cached prompt tokens",
+    "Cache write tokens",
+    "Reasoning tokens",
   ] as const) {
     expect(col(h), h).toMatch(/^\d+(\.\d+)?$/);
   }

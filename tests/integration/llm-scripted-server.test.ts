@@ -197,15 +197,15 @@ describe("scripted model server through the provider adapter", () => {
     expect((await failure(call({ stream: false }))).kind).toBe("stream_cut");
   });
 
-  it("classifies an unknown model as bad_request and a closed port as network", async () => {
+  it("classifies an unknown model as unknown_model and a closed port as network", async () => {
     const unknown = await failure(call({ model: "gpt-nope" }));
-    expect(unknown.kind).toBe("bad_request");
+    expect(unknown.kind).toBe("unknown_model");
     expect(unknown.status).toBe(404);
     expect(unknown.retryable).toBe(false);
     const closed = await failure(createChatCompletion({ baseUrl: `http://127.0.0.1:${await freePort()}/v1`, model: "scripted", messages }));
     expect(closed.kind).toBe("network");
     expect(closed.retryable).toBe(true);
-    // A local server: retried soon (issue 18), not after the executor's long backoff.
+    // A local server: retried soon, not after the executor's long backoff.
     expect(closed.retryAfterMs).toBe(LOCAL_RECONNECT_MS);
   });
 

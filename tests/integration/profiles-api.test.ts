@@ -8,7 +8,7 @@ import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
 import { OPENAI_EXAMPLE_PROFILE, seedDefaults, seedProfiles } from "../../server/db/seed.ts";
 import { launchTask } from "../../server/domain/launch-task.ts";
-import { resolveProvider } from "../../server/llm/provider.ts";
+import { callModel, resolveProvider } from "../../server/llm/provider.ts";
 import { testProfileConnection } from "../../server/llm/test-connection.ts";
 import { launchTools } from "../../server/tools/launch-tools.ts";
 import { freePort } from "../support/ports.ts";
@@ -228,10 +228,27 @@ describe("test connection", () => {
       ok: false,
       kind: "missing_key",
     });
+    // This provider cannot stream: the test sends what a launch sends (streamed, with a tool), reads
+    // the whole JSON answer, and says so.
     expect(await testProfileConnection({ endpoint: { baseUrl: providerUrl, apiKeyEnv: "GOOD_KEY" }, model: "known-model", variables: env })).toMatchObject({
       ok: true,
       model: "known-model",
+      streamed: false,
+      note: expect.stringMatching(/does not stream/),
     });
+  });
+
+  it("a launch's streamed call to a server that cannot stream gets the answer, not a cut stream", async () => {
+    const res = await callModel({
+      baseUrl: providerUrl,
+      apiKey: "good-key",
+      model: "known-model",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "finish", parameters: { type: "object", properties: {} } } }],
+      stream: true,
+    });
+    expect(res).toMatchObject({ streamed: false, finishReason: "length", message: { content: "p" }, usage: { promptTokens: 1, completionTokens: 1 } });
+    expect(res.streamFallback).toMatch(/does not stream/);
   });
 
   it("through the API for a saved profile (a closed port in words)", async () => {
@@ -255,14 +272,18 @@ describe("the seeded OpenAI example (OPENAI_API_KEY set)", () => {
       apiKey: env.OPENAI_API_KEY,
       headers: {},
       source: "profile",
+      wireFormat: "chat",
     });
     for (const p of seedProfiles) {
       const spec = (await operator.profile.get({ name: p.name })).spec;
+      const wireFormat = p.provider === "scripted-anthropic" ? "messages" : p.provider === "scripted-responses" ? "responses" : "chat";
       expect(resolveProvider({ endpoint: spec, config, variables: env }), p.name).toEqual({
-        baseUrl: "http://127.0.0.1:4102/v1",
+        // Anthropic's SDK adds /v1/messages itself.
+        baseUrl: wireFormat === "messages" ? "http://127.0.0.1:4102" : "http://127.0.0.1:4102/v1",
         apiKey: null,
         headers: {},
         source: "scripted",
+        wireFormat,
       });
     }
 

@@ -208,6 +208,9 @@ describe("the per-task CSV", () => {
         lastEndReason: "budget_exhausted",
         steps: 3,
         tokens: 0,
+        cachedTokens: 1024,
+        cacheWriteTokens: 2048,
+        reasoningTokens: 64,
         costUsd: 1.5,
         wasteUsd: 0.25,
         template: "weekly-audit",
@@ -219,10 +222,10 @@ describe("the per-task CSV", () => {
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(TASK_CSV_HEADER.join(","));
     expect(lines[0]).toBe(
-      "Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Budget steps (model + tool),Tokens billed (every model call),Cost (USD),Waste (USD),Template,Eval case,Checkpoint steps,Human steps",
+      "Task id,Launched at (UTC),Profile,Model,Outcome,Failure class,Budget steps (model + tool),Tokens billed (every model call),Cost (USD),Waste (USD),Template,Eval case,Checkpoint steps,Human steps,Cached prompt tokens,Cache write tokens,Reasoning tokens",
     );
-    expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0,,,0,0");
-    expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25,weekly-audit,audits/audit-8,2,1");
+    expect(lines[1]).toBe("task_1,2026-12-02T05:14:00Z,'=cmd,scripted,cancelled,,12,34567,0.01234568,0,,,0,0,0,0,0");
+    expect(lines[2]).toBe("task_2,2026-12-02T06:00:00Z,p,m,failed,budget,3,0,1.5,0.25,weekly-audit,audits/audit-8,2,1,1024,2048,64");
     expect(csv).not.toMatch(/[$%]/);
   });
 });

@@ -29,6 +29,7 @@ const run = {
   cachedTokens: 200,
   completionTokens: 200,
   reasoningTokens: 0,
+  cacheWriteTokens: 0,
   usd: 0.5,
   byCause,
   estimatedUsd: 0,

@@ -49,7 +49,6 @@ export function StepDetail({
   if (!step.data) return <div className="h-40 animate-pulse rounded bg-zinc-200/60" aria-busy="true" />;
   const s = step.data;
   const costUsd = s.modelCalls.reduce((sum, m) => sum + m.costUsd, 0);
-  const reasoningTokens = s.modelCalls.reduce((sum, m) => sum + (m.status === "ok" ? m.reasoningTokens : 0), 0);
   return (
     <div className="space-y-4" data-testid="step-detail">
       <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1 text-sm">
@@ -94,8 +93,9 @@ export function StepDetail({
       )}
       {(s.kind === "model" || costUsd > 0) && (
         <div className="text-sm text-zinc-700" data-testid="step-usage">
-          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached) · {compactNumber(s.completionTokens)} out ·{" "}
-          <span className="font-medium tabular-nums">{usd(costUsd)}</span>
+          Tokens: {compactNumber(s.promptTokens)} in ({compactNumber(s.cachedTokens)} cached
+          {s.cacheWriteTokens ? `, ${compactNumber(s.cacheWriteTokens)} written to cache` : ""}) · {compactNumber(s.completionTokens)} out
+          {s.reasoningTokens ? ` (${compactNumber(s.reasoningTokens)} reasoning)` : ""} · <span className="font-medium tabular-nums">{usd(costUsd)}</span>
           {s.modelCalls.length > 1 ? ` over ${s.modelCalls.length} model calls` : ""}
         </div>
       )}
@@ -103,7 +103,6 @@ export function StepDetail({
         <div className="text-sm text-zinc-700" data-testid="step-effort">
           Effort: <span className="font-medium">{s.effortLevel}</span> on <span className="font-mono text-xs">{s.effortModel}</span> —{" "}
           {effortRuleLabel(s.effortRule ?? "")}
-          {reasoningTokens > 0 ? ` · ${compactNumber(reasoningTokens)} reasoning tokens` : ""}
         </div>
       )}
       {s.kind === "model" && <PromptView runId={s.runId} stepId={s.stepId} />}

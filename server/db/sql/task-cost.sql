@@ -28,6 +28,7 @@ BEGIN
     "cachedTokens" = "cachedTokens" + sign * m."cachedTokens",
     "completionTokens" = "completionTokens" + sign * m."completionTokens",
     "reasoningTokens" = "reasoningTokens" + sign * m."reasoningTokens",
+    "cacheWriteTokens" = "cacheWriteTokens" + sign * coalesce(m."cacheWriteTokens", 0),
     "costUsd" = "costUsd" + sign * m."costUsd",
     "productiveUsd" = "productiveUsd" + CASE WHEN m.cause = 'productive' THEN sign * m."costUsd" ELSE 0 END,
     "retryUsd" = "retryUsd" + CASE WHEN m.cause = 'retry' THEN sign * m."costUsd" ELSE 0 END,
@@ -77,10 +78,11 @@ $$ LANGUAGE plpgsql;
 
 CREATE OR REPLACE TRIGGER model_call_task_cost_insert AFTER INSERT ON model_call
   FOR EACH ROW EXECUTE FUNCTION longhaul_task_cost_model_call();
-CREATE OR REPLACE TRIGGER model_call_task_cost_update AFTER UPDATE OF cause, "costUsd", billed, estimated, "promptTokens", "cachedTokens", "completionTokens" ON model_call
+CREATE OR REPLACE TRIGGER model_call_task_cost_update AFTER UPDATE OF cause, "costUsd", billed, estimated, "promptTokens", "cachedTokens", "completionTokens", "cacheWriteTokens" ON model_call
   FOR EACH ROW WHEN (OLD.cause IS DISTINCT FROM NEW.cause OR OLD."costUsd" IS DISTINCT FROM NEW."costUsd" OR OLD.billed IS DISTINCT FROM NEW.billed
                      OR OLD.estimated IS DISTINCT FROM NEW.estimated OR OLD."promptTokens" IS DISTINCT FROM NEW."promptTokens"
-                     OR OLD."cachedTokens" IS DISTINCT FROM NEW."cachedTokens" OR OLD."completionTokens" IS DISTINCT FROM NEW."completionTokens")
+                     OR OLD."cachedTokens" IS DISTINCT FROM NEW."cachedTokens" OR OLD."completionTokens" IS DISTINCT FROM NEW."completionTokens"
+                     OR OLD."cacheWriteTokens" IS DISTINCT FROM NEW."cacheWriteTokens")
   EXECUTE FUNCTION longhaul_task_cost_model_call();
 
 CREATE OR REPLACE FUNCTION longhaul_task_cost_step() RETURNS trigger AS $$
@@ -186,11 +188,11 @@ BEGIN
   -- The rollup is rebuilt in bulk at the end, not row by row through the task_cost trigger.
   PERFORM set_config('longhaul.cost_rollup', 'off', true);
   DELETE FROM task_cost;
-  INSERT INTO task_cost ("taskId", calls, "billedCalls", "estimatedCalls", "promptTokens", "cachedTokens", "completionTokens", "reasoningTokens",
+  INSERT INTO task_cost ("taskId", calls, "billedCalls", "estimatedCalls", "promptTokens", "cachedTokens", "completionTokens", "reasoningTokens", "cacheWriteTokens",
                          "costUsd", "productiveUsd", "retryUsd", "replayUsd", "checkpointUsd", "compactionUsd", "discardedUsd", "restartUsd", "estimatedUsd",
                          model, "priceVersion", "priceVersions")
   SELECT r."taskId", count(*), count(*) FILTER (WHERE m.billed), count(*) FILTER (WHERE m.estimated),
-         sum(m."promptTokens"), sum(m."cachedTokens"), sum(m."completionTokens"), sum(m."reasoningTokens"),
+         sum(m."promptTokens"), sum(m."cachedTokens"), sum(m."completionTokens"), sum(m."reasoningTokens"), coalesce(sum(m."cacheWriteTokens"), 0),
          sum(m."costUsd"),
          coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'productive'), 0), coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'retry'), 0),
          coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'replay'), 0), coalesce(sum(m."costUsd") FILTER (WHERE m.cause = 'checkpoint'), 0),
