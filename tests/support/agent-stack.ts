@@ -18,8 +18,8 @@ const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const WORKSPACE = REPO_ROOT;
 
 /**
- * Backstop for a child's start: the waits end on the child's own signal (listening, /health) or at
- * once when it exits; this cap only catches a child that hangs alive. Loading the app's modules takes
+ * Backstop for a child's start: the waits end on the child's own signal (listening, /health, the
+ * executor's sync of the app, which it retries until the app answers) or at once when it exits; this cap only catches a child that hangs alive. Loading the app's modules takes
  * ~5 s of CPU, which on a machine shared by many test runs stretched past 45 s of wall time.
  */
 const CHILD_START_CAP_MS = 300_000;
@@ -212,7 +212,7 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
             const fn = await db.executorFunction.findUnique({ where: { id: AGENT_RUN_FUNCTION_ID }, include: { app: true } });
             return fn !== null && fn.url.startsWith(appUrl) && fn.app.syncedAt >= syncedBefore;
           },
-          30_000,
+          CHILD_START_CAP_MS,
           50,
         );
       }
