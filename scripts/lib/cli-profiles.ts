@@ -3,7 +3,9 @@
  * agent profiles as code (issue 16) over the API (`profile.applyDocument`, `profile.records`,
  * `profile.testConnection`). Human lines on stderr, the last stdout line JSON (printed by
  * scripts/cli.ts). A document that does not validate is refused whole, one line per problem, exit 2;
- * a failed connection test exits 1.
+ * a failed connection test exits 1. A document that applies but refers to something that does not
+ * resolve now (an unset key variable or MCP `fromEnv`, a tool the server does not offer) gets one
+ * `warning:` line per reference.
  */
 import { readFile } from "node:fs/promises";
 import { TRPCClientError, type TRPCClient } from "@trpc/client";
@@ -73,6 +75,8 @@ export async function runProfiles(api: TRPCClient<AppRouter>, command: string, v
       }
     }
     process.stderr.write(`${terminalSafe(out.summary)}\n`);
+    // Applied, but a launch of these profiles is refused while a reference stays unresolved.
+    for (const w of out.warnings) process.stderr.write(`warning: ${terminalSafe(w)}\n`);
     return out;
   }
   if (command === "profiles list") {

@@ -4,6 +4,9 @@ import { AppError } from "../errors.ts";
 import { diffProfileSpecs, profileSpecSchema, type ProfileFieldChange, type ProfileSpec } from "../domain/profile-spec.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-server-repository.ts";
+import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
+import { diffFields } from "../domain/field-diff.ts";
+import { unresolvedDocumentReferences } from "./reference-checks.ts";
 import { currentProfileVersion } from "./task-profile.ts";
 import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
 
@@ -221,8 +224,22 @@ export interface ApplyItem {
   kind: "profile" | "mcpServer";
   name: string;
   action: "create" | "update" | "unarchive" | "unchanged";
-  /** Profiles: the fields that change (stored → new). */
+  /** The fields that change (stored → new): a profile's by name, an MCP server's by path (`transport.env.API_TOKEN`). */
   changes?: ProfileFieldChange[];
+}
+
+/** Most profiles and most MCP servers one document may hold. */
+export const MAX_DOCUMENT_PROFILES = 500;
+export const MAX_DOCUMENT_MCP_SERVERS = 200;
+
+/** An entry's name as written, for the messages about it (` "name"`, or nothing when it has none). */
+function labelOf(raw: unknown): string {
+  return raw && typeof raw === "object" && "name" in raw && typeof raw.name === "string" ? ` ${JSON.stringify(raw.name.slice(0, 100))}` : "";
+}
+
+/** Every problem of one MCP server entry, one a line: `mcpServers[0] "tracker": transport.command: must not be empty`. */
+function serverIssueLines(error: z.ZodError, where: string): string[] {
+  return error.issues.map((i) => `${where}${i.path.map(String).join(".") || "server"}: ${i.message}`);
 }
 
 const documentShape = z.union([
@@ -260,8 +277,13 @@ export function readProfileDocument(input: { text?: string; document?: unknown }
  * mcp-server-repository.ts, every profile created or updated (a changed one gets a new version; an
  * archived one is unarchived). Idempotent: applying the same document again changes nothing and says
  * so (`changed: false`). Everything is validated first and nothing is written when anything is wrong
- * (every problem named, one a line: `profiles[1] "name": field: limit`). With `dryRun`, returns what
- * would change (the field diff) and writes nothing.
+ * (every problem named, one a line: `profiles[1] "name": field: limit`, `mcpServers[0] "name":
+ * transport.command: …`). With `dryRun`, returns what would change (the field diff, of profiles and
+ * MCP servers alike) and writes nothing. `warnings`: the references the document makes that do not
+ * resolve now (a key variable or an MCP server's `fromEnv` that is not set, a tool subset naming a
+ * tool the server did not list: server/db/reference-checks.ts), one a line naming the entry, the
+ * field and the variable or tool — accepted, as the variable may be set before the first launch,
+ * but a launch refuses while they stay unresolved.
  * @throws AppError BAD_INPUT.
  */
 export async function applyProfileDocument({
@@ -276,19 +298,23 @@ export async function applyProfileDocument({
   document?: unknown;
   dryRun?: boolean;
   actor: string;
-}): Promise<{ dryRun: boolean; changed: boolean; items: ApplyItem[]; summary: string }> {
+}): Promise<{ dryRun: boolean; changed: boolean; items: ApplyItem[]; summary: string; warnings: string[] }> {
   const doc = readProfileDocument({ ...(text !== undefined ? { text } : {}), document });
   const problems: string[] = [];
+  if (doc.profiles.length > MAX_DOCUMENT_PROFILES)
+    problems.push(`profiles: at most ${MAX_DOCUMENT_PROFILES} profiles in one document (got ${doc.profiles.length})`);
+  if (doc.mcpServers.length > MAX_DOCUMENT_MCP_SERVERS)
+    problems.push(`mcpServers: at most ${MAX_DOCUMENT_MCP_SERVERS} MCP servers in one document (got ${doc.mcpServers.length})`);
   const servers = doc.mcpServers.flatMap((raw, i) => {
-    try {
-      return [normaliseMcpServerSpec(raw)];
-    } catch (error) {
-      problems.push(`mcpServers[${i}]: ${error instanceof Error ? error.message.replace(/^mcp server /, "") : String(error)}`);
+    const parsed = mcpServerSpecSchema.safeParse(raw);
+    if (!parsed.success) {
+      problems.push(...serverIssueLines(parsed.error, `mcpServers[${i}]${labelOf(raw)}: `));
       return [];
     }
+    return [normaliseMcpServerSpec(parsed.data)];
   });
   const specs = doc.profiles.flatMap((raw, i) => {
-    const label = raw && typeof raw === "object" && "name" in raw && typeof raw.name === "string" ? ` "${raw.name}"` : "";
+    const label = labelOf(raw);
     const parsed = profileSpecSchema.safeParse(raw);
     if (!parsed.success) {
       problems.push(...issueLines(parsed.error, `profiles[${i}]${label}: `));
@@ -309,8 +335,13 @@ export async function applyProfileDocument({
   const existingServers = new Map((await listMcpServers({ prisma, includeArchived: true })).map((s) => [s.name, s]));
   for (const s of servers) {
     const before = existingServers.get(s.name);
-    const same = before && JSON.stringify(normaliseMcpServerSpec(before.spec)) === JSON.stringify(s);
-    items.push({ kind: "mcpServer", name: s.name, action: !before ? "create" : before.archivedAt ? "unarchive" : same ? "unchanged" : "update" });
+    const changes = mcpServerChanges(before ? normaliseMcpServerSpec(before.spec) : null, s);
+    items.push({
+      kind: "mcpServer",
+      name: s.name,
+      action: !before ? "create" : changes.length ? "update" : before.archivedAt ? "unarchive" : "unchanged",
+      changes,
+    });
   }
   const rows = new Map((await prisma.agentProfile.findMany({ where: { name: { in: specs.map((s) => s.name) } } })).map((r) => [r.name, r]));
   for (const spec of specs) {
@@ -338,5 +369,19 @@ export async function applyProfileDocument({
   const summary = changed
     ? `${dryRun ? "would change" : "changed"}: ${count("create")} created, ${count("update")} updated, ${count("unarchive")} unarchived, ${count("unchanged")} unchanged`
     : `nothing to change: all ${items.length} item(s) already as the document says`;
-  return { dryRun, changed, items, summary };
+  // Accepted, but said: a reference that does not resolve now would fail the launches of these profiles.
+  const warnings = (await unresolvedDocumentReferences({ prisma, profiles: specs, servers })).map((r) => r.message);
+  return { dryRun, changed, items, summary, warnings };
+}
+
+/**
+ * The fields of an MCP server that differ between the stored spec `from` (null: a new server, every
+ * field given) and `to`, both normalised, by path (`transport.args`, `transport.env.API_TOKEN`,
+ * `tools.create_entities.readOnly`) as a profile's diff names its fields. Pure.
+ */
+export function mcpServerChanges(from: McpServerSpec | null, to: McpServerSpec): ProfileFieldChange[] {
+  const { name: _a, ...next } = to;
+  if (!from) return diffFields(null, next);
+  const { name: _b, ...before } = from;
+  return diffFields(before, next);
 }

@@ -16,6 +16,8 @@ import { EFFORT_LEVELS, EFFORT_SITUATIONS, RECOMMENDED_EFFORT_RULES, type Effort
 
 /** Largest price per million tokens accepted, USD (the dearest models in genai-prices are far below). */
 export const MAX_PRICE_PER_MTOK = 10_000;
+/** Most characters of a profile's system prompt. */
+export const MAX_SYSTEM_PROMPT_CHARS = 20_000;
 /** Most extra headers on one profile. */
 export const MAX_HEADERS = 20;
 /** Header names whose value is a secret: it must come from the environment (`${NAME}`), never literally. */
@@ -183,7 +185,12 @@ export const profileSpecShape = {
   cachedPricePerMTok: usd("cachedPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   outputPricePerMTok: usd("outputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   cacheWritePricePerMTok: usd("cacheWritePricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
-  systemPrompt: z.string("systemPrompt: must be text").max(20_000, "systemPrompt: at most 20000 characters").default(""),
+  systemPrompt: z
+    .string("systemPrompt: must be text")
+    .max(MAX_SYSTEM_PROMPT_CHARS, {
+      error: (i) => `systemPrompt: at most ${MAX_SYSTEM_PROMPT_CHARS} characters (got ${typeof i.input === "string" ? i.input.length : "more"})`,
+    })
+    .default(""),
   /** The effort dial: null = no effort is decided (nothing sent: the provider's default). */
   effort: effortPolicySchema.nullable().default(null),
 };

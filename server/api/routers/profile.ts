@@ -25,8 +25,14 @@ const setEgressInput = inputObject({
 });
 
 const nameField = (field = "name") => textField(field, 100).pipe(z.string().min(1, `${field}: must not be blank`));
-/** Most characters of a profiles document sent to applyDocument (YAML or JSON text). */
-export const MAX_DOCUMENT_CHARS = 1_000_000;
+/**
+ * Most characters of a profiles document sent to applyDocument (YAML or JSON text): a bound on
+ * what the server reads at all. Below it the document is read, so an oversized field is refused
+ * naming its entry, field and limit (`profiles[0] "big": systemPrompt: at most 20000 characters (got
+ * 10000000)`), not as an anonymous text size; the entry counts have their own limits
+ * (MAX_DOCUMENT_PROFILES, MAX_DOCUMENT_MCP_SERVERS).
+ */
+export const MAX_DOCUMENT_CHARS = 16_000_000;
 
 export const profileRouter = createTRPCRouter({
   /** Every profile with its current version's full content (lib: server/db/profile-repository.ts listProfileRecords); archived ones with `includeArchived`. */
@@ -58,7 +64,10 @@ export const profileRouter = createTRPCRouter({
   applyDocument: adminProcedure
     .input(
       inputObject({
-        text: z.string("text: the document as YAML or JSON text").max(MAX_DOCUMENT_CHARS, `text: at most ${MAX_DOCUMENT_CHARS} characters`),
+        text: z.string("text: the document as YAML or JSON text").max(MAX_DOCUMENT_CHARS, {
+          error: (i) =>
+            `text: a profiles document is at most ${MAX_DOCUMENT_CHARS} characters (got ${typeof i.input === "string" ? i.input.length : "more"}); split it into several files`,
+        }),
         dryRun: z.boolean("dryRun: true or false").default(false),
       }),
     )
