@@ -1,5 +1,5 @@
 /**
- * `npm run bench:providers -- [--packages 150] [--repeats 2] [--concurrency 6]`
+ * `npm run bench:providers -- [--packages 150] [--repeats 2] [--concurrency 6] [--checkpoint-every 0]`
  *
  * What the provider adapters and the effort dial are worth, offline, on the real pieces
  * (tests/support/agent-stack.ts: the app child serving agent-run and eval-run, the embedded executor
@@ -51,12 +51,24 @@ const POLICIES: Record<"fixedHigh" | "fixedLow" | "dial", Partial<EffortPolicy>>
 };
 const SUITE_FILE = path.resolve(import.meta.dirname, "..", "examples", "evals", "license-audit.yaml");
 
-/** A copy of seeded profile `from` named `name`, with effort policy `effort` (validated by the profile schema). */
-async function copyProfile(stack: AgentStack, from: string, name: string, effort: Partial<EffortPolicy>): Promise<void> {
+/**
+ * A copy of seeded profile `from` named `name`, with effort policy `effort` (validated by the profile
+ * schema) and, when given, another interval checkpoint (`checkpointEverySteps`).
+ */
+async function copyProfile(stack: AgentStack, from: string, name: string, effort: Partial<EffortPolicy>, checkpointEverySteps?: number): Promise<void> {
   const row = await stack.db.agentProfile.findUniqueOrThrow({ where: { name: from } });
   const version = await stack.db.agentProfileVersion.findUniqueOrThrow({ where: { profileId_version: { profileId: row.id, version: row.version } } });
   const spec = profileSnapshotSchema.parse(version.snapshot);
-  await createProfile({ prisma: stack.db, spec: { ...spec, name, description: `${TAG}: ${from} with effort ${JSON.stringify(effort)}`, effort } });
+  await createProfile({
+    prisma: stack.db,
+    spec: {
+      ...spec,
+      name,
+      description: `${TAG}: ${from} with effort ${JSON.stringify(effort)}`,
+      effort,
+      ...(checkpointEverySteps ? { checkpointEverySteps } : {}),
+    },
+  });
 }
 
 /** Figures of the model calls of `taskIds` (all runs, all causes). */
@@ -112,6 +124,9 @@ async function main(): Promise<number> {
   const packages = intFlag("packages", 150, 5, 400);
   const repeats = intFlag("repeats", 2, 1, 10);
   const concurrency = intFlag("concurrency", 6, 1, 24);
+  // The adapters' interval checkpoint (0 = the seeded profile's): each cut restarts the prompt from the
+  // checkpoint, the main limit on the cached share (docs/BENCHMARKS.md).
+  const checkpointEvery = intFlag("checkpoint-every", 0, 0, 10_000);
   process.env.LONGHAUL_EVAL_TICK = "500ms"; // inherited by the app child
   const database = await startBenchDatabase({ name: "bench_providers", tag: TAG });
   const stack = await startAgentStack({ databaseUrl: database.url });
@@ -135,7 +150,7 @@ async function main(): Promise<number> {
       .filter(([, p]) => present.has(p))
       .map(async ([adapter, from]) => {
         const name = `bench-adapter-${adapter}`;
-        await copyProfile(stack, from, name, POLICIES.dial);
+        await copyProfile(stack, from, name, POLICIES.dial, checkpointEvery || undefined);
         progress(TAG, `${adapter}: auditing ${packages} packages on ${name}`);
         const figures = await auditOn(stack, name, packages);
         progress(TAG, `${adapter}: ${figures.status} in ${Math.round(figures.wallMs / 1000)} s, cached share ${figures.cachedShare}`);
@@ -212,7 +227,7 @@ async function main(): Promise<number> {
       goals.dialCheaperPerPass.holds &&
       goals.dialPassRateNoLower.holds &&
       goals.fixedLowPassRateBelowBoth.holds;
-    console.log(JSON.stringify({ packages, repeats, adapters: adapterFigures, effort, goals, pass }));
+    console.log(JSON.stringify({ packages, repeats, checkpointEvery: checkpointEvery || null, adapters: adapterFigures, effort, goals, pass }));
     return pass ? 0 : 1;
   } finally {
     await stack.stop();
