@@ -1,4 +1,5 @@
 import { BUILTIN_TOOL_NAMES } from "../../lib/contracts/profile.ts";
+import { effortSpecOf, effortValueOf, type EffortFormValue } from "./profile-effort-values.ts";
 
 /**
  * The admin profile form's values (strings and booleans, as the inputs hold them) and their mapping to
@@ -39,6 +40,8 @@ export type ProfileFormValues = Record<(typeof TEXT_FIELDS)[number] | (typeof NU
   /** Names of the MCP servers the profile picks (each entry's tool subset, if any, is kept from the spec). */
   mcpServers: string[];
   requireApproval: boolean;
+  /** The effort dial (components/admin/profile-effort-values.ts). */
+  effort: EffortFormValue;
 };
 
 type McpEntry = { server: string } & Record<string, unknown>;
@@ -62,6 +65,7 @@ export function valuesOf(spec: Spec | null): ProfileFormValues {
   out.tools = (spec?.tools as string[] | undefined) ?? ["list_files", "read_file", "search_files", "record_fact", "finish", "declare_dead_end"];
   out.mcpServers = mcpEntries(spec).map((e) => e.server);
   out.requireApproval = spec?.requireApproval === true;
+  out.effort = effortValueOf(spec?.effort);
   return out;
 }
 
@@ -103,6 +107,7 @@ export function specOf(values: ProfileFormValues, base: Spec | null): Spec {
   const kept = new Map(mcpEntries(base).map((e) => [e.server, e]));
   spec.mcpServers = values.mcpServers.map((server) => kept.get(server) ?? { server });
   spec.requireApproval = values.requireApproval;
+  spec.effort = effortSpecOf(values.effort);
   return spec;
 }
 

@@ -8,10 +8,11 @@ import { Field } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS, PROVIDERS } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
+import { ProfileEffort } from "./profile-effort.tsx";
 import { CheckboxGroup, ProfileInput } from "./profile-form-fields.tsx";
 import { errorsByField, NUMBER_FIELDS, specOf, TEXT_FIELDS, valuesOf, type FormSpec, type ProfileFormValues } from "./profile-form-values.ts";
 
-const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "mcpServers", "requireApproval"]);
+const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "mcpServers", "requireApproval", "effort"]);
 
 /**
  * The create / edit / copy dialog of a profile: the fields an admin sets most (the others are kept
@@ -136,6 +137,7 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
           />
           Ask a human before risky actions
         </label>
+        <ProfileEffort value={values.effort} provider={values.provider} error={errors.effort} onChange={(effort) => setValues((v) => ({ ...v, effort }))} />
         {input("systemPrompt", { multiline: true })}
         <ConnectionResult result={test.data} error={test.error?.message} />
         {unchanged && (

@@ -28,6 +28,7 @@ export function decodeStepRows(data: { runIds: string[]; rowsJson: string } | un
       endedMs,
       durationMs,
       argsKey,
+      effort,
     ]) => ({
       runId: data.runIds[ri] ?? "",
       stepId,
@@ -47,6 +48,7 @@ export function decodeStepRows(data: { runIds: string[]; rowsJson: string } | un
       endedAt: endedMs === null ? null : new Date(endedMs),
       durationMs,
       argsKey: argsKey ?? null,
+      effort: effort ? { level: effort[0], model: effort[1], rule: effort[2] } : null,
     }),
   );
 }

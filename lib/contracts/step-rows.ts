@@ -47,6 +47,8 @@ export const stepTupleSchema = z.tuple([
   count.nullable(),
   /** 17: tool arguments' short hash (tool steps: the loop detector's "same call"), else null. */
   maybeText,
+  /** 18: the effort its model call ran at — [level, model, rule] (lib/contracts/effort.ts) — else null (no policy, or no model call). */
+  z.tuple([text, text, text]).nullable(),
 ]);
 
 /** One step as `listSteps` sends it. */

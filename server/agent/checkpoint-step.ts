@@ -16,6 +16,7 @@ import type { ChatMessage, ModelUsage, ToolSchema } from "../llm/types.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";
 import { isFinalModelFailure, stepErrorForModelCall } from "./model-retry.ts";
 import type { CheckpointPorts, ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
+import type { EffortChoice } from "../../lib/contracts/effort.ts";
 
 /** What a checkpoint step needs of the segment's start (db/checkpoint-repository.ts SegmentStart). */
 export interface CheckpointStart {
@@ -67,6 +68,7 @@ export async function runCheckpointStep({
   attempt,
   retries,
   openQuestion,
+  effort,
 }: {
   ports: Ports;
   start: CheckpointStart;
@@ -85,8 +87,10 @@ export async function runCheckpointStep({
   nextIndex: number;
   attempt: number;
   retries: number;
+  /** The summary request's effort (the effort dial's `checkpoint` rule); recorded on the step when the model is asked. */
+  effort?: EffortChoice | null;
 }): Promise<{ id: string; seq: number; spendUsd: number }> {
-  await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason } });
+  await ports.beginStep({ runId: start.runId, stepId, index, kind: "checkpoint", args: { reason }, effort: withModel ? (effort ?? null) : null });
   // The start's working set plus the facts this run recorded after the start's checkpoint: a fact the
   // start holds as a reference stays one (all the run's facts would store every referenced value
   // whole again in every later checkpoint).
@@ -123,6 +127,7 @@ export async function runCheckpointStep({
       attempt,
       messages: request,
       cause: reason === "saturation" ? "compaction" : "checkpoint",
+      ...(effort ? { effort: effort.level, model: effort.model } : {}),
     });
     if (called.ok) {
       answerUsage = called.res.usage;

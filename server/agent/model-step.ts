@@ -6,6 +6,7 @@ import type { ChatMessage, ReasoningItem, ToolSchema } from "../llm/types.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";
 import { isFinalModelFailure, stepErrorForModelCall } from "./model-retry.ts";
 import type { ModelPorts, RunRequestPorts, StepPorts } from "./ports.ts";
+import type { EffortChoice } from "../../lib/contracts/effort.ts";
 
 /** What the memoized model step returns: the turn, or a failure for good (the loop decides). */
 export type ModelStepResult =
@@ -41,6 +42,10 @@ export type ModelStepResult =
  *
  * `spendUsd` (the task's whole model spend) is read only with a dollar ceiling (`costBudgetUsd`):
  * the query grows with the task and this is the hottest path of a run.
+ *
+ * `effort` (the effort dial's decision: level, model, rule) goes on the step row and into the call.
+ * `discards` names the model step whose turn this one asks again (the dial's re-ask of a turn that
+ * proposed a side effect below its level): it is marked discarded first, inside this durable step.
  */
 export async function runModelStep({
   ports,
@@ -54,6 +59,8 @@ export async function runModelStep({
   costBudgetUsd,
   attempt,
   retries,
+  effort,
+  discards,
 }: {
   ports: StepPorts & ModelPorts & RunRequestPorts;
   runId: string;
@@ -66,8 +73,11 @@ export async function runModelStep({
   costBudgetUsd: number | null;
   attempt: number;
   retries: number;
+  effort?: EffortChoice | null;
+  discards?: { stepId: string; reason: string } | null;
 }): Promise<ModelStepResult> {
-  const { completedBefore } = await ports.beginStep({ runId, stepId, index, kind: "model" });
+  if (discards) await ports.discardModelStep({ runId, stepId: discards.stepId, reason: discards.reason });
+  const { completedBefore } = await ports.beginStep({ runId, stepId, index, kind: "model", effort: effort ?? null });
   const called = await callModelRecorded({
     ports,
     profile,
@@ -78,6 +88,7 @@ export async function runModelStep({
     messages,
     tools,
     cause: completedBefore ? "replay" : "productive",
+    ...(effort ? { effort: effort.level, model: effort.model } : {}),
   });
   if (!called.ok) {
     const { error } = called;

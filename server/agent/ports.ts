@@ -2,6 +2,7 @@ import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.t
 import type { CostCause } from "../domain/cost-causes.ts";
 import type { ChatCompletionRequest, ChatCompletionResult, ProfileEndpoint } from "../llm/provider.ts";
 import type { ExtraTools, ToolCallResult } from "../tools/registry.ts";
+import type { EffortChoice } from "../../lib/contracts/effort.ts";
 
 /**
  * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume)
@@ -42,6 +43,8 @@ export interface StepPorts {
     kind: "model" | "tool" | "checkpoint";
     tool?: string;
     args?: unknown;
+    /** The effort a model call of this step runs at (recorded on the row: level, model, rule). */
+    effort?: EffortChoice | null;
   }): Promise<{ completedBefore: boolean }>;
   endStep(input: {
     runId: string;
@@ -54,6 +57,12 @@ export interface StepPorts {
   }): Promise<void>;
   /** Notes a failed attempt on a step that will be retried (it stays running). */
   noteStepError(input: { runId: string; stepId: string; error: string }): Promise<void>;
+  /**
+   * Marks completed model step `stepId` discarded: its turn was thrown away and asked again (the
+   * effort dial's re-ask). Its kept model calls become cause `discarded` and its summary says why.
+   * Idempotent.
+   */
+  discardModelStep(input: { runId: string; stepId: string; reason: string }): Promise<void>;
 }
 
 /** The model provider and the cost ledger. */

@@ -24,6 +24,8 @@ export interface SegmentStart extends RunStart {
   completedSteps: CompletedStepSummary[];
   openQuestion: string | null;
   guidance: string | null;
+  /** The segment is the first of a run a human's decision started (a resume or a fork): the effort dial's `after_human`. */
+  afterHuman: boolean;
   /** Tokens of the transcript the checkpoints so far replaced (for "what the transcript would cost"). */
   priorTranscriptTokens: number;
   /** The sizes of the compaction (`compact-<n>` step) the starting checkpoint came from; null when it was not compacted. */
@@ -157,6 +159,8 @@ export async function startSegment({
     tokensUsed: usage.tokens,
     costUsd: spend.usd,
     guidance: run.guidance,
+    // The first segment of a resume or fork (not an automatic resume): a person decided it.
+    afterHuman: (run.cause === "resume" || run.cause === "fork") && run.segments <= 1,
     policy,
     providerLimitTokens: await statedProviderLimit({ prisma, taskId }),
   };

@@ -35,12 +35,17 @@ export async function recordModelCall({
     model: data.model,
     usage: data,
     billed: data.billed,
-    prices: {
-      inputPerMTok: p.inputPricePerMTok,
-      cachedPerMTok: p.cachedPricePerMTok,
-      outputPerMTok: p.outputPricePerMTok,
-      cacheWritePerMTok: p.cacheWritePricePerMTok,
-    },
+    // The profile's price overrides are its model's; a call on another model (an effort policy's model
+    // for a level) is priced from the price package.
+    prices:
+      data.model === p.model
+        ? {
+            inputPerMTok: p.inputPricePerMTok,
+            cachedPerMTok: p.cachedPricePerMTok,
+            outputPerMTok: p.outputPricePerMTok,
+            cacheWritePerMTok: p.cacheWritePricePerMTok,
+          }
+        : { inputPerMTok: null, cachedPerMTok: null, outputPerMTok: null, cacheWritePerMTok: null },
     profileName: p.name,
   });
   if (data.cause !== "replay") {

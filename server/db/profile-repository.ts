@@ -2,7 +2,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import { diffProfileSpecs, profileSpecSchema, type ProfileFieldChange, type ProfileSpec } from "../domain/profile-spec.ts";
-import type { Prisma, PrismaClient } from "./client.ts";
+import { Prisma, type PrismaClient } from "./client.ts";
 import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-server-repository.ts";
 import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
 import { diffFields } from "../domain/field-diff.ts";
@@ -38,7 +38,13 @@ export interface ProfileRecord {
 
 /** Prisma data for a profile's columns from a validated spec. */
 function columnsOf(spec: ProfileSpec) {
-  return { ...spec, headers: spec.headers as Prisma.InputJsonValue, mcpServers: spec.mcpServers as Prisma.InputJsonValue };
+  return {
+    ...spec,
+    headers: spec.headers as Prisma.InputJsonValue,
+    mcpServers: spec.mcpServers as Prisma.InputJsonValue,
+    // SQL NULL (not JSON null) when the profile has no effort policy.
+    effort: spec.effort === null ? Prisma.DbNull : (spec.effort as unknown as Prisma.InputJsonValue),
+  };
 }
 
 /** A zod error of a profile in words, one line per problem, prefixed with where it is (`profiles[1] "x": `). */

@@ -2,6 +2,7 @@ import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-histor
 import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
+import type { EffortPolicy } from "../../lib/contracts/effort.ts";
 import { IS_BUDGET_STEP } from "./step-counts.ts";
 
 // The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
@@ -36,6 +37,8 @@ export interface RunStart {
     contextWindow: number;
     /** USD per million tokens, null = use the price package. */
     prices: { inputPerMTok: number | null; cachedPerMTok: number | null; outputPerMTok: number | null };
+    /** The effort dial's policy (lib/contracts/effort.ts); null = none. */
+    effort: EffortPolicy | null;
   };
   workingSet: Record<string, unknown>;
   /** The MCP tools the task's runs are offered (Task.mcpTools, taken at launch), or null for none. */
@@ -89,6 +92,7 @@ export async function beginStep({
   kind,
   tool,
   args,
+  effort,
 }: {
   prisma: PrismaClient;
   runId: string;
@@ -97,15 +101,40 @@ export async function beginStep({
   kind: "model" | "tool" | "checkpoint" | "human";
   tool?: string;
   args?: Prisma.InputJsonValue;
+  /** The effort its model call runs at (the effort dial's decision): level, model and rule, recorded on the row. */
+  effort?: { level: string; model: string; rule: string } | null;
 }): Promise<{ attempts: number; completedBefore: boolean }> {
   const before = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } }, select: { status: true } });
+  const effortColumns = effort ? { effortLevel: effort.level, effortModel: effort.model, effortRule: effort.rule } : {};
   const row = await prisma.step.upsert({
     where: { runId_stepId: { runId, stepId } },
-    create: { runId, stepId, index, kind, tool: tool ?? null, arguments: args ?? undefined, status: "running" },
+    create: { runId, stepId, index, kind, tool: tool ?? null, arguments: args ?? undefined, status: "running", ...effortColumns },
     update: { attempts: { increment: 1 }, status: "running", error: null },
     select: { attempts: true },
   });
   return { attempts: row.attempts, completedBefore: before?.status === "completed" };
+}
+
+/**
+ * Marks completed model step `stepId` of `runId` discarded (the effort dial asked its turn again at a
+ * higher level): its kept model calls (productive, replay) become `discarded` — the cost triggers move
+ * their dollars to waste — and its summary starts with "Discarded: <reason>". Idempotent.
+ */
+export async function discardModelStep({
+  prisma,
+  runId,
+  stepId,
+  reason,
+}: {
+  prisma: PrismaClient;
+  runId: string;
+  stepId: string;
+  reason: string;
+}): Promise<void> {
+  await prisma.modelCall.updateMany({ where: { runId, stepId, status: "ok", cause: { in: ["productive", "replay"] } }, data: { cause: "discarded" } });
+  const step = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } }, select: { summary: true } });
+  if (!step || step.summary.startsWith("Discarded: ")) return;
+  await prisma.step.update({ where: { runId_stepId: { runId, stepId } }, data: { summary: `Discarded: ${reason}. ${step.summary}`.slice(0, 500) } });
 }
 
 /** Records the end of a step (completed or failed) with its output, tokens and duration. */

@@ -65,5 +65,6 @@ export function runProfileOf(p: TaskProfile) {
       outputPerMTok: s.outputPricePerMTok,
       cacheWritePerMTok: s.cacheWritePricePerMTok,
     },
+    effort: s.effort,
   };
 }

@@ -528,7 +528,8 @@ export interface StepSummaryRow {
  * summary, error (first 300 characters), attempts, promptTokens, cachedTokens, completionTokens,
  * costUsd, checkpointReason, startedAt (epoch ms), endedAt (epoch ms | null), durationMs, argsKey
  * (tool steps: the first 12 hex digits of md5 over the arguments' jsonb text, so identical calls
- * are told apart from different ones without sending arguments; null otherwise)].
+ * are told apart from different ones without sending arguments; null otherwise), effort ([level,
+ * model, rule] of a step whose model call the effort dial decided; null otherwise)].
  * Decode with `decodeStepRows` (components/tasks/step-rows.ts).
  */
 /** @throws AppError NOT_FOUND naming the task when no task has this id (a read of nothing is a 404, not an empty list). */
@@ -572,13 +573,15 @@ export async function listSteps({
     prisma.$queryRaw<{ rows: string | null; listed: number; firstRun: number | null; firstIndex: number | null }[]>`
       WITH w AS (
         SELECT r.ord::int - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, s.error, s.attempts,
-               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.reason, s."argsKey"
+               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.reason, s."argsKey",
+               s."effortLevel", s."effortModel", s."effortRule"
         FROM unnest(${runIds}::text[]) WITH ORDINALITY AS r(id, ord)
         CROSS JOIN LATERAL (
           SELECT x."runId", x."stepId", x.index, x.kind, x.tool, x.status, x.summary, left(x.error, 300) AS error, x.attempts,
                  x."promptTokens", x."cachedTokens", x."completionTokens", x."startedAt", x."endedAt", x."durationMs",
                  CASE WHEN x.kind = 'checkpoint' THEN x.arguments->>'reason' END AS reason,
-                 CASE WHEN x.kind = 'tool' THEN left(md5(coalesce(x.arguments::text, '')), 12) END AS "argsKey"
+                 CASE WHEN x.kind = 'tool' THEN left(md5(coalesce(x.arguments::text, '')), 12) END AS "argsKey",
+                 x."effortLevel", x."effortModel", x."effortRule"
           FROM step x WHERE x."runId" = r.id ORDER BY x.index DESC LIMIT ${limit}
         ) s
         ORDER BY r.ord DESC, s.index DESC
@@ -590,7 +593,8 @@ export async function listSteps({
                 coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE w.kind = 'model' AND m."runId" = w."runId" AND m."stepId" = w."stepId"), 0),
                 w.reason,
                 floor(extract(epoch FROM w."startedAt") * 1000), floor(extract(epoch FROM w."endedAt") * 1000), w."durationMs",
-                w."argsKey"
+                w."argsKey",
+                CASE WHEN w."effortLevel" IS NOT NULL THEN json_build_array(w."effortLevel", w."effortModel", w."effortRule") END
               ) ORDER BY w.ri, w.index))::text AS rows,
              count(*)::int AS listed,
              min(w.ri) AS "firstRun",

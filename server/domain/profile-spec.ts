@@ -5,6 +5,7 @@ import { parseEmailAllowEntry, parseHttpAllowEntry } from "./egress-policy.ts";
 import { textField } from "./input-fields.ts";
 import { isRole, ROLES } from "../auth/roles.ts";
 import { assigneeUser, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
+import { EFFORT_LEVELS, EFFORT_SITUATIONS, RECOMMENDED_EFFORT_RULES, type EffortPolicy } from "../../lib/contracts/effort.ts";
 
 /**
  * An agent profile's content as an admin writes it (browser form, API, `profiles apply` file) and as
@@ -84,6 +85,58 @@ const headersField = z
     }
   });
 
+const levelModel = (level: string) =>
+  textField(`effort.models.${level}`, 200).pipe(z.string().min(1, `effort.models.${level}: a model name, or leave the level out`));
+const effortLevel = (field: string) => z.enum(EFFORT_LEVELS, `${field}: one of ${EFFORT_LEVELS.join(", ")}`);
+
+/**
+ * A profile's effort policy (lib/contracts/effort.ts): `default` (the level of a turn no rule applies
+ * to; medium when left out), `rules` (situation → level; left out = the recommended rules, high where
+ * a mistake is costly and low for mechanical turns; `{}` = always `default`), `models` (level → the
+ * model to call at that level, e.g. a cheaper one for low). Unknown keys are refused with the field named.
+ */
+export const effortPolicySchema = z.strictObject(
+  {
+    default: effortLevel("effort.default").default("medium"),
+    rules: z
+      .strictObject(
+        Object.fromEntries(EFFORT_SITUATIONS.map((k) => [k, effortLevel(`effort.rules.${k}`).optional()])) as Record<
+          (typeof EFFORT_SITUATIONS)[number],
+          z.ZodOptional<ReturnType<typeof effortLevel>>
+        >,
+        {
+          error: (i) =>
+            i.code === "unrecognized_keys"
+              ? `effort.rules: unknown situation(s) ${i.keys.join(", ")}; situations: ${EFFORT_SITUATIONS.join(", ")}`
+              : "effort.rules: an object of situation → level",
+        },
+      )
+      .optional()
+      .transform((r) => Object.fromEntries(Object.entries(r ?? RECOMMENDED_EFFORT_RULES).filter(([, v]) => v !== undefined)) as EffortPolicy["rules"]),
+    models: z
+      .strictObject(
+        Object.fromEntries(EFFORT_LEVELS.map((l) => [l, levelModel(l).optional()])) as Record<
+          (typeof EFFORT_LEVELS)[number],
+          z.ZodOptional<ReturnType<typeof levelModel>>
+        >,
+        {
+          error: (i) =>
+            i.code === "unrecognized_keys"
+              ? `effort.models: unknown level(s) ${i.keys.join(", ")}; levels: ${EFFORT_LEVELS.join(", ")}`
+              : "effort.models: an object of level → model",
+        },
+      )
+      .default({})
+      .transform((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) as EffortPolicy["models"]),
+  },
+  {
+    error: (i) =>
+      i.code === "unrecognized_keys"
+        ? `effort: unknown field(s) ${i.keys.join(", ")}; fields: default, rules, models`
+        : "effort: an object {default, rules, models}, or null",
+  },
+) satisfies z.ZodType<EffortPolicy, unknown>;
+
 /** The fields of a profile, each with its default (the AgentProfile column default). */
 export const profileSpecShape = {
   name: z.string("name: required").trim().regex(PROFILE_NAME, "name: 1–63 characters of a-z, 0-9, . _ - (starting with a letter or digit)"),
@@ -138,6 +191,8 @@ export const profileSpecShape = {
       error: (i) => `systemPrompt: at most ${MAX_SYSTEM_PROMPT_CHARS} characters (got ${typeof i.input === "string" ? i.input.length : "more"})`,
     })
     .default(""),
+  /** The effort dial: null = no effort is decided (nothing sent: the provider's default). */
+  effort: effortPolicySchema.nullable().default(null),
 };
 
 /**
@@ -212,6 +267,7 @@ export const profileSnapshotSchema = z.object({
   outputPricePerMTok: z.number().nullable().default(null),
   cacheWritePricePerMTok: z.number().nullable().default(null),
   systemPrompt: z.string().default(""),
+  effort: effortPolicySchema.nullable().catch(null).default(null),
 }) satisfies z.ZodType<ProfileSpec, unknown>;
 
 /** The fields `diffProfileSpecs` compares (all but `name`), in schema order. */

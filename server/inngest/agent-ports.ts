@@ -3,7 +3,7 @@ import { runFacts, saveCheckpoint } from "../db/checkpoint-repository.ts";
 import { recordAlert } from "../db/alert-repository.ts";
 import { settleEffectByVerdict } from "../db/approval-repository.ts";
 import { prismaResumePorts } from "../db/resume-ports.ts";
-import { beginStep, endStep, recordModelCall, taskSpend } from "../db/run-repository.ts";
+import { beginStep, discardModelStep, endStep, recordModelCall, taskSpend } from "../db/run-repository.ts";
 import { resumeTask } from "../domain/resume-task.ts";
 import { callModel, resolveProvider } from "../llm/provider.ts";
 import { executeToolCall } from "../tools/registry.ts";
@@ -14,6 +14,7 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
   return {
     beginStep: ({ args, ...rest }) => beginStep({ prisma, ...rest, args: args as Prisma.InputJsonValue | undefined }),
     endStep: ({ output, ...rest }) => endStep({ prisma, ...rest, output: output as Prisma.InputJsonValue | undefined }),
+    discardModelStep: (input) => discardModelStep({ prisma, ...input }),
     async noteStepError({ runId, stepId, error }) {
       await prisma.step.update({ where: { runId_stepId: { runId, stepId } }, data: { error: error.slice(0, 2000) } });
     },

@@ -28,5 +28,8 @@ export function loopConfigOf(start: SegmentStart): LoopConfig {
     budgetBasis: start.budgetBasis,
     compactedStart: start.compaction ?? null,
     providerLimitTokens: start.providerLimitTokens ?? null,
+    effort: start.profile.effort ?? null,
+    model: start.profile.model,
+    afterHuman: start.afterHuman ?? false,
   };
 }

@@ -11,8 +11,8 @@
  * (lib/contracts/profile.ts PROVIDERS says which control a provider has). Undefined = the
  * provider's default (nothing is sent).
  */
-export const EFFORT_LEVELS = ["low", "medium", "high"] as const;
-export type EffortLevel = (typeof EFFORT_LEVELS)[number];
+export { EFFORT_LEVELS, type EffortLevel } from "../../lib/contracts/effort.ts";
+import type { EffortLevel } from "../../lib/contracts/effort.ts";
 
 /** The three wire formats Longhaul speaks (a profile's provider picks one: lib/contracts/profile.ts PROVIDERS). */
 export type WireFormat = "chat" | "responses" | "messages";

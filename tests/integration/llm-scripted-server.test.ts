@@ -243,3 +243,29 @@ describe("scripted model server through the provider adapter", () => {
     expect(() => JSON.parse(result.message.toolCalls[0]!.arguments)).toThrow();
   });
 });
+
+describe("effort through Chat Completions' reasoning_effort", () => {
+  it("reports reasoning tokens inside the completion tokens, more at high than at low, none without an effort; streamed and not", async () => {
+    for (const stream of [true, false]) {
+      const none = await call({ stream });
+      const low = await call({ stream, effort: "low" });
+      const high = await call({ stream, effort: "high" });
+      expect(none.usage.reasoningTokens).toBe(0);
+      expect(low.usage.reasoningTokens).toBeGreaterThan(0);
+      expect(high.usage.reasoningTokens).toBeGreaterThan(low.usage.reasoningTokens! * 4);
+      // The same answer: effort changes how much the model thinks, not (here) what it does.
+      expect(high.message.toolCalls.map((c) => c.name)).toEqual(none.message.toolCalls.map((c) => c.name));
+      expect(high.usage.completionTokens - high.usage.reasoningTokens!).toBe(none.usage.completionTokens);
+    }
+  });
+
+  it("refuses a reasoning_effort OpenAI does not define, naming the field", async () => {
+    const client = new OpenAI({ baseURL: server.baseUrl, apiKey: "x", maxRetries: 0 });
+    const err = await client.chat.completions
+      .create({ model: "scripted", messages, reasoning_effort: "extreme" as never })
+      .then(() => null)
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400 });
+    expect(String((err as Error).message)).toContain("reasoning_effort");
+  });
+});

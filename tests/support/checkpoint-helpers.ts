@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import type { Prisma, PrismaClient } from "../../server/db/client.ts";
+import { Prisma, type PrismaClient } from "../../server/db/client.ts";
 import { prismaResumePorts } from "../../server/db/resume-ports.ts";
 import type { ResumePorts } from "../../server/domain/resume-task.ts";
 import { waitFor, type AgentStack } from "./agent-stack.ts";
@@ -41,11 +41,20 @@ export async function createTestProfile(db: PrismaClient, label: string, overrid
     headers,
     version: _version,
     archivedAt: _archivedAt,
+    effort,
     ...base
   } = await db.agentProfile.findUniqueOrThrow({ where: { name: "scripted" } });
   const name = `${label}-${ulid().toLowerCase()}`;
   await db.agentProfile.create({
-    data: { ...base, mcpServers: mcpServers ?? [], headers: headers ?? {}, name, description: `checkpoint test profile (${label})`, ...overrides },
+    data: {
+      ...base,
+      mcpServers: mcpServers ?? [],
+      headers: headers ?? {},
+      effort: effort ?? Prisma.DbNull,
+      name,
+      description: `checkpoint test profile (${label})`,
+      ...overrides,
+    },
   });
   return name;
 }

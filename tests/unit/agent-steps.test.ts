@@ -35,6 +35,7 @@ function fakePorts(overrides: Partial<AgentPorts> = {}): { ports: AgentPorts; ca
     },
     endStep: log("endStep"),
     noteStepError: log("noteStepError"),
+    discardModelStep: log("discardModelStep"),
     chat: () => Promise.reject(new Error("no chat scripted")),
     // Prices like the ledger does (server/db/cost-repository.ts): the profile's prices, 0 when unbilled.
     recordModelCall: async (r) => {
@@ -95,6 +96,45 @@ describe("model step", () => {
     expect(turn.ok && turn.spendUsd).toBeUndefined();
     expect(modelCalls).toEqual([expect.objectContaining({ status: "ok", cause: "productive", billed: true, stepId: "model-3", attempt: 0 })]);
     expect(calls.find((c) => c.method === "endStep")?.input).toMatchObject({ status: "completed", summary: "read_file" });
+  });
+
+  it("runs at the effort the loop chose: the level's model and level go to the provider, the step row and the ledger record them", async () => {
+    const sent: unknown[] = [];
+    const { ports, calls, modelCalls } = fakePorts({
+      chat: async (request) => {
+        sent.push({ model: request.model, effort: request.effort });
+        return result();
+      },
+    });
+    const effort = { level: "low" as const, model: "gpt-4o-mini-cheap", rule: "mechanical" as const };
+    await runModelStep({
+      ports,
+      ...base,
+      attempt: 0,
+      effort,
+      discards: { stepId: "model-2", reason: "proposed send_email at low effort; asked again at high" },
+    });
+    expect(sent).toEqual([{ model: "gpt-4o-mini-cheap", effort: "low" }]);
+    expect(modelCalls).toEqual([expect.objectContaining({ model: "gpt-4o-mini-cheap", cause: "productive" })]);
+    // The discarded turn is marked first, inside the same durable step; then the step begins with its effort.
+    expect(calls.slice(0, 2)).toEqual([
+      { method: "discardModelStep", input: { runId: "run_1", stepId: "model-2", reason: "proposed send_email at low effort; asked again at high" } },
+      { method: "beginStep", input: { runId: "run_1", stepId: "model-3", index: 9, kind: "model", effort } },
+    ]);
+  });
+
+  it("without an effort policy nothing is sent and nothing recorded", async () => {
+    const sent: unknown[] = [];
+    const { ports, calls } = fakePorts({
+      chat: async (request) => {
+        sent.push(request);
+        return result();
+      },
+    });
+    await runModelStep({ ports, ...base, attempt: 0 });
+    expect(sent[0]).not.toHaveProperty("effort");
+    expect(sent[0]).toMatchObject({ model: "gpt-4o-mini" });
+    expect(calls[0]).toEqual({ method: "beginStep", input: { runId: "run_1", stepId: "model-3", index: 9, kind: "model", effort: null } });
   });
 
   it("reads the task's spend only with a dollar ceiling", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildInitialMessages } from "../../server/domain/agent-context.ts";
 import { describeToolStep } from "../../server/domain/checkpoint.ts";
-import { decideNextAction, NOTE_CHARS, NOTES_COUNT, noteText } from "../../server/llm/scripted/agent.ts";
+import { decideNextAction, NOTE_CHARS, NOTES_COUNT, noteText, scriptedReply } from "../../server/llm/scripted/agent.ts";
 import { readAgentContext } from "../../server/llm/scripted/context.ts";
 import { compareCodePoints, parseLicenseAuditGoal } from "../../server/llm/scripted/license-audit.ts";
 import { licenseAuditGoal } from "../../server/tools/demo/license-audit.ts";
@@ -460,5 +460,21 @@ describe("misbehaving scripted models", () => {
   });
   it("unknown model names get no action", () => {
     expect(decideNextAction("gpt-4o", taskMessages(GOAL))).toBeNull();
+  });
+});
+
+describe("scripted reply: reasoning tokens by effort", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are careful." },
+    { role: "user", content: "<goal>Find out what this project is from the README.</goal>" },
+  ];
+  it("spends none without an effort, and more at each level up, deterministically", () => {
+    const tokens = ([null, "low", "medium", "high"] as const).map((effort) => scriptedReply("scripted", messages, { effort })!.reasoningTokens);
+    expect(tokens[0]).toBe(0);
+    expect(tokens[1]).toBeGreaterThan(0);
+    expect(tokens[2]).toBeGreaterThan(tokens[1]!);
+    expect(tokens[3]).toBeGreaterThan(tokens[2]! * 2);
+    expect(scriptedReply("scripted", messages, { effort: "high" })).toEqual(scriptedReply("scripted", messages, { effort: "high" }));
+    expect(scriptedReply("no-such-model", messages, { effort: "high" })).toBeNull();
   });
 });

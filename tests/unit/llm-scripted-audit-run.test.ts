@@ -185,3 +185,41 @@ describe("scripted agent: license audit over a fake node_modules", () => {
     }
   });
 });
+
+describe("scripted agent: effort", () => {
+  const audit = (n: number, effort: "low" | "medium" | "high" | null) => {
+    const sim = createToolSimulator({ root });
+    runScriptedAgent({ messages: taskMessages(GOAL(n)), sim, effort });
+    return sim;
+  };
+  const correct = (sim: ReturnType<typeof audit>, n: number) =>
+    sim.finished !== null &&
+    sim.emails.length === 1 &&
+    sim.emails[0]!.to === "audit@example.com" &&
+    sim.artifacts.get("licenses.csv")!.content.trim().split("\n").length === n + 1;
+
+  it("at medium and high it never fumbles: every audit is right, as without an effort", () => {
+    for (const n of [3, 6, 8, 11, 14]) {
+      for (const effort of ["medium", "high", null] as const) expect(correct(audit(n, effort), n), `${n} packages at ${effort}`).toBe(true);
+    }
+  });
+
+  it("at low it sometimes fumbles a decision that matters — a wrong recipient, or the last reads skipped before the email — the same way every time", () => {
+    const outcomes = [3, 6, 8, 9, 11, 12, 13, 14].map((n) => {
+      const sim = audit(n, "low");
+      const wrongRecipient = sim.emails.some((e) => e.to !== "audit@example.com");
+      const rows = sim.artifacts.get("licenses.csv")!.content.trim().split("\n").length - 1;
+      // Repeatable: the seed is the request's content, not ids.
+      const again = audit(n, "low");
+      expect(again.emails).toEqual(sim.emails);
+      expect(again.artifacts.get("licenses.csv")).toEqual(sim.artifacts.get("licenses.csv"));
+      return { n, wrongRecipient, missedRows: rows < n, right: correct(sim, n) };
+    });
+    expect(outcomes.some((o) => o.wrongRecipient)).toBe(true);
+    expect(outcomes.some((o) => o.missedRows)).toBe(true);
+    expect(outcomes.some((o) => o.right)).toBe(true);
+    // A mistyped address is a different, real-looking one.
+    const wrong = outcomes.find((o) => o.wrongRecipient)!;
+    expect(audit(wrong.n, "low").emails[0]!.to).toBe("audit@example.co");
+  });
+});

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { decideNextAction } from "../../server/llm/scripted/agent.ts";
-import type { ChatMessage } from "../../server/llm/types.ts";
+import type { ChatMessage, EffortLevel } from "../../server/llm/types.ts";
 
 /**
  * A tiny in-test stand-in for Longhaul's tool gateway (CONTRACTS.md shapes) over a real directory,
@@ -155,16 +155,19 @@ export function runScriptedAgent({
   messages,
   sim,
   maxTurns = 200,
+  effort = null,
 }: {
   model?: string;
   messages: ChatMessage[];
   sim: ToolSimulator;
   maxTurns?: number;
+  /** The effort every request asks for (null: none sent). */
+  effort?: EffortLevel | null;
 }): { turns: number; messages: ChatMessage[] } {
   const transcript = [...messages];
   let turns = 0;
   while (turns < maxTurns && sim.finished === null && sim.deadEnd === null) {
-    const action = decideNextAction(model, transcript);
+    const action = decideNextAction(model, transcript, { effort });
     if (!action) throw new Error(`no scripted model ${model}`);
     turns++;
     const toolCalls = action.toolCalls.map((call, k) => ({

@@ -111,3 +111,44 @@ describe("escalation routing names roles that exist (issue 18)", () => {
     ]);
   });
 });
+
+describe("the effort policy", () => {
+  const effortOf = (effort: unknown) => profileSpecSchema.parse({ name: "p", model: "m", effort }).effort;
+
+  it("is off by default; {} is the recommended dial at medium; rules {} is a fixed level", () => {
+    expect(profileSpecSchema.parse({ name: "p", model: "m" }).effort).toBeNull();
+    expect(effortOf({})).toEqual({
+      default: "medium",
+      rules: { after_human: "high", after_failure: "high", planning: "high", side_effect: "high", checkpoint: "high", mechanical: "low" },
+      models: {},
+    });
+    expect(effortOf({ default: "high", rules: {} })).toEqual({ default: "high", rules: {}, models: {} });
+    expect(effortOf({ default: "low", rules: { planning: "high" }, models: { low: "gpt-5-mini" } })).toEqual({
+      default: "low",
+      rules: { planning: "high" },
+      models: { low: "gpt-5-mini" },
+    });
+  });
+
+  it.each([
+    [{ default: "max" }, "effort.default: one of low, medium, high"],
+    [
+      { rules: { planing: "high" } },
+      "effort.rules: unknown situation(s) planing; situations: after_human, after_failure, planning, side_effect, checkpoint, mechanical",
+    ],
+    [{ rules: { planning: "very" } }, "effort.rules.planning: one of low, medium, high"],
+    [{ models: { xhigh: "o3" } }, "effort.models: unknown level(s) xhigh; levels: low, medium, high"],
+    [{ models: { low: " " } }, "effort.models.low: a model name, or leave the level out"],
+    [{ level: "low" }, "effort: unknown field(s) level; fields: default, rules, models"],
+  ])("refuses %j naming the field", (effort, message) => {
+    expect(messages({ name: "p", model: "m", effort })).toContain(message);
+  });
+
+  it("is one field of the diff, and a snapshot without it (older versions) reads back as none", () => {
+    const before = profileSpecSchema.parse({ name: "p", model: "m" });
+    const after = profileSpecSchema.parse({ name: "p", model: "m", effort: { default: "low", rules: {} } });
+    expect(diffProfileSpecs(before, after)).toEqual([{ field: "effort", from: null, to: { default: "low", rules: {}, models: {} } }]);
+    expect(diffProfileSpecs(after, profileSpecSchema.parse({ name: "p", model: "m", effort: { default: "low", rules: {} } }))).toEqual([]);
+    expect(profileSnapshotSchema.parse({ name: "p", model: "m" }).effort).toBeNull();
+  });
+});

@@ -10,6 +10,7 @@ import { StepFactChanges } from "./step-fact-changes.tsx";
 import { ForkButton, type ForkPoint } from "./fork-button.tsx";
 import { PromptView } from "./prompt-view.tsx";
 import { SafeText } from "@/components/ui/safe-text.tsx";
+import { effortRuleLabel } from "@/lib/contracts/effort.ts";
 
 /** An MCP call's latest progress notification (Step.progress: {progress, total?, message?}) in words, or null. */
 function progressText(value: unknown): string | null {
@@ -129,6 +130,12 @@ export function StepDetail({
           {s.cacheWriteTokens ? `, ${compactNumber(s.cacheWriteTokens)} written to cache` : ""}) · {compactNumber(s.completionTokens)} out
           {s.reasoningTokens ? ` (${compactNumber(s.reasoningTokens)} reasoning)` : ""} · <span className="font-medium tabular-nums">{usd(costUsd)}</span>
           {s.modelCalls.length > 1 ? ` over ${s.modelCalls.length} model calls` : ""}
+        </div>
+      )}
+      {s.effortLevel && (
+        <div className="text-sm text-zinc-700" data-testid="step-effort">
+          Effort: <span className="font-medium">{s.effortLevel}</span> on <span className="font-mono text-xs">{s.effortModel}</span> —{" "}
+          {effortRuleLabel(s.effortRule ?? "")}
         </div>
       )}
       {s.kind === "model" && <PromptView runId={s.runId} stepId={s.stepId} />}

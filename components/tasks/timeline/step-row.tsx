@@ -4,6 +4,7 @@ import { factCountLabel } from "../fact-value.tsx";
 import { compactNumber, durationMs, usd } from "../format.ts";
 import { isDeduplicated, type TimelineItem } from "../step-filter.ts";
 import { KindIcon, StatusIcon } from "./icons.tsx";
+import { EffortBadge } from "./effort-badge.tsx";
 import type { StepFactCounts, TimelineStep } from "./types.ts";
 import { SafeText, safeAttr } from "@/components/ui/safe-text.tsx";
 
@@ -80,6 +81,7 @@ export function StepRow({
           {factCountLabel(facts)}
         </span>
       )}
+      {s.effort && <EffortBadge effort={s.effort} />}
       {s.attempts > 1 && <span className="shrink-0 rounded bg-amber-100 px-1.5 text-xs text-amber-900">{s.attempts} attempts</span>}
       {/* Tokens only where there is room (they are in the Step tab too): below 1536 px the summary needs the width. */}
       {tokens > 0 && <span className="hidden w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums 2xl:inline">{compactNumber(tokens)} tok</span>}

@@ -7,6 +7,8 @@ export interface TimelineStep extends FilterableStep {
   cachedTokens: number;
   completionTokens: number;
   durationMs: number | null;
+  /** The effort its model call ran at (the effort dial's decision), null without one. */
+  effort?: { level: string; model: string; rule: string } | null;
 }
 
 /** A run as the timeline labels it. */

@@ -4,8 +4,10 @@ import { checkpointReasonAfterTurn, isSaturated, refusalCompactionLimit } from "
 import { rejectedByHumanMessage, REJECTED_BY_HUMAN } from "../rejected-call.ts";
 import { briefCall, egressHeadline } from "../step-summaries.ts";
 import { historyCeilingNote } from "../budget-from-history.ts";
+import { checkpointEffort, recheckForSideEffect, turnEffort } from "./effort.ts";
 import { ceilingOf } from "./fold.ts";
 import { alertKindForEscalation, checkpointReasonForEscalation, endReasonOfModelError, escalationReasonOfAlert } from "./reasons.ts";
+import type { EffortChoice } from "../../../lib/contracts/effort.ts";
 import {
   CONTROL_TOOLS,
   type InspectedCall,
@@ -83,7 +85,15 @@ function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
         ...(window < c.contextWindow ? { providerLimitTokens: window } : {}),
       });
     if (s.recordedFact || c.fromReason !== "saturation")
-      return act(s, { kind: "checkpoint", stepId: `checkpoint-${n}`, reason: "saturation", withModel: true, cut: true, nextTurn: n });
+      return act(s, {
+        kind: "checkpoint",
+        stepId: `checkpoint-${n}`,
+        reason: "saturation",
+        withModel: true,
+        cut: true,
+        nextTurn: n,
+        ...withEffort(checkpointEffort(s)),
+      });
     // Compacting again now would drop what this segment read but has not recorded yet and restart
     // from the same state: go on while the prompt still fits the window, so the agent can record it.
     if (promptTokens >= window) {
@@ -97,7 +107,14 @@ function atTurnStart(s: LoopState, promptTokens: number): LoopDecision {
       );
     }
   }
-  return act(s, { kind: "call_model", stepId: `model-${n}` });
+  const effort = turnEffort(s);
+  const stepId = `model-${n}`;
+  return act({ ...s, turnEffort: effort, modelStepId: stepId }, { kind: "call_model", stepId, ...withEffort(effort) });
+}
+
+/** `{effort}` when the profile has an effort policy, else nothing (actions stay as they were without one). */
+function withEffort(effort: EffortChoice | null): { effort?: EffortChoice } {
+  return effort ? { effort } : {};
 }
 
 /** At call k of the turn (or past its last call): ceiling, then a risky call's checkpoint and approval. */
@@ -265,7 +282,16 @@ function endOfTurn(s: LoopState): LoopDecision {
     stepsSinceCheckpoint: s.stepsSinceCheckpoint,
     every: c.checkpointEverySteps,
   });
-  if (reason) return act(s, { kind: "checkpoint", stepId: `checkpoint-${n + 1}`, reason, withModel: true, cut: true, nextTurn: n + 1 });
+  if (reason)
+    return act(s, {
+      kind: "checkpoint",
+      stepId: `checkpoint-${n + 1}`,
+      reason,
+      withModel: true,
+      cut: true,
+      nextTurn: n + 1,
+      ...withEffort(checkpointEffort(s)),
+    });
   return act(s, { kind: "next_turn", nudge: false });
 }
 
@@ -343,8 +369,12 @@ function afterContextRefusal(s: LoopState, o: Extract<LoopOutcome, { kind: "mode
  *   a segment: `compact`), checkpoint `saturation` and cut (a fact was recorded since the last
  *   compaction, or the segment did not start from one), escalate `saturation` with the sizes (no
  *   progress and over the window), else call the model;
- * - after the model: an escalating detector → escalate; no tool call → next turn with a nudge; else
- *   the first call;
+ * - after the model: an escalating detector → escalate; a turn run below the effort policy's
+ *   `side_effect` level that proposes a side-effecting, egress or risky call → discard it and call the
+ *   model again for the same turn at that level (`model-<n>-recheck`); no tool call → next turn with
+ *   a nudge; else the first call;
+ * - every model call (and a checkpoint's summary) carries the effort the profile's policy gives its
+ *   situation (agent-loop/effort.ts `turnSituation`), recorded on the state as `turnEffort`;
  * - before each call: a ceiling → escalate `budget`; a risky call → checkpoint `before_risky` (when
  *   something happened since the last one), then with approval required the verdict: none → escalate
  *   `risky_action`, reject → the call is refused, approve → it runs;
@@ -377,10 +407,29 @@ export function decide(state: LoopState, outcome: LoopOutcome): LoopDecision {
         autoResume: endReason === "transient",
       });
     }
-    case "model":
+    case "model": {
       if (s.escalating) return escalation(s, n + 1, escalationReasonOfAlert(s.escalating), s.escalating.message, s.escalating.evidence, s.escalating.kind);
+      const recheck = recheckForSideEffect(s, outcome.calls);
+      if (recheck) {
+        const discarded = s.modelStepId ?? `model-${n}`;
+        const stepId = `${discarded}-recheck`;
+        const proposed = outcome.calls.filter((c) => c.valid).map((c) => c.call.name);
+        return act(
+          { ...s, turnProgress: null, turnSignals: s.priorTurnSignals, turnEffort: recheck, modelStepId: stepId },
+          {
+            kind: "call_model",
+            stepId,
+            effort: recheck,
+            discards: {
+              stepId: discarded,
+              reason: `proposed ${[...new Set(proposed)].join(", ")} at ${s.turnEffort?.level ?? "a lower"} effort; asked again at ${recheck.level}`,
+            },
+          },
+        );
+      }
       if (outcome.turn.toolCalls.length === 0) return act(s, { kind: "next_turn", nudge: true });
       return atCall(s);
+    }
     case "checkpointed":
       return afterRiskyCheckpoint(s);
     case "approval":

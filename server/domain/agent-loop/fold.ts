@@ -2,7 +2,8 @@ import { describeToolStep } from "../checkpoint.ts";
 import { detectAlerts } from "../detectors.ts";
 import { REJECTED_BY_HUMAN } from "../rejected-call.ts";
 import { reachedCeiling, type Ceiling } from "../step-budget.ts";
-import { CONTROL_TOOLS, type LoopConfig, type LoopOutcome, type LoopState } from "./types.ts";
+import { FRESH_TURN, isConsequentialCall } from "./effort.ts";
+import { CONTROL_TOOLS, type LoopConfig, type LoopOutcome, type LoopState, type TurnSignals } from "./types.ts";
 
 // The agent loop's fold: the state a segment starts with, and each outcome folded into the state
 // (counters, history, detectors). Pure.
@@ -41,6 +42,10 @@ export function initialLoopState({
     alertsToRecord: [],
     escalating: null,
     rejectedCalls: [],
+    turnSignals: null,
+    priorTurnSignals: null,
+    turnEffort: null,
+    modelStepId: null,
   };
 }
 
@@ -80,19 +85,23 @@ function withDetectors(s: LoopState, promptTokens?: number): LoopState {
   const escalating = raised.find((a) => a.escalate && a.kind !== "budget") ?? null;
   // Budget ceilings are enforced by reachedCeiling, so an escalating budget alert is not recorded here.
   const alertsToRecord = raised.filter((a) => a !== escalating && !(a.kind === "budget" && a.escalate));
-  return { ...s, escalating, alertsToRecord, previousBudgets: { stepsUsed: s.stepsUsed, tokensUsed: s.tokensUsed, costUsd: s.costUsd } };
+  // A warning (not an info note) makes the next turn `after_failure` for the effort dial.
+  const warned = alertsToRecord.some((a) => a.severity !== "info");
+  const turnSignals = warned && s.turnSignals ? { ...s.turnSignals, warned: true } : s.turnSignals;
+  return { ...s, escalating, alertsToRecord, turnSignals, previousBudgets: { stepsUsed: s.stepsUsed, tokensUsed: s.tokensUsed, costUsd: s.costUsd } };
 }
 
 /**
  * Folds the outcome of an action into the state (pure). `modelStepId`/`toolStepId` are derived from
- * the state. `turn_start`, `approval` and `compacted` change nothing but the pending alerts.
+ * the state. `turn_start` and `compacted` change nothing but the pending alerts; `approval` with a
+ * verdict marks the turn for the effort dial (a human decided).
  */
 export function foldOutcome(state: LoopState, outcome: LoopOutcome): LoopState {
   const s: LoopState = { ...state, alertsToRecord: [], escalating: null };
   switch (outcome.kind) {
     case "model": {
       const { turn } = outcome;
-      const stepId = `model-${s.turn}`;
+      const stepId = s.modelStepId ?? `model-${s.turn}`;
       const tokens = turn.usage.promptTokens + turn.usage.completionTokens;
       const next: LoopState = {
         ...s,
@@ -110,6 +119,8 @@ export function foldOutcome(state: LoopState, outcome: LoopOutcome): LoopState {
           checkpointRequested: turn.checkpointRequested,
           escalationRequested: turn.escalationRequested,
         },
+        turnSignals: { ...FRESH_TURN, calls: outcome.calls.length },
+        priorTurnSignals: s.turnSignals,
       };
       // The prompt the provider counted: a saturation info alert on the timeline when it reaches the ratio.
       return withDetectors(next, turn.usage.promptTokens);
@@ -153,8 +164,14 @@ export function foldOutcome(state: LoopState, outcome: LoopOutcome): LoopState {
             ? [...s.rejectedCalls, result.error.gap ?? `${call.name} was not run: rejected by a human`]
             : s.rejectedCalls,
         turnProgress: { ...tp, phaseCompleted: tp.phaseCompleted || (result.ok && call.name === CONTROL_TOOLS.completePhase) },
+        turnSignals: signalsAfterTool(s.turnSignals, result.ok, result.ok && isConsequentialCall(inspected)),
       };
       return withDetectors(next);
+    }
+    case "approval": {
+      // A human's verdict on the call: the next model turn is the first after a human decision.
+      if (!outcome.verdict || !s.turnSignals) return s;
+      return { ...s, turnSignals: { ...s.turnSignals, humanDecision: true } };
     }
     case "checkpointed":
       return { ...s, stepsSinceCheckpoint: 0, latestCheckpointId: outcome.checkpointId, costUsd: Math.max(s.costUsd, outcome.spendUsd) };
@@ -163,7 +180,13 @@ export function foldOutcome(state: LoopState, outcome: LoopOutcome): LoopState {
   }
 }
 
+/** A turn's signals after one of its calls ran (`ok`: it succeeded; `effect`: it was consequential). */
+function signalsAfterTool(t: TurnSignals | null, ok: boolean, effect: boolean): TurnSignals {
+  const base = t ?? { ...FRESH_TURN, calls: 1 };
+  return { ...base, failed: base.failed || !ok, sideEffect: base.sideEffect || effect };
+}
+
 /** The state after `next_turn` (and after the last call of a turn moved on). */
 export function advanceTurn(state: LoopState): LoopState {
-  return { ...state, turn: state.turn + 1, turnProgress: null };
+  return { ...state, turn: state.turn + 1, turnProgress: null, turnEffort: null, modelStepId: null };
 }

@@ -16,7 +16,9 @@
  *
  * The parts (server/domain/agent-loop/): `types.ts` the shapes and `CONTROL_TOOLS`, `fold.ts`
  * `initialLoopState` / `foldOutcome` / `advanceTurn`, `decide.ts` `decide` / `nextAction`,
- * `reasons.ts` the reason tables. Import the loop from this index.
+ * `reasons.ts` the reason tables, `effort.ts` the effort dial (the level and model of each model call,
+ * and the re-ask of a turn that proposed a side effect below its level: `model-<n>-recheck`). Import
+ * the loop from this index.
  *
  * Where to add things:
  * - a checkpoint trigger after a turn: `checkpointReasonAfterTurn` (checkpoint.ts), called from
@@ -28,4 +30,5 @@
 export * from "./types.ts";
 export { advanceTurn, foldOutcome, initialLoopState } from "./fold.ts";
 export { decide, nextAction } from "./decide.ts";
+export { checkpointEffort, effortFor, FRESH_TURN, isConsequentialCall, recheckForSideEffect, turnEffort, turnSituation } from "./effort.ts";
 export { alertKindForEscalation, checkpointReasonForEscalation, endReasonOfModelError, escalationReasonOfAlert } from "./reasons.ts";

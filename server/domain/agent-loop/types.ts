@@ -4,6 +4,7 @@ import type { CompletedStepSummary } from "../agent-context.ts";
 import type { CheckpointReason } from "../checkpoint.ts";
 import type { Alert, StepRecord } from "../detectors.ts";
 import type { BudgetBasis } from "../budget-from-history.ts";
+import type { EffortChoice, EffortPolicy } from "../../../lib/contracts/effort.ts";
 
 // The agent loop's shapes (plain data) and the names it reacts to; index.ts says how the parts fit.
 
@@ -61,6 +62,12 @@ export interface LoopConfig {
    * works inside it as inside the window, and a compaction it sizes on it says so.
    */
   providerLimitTokens?: number | null;
+  /** The profile's effort policy (lib/contracts/effort.ts); null/absent = no effort decided, nothing sent. */
+  effort?: EffortPolicy | null;
+  /** The profile's model: what a call runs on unless the policy names one for its level. */
+  model?: string;
+  /** The segment starts right after a human decision (a resume or fork): its first turn is `after_human`. */
+  afterHuman?: boolean;
 }
 
 /** A tool call of a model turn, inspected once when the turn arrives (validation + ledger fingerprint). */
@@ -169,11 +176,26 @@ export interface CheckpointFirst {
 
 /** What the loop does next. */
 export type LoopAction =
-  | { kind: "call_model"; stepId: string }
+  /**
+   * Call the model in step `stepId` at `effort` (absent without a policy). With `discards`, the turn of
+   * model step `discards.stepId` is thrown away first (its calls never run; its spend is `discarded`)
+   * and the same turn asked again: a turn run below the policy's `side_effect` level proposed a side effect.
+   */
+  | { kind: "call_model"; stepId: string; effort?: EffortChoice | null; discards?: { stepId: string; reason: string } }
   /** No step: go to the next turn (`nudge`: first tell the model to use a tool). */
   | { kind: "next_turn"; nudge: boolean }
   /** Checkpoint at step `stepId`; with `cut`, the segment ends and the next goes on from it. */
-  | { kind: "checkpoint"; stepId: string; reason: CheckpointReason; withModel: boolean; cut: boolean; nextTurn: number; openQuestion?: string }
+  | {
+      kind: "checkpoint";
+      stepId: string;
+      reason: CheckpointReason;
+      withModel: boolean;
+      cut: boolean;
+      nextTurn: number;
+      openQuestion?: string;
+      /** The summary request's effort (`withModel` with a policy). */
+      effort?: EffortChoice | null;
+    }
   /**
    * Compact into a new checkpoint and go on from it: the segment's starting state (`source: "start"`,
    * it does not fit the window), or — after the provider refused a prompt mid-segment — the state as
@@ -224,6 +246,20 @@ export interface TurnProgress {
   escalationRequested: { note: string | null; by?: string | null } | null;
 }
 
+/** What the effort dial reads of a model turn once its calls ran (server/domain/agent-loop/effort.ts `turnSituation`). */
+export interface TurnSignals {
+  /** Tool calls the turn made (0 = a turn without a call: the model was nudged). */
+  calls: number;
+  /** A call failed, was malformed, or was refused. */
+  failed: boolean;
+  /** A side-effecting, egress or risky call ran successfully. */
+  sideEffect: boolean;
+  /** A detector raised a warning on one of its steps. */
+  warned: boolean;
+  /** A human's verdict on one of its calls arrived. */
+  humanDecision: boolean;
+}
+
 /** The run state of one segment. Immutable: `foldOutcome` returns a new one. */
 export interface LoopState {
   config: LoopConfig;
@@ -253,6 +289,14 @@ export interface LoopState {
   escalating: Alert | null;
   /** Tool calls a human rejected in this segment (each one a gap of a completed run). */
   rejectedCalls: string[];
+  /** The latest model turn's signals (at a turn's start: the previous turn's); null before this segment's first turn. */
+  turnSignals: TurnSignals | null;
+  /** The signals of the turn before the latest one (restored when the latest is discarded and asked again). */
+  priorTurnSignals: TurnSignals | null;
+  /** The current turn's effort, as decided when its model call was (null without a policy). */
+  turnEffort: EffortChoice | null;
+  /** The current turn's model step id: `model-<n>`, or `model-<n>-recheck` when it was asked again. */
+  modelStepId: string | null;
 }
 
 /** A decision: the next action and the state it is taken from (the call position may have moved). */

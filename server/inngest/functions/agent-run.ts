@@ -30,6 +30,7 @@ import { runToolStep } from "../../agent/tool-step.ts";
 import { fingerprintFor } from "../../tools/ledger.ts";
 import { countTokens } from "../../llm/tokens.ts";
 import type { ChatMessage, ModelToolCall } from "../../llm/types.ts";
+import type { EffortChoice } from "../../../lib/contracts/effort.ts";
 import { getTool, toolDefinitions, validateToolCall, type ExtraTools, type ToolCallResult } from "../../tools/registry.ts";
 import { checkMcpToolsChanged, mcpToolDefinitions } from "../../tools/mcp/mcp-tools.ts";
 import { snapshotToolNames } from "../../domain/mcp-tool-snapshot.ts";
@@ -182,12 +183,14 @@ export const agentRun = inngest.createFunction(
       withModel,
       nextTurn,
       openQuestion,
+      effort,
     }: {
       stepId: string;
       reason: Extract<LoopAction, { kind: "checkpoint" }>["reason"];
       withModel: boolean;
       nextTurn: number;
       openQuestion?: string;
+      effort?: EffortChoice | null;
     }) => {
       const cpIndex = index++;
       const snapshot = { steps: state.stepsUsed, tokens: state.tokensUsed };
@@ -214,6 +217,7 @@ export const agentRun = inngest.createFunction(
             attempt,
             retries: AGENT_STEP_RETRIES,
             openQuestion,
+            effort,
           }),
         ),
       );
@@ -318,6 +322,8 @@ export const agentRun = inngest.createFunction(
         }
         case "call_model": {
           const { stepId } = action;
+          // The dial asks a turn again at a higher level: the discarded turn leaves the transcript.
+          if (action.discards) messages.pop();
           const modelIndex = index++;
           const costBudgetUsd = start.costBudgetUsd;
           let turn;
@@ -337,6 +343,8 @@ export const agentRun = inngest.createFunction(
                   costBudgetUsd,
                   attempt,
                   retries: AGENT_STEP_RETRIES,
+                  effort: action.effort ?? null,
+                  discards: action.discards ?? null,
                 }),
               ),
             );

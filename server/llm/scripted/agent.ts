@@ -1,8 +1,9 @@
-import type { ChatMessage } from "../types.ts";
+import type { ChatMessage, EffortLevel } from "../types.ts";
 import { listing, reading, readAgentContext, succeeded, type AgentAction, type AgentContext } from "./context.ts";
 import { decideExfiltrate } from "./exfiltrate.ts";
 import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
 import { decideMcpAudit } from "./mcp-audit.ts";
+import { reasoningTokens } from "./effort.ts";
 import { decideNoProcedure } from "./no-procedure.ts";
 
 /**
@@ -292,14 +293,33 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   "scripted-judge": (ctx) => ({ content: `FAIL: no outcome to judge (${Object.keys(ctx.facts).length} facts)`, toolCalls: [] }),
 };
 
+/** A scripted reply: the action, and the hidden reasoning tokens it spent (0 without an effort). */
+export interface ScriptedReply {
+  action: AgentAction;
+  reasoningTokens: number;
+}
+
+/**
+ * The reply of scripted model `model` to a request at `effort` (each wire format's route reads it
+ * from its own field: Chat Completions `reasoning_effort`, Responses `reasoning.effort`, Messages
+ * effort), or null when no scripted model has that name. Pure: depends only on its arguments; how
+ * effort changes the agent is scripted/effort.ts.
+ */
+export function scriptedReply(model: string, messages: readonly ChatMessage[], { effort = null }: { effort?: EffortLevel | null } = {}): ScriptedReply | null {
+  const action = decideNextAction(model, messages, { effort });
+  if (!action) return null;
+  return { action, reasoningTokens: reasoningTokens(effort, model, readAgentContext(messages)) };
+}
+
 /**
  * The next assistant action for a request to model `model`, or null when no scripted model has that
- * name. Pure: depends only on `model` and `messages`.
+ * name. Pure: depends only on `model`, `messages` and `effort` (at low effort the competent agent
+ * sometimes fumbles a decision that matters: scripted/effort.ts).
  */
-export function decideNextAction(model: string, messages: readonly ChatMessage[]): AgentAction | null {
+export function decideNextAction(model: string, messages: readonly ChatMessage[], { effort = null }: { effort?: EffortLevel | null } = {}): AgentAction | null {
   const behaviour = SCRIPTED_MODELS[model];
   if (!behaviour) return null;
-  const ctx = readAgentContext(messages);
+  const ctx: AgentContext = { ...readAgentContext(messages), effort, model };
   if (model === "scripted-judge") return judge(ctx, messages);
   const last = messages.at(-1);
   if (last?.role === "user" && last.content.includes("<checkpoint_request>")) return checkpointAnswer(model, ctx);

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../types.ts";
+import type { ChatMessage, EffortLevel } from "../types.ts";
 
 /**
  * Reading a request the way the scripted agent needs it: the sections of the task message
@@ -35,6 +35,10 @@ export interface AgentContext {
   calls: PastCall[];
   /** Number of assistant turns in this segment. */
   turns: number;
+  /** The effort the request asked for (scripted/effort.ts: how effort changes the agent); null/absent = none sent. */
+  effort?: EffortLevel | null;
+  /** The model the request named (seeds the effort-dependent behaviour). */
+  model?: string;
 }
 
 function section(text: string, tag: string): string | null {

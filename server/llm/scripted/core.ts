@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countCompletionTokens } from "../tokens.ts";
 import type { ChatMessage, EffortLevel, ToolSchema } from "../types.ts";
-import { decideNextAction, SCRIPTED_MODELS } from "./agent.ts";
+import { scriptedReply, SCRIPTED_MODELS } from "./agent.ts";
 import type { BreakpointCache } from "./breakpoint-cache.ts";
 import type { Fault, FaultBook, WireRoute } from "./faults.ts";
 import { readBody } from "./http.ts";
@@ -132,8 +132,10 @@ export async function handleModelRequest(state: ScriptedState, wire: WireFormatR
   if (fault?.kind === "500") return wire.error(res, "server", "The server had an error while processing your request. Sorry about that!");
   if (fault?.kind === "529") return wire.error(res, "overloaded", "Overloaded", { headers: { "retry-after": String(fault.retryAfterSeconds) } });
 
-  const action = decideNextAction(model, request.messages);
-  if (!action) return wire.error(res, "not_found", `The model \`${model}\` does not exist.`);
+  // The agent answers at the request's effort (scripted/effort.ts: fumbles at low, reasoning tokens by level).
+  const answer = scriptedReply(model, request.messages, { effort: request.effort ?? null });
+  if (!answer) return wire.error(res, "not_found", `The model \`${model}\` does not exist.`);
+  const { action } = answer;
   const scope = request.scope;
   const padding = fault?.kind === "oversize" ? fault.bytes : 0;
   const content = padding ? `${action.content ?? ""}\n${"x".repeat(padding)}` : action.content;
@@ -146,7 +148,9 @@ export async function handleModelRequest(state: ScriptedState, wire: WireFormatR
     arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
   }));
   const reasoning = request.reasoning ? reasoningText(action, request.effort) : null;
-  const reasoningTokens = reasoning ? encode(reasoning, ENCODE).length : 0;
+  // The hidden reasoning a model at this effort spends, of which the reasoning item / thinking block is
+  // the short summary the client sees (as OpenAI's summaries are of its reasoning tokens).
+  const reasoningTokens = Math.max(answer.reasoningTokens, reasoning ? encode(reasoning, ENCODE).length : 0);
   const { cachedTokens, cacheWriteTokens } = request.promptCache();
   const countedCalls = toolCalls.map((c) => ({ name: c.name, arguments: state.mintedIds.normalizeText(c.arguments, scope) }));
   const usage = {

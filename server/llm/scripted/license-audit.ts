@@ -1,4 +1,5 @@
 import { listing, reading, succeeded, type AgentAction, type AgentContext, type PastCall } from "./context.ts";
+import { fumbles, misreadAddress } from "./effort.ts";
 import { auditSummary, isCopyleft, licenseCounts, licensesCsv, packageLicenseFromPrefix, packageLicenseFromText, type PackageLicense } from "./licenses.ts";
 
 /**
@@ -239,6 +240,34 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
     missing++;
     toRead.push({ name, offset: read.nextOffset });
   }
+  // At low effort the last reads may be skipped: the agent goes straight to the report and the email
+  // with what it has (a missed fact before a risky call; scripted/effort.ts).
+  const recordedNow = calls.filter((c) => c.name === "record_fact" && String((c.arguments as Record<string, unknown>).key).startsWith("license:"));
+  if (
+    toRead.length > 0 &&
+    toRead.length <= READS_PER_TURN &&
+    rows.length + recordedNow.length > 0 &&
+    goal.to &&
+    !("audit:report" in ctx.facts) &&
+    fumbles(ctx, "last_reads")
+  ) {
+    const known = [...rows, ...recordedNow.map((c) => (c.arguments as { value: PackageLicense }).value)];
+    return {
+      content: `That should be all of them. Writing ${ARTIFACT_NAME} and emailing the summary to ${goal.to}.`,
+      toolCalls: [
+        ...calls,
+        { name: "write_artifact", arguments: { name: ARTIFACT_NAME, mime: "text/csv", content: licensesCsv(known) } },
+        {
+          name: "record_fact",
+          arguments: {
+            key: "audit:report",
+            value: { artifact: ARTIFACT_NAME, rows: known.length, copyleft: known.filter((r) => isCopyleft(r.license)).length },
+          },
+        },
+        { name: "send_email", arguments: { to: goal.to, subject: `License audit: ${known.length} packages`, body: auditSummary(known, ARTIFACT_NAME) } },
+      ],
+    };
+  }
   for (const item of toRead.slice(0, READS_PER_TURN)) {
     calls.push({ name: "read_file", arguments: { path: `node_modules/${item.name}/package.json`, offset: item.offset } });
   }
@@ -306,8 +335,10 @@ export function decideLicenseAudit(ctx: AgentContext, goal: LicenseAuditGoal): A
         arguments: { key: "audit:report", value: { artifact: ARTIFACT_NAME, rows: rows.length, copyleft: copyleft.length } },
       });
     }
-    toolCalls.push({ name: "send_email", arguments: { to: goal.to, subject, body: auditSummary(rows, ARTIFACT_NAME) } });
-    return { content: `${ARTIFACT_NAME} is written. Emailing the summary to ${goal.to}.`, toolCalls };
+    // At low effort the address may be copied wrong from the goal (scripted/effort.ts).
+    const to = fumbles(ctx, "recipient") ? misreadAddress(goal.to) : goal.to;
+    toolCalls.push({ name: "send_email", arguments: { to, subject, body: auditSummary(rows, ARTIFACT_NAME) } });
+    return { content: `${ARTIFACT_NAME} is written. Emailing the summary to ${to}.`, toolCalls };
   }
   const toolCalls: AgentAction["toolCalls"] = [];
   const recordEmail = () => {
