@@ -1,4 +1,5 @@
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
+import { alertDetail } from "../domain/alert-detail.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { AppError } from "../errors.ts";
 import { taskSpend } from "./run-repository.ts";
@@ -320,6 +321,15 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
   const counts = stepCountsOf(usage);
   const [lastRunId, lastStepId] = usage?.lastStep?.split("\t") ?? [];
+  const alertSteps = new Set(
+    (task.alerts.length
+      ? await prisma.step.findMany({
+          where: { OR: task.alerts.map((a) => ({ runId: a.runId, stepId: a.stepId })) },
+          select: { runId: true, stepId: true },
+        })
+      : []
+    ).map((s) => `${s.runId}\t${s.stepId}`),
+  );
   const spend = await taskSpend({ prisma, taskId });
   const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
@@ -384,6 +394,11 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       checkpointRequested: r.checkpointRequestedAt !== null,
     })),
     checkpointCount: task._count.checkpoints,
+    /**
+     * Alerts, oldest first: `detail` is what the alert's evidence says beyond its message (for MCP
+     * kinds: the tools added, removed and changed; a server's exit), `onTimeline` whether `stepId`
+     * is a step of the timeline (an alert raised at a segment's start is not).
+     */
     alerts: task.alerts.map((a) => ({
       id: a.id,
       kind: a.kind,
@@ -392,6 +407,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       runId: a.runId,
       message: a.message,
       createdAt: a.createdAt,
+      detail: alertDetail(a.kind, a.evidence),
+      onTimeline: alertSteps.has(`${a.runId}\t${a.stepId}`),
     })),
     escalations: task.escalations.map((e) => ({
       id: e.id,

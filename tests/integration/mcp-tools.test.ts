@@ -273,6 +273,21 @@ describe("MCP tools against real servers from npm", () => {
     const alerts = await prisma.alert.findMany({ where: { runId: t.runId, kind: MCP_TOOLS_CHANGED_ALERT } });
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ stepId: "mcp-tools-check-2", evidence: { server: name, missing: expect.arrayContaining(["create_entities"]) } });
+    // The run page and the API show what changed with the alert itself (its step is no step of the timeline).
+    const reader = createCaller({ prisma, actor: "mcp-viewer", principal: testPrincipal("mcp-viewer", ["manager"]) });
+    const shown = (await reader.task.get({ taskId: t.taskId })).alerts.find((a) => a.kind === MCP_TOOLS_CHANGED_ALERT)!;
+    expect(shown).toMatchObject({
+      stepId: "mcp-tools-check-2",
+      onTimeline: false,
+      detail: {
+        kind: "mcp_tools_changed",
+        server: name,
+        added: expect.arrayContaining(["read_text_file", "list_allowed_directories"]),
+        removed: expect.arrayContaining(["create_entities", "read_graph"]),
+        changed: [],
+      },
+    });
+    expect((shown.detail as { added: string[] }).added).not.toContain("create_entities");
     // The run's offer is still its snapshot.
     expect([...mcpToolDefinitions(t.snapshot).keys()]).toContain(`${name}__create_entities`);
   }, 60_000);

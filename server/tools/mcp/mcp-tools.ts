@@ -15,7 +15,14 @@ import {
   type McpProgress,
   type McpServerHandle,
 } from "./runtime.ts";
-import { toolsHash, type McpToolSnapshot, type SnapshotServer, type SnapshotTool } from "../../domain/mcp-tool-snapshot.ts";
+import {
+  diffSnapshotTools,
+  toolsHash,
+  type DiscoveredTool,
+  type McpToolSnapshot,
+  type SnapshotServer,
+  type SnapshotTool,
+} from "../../domain/mcp-tool-snapshot.ts";
 import { mcpHealthHooks } from "./health-hooks.ts";
 import { exitWords, MCP_CUT_META_KEY, MCP_CUT_STRING_BYTES } from "./stdio-transport.ts";
 import type { CutReport } from "./json-line-reader.ts";
@@ -271,19 +278,29 @@ function progressWriter(ctx: ToolContext): { onProgress: (p: McpProgress) => voi
   };
 }
 
-/** Raises the run's `mcp_tools_changed` alert (once per run and server) when the live tool list differs from the snapshot's. */
+/**
+ * Raises the run's `mcp_tools_changed` alert (once per run and server) when the live tool list
+ * differs from the snapshot's. Its evidence says what changed — `added`, `removed` (also as
+ * `missing`, its earlier name) and `changed` (tool and fields) — which the run page and the task API
+ * show with the alert (server/domain/alert-detail.ts).
+ */
 async function noticeChangedTools(
   ctx: Pick<ToolContext, "prisma" | "taskId" | "runId" | "stepId">,
   server: SnapshotServer,
-  liveHash: string,
-  liveNames: string[],
+  live: readonly DiscoveredTool[],
 ): Promise<boolean> {
+  const liveHash = toolsHash(live);
   if (liveHash === server.toolsHash) return false;
   const already = await ctx.prisma.alert.findFirst({
     where: { runId: ctx.runId, kind: MCP_TOOLS_CHANGED_ALERT, evidence: { path: ["server"], equals: server.name } },
   });
   if (already) return true;
-  const offered = server.tools.map((t) => t.tool);
+  const diff = diffSnapshotTools(server, live);
+  const parts = [
+    diff.added.length ? `${diff.added.length} added` : "",
+    diff.removed.length ? `${diff.removed.length} removed` : "",
+    diff.changed.length ? `${diff.changed.length} changed` : "",
+  ].filter(Boolean);
   await recordAlert({
     prisma: ctx.prisma,
     taskId: ctx.taskId,
@@ -291,13 +308,15 @@ async function noticeChangedTools(
     stepId: ctx.stepId,
     kind: MCP_TOOLS_CHANGED_ALERT,
     severity: "warning",
-    message: `MCP server "${server.name}" lists other tools than when this task launched; this run keeps the tools it was offered (new runs of new tasks get the new list).`,
+    message: `MCP server "${server.name}" lists other tools than when this task launched${parts.length ? ` (${parts.join(", ")})` : ""}; this run keeps the tools it was offered (new runs of new tasks get the new list).`,
     evidence: {
       server: server.name,
       snapshotHash: server.toolsHash,
       liveHash,
-      added: liveNames.filter((n) => !offered.includes(n)),
-      missing: offered.filter((n) => !liveNames.includes(n)),
+      added: diff.added,
+      removed: diff.removed,
+      missing: diff.removed,
+      changed: diff.changed,
     },
   });
   return true;
@@ -337,8 +356,7 @@ export async function checkMcpToolsChanged({
       return null;
     });
     if (!connection) continue;
-    const names = connection.tools.map((t) => t.name);
-    if (await noticeChangedTools(ctx, server, toolsHash(connection.tools), names)) changed.push(server.name);
+    if (await noticeChangedTools(ctx, server, connection.tools)) changed.push(server.name);
   }
   return changed;
 }
@@ -368,12 +386,7 @@ async function callOnce({
   // Started (or reused) first, so a changed tool list is noticed even when the call then fails.
   const hooks = mcpHealthHooks(ctx.prisma);
   const connection = await connectMcpServer(handle, hooks);
-  await noticeChangedTools(
-    ctx,
-    server,
-    toolsHash(connection.tools),
-    connection.tools.map((t) => t.name),
-  );
+  await noticeChangedTools(ctx, server, connection.tools);
   const progress = progressWriter(ctx);
   try {
     const { result } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progress.onProgress, hooks });
