@@ -13,6 +13,7 @@
  *   npm run cli -- resume <taskId>   |   resume --status failed [--failure transient] [--since <time>] [--dry-run] [--wait]
  *   npm run cli -- list [--status <status>] [--limit N]
  *   npm run cli -- profiles apply <file> [--dry-run] | profiles list [--all] | profiles test <name>
+ *   npm run cli -- profiles smoke <name> [--include-side-effects] [--wait]
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
  * Each HTTP request gives up after LONGHAUL_CLI_TIMEOUT seconds (default 30), exit 1 like an unreachable app.
@@ -56,7 +57,7 @@ import { terminalSafe } from "./lib/cli-text.ts";
 import { parseTimeFlag, sinceUntilProblem } from "./lib/cli-dates.ts";
 import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
-import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
+import { joinProfilesCommand, PROFILES_COMMANDS, PROFILES_EXIT, runProfileSmoke, runProfiles } from "./lib/cli-profiles.ts";
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
 import { joinTemplatesCommand, runTemplates, TEMPLATES_COMMANDS } from "./lib/cli-templates.ts";
 
@@ -537,6 +538,10 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return login(values);
     case "costs":
       return runCosts(api, values);
+    case "profiles smoke": {
+      const out = await runProfileSmoke(api, values, positionals, waitFor, (taskId) => `${baseUrl}/tasks/${taskId}`);
+      return values.wait ? { ...out, [EXIT]: exitCodeForTaskStatus(out.status) } : out;
+    }
     case "profiles apply":
     case "profiles list":
     case "profiles test": {

@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileFormDialog } from "./profile-form.tsx";
+import { ProfileSmokeButton } from "./profile-smoke-button.tsx";
 import type { FormSpec } from "./profile-form-values.ts";
 
 type ProfileRecord = inferRouterOutputs<AppRouter>["profile"]["records"][number];
@@ -14,7 +15,7 @@ type Editing = { mode: "create" | "edit"; spec: FormSpec | null } | null;
 
 const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
 
-/** One profile row: name, model and endpoint, version, active tasks; edit, copy, test and archive. */
+/** One profile row: name, model and endpoint, version, active tasks; edit, copy, test, smoke-test (MCP tools) and archive. */
 function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => void; onCopy: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -42,6 +43,7 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
           <button type="button" className={button} onClick={() => test.mutate({ name: p.name })} disabled={test.isPending}>
             {test.isPending ? "Testing…" : "Test connection"}
           </button>
+          {!archived && <ProfileSmokeButton profile={p.name} mcpServers={p.spec.mcpServers.length} />}
           {!archived && (
             <button type="button" className={button} onClick={() => archive.mutate({ name: p.name })} disabled={archive.isPending}>
               Archive

@@ -1,5 +1,6 @@
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
 import { alertDetail } from "../domain/alert-detail.ts";
+import { parseSmokeSpec, smokeReport } from "../domain/profile-smoke.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { AppError } from "../errors.ts";
 import { taskSpend } from "./run-repository.ts";
@@ -330,6 +331,22 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       : []
     ).map((s) => `${s.runId}\t${s.stepId}`),
   );
+  const smokeSpec = parseSmokeSpec(task.smoke);
+  const smoke = smokeSpec
+    ? {
+        model: smokeSpec.model,
+        profileModel: smokeSpec.profileModel,
+        includeSideEffects: smokeSpec.includeSideEffects,
+        tools: smokeReport(
+          smokeSpec,
+          await prisma.step.findMany({
+            where: { run: { taskId }, kind: "tool", tool: { in: smokeSpec.tools.map((t) => t.name) } },
+            select: { runId: true, stepId: true, tool: true, status: true, error: true, durationMs: true },
+            orderBy: [{ startedAt: "asc" }, { index: "asc" }],
+          }),
+        ),
+      }
+    : null;
   const spend = await taskSpend({ prisma, taskId });
   const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
   // The profile as the task runs it: the version it launched with (a later edit does not change it).
@@ -393,6 +410,12 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       guidance: r.guidance,
       checkpointRequested: r.checkpointRequestedAt !== null,
     })),
+    /**
+     * A profile smoke test: the model it ran on (the offline smoke model, not the profile's own,
+     * named in `profileModel`), whether side effects were included, and per tool its class,
+     * outcome (called · error · refused · skipped · not_called), latency and detail. Null otherwise.
+     */
+    smoke,
     checkpointCount: task._count.checkpoints,
     /**
      * Alerts, oldest first: `detail` is what the alert's evidence says beyond its message (for MCP

@@ -243,7 +243,7 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
       return;
     }
 
-    const action = decideNextAction(model, messages);
+    const action = decideNextAction(model, messages, tools);
     if (!action) {
       apiError(res, 404, `The model \`${model}\` does not exist.`, "invalid_request_error", "model_not_found");
       return;
