@@ -17,6 +17,8 @@ const nextConfig: NextConfig = {
     "gpt-tokenizer",
     "@pydantic/genai-prices",
     "@secretlint/core",
+    // One instance with @secretlint/core's, so turning the profiler off reaches the lints (server/tools/egress-scan.ts).
+    "@secretlint/profiler",
     "@secretlint/secretlint-rule-preset-recommend",
     "@opentelemetry/exporter-trace-otlp-http",
     "@opentelemetry/sdk-trace-base",

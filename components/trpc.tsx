@@ -50,7 +50,11 @@ export function Providers({ children }: { children: ReactNode }) {
           },
           onSuccess: () => markSignedIn(),
         }),
-        defaultOptions: { queries: { staleTime: 2_000, refetchOnWindowFocus: true, retry: retryOnce } },
+        defaultOptions: {
+          queries: { staleTime: 2_000, refetchOnWindowFocus: true, retry: retryOnce },
+          // Answers a page prefetched on the server (server/api/server-caller.ts prefetchedState) come serialised with superjson.
+          hydrate: { deserializeData: superjson.deserialize },
+        },
       }),
   );
   const [trpcClient] = useState(() =>

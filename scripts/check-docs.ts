@@ -1,14 +1,34 @@
 /**
- * `npm run docs:check` (a stage of `npm test` and `npm run check`): every repository path the docs
- * name exists (README.md, docs/*.md, each folder's README.md). Prints one line per missing path,
- * `<doc>:<line>: <path>`, and exits 1 if there is any.
+ * `npm run docs:check` (a stage of `npm test` and `npm run check`): the docs say what the tree is.
+ * - every repository path the docs name exists (README.md, docs/*.md, each folder's README.md);
+ * - the README's Layout block names every folder of the tree and nothing that is gone;
+ * - the environment table (docs/OPERATING.md) lists exactly the variables the code reads.
+ * Prints one line per problem and exits 1 if there is any.
  */
 import { resolve } from "node:path";
+import { envSchema } from "../server/env.ts";
+import { envTableProblems, layoutProblems } from "./lib/doc-claims.ts";
 import { findMissingDocPaths, repoDocs } from "./lib/doc-paths.ts";
+
+/** Documented variables read outside server/env.ts's schema, and the file that reads each. */
+const READ_ELSEWHERE: Record<string, string> = {
+  EXECUTOR_SDK_URL: "server/executor/main.ts",
+  EXECUTOR_BACKOFF_MS: "server/executor/main.ts",
+  EXECUTOR_LOG_FORMAT: "server/executor/main.ts",
+  EXECUTOR_LOG_LEVEL: "server/executor/main.ts",
+  LONGHAUL_URL: "scripts/cli.ts",
+  LONGHAUL_CLI_TIMEOUT: "scripts/cli.ts",
+  TEST_DATABASE_URL: "tests/support/global-setup.ts",
+  OTEL_EXPORTER_OTLP_HEADERS: "server/env.ts",
+  OTEL_SERVICE_NAME: "server/env.ts",
+  OTEL_EXPORTER_OTLP_TIMEOUT: "server/telemetry/span-pipeline.ts",
+};
 
 const root = resolve(import.meta.dirname, "..");
 const docs = repoDocs(root);
 const missing = findMissingDocPaths(root, docs);
 for (const m of missing) process.stderr.write(`${m.doc}:${m.line}: ${m.path} does not exist\n`);
-process.stderr.write(`docs: ${docs.length} documents, ${missing.length} missing path(s)\n`);
-process.exit(missing.length > 0 ? 1 : 0);
+const claims = [...layoutProblems(root), ...envTableProblems(root, Object.keys(envSchema.shape), READ_ELSEWHERE)];
+for (const c of claims) process.stderr.write(`${c.doc}: ${c.problem}\n`);
+process.stderr.write(`docs: ${docs.length} documents, ${missing.length} missing path(s), ${claims.length} stale claim(s)\n`);
+process.exit(missing.length + claims.length > 0 ? 1 : 0);

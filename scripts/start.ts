@@ -2,7 +2,9 @@
  * `npm start`: the whole of Longhaul on one machine, for a newcomer.
  * PostgreSQL (embedded under DATA_DIR when DATABASE_URL is unset) → migrations → seed → build if
  * needed → web (PORT), executor (EXECUTOR_PORT), scripted model (MODEL_PORT, always: the scripted
- * profiles talk to it whatever OPENAI_* says, issue 16). Children are supervised (restarted when they die). Ctrl-C / SIGTERM stops them
+ * profiles talk to it whatever OPENAI_* says). Children are supervised: restarted when they die, and the
+ * web app and the executor also when they stay alive but stop answering their liveness probe
+ * (scripts/lib/supervisor.ts: 3 misses in a row, 5 s each, every 10 s). Ctrl-C / SIGTERM stops them
  * all and PostgreSQL cleanly. Flags: --no-build (use the existing build as it is; fail if there is
  * none — tests build once before starting), --dev (next dev).
  */
@@ -177,6 +179,8 @@ async function main(): Promise<void> {
     command: process.execPath,
     args: [nextBin, dev ? "dev" : "start", "-p", String(env.PORT), "-H", "127.0.0.1"],
     env: { ...shared, NODE_ENV: dev ? "development" : "production", PORT: String(env.PORT) },
+    // next dev compiles a route on its first request (seconds, more on a busy machine): no probe there.
+    liveness: dev ? undefined : { url: `${appUrl}/api/health/live`, label: "/api/health/live" },
   });
   if (!env.INNGEST_BASE_URL && existsSync(join(root, "server/executor/main.ts"))) {
     supervisor.start({
@@ -184,6 +188,7 @@ async function main(): Promise<void> {
       ...tsx("server/executor/main.ts"),
       // Text lines in the combined console (the executor alone defaults to JSON when not on a terminal).
       env: { ...shared, EXECUTOR_PORT: String(env.EXECUTOR_PORT), EXECUTOR_SDK_URL: `${appUrl}/api/inngest`, EXECUTOR_LOG_FORMAT: "text" },
+      liveness: { url: `${executorUrl}/health/live`, label: "/health/live" },
     });
   }
 

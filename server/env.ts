@@ -6,7 +6,7 @@ const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).def
 
 /**
  * Longhaul's environment, validated at boot (create-t3-app's habit): a bad value fails fast with the
- * variable's name. Every variable is listed in the README.
+ * variable's name. Every variable is listed in docs/OPERATING.md ("Environment"; npm run docs:check holds the two together).
  */
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -103,13 +103,21 @@ export const envSchema = z.object({
   LONGHAUL_PASSWORD_SIGNIN: z.enum(["on", "off"]).optional(),
   /** Session lifetime in days (default 7; refreshed daily while used). */
   LONGHAUL_SESSION_DAYS: z.coerce.number().min(0.01).max(365).optional(),
-  /** Traces out (server/telemetry): the standard OpenTelemetry SDK variables; export is off unless an endpoint is set. The exporter itself also reads OTEL_EXPORTER_OTLP_(TRACES_)HEADERS and OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES. */
+  /** Traces out (server/telemetry): the standard OpenTelemetry SDK variables; export is off unless an endpoint is set. The exporter itself also reads OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.string().optional(),
   OTEL_SDK_DISABLED: z.string().optional(),
   OTEL_TRACES_EXPORTER: z.string().optional(),
+  /**
+   * The batch span processor (OpenTelemetry spec "Batch Span Processor" variables): spans waiting to be
+   * sent at most (default 2048; more are dropped from the queue, counted, logged, and sent by a later
+   * pass), the delay before a batch goes out (ms, default 5000), spans per request (default 512).
+   */
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Any value: log each trace export pass's exported runs (stderr). */
   LONGHAUL_TRACE_LOG: z.string().optional(),
   /** CLI: the API token it sends (else, on this machine, DATA_DIR/cli-token from npm start). */

@@ -1,15 +1,35 @@
-import { RoleGate } from "@/components/auth/role-gate.tsx";
+import { HydrationBoundary } from "@tanstack/react-query";
 import { Suspense } from "react";
+import { RoleGate } from "@/components/auth/role-gate.tsx";
+import { taskListView } from "@/components/tasks/list/task-list-input.ts";
 import { TaskList } from "@/components/tasks/task-list.tsx";
+import { prefetchedState, serverQueryClient, serverTrpc } from "@/server/api/server-caller.ts";
 
 export const dynamic = "force-dynamic";
 
-export default function TasksPage() {
+/**
+ * The task list, its first page rendered here: the signed-in user and the first page of the list
+ * the URL asks for (the same `task.list` input and query key as the browser's, list/task-list-input.ts)
+ * are asked in-process, at once, and sent with the page, so the HTML holds the first rows and the
+ * browser does not ask again. A failed prefetch is simply asked again by the browser.
+ */
+export default async function TasksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const raw = await searchParams;
+  const search = { get: (name: string) => (typeof raw[name] === "string" ? raw[name] : (raw[name]?.[0] ?? null)) };
+  const trpc = await serverTrpc();
+  const queries = serverQueryClient();
+  await Promise.allSettled([
+    queries.prefetchInfiniteQuery(
+      trpc.task.list.infiniteQueryOptions(taskListView(search).input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+    ),
+  ]);
   return (
-    <RoleGate needs={[]} what="The task list">
-      <Suspense>
-        <TaskList />
-      </Suspense>
-    </RoleGate>
+    <HydrationBoundary state={prefetchedState()}>
+      <RoleGate needs={[]} what="The task list">
+        <Suspense>
+          <TaskList />
+        </Suspense>
+      </RoleGate>
+    </HydrationBoundary>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { describeCodeSource } from "@/lib/contracts/code-managed.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
@@ -89,9 +90,18 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
         </label>
       </div>
       <div className="flex items-center gap-3">
-        <button type="submit" disabled={save.isPending} className="rounded border border-zinc-300 px-3 py-1 text-sm font-medium disabled:opacity-50">
+        <button
+          type="submit"
+          disabled={save.isPending || profile.managedAs !== null}
+          className="rounded border border-zinc-300 px-3 py-1 text-sm font-medium disabled:opacity-50"
+        >
           Save egress policy
         </button>
+        {profile.managedAs && (
+          <span className="text-xs text-zinc-600" data-testid="egress-managed-as-code">
+            Managed as code ({describeCodeSource(profile.managedAs.source)}): change it there, or detach it under Agent profiles.
+          </span>
+        )}
         {save.isSuccess && <span className="text-xs text-emerald-800">Saved.</span>}
         {save.error && (
           <span role="alert" className="text-xs text-red-800">

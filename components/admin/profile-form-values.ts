@@ -19,6 +19,8 @@ export const NUMBER_FIELDS = [
   "stallSteps",
   "escalationDueMinutes",
 ] as const;
+/** Text fields sent exactly as written, whitespace included. */
+const VERBATIM = new Set<string>(["systemPrompt"]);
 /** Number fields that may be left empty (= none / the price package's). */
 const NULLABLE = new Set(["tokenBudget", "costBudgetUsd", "inputPricePerMTok", "cachedPricePerMTok", "outputPricePerMTok", "baseUrl", "apiKeyEnv"]);
 
@@ -53,12 +55,18 @@ export function valuesOf(spec: Spec | null): ProfileFormValues {
   return out;
 }
 
-/** The spec to send: `base` (the edited profile's, or none) with the form's fields over it. Blank optional fields → null or the default. */
+/**
+ * The spec to send: `base` (the edited profile's, or none) with the form's fields over it. Blank
+ * optional fields → null or the default. A form saved without a change gives back `base`'s content
+ * (the system prompt byte for byte, the tools in their stored order), so the save makes no version.
+ */
 export function specOf(values: ProfileFormValues, base: Spec | null): Spec {
   const spec: Record<string, unknown> = { ...(base ?? {}) };
   for (const f of TEXT_FIELDS) {
-    const v = values[f].trim();
-    if (v) spec[f] = v;
+    // The prompt is kept exactly as written (a YAML block keeps its final newline): trimming it made
+    // an unchanged profile a new version that differed from its file.
+    const v = VERBATIM.has(f) ? values[f] : values[f].trim();
+    if (v.trim()) spec[f] = v;
     else if (NULLABLE.has(f)) spec[f] = null;
     else delete spec[f];
   }
@@ -79,7 +87,9 @@ export function specOf(values: ProfileFormValues, base: Spec | null): Spec {
         return at < 0 ? [l, ""] : [l.slice(0, at).trim(), l.slice(at + 1).trim()];
       }),
   );
-  spec.tools = BUILTIN_TOOL_NAMES.filter((t) => values.tools.includes(t));
+  // The stored order first (a file's order is the profile's), then newly ticked tools in the list's order.
+  const stored = Array.isArray(base?.tools) ? (base.tools as unknown[]).filter((t): t is string => typeof t === "string") : [];
+  spec.tools = [...stored.filter((t) => values.tools.includes(t)), ...BUILTIN_TOOL_NAMES.filter((t) => values.tools.includes(t) && !stored.includes(t))];
   const kept = new Map(mcpEntries(base).map((e) => [e.server, e]));
   spec.mcpServers = values.mcpServers.map((server) => kept.get(server) ?? { server });
   spec.requireApproval = values.requireApproval;

@@ -22,12 +22,21 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [values, setValues] = useState<ProfileFormValues>(() => valuesOf(spec));
+  /** A save that changed nothing: no version was made, and the dialog says so instead of closing. */
+  const [unchanged, setUnchanged] = useState(false);
   const done = async () => {
     await queryClient.invalidateQueries(trpc.profile.pathFilter());
     onClose();
   };
   const create = useMutation(trpc.profile.create.mutationOptions({ onSuccess: done }));
-  const update = useMutation(trpc.profile.update.mutationOptions({ onSuccess: done }));
+  const update = useMutation(
+    trpc.profile.update.mutationOptions({
+      onSuccess: async (res) => {
+        if (res.changes.length === 0) setUnchanged(true);
+        else await done();
+      },
+    }),
+  );
   const test = useMutation(trpc.profile.testConnection.mutationOptions());
   const servers = useQuery(trpc.mcpServer.list.queryOptions({ includeArchived: false }));
   // The registered servers, and any the profile picks that is no longer registered (so unticking it is possible).
@@ -38,6 +47,7 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
   // Read the value now: React's event is gone by the time the state updater runs.
   const set = (field: keyof ProfileFormValues) => (e: { currentTarget: { value: string } }) => {
     const value = e.currentTarget.value;
+    setUnchanged(false);
     setValues((v) => ({ ...v, [field]: value }));
   };
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -52,7 +62,10 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
       field={field}
       value={values[field]}
       error={errors[field]}
-      onChange={(value) => setValues((v) => ({ ...v, [field]: value }))}
+      onChange={(value) => {
+        setUnchanged(false);
+        setValues((v) => ({ ...v, [field]: value }));
+      }}
       readOnly={mode === "edit" && field === "name"}
       {...extra}
     />
@@ -125,6 +138,11 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
         </label>
         {input("systemPrompt", { multiline: true })}
         <ConnectionResult result={test.data} error={test.error?.message} />
+        {unchanged && (
+          <p role="status" className="text-sm text-zinc-700" data-testid="profile-unchanged">
+            Nothing changed, so no new version was made.
+          </p>
+        )}
         <div className="flex justify-end gap-2 pt-2">
           <button
             type="button"

@@ -5,6 +5,9 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
+import { describeCodeSource, SEED_SOURCE } from "@/lib/contracts/code-managed.ts";
+import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileFormDialog } from "./profile-form.tsx";
 import { ProfileSmokeButton } from "./profile-smoke-button.tsx";
@@ -15,13 +18,58 @@ type Editing = { mode: "create" | "edit"; spec: FormSpec | null } | null;
 
 const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
 
-/** One profile row: name, model and endpoint, version, active tasks; edit, copy, test, smoke-test (MCP tools) and archive. */
+/**
+ * The row's "managed as code" line: where the profile comes from, who applied it and when, and that
+ * the browser does not edit it — with "Detach from file…" (confirmed) for an admin who wants to.
+ */
+function ManagedAsCode({ p }: { p: ProfileRecord }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const detach = useMutation(trpc.profile.detach.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
+  if (!p.managedAs) return null;
+  const from = describeCodeSource(p.managedAs.source);
+  return (
+    <div className="flex flex-wrap items-center gap-2 rounded bg-sky-50 px-2 py-1 text-xs text-sky-900" data-testid="profile-managed-as-code">
+      <span>
+        Managed as code: from {from}, applied by {p.managedAs.appliedBy} <Timestamp date={p.managedAs.appliedAt} />. Change it there; an edit here would differ
+        from it.
+      </span>
+      <button type="button" className={button} onClick={() => setConfirming(true)} disabled={detach.isPending}>
+        Detach from file…
+      </button>
+      {detach.error && (
+        <span role="alert" className="text-red-700">
+          {detach.error.message}
+        </span>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Detach profile ${p.name} from ${from}?`}
+        description={
+          p.managedAs.source === SEED_SOURCE
+            ? "You can then edit it here, but Longhaul's seed writes it again at the next start, undoing your edits. To keep a changed copy, use Copy instead."
+            : "You can then edit it here, and its content will differ from the file. Applying the file again overwrites those edits and manages it as code again."
+        }
+        confirmLabel="Detach"
+        onConfirm={() => {
+          setConfirming(false);
+          detach.mutate({ name: p.name });
+        }}
+        onCancel={() => setConfirming(false)}
+      />
+    </div>
+  );
+}
+
+/** One profile row: name, model and endpoint, version, active tasks, where it is managed; edit (not while managed as code), copy, test, smoke-test (MCP tools) and archive. */
 function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => void; onCopy: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const archive = useMutation(trpc.profile.archive.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
   const test = useMutation(trpc.profile.testConnection.mutationOptions());
   const archived = p.archivedAt !== null;
+  const managed = p.managedAs !== null;
   return (
     <li className="space-y-1 rounded border border-zinc-200 p-3 text-sm" data-profile-row={p.name}>
       <div className="flex flex-wrap items-baseline gap-2">
@@ -34,7 +82,13 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
         {p.activeTasks > 0 && <span className="text-xs text-amber-800">{p.activeTasks} active task(s)</span>}
         {archived && <span className="text-xs text-zinc-500">archived</span>}
         <span className="ml-auto flex gap-1">
-          <button type="button" className={button} onClick={onEdit} disabled={archived}>
+          <button
+            type="button"
+            className={button}
+            onClick={onEdit}
+            disabled={archived || managed}
+            title={managed ? "Managed as code: change the file and apply it, or detach it first" : undefined}
+          >
             Edit
           </button>
           <button type="button" className={button} onClick={onCopy}>
@@ -52,6 +106,7 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
         </span>
       </div>
       {p.spec.description && <p className="text-xs text-zinc-600">{p.spec.description}</p>}
+      <ManagedAsCode p={p} />
       {archive.error && (
         <p role="alert" className="text-xs text-red-700">
           {archive.error.message}
@@ -85,8 +140,8 @@ export function ProfilesSection() {
         </label>
       </div>
       <p className="text-xs text-zinc-600">
-        Which model, where, with which key variable, tools and budgets. Each save is a new version; a task keeps the version it launched with. As code:{" "}
-        <code>npm run cli -- profiles apply profiles.yaml</code>.
+        Which model, where, with which key variable, tools and budgets. Each save that changes something is a new version; a task keeps the version it launched
+        with. As code: <code>npm run cli -- profiles apply profiles.yaml</code> — a profile applied from a file is changed in the file, not here.
       </p>
       {records.error && (
         <p role="alert" className="text-sm text-red-700">

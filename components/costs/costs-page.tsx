@@ -60,10 +60,16 @@ export function CostsPage() {
         </p>
       </div>
       {h?.mixedPrices && (
-        <p role="note" data-testid="mixed-prices" className="mb-6 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-          Mixed price tables: the figures in scope were priced from {h.priceVersions.length} price tables whose prices differ ({h.priceVersions.join(", ")}), so
-          totals add dollars from different tables. The Price table column says which rows use which.
-        </p>
+        // Honest but small: one line that says it, the explanation on demand.
+        <details role="note" data-testid="mixed-prices" className="mb-4 text-xs text-amber-900">
+          <summary className="inline-flex cursor-pointer items-center gap-1 rounded border border-amber-200 bg-amber-50 px-2 py-0.5">
+            Totals mix {h.priceVersions.length} price tables
+          </summary>
+          <p className="mt-1 max-w-3xl rounded border border-amber-200 bg-amber-50 px-3 py-2">
+            The figures in scope were priced from {h.priceVersions.length} price tables whose prices differ ({h.priceVersions.join(", ")}), so totals add
+            dollars from different tables. The Price table column of each breakdown says which rows use which.
+          </p>
+        </details>
       )}
 
       <CostFiltersForm state={state} profiles={(profiles.data ?? []).map((p) => p.name)} models={models} />
@@ -91,7 +97,8 @@ export function CostsPage() {
             </section>
             <OutcomesTable r={r} tasksHref={tasksHref} csvName={csvName} />
             <CostGroupBy r={r} filters={filters} tasksHref={tasksHref} />
-            <div className="grid gap-6 xl:grid-cols-2">
+            {/* One table a row: side by side, seven columns each left the name a letter or two a line and cut off Price table. */}
+            <div className="grid gap-6">
               <BreakdownTable title="By profile" testId="by-profile" groups={r.byProfile} label={(k) => k} href={(k) => tasksHref({ profile: k })} />
               <BreakdownTable title="By model" testId="by-model" groups={r.byModel} label={(k) => k} href={(k) => tasksHref({ model: k })} />
               <BreakdownTable

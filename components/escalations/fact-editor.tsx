@@ -176,7 +176,9 @@ export function FactEditor({ facts, drafts, onChange }: { facts: Record<string, 
         <ul className="max-h-56 divide-y divide-zinc-100 overflow-auto rounded-md border border-zinc-200 font-mono text-xs" aria-label="Current facts">
           {shown.map((key) => (
             <li key={key} className="flex items-center gap-2 px-2 py-1">
-              <span className="shrink-0 font-medium">{key}</span>
+              <span className="max-w-[45%] min-w-0 shrink-0 truncate font-medium" title={key}>
+                {key}
+              </span>
               <span className="min-w-0 flex-1 truncate text-zinc-500" title={preview(facts[key])}>
                 {preview(facts[key])}
               </span>

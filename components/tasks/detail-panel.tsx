@@ -46,6 +46,8 @@ export function DetailPanel({
   onKeyFilter,
   factsNow,
   forkFrom,
+  liveStepKey,
+  onFollow,
 }: {
   task: TaskDetail;
   selectedKey: string | null;
@@ -57,7 +59,15 @@ export function DetailPanel({
   factsNow: number | undefined;
   /** The checkpoint at or before the selected step (Fork beside the step); null when none. */
   forkFrom: ForkPoint | null;
+  /**
+   * While the run is live (running or queued): the key of its latest step ("" before its first), which
+   * the Step tab shows — following the run — until the user picks a step; undefined otherwise.
+   */
+  liveStepKey?: string;
+  /** Back to following the live step (clears the picked one). */
+  onFollow: () => void;
 }) {
+  const following = liveStepKey !== undefined && !selectedKey;
   const tabs: { id: PanelTab; label: string }[] = [
     { id: "step", label: "Step" },
     { id: "facts", label: `Working set (${factsNow ?? task.facts.length})` },
@@ -105,7 +115,14 @@ export function DetailPanel({
       </div>
       <div role="tabpanel" className="min-h-0 flex-1 overflow-auto p-4">
         {tab === "step" && (
-          <StepDetail taskId={task.id} createdBy={task.createdBy} selectedKey={selectedKey} onShowWorkingSet={() => onTab("facts")} forkFrom={forkFrom} />
+          <StepDetail
+            taskId={task.id}
+            createdBy={task.createdBy}
+            selectedKey={following ? liveStepKey || null : selectedKey}
+            onShowWorkingSet={() => onTab("facts")}
+            forkFrom={forkFrom}
+            follow={liveStepKey !== undefined ? { following, onFollow } : undefined}
+          />
         )}
         {tab === "facts" && (
           <WorkingSetPanel taskId={task.id} keyFilter={keyFilter} onKeyFilter={onKeyFilter} selectedKey={selectedKey} onSelectStep={onSelectStep} />

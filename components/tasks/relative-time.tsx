@@ -27,13 +27,16 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
+/**
+ * The clock a server render reads: the time of the render (the module's `now` there is only the
+ * time the module loaded). The browser hydrates with its own clock's `now`; the texts made from it
+ * carry `suppressHydrationWarning` and are corrected by the render right after hydration.
+ */
+const serverNow = () => (typeof window === "undefined" ? Date.now() : now);
+
 /** The current time in ms, re-rendering every 5 s. */
 export function useTickingNow(): number {
-  return useSyncExternalStore(
-    subscribe,
-    () => now,
-    () => now,
-  );
+  return useSyncExternalStore(subscribe, () => now, serverNow);
 }
 
 /**

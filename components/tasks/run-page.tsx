@@ -10,7 +10,14 @@ import { useStepKeys } from "./run/use-step-keys.ts";
 import { useTimelineModel } from "./run/use-timeline-model.ts";
 import { LoadError } from "@/components/ui/load-error.tsx";
 
-const detailsClass = "w-[44%] min-w-80 bg-white xl:min-w-96";
+/** Task statuses during which the run takes new steps: the Step tab follows the latest one. */
+const LIVE = new Set(["running", "queued"]);
+
+/** The detail panel: beside the timeline from 1024 px, below it (full width) on narrower windows. */
+const detailsClass = "w-full bg-white lg:w-[38%] lg:min-w-80 xl:min-w-96";
+/** The page: one column that scrolls below 1024 px (the timeline, then the panel); two that fill the window from there. */
+const pageClass = "flex min-w-0 flex-col lg:h-screen";
+const columnsClass = "flex flex-col lg:min-h-0 lg:flex-1 lg:flex-row";
 
 /**
  * The run page (/tasks/[id]): sticky header with status and reason, goal and meters; timeline of
@@ -28,6 +35,9 @@ export function RunPage({ taskId }: { taskId: string }) {
   const stepKeys = useMemo(() => m.stepItems.map((s) => s.key), [m.stepItems]);
   useStepKeys(stepKeys, params.selectedKey, selectStep);
   const { task } = q;
+  // A live run's Step tab follows its latest step until the user picks one (UI: "Follow live").
+  const latest = m.rows.at(-1);
+  const liveStepKey = task.data && LIVE.has(task.data.status) ? (latest ? `${latest.runId}:${latest.stepId}` : "") : undefined;
 
   if (task.isError) {
     return (
@@ -45,17 +55,15 @@ export function RunPage({ taskId }: { taskId: string }) {
       </div>
     );
   }
-  const timeline = (
-    <RunTimelineSection m={m} params={params} loading={q.steps.isPending} truncated={q.steps.data?.truncated ?? false} status={task.data?.status} />
-  );
+  const timeline = <RunTimelineSection m={m} params={params} loading={q.steps.isPending} moreComing={q.moreComing} status={task.data?.status} />;
   if (!task.data) {
     return (
-      <div className="flex h-screen min-w-0 flex-col">
+      <div className={pageClass}>
         <div className="space-y-3 border-b border-zinc-200 bg-white px-8 py-5" aria-busy="true">
           <div className="h-6 w-1/3 animate-pulse rounded bg-zinc-200" />
           <div className="h-16 animate-pulse rounded bg-zinc-200/70" />
         </div>
-        <div className="flex min-h-0 flex-1">
+        <div className={columnsClass}>
           {timeline}
           <aside aria-label="Details" className={`${detailsClass} space-y-3 p-4`} aria-busy="true">
             <div className="h-40 animate-pulse rounded bg-zinc-200/60" />
@@ -65,9 +73,9 @@ export function RunPage({ taskId }: { taskId: string }) {
     );
   }
   return (
-    <div className="flex h-screen min-w-0 flex-col">
+    <div className={pageClass}>
       <RunHeader task={task.data} live={q.live} runs={m.runs} lastStep={m.rows.at(-1)} onRefetch={() => void task.refetch()} onSelectStep={selectStep} />
-      <div className="flex min-h-0 flex-1">
+      <div className={columnsClass}>
         {timeline}
         <aside aria-label="Details" className={`flex flex-col ${detailsClass}`}>
           <DetailPanel
@@ -80,6 +88,8 @@ export function RunPage({ taskId }: { taskId: string }) {
             onKeyFilter={onKeyFilter}
             factsNow={q.factSummary.data?.currentSize}
             forkFrom={m.forkFrom}
+            liveStepKey={liveStepKey}
+            onFollow={() => setParams({ step: null, tab: "step" })}
           />
         </aside>
       </div>

@@ -38,7 +38,8 @@ export function StepFilterBar({
   total,
   searching,
   searchError,
-  truncated,
+  earlier,
+  moreComing,
   waterfall,
   onWaterfall,
   onCollapseAll,
@@ -50,7 +51,10 @@ export function StepFilterBar({
   total: number;
   searching: boolean;
   searchError: string | null;
-  truncated: boolean;
+  /** Steps of the task before the first listed one (the list holds the newest steps); 0 when all are listed. */
+  earlier: number;
+  /** Only the newest steps are in yet; the longer list is loading. */
+  moreComing: boolean;
   waterfall: boolean;
   onWaterfall: (on: boolean) => void;
   onCollapseAll: (collapse: boolean) => void;
@@ -109,7 +113,11 @@ export function StepFilterBar({
       <div className="flex flex-wrap items-center gap-3">
         <span data-testid="match-count" aria-live="polite">
           {matchCount === null ? `${total} steps` : searching ? "Searching…" : `${matchCount} of ${total} steps match`}
-          {truncated ? " (the first 10,000 are listed)" : ""}
+          {moreComing
+            ? " (the newest; loading earlier ones…)"
+            : earlier > 0
+              ? ` (the newest; ${earlier.toLocaleString("en-US")} earlier step${earlier === 1 ? " is" : "s are"} not listed — search covers them)`
+              : ""}
         </span>
         {searchError && <span className="text-red-700">Search failed: {searchError}</span>}
         <span>

@@ -5,6 +5,7 @@
  */
 
 import type { StepSummaryRow } from "@/server/db/task-queries.ts";
+import { CUTTING_CHECKPOINT_REASONS as CUTTING, WHOLE_STEP_LIST, type StepWindow } from "../../lib/contracts/step-rows.ts";
 
 export const STEP_KINDS = ["model", "tool", "checkpoint", "human"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -79,8 +80,8 @@ export function stepMatches(s: FilterableStep, f: StepFilter, textMatches: Set<s
   return true;
 }
 
-/** Checkpoint reasons after which the run goes on in a new segment (agent-run's `cut: true` checkpoints). */
-export const CUTTING_CHECKPOINT_REASONS = new Set(["phase_complete", "expensive_step", "saturation", "interval", "on_request"]);
+/** Checkpoint reasons after which the run goes on in a new segment (lib/contracts/step-rows.ts). */
+export const CUTTING_CHECKPOINT_REASONS: ReadonlySet<string> = new Set(CUTTING);
 
 export interface Segment<T extends FilterableStep = FilterableStep> {
   /** `<runId>#<n>` */
@@ -90,6 +91,8 @@ export interface Segment<T extends FilterableStep = FilterableStep> {
   n: number;
   /** Reason of the checkpoint it starts from; null for the run's first segment. */
   fromReason: string | null;
+  /** True when the segment started before the first listed step (its earlier steps are not listed). */
+  partial?: boolean;
   steps: T[];
   failed: number;
   retried: number;
@@ -99,17 +102,21 @@ export interface Segment<T extends FilterableStep = FilterableStep> {
 /**
  * Cuts steps (already in timeline order: runs by start, steps by index) into segments: a new one
  * starts after every checkpoint step whose reason cuts (see {@link CUTTING_CHECKPOINT_REASONS}) and at
- * every new run. The checkpoint step closes its segment.
+ * every new run. The checkpoint step closes its segment. A list that starts part-way (task.steps'
+ * newest steps) passes its `window`: the first segment takes its number, checkpoint reason and
+ * partial flag from it, so segment numbers (and keys) are those of the whole list.
  */
-export function buildSegments<T extends FilterableStep>(steps: T[]): Segment<T>[] {
+export function buildSegments<T extends FilterableStep>(steps: T[], window: StepWindow = WHOLE_STEP_LIST): Segment<T>[] {
   const out: Segment<T>[] = [];
   let current: Segment<T> | null = null;
   let cutNext = false;
   for (const s of steps) {
     if (!current || current.runId !== s.runId || cutNext) {
-      const n: number = current && current.runId === s.runId ? current.n + 1 : 1;
-      const fromReason: string | null = n > 1 && current ? (current.steps.at(-1)?.checkpointReason ?? null) : null;
+      const first: StepWindow["firstSegment"] | null = current === null ? window.firstSegment : null;
+      const n: number = first ? first.n : current && current.runId === s.runId ? current.n + 1 : 1;
+      const fromReason: string | null = first ? first.fromReason : n > 1 && current ? (current.steps.at(-1)?.checkpointReason ?? null) : null;
       current = { key: `${s.runId}#${n}`, runId: s.runId, n, fromReason, steps: [], failed: 0, retried: 0, costUsd: 0 };
+      if (first?.partial) current.partial = true;
       out.push(current);
     }
     current.steps.push(s);
@@ -192,7 +199,7 @@ export type TimelineItem<T extends FilterableStep = FilterableStep> =
  * The flat rows of the timeline: for each run (only `runId` when given) a run header (when there
  * are several runs), for each segment a header, then its matching steps unless the segment is
  * collapsed. While filtering, segments without a match are left out. `position` is the step's
- * 1-based place in the whole timeline. Unless filtering, identical repeats ({@link foldRepeats})
+ * 1-based place in the whole timeline (`before`: steps of the task before the first listed one). Unless filtering, identical repeats ({@link foldRepeats})
  * show as one fold row, followed by their steps only when its key is in `expandedFolds`.
  */
 export function timelineItems<T extends FilterableStep>(
@@ -204,6 +211,7 @@ export function timelineItems<T extends FilterableStep>(
     filtering,
     runCount,
     expandedFolds,
+    before = 0,
   }: {
     runId: string | null;
     collapsed: Set<string>;
@@ -211,10 +219,11 @@ export function timelineItems<T extends FilterableStep>(
     filtering: boolean;
     runCount: number;
     expandedFolds?: Set<string>;
+    before?: number;
   },
 ): TimelineItem<T>[] {
   const items: TimelineItem<T>[] = [];
-  let position = 0;
+  let position = before;
   let lastRun: string | null = null;
   for (const seg of segments) {
     const shownSteps: { step: T; position: number }[] = [];

@@ -54,3 +54,27 @@ export type StepTuple = z.infer<typeof stepTupleSchema>;
 
 /** A `rowsJson` text: a JSON array of step tuples. */
 export const stepRowsSchema = z.array(stepTupleSchema);
+
+/**
+ * Checkpoint reasons after which a run goes on in a new segment (the agent loop's `cut: true`
+ * checkpoints: phase_complete, expensive_step, saturation, interval, on_request); the others
+ * (before_risky, ceiling, loop, failure) precede an escalation or a risky call inside a segment.
+ * The run page cuts its timeline with it, task.steps numbers the segments of a partial list with it,
+ * and a model step's prompt is rebuilt from the latest such checkpoint.
+ */
+export const CUTTING_CHECKPOINT_REASONS: readonly string[] = ["phase_complete", "expensive_step", "saturation", "interval", "on_request"];
+
+/**
+ * Where a step list that starts part-way through a task begins (task.steps lists the newest steps):
+ * `before` = the task's steps before the first listed one (0 when every step is listed), and the
+ * segment the first listed step belongs to — `n`, 1-based within its run, `fromReason` the reason of
+ * the checkpoint it starts from (null: the run's start), `partial` true when that segment's earlier
+ * steps are not listed.
+ */
+export interface StepWindow {
+  before: number;
+  firstSegment: { n: number; fromReason: string | null; partial: boolean };
+}
+
+/** The window of a list that holds every step from the first. */
+export const WHOLE_STEP_LIST: StepWindow = { before: 0, firstSegment: { n: 1, fromReason: null, partial: false } };

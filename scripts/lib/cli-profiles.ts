@@ -3,7 +3,9 @@
  * `profiles smoke <name> [--include-side-effects] [--wait]`: agent profiles as code over the API
  * (`profile.applyDocument`, `profile.records`, `profile.testConnection`, `profile.smoke`). Human lines on stderr, the last stdout line JSON (printed by
  * scripts/cli.ts). A document that does not validate is refused whole, one line per problem, exit 2;
- * a failed connection test exits 1.
+ * a failed connection test exits 1. A document that applies but refers to something that does not
+ * resolve now (an unset key variable or MCP `fromEnv`, a tool the server does not offer) gets one
+ * `warning:` line per reference.
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -114,7 +116,8 @@ export async function runProfiles(api: TRPCClient<AppRouter>, command: string, v
     const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
       throw new UsageError([`<file>: cannot read ${file} (${error.code ?? error.message})`], command);
     });
-    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true }).catch((error: unknown) => {
+    // The file as named (relative to where the command runs): the admin page shows it as the profiles' source.
+    const out = await api.profile.applyDocument.mutate({ text, dryRun: values["dry-run"] === true, source: file }).catch((error: unknown) => {
       // A refused document: its problems one a line (exit 2), as every usage error.
       if (error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "BAD_REQUEST") {
         throw new UsageError(error.message.split("\n").filter(Boolean), command);
@@ -130,6 +133,8 @@ export async function runProfiles(api: TRPCClient<AppRouter>, command: string, v
       }
     }
     process.stderr.write(`${terminalSafe(out.summary)}\n`);
+    // Applied, but a launch of these profiles is refused while a reference stays unresolved.
+    for (const w of out.warnings) process.stderr.write(`warning: ${terminalSafe(w)}\n`);
     return out;
   }
   if (command === "profiles list") {

@@ -23,8 +23,8 @@ const SOURCE_ENDING = /\.(ts|tsx|sql|prisma)$/;
 /**
  * Whether a backticked or linked token is a repository path to check. Left out: URLs and routes
  * (`/admin`, `https://…`), placeholders (`server/api/routers/<entity>.ts`), runtime folders
- * (`.data/…`, `DATA_DIR/…`), package names (`@prisma/…`, `inngest/node`), paths outside the
- * repository (`../shared/…`, see {@link exists}) and bare extensions (`.ts`).
+ * (`.data/…`, `DATA_DIR/…`), package names (`@prisma/…`, `inngest/node`) and bare extensions
+ * (`.ts`). A path outside the repository (`../shared/…`) is checked, and never exists ({@link exists}).
  */
 function isRepoPath(token: string, folderReadme: boolean): boolean {
   if (!token || /[\s<>{}$…]/.test(token) || token.includes("://")) return false;
@@ -33,6 +33,8 @@ function isRepoPath(token: string, folderReadme: boolean): boolean {
   if (/^\.[a-z]+$/.test(token)) return false;
   const first = token.replace(/^(\.\.?\/)+/, "").split("/")[0]!;
   if (token.includes("/")) return ROOTS.has(first) || FILE_ENDING.test(token);
+  // A bare document name (`ARCHITECTURE.md`) is a reference a reader follows: it must resolve.
+  if (/^[\w.-]+\.md$/.test(token)) return true;
   // A bare name (`licenses.csv`, `agent-loop.ts`) in the top-level docs is a file the text just
   // named in full or an artifact; in a folder's README it names a file of that folder.
   return folderReadme && SOURCE_ENDING.test(token);
@@ -40,15 +42,16 @@ function isRepoPath(token: string, folderReadme: boolean): boolean {
 
 /**
  * Whether `token` names something in the repository: from the document's folder first, then from
- * the root; `*` globs need one match. A path that leads out of the repository from the document's
- * folder (`../shared/docs/…` from the README) is not the repository's to check: true.
+ * the root, then from docs/ (a bare `STACK.md`); `*` globs need one match. A path that leads out of
+ * the repository (`../shared/docs/…`) does not: a clone has nothing there to read.
  */
 function exists(root: string, docDir: string, token: string): boolean {
   const clean = token
     .replace(/^\.\//, "")
     .replace(/[#?].*$/, "")
     .replace(/\/$/, "");
-  if (relative(root, resolve(docDir, clean)).startsWith("..")) return true;
+  if (relative(root, resolve(docDir, clean)).startsWith("..")) return false;
+  if (/^[\w.-]+\.md$/.test(clean) && existsSync(join(root, "docs", clean))) return true;
   for (const base of [docDir, root]) {
     if (clean.includes("*")) {
       if (globSync(clean, { cwd: base }).length > 0) return true;

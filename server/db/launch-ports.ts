@@ -7,6 +7,7 @@ import { deploymentEgressPolicy } from "../domain/egress-policy.ts";
 import type { PrismaClient } from "./client.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 import { currentProfileVersion } from "./task-profile.ts";
+import { unresolvedLaunchReferences } from "./reference-checks.ts";
 import type { McpSelection } from "../../lib/contracts/mcp.ts";
 import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 
@@ -37,6 +38,7 @@ export function prismaLaunchPorts({
     .map((r) => r.trim())
     .filter(Boolean),
   deploymentEgress = deploymentEgressPolicy(env()),
+  variables,
 }: {
   prisma: PrismaClient;
   sendRunStarted: LaunchPorts["sendRunStarted"];
@@ -47,6 +49,8 @@ export function prismaLaunchPorts({
   workspaceRoots?: string[];
   /** The deployment's egress policy (default: from env()). */
   deploymentEgress?: LaunchPorts["deploymentEgress"];
+  /** The variables a profile may name, to check that its references resolve (default: namedVariables(), read at each launch). */
+  variables?: Readonly<Record<string, string | undefined>>;
 }): LaunchPorts {
   const roots = (workspaceRoots.length ? workspaceRoots : [defaultWorkspace]).map((r) => resolve(r));
   return {
@@ -77,6 +81,12 @@ export function prismaLaunchPorts({
         mcpServers: p.mcpServers,
         model: p.model,
       };
+    },
+    async unresolvedReferences(name) {
+      const found = await prisma.agentProfile.findUnique({ where: { name }, select: { id: true } });
+      if (!found) return [];
+      const { spec } = await currentProfileVersion({ prisma, profileId: found.id });
+      return (await unresolvedLaunchReferences({ prisma, profile: spec, ...(variables ? { variables } : {}) })).map((r) => r.message);
     },
     discoverMcpTools: (selections) => tools.discoverMcpToolSnapshot({ prisma, selections: selections as McpSelection[] }),
     async workspaceAllowed(path) {

@@ -1,4 +1,5 @@
 import { AppError } from "../errors.ts";
+import { refuseIfCodeManaged } from "./code-managed.ts";
 import type { PrismaClient } from "./client.ts";
 
 /**
@@ -54,6 +55,7 @@ export async function setProfileEgress({
 }) {
   const found = await prisma.agentProfile.findUnique({ where: { name }, select: { id: true } });
   if (!found) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
+  await refuseIfCodeManaged(prisma, "profile", name);
   return prisma.agentProfile.update({
     where: { name },
     data: { egressEmailAllow: emailAllow, egressHttpAllow: httpAllow, egressOnBreach: onBreach },

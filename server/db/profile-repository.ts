@@ -4,6 +4,10 @@ import { AppError } from "../errors.ts";
 import { diffProfileSpecs, profileSpecSchema, type ProfileFieldChange, type ProfileSpec } from "../domain/profile-spec.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-server-repository.ts";
+import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
+import { diffFields } from "../domain/field-diff.ts";
+import { unresolvedDocumentReferences } from "./reference-checks.ts";
+import { API_SOURCE, codeSources, detachFromCode, markCodeManaged, refuseIfCodeManaged, type CodeSource } from "./code-managed.ts";
 import { currentProfileVersion } from "./task-profile.ts";
 import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
 
@@ -28,6 +32,8 @@ export interface ProfileRecord {
   /** Tasks of this profile that are queued, running or waiting for a human. */
   activeTasks: number;
   spec: ProfileSpec;
+  /** Where it is managed as code (`profiles apply` from a file, or Longhaul's seed), null when it is edited in the browser. */
+  managedAs: CodeSource | null;
 }
 
 /** Prisma data for a profile's columns from a validated spec. */
@@ -65,10 +71,13 @@ async function activeTaskCounts(prisma: PrismaClient, profileIds: string[]): Pro
 /** Every profile by name with its current version (archived ones only with `includeArchived`). */
 export async function listProfileRecords({ prisma, includeArchived = false }: { prisma: PrismaClient; includeArchived?: boolean }): Promise<ProfileRecord[]> {
   const rows = await prisma.agentProfile.findMany({ where: includeArchived ? {} : { archivedAt: null }, orderBy: { name: "asc" } });
-  const active = await activeTaskCounts(
-    prisma,
-    rows.map((r) => r.id),
-  );
+  const [active, managed] = await Promise.all([
+    activeTaskCounts(
+      prisma,
+      rows.map((r) => r.id),
+    ),
+    codeSources(prisma, "profile"),
+  ]);
   return Promise.all(
     rows.map(async (r) => ({
       id: r.id,
@@ -79,6 +88,7 @@ export async function listProfileRecords({ prisma, includeArchived = false }: { 
       updatedAt: r.updatedAt,
       activeTasks: active.get(r.id) ?? 0,
       spec: (await currentProfileVersion({ prisma, profileId: r.id })).spec,
+      managedAs: managed.get(r.name) ?? null,
     })),
   );
 }
@@ -87,10 +97,11 @@ export async function listProfileRecords({ prisma, includeArchived = false }: { 
 export async function getProfileOrThrow({ prisma, name }: { prisma: PrismaClient; name: string }) {
   const row = await prisma.agentProfile.findUnique({ where: { name } });
   if (!row) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
-  const [spec, versions, active] = await Promise.all([
+  const [spec, versions, active, managed] = await Promise.all([
     currentProfileVersion({ prisma, profileId: row.id }).then((v) => v.spec),
     prisma.agentProfileVersion.findMany({ where: { profileId: row.id }, orderBy: { version: "desc" }, select: { version: true, createdAt: true } }),
     activeTaskCounts(prisma, [row.id]),
+    codeSources(prisma, "profile", [row.name]),
   ]);
   const record: ProfileRecord = {
     id: row.id,
@@ -101,6 +112,7 @@ export async function getProfileOrThrow({ prisma, name }: { prisma: PrismaClient
     updatedAt: row.updatedAt,
     activeTasks: active.get(row.id) ?? 0,
     spec,
+    managedAs: managed.get(row.name) ?? null,
   };
   return { ...record, versions };
 }
@@ -164,7 +176,8 @@ export async function createProfile({ prisma, spec: input }: { prisma: PrismaCli
 /**
  * Replaces profile `name`'s content with `spec` (its name must stay `name`). A change makes a new
  * version; tasks already launched keep theirs. Returns the profile and `changes` (empty: nothing
- * differed, no version was made). @throws AppError NOT_FOUND, BAD_INPUT.
+ * differed, no version was made). @throws AppError NOT_FOUND, BAD_INPUT, CONFLICT (a change to a
+ * profile managed as code: server/db/code-managed.ts).
  */
 export async function updateProfile({ prisma, name, spec: input }: { prisma: PrismaClient; name: string; spec: unknown }) {
   const spec = parseProfileSpec(input);
@@ -173,8 +186,20 @@ export async function updateProfile({ prisma, name, spec: input }: { prisma: Pri
   const problems = [...checkMcpSelections(spec, await knownServers(prisma)), ...(await checkChainUsers(prisma, spec))];
   if (problems.length) throw new AppError("BAD_INPUT", problems.join("\n"));
   const changes = diffProfileSpecs(before.spec, spec);
+  // A profile managed as code changes only through its file (or after an admin detached it): an
+  // edit here would differ from the file, and the next apply would undo it.
+  if (changes.length) await refuseIfCodeManaged(prisma, "profile", name);
   if (changes.length) await prisma.agentProfile.update({ where: { name }, data: columnsOf(spec) });
   return { profile: await getProfileOrThrow({ prisma, name }), changes };
+}
+
+/**
+ * Detaches profile `name` from the file (or seed) it is managed from: the browser may edit it from
+ * now on. Idempotent (`detached: false` when it was not managed as code). @throws AppError NOT_FOUND.
+ */
+export async function detachProfileFromCode({ prisma, name }: { prisma: PrismaClient; name: string }) {
+  if (!(await prisma.agentProfile.findUnique({ where: { name }, select: { id: true } }))) throw new AppError("NOT_FOUND", `profile "${name}" not found`);
+  return { name, ...(await detachFromCode(prisma, "profile", name)) };
 }
 
 /** Copies profile `from` (its current version) to a new profile `to`, optionally with a new description. @throws AppError NOT_FOUND, CONFLICT, BAD_INPUT. */
@@ -215,8 +240,22 @@ export interface ApplyItem {
   kind: "profile" | "mcpServer";
   name: string;
   action: "create" | "update" | "unarchive" | "unchanged";
-  /** Profiles: the fields that change (stored → new). */
+  /** The fields that change (stored → new): a profile's by name, an MCP server's by path (`transport.env.API_TOKEN`). */
   changes?: ProfileFieldChange[];
+}
+
+/** Most profiles and most MCP servers one document may hold. */
+export const MAX_DOCUMENT_PROFILES = 500;
+export const MAX_DOCUMENT_MCP_SERVERS = 200;
+
+/** An entry's name as written, for the messages about it (` "name"`, or nothing when it has none). */
+function labelOf(raw: unknown): string {
+  return raw && typeof raw === "object" && "name" in raw && typeof raw.name === "string" ? ` ${JSON.stringify(raw.name.slice(0, 100))}` : "";
+}
+
+/** Every problem of one MCP server entry, one a line: `mcpServers[0] "tracker": transport.command: must not be empty`. */
+function serverIssueLines(error: z.ZodError, where: string): string[] {
+  return error.issues.map((i) => `${where}${i.path.map(String).join(".") || "server"}: ${i.message}`);
 }
 
 const documentShape = z.union([
@@ -254,8 +293,13 @@ export function readProfileDocument(input: { text?: string; document?: unknown }
  * mcp-server-repository.ts, every profile created or updated (a changed one gets a new version; an
  * archived one is unarchived). Idempotent: applying the same document again changes nothing and says
  * so (`changed: false`). Everything is validated first and nothing is written when anything is wrong
- * (every problem named, one a line: `profiles[1] "name": field: limit`). With `dryRun`, returns what
- * would change (the field diff) and writes nothing.
+ * (every problem named, one a line: `profiles[1] "name": field: limit`, `mcpServers[0] "name":
+ * transport.command: …`). With `dryRun`, returns what would change (the field diff, of profiles and
+ * MCP servers alike) and writes nothing. `warnings`: the references the document makes that do not
+ * resolve now (a key variable or an MCP server's `fromEnv` that is not set, a tool subset naming a
+ * tool the server did not list: server/db/reference-checks.ts), one a line naming the entry, the
+ * field and the variable or tool — accepted, as the variable may be set before the first launch,
+ * but a launch refuses while they stay unresolved.
  * @throws AppError BAD_INPUT.
  */
 export async function applyProfileDocument({
@@ -264,25 +308,32 @@ export async function applyProfileDocument({
   document,
   dryRun = false,
   actor,
+  source = API_SOURCE,
 }: {
   prisma: PrismaClient;
   text?: string;
   document?: unknown;
   dryRun?: boolean;
   actor: string;
-}): Promise<{ dryRun: boolean; changed: boolean; items: ApplyItem[]; summary: string }> {
+  /** Where the document comes from (the CLI sends the file's path): every entry is managed as code from there. */
+  source?: string;
+}): Promise<{ dryRun: boolean; changed: boolean; items: ApplyItem[]; summary: string; warnings: string[] }> {
   const doc = readProfileDocument({ ...(text !== undefined ? { text } : {}), document });
   const problems: string[] = [];
+  if (doc.profiles.length > MAX_DOCUMENT_PROFILES)
+    problems.push(`profiles: at most ${MAX_DOCUMENT_PROFILES} profiles in one document (got ${doc.profiles.length})`);
+  if (doc.mcpServers.length > MAX_DOCUMENT_MCP_SERVERS)
+    problems.push(`mcpServers: at most ${MAX_DOCUMENT_MCP_SERVERS} MCP servers in one document (got ${doc.mcpServers.length})`);
   const servers = doc.mcpServers.flatMap((raw, i) => {
-    try {
-      return [normaliseMcpServerSpec(raw)];
-    } catch (error) {
-      problems.push(`mcpServers[${i}]: ${error instanceof Error ? error.message.replace(/^mcp server /, "") : String(error)}`);
+    const parsed = mcpServerSpecSchema.safeParse(raw);
+    if (!parsed.success) {
+      problems.push(...serverIssueLines(parsed.error, `mcpServers[${i}]${labelOf(raw)}: `));
       return [];
     }
+    return [normaliseMcpServerSpec(parsed.data)];
   });
   const specs = doc.profiles.flatMap((raw, i) => {
-    const label = raw && typeof raw === "object" && "name" in raw && typeof raw.name === "string" ? ` "${raw.name}"` : "";
+    const label = labelOf(raw);
     const parsed = profileSpecSchema.safeParse(raw);
     if (!parsed.success) {
       problems.push(...issueLines(parsed.error, `profiles[${i}]${label}: `));
@@ -303,8 +354,13 @@ export async function applyProfileDocument({
   const existingServers = new Map((await listMcpServers({ prisma, includeArchived: true })).map((s) => [s.name, s]));
   for (const s of servers) {
     const before = existingServers.get(s.name);
-    const same = before && JSON.stringify(normaliseMcpServerSpec(before.spec)) === JSON.stringify(s);
-    items.push({ kind: "mcpServer", name: s.name, action: !before ? "create" : before.archivedAt ? "unarchive" : same ? "unchanged" : "update" });
+    const changes = mcpServerChanges(before ? normaliseMcpServerSpec(before.spec) : null, s);
+    items.push({
+      kind: "mcpServer",
+      name: s.name,
+      action: !before ? "create" : changes.length ? "update" : before.archivedAt ? "unarchive" : "unchanged",
+      changes,
+    });
   }
   const rows = new Map((await prisma.agentProfile.findMany({ where: { name: { in: specs.map((s) => s.name) } } })).map((r) => [r.name, r]));
   for (const spec of specs) {
@@ -328,9 +384,28 @@ export async function applyProfileDocument({
       }
     });
   }
+  // Applied from a file: each entry is managed as code from it (again, if an admin had detached it).
+  if (!dryRun) {
+    await markCodeManaged(prisma, { kind: "mcpServer", names: servers.map((x) => x.name), source, actor });
+    await markCodeManaged(prisma, { kind: "profile", names: specs.map((x) => x.name), source, actor });
+  }
   const count = (a: ApplyItem["action"]) => items.filter((i) => i.action === a).length;
   const summary = changed
     ? `${dryRun ? "would change" : "changed"}: ${count("create")} created, ${count("update")} updated, ${count("unarchive")} unarchived, ${count("unchanged")} unchanged`
     : `nothing to change: all ${items.length} item(s) already as the document says`;
-  return { dryRun, changed, items, summary };
+  // Accepted, but said: a reference that does not resolve now would fail the launches of these profiles.
+  const warnings = (await unresolvedDocumentReferences({ prisma, profiles: specs, servers })).map((r) => r.message);
+  return { dryRun, changed, items, summary, warnings };
+}
+
+/**
+ * The fields of an MCP server that differ between the stored spec `from` (null: a new server, every
+ * field given) and `to`, both normalised, by path (`transport.args`, `transport.env.API_TOKEN`,
+ * `tools.create_entities.readOnly`) as a profile's diff names its fields. Pure.
+ */
+export function mcpServerChanges(from: McpServerSpec | null, to: McpServerSpec): ProfileFieldChange[] {
+  const { name: _a, ...next } = to;
+  if (!from) return diffFields(null, next);
+  const { name: _b, ...before } = from;
+  return diffFields(before, next);
 }

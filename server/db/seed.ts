@@ -6,6 +6,7 @@ import { MCP_AUDIT_FILES_SERVER, MCP_AUDIT_MEMORY_SERVER, MCP_AUDIT_NOTES_DIR, M
 import type { McpServerSpecInput } from "../../lib/contracts/mcp.ts";
 import { env } from "../env.ts";
 import { upsertMcpServer } from "./mcp-server-repository.ts";
+import { markCodeManaged, SEED_SOURCE } from "./code-managed.ts";
 
 /**
  * The MCP servers of the offline MCP demo (issue 16), real reference servers installed from npm:
@@ -54,7 +55,9 @@ export const EXFILTRATE_DEMO_WORKSPACE = resolve(process.cwd(), "examples", "exf
 export const seedProfiles = [
   {
     name: "scripted",
-    description: "Offline scripted model (deterministic; plays a competent agent). No API key needed.",
+    description:
+      "Offline: the competent demo agent, playing the license-audit demo and the scenarios' README goal. " +
+      "Deterministic, no API key needed; any other goal ends as a dead end saying it needs a real model provider.",
     model: "scripted",
     provider: "scripted",
     tools: [
@@ -96,7 +99,7 @@ export const seedProfiles = [
     ] as const
   ).map(([scenario, behaviour, stepBudget]) => ({
     name: `scripted-${scenario}`,
-    description: `Offline scripted scenario: an agent that ${behaviour}. Small budgets, for trying detectors and escalations.`,
+    description: `Offline scenario: the ${scenario} agent, which ${behaviour}. Small budgets, for trying detectors and escalations; it plays this whatever the goal.`,
     model: `scripted-${scenario}`,
     provider: "scripted",
     tools: [
@@ -124,7 +127,7 @@ export const seedProfiles = [
   {
     name: "scripted-exfiltrate",
     description:
-      `Offline scripted scenario: an agent that obeys instructions in workspace files. Launch it with the workspace ${EXFILTRATE_DEMO_WORKSPACE}: ` +
+      `Offline scenario: the prompt-injected agent, which obeys instructions in workspace files. Launch it with the workspace ${EXFILTRATE_DEMO_WORKSPACE}: ` +
       "its notes.md tells the agent to email the file (a password in it) to an outside address, and the egress gate stops the send for approval.",
     model: "scripted-exfiltrate",
     provider: "scripted",
@@ -143,7 +146,7 @@ export const seedProfiles = [
   {
     name: MCP_AUDIT_PROFILE,
     description:
-      "Offline MCP demo: an audit that reads notes through the MCP filesystem server and stores one entity per TODO/FIXME finding in the MCP memory server (real servers from npm).",
+      "Offline: the MCP demo agent, an audit that reads notes through the MCP filesystem server and stores one entity per TODO/FIXME finding in the MCP memory server (real servers from npm).",
     model: "scripted-mcp-audit",
     provider: "scripted",
     tools: ["record_fact", "finish", "declare_dead_end"],
@@ -162,7 +165,7 @@ export const seedProfiles = [
   // For evals (issue 17): a second agent that behaves differently from `scripted`, and a judge.
   {
     name: "scripted-sloppy",
-    description: "Offline scripted model for evals: the competent agent, but it misreads the license of every 7th package of an audit.",
+    description: "Offline, for evals: the competent demo agent, except that it misreads the license of every 7th package of an audit.",
     model: "scripted-sloppy",
     provider: "scripted",
     tools: ["list_files", "read_file", "search_files", "record_fact", "write_artifact", "send_email", "complete_phase", "finish", "declare_dead_end"],
@@ -179,7 +182,7 @@ export const seedProfiles = [
   },
   {
     name: "scripted-judge",
-    description: "Offline scripted judge for eval checks: PASS when the task completed and nothing in its outcome says UNKNOWN.",
+    description: "Offline judge for eval checks: PASS when the task completed and nothing in its outcome says UNKNOWN.",
     model: "scripted-judge",
     provider: "scripted",
     tools: [],
@@ -254,6 +257,9 @@ export async function seedDefaults(prisma: PrismaClient, config: { OPENAI_API_KE
     };
     await prisma.agentProfile.upsert({ where: { name: p.name }, create: data, update: data });
   }
+  // Written again at every start: the browser says so and refuses edits that the next start would undo.
+  await markCodeManaged(prisma, { kind: "mcpServer", names: seedMcpServers().map((s) => s.name), source: SEED_SOURCE, actor: "seed" });
+  await markCodeManaged(prisma, { kind: "profile", names: seedProfiles.map((p) => p.name), source: SEED_SOURCE, actor: "seed" });
   if (!config.OPENAI_API_KEY?.trim()) return seedProfiles.length;
   await prisma.agentProfile.upsert({ where: { name: OPENAI_EXAMPLE_PROFILE.name }, create: OPENAI_EXAMPLE_PROFILE, update: {} });
   return seedProfiles.length + 1;

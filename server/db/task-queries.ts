@@ -11,6 +11,7 @@ import type { FailureClass } from "../domain/cost-rollup.ts";
 import { taskProfile } from "./task-profile.ts";
 import { isEscalationOverdue } from "../../lib/contracts/escalation.ts";
 import { timeoutPlanOf } from "../domain/escalation-wait.ts";
+import { CUTTING_CHECKPOINT_REASONS, WHOLE_STEP_LIST, type StepWindow } from "../../lib/contracts/step-rows.ts";
 import { IS_BUDGET_STEP, STEP_COUNT_COLUMNS, stepCountsOf, type StepCountColumns, type StepCounts } from "./step-counts.ts";
 
 export { TASK_STATUSES, type TaskStatus } from "../../lib/contracts/status.ts";
@@ -177,9 +178,11 @@ export async function listTasks({
              tc."costUsd"::text AS "costUsd"
       FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost tc ON tc."taskId" = t.id
       ${clause(pageWhere)} ${order} LIMIT ${limit + 1}`,
-    prisma.$queryRaw<
-      { n: bigint }[]
-    >`SELECT count(*) AS n FROM task t JOIN agent_profile p ON p.id = t."profileId" LEFT JOIN task_cost tc ON tc."taskId" = t.id ${clause(where)}`,
+    // The count joins only what the filters read: over 100,000 tasks, `task` alone is an index-only
+    // scan (~30 ms), with the joins a scan of every row (~400 ms).
+    prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM task t
+      ${filters.profile ? Prisma.sql`JOIN agent_profile p ON p.id = t."profileId"` : Prisma.empty}
+      ${filters.model || filters.failure ? Prisma.sql`LEFT JOIN task_cost tc ON tc."taskId" = t.id` : Prisma.empty} ${clause(where)}`,
   ]);
   const page = tasks.slice(0, limit);
   const ids = page.map((t) => t.id);
@@ -311,17 +314,19 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       cached: bigint | null;
       completion: bigint | null;
       lastAt: Date | null;
-      /** "<runId>\t<stepId>" of the latest step: one sort, and the pair from one row (ids hold no tab). */
-      lastStep: string | null;
     } & StepCountColumns)[]
   >`
     SELECT ${STEP_COUNT_COLUMNS}, max(coalesce(s."endedAt", s."startedAt")) AS "lastAt",
-           (array_agg(s."runId" || E'\t' || s."stepId" ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC))[1] AS "lastStep",
            sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
            sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
     FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
   const counts = stepCountsOf(usage);
-  const [lastRunId, lastStepId] = usage?.lastStep?.split("\t") ?? [];
+  // The latest step on its own: a top-1 sort, where ordering every step inside the aggregate above
+  // sorted all of them (50,000 steps spilled 5 MB to disk).
+  const [last] = await prisma.$queryRaw<{ runId: string; stepId: string }[]>`
+    SELECT s."runId", s."stepId" FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}
+    ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC LIMIT 1`;
+  const [lastRunId, lastStepId] = last ? [last.runId, last.stepId] : [];
   const alertSteps = new Set(
     (task.alerts.length
       ? await prisma.step.findMany({
@@ -530,12 +535,17 @@ export async function taskExistsOrThrow({ prisma, taskId }: { prisma: PrismaClie
 export type { StepTuple } from "../../lib/contracts/step-rows.ts";
 
 /**
- * Step summaries of a task's runs in timeline order (runs by start, steps by index), without
- * payloads, each with the dollars of its model calls, as compact tuples ({@link StepTuple}) that
- * PostgreSQL writes as one JSON text (`rowsJson`, a JSON array of tuples; parse with
- * `decodeStepRows`): nothing is decoded and re-encoded row by row in Node, so 5,000 steps cost one
- * ~60 ms query. At most `limit` (1–20,000) rows; `truncated` says when the task has more. Indexes:
- * step(runId, index), model_call(runId, stepId).
+ * The newest `limit` steps of a task's runs, in timeline order (runs by start, steps by index),
+ * without payloads, each with the dollars of its model calls, as compact tuples ({@link StepTuple})
+ * that PostgreSQL writes as one JSON text (`rowsJson`, a JSON array of tuples; parse with
+ * `decodeStepRows`): nothing is decoded and re-encoded row by row in Node. The newest, not the
+ * first: a long run's page shows where the run is now (and the live end a "follow live" view
+ * scrolls to); `truncated` says when earlier steps are left out, and the {@link StepWindow} fields
+ * say where the list starts (`before` steps earlier; the segment number and checkpoint reason of the
+ * first listed step, so positions and segment numbers read the same as in the whole list).
+ * `limit` 1–20,000. Each run is read backwards on step(runId, index) for at most `limit` rows, so a
+ * short tail of a 50,000-step task costs as little as a short task; the segment count before the
+ * window uses the partial index on checkpoint steps. @throws AppError NOT_FOUND for an unknown task.
  */
 export async function listSteps({
   prisma,
@@ -545,33 +555,75 @@ export async function listSteps({
   prisma: PrismaClient;
   taskId: string;
   limit?: number;
-}): Promise<{ runIds: string[]; rowsJson: string; truncated: boolean }> {
+}): Promise<{ runIds: string[]; rowsJson: string; truncated: boolean } & StepWindow> {
   const runs = await prisma.run.findMany({ where: { taskId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], select: { id: true } });
   const runIds = runs.map((r) => r.id);
   if (runIds.length === 0) {
     await taskExistsOrThrow({ prisma, taskId });
-    return { runIds, rowsJson: "[]", truncated: false };
+    return { runIds, rowsJson: "[]", truncated: false, ...WHOLE_STEP_LIST };
   }
   const [[row], [counted]] = await Promise.all([
-    prisma.$queryRaw<{ rows: string | null }[]>`
-      SELECT (json_agg(json_build_array(
-                p.ri, p."stepId", p.index, p.kind, p.tool, p.status, p.summary, p.error, p.attempts,
-                p."promptTokens", p."cachedTokens", p."completionTokens",
-                coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE p.kind = 'model' AND m."runId" = p."runId" AND m."stepId" = p."stepId"), 0),
-                CASE WHEN p.kind = 'checkpoint' THEN p.arguments->>'reason' END,
-                floor(extract(epoch FROM p."startedAt") * 1000), floor(extract(epoch FROM p."endedAt") * 1000), p."durationMs",
-                CASE WHEN p.kind = 'tool' THEN left(md5(coalesce(p.arguments::text, '')), 12) END
-              ) ORDER BY p.ri, p.index))::text AS rows
-      FROM (
-        SELECT array_position(${runIds}::text[], s."runId") - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, left(s.error, 300) AS error, s.attempts,
-               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.arguments
-        FROM step s WHERE s."runId" = ANY(${runIds}::text[])
-        ORDER BY array_position(${runIds}::text[], s."runId"), s.index
+    prisma.$queryRaw<{ rows: string | null; listed: number; firstRun: number | null; firstIndex: number | null }[]>`
+      WITH w AS (
+        SELECT r.ord::int - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, s.error, s.attempts,
+               s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.reason, s."argsKey"
+        FROM unnest(${runIds}::text[]) WITH ORDINALITY AS r(id, ord)
+        CROSS JOIN LATERAL (
+          SELECT x."runId", x."stepId", x.index, x.kind, x.tool, x.status, x.summary, left(x.error, 300) AS error, x.attempts,
+                 x."promptTokens", x."cachedTokens", x."completionTokens", x."startedAt", x."endedAt", x."durationMs",
+                 CASE WHEN x.kind = 'checkpoint' THEN x.arguments->>'reason' END AS reason,
+                 CASE WHEN x.kind = 'tool' THEN left(md5(coalesce(x.arguments::text, '')), 12) END AS "argsKey"
+          FROM step x WHERE x."runId" = r.id ORDER BY x.index DESC LIMIT ${limit}
+        ) s
+        ORDER BY r.ord DESC, s.index DESC
         LIMIT ${limit}
-      ) p`,
-    prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM (SELECT 1 FROM step WHERE "runId" = ANY(${runIds}::text[]) LIMIT ${limit + 1}) x`,
+      )
+      SELECT (json_agg(json_build_array(
+                w.ri, w."stepId", w.index, w.kind, w.tool, w.status, w.summary, w.error, w.attempts,
+                w."promptTokens", w."cachedTokens", w."completionTokens",
+                coalesce((SELECT sum(m."costUsd")::float8 FROM model_call m WHERE w.kind = 'model' AND m."runId" = w."runId" AND m."stepId" = w."stepId"), 0),
+                w.reason,
+                floor(extract(epoch FROM w."startedAt") * 1000), floor(extract(epoch FROM w."endedAt") * 1000), w."durationMs",
+                w."argsKey"
+              ) ORDER BY w.ri, w.index))::text AS rows,
+             count(*)::int AS listed,
+             min(w.ri) AS "firstRun",
+             (array_agg(w.index ORDER BY w.ri, w.index))[1] AS "firstIndex"
+      FROM w`,
+    prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM step WHERE "runId" = ANY(${runIds}::text[])`,
   ]);
-  return { runIds, rowsJson: row?.rows ?? "[]", truncated: Number(counted?.n ?? 0) > limit };
+  const total = counted?.n ?? 0;
+  const listed = row?.listed ?? 0;
+  const rowsJson = row?.rows ?? "[]";
+  if (listed >= total || row?.firstRun == null || row.firstIndex == null) return { runIds, rowsJson, truncated: false, ...WHOLE_STEP_LIST };
+  return {
+    runIds,
+    rowsJson,
+    truncated: true,
+    before: total - listed,
+    firstSegment: await segmentAt({ prisma, runId: runIds[row.firstRun]!, index: row.firstIndex }),
+  };
+}
+
+/**
+ * The segment of a run that the step at `index` belongs to (StepWindow `firstSegment`): its number
+ * (1 + the cutting checkpoint steps before it), the reason of the checkpoint it starts from, and
+ * whether it started before `index` (partial). Reads only checkpoint steps (partial index
+ * step(runId, index) WHERE kind = 'checkpoint') and the one step before `index`.
+ */
+async function segmentAt({ prisma, runId, index }: { prisma: PrismaClient; runId: string; index: number }): Promise<StepWindow["firstSegment"]> {
+  const [meta] = await prisma.$queryRaw<{ cuts: number; lastCut: number | null; lastReason: string | null; previous: number | null }[]>`
+    SELECT count(*)::int AS cuts, max(c.index) AS "lastCut", (array_agg(c.reason ORDER BY c.index DESC))[1] AS "lastReason",
+           (SELECT max(p.index) FROM step p WHERE p."runId" = ${runId} AND p.index < ${index}) AS previous
+    FROM (SELECT s.index, s.arguments->>'reason' AS reason FROM step s WHERE s."runId" = ${runId} AND s.kind = 'checkpoint' AND s.index < ${index}) c
+    WHERE c.reason = ANY(${[...CUTTING_CHECKPOINT_REASONS]}::text[])`;
+  const cuts = meta?.cuts ?? 0;
+  const previous = meta?.previous ?? null;
+  return {
+    n: cuts + 1,
+    fromReason: cuts > 0 ? (meta?.lastReason ?? null) : null,
+    partial: previous !== null && previous !== meta?.lastCut,
+  };
 }
 
 /**
@@ -596,7 +648,7 @@ export async function searchSteps({ prisma, taskId, text }: { prisma: PrismaClie
 const NUDGE = "Use a tool to make progress, or call finish with your result (or declare_dead_end with the reason).";
 
 /** Checkpoints that cut a segment (the run goes on in a new segment from them); the others precede an escalation or a risky call inside a segment. */
-const CUTTING_CHECKPOINTS = new Set(["phase_complete", "expensive_step", "saturation", "interval", "on_request"]);
+const CUTTING_CHECKPOINTS = new Set(CUTTING_CHECKPOINT_REASONS);
 
 /**
  * The messages a model step was sent, rebuilt (the prompt itself is not stored): the segment's

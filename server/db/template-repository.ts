@@ -2,16 +2,16 @@ import { ulid } from "ulid";
 import { AppError } from "../errors.ts";
 import {
   evalCaseLaunchFromTemplate,
-  launchFromTemplate,
   parseTemplateLaunch,
   templateHistory,
   templateLaunchFromEvalCase,
   templateLaunchFromTask,
+  templateLaunchWithHistory,
   type TemplateHistory,
   type TemplateLaunch,
 } from "../domain/launch-template.ts";
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
-import { budgetBasisOf, budgetsFromHistory, type BudgetBasis } from "../domain/budget-from-history.ts";
+import type { BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
@@ -253,9 +253,7 @@ export async function launchTemplate({
   const t = await findTemplateOrThrow(prisma, template);
   if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
   const history = await historyOf(prisma, t);
-  const { budgets: fromHistory, ceilings } = budgetsFromHistory(history, overrides);
-  const input = launchFromTemplate(t.launch, { ...fromHistory, ...overrides });
-  const budgetBasis = budgetBasisOf("template", t.name, history, ceilings);
+  const { input, budgetBasis } = templateLaunchWithHistory({ name: t.name, launch: t.launch, history, overrides });
   const launched = await launchTask({ input, actor, ports, templateId: t.id, budgetBasis });
   return { ...launched, templateId: t.id, budgetBasis };
 }

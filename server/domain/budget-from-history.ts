@@ -19,7 +19,7 @@ export interface BudgetSuggestion {
   /** p90 of the passing runs' tokens (prompt + completion) and dollars; null without history. */
   tokensP90: number | null;
   costP90Usd: number | null;
-  /** ceil(p90 × headroom) from history; the fallback's otherwise. */
+  /** ceil(p90 × headroom) from history (null for a p90 of 0: no ceiling suggested); the fallback's otherwise. */
   stepBudget: number | null;
   tokenBudget: number | null;
   costBudgetUsd: number | null;
@@ -86,9 +86,11 @@ export function suggestBudgets({
     stepsP90: p90,
     tokensP90: r2(tokensP90),
     costP90Usd: Number(usdP90.toFixed(6)),
-    stepBudget: ceil(p90! * headroom),
-    tokenBudget: ceil(tokensP90 * headroom),
-    costBudgetUsd: ceil(usdP90 * headroom * 1e6) / 1e6,
+    // A p90 of nothing (runs that recorded no tokens, or a profile without prices: $0) is no basis
+    // for a ceiling — a budget of 0 would refuse the launch — so that ceiling is not suggested.
+    stepBudget: p90! > 0 ? ceil(p90! * headroom) : null,
+    tokenBudget: tokensP90 > 0 ? ceil(tokensP90 * headroom) : null,
+    costBudgetUsd: usdP90 > 0 ? ceil(usdP90 * headroom * 1e6) / 1e6 : null,
     headroom,
     note: `similar tasks took median ${p50} steps, p90 ${p90} (${history.length} passing runs); suggested ceiling p90 × ${headroom}`,
   };

@@ -128,6 +128,13 @@ export interface LaunchPorts {
     model?: string;
   } | null>;
   /**
+   * What profile `name` (its current version) refers to that cannot be resolved now — its key
+   * variable, the variables of its headers, the `fromEnv` values of its MCP servers — one message
+   * each, naming the profile or server, the field and the variable (server/domain/profile-references.ts).
+   * Empty: everything resolves. Absent: nothing is checked.
+   */
+  unresolvedReferences?(name: string): Promise<string[]>;
+  /**
    * Starts the selected MCP servers, lists their tools and returns the snapshot the task keeps
    * (server/tools/mcp/discover-tools.ts), or null for none. Throws AppError (a server that cannot
    * start: PRECONDITION_FAILED with its stderr). Absent: the launch offers no MCP tools.
@@ -186,7 +193,8 @@ export { DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE, demoStepBudget };
  * destination the policy does not allow fails at launch with the rule it breaks, not steps later.
  *
  * @throws AppError BAD_INPUT (unknown profile, workspace not a directory or outside the allowed roots,
- *   a demo destination outside the egress policy), CONFLICT (launchKey already used for another goal), UNAVAILABLE (the event
+ *   a demo destination outside the egress policy), PRECONDITION_FAILED (the profile names a variable
+ *   that is not set: its key, a header's, an MCP server's `fromEnv`), CONFLICT (launchKey already used for another goal), UNAVAILABLE (the event
  *   could not be delivered — the task is then marked failed with the reason; nothing is lost).
  */
 export async function launchTask({
@@ -226,6 +234,16 @@ export async function launchTask({
   const profile = await ports.findProfile(profileName);
   if (!profile) throw new AppError("BAD_INPUT", `profile: no agent profile named "${profileName}"`);
   if (profile.archived) throw new AppError("BAD_INPUT", `profile: "${profileName}" is archived; an admin can copy it or unarchive it by applying it again`);
+  // A key variable that is not set would launch a task whose every model call is refused (401), and
+  // an MCP server's unset variable a server that cannot start: refused now, in words naming it.
+  const unresolved = (await ports.unresolvedReferences?.(profileName)) ?? [];
+  if (unresolved.length) {
+    throw new AppError(
+      "PRECONDITION_FAILED",
+      `${unresolved.join("; ")}. The launch is refused: the task could not call its model or start its tools without ${unresolved.length === 1 ? "it" : "them"}. ` +
+        "Set the variable where Longhaul runs (for the web app and the executor) and restart them, or change the profile.",
+    );
+  }
   if (input.demo && !mcpDemo) {
     const policy = mergeEgressPolicies(ports.deploymentEgress, profile.egress);
     const breaches = checkDestinations(

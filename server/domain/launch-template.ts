@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import { percentile } from "./eval-report.ts";
-import { suggestBudgets, type BudgetSuggestion, type PassingRun } from "./budget-from-history.ts";
+import { budgetBasisOf, budgetsFromHistory, suggestBudgets, type BudgetBasis, type BudgetSuggestion, type PassingRun } from "./budget-from-history.ts";
 import { launchTaskInputSchema, type LaunchTaskInput } from "./launch-task.ts";
 
 /** A template's name: kebab-case, 1–60 characters (the CLI's `launch --template <name>`). */
@@ -84,6 +84,33 @@ export function launchFromTemplate(launch: unknown, overrides: Partial<LaunchTas
   const parsed = launchTaskInputSchema.safeParse(merged);
   if (!parsed.success) throw new AppError("BAD_INPUT", parsed.error.issues[0]?.message ?? "launch: invalid");
   return parsed.data;
+}
+
+/**
+ * The launch a template makes with its history applied: each budget the operator does not give
+ * (absent, or `undefined` as the form and the CLI send an untouched field) takes the history's
+ * suggestion (budgetsFromHistory: ceil(p90 × 1.25) once there are 3 completed tasks), then the
+ * operator's overrides go on top and win. Returns the validated launch and the budget basis the task
+ * records (null when no ceiling came from history), which the escalation at such a ceiling quotes.
+ * Pure. @throws AppError BAD_INPUT as launchFromTemplate.
+ */
+export function templateLaunchWithHistory({
+  name,
+  launch,
+  history,
+  overrides,
+}: {
+  name: string;
+  launch: unknown;
+  history: BudgetSuggestion;
+  overrides: Partial<LaunchTaskInput>;
+}): { input: z.output<typeof launchTaskInputSchema>; budgetBasis: BudgetBasis | null } {
+  // A key present with `undefined` is not an override: spread over the history's budgets it would
+  // erase them, and the template's own (or the profile's) budget would apply while the task still
+  // recorded that its budget came from history.
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined && v !== null)) as Partial<LaunchTaskInput>;
+  const { budgets, ceilings } = budgetsFromHistory(history, given);
+  return { input: launchFromTemplate(launch, { ...budgets, ...given }), budgetBasis: budgetBasisOf("template", name, history, ceilings) };
 }
 
 /** What the completed tasks of a template took, and the budgets suggested from it (issue 17). USD. */

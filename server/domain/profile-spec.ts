@@ -15,6 +15,8 @@ import { assigneeUser, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalati
 
 /** Largest price per million tokens accepted, USD (the dearest models in genai-prices are far below). */
 export const MAX_PRICE_PER_MTOK = 10_000;
+/** Most characters of a profile's system prompt. */
+export const MAX_SYSTEM_PROMPT_CHARS = 20_000;
 /** Most extra headers on one profile. */
 export const MAX_HEADERS = 20;
 /** Header names whose value is a secret: it must come from the environment (`${NAME}`), never literally. */
@@ -129,7 +131,12 @@ export const profileSpecShape = {
   inputPricePerMTok: usd("inputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   cachedPricePerMTok: usd("cachedPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
   outputPricePerMTok: usd("outputPricePerMTok", MAX_PRICE_PER_MTOK).nullable().default(null),
-  systemPrompt: z.string("systemPrompt: must be text").max(20_000, "systemPrompt: at most 20000 characters").default(""),
+  systemPrompt: z
+    .string("systemPrompt: must be text")
+    .max(MAX_SYSTEM_PROMPT_CHARS, {
+      error: (i) => `systemPrompt: at most ${MAX_SYSTEM_PROMPT_CHARS} characters (got ${typeof i.input === "string" ? i.input.length : "more"})`,
+    })
+    .default(""),
 };
 
 /**

@@ -92,6 +92,7 @@ export interface ExecutorHandle {
  * Starts Longhaul's embedded Inngest-compatible executor: an HTTP API (event API `POST /e/{key}`,
  * `POST /fn/register`, `POST /v1/checkpoint/{runId}/async`, `GET /v1/runs/{id}`,
  * `POST /v1/runs/{id}/cancel` — both need `Authorization: Bearer <signing key>` —, `GET /health`,
+ * `GET /health/live` (liveness: answers without touching the database),
  * `GET /dev`) over a PostgreSQL-backed engine
  * ({@link Executor}). Signed mode only: every request to the app is signed with `signingKey`, and
  * register/checkpoint calls must carry the SDK's hashed-key bearer token (INNGEST-PROTOCOL.md §2.9).
@@ -197,6 +198,10 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const method = req.method ?? "GET";
     let m: RegExpExecArray | null;
+    if (method === "GET" && path === "/health/live") {
+      // Liveness: the process answers, whatever the database does (npm start's supervisor probes it).
+      return send(res, 200, { status: "ok" });
+    }
     if (method === "GET" && path === "/health") {
       const [apps, functions, queue] = await Promise.all([db.executorApp.count(), db.executorFunction.count(), db.executorQueueItem.count()]);
       return send(res, 200, { status: "ok", apps, functions, queued: queue });

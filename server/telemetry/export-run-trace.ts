@@ -1,18 +1,17 @@
-import { ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags, type Link } from "@opentelemetry/api";
-import { ExportResultCode } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { PrismaClient } from "../db/client.ts";
 import { env, type Env } from "../env.ts";
 import { redactSecrets } from "../tools/egress-redact.ts";
-import { buildRunTrace, flattenTrace, spanIdOf, traceIdOfRun, type RunTraceData, type TraceSpanSpec } from "./run-trace.ts";
+import { buildRunTrace, flattenTrace, traceIdOfRun, type RunTraceData, type TraceSpanSpec } from "./run-trace.ts";
+import type { BatchOutcome, SpanPipeline, SpanRef } from "./span-pipeline.ts";
 
 /**
- * Export of finished runs as OpenTelemetry traces over OTLP/HTTP (issue 20 "Traces out"). Reads
- * committed rows only (run, step, model_call, checkpoint, alert, escalation, side_effect) and writes
- * only its own bookkeeping table `run_trace_export`: the durability code never sees it.
+ * Export of runs as OpenTelemetry traces over OTLP/HTTP, while they run: each step's span (with its
+ * model calls) once the step has ended, the run's span and the rest (escalations, calls outside the
+ * timeline) once the run has ended. Reads committed rows only (run, step, model_call, checkpoint,
+ * alert, escalation, side_effect) and writes only its own bookkeeping tables `run_trace_export` (who
+ * exports a run, and when it was done) and `trace_span_export` (which spans a collector answered
+ * for): the durability code never sees them. Spans are handed to a bounded queue
+ * (server/telemetry/span-pipeline.ts); nothing here waits on the collector.
  */
 
 /** Whether traces are exported, from the standard OpenTelemetry variables (OTel spec "SDK environment variables"). */
@@ -56,147 +55,35 @@ export function traceExportConfig(
   return { enabled: true, endpoint: traces ?? `${base!.replace(/\/+$/, "")}/v1/traces` };
 }
 
-/** Ids chosen by the caller for the next span started (see {@link createRunTraceEmitter}). */
-class PlannedIds implements IdGenerator {
-  traceId = "";
-  spanId = "";
-  generateTraceId(): string {
-    return this.traceId;
-  }
-  generateSpanId(): string {
-    return this.spanId;
-  }
-}
-
-/** Keeps the ended spans of one run until they are exported together. */
-class CollectingProcessor implements SpanProcessor {
-  spans: ReadableSpan[] = [];
-  onStart(): void {}
-  onEnd(span: ReadableSpan): void {
-    this.spans.push(span);
-  }
-  forceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/**
- * Spans per OTLP export request: the SDK's `BatchSpanProcessor` default `maxExportBatchSize`
- * (OTel spec "Batching processor": 512). A run of 50,000 steps is sent as ~200 bounded requests, not
- * one body of tens of MB that a collector refuses (the Collector's OTLP/HTTP receiver caps bodies).
- */
-export const MAX_EXPORT_BATCH_SPANS = 512;
-
-/** Turns span trees into SDK spans and sends them, in requests of at most {@link MAX_EXPORT_BATCH_SPANS}. */
-export interface RunTraceEmitter {
-  /**
-   * Sends the run's spans in batches; resolves with how many, rejects with the exporter's error (the
-   * batches before it were sent; a retry sends them again with the same span ids).
-   */
-  emit(runId: string, root: TraceSpanSpec): Promise<number>;
-  shutdown(): Promise<void>;
-}
-
-/**
- * An emitter over the OpenTelemetry JS SDK: a private `BasicTracerProvider` (never registered
- * globally, so it does not meet the SDK's or Inngest's own instrumentation) whose ids are planned from
- * the run ({@link traceIdOfRun}, {@link spanIdOf}), and by default the SDK's `OTLPTraceExporter`
- * (OTLP/HTTP JSON; endpoint and headers from the `OTEL_EXPORTER_OTLP_*` variables). Resource:
- * `service.name` `longhaul` unless `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` say otherwise.
- */
-export function createRunTraceEmitter({
-  exporter = new OTLPTraceExporter(),
-  maxBatchSpans = MAX_EXPORT_BATCH_SPANS,
-}: { exporter?: SpanExporter; maxBatchSpans?: number } = {}): RunTraceEmitter {
-  const ids = new PlannedIds();
-  const collector = new CollectingProcessor();
-  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: "longhaul", [ATTR_SERVICE_VERSION]: "0.1.0" }).merge(
-    detectResources({ detectors: [envDetector] }),
-  );
-  const provider = new BasicTracerProvider({ resource, idGenerator: ids, spanProcessors: [collector] });
-  const tracer = provider.getTracer("longhaul", "0.1.0");
-  let queue: Promise<unknown> = Promise.resolve();
-
-  const exportBatch = (spans: ReadableSpan[]) =>
-    new Promise<void>((resolve, reject) =>
-      exporter.export(spans, (result) =>
-        result.code === ExportResultCode.SUCCESS ? resolve() : reject(result.error ?? new Error("the OTLP exporter reported a failure")),
-      ),
-    );
-
-  const emitNow = async (runId: string, root: TraceSpanSpec): Promise<number> => {
-    collector.spans = [];
-    const traceId = traceIdOfRun(runId);
-    let sent = 0;
-    // Parents before children; each span is started under its parent's (planned) span context and
-    // ended at once, so no span object is kept beyond its batch. The order does not matter to OTLP.
-    for (const { span: spec, parentKey } of flattenTrace(root)) {
-      ids.traceId = traceId;
-      ids.spanId = spanIdOf(runId, spec.key);
-      const links: Link[] = spec.links.map((l) => ({
-        context: { traceId: traceIdOfRun(l.runId), spanId: spanIdOf(l.runId, "run"), traceFlags: TraceFlags.SAMPLED, isRemote: true },
-        attributes: l.attributes,
-      }));
-      const ctx =
-        parentKey === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: spanIdOf(runId, parentKey), traceFlags: TraceFlags.SAMPLED });
-      const span = tracer.startSpan(spec.name, { startTime: spec.start, attributes: spec.attributes, links }, ctx);
-      for (const e of spec.events) span.addEvent(e.name, e.attributes, e.time);
-      if (spec.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: spec.error });
-      span.end(spec.end < spec.start ? spec.start : spec.end);
-      if (collector.spans.length >= maxBatchSpans) {
-        const batch = collector.spans;
-        collector.spans = [];
-        await exportBatch(batch); // also yields the event loop between batches of a huge run
-        sent += batch.length;
-      }
-    }
-    const rest = collector.spans;
-    collector.spans = [];
-    if (rest.length > 0) await exportBatch(rest);
-    return sent + rest.length;
-  };
-
-  return {
-    // One run at a time: the planned ids and the collector are shared.
-    emit(runId, root) {
-      const next = queue.then(() => emitNow(runId, root));
-      queue = next.catch(() => {});
-      return next;
-    },
-    async shutdown() {
-      await queue;
-      await provider.shutdown();
-      await exporter.shutdown();
-    },
-  };
-}
-
 const num = (d: { toString(): string }) => Number(d.toString());
 
 /**
  * The committed rows of run `runId` that its trace is made of, or null when there is no such run.
- * Goal and profile from the task; the origin run from the checkpoint the run started from.
+ * Goal and profile from the task; the origin run from the checkpoint the run started from. With
+ * `stepIds`, only those steps and their model calls, alerts and side effects (no checkpoints,
+ * escalations or origin): enough for the steps' spans, not for the run's.
  */
-export async function loadRunTraceData({ prisma, runId }: { prisma: PrismaClient; runId: string }): Promise<RunTraceData | null> {
+export async function loadRunTraceData({ prisma, runId, stepIds }: { prisma: PrismaClient; runId: string; stepIds?: string[] }): Promise<RunTraceData | null> {
+  const only = stepIds ? { stepId: { in: stepIds } } : {};
   const run = await prisma.run.findUnique({
     where: { id: runId },
     include: {
       task: { select: { goal: true, profile: { select: { name: true, model: true, provider: true } } } },
-      steps: { orderBy: { index: "asc" } },
-      modelCalls: { orderBy: { createdAt: "asc" } },
+      steps: { where: only, orderBy: { index: "asc" } },
+      modelCalls: { where: only, orderBy: { createdAt: "asc" } },
     },
   });
   if (!run) return null;
+  const whole = !stepIds;
   const [checkpoints, alerts, escalations, startedBy, sideEffects, origin] = await Promise.all([
-    prisma.checkpoint.findMany({ where: { runId }, orderBy: { seq: "asc" } }),
-    prisma.alert.findMany({ where: { runId }, orderBy: { createdAt: "asc" } }),
-    prisma.escalation.findMany({ where: { runId }, orderBy: { createdAt: "asc" } }),
-    prisma.escalation.findFirst({ where: { resultRunId: runId }, select: { id: true, runId: true, reason: true, decision: true, decidedAt: true } }),
-    prisma.sideEffect.findMany({ where: { runId }, select: { stepId: true, tool: true, status: true, repeats: true, idempotencyKey: true } }),
-    run.fromCheckpointId ? prisma.checkpoint.findUnique({ where: { id: run.fromCheckpointId }, select: { runId: true } }) : Promise.resolve(null),
+    whole ? prisma.checkpoint.findMany({ where: { runId }, orderBy: { seq: "asc" } }) : [],
+    prisma.alert.findMany({ where: { runId, ...only }, orderBy: { createdAt: "asc" } }),
+    whole ? prisma.escalation.findMany({ where: { runId }, orderBy: { createdAt: "asc" } }) : [],
+    whole
+      ? prisma.escalation.findFirst({ where: { resultRunId: runId }, select: { id: true, runId: true, reason: true, decision: true, decidedAt: true } })
+      : null,
+    prisma.sideEffect.findMany({ where: { runId, ...only }, select: { stepId: true, tool: true, status: true, repeats: true, idempotencyKey: true } }),
+    whole && run.fromCheckpointId ? prisma.checkpoint.findUnique({ where: { id: run.fromCheckpointId }, select: { runId: true } }) : null,
   ]);
   return {
     run: {
@@ -274,83 +161,244 @@ export async function loadRunTraceData({ prisma, runId }: { prisma: PrismaClient
   };
 }
 
-/**
- * Exports the trace of run `runId` now (no bookkeeping): loads it ({@link loadRunTraceData}), builds
- * the tree ({@link buildRunTrace}), cuts every secret the egress scanner detects in any string of it
- * (names, attributes, event attributes, status messages — the same redaction as the step views,
- * server/tools/egress-redact.ts), and emits it. Returns the number of spans sent (0: no such run).
- * @throws the exporter's error (endpoint unreachable, non-2xx answer).
- */
-export async function exportRunTrace({ prisma, runId, emitter }: { prisma: PrismaClient; runId: string; emitter: RunTraceEmitter }): Promise<number> {
-  const data = await loadRunTraceData({ prisma, runId });
-  if (!data) return 0;
-  const { value: root } = await redactSecrets(buildRunTrace(data));
-  return emitter.emit(runId, root);
+/** A claim not renewed for this long (its owner stopped or died) is taken over by another process, ms. */
+export const CLAIM_LEASE_MS = 60_000;
+/** Ended steps whose spans one pass hands over for a running run at most (the rest: the next pass). */
+const STEPS_PER_PASS = 1_000;
+
+/** What one pass did for one run. */
+export interface RunPassResult {
+  runId: string;
+  /** Another process owns the run's export. */
+  skipped?: "owned_elsewhere";
+  /** Spans handed to the queue, and spans the queue had no room for. */
+  queued: number;
+  dropped: number;
+  /** True when this pass found every span of the ended run answered for and closed its export. */
+  completed: boolean;
+  /** The run ended escalated and its decision is not applied yet: its own span waits (the steps do not). */
+  waitingForDecision?: boolean;
 }
 
-/** A claim older than this without `exportedAt` is taken again (the exporting process died), ms. */
-export const CLAIM_LEASE_MS = 60_000;
-/** Attempts after which a run's export is given up (its row keeps the last error). */
-export const MAX_EXPORT_ATTEMPTS = 5;
+/** The spans among `candidates` that no collector answered for yet and that are not pending in this process. */
+async function outstanding(
+  prisma: PrismaClient,
+  runId: string,
+  pipeline: SpanPipeline,
+  candidates: { span: TraceSpanSpec; parentKey: string | null }[],
+): Promise<{ span: TraceSpanSpec; parentKey: string | null }[]> {
+  // Pending first: a span answered while the query runs is recorded before it stops being pending,
+  // so it is seen as one or the other (passes over one run do not overlap, SpanPipeline.exclusive).
+  const open = candidates.filter((c) => !pipeline.pending(runId, c.span.key));
+  if (open.length === 0) return [];
+  const keys = open.map((c) => c.span.key);
+  const answered = await prisma.$queryRaw<{ key: string }[]>`
+    SELECT key FROM trace_span_export WHERE "runId" = ${runId} AND key = ANY(${keys}::text[])`;
+  const done = new Set(answered.map((r) => r.key));
+  return open.filter((c) => !done.has(c.span.key));
+}
 
 /**
- * One pass of the exporter: finds runs that ended within `backfillMs` (default 24 h) and were not
- * exported yet (optionally of one task only), claims each (an insert into `run_trace_export`, or
- * re-taking a claim older than {@link CLAIM_LEASE_MS}; so replicas never export a run twice), exports
- * it and records the result. A run that ended `escalated` waits until its escalation is applied, so
- * the decision is in its trace, or at most `escalationWaitMs` (default 1 h). At most `limit` runs
- * (default 50) per pass, oldest end first. Export failures are recorded on the row and retried by a
- * later pass, up to {@link MAX_EXPORT_ATTEMPTS}; they do not throw. @throws on a database error.
+ * Each span's own strings with every secret the egress scanner detects cut (names, attributes,
+ * event attributes, status messages — the step views' redaction, server/tools/egress-redact.ts);
+ * the key, which the span id derives from, is kept. Yields to the event loop every 50 spans, so a
+ * long run's export never holds requests up.
  */
-export async function exportFinishedRuns({
+async function redacted(spans: { span: TraceSpanSpec; parentKey: string | null }[]): Promise<{ span: TraceSpanSpec; parentKey: string | null }[]> {
+  const out: { span: TraceSpanSpec; parentKey: string | null }[] = [];
+  for (const [i, { span, parentKey }] of spans.entries()) {
+    if (i > 0 && i % 50 === 0) await new Promise((r) => setImmediate(r));
+    const { value } = await redactSecrets({ name: span.name, attributes: span.attributes, events: span.events, links: span.links, error: span.error });
+    out.push({ span: { ...span, ...value, children: [] }, parentKey });
+  }
+  return out;
+}
+
+/**
+ * One pass over run `runId` by `owner` (a process's id, `host:pid:nonce`): claims the run's export
+ * (or renews this owner's claim, or takes over one older than {@link CLAIM_LEASE_MS}; otherwise does
+ * nothing), then hands to `pipeline` the spans no collector has answered for yet:
+ * - while the run runs: the span of each ended step, with its model calls as children (at most
+ *   1,000 steps a pass; their parent is the run's span, whose id is derived, so the tree holds);
+ * - once it ended: every remaining span, the run's own included — for a run that ended
+ *   `escalated`, once its escalation is applied (so the decision is in its trace) or after
+ *   `escalationWaitMs` (default 1 h); its steps go out meanwhile;
+ * - once every span of the ended run was answered for (`sent` or `unconfirmed`): closes it
+ *   (`exportedAt`, the span count) and deletes its span rows.
+ * Nothing is handed over when `canSend()` is false (the collector failing: the caller backs off).
+ * @throws on a database error.
+ */
+export async function exportRunSpans({
   prisma,
-  emitter,
+  pipeline,
+  runId,
+  owner,
+  escalationWaitMs = 3_600_000,
+  canSend = () => true,
+}: {
+  prisma: PrismaClient;
+  pipeline: SpanPipeline;
+  runId: string;
+  owner: string;
+  escalationWaitMs?: number;
+  canSend?: () => boolean;
+}): Promise<RunPassResult> {
+  return pipeline.exclusive(runId, () => runPass({ prisma, pipeline, runId, owner, escalationWaitMs, canSend }));
+}
+
+async function runPass({
+  prisma,
+  pipeline,
+  runId,
+  owner,
+  escalationWaitMs,
+  canSend,
+}: {
+  prisma: PrismaClient;
+  pipeline: SpanPipeline;
+  runId: string;
+  owner: string;
+  escalationWaitMs: number;
+  canSend: () => boolean;
+}): Promise<RunPassResult> {
+  const leaseSecs = CLAIM_LEASE_MS / 1000;
+  const claimed = await prisma.$queryRaw<{ runId: string }[]>`
+    INSERT INTO run_trace_export ("runId", "traceId", "claimedAt", owner, attempts) VALUES (${runId}, ${traceIdOfRun(runId)}, now(), ${owner}, 0)
+    ON CONFLICT ("runId") DO UPDATE SET "claimedAt" = now(), owner = ${owner}
+      WHERE run_trace_export."exportedAt" IS NULL
+        AND (run_trace_export.owner = ${owner} OR run_trace_export."claimedAt" < now() - make_interval(secs => ${leaseSecs}::float8))
+    RETURNING "runId"`;
+  const result: RunPassResult = { runId, queued: 0, dropped: 0, completed: false };
+  if (claimed.length === 0) return { ...result, skipped: "owned_elsewhere" };
+  const waitSecs = escalationWaitMs / 1000;
+  const [state] = await prisma.$queryRaw<{ ended: boolean; waiting: boolean }[]>`
+    SELECT r."endedAt" IS NOT NULL AS ended,
+           (r.status = 'escalated' AND r."endedAt" > now() - make_interval(secs => ${waitSecs}::float8)
+             AND EXISTS (SELECT 1 FROM escalation e WHERE e."runId" = r.id AND e.status <> 'applied')) AS waiting
+    FROM run r WHERE r.id = ${runId}`;
+  if (!state) return result;
+  const hand = async (candidates: { span: TraceSpanSpec; parentKey: string | null }[]) => {
+    const todo = await outstanding(prisma, runId, pipeline, candidates);
+    if (todo.length === 0 || !canSend()) return todo.length;
+    const { queued, dropped } = pipeline.enqueue(runId, await redacted(todo));
+    result.queued += queued;
+    result.dropped += dropped;
+    return todo.length;
+  };
+
+  if (!state.ended || state.waiting) {
+    // The ended steps no collector answered for (their model calls are checked by `outstanding`).
+    const steps = await prisma.$queryRaw<{ stepId: string }[]>`
+      SELECT s."stepId" FROM step s
+      WHERE s."runId" = ${runId} AND s."endedAt" IS NOT NULL AND s.status <> 'running'
+        AND NOT EXISTS (SELECT 1 FROM trace_span_export t WHERE t."runId" = s."runId" AND t.key = 'step:' || s."stepId")
+      ORDER BY s.index LIMIT ${STEPS_PER_PASS}`;
+    const stepIds = steps.map((s) => s.stepId).filter((id) => !pipeline.pending(runId, `step:${id}`));
+    if (stepIds.length > 0) {
+      const data = await loadRunTraceData({ prisma, runId, stepIds });
+      if (data) await hand(flattenTrace(buildRunTrace(data)).filter((s) => s.parentKey !== null));
+    }
+    return { ...result, waitingForDecision: state.ended && state.waiting };
+  }
+
+  const data = await loadRunTraceData({ prisma, runId });
+  if (!data) return result;
+  const all = flattenTrace(buildRunTrace(data));
+  const left = await hand(all);
+  if (left === 0 && !pipeline.pendingRuns().includes(runId)) {
+    await prisma.$transaction([
+      prisma.runTraceExport.update({ where: { runId }, data: { exportedAt: new Date(), spans: all.length, error: null } }),
+      prisma.traceSpanExport.deleteMany({ where: { runId } }),
+    ]);
+    result.completed = true;
+  }
+  return result;
+}
+
+/**
+ * Records what a collector did with one export request ({@link SpanPipeline}'s `onBatch`): spans
+ * `sent` or `unconfirmed` get a `trace_span_export` row (never sent again); a `failed` request counts
+ * on each of its runs (`attempts`, `error`), and its spans, having no row, go out with a later pass.
+ */
+export async function recordBatch({
+  prisma,
+  spans,
+  outcome,
+  error,
+}: {
+  prisma: PrismaClient;
+  spans: SpanRef[];
+  outcome: BatchOutcome;
+  error?: Error;
+}): Promise<void> {
+  if (spans.length === 0) return;
+  const runIds = [...new Set(spans.map((s) => s.runId))];
+  if (outcome === "failed") {
+    const message = (error?.message ?? "the OTLP exporter reported a failure").slice(0, 2_000);
+    await prisma.runTraceExport.updateMany({ where: { runId: { in: runIds } }, data: { attempts: { increment: 1 }, error: message } });
+    return;
+  }
+  await prisma.$executeRaw`
+    INSERT INTO trace_span_export ("runId", key, "spanId", state)
+    SELECT * FROM unnest(${spans.map((s) => s.runId)}::text[], ${spans.map((s) => s.key)}::text[], ${spans.map((s) => s.spanId)}::text[], ${spans.map(() => outcome)}::text[])
+    ON CONFLICT ("runId", key) DO NOTHING`;
+  if (outcome === "unconfirmed") {
+    await prisma.runTraceExport.updateMany({
+      where: { runId: { in: runIds } },
+      data: { error: "the collector did not answer within the export timeout; those spans may be stored and are not sent again" },
+    });
+  }
+}
+
+/**
+ * One pass over the runs that need one (optionally of one task, or only `runIds`): runs that run or
+ * ended within `backfillMs` (default 24 h), whose export is not closed, and that no other process
+ * owns; at most `limit` (default 50), the least recently looked at first. Each as
+ * {@link exportRunSpans}. `stopped()` true ends the pass before the next run. @throws on a database error.
+ */
+export async function exportRuns({
+  prisma,
+  pipeline,
+  owner,
   taskId,
+  runIds,
   limit = 50,
   backfillMs = 86_400_000,
-  escalationWaitMs = 3_600_000,
+  escalationWaitMs,
+  canSend,
   stopped = () => false,
 }: {
   prisma: PrismaClient;
-  emitter: RunTraceEmitter;
+  pipeline: SpanPipeline;
+  owner: string;
   taskId?: string;
+  runIds?: string[];
   limit?: number;
-  /** Checked before each run: true ends the pass there (a stopping process does not wait for a whole batch). */
-  stopped?: () => boolean;
   backfillMs?: number;
   escalationWaitMs?: number;
-}): Promise<{ exported: { runId: string; spans: number }[]; failed: { runId: string; error: string }[] }> {
+  canSend?: () => boolean;
+  stopped?: () => boolean;
+}): Promise<RunPassResult[]> {
   const backfillSecs = backfillMs / 1000;
-  const waitSecs = escalationWaitMs / 1000;
   const leaseSecs = CLAIM_LEASE_MS / 1000;
   const candidates = await prisma.$queryRaw<{ id: string }[]>`
     SELECT r.id FROM run r LEFT JOIN run_trace_export x ON x."runId" = r.id
-    WHERE r."endedAt" IS NOT NULL AND r."endedAt" > now() - make_interval(secs => ${backfillSecs}::float8)
+    WHERE ((r."endedAt" IS NULL AND r."startedAt" > now() - make_interval(secs => ${backfillSecs}::float8))
+           OR r."endedAt" > now() - make_interval(secs => ${backfillSecs}::float8))
       AND (${taskId ?? null}::text IS NULL OR r."taskId" = ${taskId ?? null}::text)
-      AND (x."runId" IS NULL OR (x."exportedAt" IS NULL AND x."claimedAt" < now() - make_interval(secs => ${leaseSecs}::float8) AND x.attempts < ${MAX_EXPORT_ATTEMPTS}))
-      AND (r.status <> 'escalated' OR r."endedAt" < now() - make_interval(secs => ${waitSecs}::float8)
-           OR NOT EXISTS (SELECT 1 FROM escalation e WHERE e."runId" = r.id AND e.status <> 'applied'))
-    ORDER BY r."endedAt" LIMIT ${limit}`;
-  const exported: { runId: string; spans: number }[] = [];
-  const failed: { runId: string; error: string }[] = [];
-  for (const { id: runId } of candidates) {
+      AND (${runIds ?? null}::text[] IS NULL OR r.id = ANY(${runIds ?? null}::text[]))
+      AND (x."runId" IS NULL OR (x."exportedAt" IS NULL AND (x.owner = ${owner} OR x."claimedAt" < now() - make_interval(secs => ${leaseSecs}::float8))))
+    ORDER BY COALESCE(x."claimedAt", r."startedAt") LIMIT ${limit}`;
+  const results: RunPassResult[] = [];
+  for (const { id } of candidates) {
     if (stopped()) break;
-    const claimed = await prisma.$queryRaw<{ runId: string }[]>`
-      INSERT INTO run_trace_export ("runId", "traceId", "claimedAt") VALUES (${runId}, ${traceIdOfRun(runId)}, now())
-      ON CONFLICT ("runId") DO UPDATE SET "claimedAt" = now(), attempts = run_trace_export.attempts + 1
-        WHERE run_trace_export."exportedAt" IS NULL AND run_trace_export."claimedAt" < now() - make_interval(secs => ${leaseSecs}::float8)
-      RETURNING "runId"`;
-    if (claimed.length === 0) continue; // another process has it
-    try {
-      const spans = await exportRunTrace({ prisma, runId, emitter });
-      await prisma.runTraceExport.update({ where: { runId }, data: { exportedAt: new Date(), spans, error: null } });
-      exported.push({ runId, spans });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // Retried after the lease: the claim stays as it is, with the reason.
-      await prisma.runTraceExport.update({ where: { runId }, data: { error: message.slice(0, 2_000) } });
-      failed.push({ runId, error: message });
-    }
+    results.push(await exportRunSpans({ prisma, pipeline, runId: id, owner, escalationWaitMs, canSend }));
   }
-  return { exported, failed };
+  return results;
+}
+
+/** Renews this owner's claims on `runIds` (runs with spans still queued here), so no other process takes them over meanwhile. */
+export async function renewClaims({ prisma, owner, runIds }: { prisma: PrismaClient; owner: string; runIds: string[] }): Promise<void> {
+  if (runIds.length === 0) return;
+  await prisma.runTraceExport.updateMany({ where: { owner, runId: { in: runIds }, exportedAt: null }, data: { claimedAt: new Date() } });
 }

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { launchGoalFromForm } from "./helpers.ts";
+import { launchGoalFromForm, README_GOAL } from "./helpers.ts";
 
 // Issue 18, "Pages that fit and work without a mouse": at 800, 1280 and 1440 px the main pages have
 // no horizontal overflow — the document is no wider than the window and no element sticks out past
@@ -120,4 +120,156 @@ test("at 800 px the sidebar is a rail with a Menu button and the escalation tile
     expect(box!.x + box!.width).toBeLessThanOrEqual(800);
   }
   await expectFits(page, "/escalations at 800px");
+});
+
+/**
+ * Elements inside `container` whose right edge passes the container's (unless an element between
+ * them clips or scrolls horizontally), each as "tag.class (right px > limit px)".
+ */
+async function widerThan(page: Page, container: string): Promise<string[]> {
+  return page.locator(container).evaluate((box) => {
+    const limit = box.getBoundingClientRect().right;
+    const clipped = (el: Element): boolean => {
+      for (let p = el.parentElement; p && p !== box; p = p.parentElement) if (getComputedStyle(p).overflowX !== "visible") return true;
+      return false;
+    };
+    return Array.from(box.querySelectorAll("*"))
+      .filter((el) => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > limit + 1 && !clipped(el))
+      .slice(0, 10)
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}.${String(el.getAttribute("class") ?? "").slice(0, 50)} (${Math.round(el.getBoundingClientRect().right)}px > ${Math.round(limit)}px)`,
+      );
+  });
+}
+
+/** Characters a line of `locator`'s text holds as rendered: its length over the lines it wraps onto (line boxes of a Range). */
+async function charsPerLine(locator: ReturnType<Page["locator"]>): Promise<{ chars: number; lines: number; width: number }> {
+  return locator.evaluate((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+    const text = (el.textContent ?? "").trim();
+    return { chars: Math.round(text.length / Math.max(1, tops.size)), lines: tops.size, width: Math.round(el.getBoundingClientRect().width) };
+  });
+}
+
+test("/costs: the breakdown tables keep their name column readable and every column in view", async ({ page, request }) => {
+  // A finished task, so the profile and model tables have rows.
+  const res = await request.post("/api/trpc/task.launch", { data: { json: { demo: { kind: "license-audit", limit: 2 }, profile: "scripted" } } });
+  expect(res.status(), await res.text()).toBe(200);
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto("/costs?from=2020-01-01");
+    for (const testId of ["by-profile", "by-model"]) {
+      const table = page.getByTestId(testId);
+      await expect(table).toBeVisible();
+      const name = table.locator("th[data-col=name]").first();
+      const text = (await name.innerText()).trim();
+      const line = await charsPerLine(name);
+      // A name reads on one line up to 16 characters, never a letter or two a line.
+      expect(line.chars, `${testId} at ${width}px: "${text}" as ${line.lines} line(s) ${line.width}px wide`).toBeGreaterThanOrEqual(Math.min(text.length, 16));
+      expect(line.width, `${testId} name column at ${width}px`).toBeGreaterThanOrEqual(150);
+      if (width >= 1280) {
+        // Every column, Price table included, fits in the table's box: nothing is cut off or hidden behind a sideways scroll.
+        const box = await table.evaluate((t) => ({ scrollWidth: t.parentElement!.scrollWidth, clientWidth: t.parentElement!.clientWidth }));
+        expect(box.scrollWidth, `${testId} at ${width}px scrolls sideways`).toBeLessThanOrEqual(box.clientWidth);
+        await expect(table.locator("td[data-col=prices]").first()).toBeInViewport();
+      }
+    }
+    await expectFits(page, `/costs at ${width}px`);
+  }
+});
+
+test("the run page: one readable column at 800 px, the step list above the fold at 1440×900", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const taskUrl = await launchGoalFromForm(page, { goal: "Find out what this project is from the README, then finish.", profile: "scripted" });
+  await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(taskUrl);
+    const rows = page.getByRole("list", { name: "Steps" }).getByRole("listitem");
+    await expect(rows.first()).toBeVisible();
+    const timeline = (await page.getByTestId("timeline-section").boundingBox())!;
+    const details = (await page.getByRole("complementary", { name: "Details" }).boundingBox())!;
+    const main = (await page.locator("main").boundingBox())!;
+    if (width < 1024) {
+      // One column: the timeline as wide as the page, the details below it.
+      expect(timeline.width, `timeline at ${width}px`).toBeGreaterThanOrEqual(main.width - 2);
+      expect(details.y, `details below the timeline at ${width}px`).toBeGreaterThanOrEqual(timeline.y + timeline.height - 1);
+    } else {
+      expect(details.x, `details beside the timeline at ${width}px`).toBeGreaterThanOrEqual(timeline.x + timeline.width - 1);
+    }
+    // Step summaries have room to read: at least 30 characters of width, never "fi…".
+    const summary = page.getByTestId("step-summary").first();
+    const room = await summary.evaluate((el) => el.clientWidth / parseFloat(getComputedStyle(el).fontSize));
+    expect(room * 2, `step summary room at ${width}px (characters)`).toBeGreaterThanOrEqual(30);
+    await expectFits(page, `run page at ${width}px`);
+  }
+
+  // At 1440×900 the step list starts above the fold, with room for several rows (the waterfall is folded away until asked for).
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(taskUrl);
+  await expect(page.getByTestId("waterfall")).toHaveCount(0);
+  const list = (await page.getByTestId("timeline").boundingBox())!;
+  expect(list.y + 4 * 44, "the step list's first rows are above the fold at 1440×900").toBeLessThanOrEqual(900);
+  await page.getByLabel("Waterfall").check();
+  await expect(page).toHaveURL(/wf=1/);
+  await expect(page.getByTestId("waterfall")).toBeVisible();
+});
+
+test("during a live run the step pane follows the latest step until a step is picked, and can follow again", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // The budget scenario keeps working (up to its step budget): long enough to watch it live.
+  await launchGoalFromForm(page, { goal: "Examine every workspace entry and record what you find.", profile: "scripted-budget", stepBudget: 400 });
+  const following = page.getByTestId("step-following");
+  await expect(following).toBeVisible({ timeout: 60_000 });
+  const detail = page.getByTestId("step-detail");
+  const shown = detail.locator("span.font-mono").first();
+  const firstShown = await shown.innerText();
+  // It moves on with the run.
+  await expect(shown).not.toHaveText(firstShown, { timeout: 60_000 });
+  // A pick stops following: the picked step stays while the run goes on.
+  const pick = page.getByRole("list", { name: "Steps" }).getByRole("listitem").first();
+  const picked = await pick.getAttribute("data-step-id");
+  await pick.click();
+  await expect(page).toHaveURL(/step=run_/);
+  await expect(following).toBeHidden();
+  await expect(shown).toHaveText(picked!);
+  // And the way back.
+  await page.getByTestId("follow-live-step").click();
+  await expect(following).toBeVisible();
+  await expect(page).not.toHaveURL(/step=/);
+  const taskId = new URL(page.url()).pathname.split("/").pop();
+  expect((await page.request.post("/api/trpc/task.cancel", { data: { json: { taskId } } })).status()).toBe(200);
+});
+
+test("an escalation card with a long fact value stays inside its pane, its buttons in view", async ({ page, request }) => {
+  const long = `https://example.test/${"segment".repeat(60)}`;
+  const res = await request.post("/api/trpc/task.launch", {
+    data: { json: { goal: README_GOAL, profile: "scripted-loop", facts: { "notes:source": long, [`key:${"k".repeat(120)}`]: "short" } } },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  const taskId = ((await res.json()) as { result: { data: { json: { taskId: string } } } }).result.data.json.taskId;
+  await page.goto(`/tasks/${taskId}`);
+  await expect(page.getByTestId("escalation-banner")).toContainText("loop", { timeout: 60_000 });
+  await page.getByRole("link", { name: "Decide" }).click();
+  const card = page.getByTestId("context-card");
+  await expect(card.getByTestId("fact-editor")).toContainText("notes:source");
+  const escalationUrl = page.url();
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(escalationUrl);
+    await expect(card.getByTestId("fact-editor")).toContainText("notes:source");
+    expect(await widerThan(page, "section[aria-label='Context card']"), `card at ${width}px: wider than its pane`).toEqual([]);
+    for (const name of ["Add fact", "Mark dead end"]) {
+      const button = card.getByRole("button", { name, exact: true });
+      await button.scrollIntoViewIfNeeded();
+      const b = (await button.boundingBox())!;
+      expect(b.x, `${name} at ${width}px`).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width, `${name} at ${width}px: cut off`).toBeLessThanOrEqual(width);
+    }
+    await expectFits(page, `/escalations with a long fact at ${width}px`);
+  }
 });

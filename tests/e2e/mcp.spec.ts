@@ -6,7 +6,7 @@ import { expect, test } from "@playwright/test";
 
 test("an operator launches the mcp-audit demo and sees the MCP steps with their servers", async ({ page }) => {
   await page.goto("/tasks/new");
-  await page.getByLabel("Demo", { exact: true }).selectOption("mcp-audit");
+  await page.getByRole("radio", { name: /^MCP audit/ }).check();
   await page.getByLabel("Package limit").fill("20");
   await page.getByRole("button", { name: "Launch" }).click();
   await expect(page).toHaveURL(/\/tasks\/task_[0-9a-z]+$/);

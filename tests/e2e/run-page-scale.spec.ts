@@ -33,7 +33,8 @@ async function noHorizontalOverflow(page: Page) {
 }
 
 test("a long run filtered to its failed steps: open one, j/k move through the matches, the waterfall follows", async ({ page }) => {
-  await page.goto(`/tasks/${long.taskId}`);
+  // The waterfall is folded away by default (wf=1 shows it).
+  await page.goto(`/tasks/${long.taskId}?wf=1`);
   await expect(stepRows(page).first()).toBeVisible();
   await expect(page.getByTestId("match-count")).toContainText(`${long.steps} steps`);
 
@@ -202,7 +203,7 @@ for (const width of [1280, 1920]) {
     await expect(page.getByRole("columnheader", { name: "Duration" })).toBeInViewport();
     await page.screenshot({ path: testInfo.outputPath(`tasks-${width}.png`) });
 
-    await page.goto(`/tasks/${long.taskId}?step=${long.runIds[1]}:model-3`);
+    await page.goto(`/tasks/${long.taskId}?step=${long.runIds[1]}:model-3&wf=1`);
     await expect(page.getByTestId("step-detail")).toBeVisible();
     await expect(page.getByTestId("waterfall")).toBeVisible();
     await noHorizontalOverflow(page);

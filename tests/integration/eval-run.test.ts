@@ -206,6 +206,21 @@ describe("eval run", () => {
       for (const p of ["scripted", "scripted-sloppy"]) await expectIdentical(r.cells.filter((c) => c.caseKey === k && c.profile === p));
   }, 300_000);
 
+  it("a case the offline model has no procedure for fails its status check: the cell is a dead end saying a real provider is needed", async () => {
+    const goal = "Summarise the open pull requests of our repository and email the team.";
+    const evalRunId = await startEval(
+      suite("it-own-goal", [{ name: "own-goal", launch: { goal }, checks: [{ kind: "status", equals: "completed" }] }]),
+      ["scripted"],
+      1,
+      1,
+    );
+    await waitForEvalRun(evalRunId);
+    const r = await readEvalRunReport({ prisma: stack.db, evalRunId });
+    expect(r.cells.map((c) => [c.caseKey, c.status, c.taskStatus])).toEqual([["own-goal", "failed", "dead_end"]]);
+    const task = await stack.db.task.findUniqueOrThrow({ where: { id: r.cells[0]!.taskId! } });
+    expect(task.deadEndReason).toContain("needs a real model provider");
+  });
+
   it("prices five identical 150-package runs exactly the same", async () => {
     // The figure: five identical runs of the scripted model once cost $0.197–$0.267.
     const evalRunId = await startEval(suite("it-identical", [audit(150)]), ["scripted"], 5, 5);

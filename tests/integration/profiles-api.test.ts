@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
+import { recordMcpServerStart } from "../../server/db/mcp-server-repository.ts";
 import { OPENAI_EXAMPLE_PROFILE, seedDefaults, seedProfiles } from "../../server/db/seed.ts";
 import { launchTask } from "../../server/domain/launch-task.ts";
 import { resolveProvider } from "../../server/llm/provider.ts";
@@ -210,6 +211,142 @@ mcpServers:
   });
 });
 
+describe("profiles as code: what a team configures must hold", () => {
+  const unset = (label: string) => `LH_TEST_UNSET_${label}_${suffix.toUpperCase()}`;
+
+  it("warns about each reference it cannot resolve, naming the entry, the field and the variable or tool; a launch refuses in the same words", async () => {
+    const n = name("refs");
+    const tools = `tools-${suffix}`;
+    const envServer = `envs-${suffix}`;
+    // A server that started before and listed two tools (its health, as a start records it).
+    await admin.profile.applyDocument({ text: `mcpServers:\n  - name: ${tools}\n    transport: { type: stdio, command: node, args: [x.js] }\n` });
+    const server = await prisma.mcpServer.findUniqueOrThrow({ where: { name: tools } });
+    await recordMcpServerStart({
+      prisma,
+      name: tools,
+      version: server.version,
+      pid: 1,
+      serverInfo: null,
+      discoveredTools: [{ name: "read_graph" }, { name: "create_entities" }],
+    });
+    const text = `
+mcpServers:
+  - name: ${envServer}
+    transport: { type: stdio, command: node, args: [y.js], env: { API_TOKEN: { fromEnv: ${unset("TOKEN")} }, MODE: { value: ro } } }
+profiles:
+  - name: ${n}-key
+    model: m
+    baseUrl: http://127.0.0.1:9/v1
+    apiKeyEnv: ${unset("KEY")}
+    headers: { X-Team: "team \${${unset("HDR")}}" }
+  - name: ${n}-mcp
+    model: m
+    provider: scripted
+    mcpServers: [{ server: ${tools}, tools: [read_graph, delete_everything] }, { server: ${envServer} }]
+`;
+    const expected = [
+      `MCP server "${envServer}": transport.env.API_TOKEN: the environment variable ${unset("TOKEN")} is not set where Longhaul runs`,
+      `profile "${n}-key": apiKeyEnv: the environment variable ${unset("KEY")} is not set where Longhaul runs`,
+      `profile "${n}-key": headers.X-Team: the environment variable ${unset("HDR")} is not set where Longhaul runs`,
+      `profile "${n}-mcp": mcpServers[0].tools: the MCP server "${tools}" does not offer the tool "delete_everything" (it offers create_entities, read_graph)`,
+    ];
+    expect((await admin.profile.applyDocument({ text, dryRun: true })).warnings).toEqual(expected);
+    const applied = await admin.profile.applyDocument({ text });
+    expect(applied.warnings).toEqual(expected);
+    expect(await prisma.agentProfile.count({ where: { name: { startsWith: n } } })).toBe(2);
+
+    // A launch refuses while the variables stay unset, naming them; once set, it launches.
+    const started: string[] = [];
+    const portsWith = (variables: Record<string, string>) =>
+      prismaLaunchPorts({ prisma, sendRunStarted: async (e) => void started.push(e.taskId), tools: launchTools, defaultWorkspace: process.cwd(), variables });
+    const refused = await launchTask({ input: { goal: "Summarise README.md", profile: `${n}-key` }, actor: "profiles-op", ports: portsWith({}) }).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ code: "PRECONDITION_FAILED" });
+    expect((refused as Error).message).toContain(expected[1]);
+    expect((refused as Error).message).toContain(expected[2]);
+    expect((refused as Error).message).toContain("The launch is refused");
+    const mcpRefused = await launchTask({ input: { goal: "x", profile: `${n}-mcp` }, actor: "profiles-op", ports: portsWith({}) }).catch((e: unknown) => e);
+    expect((mcpRefused as Error).message).toContain(expected[0]);
+    expect(started).toEqual([]);
+    const ok = await launchTask({
+      input: { goal: "Summarise README.md", profile: `${n}-key` },
+      actor: "profiles-op",
+      ports: portsWith({ [unset("KEY")]: "k", [unset("HDR")]: "h" }),
+    });
+    expect(started).toEqual([ok.taskId]);
+  });
+
+  it("refuses an oversized field of a 10 MB document naming the entry, the field and the limit; a bad MCP server entry by its name", async () => {
+    const n = name("big");
+    const prompt = "x".repeat(100) + "\n";
+    const text = `profiles:\n  - name: ${n}\n    model: m\n    systemPrompt: |\n${("      " + prompt).repeat(100_000)}mcpServers:\n  - name: bad-${suffix}\n    transport: { type: stdio, command: "" }\n`;
+    expect(text.length).toBeGreaterThan(10_000_000);
+    const error = await refusal(admin.profile.applyDocument({ text }));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(error.message.split("\n")).toEqual([
+      `mcpServers[0] "bad-${suffix}": transport.command: must not be empty`,
+      `profiles[0] "${n}": systemPrompt: at most 20000 characters (got 10100000)`,
+    ]);
+    expect(await prisma.agentProfile.count({ where: { name: n } })).toBe(0);
+  });
+
+  it("a profile applied from a file is managed as code: the browser's edits are refused until detached; no change makes no version", async () => {
+    const n = name("code");
+    const server = `code-${suffix}`;
+    const text = `profiles:\n  - name: ${n}\n    model: m\n    systemPrompt: |\n      Be careful.\n      Keep the final newline.\nmcpServers:\n  - name: ${server}\n    transport: { type: stdio, command: node, args: [z.js] }\n`;
+    await admin.profile.applyDocument({ text, source: "ops/profiles.yaml" });
+    const got = await admin.profile.get({ name: n });
+    expect(got.spec.systemPrompt).toBe("Be careful.\nKeep the final newline.\n");
+    expect(got.managedAs).toMatchObject({ source: "ops/profiles.yaml", appliedBy: "profiles-admin" });
+    expect((await admin.profile.records()).find((p) => p.name === n)?.managedAs?.source).toBe("ops/profiles.yaml");
+
+    // Saved unchanged (as the browser sends it back): nothing changes, no version, no refusal.
+    const same = await admin.profile.update({ name: n, spec: got.spec });
+    expect(same.changes).toEqual([]);
+    expect(same.profile.version).toBe(got.version);
+    // A change is refused, saying where it is managed and the ways on; the egress fields and the MCP server too.
+    const refused = await refusal(admin.profile.update({ name: n, spec: { ...got.spec, stepBudget: 7 } }));
+    expect(refused.code).toBe("CONFLICT");
+    expect(refused.message).toContain(`profile "${n}" is managed as code (from the file ops/profiles.yaml, applied by profiles-admin at `);
+    expect(refused.message).toContain("change the file and apply it (npm run cli -- profiles apply), or detach it from the file first");
+    expect((await refusal(admin.profile.setEgress({ name: n, emailAllow: ["x.org"], httpAllow: [], onBreach: null }))).code).toBe("CONFLICT");
+    const serverSpec = { name: server, transport: { type: "stdio", command: "node", args: ["other.js"] } };
+    expect((await refusal(admin.mcpServer.upsert({ spec: serverSpec }))).message).toContain(`MCP server "${server}" is managed as code`);
+    expect((await admin.mcpServer.list()).find((x) => x.name === server)?.managedAs?.source).toBe("ops/profiles.yaml");
+    expect((await admin.profile.get({ name: n })).version).toBe(got.version);
+
+    // Detached on purpose: the browser may edit it; applying the file again manages it (and its content) as code again.
+    expect(await admin.profile.detach({ name: n })).toEqual({ name: n, detached: true, source: "ops/profiles.yaml" });
+    expect(await admin.profile.detach({ name: n })).toMatchObject({ detached: false });
+    const edited = await admin.profile.update({ name: n, spec: { ...got.spec, stepBudget: 7 } });
+    expect(edited.changes.map((c) => c.field)).toEqual(["stepBudget"]);
+    const back = await admin.profile.applyDocument({ text, source: "ops/profiles.yaml", dryRun: true });
+    expect(back.items.find((i) => i.name === n)).toMatchObject({ action: "update", changes: [{ field: "stepBudget", from: 7, to: 200 }] });
+    await admin.profile.applyDocument({ text, source: "ops/profiles.yaml" });
+    expect(await admin.profile.get({ name: n })).toMatchObject({ spec: { stepBudget: 200 }, managedAs: { source: "ops/profiles.yaml" } });
+  });
+
+  it("shows an MCP server's field diff as a profile's: the paths that change, stored → new", async () => {
+    const server = `diff-${suffix}`;
+    const doc = (arg: string, mode: string) =>
+      `mcpServers:\n  - name: ${server}\n    transport: { type: stdio, command: node, args: [${arg}], env: { MODE: { value: ${mode} } } }\n`;
+    const created = await admin.profile.applyDocument({ text: doc("a.js", "ro") });
+    expect(created.items[0]).toMatchObject({ kind: "mcpServer", action: "create" });
+    expect(created.items[0]!.changes).toContainEqual({ field: "transport.command", from: null, to: "node" });
+    const dry = await admin.profile.applyDocument({ text: doc("b.js", "rw"), dryRun: true });
+    expect(dry.items[0]).toMatchObject({
+      kind: "mcpServer",
+      action: "update",
+      changes: [
+        { field: "transport.args", from: ["a.js"], to: ["b.js"] },
+        { field: "transport.env.MODE.value", from: "ro", to: "rw" },
+      ],
+    });
+    expect((await admin.profile.applyDocument({ text: doc("a.js", "ro") })).items[0]).toMatchObject({ action: "unchanged", changes: [] });
+  });
+});
+
 describe("test connection", () => {
   it("names a closed port unreachable, a wrong key 401, an unknown model; ok with the right key and model", async () => {
     const closed = `http://127.0.0.1:${await freePort()}/v1`;
@@ -268,7 +405,13 @@ describe("the seeded OpenAI example (OPENAI_API_KEY set)", () => {
 
     // Launched by name: the task runs on the example's current version and its model.
     const started: { taskId: string; runId: string }[] = [];
-    const ports = prismaLaunchPorts({ prisma, sendRunStarted: async (e) => void started.push(e), tools: launchTools, defaultWorkspace: process.cwd() });
+    const ports = prismaLaunchPorts({
+      prisma,
+      sendRunStarted: async (e) => void started.push(e),
+      tools: launchTools,
+      defaultWorkspace: process.cwd(),
+      variables: env,
+    });
     const { taskId } = await launchTask({ input: { goal: "Summarise README.md", profile: name }, actor: "profiles-op", ports });
     expect(started.map((e) => e.taskId)).toEqual([taskId]);
     expect(await operator.task.get({ taskId })).toMatchObject({ profile: { name, model: "gpt-4.1-mini", version: example.version } });

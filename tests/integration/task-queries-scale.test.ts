@@ -5,6 +5,7 @@ import { taskSpend } from "../../server/db/run-repository.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
 import { getModelPromptOrThrow, listSteps, listTasks, searchSteps } from "../../server/db/task-queries.ts";
 import { decodeStepRows } from "../../components/tasks/step-rows.ts";
+import { buildSegments } from "../../components/tasks/step-filter.ts";
 import { profileIdOrThrow, seedLongTask, seedManyTasks, type SeededLongTask } from "../../scripts/lib/seed-ui.ts";
 
 const prisma = createPrismaClient(inject("databaseUrl"), { max: 4 });
@@ -138,9 +139,28 @@ describe("run page queries", () => {
     expect(rows.filter((r) => r.status === "failed")).toHaveLength(long.failedSteps);
     expect(rows.find((r) => r.kind === "model")!.costUsd).toBeGreaterThan(0);
     expect(rows.filter((r) => r.kind === "tool").every((r) => r.costUsd === 0)).toBe(true);
-    const some = await listSteps({ prisma, taskId: long.taskId, limit: 10 });
-    expect(decodeStepRows(some)).toHaveLength(10);
-    expect(some.truncated).toBe(true);
+    expect(listed.before).toBe(0);
+  });
+
+  it("a shorter list holds the newest steps, and says where they start in the whole list", async () => {
+    const whole = decodeStepRows(await listSteps({ prisma, taskId: long.taskId }));
+    const wholeSegments = buildSegments(whole);
+    // Tails that start in run 2 and in run 1 (600 steps: run 1 holds 360 of them), mid-segment and not.
+    for (const limit of [10, 100, 300, 590]) {
+      const some = await listSteps({ prisma, taskId: long.taskId, limit });
+      const rows = decodeStepRows(some);
+      expect(some.truncated).toBe(true);
+      expect(some.before).toBe(long.steps - limit);
+      expect(rows.map((r) => `${r.runId}:${r.stepId}`)).toEqual(whole.slice(-limit).map((r) => `${r.runId}:${r.stepId}`));
+      // The first listed step's segment: its number, the checkpoint it started from, and whether it started earlier.
+      const first = whole[long.steps - limit]!;
+      const seg = wholeSegments.find((g) => g.steps.includes(first))!;
+      expect(some.firstSegment).toEqual({ n: seg.n, fromReason: seg.fromReason, partial: seg.steps[0] !== first });
+      // Numbered with it, the tail's segments are the whole list's.
+      expect(buildSegments(rows, some).map((g) => g.key)).toEqual(
+        wholeSegments.filter((g) => g.steps.some((x) => rows.some((r) => r.runId === x.runId && r.stepId === x.stepId))).map((g) => g.key),
+      );
+    }
   });
 
   it("searches arguments and output text on the server", async () => {

@@ -1,89 +1,97 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { resetEnv } from "../../server/env.ts";
-import { createRunTraceEmitter, exportFinishedRuns, traceExportConfig } from "../../server/telemetry/export-run-trace.ts";
+import { exportRuns, recordBatch, traceExportConfig } from "../../server/telemetry/export-run-trace.ts";
 import { spanIdOf, traceIdOfRun } from "../../server/telemetry/run-trace.ts";
-import { startTraceExport, stopTraceExport } from "../../server/telemetry/trace-export.ts";
+import { createSpanPipeline } from "../../server/telemetry/span-pipeline.ts";
+import { startTraceExport, stopTraceExport, traceExportStats } from "../../server/telemetry/trace-export.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
-import { freePort } from "../support/ports.ts";
+import { attrsOf, plain, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from "../support/otlp-receiver.ts";
 
-// Traces out (issue 20) on the real pieces: a demo run that asks for approval and a resumed run,
-// driven by the app process and the executor process with the scripted model over HTTP, exported
-// with the OpenTelemetry JS SDK's OTLP/HTTP exporter (configured only by the standard OTEL_* variables)
-// to an OTLP/HTTP receiver this test starts, which decodes the JSON export.
+// Traces out on the real pieces: demo runs driven by the app process and the executor process with
+// the scripted model over HTTP, exported with the OpenTelemetry JS SDK (BatchSpanProcessor, OTLP/HTTP
+// exporter, configured only by the standard OTEL_* variables) to a real OTLP/HTTP receiver this test
+// starts — one that accepts, one that refuses then recovers, one that accepts and never answers, one
+// that holds every answer.
 
 const LIMIT = 3;
 // A GitHub token shape the egress scanner (secretlint's preset) detects; planted in rows the trace is made of.
 const SECRET = `ghp_${"wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"}`;
 
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: number | string;
-  doubleValue?: number;
-  boolValue?: boolean;
-}
-interface OtlpKeyValue {
-  key: string;
-  value: OtlpValue;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  attributes: OtlpKeyValue[];
-  events?: { name: string; timeUnixNano: string; attributes: OtlpKeyValue[] }[];
-  links?: { traceId: string; spanId: string; attributes: OtlpKeyValue[] }[];
-  status?: { code?: number; message?: string };
-}
-interface OtlpExport {
-  resourceSpans: { resource: { attributes: OtlpKeyValue[] }; scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[] }[];
-}
-
-const plain = (v: OtlpValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue));
-const attrsOf = (kvs: OtlpKeyValue[] = []) => Object.fromEntries(kvs.map((kv) => [kv.key, plain(kv.value)]));
-
-/** An OTLP/HTTP receiver on a free port: records the raw body and headers of every POST /v1/traces, answers 200 `{}`. */
-async function startOtlpReceiver() {
-  const requests: { path: string; headers: IncomingHttpHeaders; raw: string; body: OtlpExport }[] = [];
-  const server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", () => {
-      const body = JSON.parse(raw) as OtlpExport;
-      const answer = () => {
-        requests.push({ path: req.url ?? "", headers: req.headers, raw, body });
-        res.setHeader("content-type", "application/json");
-        res.end("{}");
-      };
-      answer();
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    spans: () => requests.flatMap((r) => r.body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans))),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 let stack: AgentStack;
 useAgentStack((started) => (stack = started));
-let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+const receivers: OtlpReceiver[] = [];
 const saved = { ...process.env };
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
+afterEach(async () => {
+  await stopTraceExport();
+  vi.restoreAllMocks();
 });
 afterAll(async () => {
   process.env = saved;
   resetEnv();
-  await receiver?.close();
+  for (const r of receivers) await r.close();
 });
+
+/** A receiver this file closes at the end. */
+async function receiverWith(...args: Parameters<typeof startOtlpReceiver>): Promise<OtlpReceiver> {
+  const r = await startOtlpReceiver(...args);
+  receivers.push(r);
+  return r;
+}
+
+/** Configures export to `receiver` through the standard variables only, as an operator would (`more` adds OTEL_* variables). */
+function exportTo(receiver: OtlpReceiver, more: Record<string, string> = {}): void {
+  for (const k of Object.keys(process.env)) if (k.startsWith("OTEL_")) delete process.env[k];
+  Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100", ...more });
+  resetEnv(); // server/env.ts parses process.env once
+}
+
+/** Runs of earlier tests (sharing the database) count as exported, so a pass here only sees this test's runs. */
+async function forgetEarlierRuns(): Promise<void> {
+  await stack.db.$executeRaw`INSERT INTO run_trace_export ("runId", "traceId", "claimedAt", "exportedAt")
+    SELECT r.id, md5(r.id), now(), now() FROM run r ON CONFLICT ("runId") DO UPDATE SET "exportedAt" = coalesce(run_trace_export."exportedAt", now())`;
+}
+
+/** Waits until the export of each run is closed (every span answered for); returns the span counts. */
+async function waitExported(runIds: string[], timeoutMs = 60_000): Promise<number[]> {
+  return waitFor(
+    `the export of ${runIds.join(", ")} to close`,
+    async () => {
+      const rows = await stack.db.runTraceExport.findMany({ where: { runId: { in: runIds }, exportedAt: { not: null } } });
+      return rows.length === runIds.length ? runIds.map((id) => rows.find((r) => r.runId === id)!.spans) : undefined;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
+/**
+ * The run's spans as the receiver stored them: each span id exactly once (a duplicate is named), `count`
+ * spans in all, one root (the run's derived span id), every other span's parent in the same trace.
+ */
+function expectWholeTraceOnce(receiver: OtlpReceiver, runId: string, count: number): OtlpSpan[] {
+  const trace = receiver.accepted().filter((s) => s.traceId === traceIdOfRun(runId));
+  const seen = new Map<string, number>();
+  for (const s of trace) seen.set(s.spanId, (seen.get(s.spanId) ?? 0) + 1);
+  const twice = trace.filter((s) => seen.get(s.spanId)! > 1).map((s) => s.name);
+  expect(twice, "spans the collector got more than once").toEqual([]);
+  expect(trace).toHaveLength(count);
+  expect(trace.filter((s) => !s.parentSpanId).map((s) => s.spanId)).toEqual([spanIdOf(runId, "run")]);
+  expect(trace.filter((s) => s.parentSpanId && !seen.has(s.parentSpanId)).map((s) => s.name)).toEqual([]);
+  return trace;
+}
+
+/** Lines the exporter logged (it writes `[traces] …` to stderr). */
+function traceLog(): () => string[] {
+  const lines: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
+    if (text.startsWith("[traces]")) lines.push(text.trim());
+    return (write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+  });
+  return () => lines;
+}
 
 describe("trace export", () => {
   it("is off unless an OTLP endpoint is configured", () => {
@@ -116,29 +124,31 @@ describe("trace export", () => {
     await stack.db.step.update({ where: { id: toolStep.id }, data: { summary: `read with token=${SECRET}` } });
 
     // Configured only through the standard variables, as an operator would.
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    process.env.OTEL_EXPORTER_OTLP_HEADERS = "x-api-key=trace-test-key";
-    process.env.OTEL_SERVICE_NAME = "longhaul-trace-test";
-    resetEnv(); // server/env.ts parses process.env once
+    const receiver = await receiverWith();
+    exportTo(receiver, { OTEL_EXPORTER_OTLP_HEADERS: "x-api-key=trace-test-key", OTEL_SERVICE_NAME: "longhaul-trace-test" });
     expect(traceExportConfig()).toEqual({ enabled: true, endpoint: `${receiver.url}/v1/traces` });
 
-    // Two exporters at once (two web replicas): each run is exported exactly once.
-    const [a, b] = [createRunTraceEmitter(), createRunTraceEmitter()];
-    const passes = await Promise.all([
-      exportFinishedRuns({ prisma: stack.db, emitter: a, taskId }),
-      exportFinishedRuns({ prisma: stack.db, emitter: b, taskId }),
-    ]);
-    expect(passes.flatMap((p) => p.failed)).toEqual([]);
-    expect(
-      passes
-        .flatMap((p) => p.exported)
-        .map((e) => e.runId)
-        .sort(),
-    ).toEqual([runId, resumedId].sort());
-    expect(await exportFinishedRuns({ prisma: stack.db, emitter: a, taskId })).toEqual({ exported: [], failed: [] });
-    await Promise.all([a.shutdown(), b.shutdown()]);
+    // Two exporting processes at once (two web replicas): passes of both over the same runs, until
+    // both runs are closed; each span reaches the collector once.
+    const replicas = ["replica-a", "replica-b"].map((owner) => ({
+      owner,
+      pipeline: createSpanPipeline({ scheduledDelayMillis: 50, onBatch: (spans, outcome, error) => recordBatch({ prisma: stack.db, spans, outcome, error }) }),
+    }));
+    await waitFor(
+      "both runs exported",
+      async () => {
+        await Promise.all(replicas.map((r) => exportRuns({ prisma: stack.db, pipeline: r.pipeline, owner: r.owner, taskId })));
+        await Promise.all(replicas.map((r) => r.pipeline.flush()));
+        return (await stack.db.runTraceExport.count({ where: { runId: { in: [runId, resumedId] }, exportedAt: { not: null } } })) === 2;
+      },
+      60_000,
+      100,
+    );
+    await Promise.all(replicas.map((r) => r.pipeline.shutdown()));
+    const owners = await stack.db.runTraceExport.findMany({ where: { runId: { in: [runId, resumedId] } } });
+    for (const row of owners) expectWholeTraceOnce(receiver, row.runId, row.spans);
+    expect(await stack.db.traceSpanExport.count({ where: { runId: { in: [runId, resumedId] } } })).toBe(0); // closed runs keep no span rows
 
-    expect(receiver.requests).toHaveLength(2); // one request per run
     for (const r of receiver.requests) {
       expect(r.path).toBe("/v1/traces");
       expect(r.headers["content-type"]).toMatch(/application\/json/);
@@ -150,7 +160,7 @@ describe("trace export", () => {
     }
     expect(receiver.requests.some((r) => r.raw.includes("[redacted: "))).toBe(true);
 
-    const spans = receiver.spans();
+    const spans = receiver.accepted();
     const byTrace = (id: string) => spans.filter((s) => s.traceId === traceIdOfRun(id));
     const rows = await stack.db.run.findMany({ where: { taskId }, include: { steps: true, modelCalls: true } });
 
@@ -243,60 +253,93 @@ describe("trace export", () => {
       "longhaul.side_effect.status": "committed",
       "longhaul.side_effect.repeats": 0,
     });
-
-    // The bookkeeping says so.
-    expect(await stack.db.runTraceExport.findMany({ where: { runId: { in: [runId, resumedId] } }, select: { exportedAt: true, attempts: true } })).toEqual([
-      { exportedAt: expect.any(Date), attempts: 1 },
-      { exportedAt: expect.any(Date), attempts: 1 },
-    ]);
   });
 
-  it("records a failed export and retries it after the claim's lease", async () => {
-    const { taskId } = await stack.launchDemo({ limit: 1 });
-    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${await freePort()}`; // nobody listens
-    delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
-    resetEnv();
-    const emitter = createRunTraceEmitter();
-    const pass = await exportFinishedRuns({ prisma: stack.db, emitter, taskId });
-    await emitter.shutdown();
-    expect(pass.exported).toEqual([]);
-    expect(pass.failed).toHaveLength(1);
-    const row = await stack.db.runTraceExport.findUniqueOrThrow({ where: { runId: pass.failed[0]!.runId } });
-    expect(row).toMatchObject({ exportedAt: null, attempts: 1, error: expect.any(String) });
-    // Inside the lease nobody takes it again; once expired, the next pass exports it.
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    resetEnv();
-    const again = createRunTraceEmitter();
-    expect((await exportFinishedRuns({ prisma: stack.db, emitter: again, taskId })).exported).toEqual([]);
-    await stack.db.runTraceExport.update({ where: { runId: row.runId }, data: { claimedAt: new Date(Date.now() - 61_000) } });
-    const retried = await exportFinishedRuns({ prisma: stack.db, emitter: again, taskId });
-    await again.shutdown();
-    expect(retried.exported.map((e) => e.runId)).toEqual([row.runId]);
-    expect(await stack.db.runTraceExport.findUniqueOrThrow({ where: { runId: row.runId } })).toMatchObject({
-      attempts: 2,
-      error: null,
-      exportedAt: expect.any(Date),
-    });
-  });
-
-  it("in a web process: a run that ends is exported soon after, woken by the change feed", async () => {
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    resetEnv();
-    receiver.requests.length = 0;
-    // Runs of the test files before this one (sharing the database) count as exported: the boot
-    // sweep would otherwise export all of them here (some of tens of thousands of steps) first.
-    await stack.db.$executeRaw`INSERT INTO run_trace_export ("runId", "traceId", "claimedAt", "exportedAt")
-      SELECT r.id, md5(r.id), now(), now() FROM run r ON CONFLICT ("runId") DO NOTHING`;
-    // The sweep interval is far away: only the change feed can wake the exporter in time.
+  it("shows a long run while it runs: each step's span once the step ends, the run's once the run ends", async () => {
+    const receiver = await receiverWith();
+    exportTo(receiver);
+    await forgetEarlierRuns();
+    // The model holds its third answer for 30 s: the run is running meanwhile, with steps already ended.
+    await stack.armFaults({ kind: "stall", skip: 2, stallMs: 30_000, phase: "before_headers" });
+    let runId = "";
+    // What the database said about the run when each request of its trace arrived.
+    const arrivals: { runStatus: string; names: string[] }[] = [];
+    receiver.onRequest = async (spans) => {
+      const mine = spans.filter((s) => runId && s.traceId === traceIdOfRun(runId));
+      if (mine.length) arrivals.push({ runStatus: (await stack.db.run.findUniqueOrThrow({ where: { id: runId } })).status, names: mine.map((s) => s.name) });
+    };
+    // Only the change feed wakes the exporter in time: the sweep is an hour away.
     expect(startTraceExport({ intervalMs: 3_600_000 })).toBe(true);
-    try {
-      const { taskId, runId } = await stack.launchDemo({ limit: 1 });
-      expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
-      await waitFor(`the trace of ${runId} to arrive`, () => receiver.spans().some((s) => s.traceId === traceIdOfRun(runId) && !s.parentSpanId), 30_000, 100);
-      expect(await stack.db.runTraceExport.findUniqueOrThrow({ where: { runId } })).toMatchObject({ exportedAt: expect.any(Date), attempts: 1 });
-    } finally {
-      await stopTraceExport();
-    }
+    const launched = await stack.launchDemo({ limit: LIMIT });
+    runId = launched.runId;
+    const early = await waitFor("a span of the run while it runs", () => arrivals.find((a) => a.runStatus === "running"), 45_000, 100);
+    expect(early.names.some((n) => n.startsWith("step ") || n.startsWith("execute_tool "))).toBe(true);
+    expect(early.names.some((n) => n.startsWith("invoke_agent"))).toBe(false);
+
+    expect(await stack.waitForTaskStatus(launched.taskId)).toBe("completed");
+    const [count] = await waitExported([runId]);
+    expectWholeTraceOnce(receiver, runId, count!);
+    const root = arrivals.find((a) => a.names.some((n) => n.startsWith("invoke_agent")));
+    expect(root?.runStatus).toBe("completed");
+    receiver.onRequest = undefined;
+  });
+
+  it("a collector that refuses (HTTP 500) and then recovers gets every span once, after a logged back-off", async () => {
+    const receiver = await receiverWith((n) => (n < 3 ? { kind: "fail", status: 500 } : { kind: "accept" }));
+    // Small requests: a run's spans take several, so some fail and others do not.
+    exportTo(receiver, { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "4" });
+    await forgetEarlierRuns();
+    const log = traceLog();
+    expect(startTraceExport({ intervalMs: 1_000 })).toBe(true);
+    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    const [count] = await waitExported([runId]);
+    expect(receiver.requests.filter((r) => r.action === "fail")).toHaveLength(3);
+    expectWholeTraceOnce(receiver, runId, count!);
+    expect(log().filter((l) => /export of \d+ span\(s\) to .* failed/.test(l))).toHaveLength(1); // one line per streak
+    expect(log().some((l) => l.includes("works again"))).toBe(true);
+    expect((await stack.db.runTraceExport.findUniqueOrThrow({ where: { runId } })).attempts).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a collector that accepted a request and timed out on the answer never gets those spans again", async () => {
+    // The first request is stored and never answered; the exporter gives up on it after 1 s.
+    const receiver = await receiverWith((n) => (n === 0 ? { kind: "accept_then_hang" } : { kind: "accept" }));
+    exportTo(receiver, { OTEL_EXPORTER_OTLP_TIMEOUT: "1000" });
+    await forgetEarlierRuns();
+    const log = traceLog();
+    expect(startTraceExport({ intervalMs: 1_000 })).toBe(true);
+    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    // Long enough for a claim's lease to expire: an exporter that sends again would have by then.
+    const [count] = await waitExported([runId], 120_000);
+    expect(receiver.requests[0]?.action).toBe("accept_then_hang");
+    expectWholeTraceOnce(receiver, runId, count!);
+    expect(log().some((l) => l.includes("did not answer within the export timeout"))).toBe(true);
+    expect(traceExportStats()).toMatchObject({ unconfirmed: expect.any(Number) });
+    expect(traceExportStats()!.unconfirmed).toBeGreaterThan(0);
+  });
+
+  it("a slow collector holds nothing up: the queue stays bounded, what does not fit is dropped, counted and logged, then sent", async () => {
+    // Every answer is held until the test releases the receiver.
+    const receiver = await receiverWith(() => ({ kind: "hold" }));
+    exportTo(receiver, { OTEL_BSP_MAX_QUEUE_SIZE: "6", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "3", OTEL_EXPORTER_OTLP_TIMEOUT: "600000" });
+    await forgetEarlierRuns();
+    const log = traceLog();
+    expect(startTraceExport({ intervalMs: 1_000 })).toBe(true);
+    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    // The run goes on to the end while the collector answers nothing.
+    expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
+    const stats = await waitFor("spans dropped from the full queue", () => {
+      const s = traceExportStats();
+      return s && s.dropped > 0 ? s : undefined;
+    });
+    expect(stats.sent).toBe(0);
+    // Queued at most 6, plus the requests the collector holds (one batch of 3 each).
+    expect(stats.pending).toBeLessThanOrEqual(6 + 3 * receiver.requests.length);
+    expect(log().filter((l) => l.includes("the export queue is full (OTEL_BSP_MAX_QUEUE_SIZE=6)"))).toHaveLength(1);
+
+    receiver.release();
+    const [count] = await waitExported([runId]);
+    expectWholeTraceOnce(receiver, runId, count!);
   });
 });

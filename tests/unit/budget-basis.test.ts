@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { historyCeilingNote, parseBudgetBasis, type BudgetBasis } from "../../server/domain/budget-from-history.ts";
+import { budgetsFromHistory, historyCeilingNote, parseBudgetBasis, suggestBudgets, type BudgetBasis } from "../../server/domain/budget-from-history.ts";
 
 // Task.budgetBasis (issue 17, "a ceiling derived from history says so"): the stored JSON read back,
 // and the sentence a budget escalation adds for a ceiling that came from history.
@@ -38,5 +38,18 @@ describe("historyCeilingNote", () => {
   it("says nothing for a ceiling the operator chose, or without a basis", () => {
     expect(historyCeilingNote({ kind: "tokens", used: 150_000, limit: 150_000 }, basis)).toBeNull();
     expect(historyCeilingNote({ kind: "steps", used: 46, limit: 46 }, null)).toBeNull();
+  });
+});
+
+describe("budgets from history with nothing to go on", () => {
+  it("suggests no token or dollar ceiling from runs that recorded none (a budget of 0 would refuse the launch)", () => {
+    const s = suggestBudgets({
+      history: [4, 6, 10].map((steps) => ({ steps, tokens: 0, costUsd: 0 })),
+      fallback: { stepBudget: 40, tokenBudget: null, costBudgetUsd: null },
+    });
+    expect([s.basis, s.stepBudget, s.tokenBudget, s.costBudgetUsd]).toEqual(["history", 12, null, null]);
+    const { budgets, ceilings } = budgetsFromHistory(s, {});
+    expect(budgets).toEqual({ stepBudget: 12 });
+    expect(ceilings).toEqual(["steps"]);
   });
 });

@@ -28,12 +28,23 @@ describe("findMissingDocPaths", () => {
       "server/agent/model-step.ts": "",
       "docs/A.md":
         "See [the steps](../server/agent/model-step.ts) and `server/agent/*-step.ts`.\n" +
-        "Not paths: `/admin`, `longhaul/run.started`, `@prisma/client`, `inngest/node`, `server/api/routers/<entity>.ts`, `licenses.csv`, `.data/cli-token`, `../../shared/docs/STACK.md` (outside the repository).\n" +
+        "Not paths: `/admin`, `longhaul/run.started`, `@prisma/client`, `inngest/node`, `server/api/routers/<entity>.ts`, `licenses.csv`, `.data/cli-token`.\n" +
         "Gone: [x](../server/agent/gone.ts) and `server/db/*-nothing.ts`.\n",
     });
     expect(findMissingDocPaths(root, ["docs/A.md"])).toEqual([
       { doc: "docs/A.md", line: 3, path: "server/db/*-nothing.ts" },
       { doc: "docs/A.md", line: 3, path: "../server/agent/gone.ts" },
+    ]);
+  });
+
+  it("reports a reference that leads out of the repository, and a bare document name that resolves nowhere", () => {
+    const root = repo({
+      "docs/STACK.md": "",
+      "README.md": "Pitfalls: `STACK.md` and [the stack](docs/STACK.md).\nDesign: `../shared/docs/ARCHITECTURE.md`, `ARCHITECTURE.md`.\n",
+    });
+    expect(findMissingDocPaths(root, ["README.md"])).toEqual([
+      { doc: "README.md", line: 2, path: "../shared/docs/ARCHITECTURE.md" },
+      { doc: "README.md", line: 2, path: "ARCHITECTURE.md" },
     ]);
   });
 

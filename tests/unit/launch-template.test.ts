@@ -7,6 +7,7 @@ import {
   templateHistory,
   templateLaunchFromEvalCase,
   templateLaunchFromTask,
+  templateLaunchWithHistory,
   templateNameSchema,
 } from "../../server/domain/launch-template.ts";
 
@@ -94,5 +95,32 @@ describe("budgets from a template's history", () => {
 
   it("has no figures at all without history", () => {
     expect(templateHistory([], fallback)).toMatchObject({ samples: 0, stepsP50: null, costP90Usd: null, stepBudget: 40 });
+  });
+
+  // steps [13, 14, 15, 17] as in a run of a template: p90 = 15 + 0.7·2 = 16.4 → ceil(20.5) = 21.
+  const history = templateHistory(
+    [13, 14, 15, 17].map((s) => ({ steps: s, tokens: s * 1000, costUsd: s / 1000 })),
+    { stepBudget: 200, tokenBudget: null, costBudgetUsd: null },
+  );
+  const launch = { demo: { kind: "mcp-audit", limit: 2 }, profile: "mcp-audit", stepBudget: 200 };
+
+  it("applies the history's budgets when the overrides hold untouched fields as undefined (as the form and the CLI send them)", () => {
+    const untouched = { stepBudget: undefined, tokenBudget: undefined, costBudgetUsd: undefined, launchKey: "launch-key-1" };
+    const { input, budgetBasis } = templateLaunchWithHistory({ name: "weekly", launch, history, overrides: untouched });
+    expect([input.stepBudget, input.tokenBudget, input.costBudgetUsd, input.launchKey]).toEqual([21, 20500, 0.0205, "launch-key-1"]);
+    expect(budgetBasis).toMatchObject({ source: "template", name: "weekly", samples: 4, stepsP90: 16.4, ceilings: ["steps", "tokens", "cost"] });
+  });
+
+  it("lets an explicit override win, and records only the ceilings that came from history", () => {
+    const { input, budgetBasis } = templateLaunchWithHistory({ name: "weekly", launch, history, overrides: { stepBudget: 300, costBudgetUsd: undefined } });
+    expect([input.stepBudget, input.tokenBudget, input.costBudgetUsd]).toEqual([300, 20500, 0.0205]);
+    expect(budgetBasis?.ceilings).toEqual(["tokens", "cost"]);
+  });
+
+  it("keeps the template's budgets without enough history, and records no basis", () => {
+    const few = templateHistory([{ steps: 5, tokens: 10, costUsd: 0.001 }], { stepBudget: 200, tokenBudget: null, costBudgetUsd: null });
+    const { input, budgetBasis } = templateLaunchWithHistory({ name: "weekly", launch, history: few, overrides: { stepBudget: undefined } });
+    expect(input.stepBudget).toBe(200);
+    expect(budgetBasis).toBeNull();
   });
 });

@@ -227,7 +227,36 @@ describe("the competent agent's decisions", () => {
     expect(decideNextAction("scripted", m)).toEqual(decideNextAction("scripted", structuredClone(m)));
   });
 
-  it("looks around and finishes for a goal it has no plan for", () => {
+  it("declares a dead end at once for a goal it has no procedure for, saying a real provider is needed", () => {
+    for (const goal of ["Say hello, then finish.", "Summarise the open pull requests and email the team."]) {
+      const calls = decide(taskMessages(goal));
+      expect(calls.map((c) => c.name)).toEqual(["declare_dead_end"]);
+      const reason = (calls[0]!.args as { reason: string }).reason;
+      expect(reason).toContain(`no procedure for the goal "${goal}"`);
+      expect(reason).toContain("only plays Longhaul's demos and scenarios");
+      expect(reason).toContain("needs a real model provider");
+    }
+    // The same from the MCP demo's agent and the exfiltration scenario, which have nothing to play either.
+    expect(decide(taskMessages("Say hello, then finish."), "scripted-mcp-audit").map((c) => c.name)).toEqual(["declare_dead_end"]);
+  });
+
+  it("ends the README goal as a dead end, saying why, when the workspace has no README", () => {
+    let m = taskMessages("Find out what this project is from the README in the workspace, record what it is as a fact, then finish.");
+    expect(decide(m)).toEqual([{ name: "list_files", args: { path: ".", offset: 0 } }]);
+    m = turn(m, 1, [{ name: "list_files", args: { path: "." }, result: { path: ".", entries: [{ name: "src", type: "dir" }], total: 1, nextOffset: null } }]);
+    m = turn(m, 2, [
+      {
+        name: "record_fact",
+        args: { key: "workspace:entries", value: { count: 1, sample: ["src/"] } },
+        result: { key: "workspace:entries", recorded: true, previous: null },
+      },
+    ]);
+    const end = decide(m);
+    expect(end.map((c) => c.name)).toEqual(["declare_dead_end"]);
+    expect((end[0]!.args as { reason: string }).reason).toBe("The goal asks what the project is from its README, but the workspace (1 entries) has no README.");
+  });
+
+  it("answers the README goal: lists, reads the README, records what the project is and finishes with it", () => {
     let m = taskMessages("Summarise what this project is about.");
     expect(decide(m)).toEqual([{ name: "list_files", args: { path: ".", offset: 0 } }]);
     m = turn(m, 1, [
@@ -272,7 +301,7 @@ describe("the competent agent's decisions", () => {
     const end = decide(m);
     expect(end).toHaveLength(1);
     expect(end[0]!.name).toBe("finish");
-    expect((end[0]!.args as { result: string }).result).toContain('The workspace has 2 entries; its README starts with "Longhaul"');
+    expect((end[0]!.args as { result: string }).result).toBe('The project is "Longhaul" (the first line of its README); the workspace has 2 entries.');
   });
 });
 
@@ -315,7 +344,7 @@ describe("the generic agent after a segment cut", () => {
       step(3, "record_fact", { key: "workspace:readme", value: "Longhaul" }, { key: "workspace:readme", recorded: true, previous: null }),
     ]);
     const result = finishText(decide(m));
-    expect(result).toContain('The workspace has 3 entries; its README starts with "Longhaul"');
+    expect(result).toBe('The project is "Longhaul" (the first line of its README); the workspace has 3 entries.');
     expect(result).not.toContain("0 entries");
   });
 
@@ -352,7 +381,7 @@ describe("the generic agent after a segment cut", () => {
     const done = turn(after, 5, [
       { name: "record_fact", args: { key: "workspace:readme", value: "Longhaul" }, result: { key: "workspace:readme", recorded: true, previous: null } },
     ]);
-    expect(finishText(decide(done))).toContain('The workspace has 3 entries; its README starts with "Longhaul"');
+    expect(finishText(decide(done))).toBe('The project is "Longhaul" (the first line of its README); the workspace has 3 entries.');
   });
 });
 

@@ -108,6 +108,25 @@ describe("segments and timeline rows", () => {
     const run2 = timelineItems(segs, { runId: "r2", collapsed: new Set(), matches: () => true, filtering: false, runCount: 2 });
     expect(run2.map((i) => (i.type === "step" ? `${i.step.stepId}@${i.position}` : i.type))).toEqual(["segment", "model-2@7"]);
   });
+
+  it("a list of the newest steps numbers its segments and positions as the whole list does", () => {
+    // The whole list's tail from model-1 on: the server says 3 steps come before it, in segment 2 (from an interval checkpoint), which started before.
+    const tail = steps.slice(3);
+    const window = { before: 3, firstSegment: { n: 2, fromReason: "interval", partial: false } };
+    const whole = buildSegments(steps);
+    const part = buildSegments(tail, window);
+    expect(part.map((s) => [s.key, s.fromReason, s.steps.length])).toEqual(whole.slice(1).map((s) => [s.key, s.fromReason, s.steps.length]));
+    const items = (segs: typeof whole, before?: number) =>
+      timelineItems(segs, { runId: null, collapsed: new Set(), matches: () => true, filtering: false, runCount: 2, before })
+        .filter((i) => i.type === "step")
+        .map((i) => (i.type === "step" ? `${i.step.stepId}@${i.position}` : ""));
+    expect(items(part, window.before)).toEqual(items(whole).slice(3));
+    // A list that starts mid-segment says so on that segment.
+    expect(buildSegments(steps.slice(4), { before: 4, firstSegment: { n: 2, fromReason: "interval", partial: true } })[0]).toMatchObject({
+      key: "r1#2",
+      partial: true,
+    });
+  });
 });
 
 describe("waterfall data", () => {

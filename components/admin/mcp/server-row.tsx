@@ -1,5 +1,6 @@
 "use client";
 
+import { describeCodeSource } from "@/lib/contracts/code-managed.ts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
@@ -41,6 +42,11 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
         <span className="text-xs text-zinc-600">{transportText(server)}</span>
       </div>
       {server.spec.description && <p className="text-xs text-zinc-600">{server.spec.description}</p>}
+      {server.managedAs && (
+        <p className="text-xs text-sky-900" data-testid="mcp-managed-as-code">
+          Managed as code ({describeCodeSource(server.managedAs.source)}): change it there, tool overrides included; an update or override here is refused.
+        </p>
+      )}
       <p className="text-xs text-zinc-600" data-testid="mcp-health">
         Last started <When date={h.lastStartedAt} />
         {server.spec.transport.type === "stdio" ? (h.lastPid ? ` · running, pid ${h.lastPid}` : h.lastStartedAt ? " · not running" : "") : ""}

@@ -24,7 +24,8 @@ export function DecisionFields({ e, form, open }: { e: EscalationCard; form: Dec
     <fieldset
       disabled={!open || busy}
       aria-busy={busy}
-      className="space-y-3 border-t border-zinc-200 pt-4 disabled:opacity-60"
+      // min-w-0: a fieldset is otherwise at least as wide as its widest line (a long fact value), wider than the pane.
+      className="min-w-0 space-y-3 border-t border-zinc-200 pt-4 disabled:opacity-60"
       aria-describedby={!open ? "decided-note" : undefined}
     >
       <legend className="sr-only">Decision</legend>

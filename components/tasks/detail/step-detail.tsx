@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc.tsx";
 import { JsonView } from "@/components/ui/json-view.tsx";
 import { compactNumber, durationMs, usd } from "../format.ts";
@@ -25,17 +25,48 @@ export function StepDetail({
   selectedKey,
   onShowWorkingSet,
   forkFrom,
+  follow,
 }: {
   taskId: string;
   createdBy: string;
   selectedKey: string | null;
   onShowWorkingSet: () => void;
   forkFrom: ForkPoint | null;
+  /**
+   * While the run is live: `following` — the pane shows the run's latest step (`selectedKey`), not
+   * one the user picked; `onFollow` — go back to following (after the user picked a step).
+   */
+  follow?: { following: boolean; onFollow: () => void };
 }) {
   const trpc = useTRPC();
   const [runId, stepId] = selectedKey ? [selectedKey.slice(0, selectedKey.indexOf(":")), selectedKey.slice(selectedKey.indexOf(":") + 1)] : ["", ""];
-  const step = useQuery({ ...trpc.task.step.queryOptions({ runId, stepId }), enabled: !!selectedKey });
-  if (!selectedKey) return <p className="text-sm text-zinc-500">Select a step on the timeline to see its arguments, output, tokens and attempts.</p>;
+  const following = follow?.following ?? false;
+  const step = useQuery({
+    ...trpc.task.step.queryOptions({ runId, stepId }),
+    enabled: !!selectedKey,
+    // Following a live run, the pane keeps the previous step until the next one is in (no flash of a skeleton per step).
+    placeholderData: following ? keepPreviousData : undefined,
+  });
+  const followLine = follow ? (
+    following ? (
+      <p className="rounded border border-sky-200 bg-sky-50 px-2 py-1 text-xs text-sky-900" role="status" data-testid="step-following">
+        Following the live step: this pane shows each new step as the run takes it. Pick a step on the timeline to stop.
+      </p>
+    ) : (
+      <button type="button" className="text-xs font-medium text-sky-800 underline" data-testid="follow-live-step" onClick={follow.onFollow}>
+        Follow the live step
+      </button>
+    )
+  ) : null;
+  if (!selectedKey)
+    return (
+      <div className="space-y-2">
+        {followLine}
+        <p className="text-sm text-zinc-500">
+          {following ? "Waiting for the run's first step." : "Select a step on the timeline to see its arguments, output, tokens and attempts."}
+        </p>
+      </div>
+    );
   if (step.isError)
     return (
       <p role="alert" className="text-sm text-red-800">
@@ -50,6 +81,7 @@ export function StepDetail({
   const costUsd = s.modelCalls.reduce((sum, m) => sum + m.costUsd, 0);
   return (
     <div className="space-y-4" data-testid="step-detail">
+      {followLine}
       <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1 text-sm">
         <span className="font-mono font-medium">{s.stepId}</span>
         <span className="text-zinc-600">

@@ -4,9 +4,12 @@ import type { ReactNode } from "react";
 import type { LaunchFormState } from "./use-launch-form.ts";
 import { field, label } from "./styles.ts";
 import { LaunchEstimate } from "./launch-estimate.tsx";
+import { profileOptionLabel } from "./profile-summary.ts";
 
 /**
- * The agent profile and the three budgets (steps; optional tokens and US dollars — empty = the
+ * The agent profile — each choice with what it is (profileOptionLabel), the chosen one's whole
+ * description, and for an offline scripted profile with a goal of one's own a note that it will end
+ * as a dead end — and the three budgets (steps; optional tokens and US dollars — empty = the
  * profile's, shown as the placeholder). A budget holding the template's suggestion from history
  * says so under it. Below them, for a launch not from a template, what similar tasks cost (LaunchEstimate).
  */
@@ -23,11 +26,20 @@ export function BudgetFields({ f }: { f: LaunchFormState }) {
           <select id="profile" name="profile" className={field} value={f.profile} disabled={f.fromTemplate} onChange={(e) => f.chooseProfile(e.target.value)}>
             {f.profiles.map((p) => (
               <option key={p.id} value={p.name}>
-                {p.name} — {p.model === "scripted" || p.model.startsWith("scripted-") ? "offline scripted model" : p.model}
+                {profileOptionLabel(p)}
               </option>
             ))}
           </select>
-          {selected && <p className="mt-1 text-xs text-zinc-500">{selected.description}</p>}
+          {/* The profile's description, from the first render on (the slot is kept while the list loads, so nothing jumps). */}
+          <p className="mt-1 min-h-8 text-xs text-zinc-500" data-testid="profile-description">
+            {selected ? selected.description || `Model ${selected.model}.` : "Loading the profiles…"}
+          </p>
+          {selected?.provider === "scripted" && f.mode === "goal" && !f.fromTemplate && (
+            <p className="mt-1 text-xs text-amber-800" role="note" data-testid="offline-goal-note">
+              The offline scripted model plays only Longhaul&apos;s demos and scenarios. A goal of your own ends as a dead end saying it needs a real model
+              provider: pick a profile with one for it.
+            </p>
+          )}
         </div>
         <BudgetField
           id="stepBudget"

@@ -5,22 +5,46 @@ import { MAX_GOAL_CHARS } from "@/lib/contracts/limits.ts";
 import type { LaunchFormState } from "./use-launch-form.ts";
 import { field, label } from "./styles.ts";
 
-/** What the agent should do: the demo (kind, package limit) or a goal of one's own, with its counter. Fixed when launching from a template. */
+/**
+ * What the agent should do, chosen once: one of the demos (then its package limit) or a goal of
+ * one's own (with its counter). Fixed when launching from a template.
+ */
 export function TaskFields({ f }: { f: LaunchFormState }) {
   const { demo, v } = f;
+  const demos = f.demos.length > 0 ? f.demos : [{ kind: f.demoKind, title: "Demo: license audit", description: "" }];
+  const choices = [
+    ...demos.map((d) => ({
+      key: d.kind,
+      title: d.title,
+      description: d.description,
+      checked: f.mode === "demo" && f.demoKind === d.kind,
+      pick: () => {
+        f.setMode("demo");
+        f.setDemoKind(d.kind);
+      },
+    })),
+    {
+      key: "goal",
+      title: "A goal of my own",
+      description: "Say what to do in your own words; the agent works in the workspace below.",
+      checked: f.mode === "goal",
+      pick: () => f.setMode("goal"),
+    },
+  ];
   return (
     <fieldset disabled={f.fromTemplate} className="space-y-6 disabled:opacity-70">
       <fieldset>
         <legend className={label}>What should the agent do?</legend>
-        <div className="mt-2 grid grid-cols-2 gap-3">
-          {(["demo", "goal"] as const).map((m) => (
+        {/* One choice, asked once: each demo is its own card beside "A goal of my own" (no second "Demo" picker). */}
+        <div className="mt-2 grid gap-3 sm:grid-cols-[repeat(auto-fit,minmax(13rem,1fr))]">
+          {choices.map((c) => (
             <label
-              key={m}
-              className={cn("cursor-pointer rounded-md border p-3 text-sm", f.mode === m ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}
+              key={c.key}
+              className={cn("cursor-pointer rounded-md border p-3 text-sm", c.checked ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}
             >
-              <input type="radio" name="mode" value={m} checked={f.mode === m} onChange={() => f.setMode(m)} className="mr-2" />
-              {m === "demo" ? (demo?.title ?? "Demo: license audit") : "A goal of my own"}
-              {m === "demo" && <span className="mt-1 block text-xs text-zinc-500">{demo?.description}</span>}
+              <input type="radio" name="mode" value={c.key} checked={c.checked} onChange={c.pick} className="mr-2" />
+              {c.title}
+              <span className="mt-1 block text-xs text-zinc-500">{c.description}</span>
             </label>
           ))}
         </div>
@@ -28,20 +52,6 @@ export function TaskFields({ f }: { f: LaunchFormState }) {
 
       {f.mode === "demo" ? (
         <div>
-          {f.demos.length > 1 && (
-            <div className="mb-4">
-              <label htmlFor="demo-kind" className={label}>
-                Demo
-              </label>
-              <select id="demo-kind" className={field} value={f.demoKind} onChange={(e) => f.setDemoKind(e.target.value as typeof f.demoKind)}>
-                {f.demos.map((d) => (
-                  <option key={d.kind} value={d.kind}>
-                    {d.title}
-                  </option>
-                ))}
-              </select>
-            </div>
-          )}
           <label htmlFor="limit" className={label}>
             Package limit
           </label>

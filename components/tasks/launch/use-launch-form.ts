@@ -118,7 +118,11 @@ export function useLaunchForm() {
   });
 
   const v = validateLaunch({ mode, limit, goal, factsText, ...budgets });
-  const selected = profiles.data?.find((p) => p.name === profile);
+  // The profile the form launches with, and shows: the one chosen, or — when that is not (or no
+  // longer) a profile, such as the default "scripted" on an install without it — the first listed,
+  // the one the select then shows, so its description and budgets show from the start.
+  const selected = profiles.data?.find((p) => p.name === profile) ?? profiles.data?.[0];
+  const launchProfile = selected?.name ?? profile;
   const demoBudget = demo && Number.isInteger(v.limitNumber) && v.limitNumber >= 1 ? demoStepBudget(v.limitNumber) : null;
   const defaultBudget = mode === "demo" && demoBudget !== null ? Math.max(selected?.stepBudget ?? 0, demoBudget) : selected?.stepBudget;
   const profileRequiresApproval = selected?.requireApproval === true;
@@ -147,7 +151,7 @@ export function useLaunchForm() {
     }
     launch.mutate({
       ...(mode === "demo" ? { demo: { kind: demo?.kind ?? "license-audit", limit: v.limitNumber } } : { goal: goal.trim() }),
-      profile,
+      profile: launchProfile,
       stepBudget: v.budgetNumber,
       tokenBudget: v.tokenNumber,
       costBudgetUsd: v.costNumber,
@@ -171,7 +175,7 @@ export function useLaunchForm() {
     setLimit,
     goal,
     setGoal,
-    profile,
+    profile: launchProfile,
     chooseProfile: (name: string) => {
       setProfile(name);
       setApprovalChoice(null);

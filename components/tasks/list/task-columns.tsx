@@ -55,10 +55,15 @@ function Duration({ row }: { row: TaskRow }) {
     <span
       className="inline-flex flex-col tabular-nums"
       data-testid="task-duration"
+      suppressHydrationWarning
       title={clock.waitingMs > 0 ? `${active} active · ${waiting} waiting for a human${clock.waiting ? " (now)" : ""}` : `${active} active`}
     >
-      <span>{active}</span>
-      {clock.waitingMs > 0 && <span className="text-xs text-zinc-500">+{waiting} wait</span>}
+      <span suppressHydrationWarning>{active}</span>
+      {clock.waitingMs > 0 && (
+        <span className="text-xs text-zinc-500" suppressHydrationWarning>
+          +{waiting} wait
+        </span>
+      )}
     </span>
   );
 }

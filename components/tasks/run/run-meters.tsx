@@ -78,14 +78,14 @@ export function RunMeters({ task: t, lastStep, offline }: { task: RunTask; lastS
       <Meter
         label="Active time"
         value={
-          <span data-testid="duration-active" data-ticking={clock.running ? "true" : "false"}>
+          <span data-testid="duration-active" data-ticking={clock.running ? "true" : "false"} suppressHydrationWarning>
             {t.startedAt ? durationMs(clock.activeMs) : "—"}
           </span>
         }
         detail={
           <>
             {clock.waitingMs > 0 && (
-              <span className="block" data-testid="duration-waiting">
+              <span className="block" data-testid="duration-waiting" suppressHydrationWarning>
                 {durationMs(clock.waitingMs)} waiting for a human{clock.waiting ? " (now)" : ""}
               </span>
             )}

@@ -1,6 +1,7 @@
 "use client";
 
 import dynamic from "next/dynamic";
+import { useHydrated } from "@/components/ui/use-hydrated.ts";
 import { RunOverview } from "../run-overview.tsx";
 import { RunSwitcher } from "../run-switcher.tsx";
 import { StepFilterBar } from "../step-filter-bar.tsx";
@@ -23,22 +24,29 @@ export function RunTimelineSection({
   m,
   params,
   loading,
-  truncated,
+  moreComing,
   status,
 }: {
   m: TimelineModel;
   params: RunParams;
   loading: boolean;
-  truncated: boolean;
+  /** Only the newest steps are in yet (use-run-queries.ts FIRST_STEPS). */
+  moreComing: boolean;
   /** The task's status when known (says why a queued task has no steps). */
   status: string | undefined;
 }) {
   const { filter, selectedKey, showWaterfall, setParams } = params;
+  // The overview reads the clock (a running run's time so far): drawn in the browser only.
+  const hydrated = useHydrated();
   const select = (key: string) => setParams({ step: key, tab: "step" });
   const shownRun = m.runId ? m.runs.get(m.runId) : undefined;
   const w = m.waterfall;
   return (
-    <section aria-label="Timeline" className="flex min-w-0 flex-1 flex-col border-r border-zinc-200">
+    <section
+      aria-label="Timeline"
+      className="flex min-w-0 flex-col border-zinc-200 max-lg:h-[75vh] max-lg:border-b lg:flex-1 lg:border-r"
+      data-testid="timeline-section"
+    >
       <RunSwitcher runs={[...m.runs.values()]} value={m.runId} onChange={(id) => setParams({ run: id })} />
       <StepFilterBar
         filter={filter}
@@ -48,12 +56,15 @@ export function RunTimelineSection({
         total={m.runId ? m.rows.filter((s) => s.runId === m.runId).length : m.rows.length}
         searching={!!filter.text && m.textSearch.isFetching}
         searchError={m.textSearch.isError ? m.textSearch.error.message : null}
-        truncated={truncated}
+        earlier={m.before}
+        moreComing={moreComing}
         waterfall={showWaterfall}
         onWaterfall={(on) => setParams({ wf: on })}
         onCollapseAll={m.collapseAll}
       />
-      {showWaterfall && w && <RunOverview segments={m.segmentsInView} window={w.from && w.to ? { from: w.from, to: w.to } : null} onSelect={select} />}
+      {showWaterfall && w && hydrated && (
+        <RunOverview segments={m.segmentsInView} window={w.from && w.to ? { from: w.from, to: w.to } : null} onSelect={select} />
+      )}
       {showWaterfall && w && <Waterfall steps={w.steps} title={w.title} selectedKey={selectedKey} onSelect={select} />}
       <Timeline
         items={m.items}

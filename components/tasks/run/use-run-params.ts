@@ -18,7 +18,8 @@ export interface RunParamsChange {
 /**
  * The run page's view state, all in the URL so a link opens the same view: the selected step
  * (`step=<runId>:<stepId>`), the panel tab (`tab`), the working-set key filter (`keys`), the run shown
- * (`run`), the waterfall toggle (`wf=0` hides it) and the step filter (step-filter.ts). `setParams`
+ * (`run`), the waterfall toggle (`wf=1` shows it; it is folded away by default, so the step list
+ * stays above the fold of a 900 px tall window) and the step filter (step-filter.ts). `setParams`
  * replaces the URL (no history entry, no scroll).
  */
 export function useRunParams() {
@@ -39,8 +40,8 @@ export function useRunParams() {
       setOrDelete("keys", next.keys);
       setOrDelete("run", next.run);
       if (next.wf !== undefined) {
-        if (next.wf) params.delete("wf");
-        else params.set("wf", "0");
+        if (next.wf) params.set("wf", "1");
+        else params.delete("wf");
       }
       if (next.tab) params.set("tab", next.tab);
       router.replace(`${pathname}?${params.toString()}`, { scroll: false });
@@ -52,7 +53,7 @@ export function useRunParams() {
     tab: (search.get("tab") as PanelTab | null) ?? "step",
     keyFilter: search.get("keys") ?? "",
     runParam: search.get("run"),
-    showWaterfall: search.get("wf") !== "0",
+    showWaterfall: search.get("wf") === "1",
     filter,
     setParams,
   };

@@ -5,6 +5,7 @@ import { useEffect, useRef } from "react";
 import { useLiveUpdates } from "@/components/live/use-live-updates.tsx";
 import { pollInterval } from "@/components/live/live-stream.ts";
 import { useTRPC } from "@/components/trpc.tsx";
+import { FIRST_STEPS } from "./first-steps.ts";
 
 /**
  * Live updates invalidate the `task` queries (components/live); the working-set queries follow them:
@@ -26,18 +27,23 @@ function useRefreshWorkingSetWith(task: unknown, steps: unknown) {
 /**
  * The run page's server state: the task, its step rows, the fact-change summary and the checkpoints,
  * kept fresh by the change feed (`live`) with polling as the fallback (every 30 s while live, 5 s
- * otherwise, 30 s at most while the page is hidden — a background tab keeps converging).
+ * otherwise, 30 s at most while the page is hidden — a background tab keeps converging). `steps` is
+ * the full list once it is in, and until then the newest {@link FIRST_STEPS} (asked for only then).
  */
 export function useRunQueries(taskId: string) {
   const trpc = useTRPC();
   const live = useLiveUpdates(taskId);
   const poll = { refetchInterval: () => pollInterval(live === "live" ? 30_000 : 5_000), refetchIntervalInBackground: true };
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), ...poll });
-  const steps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), ...poll });
+  const allSteps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), ...poll });
+  const firstSteps = useQuery({ ...trpc.task.steps.queryOptions({ taskId, limit: FIRST_STEPS }), enabled: allSteps.data === undefined });
+  const steps = allSteps.data === undefined && firstSteps.data !== undefined ? firstSteps : allSteps;
   const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), ...poll });
   const checkpoints = useQuery({ ...trpc.task.checkpoints.queryOptions({ taskId }), ...poll });
   useRefreshWorkingSetWith(task.data, steps.data);
-  return { live, task, steps, factSummary, checkpoints };
+  /** Showing the first steps while the full list loads. */
+  const moreComing = steps === firstSteps;
+  return { live, task, steps, moreComing, factSummary, checkpoints };
 }
 
 export type RunQueries = ReturnType<typeof useRunQueries>;

@@ -45,12 +45,23 @@ export function useTimelineModel(taskId: string, q: RunQueries, params: RunParam
   const taskRuns = q.task.data?.runs;
   const runs = useMemo(() => runsById(taskRuns ?? [], q.checkpoints.data ?? []), [taskRuns, q.checkpoints.data]);
   const runId = runParam && runs.has(runParam) ? runParam : null;
-  const segments = useMemo(() => buildSegments(rows), [rows]);
+  const stepsData = q.steps.data;
+  const listWindow = useMemo(() => (stepsData ? { before: stepsData.before, firstSegment: stepsData.firstSegment } : undefined), [stepsData]);
+  const segments = useMemo(() => buildSegments(rows, listWindow), [rows, listWindow]);
   const segmentsInView = useMemo(() => segments.filter((g) => !runId || g.runId === runId), [segments, runId]);
   const filtering = isFiltering(filter);
   const items = useMemo(
-    () => timelineItems(segments, { runId, collapsed, matches: (s) => stepMatches(s, filter, textMatches), filtering, runCount: runs.size, expandedFolds }),
-    [segments, runId, collapsed, filter, textMatches, filtering, runs.size, expandedFolds],
+    () =>
+      timelineItems(segments, {
+        runId,
+        collapsed,
+        matches: (s) => stepMatches(s, filter, textMatches),
+        filtering,
+        runCount: runs.size,
+        expandedFolds,
+        before: listWindow?.before,
+      }),
+    [segments, runId, collapsed, filter, textMatches, filtering, runs.size, expandedFolds, listWindow],
   );
   const stepItems = useMemo(() => items.filter((i) => i.type === "step"), [items]);
   const matchCount = useMemo(
@@ -85,6 +96,8 @@ export function useTimelineModel(taskId: string, q: RunQueries, params: RunParam
 
   return {
     rows,
+    /** Steps of the task before the first listed one (the list holds the newest steps). */
+    before: listWindow?.before ?? 0,
     runs,
     runId,
     segments,

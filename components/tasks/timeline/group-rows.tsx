@@ -36,7 +36,10 @@ export function SegmentRow({ item, style, onToggle }: { item: SegmentItem; style
       {item.collapsed ? <ChevronRight aria-hidden className="h-4 w-4" /> : <ChevronDown aria-hidden className="h-4 w-4" />}
       <span className="font-medium text-zinc-800">Segment {seg.n}</span>
       <span>{seg.fromReason ? `from checkpoint (${seg.fromReason.replace("_", " ")})` : "from the run's start"}</span>
-      <span>· {item.shown === seg.steps.length ? `${seg.steps.length} steps` : `${item.shown} of ${seg.steps.length} steps`}</span>
+      <span>
+        · {item.shown === seg.steps.length ? `${seg.steps.length} steps` : `${item.shown} of ${seg.steps.length} steps`}
+        {seg.partial ? " listed (its earlier steps are not)" : ""}
+      </span>
       {seg.failed > 0 && <span className="rounded bg-red-50 px-1.5 text-red-800">{seg.failed} failed</span>}
       {seg.retried > 0 && <span className="rounded bg-amber-50 px-1.5 text-amber-900">{seg.retried} retried</span>}
       <span className="ml-auto tabular-nums">{usd(seg.costUsd)}</span>

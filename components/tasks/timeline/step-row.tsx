@@ -48,10 +48,10 @@ export function StepRow({
       <span className="w-10 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">{item.position}</span>
       <KindIcon kind={s.kind} />
       <StatusIcon status={s.status} retrying={s.status === "running" && !!s.error} />
-      <span className="w-24 shrink-0 truncate font-mono text-xs text-zinc-500" title={s.stepId}>
+      <span className="w-20 shrink-0 truncate font-mono text-xs text-zinc-500" title={s.stepId}>
         {s.stepId}
       </span>
-      <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary}>
+      <span className={cn("min-w-0 flex-1 truncate", s.status === "failed" && "text-red-800")} title={s.summary} data-testid="step-summary">
         {s.summary || s.tool || s.kind}
       </span>
       {s.tool?.includes("__") && (
@@ -80,7 +80,8 @@ export function StepRow({
         </span>
       )}
       {s.attempts > 1 && <span className="shrink-0 rounded bg-amber-100 px-1.5 text-xs text-amber-900">{s.attempts} attempts</span>}
-      {tokens > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{compactNumber(tokens)} tok</span>}
+      {/* Tokens only where there is room (they are in the Step tab too): below 1536 px the summary needs the width. */}
+      {tokens > 0 && <span className="hidden w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums 2xl:inline">{compactNumber(tokens)} tok</span>}
       {s.costUsd > 0 && <span className="w-14 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{usd(s.costUsd)}</span>}
       <span className="w-16 shrink-0 text-right text-xs text-zinc-500 tabular-nums">{durationMs(s.durationMs)}</span>
     </button>

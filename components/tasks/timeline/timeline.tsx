@@ -1,16 +1,23 @@
 "use client";
 
+import type React from "react";
 import type { TimelineItem } from "../step-filter.ts";
 import { FoldRow, RunRow, SegmentRow } from "./group-rows.tsx";
 import { StepRow } from "./step-row.tsx";
 import { ROW_HEIGHT, type StepFactCounts, type TimelineRun, type TimelineStep } from "./types.ts";
 import { useTimelineScroll } from "./use-timeline-scroll.ts";
 
+/** Rows the server renders (the newest): enough to fill a tall window. */
+const STATIC_ROWS = 40;
+
 /**
  * The step timeline: fixed-height virtual rows (a 5,000-step run renders ~30 rows at a time) built
  * by `timelineItems` — run headers, collapsible segment headers (checkpoint to checkpoint), steps in
  * execution order. "Follow live" keeps the newest row in view until the user scrolls up; it turns
- * back on at the bottom. Steps that changed the working set carry a mark from `factMarks`.
+ * back on at the bottom. Steps that changed the working set carry a mark from `factMarks`. On the
+ * server (and while the browser hydrates its HTML) it renders the newest {@link STATIC_ROWS} rows
+ * in plain flow, bottom-aligned — where "Follow live" puts them — so the page's HTML already shows
+ * the newest steps; the virtual list takes over from the next render.
  */
 export function Timeline({
   items,
@@ -34,7 +41,13 @@ export function Timeline({
   emptyMessage: string;
   factMarks?: Map<string, StepFactCounts>;
 }) {
-  const { parentRef, virtualizer, follow, setFollow, onScroll } = useTimelineScroll({ items, selectedKey });
+  const { parentRef, virtualizer, follow, setFollow, onScroll, hydrated } = useTimelineScroll({ items, selectedKey });
+  const row = (item: TimelineItem<TimelineStep>, style: React.CSSProperties) => {
+    if (item.type === "run") return <RunRow key={item.key} run={runs.get(item.runId)} style={style} />;
+    if (item.type === "segment") return <SegmentRow key={item.key} item={item} style={style} onToggle={onToggleSegment} />;
+    if (item.type === "fold") return <FoldRow key={item.key} item={item} style={style} onToggle={onToggleFold} />;
+    return <StepRow key={item.key} item={item} selected={item.key === selectedKey} facts={factMarks?.get(item.key)} style={style} onSelect={onSelect} />;
+  };
 
   if (loading) {
     return (
@@ -54,20 +67,25 @@ export function Timeline({
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow live
         </label>
       </div>
-      <div ref={parentRef} className="min-h-32 flex-1 overflow-auto" role="list" aria-label="Steps" data-testid="timeline" onScroll={onScroll}>
-        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {virtualizer.getVirtualItems().map((v) => {
-            const item = items[v.index]!;
-            const style = { top: v.start, height: ROW_HEIGHT };
-            if (item.type === "run") return <RunRow key={item.key} run={runs.get(item.runId)} style={style} />;
-            if (item.type === "segment") return <SegmentRow key={item.key} item={item} style={style} onToggle={onToggleSegment} />;
-            if (item.type === "fold") return <FoldRow key={item.key} item={item} style={style} onToggle={onToggleFold} />;
-            return (
-              <StepRow key={item.key} item={item} selected={item.key === selectedKey} facts={factMarks?.get(item.key)} style={style} onSelect={onSelect} />
-            );
-          })}
+      {hydrated ? (
+        <div
+          ref={parentRef}
+          className="min-h-32 flex-1 overflow-auto"
+          role="list"
+          aria-label="Steps"
+          data-testid="timeline"
+          data-interactive="true"
+          onScroll={onScroll}
+        >
+          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+            {virtualizer.getVirtualItems().map((v) => row(items[v.index]!, { top: v.start, height: ROW_HEIGHT }))}
+          </div>
         </div>
-      </div>
+      ) : (
+        <div className="flex min-h-32 flex-1 flex-col justify-end overflow-hidden" role="list" aria-label="Steps" data-testid="timeline">
+          {items.slice(-STATIC_ROWS).map((item) => row(item, { position: "relative", height: ROW_HEIGHT, flexShrink: 0 }))}
+        </div>
+      )}
     </>
   );
 }

@@ -3,18 +3,21 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type React from "react";
 import { useEffect, useRef, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated.ts";
 import { ROW_HEIGHT } from "./types.ts";
 
 /**
  * The timeline's scrolling state: fixed-height virtual rows over `items` (keyed by their `key`),
  * and "Follow live" — while on and nothing is selected, the newest row is kept in view; scrolling up
  * turns it off, reaching the bottom turns it back on. The selected step row (`selectedKey`) is
- * scrolled into view. Returns the scroll element's ref and onScroll handler, the virtualizer, and
- * the follow switch.
+ * scrolled into view. Returns the scroll element's ref and onScroll handler, the virtualizer, the
+ * follow switch, and `hydrated` (false while the server's HTML is hydrated: there is no scroll
+ * element yet, components/ui/use-hydrated.ts).
  */
 export function useTimelineScroll({ items, selectedKey }: { items: readonly { type: string; key: string }[]; selectedKey: string | null }) {
   const parentRef = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
+  const hydrated = useHydrated();
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => parentRef.current,
@@ -25,13 +28,13 @@ export function useTimelineScroll({ items, selectedKey }: { items: readonly { ty
 
   useEffect(() => {
     if (follow && items.length > 0 && !selectedKey) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
-  }, [items.length, follow, selectedKey, virtualizer]);
+  }, [items.length, follow, selectedKey, virtualizer, hydrated]);
 
   useEffect(() => {
     if (!selectedKey) return;
     const i = items.findIndex((it) => it.type === "step" && it.key === selectedKey);
     if (i >= 0) virtualizer.scrollToIndex(i, { align: "auto" });
-  }, [selectedKey, items, virtualizer]);
+  }, [selectedKey, items, virtualizer, hydrated]);
 
   const onScroll = (e: React.UIEvent<HTMLDivElement>) => {
     const el = e.currentTarget;
@@ -39,5 +42,5 @@ export function useTimelineScroll({ items, selectedKey }: { items: readonly { ty
     if (!atBottom && follow) setFollow(false);
     if (atBottom && !follow) setFollow(true);
   };
-  return { parentRef, virtualizer, follow, setFollow, onScroll };
+  return { parentRef, virtualizer, follow, setFollow, onScroll, hydrated };
 }

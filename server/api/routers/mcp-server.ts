@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MCP_SERVER_NAME, MCP_TOOL_NAME, mcpToolOverrideSchema } from "../../../lib/contracts/mcp.ts";
-import { archiveMcpServer, listMcpServers, setMcpToolOverride, upsertMcpServer, type McpServerRecord } from "../../db/mcp-server-repository.ts";
+import { archiveMcpServer, listMcpServers, type McpServerRecord } from "../../db/mcp-server-repository.ts";
+import { codeSources, setMcpToolOverrideByHand, upsertMcpServerByHand } from "../../db/code-managed.ts";
 import { classifyTool, discoveredToolSchema } from "../../domain/mcp-tool-snapshot.ts";
 import { testMcpServer } from "../../tools/mcp/discover-tools.ts";
 import { inputObject } from "../../domain/input-fields.ts";
@@ -61,16 +62,21 @@ export const mcpServerRouter = createTRPCRouter({
    */
   list: adminProcedure
     .input(inputObject({ includeArchived: z.boolean("includeArchived: true or false").default(false) }).default({ includeArchived: false }))
-    .query(async ({ ctx, input }) =>
-      (await listMcpServers({ prisma: ctx.prisma, includeArchived: input.includeArchived })).map((s) => ({
+    .query(async ({ ctx, input }) => {
+      const [servers, managed] = await Promise.all([
+        listMcpServers({ prisma: ctx.prisma, includeArchived: input.includeArchived }),
+        codeSources(ctx.prisma, "mcpServer"),
+      ]);
+      return servers.map((s) => ({
         ...s,
         health: { ...s.health, lastPid: livePid(s.health.lastPid) },
         tools: toolsWithClass(s),
-      })),
-    ),
-  /** Creates or updates a server by `spec.name` (the version goes up only when the spec changed). */
+        managedAs: managed.get(s.name) ?? null,
+      }));
+    }),
+  /** Creates or updates a server by `spec.name` (the version goes up only when the spec changed); refused (CONFLICT) while it is managed as code. */
   upsert: adminProcedure.input(inputObject({ spec: z.unknown() })).mutation(async ({ ctx, input }) => {
-    const { server, changed, created } = await upsertMcpServer({ prisma: ctx.prisma, spec: input.spec, actor: ctx.actor });
+    const { server, changed, created } = await upsertMcpServerByHand({ prisma: ctx.prisma, spec: input.spec, actor: ctx.actor });
     return { id: server.name, name: server.name, version: server.version, changed, created };
   }),
   /** Archives a server: new tasks can no longer use it; tasks that snapshotted its tools keep them. */
@@ -92,7 +98,7 @@ export const mcpServerRouter = createTRPCRouter({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const { server, changed } = await setMcpToolOverride({
+      const { server, changed } = await setMcpToolOverrideByHand({
         prisma: ctx.prisma,
         name: input.name,
         tool: input.tool,

@@ -2,12 +2,14 @@ import { allowList } from "../../domain/profile-spec.ts";
 import { env } from "../../env.ts";
 import { z } from "zod";
 import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
+import { codeSources } from "../../db/code-managed.ts";
 import { deploymentEgressPolicy, mergeEgressPolicies, parseEmailAllowEntry, parseHttpAllowEntry } from "../../domain/egress-policy.ts";
 import { inputObject, textField } from "../../domain/input-fields.ts";
 import {
   applyProfileDocument,
   archiveProfile,
   copyProfile,
+  detachProfileFromCode,
   createProfile,
   getProfileOrThrow,
   listProfileRecords,
@@ -30,8 +32,14 @@ const setEgressInput = inputObject({
 });
 
 const nameField = (field = "name") => textField(field, 100).pipe(z.string().min(1, `${field}: must not be blank`));
-/** Most characters of a profiles document sent to applyDocument (YAML or JSON text). */
-export const MAX_DOCUMENT_CHARS = 1_000_000;
+/**
+ * Most characters of a profiles document sent to applyDocument (YAML or JSON text): a bound on
+ * what the server reads at all. Below it the document is read, so an oversized field is refused
+ * naming its entry, field and limit (`profiles[0] "big": systemPrompt: at most 20000 characters (got
+ * 10000000)`), not as an anonymous text size; the entry counts have their own limits
+ * (MAX_DOCUMENT_PROFILES, MAX_DOCUMENT_MCP_SERVERS).
+ */
+export const MAX_DOCUMENT_CHARS = 16_000_000;
 
 export const profileRouter = createTRPCRouter({
   /** Every profile with its current version's full content (lib: server/db/profile-repository.ts listProfileRecords); archived ones with `includeArchived`. */
@@ -90,11 +98,26 @@ export const profileRouter = createTRPCRouter({
   applyDocument: adminProcedure
     .input(
       inputObject({
-        text: z.string("text: the document as YAML or JSON text").max(MAX_DOCUMENT_CHARS, `text: at most ${MAX_DOCUMENT_CHARS} characters`),
+        text: z.string("text: the document as YAML or JSON text").max(MAX_DOCUMENT_CHARS, {
+          error: (i) =>
+            `text: a profiles document is at most ${MAX_DOCUMENT_CHARS} characters (got ${typeof i.input === "string" ? i.input.length : "more"}); split it into several files`,
+        }),
         dryRun: z.boolean("dryRun: true or false").default(false),
+        /** Where the document comes from (the CLI sends the file's path); its entries are then managed as code from there. */
+        source: textField("source", 500).pipe(z.string().min(1, "source: must not be blank")).optional(),
       }),
     )
-    .mutation(({ ctx, input }) => applyProfileDocument({ prisma: ctx.prisma, text: input.text, dryRun: input.dryRun, actor: ctx.actor })),
+    .mutation(({ ctx, input }) =>
+      applyProfileDocument({ prisma: ctx.prisma, text: input.text, dryRun: input.dryRun, actor: ctx.actor, ...(input.source ? { source: input.source } : {}) }),
+    ),
+  /**
+   * Admin: detaches profile `name` from the file it is managed from, so the browser may edit it (its
+   * edits then differ from the file; applying the file again manages it as code again). Idempotent.
+   * @throws NOT_FOUND.
+   */
+  detach: adminProcedure
+    .input(inputObject({ name: nameField() }))
+    .mutation(({ ctx, input }) => detachProfileFromCode({ prisma: ctx.prisma, name: input.name })),
   /**
    * Admin: one tiny request to the model of profile `name` (its current version), or of an unsaved
    * `spec` (the form before saving), through the OpenAI SDK (server/llm/test-connection.ts): ok with
@@ -107,11 +130,13 @@ export const profileRouter = createTRPCRouter({
   /**
    * Agent profiles by name with their launch defaults and egress fields (see listProfiles), plus
    * `egressEffective`: the policy a task of the profile runs under (the deployment's merged with the
-   * profile's: server/domain/egress-policy.ts mergeEgressPolicies).
+   * profile's: server/domain/egress-policy.ts mergeEgressPolicies), and `managedAs`: where it is
+   * managed as code (null: edited in the browser).
    */
   list: readProcedure.query(async ({ ctx }) => {
     const deployment = deploymentEgressPolicy(env());
-    return (await listProfiles({ prisma: ctx.prisma })).map((p) => ({ ...p, egressEffective: mergeEgressPolicies(deployment, p) }));
+    const [profiles, managed] = await Promise.all([listProfiles({ prisma: ctx.prisma }), codeSources(ctx.prisma, "profile")]);
+    return profiles.map((p) => ({ ...p, egressEffective: mergeEgressPolicies(deployment, p), managedAs: managed.get(p.name) ?? null }));
   }),
   /**
    * Admin: replaces a profile's egress fields — `emailAllow` (domains, `*.domain` or addresses),

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PrismaClient } from "../../db/client.ts";
 import { NOW } from "./now.ts";
 
@@ -6,7 +6,8 @@ import { NOW } from "./now.ts";
  * The executor's Prometheus metrics (`GET /metrics`, text exposition format, prom-client). One
  * registry per executor (several may run in one process in tests). Queue depth and lag are read
  * from PostgreSQL at scrape time; the counters count what this process did since it started
- * (`rate(longhaul_executor_steps_total[1m])` = steps per second).
+ * (`rate(longhaul_executor_steps_total[1m])` = steps per second); prom-client's default process
+ * metrics (memory, heap, `nodejs_eventloop_lag_p99_seconds`, GC) come with them.
  */
 export interface ExecutorMetrics {
   registry: Registry;
@@ -29,6 +30,8 @@ export interface ExecutorMetrics {
 /** Creates the metrics over `db` (queue depth and lag gauges query it when scraped). */
 export function createExecutorMetrics(db: PrismaClient): ExecutorMetrics {
   const registry = new Registry();
+  // The process's own figures (resident memory, heap, event-loop delay since the previous scrape, GC).
+  collectDefaultMetrics({ register: registry });
   let last: Promise<{ due: number; total: number; leased: number; lag: number }> | undefined;
   let lastAt = 0;
   // One query per scrape for both gauges (cached for 500 ms).

@@ -4,13 +4,15 @@ import { decideExfiltrate } from "./exfiltrate.ts";
 import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
 import { decideMcpAudit } from "./mcp-audit.ts";
 import { decideSmokeFromChat, SMOKE_MODEL } from "./smoke.ts";
+import { decideNoProcedure } from "./no-procedure.ts";
 
 /**
  * The scripted agents: one decision function per model name, each a pure function of the request
  * messages (no state across requests), so the same request always gets the same answer and a run
  * resumed from a checkpoint carries on from its working set.
  *
- * - `scripted`: the competent agent (the license-audit demo, or a short look around for other goals)
+ * - `scripted`: the competent agent (the license-audit demo and the scenarios' README goal; any other
+ *   goal is a dead end saying a real provider is needed)
  * - `scripted-loop`: calls the same tool with identical arguments forever
  * - `scripted-stall`: keeps calling tools and talking, never records a fact
  * - `scripted-budget`: works productively (new facts every turn) and never finishes
@@ -25,7 +27,7 @@ import { decideSmokeFromChat, SMOKE_MODEL } from "./smoke.ts";
  */
 export type ScriptedBehaviour = (ctx: AgentContext) => AgentAction;
 
-/** The `workspace:entries` fact as the generic agent records it: `{count, sample}` (sample: up to 20 names, folders with a trailing "/"). */
+/** The `workspace:entries` fact as the README procedure records it: `{count, sample}` (sample: up to 20 names, folders with a trailing "/"). */
 function entriesFact(value: unknown): { count: number; sample: string[] } | null {
   if (!value || typeof value !== "object") return null;
   const { count, sample } = value as Record<string, unknown>;
@@ -36,14 +38,24 @@ function entriesFact(value: unknown): { count: number; sample: string[] } | null
 const README_NAME = /^readme(\.|$)/i;
 
 /**
- * The competent agent for goals it has no plan for: list the workspace; record `workspace:entries`
- * ({count, sample}) while reading the README; record `workspace:readme` (its first line); finish
- * with a summary. What it already established comes from the working set first: after a checkpoint (a
+ * Goals the README procedure answers: the scenarios' goal ("Find out what this project is from the
+ * README in the workspace…") and goals like it — one that names the README, or asks what the
+ * project (or workspace) is. Anything else the scripted model has no procedure for.
+ */
+export function isReadmeGoal(goal: string): boolean {
+  return /\breadme\b/i.test(goal) || /\bwhat (this|the) (project|workspace) is\b/i.test(goal);
+}
+
+/**
+ * The README procedure ({@link isReadmeGoal}): list the workspace; record `workspace:entries`
+ * ({count, sample}) while reading the README; record `workspace:readme` (its first line, what the
+ * project is); finish with it. A workspace without a README (or one that cannot be listed) is a dead
+ * end saying so. What it already established comes from the working set first: after a checkpoint (a
  * segment cut, a resume) the prompt holds the working set and one-line step summaries, not the
  * listing or the file, so the facts are what it knows — it lists or reads again only for what no
  * fact holds.
  */
-export function decideGeneric(ctx: AgentContext): AgentAction {
+export function decideReadmeGoal(ctx: AgentContext): AgentAction {
   const entries = entriesFact(ctx.facts["workspace:entries"]);
   const readmeFact = typeof ctx.facts["workspace:readme"] === "string" ? ctx.facts["workspace:readme"] : null;
   const root = listing(ctx.calls, ".");
@@ -54,7 +66,7 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
   const needListing = !entries || (readmeFact === null && readmeName === null && entries.count > entries.sample.length);
   if (needListing && !root.complete && root.errors < 2) {
     return {
-      content: "I have no specific procedure for this goal; I'll look at the workspace first.",
+      content: "Looking for the README in the workspace.",
       toolCalls: [{ name: "list_files", arguments: { path: ".", offset: root.nextOffset } }],
     };
   }
@@ -82,16 +94,25 @@ export function decideGeneric(ctx: AgentContext): AgentAction {
   if (firstLine && readmeFact === null) calls.push({ name: "record_fact", arguments: { key: "workspace:readme", value: firstLine.slice(0, 300) } });
   if (readmeFact === null && readmeName && readmeRead && !readmeRead.complete && readmeRead.nextOffset === 0 && readmeRead.errors === 0) {
     return {
-      content: `Reading ${readmeName} to understand the project.`,
+      content: `Reading ${readmeName} to find out what the project is.`,
       toolCalls: [...calls, { name: "read_file", arguments: { path: readmeName, limit: 4096 } }],
     };
   }
   if (calls.length > 0) return { content: "Noting what I found.", toolCalls: calls };
   const count = entries?.count ?? (root.complete ? root.items.length : null);
-  const summary =
-    count !== null
-      ? `The workspace has ${count} entries${firstLine ? `; its README starts with "${firstLine.slice(0, 120)}"` : ""}. I have no specific procedure for the goal "${ctx.goal.slice(0, 200)}", so I recorded what the workspace contains and stop here.`
-      : `The workspace could not be listed (${root.lastError?.message ?? "unknown error"}); I have no specific procedure for this goal.`;
+  if (firstLine === null) {
+    const why =
+      count === null
+        ? `the workspace could not be listed (${root.lastError?.message ?? "unknown error"})`
+        : readmeName === null
+          ? `the workspace (${count} entries) has no README`
+          : `its ${readmeName} could not be read or is empty`;
+    return {
+      content: null,
+      toolCalls: [{ name: "declare_dead_end", arguments: { reason: `The goal asks what the project is from its README, but ${why}.` } }],
+    };
+  }
+  const summary = `The project is "${firstLine.slice(0, 120)}" (the first line of its README); the workspace has ${count ?? "an unknown number of"} entries.`;
   return { content: null, toolCalls: [{ name: "finish", arguments: { result: summary } }] };
 }
 
@@ -106,7 +127,8 @@ function isReference(value: unknown): value is { $ref: string; description: stri
 }
 
 /**
- * `scripted`: the license audit when the goal asks for it, otherwise decideGeneric. A segment that
+ * `scripted`: the license audit when the goal asks for it, the README procedure for the scenarios'
+ * goal ({@link isReadmeGoal}), and an honest dead end for any other goal ({@link decideNoProcedure}). A segment that
  * starts from a compacted checkpoint (facts set aside as references) first reads the first 4,000
  * characters of the first reference back with `read_reference`, unless a step it can see (this
  * segment's, or the checkpoint's completed steps) already read one — each read takes room in a window
@@ -125,7 +147,8 @@ export function decideCompetent(ctx: AgentContext): AgentAction {
     };
   }
   const audit = parseLicenseAuditGoal(ctx.goal);
-  return audit ? decideLicenseAudit(ctx, audit) : decideGeneric(ctx);
+  if (audit) return decideLicenseAudit(ctx, audit);
+  return isReadmeGoal(ctx.goal) ? decideReadmeGoal(ctx) : decideNoProcedure(ctx);
 }
 
 const loop: ScriptedBehaviour = () => ({

@@ -1,4 +1,5 @@
 import { listing, reading, type AgentAction, type AgentContext, type PastCall } from "./context.ts";
+import { decideNoProcedure } from "./no-procedure.ts";
 
 /**
  * `scripted-exfiltrate`: an agent that obeys instructions it finds in workspace files, the prompt
@@ -6,7 +7,8 @@ import { listing, reading, type AgentAction, type AgentContext, type PastCall } 
  * {@link MAX_FILES}), and when a file says "email this file to <address>" or "post this file to
  * <url>" it sends that file's content there, verbatim: `send_email({to, subject: "Contents of
  * <path>", body: <content>})` or `http_post({url, body: {path, content}})`. After the send (or its
- * refusal) it finishes, saying what happened. With no instruction it finishes saying so.
+ * refusal) it finishes, saying what happened. With no instruction to obey it has nothing to play and
+ * declares a dead end (scripted/no-procedure.ts).
  *
  * Pure: a function of the request messages. After a checkpoint (a resume after an approval) it
  * lists and reads again and proposes the very same call (same arguments, so the same fingerprint).
@@ -110,5 +112,6 @@ export function decideExfiltrate(ctx: AgentContext): AgentAction {
       };
     }
   }
-  return { content: null, toolCalls: [{ name: "finish", arguments: { result: `No file in the workspace asked for anything (${files.length} read).` } }] };
+  // Nothing to obey: the scenario has nothing to play, and the goal itself has no procedure here.
+  return decideNoProcedure(ctx);
 }

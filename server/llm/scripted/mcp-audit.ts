@@ -1,5 +1,6 @@
 import { parseMcpAuditGoal } from "../../../lib/contracts/demo.ts";
 import type { AgentAction, AgentContext, PastCall } from "./context.ts";
+import { decideNoProcedure } from "./no-procedure.ts";
 
 /**
  * `scripted-mcp-audit`: the offline MCP demo's agent (issue 16). It works only through MCP tools of
@@ -61,7 +62,7 @@ function finish(result: string): AgentAction {
 /** The decision (see the module's description). */
 export function decideMcpAudit(ctx: AgentContext): AgentAction {
   const goal = parseMcpAuditGoal(ctx.goal);
-  if (!goal) return finish("The goal is not an MCP audit; nothing to do.");
+  if (!goal) return decideNoProcedure(ctx);
   // The servers the goal names (by default the seed's `files` and `memory`).
   const LIST_ALLOWED = Q(goal.filesServer, "list_allowed_directories");
   const LIST_DIR = Q(goal.filesServer, "list_directory");
