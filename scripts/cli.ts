@@ -15,6 +15,7 @@
  *   npm run cli -- profiles apply <file> [--dry-run] | profiles list [--all] | profiles test <name>
  *   npm run cli -- decide <escalationId> <decision> [--take-over] · mcp tools <server> [--refresh]
  *   npm run cli -- <group> --help  (eval, profiles, templates, mcp: the group's subcommands)
+ *   npm run cli -- profiles smoke <name> [--include-side-effects] [--wait]
  *   npm run cli -- login --email <e> [--password <p> | stdin] [--days 30] [--roles operator,handler]
  *
  * Each HTTP request gives up after LONGHAUL_CLI_TIMEOUT seconds (default 30), exit 1 like an unreachable app.
@@ -60,7 +61,7 @@ import { isoUtc } from "../lib/contracts/dates.ts";
 import { parseTimeFlag, sinceUntilProblem } from "./lib/cli-dates.ts";
 import { taskListJson, taskListLine, taskSummaryJson } from "./lib/cli-task.ts";
 import { COSTS_COMMAND, runCosts } from "./lib/cli-costs.ts";
-import { PROFILES_COMMANDS, PROFILES_EXIT, runProfiles } from "./lib/cli-profiles.ts";
+import { PROFILES_COMMANDS, PROFILES_EXIT, runProfileSmoke, runProfiles } from "./lib/cli-profiles.ts";
 import { EVAL_COMMANDS, runEval } from "./lib/cli-eval.ts";
 import { runTemplates, TEMPLATES_COMMANDS } from "./lib/cli-templates.ts";
 import { MCP_COMMANDS, runMcp } from "./lib/cli-mcp.ts";
@@ -580,6 +581,10 @@ async function run(command: string, values: FlagValues, positionals: string[]): 
       return login(values);
     case "costs":
       return runCosts(api, values);
+    case "profiles smoke": {
+      const out = await runProfileSmoke(api, values, positionals, waitFor, (taskId) => `${baseUrl}/tasks/${taskId}`);
+      return values.wait ? { ...out, [EXIT]: exitCodeForTaskStatus(out.status) } : out;
+    }
     case "profiles apply":
     case "profiles list":
     case "profiles test": {

@@ -11,6 +11,7 @@ import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { providerInfo } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileFormDialog } from "./profile-form.tsx";
+import { ProfileSmokeButton } from "./profile-smoke-button.tsx";
 import type { FormSpec } from "./profile-form-values.ts";
 
 type ProfileRecord = inferRouterOutputs<AppRouter>["profile"]["records"][number];
@@ -62,7 +63,7 @@ function ManagedAsCode({ p }: { p: ProfileRecord }) {
   );
 }
 
-/** One profile row: name, model and endpoint, version, active tasks, where it is managed; edit (not while managed as code), copy, test and archive. */
+/** One profile row: name, model and endpoint, version, active tasks, where it is managed; edit (not while managed as code), copy, test, smoke-test (MCP tools) and archive. */
 function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => void; onCopy: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -99,6 +100,7 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
           <button type="button" className={button} onClick={() => test.mutate({ name: p.name })} disabled={test.isPending}>
             {test.isPending ? "Testing…" : "Test connection"}
           </button>
+          {!archived && <ProfileSmokeButton profile={p.name} mcpServers={p.spec.mcpServers.length} />}
           {!archived && (
             <button type="button" className={button} onClick={() => archive.mutate({ name: p.name })} disabled={archive.isPending}>
               Archive

@@ -1,12 +1,13 @@
 /**
- * `npm run cli -- profiles apply <file> [--dry-run]`, `profiles list [--all]`, `profiles test <name>`:
- * agent profiles as code (issue 16) over the API (`profile.applyDocument`, `profile.records`,
- * `profile.testConnection`). Human lines on stderr, the last stdout line JSON (printed by
+ * `npm run cli -- profiles apply <file> [--dry-run]`, `profiles list [--all]`, `profiles test <name>`,
+ * `profiles smoke <name> [--include-side-effects] [--wait]`: agent profiles as code over the API
+ * (`profile.applyDocument`, `profile.records`, `profile.testConnection`, `profile.smoke`). Human lines on stderr, the last stdout line JSON (printed by
  * scripts/cli.ts). A document that does not validate is refused whole, one line per problem, exit 2;
  * a failed connection test exits 1. A document that applies but refers to something that does not
  * resolve now (an unset key variable or MCP `fromEnv`, a tool the server does not offer) gets one
  * `warning:` line per reference.
  */
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { TRPCClientError, type TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";
@@ -36,7 +37,63 @@ export const PROFILES_COMMANDS: readonly CommandSpec[] = [
     positionals: [{ name: "name", description: "the profile's name" }],
     examples: [`${PROGRAM} profiles test scripted`],
   },
+  {
+    name: "profiles smoke",
+    summary:
+      "Smoke-test a profile's MCP tools offline: a task on the scripted smoke model (not the profile's own) calls each tool once with arguments made from its input schema.",
+    positionals: [{ name: "name", description: "the profile's name" }],
+    flags: {
+      "include-side-effects": { type: "boolean", description: "also call side-effecting and open-world tools (through the ledger and the egress gate)" },
+      wait: { type: "boolean", description: "wait for the task to end and print each tool's outcome" },
+    },
+    notes: [
+      "Read-only, closed-world tools only by default. The JSON has per tool: outcome (called · error · refused · skipped · not_called), class, latencyMs.",
+      "With --wait the exit code is the task's (0 completed); a tool that answered with an error still lets the task complete.",
+    ],
+    examples: [`${PROGRAM} profiles smoke mcp-audit --wait`, `${PROGRAM} profiles smoke mcp-audit --include-side-effects --wait`],
+  },
 ];
+
+/** A smoke test's tools as the task API reports them (task.get `smoke.tools`). */
+type SmokeRows = NonNullable<Awaited<ReturnType<TRPCClient<AppRouter>["task"]["get"]["query"]>>["smoke"]>["tools"];
+
+/** One stderr line per tool of a smoke report: outcome, name, class, latency, detail. */
+export function smokeLines(rows: SmokeRows): string[] {
+  return rows.map((r) => {
+    const cls = r.class.readOnly ? "read-only" : r.class.idempotent ? "side effect, idempotent" : "side effect";
+    const latency = r.latencyMs === null ? "" : ` ${r.latencyMs} ms`;
+    return `${r.outcome.padEnd(10)} ${terminalSafe(r.name)} (${cls}${r.class.openWorld ? ", open-world" : ""})${latency}${r.detail ? ` — ${terminalSafe(r.detail.slice(0, 200))}` : ""}`;
+  });
+}
+
+/**
+ * `profiles smoke <name>`: launches the smoke test (profile.smoke, one launch key per invocation so
+ * a retried request launches once); with `wait`, waits through `waitFor` and returns the per-tool
+ * report with the task's status.
+ */
+export async function runProfileSmoke(
+  api: TRPCClient<AppRouter>,
+  values: FlagValues,
+  positionals: string[],
+  waitFor: (taskId: string) => Promise<{ status: string }>,
+  taskUrl: (taskId: string) => string,
+): Promise<{ taskId: string; status: string; model?: string; profileModel?: string; includeSideEffects: boolean; tools?: SmokeRows }> {
+  const includeSideEffects = values["include-side-effects"] === true;
+  const launched = await api.profile.smoke.mutate({ name: positionals[0]!, includeSideEffects, launchKey: `smoke-${randomUUID()}` });
+  process.stderr.write(`launched smoke test ${launched.taskId} (${taskUrl(launched.taskId)})\n`);
+  if (values.wait !== true) return { taskId: launched.taskId, status: "queued", includeSideEffects };
+  const done = await waitFor(launched.taskId);
+  const task = await api.task.get.query({ taskId: launched.taskId });
+  const rows = task.smoke?.tools ?? [];
+  for (const line of smokeLines(rows)) process.stderr.write(`  ${line}\n`);
+  return {
+    taskId: launched.taskId,
+    status: done.status,
+    ...(task.smoke ? { model: task.smoke.model, profileModel: task.smoke.profileModel } : {}),
+    includeSideEffects,
+    tools: rows,
+  };
+}
 
 /** Marks a failed connection test so cli.ts exits 1 with the JSON still printed. */
 export const PROFILES_EXIT = Symbol("profiles exit code");

@@ -39,6 +39,8 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             input: src.input as Prisma.InputJsonValue,
             // A fork goes on with the tools the source run was offered (its checkpoint refers to them).
             ...(src.mcpTools !== null ? { mcpTools: src.mcpTools } : {}),
+            // A fork of a smoke test is a smoke test: on the smoke model, never the profile's.
+            ...(src.smoke !== null ? { smoke: src.smoke } : {}),
             createdBy: actor,
             forkedFromTaskId: sourceTaskId,
             forkedFromCheckpointId: sourceCheckpointId,

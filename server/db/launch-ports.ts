@@ -79,6 +79,7 @@ export function prismaLaunchPorts({
         egress: { egressEmailAllow: p.egressEmailAllow, egressHttpAllow: p.egressHttpAllow, egressOnBreach: p.egressOnBreach },
         // The MCP servers and tools the version selects (validated by its snapshot schema).
         mcpServers: p.mcpServers,
+        model: p.model,
       };
     },
     async unresolvedReferences(name) {
@@ -122,6 +123,7 @@ export function prismaLaunchPorts({
             ...(d.mcpTools ? { mcpTools: d.mcpTools as never } : {}),
             ...(d.templateId ? { templateId: d.templateId } : {}),
             ...(d.budgetBasis ? { budgetBasis: d.budgetBasis as never } : {}),
+            ...(d.smoke ? { smoke: d.smoke as never } : {}),
           },
         }),
         prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),

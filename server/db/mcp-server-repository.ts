@@ -35,6 +35,12 @@ export interface McpServerHealth {
   discoveredAt: Date | null;
   lastError: string | null;
   lastErrorAt: Date | null;
+  /** Starts that followed an unexpected exit of the server's process. */
+  restarts: number;
+  /** The last unexpected exit: when, and its exit code or signal (both null before any). */
+  lastExitAt: Date | null;
+  lastExitCode: number | null;
+  lastExitSignal: string | null;
 }
 
 const recordSelect = {
@@ -53,6 +59,10 @@ const recordSelect = {
   discoveredAt: true,
   lastError: true,
   lastErrorAt: true,
+  restarts: true,
+  lastExitAt: true,
+  lastExitCode: true,
+  lastExitSignal: true,
 } as const;
 
 type Row = Prisma.McpServerGetPayload<{ select: typeof recordSelect }>;
@@ -61,8 +71,26 @@ function toRecord(row: Row): McpServerRecord {
   const parsed = mcpServerSpecSchema.safeParse(row.spec);
   if (!parsed.success)
     throw new AppError("INTERNAL", `mcp_server "${row.name}": stored spec no longer validates (${parsed.error.issues[0]?.message ?? "invalid"})`);
-  const { lastStartedAt, lastPid, serverInfo, discoveredTools, discoveredAt, lastError, lastErrorAt, spec: _spec, ...rest } = row;
-  return { ...rest, spec: parsed.data, health: { lastStartedAt, lastPid, serverInfo, discoveredTools, discoveredAt, lastError, lastErrorAt } };
+  const {
+    lastStartedAt,
+    lastPid,
+    serverInfo,
+    discoveredTools,
+    discoveredAt,
+    lastError,
+    lastErrorAt,
+    restarts,
+    lastExitAt,
+    lastExitCode,
+    lastExitSignal,
+    spec: _spec,
+    ...rest
+  } = row;
+  return {
+    ...rest,
+    spec: parsed.data,
+    health: { lastStartedAt, lastPid, serverInfo, discoveredTools, discoveredAt, lastError, lastErrorAt, restarts, lastExitAt, lastExitCode, lastExitSignal },
+  };
 }
 
 /** The spec as stored (`input`: an McpServerSpecInput, untrusted): parsed with defaults, in canonical JSON order. @throws AppError BAD_REQUEST naming the field. */
@@ -159,8 +187,9 @@ export async function archiveMcpServer({ prisma, name }: { prisma: PrismaClient;
 
 /**
  * Records a start (or connection) of server `name` at `version`: pid, serverInfo, the discovered
- * tools; clears the last error. Writes nothing when the stored version moved on (an older process
- * must not overwrite a newer registration's health).
+ * tools; clears the last error; counts a restart when the last unexpected exit came after the last
+ * start. Writes nothing when the stored version moved on (an older process must not overwrite a
+ * newer registration's health).
  */
 export async function recordMcpServerStart({
   prisma,
@@ -178,10 +207,55 @@ export async function recordMcpServerStart({
   discoveredTools: Prisma.InputJsonValue;
 }): Promise<void> {
   const now = new Date();
-  await prisma.mcpServer.updateMany({
-    where: { name, version },
-    data: { lastStartedAt: now, lastPid: pid, serverInfo: serverInfo ?? undefined, discoveredTools, discoveredAt: now, lastError: null, lastErrorAt: null },
+  await prisma.$transaction(async (tx) => {
+    const row = await tx.mcpServer.findFirst({ where: { name, version }, select: { lastStartedAt: true, lastExitAt: true } });
+    if (!row) return;
+    const afterExit = row.lastExitAt !== null && (row.lastStartedAt === null || row.lastExitAt >= row.lastStartedAt);
+    await tx.mcpServer.updateMany({
+      where: { name, version },
+      data: {
+        lastStartedAt: now,
+        lastPid: pid,
+        serverInfo: serverInfo ?? undefined,
+        discoveredTools,
+        discoveredAt: now,
+        lastError: null,
+        lastErrorAt: null,
+        ...(afterExit ? { restarts: { increment: 1 } } : {}),
+      },
+    });
   });
+}
+
+/**
+ * Records an unexpected exit of server `name`'s stdio process `pid`: when, its code or signal, and
+ * the last error in words (stderr included). The pid is cleared when it is the one recorded (the
+ * admin page shows a live pid, never a dead one).
+ */
+export async function recordMcpServerExit({
+  prisma,
+  name,
+  pid,
+  code,
+  signal,
+  at,
+  error,
+}: {
+  prisma: PrismaClient;
+  name: string;
+  pid: number | null;
+  code: number | null;
+  signal: string | null;
+  at: Date;
+  error: string;
+}): Promise<void> {
+  await prisma.$transaction([
+    prisma.mcpServer.updateMany({
+      where: { name },
+      data: { lastExitAt: at, lastExitCode: code, lastExitSignal: signal, lastError: error.slice(0, 4000), lastErrorAt: at },
+    }),
+    ...(pid !== null ? [prisma.mcpServer.updateMany({ where: { name, lastPid: pid }, data: { lastPid: null } })] : []),
+  ]);
 }
 
 /** Records the last error of server `name` in words (cut to 4,000 characters). */

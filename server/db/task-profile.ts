@@ -1,4 +1,5 @@
 import { profileSnapshotSchema, type ProfileSpec } from "../domain/profile-spec.ts";
+import { parseSmokeSpec, smokeProfileSpec } from "../domain/profile-smoke.ts";
 import type { PrismaClient } from "./client.ts";
 
 /** Database handle: the client or a transaction's. */
@@ -28,13 +29,16 @@ export function profileOfVersion(row: { id: string; profileId: string; version: 
 
 /**
  * The profile version task `taskId` launched with (Task.profileVersionId; a task from before versions
- * existed, with none, gets its profile's current version).
+ * existed, with none, gets its profile's current version). For a profile smoke test (Task.smoke) the
+ * version's endpoint is the offline smoke model instead of the profile's own
+ * (server/domain/profile-smoke.ts `smokeProfileSpec`): every part of every run of the task — the
+ * model call, pricing, the timeline — reads it from here.
  * @throws Error when the task does not exist.
  */
 export async function taskProfile({ prisma, taskId }: { prisma: Db; taskId: string }): Promise<TaskProfile> {
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { profileId: true, profileVersion: true } });
-  if (task.profileVersion) return profileOfVersion(task.profileVersion);
-  return currentProfileVersion({ prisma, profileId: task.profileId });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { profileId: true, profileVersion: true, smoke: true } });
+  const launched = task.profileVersion ? profileOfVersion(task.profileVersion) : await currentProfileVersion({ prisma, profileId: task.profileId });
+  return parseSmokeSpec(task.smoke) ? { ...launched, spec: smokeProfileSpec(launched.spec) } : launched;
 }
 
 /** The current version of profile `profileId` (the row its `version` column points at). @throws Error when missing. */

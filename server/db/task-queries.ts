@@ -1,4 +1,6 @@
 import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
+import { alertDetail } from "../domain/alert-detail.ts";
+import { parseSmokeSpec, smokeReport } from "../domain/profile-smoke.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { AppError } from "../errors.ts";
 import { taskSpend } from "./run-repository.ts";
@@ -341,6 +343,31 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     SELECT s."runId", s."stepId" FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}
     ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC LIMIT 1`;
   const [lastRunId, lastStepId] = last ? [last.runId, last.stepId] : [];
+  const alertSteps = new Set(
+    (task.alerts.length
+      ? await prisma.step.findMany({
+          where: { OR: task.alerts.map((a) => ({ runId: a.runId, stepId: a.stepId })) },
+          select: { runId: true, stepId: true },
+        })
+      : []
+    ).map((s) => `${s.runId}\t${s.stepId}`),
+  );
+  const smokeSpec = parseSmokeSpec(task.smoke);
+  const smoke = smokeSpec
+    ? {
+        model: smokeSpec.model,
+        profileModel: smokeSpec.profileModel,
+        includeSideEffects: smokeSpec.includeSideEffects,
+        tools: smokeReport(
+          smokeSpec,
+          await prisma.step.findMany({
+            where: { run: { taskId }, kind: "tool", tool: { in: smokeSpec.tools.map((t) => t.name) } },
+            select: { runId: true, stepId: true, tool: true, status: true, error: true, durationMs: true },
+            orderBy: [{ startedAt: "asc" }, { index: "asc" }],
+          }),
+        ),
+      }
+    : null;
   const spend = await taskSpend({ prisma, taskId });
   const tokens = await taskBilledTokens({ prisma, taskId });
   const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
@@ -407,9 +434,20 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       guidance: r.guidance,
       checkpointRequested: r.checkpointRequestedAt !== null,
     })),
+    /**
+     * A profile smoke test: the model it ran on (the offline smoke model, not the profile's own,
+     * named in `profileModel`), whether side effects were included, and per tool its class,
+     * outcome (called · error · refused · skipped · not_called), latency and detail. Null otherwise.
+     */
+    smoke,
     checkpointCount: task._count.checkpoints,
     /** The task has a good (resumable) checkpoint: what a fork branches from (lib/contracts/task-actions.ts forkOffer). */
     hasGoodCheckpoint: task.checkpoints.length > 0,
+    /**
+     * Alerts, oldest first: `detail` is what the alert's evidence says beyond its message (for MCP
+     * kinds: the tools added, removed and changed; a server's exit), `onTimeline` whether `stepId`
+     * is a step of the timeline (an alert raised at a segment's start is not).
+     */
     alerts: task.alerts.map((a) => ({
       id: a.id,
       kind: a.kind,
@@ -418,6 +456,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
       runId: a.runId,
       message: a.message,
       createdAt: a.createdAt,
+      detail: alertDetail(a.kind, a.evidence),
+      onTimeline: alertSteps.has(`${a.runId}\t${a.stepId}`),
     })),
     escalations: task.escalations.map((e) => ({
       id: e.id,

@@ -26,6 +26,8 @@ import {
 import { checkDestinations, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 import type { BudgetBasis } from "./budget-from-history.ts";
+import { parseToolSnapshot } from "./mcp-tool-snapshot.ts";
+import { smokeLaunchPlan, type SmokeSpec } from "./profile-smoke.ts";
 
 /**
  * The launch's facts (the working set its first run starts from): at most {@link MAX_LAUNCH_FACTS}
@@ -122,6 +124,8 @@ export interface LaunchPorts {
     archived?: boolean;
     /** The profile's MCP servers and tools (lib/contracts/mcp.ts `McpSelection`); absent = none. */
     mcpServers?: unknown[];
+    /** The profile's own model (a smoke test records it; it does not call it). */
+    model?: string;
   } | null>;
   /**
    * What profile `name` (its current version) refers to that cannot be resolved now — its key
@@ -168,6 +172,8 @@ export interface LaunchPorts {
     templateId?: string | null;
     /** Where the budgets came from when derived from history (issue 17); null or absent = given or default. */
     budgetBasis?: BudgetBasis | null;
+    /** A profile smoke test (server/domain/profile-smoke.ts); null or absent = an ordinary task. */
+    smoke?: SmokeSpec | null;
   }): Promise<void>;
   sendRunStarted(event: { taskId: string; runId: string }): Promise<void>;
   failLaunch(ids: { taskId: string; runId: string }, error: string): Promise<void>;
@@ -198,10 +204,13 @@ export async function launchTask({
   ports,
   templateId = null,
   budgetBasis = null,
+  smoke = null,
 }: {
   input: z.output<typeof launchTaskInputSchema>;
   actor: string;
   ports: LaunchPorts;
+  /** Launch a profile smoke test of the profile's MCP tools on the offline smoke model (server/domain/profile-smoke.ts). */
+  smoke?: { includeSideEffects: boolean } | null;
   /** The launch template this launch comes from (recorded on the task, issue 17). */
   templateId?: string | null;
   /** Budgets of this launch derived from history (recorded on the task, quoted at a ceiling). */
@@ -263,9 +272,20 @@ export async function launchTask({
 
   // The tool list is part of the run's state: discovered now, kept with the task for all its runs. A
   // server that cannot start fails the launch here, before anything is written.
-  const mcpTools = profile.mcpServers?.length && ports.discoverMcpTools ? await ports.discoverMcpTools(profile.mcpServers) : null;
+  const discovered = profile.mcpServers?.length && ports.discoverMcpTools ? await ports.discoverMcpTools(profile.mcpServers) : null;
+  // A smoke test offers only the tools under test, and runs on the smoke model (its spec says so).
+  const plan = smoke
+    ? smokeLaunchPlan({
+        snapshot: parseToolSnapshot(discovered),
+        includeSideEffects: smoke.includeSideEffects,
+        profile: profileName,
+        profileModel: profile.model ?? "",
+      })
+    : null;
+  const mcpTools = plan ? plan.mcpTools : discovered;
   const stepBudget =
     input.stepBudget ??
+    plan?.stepBudget ??
     (input.demo ? Math.max(profile.stepBudget, mcpDemo ? mcpAuditStepBudget(input.demo.limit) : demoStepBudget(input.demo.limit)) : profile.stepBudget);
   const taskId = ports.newId("task");
   const runId = ports.newId("run");
@@ -286,6 +306,7 @@ export async function launchTask({
     mcpTools,
     templateId,
     budgetBasis,
+    ...(plan ? { smoke: plan.smoke } : {}),
   });
   try {
     await ports.sendRunStarted({ taskId, runId });

@@ -79,6 +79,8 @@ export const snapshotServerSchema = z.object({
   serverInfo: z.object({ name: z.string(), version: z.string() }).loose().nullable(),
   /** sha256 of the server's whole tools/list (canonical JSON, sorted by name): changes when any tool changes. */
   toolsHash: z.string(),
+  /** Every tool name the server listed at launch (offered or not); absent in snapshots taken before it was kept. */
+  listedTools: z.array(z.string()).optional(),
   tools: z.array(snapshotToolSchema),
 });
 export type SnapshotServer = z.infer<typeof snapshotServerSchema>;
@@ -128,6 +130,43 @@ export function toolsHash(tools: readonly DiscoveredTool[]): string {
   return createHash("sha256")
     .update(canonicalize(sorted) ?? "[]")
     .digest("hex");
+}
+
+/** How a server's tools/list now differs from a task's snapshot of it. */
+export interface SnapshotToolsDiff {
+  /** Listed now, not listed at launch (or, for an older snapshot, not offered). */
+  added: string[];
+  /** Offered to the task, no longer listed. */
+  removed: string[];
+  /** Offered and still listed, with the fields that differ from the snapshot's. */
+  changed: { tool: string; fields: ("description" | "inputSchema" | "outputSchema" | "annotations")[] }[];
+}
+
+/**
+ * The tools of `live` (the server's tools/list now) against snapshot server `server`: added,
+ * removed and changed ones ({@link SnapshotToolsDiff}). A tool's description is compared as the
+ * snapshot derives it. Pure.
+ */
+export function diffSnapshotTools(server: SnapshotServer, live: readonly DiscoveredTool[]): SnapshotToolsDiff {
+  const known = new Set(server.listedTools ?? server.tools.map((t) => t.tool));
+  const byName = new Map(live.map((t) => [t.name, t]));
+  const same = (a: unknown, b: unknown) => canonicalize(a ?? null) === canonicalize(b ?? null);
+  const changed: SnapshotToolsDiff["changed"] = [];
+  for (const t of server.tools) {
+    const now = byName.get(t.tool);
+    if (!now) continue;
+    const fields: SnapshotToolsDiff["changed"][number]["fields"] = [];
+    if ((now.description || now.title || now.annotations?.title || now.name).slice(0, 4000) !== t.description) fields.push("description");
+    if (!same(now.inputSchema, t.inputSchema)) fields.push("inputSchema");
+    if (!same(now.outputSchema, t.outputSchema)) fields.push("outputSchema");
+    if (!same(now.annotations, t.annotations)) fields.push("annotations");
+    if (fields.length) changed.push({ tool: t.tool, fields });
+  }
+  return {
+    added: live.map((t) => t.name).filter((n) => !known.has(n)),
+    removed: server.tools.map((t) => t.tool).filter((n) => !byName.has(n)),
+    changed,
+  };
 }
 
 /** One server's side of building a snapshot. */
@@ -194,7 +233,14 @@ export function buildToolSnapshot({
     count += tools.length;
     if (count > MAX_MCP_TOOLS)
       throw new Error(`a run may be offered at most ${MAX_MCP_TOOLS} MCP tools; the profile's selection gives ${count} or more — pick a subset`);
-    out.push({ name: server.name, version: server.version, serverInfo: server.serverInfo, toolsHash: toolsHash(server.tools), tools });
+    out.push({
+      name: server.name,
+      version: server.version,
+      serverInfo: server.serverInfo,
+      toolsHash: toolsHash(server.tools),
+      listedTools: server.tools.map((t) => t.name),
+      tools,
+    });
   }
   const snapshot = { takenAt: takenAt.toISOString(), servers: out };
   const bytes = Buffer.byteLength(JSON.stringify(snapshot));

@@ -355,6 +355,36 @@ describe("identity and roles over HTTP", () => {
     expect(withCookie.status).toBe(404);
   });
 
+  it("an artifact downloads as what it is: binary bytes with their media type, a legacy base64 row decoded, text as UTF-8", async () => {
+    const profile = await db.agentProfile.findFirstOrThrow({ where: { name: "scripted" } });
+    const taskId = `t-art-${Date.now()}`;
+    await db.task.create({ data: { id: taskId, goal: "artifact download", profileId: profile.id, stepBudget: 5, workspace: "/tmp" } });
+    await db.run.create({ data: { id: `${taskId}-r`, taskId } });
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0xff, 0xfe]);
+    const base = { taskId, runId: `${taskId}-r`, stepId: "tool-1-0" };
+    const binary = await db.artifact.create({ data: { ...base, name: "a.png", mime: "image/png", content: "", data: new Uint8Array(png), bytes: png.length } });
+    // As MCP images were stored before: the base64 text under "<type>;base64".
+    const legacy = await db.artifact.create({
+      data: { ...base, name: "old.png", mime: "image/png;base64", content: png.toString("base64"), bytes: png.length },
+    });
+    const text = await db.artifact.create({ data: { ...base, name: "l.csv", mime: "text/csv", content: "name,license\nzod,MIT\n", bytes: 21 } });
+    const get = (id: string, query = "") =>
+      artifactRoute.GET(new Request(`${APP}/api/artifacts/${id}${query}`, { headers: { cookie: adminCookie } }), { params: Promise.resolve({ id }) });
+    for (const a of [binary, legacy]) {
+      const res = await get(a.id);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/png");
+      expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${a.name}"`);
+      expect(Buffer.from(await res.arrayBuffer())).toEqual(png);
+    }
+    // A binary artifact is never shown inline, even when asked.
+    expect((await get(binary.id, "?inline=1")).headers.get("content-disposition")).toMatch(/^attachment/);
+    const csv = await get(text.id, "?inline=1");
+    expect(csv.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await csv.text()).toBe("name,license\nzod,MIT\n");
+    expect((await get(text.id)).headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  });
+
   it("/api/inngest: an unsigned PUT does not make the app re-register, and an unsigned or forged step call runs nothing", async () => {
     const hitsBefore = stubHits.length;
     const stepsBefore = await db.step.count();

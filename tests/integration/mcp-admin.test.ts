@@ -51,6 +51,30 @@ describe("mcpServer router", () => {
     await expect(operator.mcpServer.list({ includeArchived: false })).rejects.toThrow(/admin/);
   });
 
+  it("a server killed from outside: the list shows no dead pid, the exit's signal and time; the next start counts a restart", async () => {
+    const name = `kill-${suffix}`;
+    const spec = {
+      name,
+      transport: { type: "stdio", command: process.execPath, args: [memoryBin], env: { MEMORY_FILE_PATH: { value: path.join("/tmp", `${name}.jsonl`) } } },
+    };
+    await admin.mcpServer.upsert({ spec });
+    const tested = await admin.mcpServer.test({ name });
+    if (!tested.ok) throw new Error(tested.error);
+    const row = async () => (await admin.mcpServer.list({ includeArchived: false })).find((s) => s.name === name)!;
+    expect((await row()).health).toMatchObject({ lastPid: tested.pid, restarts: 0, lastExitAt: null });
+    process.kill(tested.pid!, "SIGKILL");
+    // Recorded when the process exits (no call needed): poll the list until it says so.
+    let health = (await row()).health;
+    for (const deadline = Date.now() + 20_000; health.lastExitAt === null && Date.now() < deadline; health = (await row()).health) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(health).toMatchObject({ lastPid: null, lastExitSignal: "SIGKILL", lastExitCode: null, restarts: 0 });
+    expect(health.lastError).toMatch(/exited unexpectedly \(signal SIGKILL\)/);
+    const again = await admin.mcpServer.test({ name });
+    if (!again.ok) throw new Error(again.error);
+    expect((await row()).health).toMatchObject({ lastPid: again.pid, restarts: 1, lastExitSignal: "SIGKILL", lastError: null });
+  });
+
   it("Test of a server that will not start answers its stderr in words", async () => {
     const name = `nost-${suffix}`;
     await admin.mcpServer.upsert({

@@ -13,7 +13,7 @@ import { AppError } from "../../server/errors.ts";
 import { UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
 import { checkMcpToolsChanged, MCP_RESULT_MAX_BYTES, MCP_TOOLS_CHANGED_ALERT, mcpToolDefinitions } from "../../server/tools/mcp/mcp-tools.ts";
-import { liveMcpConnections, McpCallTimeoutError, McpConnectionLostError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
+import { liveMcpConnections, McpCallTimeoutError, stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
 import { testPrincipal } from "../support/principals.ts";
@@ -149,7 +149,9 @@ describe("MCP tools against real servers from npm", () => {
     expect(res.ok).toBe(true);
     const artifacts = await prisma.artifact.findMany({ where: { taskId: t.taskId } });
     expect(artifacts.length).toBeGreaterThanOrEqual(1);
-    expect(artifacts[0]!.mime).toMatch(/^image\/png;base64$/);
+    // Stored as the PNG it is: its media type, and bytes that start with the PNG signature.
+    expect(artifacts[0]!.mime).toBe("image/png");
+    expect([...Buffer.from(artifacts[0]!.data!).subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   });
 
   it("a side-effecting call goes through the ledger: the same step again returns the recorded result, one entity", async () => {
@@ -185,7 +187,7 @@ describe("MCP tools against real servers from npm", () => {
     expect(file.split("\n").filter((l) => l.includes(`"${entity}"`))).toHaveLength(1);
   }, 90_000);
 
-  it("kill -9 of the MCP server with a side-effecting call in flight: the retry escalates, the server is restarted for the next call", async () => {
+  it("kill -9 of the MCP server with a side-effecting call in flight: escalated at once, the server is restarted for the next call", async () => {
     const t = await taskWith([names.ev]);
     const name = `${names.ev}__trigger-long-running-operation`;
     const pending = call(t, "tool-1-0", name, { duration: 10, steps: 10 });
@@ -197,8 +199,9 @@ describe("MCP tools against real servers from npm", () => {
     }
     const live = (await liveMcpConnections()).find((c) => c.name === names.ev)!;
     process.kill(live.pid!, "SIGKILL");
-    await expect(pending).rejects.toBeInstanceOf(McpConnectionLostError);
-    // The durable step's retry: the intent has no result, the tool is not idempotent → escalate, no second call.
+    // The intent has no result and the tool is not idempotent: escalated at once, no second call.
+    await expect(pending).rejects.toBeInstanceOf(UnresolvedEffectError);
+    // The durable step's retry says the same.
     await expect(call(t, "tool-1-0", name, { duration: 10, steps: 10 })).rejects.toBeInstanceOf(UnresolvedEffectError);
     expect(await prisma.sideEffect.count({ where: { taskId: t.taskId } })).toBe(1);
     // The next call starts the server again.
@@ -270,6 +273,21 @@ describe("MCP tools against real servers from npm", () => {
     const alerts = await prisma.alert.findMany({ where: { runId: t.runId, kind: MCP_TOOLS_CHANGED_ALERT } });
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ stepId: "mcp-tools-check-2", evidence: { server: name, missing: expect.arrayContaining(["create_entities"]) } });
+    // The run page and the API show what changed with the alert itself (its step is no step of the timeline).
+    const reader = createCaller({ prisma, actor: "mcp-viewer", principal: testPrincipal("mcp-viewer", ["manager"]) });
+    const shown = (await reader.task.get({ taskId: t.taskId })).alerts.find((a) => a.kind === MCP_TOOLS_CHANGED_ALERT)!;
+    expect(shown).toMatchObject({
+      stepId: "mcp-tools-check-2",
+      onTimeline: false,
+      detail: {
+        kind: "mcp_tools_changed",
+        server: name,
+        added: expect.arrayContaining(["read_text_file", "list_allowed_directories"]),
+        removed: expect.arrayContaining(["create_entities", "read_graph"]),
+        changed: [],
+      },
+    });
+    expect((shown.detail as { added: string[] }).added).not.toContain("create_entities");
     // The run's offer is still its snapshot.
     expect([...mcpToolDefinitions(t.snapshot).keys()]).toContain(`${name}__create_entities`);
   }, 60_000);

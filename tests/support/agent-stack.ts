@@ -63,10 +63,11 @@ export interface AgentStack {
   /**
    * Launches a task through the real launch domain: `launchTask` with `input` parsed by
    * `launchTaskInputSchema`, over `prismaLaunchPorts` (default workspace {@link WORKSPACE}), sending
-   * `longhaul/run.started` with id `run-started-<runId>` to this stack's executor. Returns the ids.
+   * `longhaul/run.started` with id `run-started-<runId>` to this stack's executor (`smoke`: a profile
+   * smoke test, as profile.smoke launches it). Returns the ids.
    * @throws AppError as launchTask does (BAD_INPUT, UNAVAILABLE …), ZodError for invalid input.
    */
-  launch: (options: { input: Record<string, unknown>; actor: string }) => Promise<{ taskId: string; runId: string }>;
+  launch: (options: { input: Record<string, unknown>; actor: string; smoke?: { includeSideEffects: boolean } }) => Promise<{ taskId: string; runId: string }>;
   /** Launches the license-audit demo (`limit` packages) as actor `agent-test` through {@link AgentStack.launch}; returns the ids. */
   launchDemo: (options: { limit: number }) => Promise<{ taskId: string; runId: string }>;
   /**
@@ -245,14 +246,14 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
       if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
     },
 
-    async launch({ input, actor }) {
+    async launch({ input, actor, smoke }) {
       const ports = prismaLaunchPorts({
         prisma: db,
         tools: launchTools,
         defaultWorkspace: WORKSPACE,
         sendRunStarted: ({ taskId, runId }) => stack.sendEvent("longhaul/run.started", { taskId, runId }, `run-started-${runId}`),
       });
-      const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse(input), actor, ports });
+      const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse(input), actor, ports, ...(smoke ? { smoke } : {}) });
       return { taskId, runId };
     },
 

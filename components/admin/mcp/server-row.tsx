@@ -50,10 +50,16 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
       )}
       <p className="text-xs text-zinc-600" data-testid="mcp-health">
         Last started <When date={h.lastStartedAt} />
-        {h.lastPid ? ` (pid ${h.lastPid})` : ""}
+        {server.spec.transport.type === "stdio" ? (h.lastPid ? ` · running, pid ${h.lastPid}` : h.lastStartedAt ? " · not running" : "") : ""}
         {info?.name ? ` · ${info.name} ${info.version ?? ""}` : ""}
         {toolCount !== null ? ` · ${toolCount} tools` : ""}
+        {` · ${h.restarts} restart${h.restarts === 1 ? "" : "s"}`}
       </p>
+      {h.lastExitAt && (
+        <p className="text-xs text-amber-800" data-testid="mcp-last-exit">
+          Last unexpected exit <When date={h.lastExitAt} />: {h.lastExitSignal ? `signal ${h.lastExitSignal}` : `exit code ${h.lastExitCode ?? "unknown"}`}
+        </p>
+      )}
       {h.lastError && (
         <p className="text-xs text-red-700" data-testid="mcp-last-error">
           Last error (<When date={h.lastErrorAt} />

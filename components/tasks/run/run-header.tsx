@@ -6,6 +6,7 @@ import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import type { TimelineStep } from "../timeline.tsx";
 import { RunActions, useRunActions } from "./run-actions.tsx";
 import { AlertsLine, EscalationBanners } from "./run-banners.tsx";
+import { SmokeReport } from "./smoke-report.tsx";
 import type { RunInfo } from "./run-derive.ts";
 import { RunMeters } from "./run-meters.tsx";
 import { RunGoal, RunStatus } from "./run-status.tsx";
@@ -73,6 +74,7 @@ export function RunHeader({
       )}
       <RunStatus task={t} runs={runs} lastStep={lastStep} />
       <RunGoal goal={t.goal} />
+      {t.smoke && <SmokeReport smoke={t.smoke} onSelectStep={onSelectStep} />}
       <RunMeters task={t} lastStep={lastStep} offline={offline} />
       <TaskCostPanel taskId={t.id} header={t.usage} />
     </header>

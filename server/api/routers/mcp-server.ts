@@ -30,6 +30,24 @@ function toolsWithClass(server: McpServerRecord) {
   });
 }
 
+/**
+ * The recorded pid if that process is still alive (signal 0: a liveness probe that sends nothing),
+ * else null — so the admin page never shows a dead process as the running one (after a crash, or a
+ * restart of Longhaul whose servers exited with it). Stdio servers run on this host: the web app
+ * starts them.
+ */
+function livePid(pid: number | null): number | null {
+  if (pid === null) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else — not one of ours any more.
+    void error;
+    return null;
+  }
+}
+
 const nameInput = inputObject({ name: z.string("name: required").regex(MCP_SERVER_NAME, "name: must be a registered MCP server's name") });
 
 /**
@@ -38,7 +56,10 @@ const nameInput = inputObject({ name: z.string("name: required").regex(MCP_SERVE
  * (errors name the field); secrets are never accepted, only the names of variables that hold them.
  */
 export const mcpServerRouter = createTRPCRouter({
-  /** All servers with their health (last start, pid, serverInfo, tools found, last error); archived ones with `includeArchived`. */
+  /**
+   * All servers with their health (last start, the live pid or null, serverInfo, tools found, last
+   * error, restarts after unexpected exits and the last such exit); archived ones with `includeArchived`.
+   */
   list: adminProcedure
     .input(inputObject({ includeArchived: z.boolean("includeArchived: true or false").default(false) }).default({ includeArchived: false }))
     .query(async ({ ctx, input }) => {
@@ -46,7 +67,12 @@ export const mcpServerRouter = createTRPCRouter({
         listMcpServers({ prisma: ctx.prisma, includeArchived: input.includeArchived }),
         codeSources(ctx.prisma, "mcpServer"),
       ]);
-      return servers.map((s) => ({ ...s, tools: toolsWithClass(s), managedAs: managed.get(s.name) ?? null }));
+      return servers.map((s) => ({
+        ...s,
+        health: { ...s.health, lastPid: livePid(s.health.lastPid) },
+        tools: toolsWithClass(s),
+        managedAs: managed.get(s.name) ?? null,
+      }));
     }),
   /** Creates or updates a server by `spec.name` (the version goes up only when the spec changed); refused (CONFLICT) while it is managed as code. */
   upsert: adminProcedure.input(inputObject({ spec: z.unknown() })).mutation(async ({ ctx, input }) => {

@@ -17,7 +17,12 @@ import {
   updateProfile,
 } from "../../db/profile-repository.ts";
 import { testProfileConnection } from "../../llm/test-connection.ts";
-import { adminProcedure, createTRPCRouter, readProcedure } from "../trpc.ts";
+import { adminProcedure, createTRPCRouter, operatorProcedure, readProcedure } from "../trpc.ts";
+import { prismaLaunchPorts } from "../../db/launch-ports.ts";
+import { launchTaskInputSchema, launchTask } from "../../domain/launch-task.ts";
+import { smokeGoal } from "../../domain/profile-smoke.ts";
+import { sendRunStarted } from "../../inngest/send.ts";
+import { launchTools } from "../../tools/launch-tools.ts";
 
 const setEgressInput = inputObject({
   name: textField("name", 100).pipe(z.string().min(1, "name: must not be blank")),
@@ -58,6 +63,33 @@ export const profileRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => copyProfile({ prisma: ctx.prisma, from: input.from, to: input.to })),
   /** Admin: archives a profile (history stays readable). @throws NOT_FOUND; CONFLICT while tasks of it are active. */
   archive: adminProcedure.input(inputObject({ name: nameField() })).mutation(({ ctx, input }) => archiveProfile({ prisma: ctx.prisma, name: input.name })),
+  /**
+   * Launches a smoke test of profile `name`: an ordinary task on the offline smoke model (never the
+   * profile's own, whatever it is) that calls each of the profile's MCP tools once — read-only,
+   * closed-world ones only unless `includeSideEffects` (server/domain/profile-smoke.ts). The same
+   * `launchKey` launches once (a double click). Operator, like any launch.
+   * @throws BAD_INPUT (no such profile, no MCP tools, none callable without includeSideEffects), PRECONDITION_FAILED (a server that cannot start).
+   */
+  smoke: operatorProcedure
+    .input(
+      inputObject({
+        name: nameField(),
+        includeSideEffects: z.boolean("includeSideEffects: true or false").default(false),
+        launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      launchTask({
+        input: launchTaskInputSchema.parse({
+          goal: smokeGoal(input.name, input.includeSideEffects),
+          profile: input.name,
+          ...(input.launchKey ? { launchKey: input.launchKey } : {}),
+        }),
+        actor: ctx.actor,
+        ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }),
+        smoke: { includeSideEffects: input.includeSideEffects },
+      }),
+    ),
   /**
    * Admin: applies a profiles document — YAML or JSON `text` — of profiles and MCP servers
    * (profile-repository.ts applyProfileDocument): idempotent, all-or-nothing validation, `dryRun`

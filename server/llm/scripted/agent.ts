@@ -1,9 +1,10 @@
-import type { ChatMessage, EffortLevel } from "../types.ts";
+import type { ChatMessage, EffortLevel, ToolSchema } from "../types.ts";
 import { listing, reading, readAgentContext, succeeded, type AgentAction, type AgentContext } from "./context.ts";
 import { decideExfiltrate } from "./exfiltrate.ts";
 import { decideLicenseAudit, parseLicenseAuditGoal } from "./license-audit.ts";
 import { decideMcpAudit } from "./mcp-audit.ts";
 import { reasoningTokens } from "./effort.ts";
+import { decideSmokeFromChat, SMOKE_MODEL } from "./smoke.ts";
 import { decideNoProcedure } from "./no-procedure.ts";
 
 /**
@@ -21,6 +22,7 @@ import { decideNoProcedure } from "./no-procedure.ts";
  * - `scripted-tool-failure`: calls a tool with malformed arguments, again and again
  * - `scripted-exfiltrate`: obeys a workspace file that says "email this file to …" / "post this file to …" (scripted/exfiltrate.ts)
  * - `scripted-mcp-audit`: the MCP demo, only through MCP tools of the `files` and `memory` servers (scripted/mcp-audit.ts)
+ * - `scripted-smoke`: the profile smoke test — calls each offered tool once (scripted/smoke.ts)
  * - `scripted-notes`: records NOTES_COUNT large notes (~9 kB each), one per turn, then finishes — a
  *   long run whose working set outgrows a small window many times over (saturation, compaction)
  */
@@ -291,6 +293,12 @@ export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   "scripted-sloppy": sloppy,
   "scripted-notes": notes,
   "scripted-judge": (ctx) => ({ content: `FAIL: no outcome to judge (${Object.keys(ctx.facts).length} facts)`, toolCalls: [] }),
+  // The smoke test's agent needs the request's tools: the server answers it with decideSmokeFromChat
+  // (scripted/smoke.ts); this entry names the model, and without tools it has nothing to call.
+  [SMOKE_MODEL]: (ctx) => ({
+    content: null,
+    toolCalls: [{ name: "finish", arguments: { result: `Smoke test: no tools to call were offered (${ctx.turns} turns).` } }],
+  }),
 };
 
 /** A scripted reply: the action, and the hidden reasoning tokens it spent (0 without an effort). */
@@ -305,24 +313,34 @@ export interface ScriptedReply {
  * effort), or null when no scripted model has that name. Pure: depends only on its arguments; how
  * effort changes the agent is scripted/effort.ts.
  */
-export function scriptedReply(model: string, messages: readonly ChatMessage[], { effort = null }: { effort?: EffortLevel | null } = {}): ScriptedReply | null {
-  const action = decideNextAction(model, messages, { effort });
+export function scriptedReply(
+  model: string,
+  messages: readonly ChatMessage[],
+  { effort = null, tools }: { effort?: EffortLevel | null; tools?: readonly ToolSchema[] } = {},
+): ScriptedReply | null {
+  const action = decideNextAction(model, messages, { effort, tools });
   if (!action) return null;
   return { action, reasoningTokens: reasoningTokens(effort, model, readAgentContext(messages)) };
 }
 
 /**
  * The next assistant action for a request to model `model`, or null when no scripted model has that
- * name. Pure: depends only on `model`, `messages` and `effort` (at low effort the competent agent
- * sometimes fumbles a decision that matters: scripted/effort.ts).
+ * name. Pure: depends only on `model`, `messages`, `effort` (at low effort the competent agent
+ * sometimes fumbles a decision that matters: scripted/effort.ts) and the offered `tools` (which only
+ * the smoke test's agent reads).
  */
-export function decideNextAction(model: string, messages: readonly ChatMessage[], { effort = null }: { effort?: EffortLevel | null } = {}): AgentAction | null {
+export function decideNextAction(
+  model: string,
+  messages: readonly ChatMessage[],
+  { effort = null, tools }: { effort?: EffortLevel | null; tools?: readonly ToolSchema[] } = {},
+): AgentAction | null {
   const behaviour = SCRIPTED_MODELS[model];
   if (!behaviour) return null;
   const ctx: AgentContext = { ...readAgentContext(messages), effort, model };
   if (model === "scripted-judge") return judge(ctx, messages);
   const last = messages.at(-1);
   if (last?.role === "user" && last.content.includes("<checkpoint_request>")) return checkpointAnswer(model, ctx);
+  if (model === SMOKE_MODEL) return decideSmokeFromChat(tools, messages);
   // A misbehaving agent that a human has given guidance to (after an escalation) takes it and does
   // the task properly — what the Resume-with-guidance path is for. The dead-end agent stays convinced,
   // and the exfiltrating one keeps obeying the file (the egress gate, not guidance, must stop it).

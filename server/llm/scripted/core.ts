@@ -133,7 +133,7 @@ export async function handleModelRequest(state: ScriptedState, wire: WireFormatR
   if (fault?.kind === "529") return wire.error(res, "overloaded", "Overloaded", { headers: { "retry-after": String(fault.retryAfterSeconds) } });
 
   // The agent answers at the request's effort (scripted/effort.ts: fumbles at low, reasoning tokens by level).
-  const answer = scriptedReply(model, request.messages, { effort: request.effort ?? null });
+  const answer = scriptedReply(model, request.messages, { effort: request.effort ?? null, tools: request.tools });
   if (!answer) return wire.error(res, "not_found", `The model \`${model}\` does not exist.`);
   const { action } = answer;
   const scope = request.scope;

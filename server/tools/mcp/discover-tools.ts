@@ -1,9 +1,10 @@
 import { mcpSelectionsSchema, qualifiedToolName, type McpSelection } from "../../../lib/contracts/mcp.ts";
-import type { Prisma, PrismaClient } from "../../db/client.ts";
-import { getMcpServerOrThrow, getMcpServersByNames, recordMcpServerError, recordMcpServerStart, type McpServerRecord } from "../../db/mcp-server-repository.ts";
+import type { PrismaClient } from "../../db/client.ts";
+import { getMcpServerOrThrow, getMcpServersByNames, recordMcpServerError, type McpServerRecord } from "../../db/mcp-server-repository.ts";
 import { AppError } from "../../errors.ts";
 import { builtinToolNames } from "../registry.ts";
 import { connectMcpServer, McpServerStartError, stopMcpServer, type McpConnection } from "./runtime.ts";
+import { mcpHealthHooks } from "./health-hooks.ts";
 import {
   buildToolSnapshot,
   classifyTool,
@@ -35,19 +36,14 @@ export function parseProfileMcpSelections(value: unknown, profileName: string): 
   return parsed.data;
 }
 
-/** Starts (or reuses) one registered server and records its health; the start error in words, stderr included. */
+/**
+ * Starts (or reuses) one registered server; a fresh start records its health (pid, serverInfo,
+ * tools) through the runtime's hooks, and so does a later exit. The start error in words, stderr
+ * included, is recorded as the server's last error.
+ */
 export async function startAndRecord({ prisma, server }: { prisma: PrismaClient; server: McpServerRecord }): Promise<McpConnection> {
   try {
-    const connection = await connectMcpServer({ name: server.name, version: server.version, spec: server.spec });
-    await recordMcpServerStart({
-      prisma,
-      name: server.name,
-      version: server.version,
-      pid: connection.pid,
-      serverInfo: connection.serverInfo,
-      discoveredTools: connection.tools as unknown as Prisma.InputJsonValue,
-    });
-    return connection;
+    return await connectMcpServer({ name: server.name, version: server.version, spec: server.spec }, mcpHealthHooks(prisma));
   } catch (error) {
     if (error instanceof McpServerStartError) await recordMcpServerError({ prisma, name: server.name, error: error.message });
     throw error;

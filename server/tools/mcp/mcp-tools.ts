@@ -15,10 +15,20 @@ import {
   type McpProgress,
   type McpServerHandle,
 } from "./runtime.ts";
-import { toolsHash, type McpToolSnapshot, type SnapshotServer, type SnapshotTool } from "../../domain/mcp-tool-snapshot.ts";
+import {
+  diffSnapshotTools,
+  toolsHash,
+  type DiscoveredTool,
+  type McpToolSnapshot,
+  type SnapshotServer,
+  type SnapshotTool,
+} from "../../domain/mcp-tool-snapshot.ts";
+import { mcpHealthHooks } from "./health-hooks.ts";
+import { exitWords, MCP_CUT_META_KEY, MCP_CUT_STRING_BYTES } from "./stdio-transport.ts";
+import type { CutReport } from "./json-line-reader.ts";
 
 /**
- * MCP tools as the tool gateway runs them (issue 16, ARCHITECTURE.md "Your own agent"): each tool of
+ * MCP tools as the tool gateway runs them: each tool of
  * a task's snapshot (server/domain/mcp-tool-snapshot.ts) becomes a {@link ToolDefinition} like the
  * built-in ones, so the agent loop, the durable `tool-<n>-<k>` step, the egress gate, approvals and
  * the timeline treat it the same way. What its class does:
@@ -26,19 +36,24 @@ import { toolsHash, type McpToolSnapshot, type SnapshotServer, type SnapshotTool
  * | class | here |
  * |---|---|
  * | read-only | called directly; the durable step memoizes the result; a lost connection is retried once at once, then the step retries |
- * | side-effecting | `performExternalEffect` (server/tools/ledger.ts): intent before the call, result after; key `task:run:step` in `_meta` and in the idempotency-key argument; a lost connection or a timeout leaves the intent → the retried step escalates `unresolved_effect`, unless the tool is idempotent (then it is called again with the same key) |
+ * | side-effecting | `performExternalEffect` (server/tools/ledger.ts): intent before the call, result after; key `task:run:step` in `_meta` and in the idempotency-key argument; a lost connection leaves the intent and the ledger is asked again at once: `unresolved_effect` (escalated), unless the tool is idempotent (then it is called again with the same key on a fresh start); a timeout leaves the intent for the step's retry, which settles it the same way |
  * | open-world | `egress` set: the gate scans the arguments before the loop lets the call run (and the gateway again) |
  * | destructive | `risky`: checkpoint before it, approval when the task asks for it |
  *
  * Results: text and structured content go to the transcript, cut at {@link MCP_RESULT_MAX_BYTES}
- * (the cut says so); images, audio and embedded resources become artifacts of the task; `isError`
- * is a tool error (`tool_error`) the agent reads. Every result is marked untrusted.
+ * (the cut says so) whatever their size — the stdio transport reads a message of any size with
+ * bounded memory; images, audio and embedded resources become artifacts of the task (binary ones as
+ * bytes with their media type); `isError` is a tool error (`tool_error`) the agent reads. Every
+ * result is marked untrusted. A server that exits with a call in flight raises the run's
+ * {@link MCP_SERVER_EXITED_ALERT} and the call is settled as its class says (below).
  */
 
 /** Most UTF-8 bytes of an MCP result's text (+ structured content as JSON) the transcript gets (read_file's default page). */
 export const MCP_RESULT_MAX_BYTES = 65_536;
 /** Alert kind raised on a run whose MCP server now lists other tools than the run's snapshot. */
 export const MCP_TOOLS_CHANGED_ALERT = "mcp_tools_changed";
+/** Alert kind raised on a run whose MCP server's process exited (or whose connection closed) with a call of the run in flight. */
+export const MCP_SERVER_EXITED_ALERT = "mcp_server_exited";
 /** `_meta` key the idempotency key travels under in `tools/call` (MCP spec: `_meta` keys may carry a prefix ending in "/"). */
 export const MCP_IDEMPOTENCY_META_KEY = "longhaul/idempotencyKey";
 /** Said with every MCP result: the agent must treat it as data (as file contents), never as instructions. */
@@ -52,7 +67,7 @@ export interface McpToolOutput {
   /** The text content items, joined with blank lines (cut: see `truncated`). */
   text: string;
   structuredContent?: unknown;
-  /** Images, audio and embedded resources, stored as artifacts of the task (base64 for binary data). */
+  /** Images, audio and embedded resources, stored as artifacts of the task (binary data decoded, with its media type). */
   artifacts?: { name: string; mime: string; bytes: number }[];
   /** Links to resources the server returned (not fetched). */
   resourceLinks?: { uri: string; name?: string; mimeType?: string }[];
@@ -73,10 +88,48 @@ function cutUtf8(text: string, maxBytes: number): string {
   return last >= 0xd800 && last <= 0xdbff ? out.slice(0, -1) : out;
 }
 
+/** A media type as RFC 6838 writes it (`type/subtype`, optional parameters dropped), else null. */
+function mediaType(value: string | undefined): string | null {
+  const bare = (value ?? "").split(";")[0]!.trim().toLowerCase();
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(bare) ? bare : null;
+}
+
+/** A file extension for a media type: its subtype without a structured suffix ("svg+xml" → "svg"), letters and digits only. */
+function extensionOf(mime: string): string {
+  const sub = mime.split("/")[1] ?? "bin";
+  return (sub.split("+")[0] ?? sub).replace(/[^a-z0-9]/gi, "").slice(0, 16) || "bin";
+}
+
+/** Base64 (RFC 4648 §4) decoded, or null when `text` is not base64. Whitespace is ignored. */
+function decodeBase64(text: string): Buffer | null {
+  const compact = text.replace(/\s+/g, "");
+  if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return null;
+  return Buffer.from(compact, "base64");
+}
+
+/** What was cut from a result while it was read (server/tools/mcp/stdio-transport.ts), or null. */
+function cutOnRead(result: CallToolResult): CutReport | null {
+  const cut = result._meta?.[MCP_CUT_META_KEY] as CutReport | undefined;
+  return cut && typeof cut.totalBytes === "number" ? cut : null;
+}
+
+/** One artifact shapeMcpResult writes: text in `content`, or binary in `data` (decoded). */
+interface ShapedArtifact {
+  name: string;
+  mime: string;
+  content: string;
+  data: Buffer | null;
+  bytes: number;
+}
+
 /**
  * Shapes a `tools/call` result for the transcript and stores its binary and resource items as
  * artifacts of the task (upserted by run + step + name, so a re-executed step does not duplicate
- * them). Pure but for the artifact writes through `prisma`.
+ * them). Images, audio and blobs are stored as the bytes they are (base64 decoded) with their media
+ * type, so a download is the file itself. A result cut while it was read (over the transport's
+ * message limit) says so: its text is cut like any other, and a binary item whose data was cut is
+ * not stored (it would be a broken file) — the agent is told which. Pure but for the artifact writes
+ * through `prisma`.
  */
 export async function shapeMcpResult({
   result,
@@ -90,45 +143,66 @@ export async function shapeMcpResult({
   ctx: Pick<ToolContext, "prisma" | "taskId" | "runId" | "stepId">;
 }): Promise<McpToolOutput> {
   const texts: string[] = [];
-  const artifacts: { name: string; mime: string; content: string; bytes: number }[] = [];
+  const artifacts: ShapedArtifact[] = [];
   const links: { uri: string; name?: string; mimeType?: string }[] = [];
+  const cut = cutOnRead(result);
   const content = Array.isArray(result.content) ? result.content : [];
+  const binary = (name: string, mime: string, base64: string): void => {
+    // A string as long as the cut keeps was (most likely) cut while read: its bytes are not the file's.
+    if (cut && base64.length >= MCP_CUT_STRING_BYTES - 8) {
+      texts.push(`[${mime} data (${name}) was cut while read (the server sent ${cut.totalBytes} bytes in all) and is not stored]`);
+      return;
+    }
+    const data = decodeBase64(base64);
+    if (!data) {
+      texts.push(`[${mime} data (${name}) is not base64 and is not stored]`);
+      return;
+    }
+    artifacts.push({ name, mime, content: "", data, bytes: data.length });
+  };
   content.forEach((item, i) => {
     const base = `${server}-${tool}-${ctx.stepId}-${i}`.replace(/[^A-Za-z0-9._-]/g, "_");
     if (item.type === "text") texts.push(item.text);
     else if (item.type === "image" || item.type === "audio") {
-      const ext = (item.mimeType.split("/")[1] ?? "bin").replace(/[^a-z0-9]/gi, "");
-      artifacts.push({ name: `${base}.${ext}`, mime: `${item.mimeType};base64`, content: item.data, bytes: Math.floor((item.data.length * 3) / 4) });
+      const mime = mediaType(item.mimeType) ?? "application/octet-stream";
+      binary(`${base}.${extensionOf(mime)}`, mime, item.data);
     } else if (item.type === "resource") {
       const r = item.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-      const mime = r.mimeType ?? (r.text !== undefined ? "text/plain" : "application/octet-stream");
-      if (r.text !== undefined) artifacts.push({ name: `${base}.txt`, mime, content: r.text, bytes: utf8Bytes(r.text) });
-      else if (r.blob !== undefined)
-        artifacts.push({ name: `${base}.bin`, mime: `${mime};base64`, content: r.blob, bytes: Math.floor((r.blob.length * 3) / 4) });
-      texts.push(`[resource ${r.uri} stored as artifact ${artifacts.at(-1)?.name ?? "(empty)"}]`);
+      const before = artifacts.length;
+      if (r.text !== undefined) {
+        const mime = mediaType(r.mimeType) ?? "text/plain";
+        artifacts.push({ name: `${base}.txt`, mime, content: r.text, data: null, bytes: utf8Bytes(r.text) });
+      } else if (r.blob !== undefined) {
+        const mime = mediaType(r.mimeType) ?? "application/octet-stream";
+        binary(`${base}.${mime === "application/octet-stream" ? "bin" : extensionOf(mime)}`, mime, r.blob);
+      }
+      texts.push(`[resource ${r.uri} ${artifacts.length > before ? `stored as artifact ${artifacts.at(-1)!.name}` : "not stored"}]`);
     } else if (item.type === "resource_link") {
       links.push({ uri: item.uri, ...(item.name ? { name: item.name } : {}), ...(item.mimeType ? { mimeType: item.mimeType } : {}) });
     }
   });
   for (const a of artifacts) {
+    const data = a.data ? new Uint8Array(a.data) : null;
     await ctx.prisma.artifact.upsert({
       where: { runId_stepId_name: { runId: ctx.runId, stepId: ctx.stepId, name: a.name } },
-      create: { taskId: ctx.taskId, runId: ctx.runId, stepId: ctx.stepId, name: a.name, mime: a.mime, content: a.content, bytes: a.bytes },
-      update: { mime: a.mime, content: a.content, bytes: a.bytes },
+      create: { taskId: ctx.taskId, runId: ctx.runId, stepId: ctx.stepId, name: a.name, mime: a.mime, content: a.content, data, bytes: a.bytes },
+      update: { mime: a.mime, content: a.content, data, bytes: a.bytes },
     });
   }
   const structured = result.structuredContent;
   let text = texts.join("\n\n");
   const structuredJson = structured === undefined ? "" : JSON.stringify(structured);
-  const totalBytes = utf8Bytes(text) + utf8Bytes(structuredJson);
+  const shownBytes = utf8Bytes(text) + utf8Bytes(structuredJson);
   let truncated: McpToolOutput["truncated"];
   let keepStructured = structured !== undefined;
-  if (totalBytes > MCP_RESULT_MAX_BYTES) {
+  if (shownBytes > MCP_RESULT_MAX_BYTES || cut) {
     // Structured content is kept whole or not at all (a cut JSON is not JSON); the text is cut.
-    if (utf8Bytes(structuredJson) > MCP_RESULT_MAX_BYTES / 2) keepStructured = false;
+    if (utf8Bytes(structuredJson) > MCP_RESULT_MAX_BYTES / 2 || (cut && cut.stringsCut > 0)) keepStructured = false;
     const room = MCP_RESULT_MAX_BYTES - (keepStructured ? utf8Bytes(structuredJson) : 0);
     text = cutUtf8(text, Math.max(0, room));
     const keptBytes = utf8Bytes(text) + (keepStructured ? utf8Bytes(structuredJson) : 0);
+    // Cut while read: the size the server sent (its whole JSON-RPC message) is what was there.
+    const totalBytes = cut ? Math.max(cut.totalBytes, shownBytes) : shownBytes;
     truncated = {
       keptBytes,
       totalBytes,
@@ -204,19 +278,29 @@ function progressWriter(ctx: ToolContext): { onProgress: (p: McpProgress) => voi
   };
 }
 
-/** Raises the run's `mcp_tools_changed` alert (once per run and server) when the live tool list differs from the snapshot's. */
+/**
+ * Raises the run's `mcp_tools_changed` alert (once per run and server) when the live tool list
+ * differs from the snapshot's. Its evidence says what changed — `added`, `removed` (also as
+ * `missing`, its earlier name) and `changed` (tool and fields) — which the run page and the task API
+ * show with the alert (server/domain/alert-detail.ts).
+ */
 async function noticeChangedTools(
   ctx: Pick<ToolContext, "prisma" | "taskId" | "runId" | "stepId">,
   server: SnapshotServer,
-  liveHash: string,
-  liveNames: string[],
+  live: readonly DiscoveredTool[],
 ): Promise<boolean> {
+  const liveHash = toolsHash(live);
   if (liveHash === server.toolsHash) return false;
   const already = await ctx.prisma.alert.findFirst({
     where: { runId: ctx.runId, kind: MCP_TOOLS_CHANGED_ALERT, evidence: { path: ["server"], equals: server.name } },
   });
   if (already) return true;
-  const offered = server.tools.map((t) => t.tool);
+  const diff = diffSnapshotTools(server, live);
+  const parts = [
+    diff.added.length ? `${diff.added.length} added` : "",
+    diff.removed.length ? `${diff.removed.length} removed` : "",
+    diff.changed.length ? `${diff.changed.length} changed` : "",
+  ].filter(Boolean);
   await recordAlert({
     prisma: ctx.prisma,
     taskId: ctx.taskId,
@@ -224,13 +308,15 @@ async function noticeChangedTools(
     stepId: ctx.stepId,
     kind: MCP_TOOLS_CHANGED_ALERT,
     severity: "warning",
-    message: `MCP server "${server.name}" lists other tools than when this task launched; this run keeps the tools it was offered (new runs of new tasks get the new list).`,
+    message: `MCP server "${server.name}" lists other tools than when this task launched${parts.length ? ` (${parts.join(", ")})` : ""}; this run keeps the tools it was offered (new runs of new tasks get the new list).`,
     evidence: {
       server: server.name,
       snapshotHash: server.toolsHash,
       liveHash,
-      added: liveNames.filter((n) => !offered.includes(n)),
-      missing: offered.filter((n) => !liveNames.includes(n)),
+      added: diff.added,
+      removed: diff.removed,
+      missing: diff.removed,
+      changed: diff.changed,
     },
   });
   return true;
@@ -270,8 +356,7 @@ export async function checkMcpToolsChanged({
       return null;
     });
     if (!connection) continue;
-    const names = connection.tools.map((t) => t.name);
-    if (await noticeChangedTools(ctx, server, toolsHash(connection.tools), names)) changed.push(server.name);
+    if (await noticeChangedTools(ctx, server, connection.tools)) changed.push(server.name);
   }
   return changed;
 }
@@ -299,16 +384,12 @@ async function callOnce({
   meta?: Record<string, unknown>;
 }): Promise<CallToolResult> {
   // Started (or reused) first, so a changed tool list is noticed even when the call then fails.
-  const connection = await connectMcpServer(handle);
-  await noticeChangedTools(
-    ctx,
-    server,
-    toolsHash(connection.tools),
-    connection.tools.map((t) => t.name),
-  );
+  const hooks = mcpHealthHooks(ctx.prisma);
+  const connection = await connectMcpServer(handle, hooks);
+  await noticeChangedTools(ctx, server, connection.tools);
   const progress = progressWriter(ctx);
   try {
-    const { result } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progress.onProgress });
+    const { result } = await callMcpTool({ handle, tool: tool.tool, args, ...(meta ? { meta } : {}), onProgress: progress.onProgress, hooks });
     return result;
   } finally {
     progress.stop();
@@ -318,6 +399,55 @@ async function callOnce({
 /** A protocol error the server answered with (unknown tool, invalid params): nothing was done. */
 function isProtocolAnswer(error: unknown): error is Error & { code: number } {
   return typeof (error as { code?: unknown }).code === "number" && !(error instanceof McpConnectionLostError) && !(error instanceof McpCallTimeoutError);
+}
+
+/** What the gateway does about a call whose server went away with it in flight (the alert says it). */
+type LostCallAction = "retried" | "called_again" | "escalated";
+
+const LOST_CALL_WORDS: Record<LostCallAction, string> = {
+  retried: "read-only: called again on a fresh start of the server",
+  called_again: "idempotent side effect: called again with the same idempotency key on a fresh start",
+  escalated: "side effect with an unknown outcome (not idempotent): not repeated; a human decides (unresolved_effect)",
+};
+
+/**
+ * A call of this step lost its server (the process exited, the connection closed): raise the run's
+ * {@link MCP_SERVER_EXITED_ALERT} on this step (once per step), count the attempt on the step row
+ * (the in-process retry is an attempt like a durable retry) and note the error on it. Best effort
+ * for the step row: the call's outcome must not depend on it.
+ */
+async function noticeLostCall(
+  ctx: ToolContext,
+  server: SnapshotServer,
+  tool: SnapshotTool,
+  error: McpConnectionLostError,
+  action: LostCallAction,
+): Promise<void> {
+  const exit = error.exit;
+  const what = exit ? `exited (${exitWords(exit)}, pid ${exit.pid ?? "?"})` : "closed the connection";
+  await recordAlert({
+    prisma: ctx.prisma,
+    taskId: ctx.taskId,
+    runId: ctx.runId,
+    stepId: ctx.stepId,
+    kind: MCP_SERVER_EXITED_ALERT,
+    severity: action === "escalated" ? "critical" : "warning",
+    message: `MCP server "${server.name}" ${what} during ${tool.tool}; ${LOST_CALL_WORDS[action]}.`,
+    evidence: {
+      server: server.name,
+      tool: tool.tool,
+      class: tool.class,
+      action,
+      pid: exit?.pid ?? null,
+      code: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      at: (exit?.at ?? new Date()).toISOString(),
+      error: error.message.slice(0, 2000),
+    },
+  });
+  await ctx.prisma.step
+    .updateMany({ where: { runId: ctx.runId, stepId: ctx.stepId }, data: { attempts: { increment: 1 }, error: error.message.slice(0, 4000) } })
+    .catch(() => {});
 }
 
 async function executeReadOnly(ctx: ToolContext, server: SnapshotServer, tool: SnapshotTool, args: Record<string, unknown>): Promise<McpToolOutput> {
@@ -330,7 +460,10 @@ async function executeReadOnly(ctx: ToolContext, server: SnapshotServer, tool: S
       if (error instanceof McpServerStartError) throw await unavailable(ctx, error);
       if (isProtocolAnswer(error)) throw new ToolError("tool_error", `${tool.name}: ${error.message}`);
       // Read-only: a lost connection (the server died) is retried at once on a fresh start; after that the durable step retries.
-      if (error instanceof McpConnectionLostError && attempt === 0) continue;
+      if (error instanceof McpConnectionLostError && attempt === 0) {
+        await noticeLostCall(ctx, server, tool, error, "retried");
+        continue;
+      }
       throw error;
     }
   }
@@ -354,8 +487,8 @@ async function executeSideEffect(ctx: ToolContext, server: SnapshotServer, tool:
     const shaped = await shapeMcpResult({ result, server: server.name, tool: tool.tool, ctx });
     return { ...(shaped as unknown as JsonObject), idempotencyKey };
   };
-  try {
-    const { result } = await performExternalEffect<JsonObject>({
+  const ledgered = () =>
+    performExternalEffect<JsonObject>({
       prisma: ctx.prisma,
       taskId: ctx.taskId,
       runId: ctx.runId,
@@ -366,7 +499,17 @@ async function executeSideEffect(ctx: ToolContext, server: SnapshotServer, tool:
       // An idempotent tool may simply be called again with the same key to settle an unknown outcome.
       ...(tool.class.idempotent ? { resolveByKey: perform } : {}),
     });
-    return result as unknown as McpToolOutput;
+  try {
+    try {
+      return (await ledgered()).result as unknown as McpToolOutput;
+    } catch (error) {
+      if (!(error instanceof McpConnectionLostError)) throw error;
+      // The server went away with the effect in flight: the intent stays. Asking the ledger again at
+      // once settles it as the class says — an idempotent tool is called again with the same key on a
+      // fresh start; any other throws UnresolvedEffectError, which the agent loop escalates.
+      await noticeLostCall(ctx, server, tool, error, tool.class.idempotent ? "called_again" : "escalated");
+      return (await ledgered()).result as unknown as McpToolOutput;
+    }
   } catch (error) {
     if (error instanceof EffectNotPerformedError && error.cause instanceof ToolError) throw error.cause;
     throw error;

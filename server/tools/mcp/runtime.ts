@@ -1,22 +1,27 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec, McpValue } from "../../../lib/contracts/mcp.ts";
 import { namedVariables } from "../../env.ts";
 import { discoveredToolSchema, type DiscoveredTool } from "../../domain/mcp-tool-snapshot.ts";
+import { exitWords, LonghaulStdioTransport, type McpProcessExit } from "./stdio-transport.ts";
 
 /**
- * Longhaul's MCP client runtime (issue 16 "Lifecycle"), over the official SDK
- * (`@modelcontextprotocol/sdk` Client with StdioClientTransport / StreamableHTTPClientTransport; the
- * protocol is never written by hand here).
+ * Longhaul's MCP client runtime, over the official SDK (`@modelcontextprotocol/sdk` Client with
+ * Longhaul's stdio transport — server/tools/mcp/stdio-transport.ts, the SDK's `Transport` over a
+ * child process — or the SDK's StreamableHTTPClientTransport; the protocol is never written by hand
+ * here).
  *
  * - One connection per registered server and version per process, started on demand by the first
  *   call that needs it and reused by every later step.
- * - A stdio server that dies (or an http connection that closes) is noticed through the transport's
- *   `onclose`; the next call starts it again. A call in flight when it dies fails with
- *   {@link McpConnectionLostError}, and the gateway retries or escalates it as the tool's class says.
+ * - A stdio server that exits is noticed at once (the process's `exit`, not the end of its pipes,
+ *   which a launcher's leftover child may hold open); an http connection that closes, through the
+ *   transport's `onclose`. The starter's `onExit` hears about an unexpected exit (code or signal,
+ *   stderr); the next call starts the server again. A call in flight when it dies fails with
+ *   {@link McpConnectionLostError} (with the exit), and the gateway retries or escalates it as the
+ *   tool's class says.
  * - Timeouts: `startTimeoutMs` bounds spawn + `initialize` + `tools/list`; `callTimeoutMs` bounds one
  *   `tools/call` (progress notifications do not extend it).
  * - Stopped with the process: on SIGTERM / SIGINT {@link stopAllMcpServers} closes every client
@@ -47,11 +52,30 @@ export class McpServerStartError extends Error {
 /** The connection closed while a call was in flight (the server died or the HTTP stream broke): whether the call took effect is unknown. */
 export class McpConnectionLostError extends Error {
   readonly server: string;
-  constructor(server: string, message: string, options?: { cause?: unknown }) {
+  /** How the stdio process ended, when it did (null for http or when it had not exited). */
+  readonly exit: McpProcessExit | null;
+  constructor(server: string, message: string, options?: { cause?: unknown; exit?: McpProcessExit | null }) {
     super(message, options);
     this.name = "McpConnectionLostError";
     this.server = server;
+    this.exit = options?.exit ?? null;
   }
+}
+
+/** An unexpected exit of a stdio server, as the starter's `onExit` hears it. */
+export interface McpServerExit extends McpProcessExit {
+  server: string;
+  version: number;
+  /** The last of its stderr (≤ {@link STDERR_TAIL_BYTES}). */
+  stderr: string;
+}
+
+/** Told about a server's life by the runtime (the caller that started it gives them). */
+export interface McpLifecycleHooks {
+  /** A new process (or http connection) is up and listed its tools; awaited before the connection is handed out. Errors thrown are ignored. */
+  onStart?: (connection: McpConnection) => void | Promise<void>;
+  /** The stdio process exited without Longhaul asking it to (a crash, a kill from outside). Errors thrown are ignored. */
+  onExit?: (exit: McpServerExit) => void | Promise<void>;
 }
 
 /** A call ran past the server's `callTimeoutMs`: whether it took effect is unknown. */
@@ -84,6 +108,8 @@ export interface McpConnection {
   stderr: () => string;
   /** False once the transport closed (the next {@link connectMcpServer} starts a new one). */
   alive: () => boolean;
+  /** How the stdio process ended, or null while it runs (and for http). */
+  exit: () => McpProcessExit | null;
 }
 
 interface Live extends McpConnection {
@@ -175,19 +201,19 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<Discover
   return out;
 }
 
-async function start(handle: McpServerHandle, onClosed: (live: Live) => void): Promise<Live> {
+async function start(handle: McpServerHandle, hooks: McpLifecycleHooks): Promise<Live> {
   const { spec, name } = handle;
   const timeout = spec.startTimeoutMs;
   let stderr = "";
   let transport: Transport;
-  let stdio: StdioClientTransport | null = null;
+  let stdio: LonghaulStdioTransport | null = null;
   try {
     if (spec.transport.type === "stdio") {
       const t = spec.transport;
       const env: Record<string, string> = { ...getDefaultEnvironment() };
       for (const [k, v] of Object.entries(t.env)) env[k] = resolveMcpValue(name, `env.${k}`, v);
-      stdio = new StdioClientTransport({ command: t.command, args: t.args, env, ...(t.cwd ? { cwd: t.cwd } : {}), stderr: "pipe" });
-      stdio.stderr?.on("data", (chunk: Buffer) => {
+      stdio = new LonghaulStdioTransport({ command: t.command, args: t.args, env, ...(t.cwd ? { cwd: t.cwd } : {}) });
+      stdio.stderr.on("data", (chunk: Buffer) => {
         stderr = appendTail(stderr, chunk.toString("utf8"));
       });
       transport = stdio;
@@ -229,6 +255,7 @@ async function start(handle: McpServerHandle, onClosed: (live: Live) => void): P
       startedAt: new Date(),
       stderr: () => stderr,
       alive: () => !live.closed,
+      exit: () => stdio?.exit ?? null,
       client,
       transport,
       closed: false,
@@ -236,8 +263,24 @@ async function start(handle: McpServerHandle, onClosed: (live: Live) => void): P
     client.onclose = () => {
       live.closed = true;
       if (pid) pool().pids.delete(pid);
-      onClosed(live);
     };
+    if (stdio) {
+      const reportExit = (exit: McpProcessExit) => {
+        live.closed = true;
+        if (exit.expected) return;
+        console.warn(
+          `[mcp] server "${name}" v${handle.version} (pid ${exit.pid ?? "?"}) exited unexpectedly (${exitWords(exit)}); the next call starts it again${stderr.trim() ? `; its stderr: ${stderr.trim().slice(-500)}` : ""}`,
+        );
+        void Promise.resolve()
+          .then(() => hooks.onExit?.({ ...exit, server: name, version: handle.version, stderr }))
+          .catch(() => {});
+      };
+      if (stdio.exit) reportExit(stdio.exit);
+      else stdio.onexit = reportExit;
+    }
+    await Promise.resolve()
+      .then(() => hooks.onStart?.(live))
+      .catch(() => {});
     return live;
   } catch (error) {
     clearTimeout(timer);
@@ -255,11 +298,11 @@ async function start(handle: McpServerHandle, onClosed: (live: Live) => void): P
  * The live connection to `handle` (started now when there is none, or the last one closed).
  * Concurrent callers share one start. @throws McpServerStartError with the reason and stderr.
  */
-export async function connectMcpServer(handle: McpServerHandle): Promise<McpConnection> {
-  return liveConnection(handle);
+export async function connectMcpServer(handle: McpServerHandle, hooks: McpLifecycleHooks = {}): Promise<McpConnection> {
+  return liveConnection(handle, hooks);
 }
 
-async function liveConnection(handle: McpServerHandle): Promise<Live> {
+async function liveConnection(handle: McpServerHandle, hooks: McpLifecycleHooks): Promise<Live> {
   const p = pool();
   const key = keyOf(handle);
   const existing = p.byKey.get(key);
@@ -267,7 +310,7 @@ async function liveConnection(handle: McpServerHandle): Promise<Live> {
     const live = await existing.catch(() => null);
     if (live && !live.closed) return live;
     if (p.byKey.get(key) === existing) p.byKey.delete(key);
-    return liveConnection(handle);
+    return liveConnection(handle, hooks);
   }
   // An older version of the same server is no longer offered to anything new: stop it.
   for (const [k, promise] of p.byKey) {
@@ -276,9 +319,7 @@ async function liveConnection(handle: McpServerHandle): Promise<Live> {
       void promise.then((l) => l.client.close()).catch(() => {});
     }
   }
-  const started = start(handle, (live) => {
-    void live;
-  });
+  const started = start(handle, hooks);
   p.byKey.set(key, started);
   started.catch(() => {
     if (p.byKey.get(key) === started) p.byKey.delete(key);
@@ -307,14 +348,17 @@ export async function callMcpTool({
   args,
   meta,
   onProgress,
+  hooks = {},
 }: {
   handle: McpServerHandle;
   tool: string;
   args: Record<string, unknown>;
   meta?: Record<string, unknown>;
   onProgress?: (progress: McpProgress) => void;
+  /** Given to a start this call makes (see {@link connectMcpServer}). */
+  hooks?: McpLifecycleHooks;
 }): Promise<{ result: CallToolResult; connection: McpConnection }> {
-  const live = await liveConnection(handle);
+  const live = await liveConnection(handle, hooks);
   const timeout = handle.spec.callTimeoutMs;
   try {
     const result = (await live.client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, CallToolResultSchema, {
@@ -329,10 +373,15 @@ export async function callMcpTool({
     if (code === -32001) throw new McpCallTimeoutError(handle.name, timeout, { cause: error });
     if (code === -32000 || live.closed) {
       const stderr = live.stderr().trim();
+      const exit = live.exit();
+      const what = exit ? `exited (${exitWords(exit)}, pid ${exit.pid ?? "?"})` : `closed the connection (${message})`;
       throw new McpConnectionLostError(
         handle.name,
-        `MCP server "${handle.name}" closed the connection during ${tool} (${message})${stderr ? `; its stderr: ${stderr.slice(-1000)}` : ""}`,
-        { cause: error },
+        `MCP server "${handle.name}" ${what} during ${tool}${stderr ? `; its stderr: ${stderr.slice(-1000)}` : ""}`,
+        {
+          cause: error,
+          exit,
+        },
       );
     }
     throw error;
