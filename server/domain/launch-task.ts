@@ -14,6 +14,7 @@ import {
 } from "../../lib/contracts/limits.ts";
 import { AppError } from "../errors.ts";
 import { findUnstorableString } from "./unstorable.ts";
+import { textField } from "./input-fields.ts";
 import {
   DEMO_DEFAULT_EMAIL,
   DEMO_STEPS_BASE,
@@ -56,6 +57,12 @@ export const launchFactsSchema = z.record(z.string(), z.unknown()).superRefine((
 });
 
 /** Launch input as the form, the CLI and the API send it (validated at the tRPC boundary). */
+/**
+ * A launch's idempotency key (the client's choice: a double click or a retried request launches
+ * once): 8 to 100 characters after trimming, storable text (no NUL, no unpaired surrogate).
+ */
+export const launchKeyField = textField("launchKey", 100).refine((v) => v.length >= 8, "launchKey: at least 8 characters");
+
 export const launchTaskInputSchema = z
   .object(
     {
@@ -89,7 +96,7 @@ export const launchTaskInputSchema = z
        */
       requireApproval: z.boolean("requireApproval: true or false").optional(),
       /** Client-chosen key: the same key launches once (double clicks, retried requests); reused with another goal: CONFLICT. */
-      launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
+      launchKey: launchKeyField.optional(),
     },
     "input: must be an object with goal or demo (and optional profile, budgets, workspace, facts)",
   )

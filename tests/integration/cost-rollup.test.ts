@@ -389,7 +389,7 @@ describe("completed with gaps as a /costs outcome", () => {
     const byId = new Map(rows.map((r) => [r.taskId, outcomeOf(r.status, r.outcome ?? null)]));
     expect(Object.values(g).map((id) => byId.get(id))).toEqual(["completed_with_gaps", "completed", "completed_with_gaps", "completed_with_gaps"]);
     const csv = taskCostCsv(rows.filter((r) => r.taskId === g.g1));
-    expect(csv.split("\r\n")[1]).toMatch(new RegExp(`^${g.g1},2026-11-20T09:00:00Z,${gProfile},${model},completed_with_gaps,,3,1000,0.01,0,,,0,0$`));
+    expect(csv.split("\r\n")[1]).toMatch(new RegExp(`^${g.g1},2026-11-20T09:00:00Z,${gProfile},${model},completed_with_gaps,,3,1000,0.01,0,,,0,0,0,0,0$`));
     const gapRows = await taskCostRows({ prisma, filters: filters({ outcome: "completed_with_gaps" }) });
     expect(gapRows.map((r) => r.taskId).sort()).toEqual([g.g1, g.g3, g.g4].sort());
   });

@@ -76,7 +76,7 @@ describe("one step count everywhere", () => {
 
     const cli = taskSummaryJson(detail);
     expect([cli.steps, cli.checkpointSteps, cli.humanSteps, cli.budgets.steps]).toEqual([7, 2, 1, 40]);
-    expect(taskListJson(list.rows[0]!)).toEqual({ id: taskId, status: "completed", steps: 7, checkpointSteps: 2, humanSteps: 1 });
+    expect(taskListJson(list.rows[0]!)).toEqual({ id: taskId, status: "completed", steps: 7, checkpointSteps: 2, humanSteps: 1, evalRunId: null });
   });
 
   it("task.get says what happens when an open escalation's wait times out", async () => {

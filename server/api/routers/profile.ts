@@ -19,7 +19,7 @@ import {
 import { testProfileConnection } from "../../llm/test-connection.ts";
 import { adminProcedure, createTRPCRouter, operatorProcedure, readProcedure } from "../trpc.ts";
 import { prismaLaunchPorts } from "../../db/launch-ports.ts";
-import { launchTaskInputSchema, launchTask } from "../../domain/launch-task.ts";
+import { launchKeyField, launchTaskInputSchema, launchTask } from "../../domain/launch-task.ts";
 import { smokeGoal } from "../../domain/profile-smoke.ts";
 import { sendRunStarted } from "../../inngest/send.ts";
 import { launchTools } from "../../tools/launch-tools.ts";
@@ -75,7 +75,7 @@ export const profileRouter = createTRPCRouter({
       inputObject({
         name: nameField(),
         includeSideEffects: z.boolean("includeSideEffects: true or false").default(false),
-        launchKey: z.string().trim().min(8, "launchKey: at least 8 characters").max(100, "launchKey: at most 100 characters").optional(),
+        launchKey: launchKeyField.optional(),
       }),
     )
     .mutation(({ ctx, input }) =>
