@@ -79,7 +79,13 @@ describe("checkpoints and segments", () => {
     for (const cp of checkpoints) {
       const first = prompt(cp.nextTurn);
       const lastBefore = prompt(cp.nextTurn - 1);
-      expect(first, `first prompt after checkpoint #${cp.seq}`).toBe(cp.contextTokens);
+      // The resumed prompt is the one the checkpoint counted. Not to the token: the scripted server
+      // bills each minted id (a ULID, a call id) as a fixed-width placeholder (minted-ids.ts), where
+      // Longhaul's count sees the id itself, 10 to 20 tokens by the draw — a few tokens a prompt.
+      expect(first, `first prompt after checkpoint #${cp.seq}`).toBeDefined();
+      expect(Math.abs(first! - cp.contextTokens), `first prompt after checkpoint #${cp.seq}: ${first} vs ${cp.contextTokens}`).toBeLessThanOrEqual(
+        Math.ceil(cp.contextTokens * 0.01),
+      );
       expect(lastBefore, `last prompt before checkpoint #${cp.seq}`).toBeDefined();
       expect(first!, `first prompt after checkpoint #${cp.seq} vs last before`).toBeLessThan(lastBefore!);
     }
@@ -150,7 +156,13 @@ describe("checkpoints and segments", () => {
     expect(productive.filter((c) => c.promptTokens >= contextWindow).map((c) => `${c.stepId} ${c.promptTokens}`)).toEqual([]);
     for (const cp of checkpoints) {
       const first = productive.find((c) => c.stepId === `model-${cp.nextTurn}`)?.promptTokens;
-      expect(first, `first prompt after checkpoint #${cp.seq}`).toBe(cp.contextTokens);
+      // The resumed prompt is the one the checkpoint counted. Not to the token: the scripted server
+      // bills each minted id (a ULID, a call id) as a fixed-width placeholder (minted-ids.ts), where
+      // Longhaul's count sees the id itself, 10 to 20 tokens by the draw — a few tokens a prompt.
+      expect(first, `first prompt after checkpoint #${cp.seq}`).toBeDefined();
+      expect(Math.abs(first! - cp.contextTokens), `first prompt after checkpoint #${cp.seq}: ${first} vs ${cp.contextTokens}`).toBeLessThanOrEqual(
+        Math.ceil(cp.contextTokens * 0.01),
+      );
       expect(first!).toBeLessThan(Math.floor(contextWindow * saturationRatio));
     }
     expect(ev.steps.filter((s) => s.attempts !== 1).map((s) => s.stepId)).toEqual([]);

@@ -53,7 +53,9 @@ describe("the demo through the other adapters", () => {
     const prompt = calls.reduce((n, c) => n + c.promptTokens, 0);
     const cached = calls.reduce((n, c) => n + c.cachedTokens, 0);
     const written = calls.reduce((n, c) => n + (c.cacheWriteTokens ?? 0), 0);
-    expect(cached / prompt).toBeGreaterThan(0.5);
+    // Most of each prompt read back (issue 29's goal is three quarters): turns wider than Anthropic's
+    // 20-block lookback and the checkpoint's summary request included (adapters/messages.ts).
+    expect(cached / prompt).toBeGreaterThan(0.75);
     expect(written).toBeGreaterThan(0);
     expect(calls[0]!.cacheWriteTokens).toBeGreaterThan(0);
     // Priced from the profile: uncached input 0.40, reads 0.04, writes 0.50, output 1.60 per MTok.
@@ -79,7 +81,10 @@ describe("the demo through the other adapters", () => {
   it("Messages: a refusal in Anthropic's words mid-run compacts to the stated limit and the run completes", async () => {
     const probe = await auditThrough("scripted-anthropic");
     const prompts = probe.calls.filter((c) => c.cause === "productive").map((c) => c.promptTokens);
-    const limit = [...prompts].sort((a, b) => a - b)[Math.floor(prompts.length / 2)]!;
+    // A limit the largest prompts exceed, with room under it (after compaction to 80 %) for the
+    // demo's widest turn: one turn reads a batch of files (~5,000 tokens), and a limit below the
+    // compacted state plus that turn ends the run with a saturation alert, as it should.
+    const limit = Math.floor(Math.max(...prompts) * 0.8);
     await stack.armFaults({ kind: "context_length", maxPromptTokens: limit, route: "messages", count: 1_000 });
     try {
       const profile = await createTestProfile(stack.db, "anthropic-refusal", {

@@ -17,6 +17,13 @@ const SDK = { APIError, APIConnectionError, APIUserAbortError };
 
 /** Most `cache_control` breakpoints one request may carry (Anthropic's prompt-caching guide: up to 4). */
 export const MAX_CACHE_BREAKPOINTS = 4;
+/**
+ * How many blocks before a breakpoint Anthropic looks for an earlier cache entry (its prompt-caching
+ * guide: "up to 20 blocks before" the explicit breakpoint). A turn that adds more blocks than this
+ * (a wide parallel tool call: one `tool_result` a call) needs its own breakpoint at the previous
+ * request's end, or the next request misses everything but the system prompt.
+ */
+export const CACHE_LOOKBACK_BLOCKS = 20;
 /** `max_tokens` when the request names none: the Messages API requires one; thinking and the reply share it. */
 export const DEFAULT_MAX_TOKENS = 16_384;
 
@@ -53,6 +60,8 @@ function userBlocks(content: string, breaks: readonly number[] | undefined): { b
  * "Prompt caching" guide: the cache prefix is tools, then system, then messages, cut at
  * `cache_control` breakpoints, at most MAX_CACHE_BREAKPOINTS). Breakpoints, in order of priority:
  * 1. the last message's last block — the turns so far, read back by the next turn;
+ * 1b. the previous request's last block, when more than CACHE_LOOKBACK_BLOCKS blocks follow it
+ *    (otherwise breakpoint 1 finds it by the lookback) — that request wrote it, this one reads it;
  * 2. the end of the task message — the checkpoint's state (working set, completed steps);
  * 3. the task message's first `cacheBreaks` offset — the goal, stable for the whole task;
  * 4. the system prompt — with the tools before it, stable for every task of the profile.
@@ -116,6 +125,12 @@ export function toAnthropicRequest(messages: readonly ChatMessage[]): { system: 
   const marks: [number, number][] = [];
   const lastTurn = out.length - 1;
   if (lastTurn >= 0) marks.push([lastTurn, out[lastTurn]!.content.length - 1]);
+  // The previous request ended with the user turn before the last assistant turn.
+  const lastAssistant = out.findLastIndex((t) => t.role === "assistant");
+  if (lastAssistant > 0 && out[lastAssistant - 1]!.role === "user") {
+    const following = out.slice(lastAssistant).reduce((n, t) => n + t.content.length, 0);
+    if (following > CACHE_LOOKBACK_BLOCKS) marks.push([lastAssistant - 1, out[lastAssistant - 1]!.content.length - 1]);
+  }
   for (const mark of [stateMark, goalMark]) if (mark && !marks.some(([t, b]) => t === mark[0] && b === mark[1])) marks.push(mark);
   const budget = MAX_CACHE_BREAKPOINTS - (system.length ? 1 : 0);
   for (const [t, b] of marks.slice(0, budget)) {
@@ -226,6 +241,7 @@ export async function createMessage(request: ModelRequest): Promise<ModelResult>
     messages,
     ...(system.length ? { system } : {}),
     ...(request.tools && request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+    ...(request.toolChoice && request.tools?.length ? { tool_choice: { type: request.toolChoice } } : {}),
     ...(request.temperature !== undefined && !request.effort ? { temperature: request.temperature } : {}),
     ...(request.promptCacheKey ? { metadata: { user_id: request.promptCacheKey } } : {}),
     ...(request.effort ? { output_config: { effort: request.effort }, thinking: { type: "adaptive" } } : {}),

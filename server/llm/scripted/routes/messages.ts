@@ -13,7 +13,7 @@ const ENCODE = { disallowedSpecial: new Set<string>() } as const;
 const tok = (text: string) => (text.length ? encode(text, ENCODE) : []);
 
 const block = z.object({ type: z.string() }).passthrough();
-const requestSchema = z
+export const requestSchema = z
   .object({
     model: z.string().min(1),
     max_tokens: z.number().int().min(1),
@@ -78,7 +78,7 @@ function toTranscript(body: z.infer<typeof requestSchema>): { messages: ChatMess
 }
 
 /** The request's blocks in cache order — tools, system, messages — with their tokens (minted ids normalised) and breakpoints. */
-function cacheBlocks(body: z.infer<typeof requestSchema>, normalize: (text: string) => string): CacheBlock[] {
+export function cacheBlocks(body: z.infer<typeof requestSchema>, normalize: (text: string) => string): CacheBlock[] {
   const hasBreak = (b: unknown) => !!(b && typeof b === "object" && (b as { cache_control?: unknown }).cache_control);
   const blocks: CacheBlock[] = [];
   if (body.tools?.length)
