@@ -114,7 +114,7 @@ for (const stage of stages) {
     timeout: budgetSeconds * HANG_FACTOR * 1000,
     killSignal: "SIGTERM",
   });
-  const hung = (r.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT";
+  const hung = (r.error as { code?: string } | undefined)?.code === "ETIMEDOUT";
   const problem = hung
     ? `still running after ${budgetSeconds * HANG_FACTOR} s, ${HANG_FACTOR} × its budget: stopped`
     : r.status !== 0
