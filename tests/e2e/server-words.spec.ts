@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 
-// Issue 18, "Clear words": a run page asked for a 10 kB id answers 404 at once (it hung 85 s, then
+// Clear answers: a run page asked for a 10 kB id answers 404 at once (it hung 85 s, then
 // 408); the launch form takes whole numbers only (1e3 launched a 1,000-package audit).
 
 test("/tasks/<10 kB id> is a 404 page within a few seconds", async ({ page }) => {
