@@ -178,7 +178,14 @@ async function main(): Promise<void> {
     name: "web",
     command: process.execPath,
     args: [nextBin, dev ? "dev" : "start", "-p", String(env.PORT), "-H", "127.0.0.1"],
-    env: { ...shared, NODE_ENV: dev ? "development" : "production", PORT: String(env.PORT) },
+    env: {
+      ...shared,
+      NODE_ENV: dev ? "development" : "production",
+      PORT: String(env.PORT),
+      // Request-size limits answered at once (414 / 431) on the server Next.js creates.
+      NODE_OPTIONS: `${shared.NODE_OPTIONS} --require ${join(root, "scripts/lib/http-limits.cjs")}`,
+      WEB_MAX_HEADER_BYTES: String(env.WEB_MAX_HEADER_BYTES),
+    },
     // next dev compiles a route on its first request (seconds, more on a busy machine): no probe there.
     liveness: dev ? undefined : { url: `${appUrl}/api/health/live`, label: "/api/health/live" },
   });

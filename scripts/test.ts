@@ -59,7 +59,33 @@ function vitestReportProblem(project: string): string | null {
   return null;
 }
 
-const stages: { name: string; cmd: string; args: string[]; report?: string }[] = [
+/**
+ * Each stage's time budget in seconds: what it takes on a clean clone on the 2-core CI machine at
+ * the load a full run makes, with some room (docs/BENCHMARKS.md has the measured figures). A stage
+ * over its budget is reported (the summary line and the JSON say `overBudget`), not failed: the
+ * budget is a figure to keep, and a loaded machine must not turn CI red. A stage still running after
+ * hangAfterSeconds (HANG_FACTOR × its budget, at least HANG_FLOOR_SECONDS — a loaded machine runs the
+ * short stages several times slower) is stopped and fails, naming itself: a hung stage must say which
+ * one it is rather than run into CI's 90-minute limit.
+ */
+const STAGE_BUDGET_SECONDS = {
+  typecheck: 40,
+  lint: 60,
+  format: 20,
+  boundaries: 10,
+  docs: 5,
+  unit: 120,
+  integration: 900,
+  build: 180,
+  e2e: 600,
+} as const;
+type StageName = keyof typeof STAGE_BUDGET_SECONDS;
+const HANG_FACTOR = 4;
+const HANG_FLOOR_SECONDS = 900;
+const hangAfterSeconds = (budget: number) => Math.max(budget * HANG_FACTOR, HANG_FLOOR_SECONDS);
+const TOTAL_BUDGET_SECONDS = Object.values(STAGE_BUDGET_SECONDS).reduce((a, b) => a + b, 0);
+
+const stages: { name: StageName; cmd: string; args: string[]; report?: string }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
   { name: "format", cmd: bin("prettier"), args: ["--check", "--log-level=warn", "."] },
@@ -77,20 +103,32 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const results: { stage: string; ok: boolean; seconds: number }[] = [];
+const results: { stage: string; ok: boolean; seconds: number; budgetSeconds: number; overBudget: boolean }[] = [];
 let failed = false;
 for (const stage of stages) {
   if (skip.has(stage.name) || (only.size > 0 && !only.has(stage.name))) continue;
-  process.stderr.write(`\n=== ${stage.name} ===\n`);
+  const budgetSeconds = STAGE_BUDGET_SECONDS[stage.name];
+  process.stderr.write(`\n=== ${stage.name} (budget ${budgetSeconds} s) ===\n`);
   const started = Date.now();
   const r = spawnSync(stage.cmd, stage.args, {
     cwd: root,
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1", FORCE_COLOR: "0" },
+    timeout: hangAfterSeconds(budgetSeconds) * 1000,
+    killSignal: "SIGTERM",
   });
-  const problem = r.status !== 0 ? `exit ${r.status ?? r.signal}` : stage.report ? vitestReportProblem(stage.report) : null;
+  const hung = (r.error as { code?: string } | undefined)?.code === "ETIMEDOUT";
+  const problem = hung
+    ? `still running after ${hangAfterSeconds(budgetSeconds)} s (its budget is ${budgetSeconds} s): stopped`
+    : r.status !== 0
+      ? `exit ${r.status ?? r.signal}`
+      : stage.report
+        ? vitestReportProblem(stage.report)
+        : null;
   const ok = problem === null;
-  results.push({ stage: stage.name, ok, seconds: Math.round((Date.now() - started) / 100) / 10 });
+  const seconds = Math.round((Date.now() - started) / 100) / 10;
+  results.push({ stage: stage.name, ok, seconds, budgetSeconds, overBudget: seconds > budgetSeconds });
+  process.stderr.write(`--- ${stage.name}: ${seconds} s of ${budgetSeconds} s${seconds > budgetSeconds ? " — OVER BUDGET" : ""}\n`);
   if (!ok) {
     failed = true;
     process.stderr.write(`\n✗ ${stage.name} failed (${problem})\n`);
@@ -99,6 +137,10 @@ for (const stage of stages) {
 }
 rmSync(reports, { recursive: true, force: true });
 const passed = results.filter((r) => r.ok).length;
-console.log(`${passed} passed, ${results.length - passed} failed`);
-console.log(JSON.stringify({ ok: !failed, stages: results }));
+const total = Math.round(results.reduce((n, r) => n + r.seconds, 0) * 10) / 10;
+const over = results.filter((r) => r.overBudget).map((r) => `${r.stage} ${r.seconds}/${r.budgetSeconds} s`);
+console.log(
+  `${passed} passed, ${results.length - passed} failed; ${total} s${only.size || skip.size ? "" : ` of a ${TOTAL_BUDGET_SECONDS} s budget`}${over.length ? `; over budget: ${over.join(", ")}` : ""}`,
+);
+console.log(JSON.stringify({ ok: !failed, seconds: total, stages: results }));
 process.exit(failed ? 1 : 0);

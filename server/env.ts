@@ -12,6 +12,11 @@ export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Web (Next.js) port. */
   PORT: port(3000),
+  /**
+   * Most bytes of a request's line and headers the web app reads (scripts/lib/http-limits.cjs): a
+   * longer request is answered at once, 414 for a long URL, 431 for long headers.
+   */
+  WEB_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(65_536).default(8000),
   /** Embedded executor port (Inngest dev server's port). */
   EXECUTOR_PORT: port(8288),
   /** Scripted model server port. */

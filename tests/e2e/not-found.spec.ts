@@ -16,10 +16,18 @@ test("a blank id is a 404 page too, not a crash", async ({ page }) => {
   await expect(page.getByTestId("task-not-found")).toBeVisible();
 });
 
-test("an over-long id (10 kB) is a 404 page too, answered before any lookup", async ({ page }) => {
-  const response = await page.goto(`/tasks/${"x".repeat(10_000)}`);
+test("an over-long id (7 kB) is a 404 page too, answered before any lookup", async ({ page }) => {
+  const response = await page.goto(`/tasks/${"x".repeat(7_000)}`);
   expect(response?.status()).toBe(404);
   await expect(page.getByTestId("task-not-found")).toBeVisible();
+});
+
+test("an address past the request limit (10 kB) is a 414 page with a way back", async ({ page }) => {
+  const response = await page.goto(`/tasks/${"x".repeat(10_000)}`);
+  expect(response?.status()).toBe(414);
+  await expect(page.getByText("This address is too long")).toBeVisible();
+  await page.getByRole("link", { name: "All tasks" }).click();
+  await expect(page).toHaveURL(/\/tasks$/);
 });
 
 test("the artifact route answers hostile ids with 400/404 in its own words, never a 5xx", async ({ request }) => {

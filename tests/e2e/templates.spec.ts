@@ -25,8 +25,16 @@ test("save a task as a template, launch from it, see its history and the costs g
   await launchGoalFromForm(page, { goal: README_GOAL, profile: "scripted", stepBudget: 30 });
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId("task-origin")).toHaveCount(0); // launched directly: no origin line
-  page.once("dialog", (d) => void d.accept(name));
+  // The app's own dialog (never the browser's prompt()): a refused name stays in it, in the field's words.
   await page.getByRole("button", { name: "Save as template" }).click();
+  const dialog = page.getByRole("dialog", { name: "Save as template" });
+  await dialog.getByLabel("Name").fill("Not Kebab");
+  await dialog.getByRole("button", { name: "Save template" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Name: kebab-case (lowercase letters, digits and single dashes)");
+  await dialog.getByLabel("Name").fill(name);
+  await expect(dialog.getByRole("alert")).toHaveCount(0);
+  await dialog.getByRole("button", { name: "Save template" }).click();
+  await expect(dialog).toHaveCount(0);
   await expect(page.getByTestId("template-saved")).toHaveText(`Saved as template ${name}`);
 
   await page.goto("/tasks/new");
