@@ -28,7 +28,7 @@
  * Progress goes to stderr; the last stdout line is one compact JSON object (docs/CLI.md) — except
  * `eval report --format csv|json`, whose stdout is the export itself (the CSV, or the rows' JSON). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
- * Exit codes (scripts/lib/cli-exit.ts, docs/CLI.md "Exit codes"): 0 ok (with --wait or status: completed),
+ * Exit codes (scripts/lib/cli-exit.ts, listed in docs/CLI.md): 0 ok (with --wait or status: completed),
  * 1 the command failed (API error, unreachable app), 2 bad usage (unknown command or flag, bad value —
  * one line per problem, naming the flag and limit), 3 waiting for a human, 4 dead end, 5 failed,
  * 6 cancelled, 7 (status) still queued or running, 8 (eval run --wait) a gate failed.

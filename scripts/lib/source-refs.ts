@@ -93,8 +93,8 @@ function proseOf(line: string, ext: string, state: { inBlock: boolean }): string
 interface Sections {
   numbers: Set<string>;
   items: Map<string, Set<string>>;
-  /** The whole text, lower case, whitespace folded: where a quoted heading or phrase is looked up. */
-  words: string;
+  /** The headings' texts, lower case, without their numbers: where a quoted section name is looked up. */
+  headings: string[];
 }
 
 const fold = (text: string) => text.toLowerCase().replace(/\s+/g, " ");
@@ -102,11 +102,13 @@ const fold = (text: string) => text.toLowerCase().replace(/\s+/g, " ");
 function sectionsOf(text: string): Sections {
   const numbers = new Set<string>();
   const items = new Map<string, Set<string>>();
+  const headings: string[] = [];
   let current = "";
   let fenced = false;
   for (const line of text.split("\n")) {
     if (line.startsWith("```")) fenced = !fenced;
     if (fenced) continue;
+    if (/^#{1,6}\s/.test(line)) headings.push(fold(line.replace(/^#+\s+(?:§\s*)?(?:\d+(?:\.\d+)*\.?\s+)?/, "")));
     const heading = /^#{1,6}\s+(?:§\s*)?(\d+(?:\.\d+)*)\.?\s/.exec(line);
     if (heading) {
       current = heading[1]!;
@@ -120,7 +122,7 @@ function sectionsOf(text: string): Sections {
       items.get(current)!.add(item[1]!);
     }
   }
-  return { numbers, items, words: fold(text) };
+  return { numbers, items, headings };
 }
 
 /** Where a Markdown reference resolves: next to the file, from the root, or in docs/ (a bare `STACK.md`); null when nowhere inside the tree. */
@@ -136,12 +138,12 @@ function resolveMd(root: string, fileDir: string, ref: string): string | null {
 /**
  * Whether the section a reference names after a document exists there: `§2.13` (a numbered
  * heading), `§7.1 item 14` (a numbered item under that heading), `pitfall 7` (a numbered item
- * under the "Pitfalls" heading), `"Layers"` (a quoted heading or phrase: the document must hold
- * those words). @returns the problem, or null when it exists or none is named.
+ * under the "Pitfalls" heading), `"Layers"` (a quoted section name: the start of one of the
+ * document's headings, so "Idempotency" names "Idempotency: nothing twice"). @returns the problem, or null when it exists or none is named.
  */
 function sectionProblem(after: string, sections: Sections): string | null {
   const quoted = /^\s*,?\s*"([^"]+)"/.exec(after);
-  if (quoted) return sections.words.includes(fold(quoted[1]!)) ? null : `"${quoted[1]}"`;
+  if (quoted) return sections.headings.some((h) => h.startsWith(fold(quoted[1]!))) ? null : `section "${quoted[1]}"`;
   const pitfall = /^\s*pitfalls?\s+(\d+)/i.exec(after);
   if (pitfall) {
     const list = [...sections.items].find(([heading]) => /^pitfalls/i.test(heading))?.[1];

@@ -207,8 +207,8 @@ export const WHOLE_JSON_MAX = 240;
 /**
  * The compact, whole-valued line a tool step leaves in a checkpoint: the tool, its arguments and its
  * result as whole JSON when short, otherwise described (keys, sizes, ids) — a value or a JSON
- * document is never cut in the middle (issue "Context saturation": compaction keeps whole facts and
- * ids). Pure.
+ * document is never cut in the middle (a checkpoint near the context window is compacted, but keeps
+ * whole facts and ids). Pure.
  */
 export function describeToolStep(
   tool: string,

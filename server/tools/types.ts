@@ -65,7 +65,7 @@ export class ToolError extends Error {
  * (turned into JSON Schema for the model), and its body.
  * - `sideEffect`: the call sends something out of the run and is recorded in the side-effect ledger
  *   with an idempotency key (server/tools/ledger.ts).
- * - `risky`: the agent loop takes a checkpoint before running it (docs/ARCHITECTURE.md, step 5) and, when
+ * - `risky`: the agent loop takes a checkpoint before running it (docs/ARCHITECTURE.md "How a run works", step 5) and, when
  *   the task requires approval, asks a human to Approve or Reject the call first.
  * - `repeatable`: identical repeats of a committed effect by another run are legitimate and are
  *   performed again instead of deduplicated (only meaningful with `sideEffect`).

@@ -125,7 +125,7 @@ test("cancel mid-run, then header Resume: every fact the run had recorded is kep
   await dialog.getByRole("button", { name: "Back" }).click();
 
   // What the cancelled run had established, as the Working set tab shows it: more than the
-  // checkpoint seen before the cancel held (the case of the issue).
+  // checkpoint seen before the cancel held (the case that once redid work).
   await page.reload();
   await page.getByRole("tab", { name: /^Working set/ }).click();
   const current = page.getByTestId("working-set-panel").getByTestId("current-facts");

@@ -106,22 +106,23 @@ describe("findUnresolvedRefs", () => {
     ]);
   });
 
-  it("checks the section a citation names: a pitfall, a numbered section and its item, a quoted heading", () => {
+  it("checks the section a citation names: a pitfall, a numbered section and its item, a quoted heading (not words of the body)", () => {
     const root = repo({
       "docs/STACK.md": "# Stack\n\n## Pitfalls\n\n1. **One**\n2. **Two**\n",
       "docs/PROTOCOL.md": "# P\n\n## 2. The protocol\n\n### 2.3 The call\n\n1. first\n2. second\n\n```\n## 9.9 not a heading\n```\n",
-      "docs/ARCH.md": "# A\n\n## Layers\n\nThe agent layer knows no\nengine.\n",
+      "docs/ARCH.md": "# A\n\n## Idempotency: nothing twice\n\n## Layers\n\nThe agent layer knows no\nengine.\n",
       "server/x.ts":
         "// docs/STACK.md pitfall 2; docs/STACK.md pitfall 3\n" +
         "// docs/PROTOCOL.md §2.3 item 2, docs/PROTOCOL.md §2 and docs/PROTOCOL.md §9.9\n" +
         "// docs/PROTOCOL.md §2.3 item 5\n" +
-        '// docs/ARCH.md "Layers"; docs/ARCH.md, "knows no engine"; docs/ARCH.md "Layout"\n',
+        '// docs/ARCH.md "Layers"; docs/ARCH.md, "idempotency"; docs/ARCH.md "Layout"; docs/ARCH.md "knows no engine"\n',
     });
     expect(problemsOf(root, ["server/x.ts"])).toEqual([
       "server/x.ts:1: docs/STACK.md has no pitfall 3",
       "server/x.ts:2: docs/PROTOCOL.md has no §9.9",
       "server/x.ts:3: docs/PROTOCOL.md has no §2.3 item 5",
-      'server/x.ts:4: docs/ARCH.md has no "Layout"',
+      'server/x.ts:4: docs/ARCH.md has no section "Layout"',
+      'server/x.ts:4: docs/ARCH.md has no section "knows no engine"',
     ]);
   });
 

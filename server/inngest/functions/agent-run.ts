@@ -83,7 +83,7 @@ export function failureMessage(error: Pick<Error, "name" | "message"> | undefine
  * the checkpoint ("continue-as-new"), so no Inngest run replays an unbounded history. Everything with
  * a side effect happens inside a step; the code between steps is pure and rebuilds the transcript
  * from memoized results, because Inngest replays the function from the top on every request
- * (docs/ARCHITECTURE.md, "An agent run"; docs/INNGEST-PROTOCOL.md §7.2).
+ * (docs/ARCHITECTURE.md, "How a run works"; docs/INNGEST-PROTOCOL.md §7.2).
  */
 export const agentRun = inngest.createFunction(
   {
