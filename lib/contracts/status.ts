@@ -1,5 +1,5 @@
 /**
- * Status names of tasks and runs (ARCHITECTURE.md "States"), shared by the UI, the CLI and the
+ * Status names of tasks and runs (docs/ARCHITECTURE.md "States"), shared by the UI, the CLI and the
  * server. Client-safe: no imports.
  */
 

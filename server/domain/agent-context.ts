@@ -40,8 +40,8 @@ export interface CompletedStepSummary {
  * verbatim and, after a cache break, the working set as JSON and, when resuming, the completed steps,
  * the open question and human guidance; the turns follow. When compaction set facts aside as
  * references (`{$ref, description}`), a `<references>` note says how to read one back
- * (`read_reference`, {@link REFERENCE_TOOL}). Never an earlier transcript (ARCHITECTURE.md, "An
- * agent run", step 2). Pure.
+ * (`read_reference`, {@link REFERENCE_TOOL}). Never an earlier transcript (docs/ARCHITECTURE.md, "How
+ * a run works", step 2). Pure.
  */
 export function buildInitialMessages({
   systemPrompt,

@@ -22,7 +22,7 @@ import {
   MAX_SLEEP_MS,
 } from "../../server/executor/util.ts";
 
-describe("canonical JSON and signing (INNGEST-PROTOCOL.md §2.9)", () => {
+describe("canonical JSON and signing (docs/INNGEST-PROTOCOL.md §2.9)", () => {
   it("sorts keys recursively, drops undefined, keeps array order", () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" }, u: undefined })).toBe('{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
     expect(canonicalJson(null)).toBe("null");
@@ -134,7 +134,7 @@ describe("CEL (waitForEvent / cancelOn / trigger expressions)", () => {
   });
 });
 
-describe("registration refusal (INNGEST-PROTOCOL.md §7.1 item 1)", () => {
+describe("registration refusal (docs/INNGEST-PROTOCOL.md §7.1 item 1)", () => {
   const base = {
     id: "app-fn",
     name: "fn",
