@@ -73,7 +73,7 @@ const STAGE_BUDGET_SECONDS = {
   lint: 60,
   format: 20,
   boundaries: 10,
-  docs: 5,
+  docs: 10,
   unit: 120,
   integration: 900,
   build: 180,
