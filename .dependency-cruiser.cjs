@@ -104,6 +104,14 @@ module.exports = {
       to: { path: ["^server/(inngest|api|executor)/", "^server/agent/(?!ports\\.ts$)"] },
     },
     {
+      name: "functions-no-db",
+      severity: "error",
+      comment:
+        "Inngest functions (server/inngest/functions) are wiring: their steps reach the database only through ports, built per step by the composition roots server/inngest/agent-ports.ts (runAgentPorts) and server/inngest/function-ports.ts — never the Prisma client, its generated models or any server/db module, not even for types.",
+      from: { path: "^server/inngest/functions/" },
+      to: { path: ["^node_modules/@prisma/", "^server/db/"] },
+    },
+    {
       name: "env-source-only-env",
       severity: "error",
       comment:

@@ -1,13 +1,18 @@
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
 import type { CostCause } from "../domain/cost-causes.ts";
 import type { ChatCompletionRequest, ChatCompletionResult, ProfileEndpoint } from "../llm/provider.ts";
-import type { ExtraTools, ToolCallResult } from "../tools/registry.ts";
+import type { ExtraTools, ToolCallResult, ToolDefinition } from "../tools/registry.ts";
+import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
+import type { LoopEgress, LoopVerdict } from "../domain/agent-loop/index.ts";
+import type { DecisionView } from "../domain/escalation-wait.ts";
+import type { ApplyOutcome } from "../domain/apply-escalation-decision.ts";
 import type { EffortChoice } from "../../lib/contracts/effort.ts";
 
 /**
- * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume)
- * work over. The Prisma-backed implementation is `prismaAgentPorts` (server/inngest/agent-ports.ts, the composition root); unit tests
- * pass fakes (tests/unit/agent-steps.test.ts). Every method is one row write or read, so a step's
+ * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume,
+ * run-steps) work over. The Prisma-backed implementations are `prismaAgentPorts` and `prismaRunPorts`
+ * (server/inngest/agent-ports.ts, the composition root); unit tests pass fakes
+ * (tests/unit/agent-steps.test.ts, tests/unit/run-steps.test.ts). Every method is one row write or read, so a step's
  * behaviour is what its body does with them.
  */
 
@@ -132,3 +137,60 @@ export interface AutoResumePorts {
 }
 
 export type AgentPorts = StepPorts & ModelPorts & RunRequestPorts & ToolPorts & CheckpointPorts & AutoResumePorts;
+
+/** Why a run or task ends, as the run's end step writes it (server/db/run-repository.ts finishRun). */
+export interface RunEnd {
+  taskId: string;
+  runId: string;
+  runStatus: "completed" | "dead_end" | "failed" | "escalated";
+  taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
+  endReason?: string;
+  result?: unknown;
+  /** Task.outcome of a completed task: `completed`, or `completed_with_gaps` when result.gaps is not empty. */
+  outcome?: "completed" | "completed_with_gaps";
+  deadEndReason?: string;
+  error?: string;
+}
+
+/**
+ * The run's own rows around the loop: the segment's start and end, the egress gate and the human
+ * verdicts the loop asks for, the escalation and its decision. `Start` is what the segment starts
+ * from (server/db/checkpoint-repository.ts SegmentStart in the Prisma implementation); the agent
+ * layer only hands it on.
+ */
+export interface RunPorts<Start = unknown> {
+  /** Waits (≤ 10 s) for the tool steps of a run of the task cancelled just before to leave `running`; says what is still running. */
+  settleCancelledSteps(input: { taskId: string; runId: string }): Promise<{ settled: boolean; waitedMs: number; running: string[] }>;
+  /** Reads where the segment starts: the run's beginning, or checkpoint `checkpointId`. */
+  startSegment(input: { taskId: string; runId: string; checkpointId: string | null }): Promise<Start>;
+  /** Records an alert on the run when an MCP server's tools changed since the snapshot; returns the changed servers' names. */
+  checkMcpToolsChanged(input: { taskId: string; runId: string; stepId: string; snapshot: McpToolSnapshot | null }): Promise<string[]>;
+  /** Counts segment `segments` on the run while it is running (compare-and-swap; `count` 0 when it is not). */
+  setRunSegments(input: { runId: string; segments: number }): Promise<{ count: number }>;
+  /** The egress gate's verdict on an outbound call (allow for a tool that is not `egress`). */
+  gateToolCall(input: { taskId: string; tool: ToolDefinition; args: unknown }): Promise<LoopEgress>;
+  /** The latest applied human verdict (approve / reject) on the risky call with this fingerprint, or null. */
+  findRiskyVerdict(input: { taskId: string; fingerprint: string }): Promise<(LoopVerdict & { escalationId: string }) | null>;
+  /** Opens (once per run and step id) the escalation that ends the run `escalated`. */
+  openEscalation(input: {
+    taskId: string;
+    runId: string;
+    stepId: string;
+    reason: string;
+    message: string;
+    evidence: unknown;
+    checkpointId: string | null;
+    endReason: string | null;
+    fingerprint?: string | null;
+  }): Promise<{ escalationId: string }>;
+  /** Tells the escalation's handlers (webhook, email): round 0 at opening, k ≥ 1 for the k-th overdue reminder. Returns what was sent (small JSON). */
+  notifyEscalation(input: { escalationId: string; round: number }): Promise<unknown>;
+  /** The escalation's decision as the wait reads it (the database clock decides `due`). */
+  readDecision(escalationId: string): Promise<DecisionView>;
+  /** Applies the escalation's recorded decision (the domain's applyDecision); the human step gets timeline index `stepIndex`. */
+  applyEscalationDecision(input: { escalationId: string; stepIndex: number }): Promise<ApplyOutcome>;
+  /** Ends the run and its task (compare-and-swap on a running run); false when it had already ended. */
+  finishRun(end: RunEnd): Promise<boolean>;
+  /** Ends a run whose function failed for good `failed` with `error` (compare-and-swap), and its running steps. */
+  failRunAfterFunctionFailure(input: { taskId: string; runId: string; error: string }): Promise<{ ended: boolean; steps: number }>;
+}

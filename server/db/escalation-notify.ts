@@ -77,7 +77,7 @@ function webhookVariables(): Record<string, string | undefined> {
 
 /**
  * One notification round of an escalation: round 0 when it opens, round k ≥ 1 for the k-th overdue
- * reminder (server/inngest/functions/agent-run.ts calls it inside a step).
+ * reminder (the agent-run function calls it inside a step, server/inngest/agent-run-segment.ts).
  *
  * 1. Records the round on the row, once: a guarded write `where notifications <= round` sets
  *    `notifications = round + 1` and `lastNotifiedAt`; so `notifications` counts the rounds recorded

@@ -182,6 +182,15 @@ export async function endStep({
 }
 
 /**
+ * Counts segment `segments` on run `runId` while it is running (a compare-and-swap: a run that has
+ * ended keeps its count). The segment that ends at a cutting checkpoint writes it before it sends
+ * the next segment's event. Returns the rows written (0 or 1).
+ */
+export async function setRunSegments({ prisma, runId, segments }: { prisma: PrismaClient; runId: string; segments: number }): Promise<{ count: number }> {
+  return prisma.run.updateMany({ where: { id: runId, status: "running" }, data: { segments } });
+}
+
+/**
  * Ends a run and its task with guarded compare-and-swap writes: only a `running` run ends, and the
  * task follows its latest run unless a person already cancelled it. Returns false when the run was
  * not running (a duplicate delivery or a cancel won the race): nothing is written then.

@@ -1,6 +1,6 @@
 /**
  * The escalated run's wait for a decision, as a pure policy (the Inngest wiring is
- * server/inngest/functions/agent-run.ts `escalate`; the loop's own policy is agent-loop `decide`).
+ * server/inngest/agent-run-segment.ts `escalate`; the loop's own policy is agent-loop `decide`).
  *
  * Per round `r` (0 … `rounds`) the run reads the escalation (step `decision-<n>-<r>`) and asks
  * {@link escalationWaitAction} with phase `read`: an applied decision ends the wait; a decision due
@@ -18,7 +18,7 @@ import { escalationClock, type EscalationClock, type EscalationTimeoutPlan } fro
  * The last wait round of an escalated run (rounds 0 … this, each the profile's due time long). Every
  * timeout of a still-open escalation re-notifies it (reminders 1 … ESCALATION_LAST_WAIT_ROUND + 1,
  * each moving it one role along its chain); after the last one the run stops waiting and the
- * escalation is overdue (server/inngest/functions/agent-run.ts runs the rounds).
+ * escalation is overdue (server/inngest/agent-run-segment.ts runs the rounds).
  */
 export const ESCALATION_LAST_WAIT_ROUND = 3;
 

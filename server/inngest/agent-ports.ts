@@ -1,13 +1,30 @@
 import type { Prisma, PrismaClient } from "../db/client.ts";
-import { runFacts, saveCheckpoint } from "../db/checkpoint-repository.ts";
+import { prismaDecisionApplyPorts } from "../db/apply-decision-ports.ts";
+import { waitForCancelledStepsToSettle } from "../db/cancel-checkpoint.ts";
+import { runFacts, saveCheckpoint, startSegment, type SegmentStart } from "../db/checkpoint-repository.ts";
 import { recordAlert } from "../db/alert-repository.ts";
-import { settleEffectByVerdict } from "../db/approval-repository.ts";
+import { findRiskyVerdict, settleEffectByVerdict } from "../db/approval-repository.ts";
+import { openEscalation, readDecision } from "../db/escalation-repository.ts";
+import { notifyEscalation } from "../db/escalation-notify.ts";
+import { prisma as webPrisma } from "../db/prisma.ts";
 import { prismaResumePorts } from "../db/resume-ports.ts";
-import { beginStep, discardModelStep, endStep, recordModelCall, taskSpend } from "../db/run-repository.ts";
+import {
+  beginStep,
+  discardModelStep,
+  endStep,
+  failRunAfterFunctionFailure,
+  finishRun,
+  recordModelCall,
+  setRunSegments,
+  taskSpend,
+} from "../db/run-repository.ts";
+import { applyDecision } from "../domain/apply-escalation-decision.ts";
 import { resumeTask } from "../domain/resume-task.ts";
 import { callModel, resolveProvider } from "../llm/provider.ts";
+import { gateToolCall } from "../tools/egress-gate.ts";
+import { checkMcpToolsChanged } from "../tools/mcp/mcp-tools.ts";
 import { executeToolCall } from "../tools/registry.ts";
-import type { AgentPorts } from "../agent/ports.ts";
+import type { AgentPorts, RunPorts } from "../agent/ports.ts";
 
 /** The agent's ports over PostgreSQL (Prisma), the model provider and the tool gateway. */
 export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPorts {
@@ -53,4 +70,35 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
     countAutoResumes: (taskId) => prisma.run.count({ where: { taskId, cause: "auto_resume" } }),
     resume: (taskId) => resumeTask({ taskId, cause: "auto_resume", actor: "longhaul", ports: prismaResumePorts({ prisma, sendRunStarted: async () => {} }) }),
   };
+}
+
+/** The run's own rows (server/agent/ports.ts RunPorts) over PostgreSQL (Prisma), the egress gate and the MCP servers. */
+export function prismaRunPorts({ prisma }: { prisma: PrismaClient }): RunPorts<SegmentStart> {
+  return {
+    settleCancelledSteps: ({ taskId, runId }) => waitForCancelledStepsToSettle({ prisma, taskId, runId }),
+    startSegment: ({ taskId, runId, checkpointId }) => startSegment({ prisma, taskId, runId, checkpointId }),
+    checkMcpToolsChanged: (input) => checkMcpToolsChanged({ prisma, ...input }),
+    setRunSegments: ({ runId, segments }) => setRunSegments({ prisma, runId, segments }),
+    gateToolCall: (input) => gateToolCall({ prisma, ...input }),
+    findRiskyVerdict: (input) => findRiskyVerdict({ prisma, ...input }),
+    openEscalation: ({ evidence, ...rest }) => openEscalation({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),
+    notifyEscalation: (input) => notifyEscalation({ prisma, ...input }),
+    readDecision: (escalationId) => readDecision({ prisma, escalationId }),
+    applyEscalationDecision: ({ escalationId, stepIndex }) => applyDecision({ escalationId, stepIndex, ports: prismaDecisionApplyPorts({ prisma }) }),
+    finishRun: ({ result, ...rest }) => finishRun({ prisma, ...rest, result: result as Prisma.InputJsonValue | undefined }),
+    failRunAfterFunctionFailure: (input) => failRunAfterFunctionFailure({ prisma, ...input }),
+  };
+}
+
+/** Every port of a run (the agent's and the run's own) over the web process's Prisma client: what the `agent-run` function's steps work over. */
+export type RunAgentPorts = AgentPorts & RunPorts<SegmentStart>;
+
+/**
+ * {@link prismaAgentPorts} and {@link prismaRunPorts} over the web process's client
+ * (server/db/prisma.ts): called inside each step, so a replay that only reads memoized results
+ * touches no database.
+ */
+export function runAgentPorts(): RunAgentPorts {
+  const prisma = webPrisma();
+  return { ...prismaAgentPorts({ prisma }), ...prismaRunPorts({ prisma }) };
 }

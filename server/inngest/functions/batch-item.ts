@@ -1,10 +1,8 @@
-import { batchRunIsLive, failBatchItem, finishBatchItem, prismaBatchItemPorts } from "../../db/batch-ports.ts";
-import { prisma } from "../../db/prisma.ts";
 import { applyBatchItem } from "../../domain/batch-tasks.ts";
 import { env } from "../../env.ts";
 import { inngest } from "../client.ts";
 import { batchItemRequested } from "../events.ts";
-import { sendRunCancelled, sendRunStarted } from "../send.ts";
+import { batchItemPorts } from "../function-ports.ts";
 
 /** Tries for a free slot in one function run before it continues in a new one (continue-as-new keeps its history short). */
 export const SLOT_ROUNDS = 100;
@@ -35,7 +33,7 @@ export const batchItem = inngest.createFunction(
     retries: 3,
     onFailure: async ({ event, error, step }) => {
       const { batchId, taskId } = event.data.event.data;
-      await step.run("record-failure", () => failBatchItem({ prisma: prisma(), batchId, taskId, error: error.message }));
+      await step.run("record-failure", () => batchItemPorts().fail({ batchId, taskId, error: error.message }));
     },
   },
   async ({ event, step }) => {
@@ -43,9 +41,7 @@ export const batchItem = inngest.createFunction(
     const cap = env().LONGHAUL_BATCH_CONCURRENCY;
     let outcome = null;
     for (let k = 0; k < SLOT_ROUNDS; k++) {
-      outcome = await step.run(`apply-${k}`, () =>
-        applyBatchItem({ batchId, taskId, cap, ports: prismaBatchItemPorts({ prisma: prisma(), sendRunStarted, sendRunCancelled }) }),
-      );
+      outcome = await step.run(`apply-${k}`, () => applyBatchItem({ batchId, taskId, cap, ports: batchItemPorts().item }));
       if (outcome.kind !== "wait") break;
       await step.sleep(`slot-wait-${k}`, SLOT_POLL);
     }
@@ -59,11 +55,11 @@ export const batchItem = inngest.createFunction(
     if (outcome.kind !== "resumed") return outcome;
     const runId = outcome.runId;
     for (let k = 0; k < WATCH_ROUNDS; k++) {
-      const live = await step.run(`watch-${k}`, () => batchRunIsLive({ prisma: prisma(), runId }));
+      const live = await step.run(`watch-${k}`, () => batchItemPorts().runIsLive(runId));
       if (!live) break;
       await step.sleep(`watch-wait-${k}`, WATCH_POLL);
     }
-    const message = await step.run("finish", () => finishBatchItem({ prisma: prisma(), batchId, taskId }));
+    const message = await step.run("finish", () => batchItemPorts().finish({ batchId, taskId }));
     return { ...outcome, finished: message };
   },
 );

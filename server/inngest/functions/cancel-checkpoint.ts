@@ -1,8 +1,6 @@
-import { checkpointStoppedRun, runHasStepInFlight } from "../../db/cancel-checkpoint.ts";
-import { prisma } from "../../db/prisma.ts";
-import { toolDefinitions } from "../../tools/registry.ts";
 import { inngest } from "../client.ts";
 import { runCancelled } from "../events.ts";
+import { cancelCheckpointPorts } from "../function-ports.ts";
 
 /** Polls of the step in flight before the cancel checkpoint is taken without it (× SETTLE_POLL). */
 export const SETTLE_ROUNDS = 20;
@@ -21,10 +19,10 @@ export const cancelCheckpoint = inngest.createFunction(
   async ({ event, step }) => {
     const { taskId, runId } = event.data;
     for (let k = 0; k < SETTLE_ROUNDS; k++) {
-      const busy = await step.run(`settle-${k}`, () => runHasStepInFlight({ prisma: prisma(), runId }));
+      const busy = await step.run(`settle-${k}`, () => cancelCheckpointPorts().runHasStepInFlight(runId));
       if (!busy) break;
       await step.sleep(`settle-wait-${k}`, SETTLE_POLL);
     }
-    return step.run("checkpoint", () => checkpointStoppedRun({ prisma: prisma(), taskId, runId, toolSchemas: toolDefinitions }));
+    return step.run("checkpoint", () => cancelCheckpointPorts().checkpointStoppedRun({ taskId, runId }));
   },
 );

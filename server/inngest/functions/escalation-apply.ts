@@ -1,9 +1,8 @@
 import { RetryAfterError } from "inngest";
-import { prismaDecisionApplyPorts, recordApplyFailure } from "../../db/apply-decision-ports.ts";
-import { prisma } from "../../db/prisma.ts";
 import { applyDecision, describeApplyError } from "../../domain/apply-escalation-decision.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, escalationDecided, runStarted } from "../events.ts";
+import { escalationApplyPorts } from "../function-ports.ts";
 
 /**
  * `escalation-apply`: applies a decision made with an undo window once the window has ended.
@@ -32,7 +31,7 @@ export const escalationApply = inngest.createFunction(
     onFailure: async ({ event, error, step }) => {
       const { escalationId } = event.data.event.data;
       const message = describeApplyError(error);
-      return step.run("record-apply-failure", () => recordApplyFailure({ prisma: prisma(), escalationId, error: message }));
+      return step.run("record-apply-failure", () => escalationApplyPorts().recordApplyFailure({ escalationId, error: message }));
     },
   },
   async ({ event, step }) => {
@@ -40,7 +39,7 @@ export const escalationApply = inngest.createFunction(
     if (!applyAt) return { outcome: "applied-in-request" as const };
     await step.sleepUntil(`undo-window-${escalationId}`, applyAt);
     const result = await step.run(`apply-${escalationId}`, async () => {
-      const r = await applyDecision({ escalationId, applyAt: new Date(applyAt), ports: prismaDecisionApplyPorts({ prisma: prisma() }) });
+      const r = await applyDecision({ escalationId, applyAt: new Date(applyAt), ports: escalationApplyPorts().apply });
       if (r.outcome === "not_due")
         throw new RetryAfterError(`escalation ${escalationId}: undo window not over by the database clock (${r.waitMs} ms left)`, Math.max(100, r.waitMs + 50));
       if (r.outcome === "by_other") throw new Error(`escalation ${escalationId} is being applied by another caller`);

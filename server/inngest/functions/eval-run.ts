@@ -1,11 +1,8 @@
 import { advanceEvalRun } from "../../domain/advance-eval-run.ts";
-import { prismaAdvanceEvalRunPorts } from "../../db/eval-ports.ts";
-import { prisma } from "../../db/prisma.ts";
-import { launchTools } from "../../tools/launch-tools.ts";
 import { env } from "../../env.ts";
 import { inngest } from "../client.ts";
 import { evalStarted } from "../events.ts";
-import { sendRunCancelled, sendRunStarted } from "../send.ts";
+import { evalRunPorts } from "../function-ports.ts";
 
 /** Pause between two ticks of an eval run (Inngest duration; LONGHAUL_EVAL_TICK, default 2 s). */
 const evalTick = (): string => env().LONGHAUL_EVAL_TICK;
@@ -34,9 +31,7 @@ export const evalRun = inngest.createFunction(
     const { evalRunId } = event.data;
     const generation = event.data.generation ?? 0;
     for (let n = 0; n < EVAL_TICKS_PER_GENERATION; n++) {
-      const r = await step.run(`tick-${n}`, () =>
-        advanceEvalRun({ evalRunId, ports: prismaAdvanceEvalRunPorts({ prisma: prisma(), tools: launchTools, sendRunStarted, sendRunCancelled }) }),
-      );
+      const r = await step.run(`tick-${n}`, () => advanceEvalRun({ evalRunId, ports: evalRunPorts() }));
       if (r.done) return { evalRunId, generation, ticks: n + 1, done: true };
       await step.sleep(`wait-${n}`, evalTick());
     }
