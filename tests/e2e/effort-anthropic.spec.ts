@@ -58,7 +58,15 @@ test("an admin creates an Anthropic profile with an effort policy; an operator's
   await effort.getByRole("combobox", { name: /^first turn \(planning\)/ }).selectOption("high");
   await effort.getByRole("combobox", { name: /^mechanical \(after read-only results\)/ }).selectOption("low");
   await effort.getByRole("combobox", { name: /^proposes a side effect/ }).selectOption("high");
-  await effort.getByLabel(/^Model at low/).fill(LOW_MODEL);
+  // A model name over the limit is refused under its own field, and nothing is stored.
+  const lowModel = effort.getByLabel(/^Model at low/);
+  await lowModel.fill("m".repeat(201));
+  await form.getByRole("button", { name: "Create profile" }).click();
+  await expect(effort.getByTestId("effort-model-low").getByRole("alert")).toHaveText("effort.models.low: at most 200 characters");
+  await expect(lowModel).toHaveAttribute("aria-invalid", "true");
+  const missing = await page.request.get(`/api/trpc/profile.get?input=${encodeURIComponent(JSON.stringify({ json: { name } }))}`);
+  expect(missing.status()).toBe(404);
+  await lowModel.fill(LOW_MODEL);
 
   await form.getByRole("button", { name: "Test connection" }).click();
   await expect(form.getByTestId("connection-result")).toContainText(`Connected: scripted at http://127.0.0.1:${e2ePorts.modelPort}`);
