@@ -42,3 +42,34 @@ export function effortSpecOf(
   ) as Partial<Record<EffortLevel, string>>;
   return { default: v.default, rules, models };
 }
+
+/** The server's refusals of a profile's `effort`, each under the control it is about. */
+export interface EffortErrors {
+  default?: string;
+  rules: Partial<Record<EffortSituation, string>>;
+  models: Partial<Record<EffortLevel, string>>;
+  /** About the policy as a whole (`effort: …`, `effort.rules: unknown situation(s) …`), shown below the dial. */
+  policy?: string;
+}
+
+/**
+ * Splits the server's refusal `message` (one problem a line, server/domain/profile-spec.ts
+ * `effortPolicySchema`: "effort.models.low: at most 200 characters", "effort.rules.planning: one of
+ * low, medium, high", "effort.default: …") by the control each line names; lines about `effort` as a
+ * whole go to `policy`, lines about other fields are left out. Several lines for one control are joined with "; ".
+ */
+export function effortErrorsOf(message: string | undefined): EffortErrors {
+  const out: EffortErrors = { rules: {}, models: {} };
+  const add = (prev: string | undefined, line: string) => (prev ? `${prev}; ${line}` : line);
+  for (const line of (message ?? "").split("\n")) {
+    const m = /^effort(?:\.([a-z_]+)(?:\.([a-z_]+))?)?:/.exec(line);
+    if (!m) continue;
+    const [, part, key] = m;
+    if (part === "default" && !key) out.default = add(out.default, line);
+    else if (part === "rules" && (EFFORT_SITUATIONS as readonly string[]).includes(key ?? ""))
+      out.rules[key as EffortSituation] = add(out.rules[key as EffortSituation], line);
+    else if (part === "models" && isLevel(key)) out.models[key] = add(out.models[key], line);
+    else out.policy = add(out.policy, line);
+  }
+  return out;
+}

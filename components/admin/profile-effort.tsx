@@ -4,24 +4,25 @@ import { Field } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import { EFFORT_LEVELS, EFFORT_RULE_LABELS, EFFORT_SITUATIONS, RECOMMENDED_EFFORT_RULES } from "@/lib/contracts/effort.ts";
 import { providerInfo } from "@/lib/contracts/profile.ts";
-import type { EffortFormValue } from "./profile-effort-values.ts";
+import type { EffortErrors, EffortFormValue } from "./profile-effort-values.ts";
 
 const LEVEL_OPTIONS = EFFORT_LEVELS.map((l) => [l, l] as const);
 
 /**
  * The effort dial of a profile (lib/contracts/effort.ts): on/off, the default level, a level per
  * situation ("(default)" = no rule), a model per level, and what the profile's provider does with
- * the level — honoured, or recorded and ignored. `error`: the server's messages for `effort`.
+ * the level — honoured, or recorded and ignored. `errors`: the server's refusals of `effort`, each
+ * under the control it names (profile-effort-values.ts effortErrorsOf), the rest below the dial.
  */
 export function ProfileEffort({
   value,
   provider,
-  error,
+  errors,
   onChange,
 }: {
   value: EffortFormValue;
   provider: string;
-  error?: string;
+  errors: EffortErrors;
   onChange: (next: EffortFormValue) => void;
 }) {
   const info = providerInfo(provider);
@@ -47,52 +48,68 @@ export function ProfileEffort({
       {value.on && (
         <>
           <div className="grid gap-3 sm:grid-cols-2">
-            <Field label="Default level (no rule applies)">
-              <Select
-                name="effort.default"
-                value={value.default}
-                options={LEVEL_OPTIONS}
-                onChange={(e) => {
-                  const level = e.currentTarget.value as EffortFormValue["default"];
-                  onChange({ ...value, default: level });
-                }}
-              />
-            </Field>
-            {EFFORT_SITUATIONS.map((situation) => (
-              <Field key={situation} label={`${EFFORT_RULE_LABELS[situation]} (recommended: ${RECOMMENDED_EFFORT_RULES[situation]})`}>
+            <Field label="Default level (no rule applies)" error={errors.default}>
+              {(describedBy) => (
                 <Select
-                  name={`effort.rules.${situation}`}
-                  value={value.rules[situation]}
-                  placeholder="(default)"
+                  name="effort.default"
+                  value={value.default}
                   options={LEVEL_OPTIONS}
+                  aria-describedby={describedBy}
+                  aria-invalid={!!errors.default}
                   onChange={(e) => {
-                    const level = e.currentTarget.value as EffortFormValue["rules"][typeof situation];
-                    onChange({ ...value, rules: { ...value.rules, [situation]: level } });
+                    const level = e.currentTarget.value as EffortFormValue["default"];
+                    onChange({ ...value, default: level });
                   }}
                 />
+              )}
+            </Field>
+            {EFFORT_SITUATIONS.map((situation) => (
+              <Field
+                key={situation}
+                label={`${EFFORT_RULE_LABELS[situation]} (recommended: ${RECOMMENDED_EFFORT_RULES[situation]})`}
+                error={errors.rules[situation]}
+              >
+                {(describedBy) => (
+                  <Select
+                    name={`effort.rules.${situation}`}
+                    value={value.rules[situation]}
+                    placeholder="(default)"
+                    options={LEVEL_OPTIONS}
+                    aria-describedby={describedBy}
+                    aria-invalid={!!errors.rules[situation]}
+                    onChange={(e) => {
+                      const level = e.currentTarget.value as EffortFormValue["rules"][typeof situation];
+                      onChange({ ...value, rules: { ...value.rules, [situation]: level } });
+                    }}
+                  />
+                )}
               </Field>
             ))}
           </div>
           <div className="grid gap-3 sm:grid-cols-3">
             {EFFORT_LEVELS.map((level) => (
-              <Field key={level} label={`Model at ${level} (empty: the profile's)`}>
-                <input
-                  name={`effort.models.${level}`}
-                  className="rounded-md border border-zinc-300 px-2 py-1.5 font-mono text-xs"
-                  value={value.models[level]}
-                  onChange={(e) => {
-                    const model = e.currentTarget.value;
-                    onChange({ ...value, models: { ...value.models, [level]: model } });
-                  }}
-                />
+              <Field key={level} label={`Model at ${level} (empty: the profile's)`} error={errors.models[level]} testId={`effort-model-${level}`}>
+                {(describedBy) => (
+                  <input
+                    name={`effort.models.${level}`}
+                    className="rounded-md border border-zinc-300 px-2 py-1.5 font-mono text-xs aria-invalid:border-red-500"
+                    value={value.models[level]}
+                    aria-describedby={describedBy}
+                    aria-invalid={!!errors.models[level]}
+                    onChange={(e) => {
+                      const model = e.currentTarget.value;
+                      onChange({ ...value, models: { ...value.models, [level]: model } });
+                    }}
+                  />
+                )}
               </Field>
             ))}
           </div>
         </>
       )}
-      {error && (
+      {errors.policy && (
         <p role="alert" className="text-xs text-red-700">
-          {error}
+          {errors.policy}
         </p>
       )}
     </fieldset>

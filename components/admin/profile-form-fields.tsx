@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { Field, TextInput } from "@/components/ui/field.tsx";
+import { providerInfo } from "@/lib/contracts/profile.ts";
 
 /** Labels of the profile form's text and number fields. */
 export const PROFILE_FIELD_LABELS: Record<string, string> = {
@@ -26,11 +27,32 @@ export const PROFILE_FIELD_LABELS: Record<string, string> = {
 };
 
 /**
+ * The label of `field` for a profile on `provider`: the base URL and key variable say where an empty
+ * value leads for that provider's wire format (server/llm/provider.ts resolveProvider: Anthropic's
+ * SDK takes the base URL with or without `/v1`, OpenAI's ends in `/v1`; offline profiles always reach
+ * the local scripted model server, with no key). Other fields: {@link PROFILE_FIELD_LABELS}.
+ */
+export function profileFieldLabel(field: string, provider: string): string {
+  const info = providerInfo(provider);
+  if (field === "baseUrl") {
+    if (info.offline) return "Base URL (not used: offline profiles reach the local scripted model server)";
+    if (info.wireFormat === "messages") return "Base URL (Anthropic Messages API, with or without /v1; empty = ANTHROPIC_BASE_URL / Anthropic)";
+  }
+  if (field === "apiKeyEnv") {
+    if (info.offline) return "API key variable (its NAME; offline profiles need none)";
+    if (info.defaultKeyEnv) return `API key variable (its NAME, e.g. ${info.defaultKeyEnv})`;
+  }
+  return PROFILE_FIELD_LABELS[field] ?? field;
+}
+
+/**
  * One text, number or multi-line field of the profile form, labelled from
- * {@link PROFILE_FIELD_LABELS}, with the server's error for it below (and the control described by it).
+ * {@link PROFILE_FIELD_LABELS} unless `label` is given, with the server's error for it below (and
+ * the control described by it).
  */
 export function ProfileInput({
   field,
+  label,
   value,
   error,
   onChange,
@@ -39,6 +61,7 @@ export function ProfileInput({
   readOnly = false,
 }: {
   field: string;
+  label?: string;
   value: string;
   error: string | undefined;
   onChange: (value: string) => void;
@@ -47,7 +70,7 @@ export function ProfileInput({
   readOnly?: boolean;
 }) {
   return (
-    <Field label={PROFILE_FIELD_LABELS[field]} error={error} testId={`profile-field-${field}`}>
+    <Field label={label ?? PROFILE_FIELD_LABELS[field]} error={error} testId={`profile-field-${field}`}>
       {(describedBy) =>
         multiline ? (
           <textarea

@@ -9,7 +9,8 @@ import { Select } from "@/components/ui/select.tsx";
 import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS, PROVIDERS } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileEffort } from "./profile-effort.tsx";
-import { CheckboxGroup, ProfileInput } from "./profile-form-fields.tsx";
+import { effortErrorsOf } from "./profile-effort-values.ts";
+import { CheckboxGroup, ProfileInput, profileFieldLabel } from "./profile-form-fields.tsx";
 import { errorsByField, NUMBER_FIELDS, specOf, TEXT_FIELDS, valuesOf, type FormSpec, type ProfileFormValues } from "./profile-form-values.ts";
 
 const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "mcpServers", "requireApproval", "effort"]);
@@ -61,6 +62,7 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
     <ProfileInput
       key={field}
       field={field}
+      label={profileFieldLabel(field, values.provider)}
       value={values[field]}
       error={errors[field]}
       onChange={(value) => {
@@ -137,7 +139,12 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
           />
           Ask a human before risky actions
         </label>
-        <ProfileEffort value={values.effort} provider={values.provider} error={errors.effort} onChange={(effort) => setValues((v) => ({ ...v, effort }))} />
+        <ProfileEffort
+          value={values.effort}
+          provider={values.provider}
+          errors={effortErrorsOf(save.error?.message)}
+          onChange={(effort) => setValues((v) => ({ ...v, effort }))}
+        />
         {input("systemPrompt", { multiline: true })}
         <ConnectionResult result={test.data} error={test.error?.message} />
         {unchanged && (

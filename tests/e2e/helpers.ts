@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { expect, request as playwrightRequest, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
 
 // Shared steps of the Playwright specs (tests/e2e/*.spec.ts); not a spec itself.
 
@@ -45,6 +45,20 @@ export async function signedInContext(browser: Browser, baseURL: string, user: P
   const context = await browser.newContext({ baseURL, storageState: await api.storageState() });
   await api.dispose();
   return context;
+}
+
+/**
+ * Opens /admin → Agent profiles → "New profile" as the page's user (an admin) and fills Name and
+ * Model. Returns the Profiles section and the profile form, for the spec to fill the rest.
+ */
+export async function openNewProfileForm(page: Page, { name, model }: { name: string; model: string }): Promise<{ section: Locator; form: Locator }> {
+  await page.goto("/admin?section=profiles");
+  const section = page.getByRole("region", { name: "Profiles" });
+  await section.getByRole("button", { name: "New profile" }).click();
+  const form = page.getByRole("form", { name: "Profile" });
+  await form.getByLabel("Name", { exact: true }).fill(name);
+  await form.getByLabel("Model", { exact: true }).fill(model);
+  return { section, form };
 }
 
 /** A goal the scripted-loop profile loops on (the same list_files call) until the loop detector escalates; resumed with guidance it reads the README and finishes. */

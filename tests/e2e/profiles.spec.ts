@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, launchGoalFromForm, README_GOAL, signedInContext, type E2eUser } from "./helpers.ts";
+import { createUser, launchGoalFromForm, openNewProfileForm, README_GOAL, signedInContext, type E2eUser } from "./helpers.ts";
 
 // Profiles from the browser: an admin creates a profile on /admin — a bad base URL is
 // refused under its field and nothing is stored — then an operator launches a task with it, and
@@ -9,12 +9,7 @@ const OPERATOR: E2eUser = { email: "profiles-operator@e2e.test", name: "profiles
 
 test("an admin creates a profile in the browser; an operator launches a task with it", async ({ page, browser, baseURL }) => {
   const name = `e2e-profile-${Date.now().toString(36)}`;
-  await page.goto("/admin?section=profiles");
-  const section = page.getByRole("region", { name: "Profiles" });
-  await section.getByRole("button", { name: "New profile" }).click();
-  const form = page.getByRole("form", { name: "Profile" });
-  await form.getByLabel("Name", { exact: true }).fill(name);
-  await form.getByLabel("Model", { exact: true }).fill("scripted");
+  const { section, form } = await openNewProfileForm(page, { name, model: "scripted" });
   await form.locator('select[name="provider"]').selectOption("scripted");
   await form.getByLabel(/^Base URL/).fill("ftp://models.example.com");
   await form.getByLabel("Step budget", { exact: true }).fill("120");
