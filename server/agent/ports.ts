@@ -1,8 +1,11 @@
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { CheckpointReason } from "../domain/checkpoint.ts";
+import type { AlertSeverity } from "../domain/detectors.ts";
 import type { CostCause } from "../domain/cost-causes.ts";
 import type { ChatCompletionRequest, ChatCompletionResult, ProfileEndpoint } from "../llm/provider.ts";
 import type { ExtraTools, ToolCallResult } from "../tools/registry.ts";
 import type { EffortChoice } from "../../lib/contracts/effort.ts";
+import type { ModelCallStatus } from "../../lib/contracts/status.ts";
 
 /**
  * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume)
@@ -26,7 +29,7 @@ export interface ModelCallRecord {
   reasoningTokens?: number;
   /** The provider reported no usage: the tokens were counted with the tokenizer (flagged wherever shown). */
   estimated?: boolean;
-  status: "ok" | "error";
+  status: ModelCallStatus;
   httpStatus: number | null;
   billed: boolean;
   cause: CostCause;
@@ -102,7 +105,7 @@ export interface ToolPorts {
 export interface CheckpointData {
   taskId: string;
   runId: string;
-  reason: string;
+  reason: CheckpointReason;
   afterStepId: string;
   nextTurn: number;
   nextIndex: number;
@@ -122,7 +125,15 @@ export interface CheckpointPorts {
   /** This run's facts (latest value per key); with `afterCheckpointId`, only those recorded after that checkpoint was taken. */
   runFacts(runId: string, afterCheckpointId?: string | null): Promise<WorkingSet>;
   saveCheckpoint(data: CheckpointData): Promise<{ id: string; seq: number }>;
-  recordAlert(input: { taskId: string; runId: string; stepId: string; kind: string; severity: string; message: string; evidence: unknown }): Promise<void>;
+  recordAlert(input: {
+    taskId: string;
+    runId: string;
+    stepId: string;
+    kind: string;
+    severity: AlertSeverity;
+    message: string;
+    evidence: unknown;
+  }): Promise<void>;
 }
 
 /** Automatic resume after a transient failure. */

@@ -1,3 +1,4 @@
+import type { AlertSeverity } from "../domain/detectors.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 
 /** Records an alert (idempotent per run + step + kind: a re-executed step finds the one it made). */
@@ -10,7 +11,7 @@ export async function recordAlert({
   runId: string;
   stepId: string;
   kind: string;
-  severity: string;
+  severity: AlertSeverity;
   message: string;
   evidence: Prisma.InputJsonValue;
 }): Promise<void> {

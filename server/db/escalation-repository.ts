@@ -1,4 +1,6 @@
 import { ulid } from "ulid";
+import type { EscalationReason } from "../../lib/contracts/escalation.ts";
+import type { RunEndReason } from "../../lib/contracts/status.ts";
 import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
@@ -26,12 +28,12 @@ export async function openEscalation({
   taskId: string;
   runId: string;
   stepId: string;
-  reason: string;
+  reason: EscalationReason;
   message: string;
   evidence: Prisma.InputJsonValue;
   checkpointId: string | null;
   /** Run.endReason (null when the agent itself asked for a human). */
-  endReason: string | null;
+  endReason: RunEndReason | null;
   /** risky_action: the proposed call's ledger fingerprint (task + tool + canonical arguments). */
   fingerprint?: string | null;
 }): Promise<{ escalationId: string }> {

@@ -4,6 +4,10 @@ import { canonicalJsonText } from "../domain/effect-fingerprint.ts";
 import { AppError } from "../errors.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
+/** IdempotentRequest.status: claimed `running` before the action, `done` with its result (also a CHECK constraint, migration status_checks). */
+export const REQUEST_KEY_STATUSES = ["running", "done"] as const;
+export type RequestKeyStatus = (typeof REQUEST_KEY_STATUSES)[number];
+
 /** How long a repeat waits for the first request with its key to finish before it is told to try again (ms). */
 export const REQUEST_KEY_WAIT_MS = 30_000;
 /** A `running` claim older than this (ms) is taken over: the process that held it died mid-action. */

@@ -2,7 +2,8 @@ import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-histor
 import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
-import type { EffortPolicy } from "../../lib/contracts/effort.ts";
+import type { EffortLevel, EffortPolicy, EffortRule } from "../../lib/contracts/effort.ts";
+import type { RunEndReason, StepKind, TaskCompletionOutcome } from "../../lib/contracts/status.ts";
 import { IS_BUDGET_STEP } from "./step-counts.ts";
 
 // The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
@@ -98,11 +99,11 @@ export async function beginStep({
   runId: string;
   stepId: string;
   index: number;
-  kind: "model" | "tool" | "checkpoint" | "human";
+  kind: StepKind;
   tool?: string;
   args?: Prisma.InputJsonValue;
   /** The effort its model call runs at (the effort dial's decision): level, model and rule, recorded on the row. */
-  effort?: { level: string; model: string; rule: string } | null;
+  effort?: { level: EffortLevel; model: string; rule: EffortRule } | null;
 }): Promise<{ attempts: number; completedBefore: boolean }> {
   const before = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } }, select: { status: true } });
   const effortColumns = effort ? { effortLevel: effort.level, effortModel: effort.model, effortRule: effort.rule } : {};
@@ -203,10 +204,10 @@ export async function finishRun({
   runId: string;
   runStatus: "completed" | "dead_end" | "failed" | "escalated";
   taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
-  endReason?: string;
+  endReason?: RunEndReason;
   result?: Prisma.InputJsonValue;
   /** Task.outcome of a completed task: `completed`, or `completed_with_gaps` when result.gaps is not empty. */
-  outcome?: "completed" | "completed_with_gaps";
+  outcome?: TaskCompletionOutcome;
   deadEndReason?: string;
   error?: string;
 }): Promise<boolean> {
