@@ -101,6 +101,17 @@ export interface ToolPorts {
   }): Promise<ToolCallResult>;
 }
 
+/** An alert on the timeline: the step that raised it, its kind and severity, and what was seen (Alert.evidence, an object). */
+export interface AlertRecord {
+  taskId: string;
+  runId: string;
+  stepId: string;
+  kind: string;
+  severity: AlertSeverity;
+  message: string;
+  evidence: Record<string, unknown>;
+}
+
 /** One structured checkpoint as the checkpoint step writes it (server/db/checkpoint-repository.ts saveCheckpoint stores it). */
 export interface CheckpointData {
   taskId: string;
@@ -125,15 +136,7 @@ export interface CheckpointPorts {
   /** This run's facts (latest value per key); with `afterCheckpointId`, only those recorded after that checkpoint was taken. */
   runFacts(runId: string, afterCheckpointId?: string | null): Promise<WorkingSet>;
   saveCheckpoint(data: CheckpointData): Promise<{ id: string; seq: number }>;
-  recordAlert(input: {
-    taskId: string;
-    runId: string;
-    stepId: string;
-    kind: string;
-    severity: AlertSeverity;
-    message: string;
-    evidence: unknown;
-  }): Promise<void>;
+  recordAlert(input: AlertRecord): Promise<void>;
 }
 
 /** Automatic resume after a transient failure. */

@@ -6,6 +6,7 @@ import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
+import { evidenceJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 
 /**
@@ -30,7 +31,7 @@ export async function openEscalation({
   stepId: string;
   reason: EscalationReason;
   message: string;
-  evidence: Prisma.InputJsonValue;
+  evidence: Record<string, unknown>;
   checkpointId: string | null;
   /** Run.endReason (null when the agent itself asked for a human). */
   endReason: RunEndReason | null;
@@ -51,7 +52,7 @@ export async function openEscalation({
         stepId,
         reason,
         message,
-        evidence,
+        evidence: evidenceJson.encode(evidence),
         checkpointId,
         fingerprint,
         costUsd: costUsd.toFixed(8),

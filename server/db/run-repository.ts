@@ -1,6 +1,7 @@
-import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-history.ts";
-import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
+import type { BudgetBasis } from "../domain/budget-from-history.ts";
+import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
+import { taskBudgetBasisJson, taskMcpToolsJson } from "./json-columns.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
 import type { EffortLevel, EffortPolicy, EffortRule } from "../../lib/contracts/effort.ts";
 import type { RunEndReason, StepKind, TaskCompletionOutcome } from "../../lib/contracts/status.ts";
@@ -72,10 +73,10 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     tokenBudget: task.tokenBudget,
     costBudgetUsd: task.costBudgetUsd === null ? null : Number(task.costBudgetUsd),
     requireApproval: task.requireApproval,
-    budgetBasis: parseBudgetBasis(task.budgetBasis),
+    budgetBasis: taskBudgetBasisJson.decode(task.budgetBasis),
     profile: runProfileOf(await taskProfile({ prisma, taskId })),
     workingSet,
-    mcpTools: parseToolSnapshot(task.mcpTools),
+    mcpTools: taskMcpToolsJson.decode(task.mcpTools),
   };
 }
 

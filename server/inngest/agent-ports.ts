@@ -49,7 +49,7 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
       executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace }, ...(extra ? { extra } : {}) }),
     runFacts: (runId, afterCheckpointId) => runFacts({ prisma, runId, afterCheckpointId }),
     saveCheckpoint: (data) => saveCheckpoint({ prisma, data }),
-    recordAlert: ({ evidence, ...rest }) => recordAlert({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),
+    recordAlert: (input) => recordAlert({ prisma, ...input }),
     countAutoResumes: (taskId) => prisma.run.count({ where: { taskId, cause: "auto_resume" } }),
     resume: (taskId) => resumeTask({ taskId, cause: "auto_resume", actor: "longhaul", ports: prismaResumePorts({ prisma, sendRunStarted: async () => {} }) }),
   };

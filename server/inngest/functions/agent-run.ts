@@ -165,7 +165,7 @@ export const agentRun = inngest.createFunction(
             kind: alert.kind,
             severity: alert.severity,
             message: alert.message,
-            evidence: alert.evidence as never,
+            evidence: alert.evidence,
           }),
         );
       }
@@ -252,7 +252,7 @@ export const agentRun = inngest.createFunction(
       const lastStepId = state.lastStepId;
       const { escalationId } = await step.run(escStepId, async () => {
         const db = prisma();
-        await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: a.alertKind, severity: "critical", message, evidence: evidence as never });
+        await recordAlert({ prisma: db, taskId, runId, stepId: lastStepId, kind: a.alertKind, severity: "critical", message, evidence });
         return openEscalation({
           prisma: db,
           taskId,
@@ -260,7 +260,7 @@ export const agentRun = inngest.createFunction(
           stepId: escStepId,
           reason,
           message,
-          evidence: evidence as never,
+          evidence,
           checkpointId: cpId,
           endReason,
           fingerprint,
