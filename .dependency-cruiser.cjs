@@ -1,7 +1,7 @@
 /**
- * Longhaul's layer boundaries (ARCHITECTURE.md "Layout", STYLE.md "Boundaries written down and
- * checked"), checked by dependency-cruiser in `npm test` (stage "boundaries": `npm run boundaries`).
- * dependency-cruiser 17.4.x: the last line that runs on Node 20 (STACK.md pitfall 13).
+ * Longhaul's layer boundaries (docs/ARCHITECTURE.md "Layers"), written down as rules so they are
+ * checked, not remembered; checked by dependency-cruiser in `npm test` (stage "boundaries": `npm run boundaries`).
+ * dependency-cruiser 17.4.x: the last line that runs on Node 20 (docs/STACK.md pitfall 13).
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

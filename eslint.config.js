@@ -3,7 +3,7 @@ import nextPlugin from "@next/eslint-plugin-next";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
-// Type-checked rules on our own code (STYLE.md "Habits"); no floating promises.
+// Type-checked rules on our own code; no floating promises (an unawaited promise loses its error).
 // Boundaries (layer imports, cycles) are checked by dependency-cruiser (.dependency-cruiser.cjs, `npm run boundaries`),
 // configuration read only through server/env.ts by the no-restricted-properties block below, the rest
 // (Prisma calls in routers) by tests/unit/boundaries.test.ts.
@@ -68,7 +68,7 @@ export default tseslint.config(
     rules: { ...inngest.configs.recommended.rules, "@inngest/await-inngest-send": "error" },
   },
   {
-    // One configuration path (issue 19): server and app code read the environment only through
+    // One configuration path: server and app code read the environment only through
     // server/env.ts's env() (parsed once, validated, passed in). Exceptions, each its own process or
     // boundary: server/env-source.ts (the one read env.ts parses), the executor's own main (its own
     // schema, parsed first) and next.config.ts. Variables whose names are data (a profile's apiKeyEnv,

@@ -5,7 +5,7 @@ import { defineConfig } from "@playwright/test";
 import { chromiumLaunchOptions } from "./scripts/lib/chromium.ts";
 
 // End-to-end tests run the real stack (`scripts/start.ts`: embedded PostgreSQL, web, executor,
-// scripted model) on test ports with a fresh data directory, in Debian's Chromium (STACK.md pitfall 5).
+// scripted model) on test ports with a fresh data directory, in Debian's Chromium (docs/STACK.md pitfall 5).
 process.env.LONGHAUL_E2E_DATA ??= mkdtempSync(join(tmpdir(), "longhaul-e2e-"));
 const port = Number(process.env.E2E_PORT ?? 3100);
 const executorPort = Number(process.env.E2E_EXECUTOR_PORT ?? 8388);

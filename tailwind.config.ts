@@ -1,6 +1,6 @@
 import type { Config } from "tailwindcss";
 
-// Tailwind 4 is CSS-first; this file is read through `@config` in app/globals.css (STACK.md).
+// Tailwind 4 is CSS-first; this file is read through `@config` in app/globals.css (docs/STACK.md).
 const config: Config = {
   content: ["./app/**/*.{ts,tsx}", "./components/**/*.{ts,tsx}"],
   theme: {

@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 /** `@/…` as in tsconfig.json (route handlers under app/ import with it; the auth tests call them). */
 const alias = [{ find: /^@\//, replacement: `${resolve(import.meta.dirname)}/` }];
 
-// Two projects layered by cost (STYLE.md): unit (no database) and integration (real PostgreSQL,
+// Two projects layered by cost, so the quick loop never waits for a database: unit (no database) and integration (real PostgreSQL,
 // real executor process, real Inngest SDK). Playwright end-to-end tests live in tests/e2e.
 export default defineConfig({
   test: {

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:costs -- [--tasks 100000] [--calls-per-task 28] [--repeat 5] [--explain]`   (`--max` is the same flag)
  *
- * How fast the /costs rollups answer as the ledger grows (issue 9: under 1 s at 10,000 tasks, usable
- * at 100,000; issue 20: 1,000,000 tasks, goal under 250 ms). Seeds a realistic month into an
+ * How fast the /costs rollups answer as the ledger grows (under 1 s at 10,000 tasks, usable
+ * at 100,000; goal under 250 ms at 1,000,000 tasks). Seeds a realistic month into an
  * ephemeral embedded PostgreSQL with all migrations and routines (server/db/sql), in levels — 1,000,
  * 10,000, 100,000 (those below the size), then `--tasks` tasks (default 100,000; 100 to 1,000,000) —
  * and after each level times the queries the page and the API make. The size is reported
@@ -52,9 +52,9 @@ import { costFiltersSchema } from "../server/domain/cost-rollup.ts";
 import { intFlag, progress, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
 
 const TAG = "bench:costs";
-/** Largest size `--tasks` accepts (issue 20: "bench:costs reports 1,000,000 tasks"). */
+/** Largest size `--tasks` accepts ("bench:costs reports 1,000,000 tasks"). */
 const MAX_TASKS = 1_000_000;
-/** The /costs goal at the largest size, ms (issue 20). */
+/** The /costs goal at the largest size, ms. */
 const GOAL_MS = 250;
 const BATCH = 5_000;
 const MONTH_START = "2026-11-01";

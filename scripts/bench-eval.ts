@@ -1,7 +1,7 @@
 /**
  * `npm run bench:eval -- [--cases 5] [--repeats 10] [--concurrency 10]`
  *
- * A 100-cell eval run offline (issue 17, "Prove it"): the suite of `--cases` small cases (license
+ * A 100-cell eval run offline, to show evals hold at that size: the suite of `--cases` small cases (license
  * audits of 3 to 2 + cases packages, and one README look) × the profiles `scripted` and
  * `scripted-sloppy` × `--repeats`, on the real pieces (tests/support/agent-stack.ts: the app child
  * serving eval-run and agent-run, the embedded executor child, the scripted model server) over an

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:mcp -- [--calls 200]` — what an MCP tool step costs over a built-in tool step
- * (issue 16). Each measured call is one whole tool-step body (`runToolStep`: the step row begun, the
+ *. Each measured call is one whole tool-step body (`runToolStep`: the step row begun, the
  * gateway, the tool, the step row ended) against an ephemeral embedded PostgreSQL with all
  * migrations, on the real reference servers from npm, spoken to by the official SDK client:
  *

@@ -18,7 +18,7 @@
  * completed task come from the ledger. `live: {nominal, resume, resume80, ratio80, resumeRatio, runs,
  * struck, struck80}` (ratio80 = resume80 ÷ nominal; resumeRatio = resume ÷ nominal over the seeded
  * runs; struck80 = the 80 % run really failed and auto-resumed). Goal `liveResume80`: the run struck
- * at 80 % really failed and auto-resumed, and its ledger tokens are ≤ 1.05 × nominal (issue 9: a
+ * at 80 % really failed and auto-resumed, and its ledger tokens are ≤ 1.05 × nominal (a
  * failed run loses no more than the call in flight, since every completed step is memoized).
  *
  * **Simulated (labelled `simulated`, informational, never gating).** Arithmetic over the clean run's
@@ -202,7 +202,7 @@ interface LiveResult {
   struck80: boolean;
 }
 
-/** The live goal (issue 9): resume at 80 % ≤ 1.05 × nominal. */
+/** The live goal: resume at 80 % ≤ 1.05 × nominal. */
 const LIVE_RATIO80_MAX = 1.05;
 
 /** Tokens (prompt + completion) of a task's model calls, all runs, from its ledger summary. */

@@ -2,14 +2,14 @@
  * `npm run bench:ui -- [--steps 50000] [--tasks 100000] [--repeat 5]`
  *
  * How fast the run page and the task list show their first rows at the scale of real use, in a real
- * browser (issue 20: under 1 s at 50,000 steps on a task page and 100,000 tasks in the list). Starts
+ * browser (under 1 s at 50,000 steps on a task page and 100,000 tasks in the list). Starts
  * an ephemeral embedded PostgreSQL (migrations applied, default profiles seeded), bulk-inserts one
  * task of `--steps` steps (two runs, interval checkpoints, failed / retried / deduplicated steps, model
  * calls with costs) and `--tasks` − 1 short tasks with scripts/lib/seed-ui.ts (multi-row INSERTs of
  * the rows the write paths write; not produced by the write paths themselves), so the list holds
  * exactly `--tasks` tasks; then starts the app on it (`scripts/start.ts`, building the web app first
  * when the build is missing or stale) on free ports, and opens both pages in Debian's Chromium
- * through Playwright (STACK.md pitfall 5).
+ * through Playwright (docs/STACK.md pitfall 5).
  *
  * firstRowsMs = time from navigation start (the page's `performance.timeOrigin`) until the first
  * step row (`[data-step-id]`) / task row (`[data-task-id]`) is in the DOM, read inside the page with

@@ -25,10 +25,10 @@
  *   npm run cli -- eval run <file|suite> --profiles a,b [--repeats n] [--wait] [--min-pass-rate 0.9] [--no-regression-from <evalRunId>]
  *   npm run cli -- eval report <evalRunId> [--compare-to <evalRunId>] [--format summary|csv|json] · eval cancel <evalRunId> · eval list · eval apply <file>
  *
- * Progress goes to stderr; the last stdout line is one compact JSON object (ARCHITECTURE.md) — except
+ * Progress goes to stderr; the last stdout line is one compact JSON object (docs/CLI.md) — except
  * `eval report --format csv|json`, whose stdout is the export itself (the CSV, or the rows' JSON). With
  * --wait, `launch` returns when the task reaches a terminal status or starts waiting for a human.
- * Exit codes (scripts/lib/cli-exit.ts, docs/CLI.md "Exit codes"): 0 ok (with --wait or status: completed),
+ * Exit codes (scripts/lib/cli-exit.ts, listed in docs/CLI.md): 0 ok (with --wait or status: completed),
  * 1 the command failed (API error, unreachable app), 2 bad usage (unknown command or flag, bad value —
  * one line per problem, naming the flag and limit), 3 waiting for a human, 4 dead end, 5 failed,
  * 6 cancelled, 7 (status) still queued or running, 8 (eval run --wait) a gate failed.
@@ -433,7 +433,7 @@ function templateLaunchInput(values: FlagValues) {
 
 /**
  * `launch --template`: prints what the template's completed tasks took (p50 / p90 steps and
- * cost) and the suggested budgets to stderr before the launch starts (issue 17), then launches.
+ * cost) and the suggested budgets to stderr before the launch starts, then launches.
  */
 async function launchFromTemplate(values: FlagValues) {
   const input = templateLaunchInput(values);

@@ -1,7 +1,7 @@
 /**
  * `npm run db:migrate` — apply pending migrations to DATABASE_URL (or the embedded database).
  * `npm run db:migration:create -- <name>` — write a new migration from the schema change.
- * Last stdout line: compact JSON (ARCHITECTURE.md, conventions for scripts).
+ * Last stdout line: compact JSON, like every script's, so a caller parses one line.
  */
 import { applyMigrations, createMigration } from "../server/db/migrations.ts";
 import { withDatabaseUrl } from "./lib/database.ts";

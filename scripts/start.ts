@@ -35,7 +35,7 @@ const { values: flags } = (() => {
   }
 })();
 
-/** Shared Inngest keys for the app and the executor, generated once into DATA_DIR (ARCHITECTURE.md). */
+/** Shared Inngest keys for the app and the executor, generated once into DATA_DIR (docs/ARCHITECTURE.md "Processes": the app and the executor always talk signed). */
 function inngestKeys(dataDir: string, env: { INNGEST_SIGNING_KEY?: string; INNGEST_EVENT_KEY?: string }) {
   const file = join(dataDir, "inngest-keys.json");
   let stored: { signingKey: string; eventKey: string } | undefined;
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const dataDir = resolve(root, env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   // The scripted model server always runs: the scripted profiles use it even when OPENAI_* points
-  // the other profiles at a real provider (issue 16). `realProvider` only changes the banner.
+  // the other profiles at a real provider. `realProvider` only changes the banner.
   const realProvider = !!env.OPENAI_API_KEY || !!env.OPENAI_BASE_URL;
   if (env.LONGHAUL_WORKSPACE && !(existsSync(env.LONGHAUL_WORKSPACE) && statSync(env.LONGHAUL_WORKSPACE).isDirectory())) {
     throw new Error(`LONGHAUL_WORKSPACE: "${env.LONGHAUL_WORKSPACE}" is not a directory`);

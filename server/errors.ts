@@ -1,5 +1,5 @@
 /**
- * One application error with a closed set of codes (STYLE.md, "Errors"), mapped in one table to
+ * One application error with a closed set of codes, so every layer fails the same way, mapped in one table to
  * tRPC codes, HTTP statuses and Inngest behaviour.
  */
 export const appErrorCodes = {

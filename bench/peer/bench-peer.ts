@@ -2,7 +2,7 @@
  * `npm run bench:peer [-- --rounds 5 --engine both|longhaul|dbos --steps 100,1000 --runs 100 --run-steps 20]`
  *
  * Longhaul's embedded executor against a peer durable engine, DBOS Transact
- * (`@dbos-inc/dbos-sdk` 5.3.0, a dependency of this folder's own package — bench/peer/package.json, installed by `npm run bench:peer`, never by the app's `npm ci`; STACK.md pitfall 11), on the same
+ * (`@dbos-inc/dbos-sdk` 5.3.0, a dependency of this folder's own package — bench/peer/package.json, installed by `npm run bench:peer`, never by the app's `npm ci`; docs/STACK.md pitfall 11), on the same
  * PostgreSQL 17 (one ephemeral embedded cluster: Longhaul's tables in one database, DBOS's system
  * database beside it), in this one Node process, engines alternated round by round so the
  * machine's noise hits both.
@@ -50,7 +50,7 @@ const USAGE = `npm run bench:peer [-- --rounds 5 --engine both|longhaul|dbos --s
 Per-step overhead (p50/p95) and throughput of the embedded executor vs DBOS Transact 5.3.0 on one embedded PostgreSQL.
 Last stdout line: JSON {longhaulStepMsP50, dbosStepMsP50, ratio, longhaulThroughput, dbosThroughput, perSteps, spread, durability, pass, …}.`;
 
-/** Minimum rounds (issue 20: "at least five alternated rounds"). */
+/** Minimum rounds ("at least five alternated rounds"). */
 const MIN_ROUNDS = 5;
 
 /**

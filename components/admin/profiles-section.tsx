@@ -121,7 +121,7 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
 }
 
 /**
- * The admin page's Profiles section (issue 16): every profile (archived ones on request) with its
+ * The admin page's Profiles section: every profile (archived ones on request) with its
  * current version; create, edit (a new version — running tasks keep theirs), copy, archive (refused
  * while tasks of it are active) and "Test connection". Profiles can also be applied as code:
  * `npm run cli -- profiles apply <file>`.

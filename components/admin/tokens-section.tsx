@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TokenTable } from "@/components/auth/token-table.tsx";
+import { labelledMessage } from "@/components/ui/field-labels.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 
 /** /admin → API tokens: every user's tokens (never the secret) with Revoke; a refusal is shown until the next revoke succeeds. */
@@ -15,7 +16,7 @@ export function TokensSection() {
       <h2 className="text-lg font-semibold">API tokens</h2>
       {revoke.isError && (
         <p className="text-sm text-red-700" role="alert">
-          {revoke.error.message}
+          {labelledMessage(revoke.error.message, { tokenId: null })}
         </p>
       )}
       <TokenTable tokens={tokens.data} showOwner onRevoke={(tokenId) => revoke.mutate({ tokenId })} />

@@ -3,7 +3,7 @@
 import { useSyncExternalStore } from "react";
 
 /**
- * "Signed out — sign in again" (issue 18): when an action (a mutation) is refused because the
+ * "Signed out — sign in again": when an action (a mutation) is refused because the
  * session ended, the page stays as it is — a form keeps what was typed (the launch form also keeps
  * a draft in sessionStorage, components/tasks/launch/use-launch-draft.ts) — and this banner offers a
  * link to sign in and come back here. Queries still lead to the sign-in page (components/trpc.tsx).

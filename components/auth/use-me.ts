@@ -8,7 +8,7 @@ import type { Role } from "@/server/auth/roles.ts";
 /**
  * The signed-in user (`account.session`, the same fields as `account.me`): name (the actor on their
  * actions), email, roles; `data` null when signed out. Asked through account.session, which answers
- * 200 when signed out, so a signed-out page logs no 401 in the console (issue 18).
+ * 200 when signed out, so a signed-out page logs no 401 in the console.
  */
 export function useMe() {
   const trpc = useTRPC();

@@ -18,7 +18,7 @@ const GROUP_LABEL: Record<GroupBy, string> = { profile: "Agent profile", model: 
 const NONE: Partial<Record<GroupBy, string>> = { template: "(no template)", case: "(not an eval cell)" };
 
 /**
- * The /costs group-by control (issue 17: "group by launch template, so like is compared with
+ * The /costs group-by control ("group by launch template, so like is compared with
  * like"): one breakdown table grouped by profile, model (both from the rollup already loaded),
  * launch template (cost.byTemplate; "" = tasks launched without one) or eval suite case
  * (cost.byCase, key `suite/case`; "" = tasks that are no eval cell) — each asked only when chosen.

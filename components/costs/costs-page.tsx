@@ -16,7 +16,7 @@ import { useCostFilters } from "./use-cost-filters.ts";
 import { useCostLive } from "./use-cost-live.ts";
 
 /**
- * The managers' page (issue 9): cost per completed task and what the rest of the money bought.
+ * The managers' page: cost per completed task and what the rest of the money bought.
  * Filters live in the URL (`from`, `to`, `profile`, `model`, `outcome`, `bucket`; use-cost-filters.ts);
  * every figure links to the tasks behind it (/tasks with `profile`, `status`, `from`, `to`); the
  * outcomes table downloads as CSV with the same cells; refreshed from the change feed when tasks end.

@@ -19,7 +19,7 @@ export interface HeaderCost {
 const sameUsd = (a: number, b: number) => Math.abs(a - b) < 5e-7;
 
 /**
- * The task page's cost split per run (issue 9): productive, overhead (checkpoints, compaction) and
+ * The task page's cost split per run: productive, overhead (checkpoints, compaction) and
  * waste by cause, tokens, unbilled attempts, price table; figures counted from estimated tokens end
  * in "*" with a note. The task's total is the sum of its runs (both from `cost.task`). Given the
  * header's figures (`header`), the summary line shows those — so the header's cost and this split

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 
 /**
- * Browser notifications for a signed-in handler (issue 18 "Escalations reach a person"): the nav's
+ * Browser notifications for a signed-in handler ("Escalations reach a person"): the nav's
  * inbox count (`open`, escalations that wait on this user; `undefined` while it loads) is watched, and
  * when it grows while the page is open a system notification says so — also when the tab is in the
  * background, which is where the badge is not seen. Nothing is shown for the count found at page load

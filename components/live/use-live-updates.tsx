@@ -22,8 +22,8 @@ const pageVisibility = {
  * those read before it opened, so a page opened, reconnected or left in the background converges
  * without waiting for a new event or a click (live-stream.ts connectLive: a hidden page keeps its
  * stream; one the browser gave up on is opened again, at once when the page is shown). While the
- * stream is down the state is "polling" and callers fall back to a 5 s refetch interval (UI.md: live
- * over SSE with a polling fallback), at most every 30 s while the page is hidden (pollInterval).
+ * stream is down the state is "polling" and callers fall back to a 5 s refetch interval (live
+ * over SSE, polling when the stream is down), at most every 30 s while the page is hidden (pollInterval).
  */
 export function useLiveUpdates(taskId?: string): LiveState {
   const trpc = useTRPC();

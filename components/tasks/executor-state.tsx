@@ -84,7 +84,7 @@ function Detail({ view }: { view: Available }) {
 }
 
 /**
- * "What the executor is doing" with the task's current run (issue 11): running a step, queued,
+ * "What the executor is doing" with the task's current run: running a step, queued,
  * sleeping until T, waiting for an event, retrying (attempt n of m, next attempt at T), from tRPC
  * `task.executorView`, polled every 2 s while the page is visible (the executor's state changes do
  * not reach the app's live feed). When the app runs on Inngest the view is unavailable and a quiet

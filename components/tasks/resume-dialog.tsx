@@ -5,7 +5,11 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
+import { labelledMessage } from "@/components/ui/field-labels.ts";
 import { useIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
+
+/** The dialog's fields as the API names them, in the dialog's words (ids say nothing to a person). */
+const RESUME_LABELS = { guidance: "Guidance", taskId: null, checkpointId: null, idempotencyKey: null, "redoEffects.*": null } as const;
 
 /** What to confirm: a resume or a fork of `taskId` from `checkpointId` (undefined: the latest good checkpoint). */
 export interface ResumeRequest {
@@ -159,7 +163,7 @@ export function ResumeDialog({ request, onClose }: { request: ResumeRequest; onC
             />
             {error && (
               <p role="alert" className="text-red-700">
-                {error.message}
+                {labelledMessage(error.message, RESUME_LABELS)}
               </p>
             )}
             <div className="flex justify-end gap-2">

@@ -143,8 +143,8 @@ export interface RepeatFold<T extends FilterableStep = FilterableStep> {
 }
 
 /**
- * Folds identical repeats (UI.md "identical repeats fold to 12× search(…)"; a loop the detector
- * warns about at the 2nd identical call): the steps are cut into turns (a model step and the tool
+ * Folds identical repeats into one row, `12× search(…)` (a loop the detector
+ * warns about at the 2nd identical call would otherwise fill the list): the steps are cut into turns (a model step and the tool
  * steps after it; any other step stands alone), and 2 or more consecutive turns whose tool calls
  * are the same tools with the same arguments (`argsKey`) become one fold. A turn without tool calls
  * never folds. Returns the steps in order, each either a single step or a fold.

@@ -6,7 +6,7 @@ import type { RunTask } from "./run/use-run-queries.ts";
 const statusWord = (s: string) => s.replaceAll("_", " ");
 
 /**
- * The task's fork links both ways (issue 18: a fork is a new task, a branch of the one it came
+ * The task's fork links both ways (a fork is a new task, a branch of the one it came
  * from), one line under the run page's header: "Forked from <task> at checkpoint #n" when this task
  * is a fork, and "Forks: <task> (status), …" for the tasks forked from it (task.get's `forks`,
  * oldest first, at most 200). Each task is a link to its run page. Nothing when neither applies.

@@ -5,7 +5,7 @@ import type { RunTask } from "./run/use-run-queries.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /**
- * Where the task came from (issue 17), one line under the run page's header: the launch template it
+ * Where the task came from, one line under the run page's header: the launch template it
  * was launched from (a link to the launch form started from it; an archived template is named
  * without a link, as it can no longer launch) and/or the eval run cell it is (a link to the eval
  * run's report, with the suite, case, profile and repeat). Nothing for a task launched directly.

@@ -5,7 +5,7 @@ import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 
 import { durationMs } from "./format.ts";
 import type { TimelineStep } from "./timeline.tsx";
 
-/** A waterfall axis tick in seconds, rounded (issue 18: ticks like 12.3456789 s): one decimal under 10 s, whole seconds above. */
+/** A waterfall axis tick in seconds, rounded (ticks like 12.3456789 s): one decimal under 10 s, whole seconds above. */
 export function axisSeconds(seconds: number): string {
   return seconds < 10 ? String(Math.round(seconds * 10) / 10) : String(Math.round(seconds));
 }

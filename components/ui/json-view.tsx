@@ -8,7 +8,7 @@ const PREVIEW_BYTES = 64 * 1024;
 /**
  * Pretty JSON (or text) with a Copy button; controls and bidi controls inside it show as escapes
  * (SafeText: JSON.stringify escapes C0 controls, not DEL, C1 or U+202E), Copy gives the exact text. Payloads over 64 KiB show a preview and the rest on
- * request (UI.md: large payloads preview, never freeze the page).
+ * request (a large payload shows a preview and never freezes the page).
  */
 export function JsonView({ value, label }: { value: unknown; label: string }) {
   const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);

@@ -1,7 +1,7 @@
 import { CheckCircle2, CircleDashed, CircleSlash, Hand, Loader2, OctagonX, Route } from "lucide-react";
 import { cn } from "./cn.ts";
 
-/** Status words and what they mean (UI.md: icon + word + colour, never colour alone). */
+/** Status words and what they mean (icon + word + colour, never colour alone, so a status reads without colour vision). */
 const statuses: Record<string, { label: string; className: string; Icon: typeof CheckCircle2; hint: string }> = {
   queued: { label: "Queued", className: "bg-zinc-100 text-zinc-700", Icon: CircleDashed, hint: "Waiting for the executor to start the run" },
   running: { label: "Running", className: "bg-blue-50 text-blue-800", Icon: Loader2, hint: "The agent is working" },

@@ -3,8 +3,8 @@
 import { useSyncExternalStore } from "react";
 
 /**
- * One Local/UTC setting for every absolute time in the app (UI.md §4 "one Local/UTC setting
- * everywhere"), remembered in localStorage under {@link TIME_ZONE_KEY}. Default UTC: the server,
+ * One Local/UTC setting for every absolute time in the app (one setting,
+ * so two times on a page are never in different zones), remembered in localStorage under {@link TIME_ZONE_KEY}. Default UTC: the server,
  * the CLI and the logs speak UTC, and a page rendered on the server cannot know the reader's zone.
  */
 export type TimeZoneSetting = "utc" | "local";

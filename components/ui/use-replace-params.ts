@@ -6,7 +6,7 @@ import { useCallback } from "react";
 /**
  * Returns `replace(next)`: sets each key of `next` in the page's query string (an empty string,
  * null or undefined deletes it) and replaces the URL — no history entry, no scroll — so filters and
- * selections live in the URL (UI.md §2) without filling the Back button.
+ * selections live in the URL (a link or a reload shows the same view) without filling the Back button.
  */
 export function useReplaceParams(): (next: Record<string, string | null | undefined>) => void {
   const router = useRouter();

@@ -28,7 +28,7 @@ export function filterInstantProblem(d: Date): string | null {
 /**
  * An instant as ISO 8601 in UTC to the second, with its zone: "2026-12-02T05:14:00Z" (no
  * milliseconds). The one format of absolute times in API messages (409 CONFLICT "claimed by X
- * since …"), CSV exports and the CLI (issue 18 "One date format"). "" for an invalid date. Pure.
+ * since …"), CSV exports and the CLI ("One date format"). "" for an invalid date. Pure.
  */
 export function isoUtc(date: Date | string): string {
   const d = new Date(date);

@@ -15,7 +15,7 @@ export function demoStepBudget(limit: number): number {
   return Math.min(MAX_STEP_BUDGET, Math.ceil(limit * DEMO_STEPS_PER_PACKAGE) + DEMO_STEPS_BASE);
 }
 
-/** The MCP demo (issue 16): its profile, and the names its two MCP servers are registered under by the seed. */
+/** The MCP demo: its profile, and the names its two MCP servers are registered under by the seed. */
 export const MCP_AUDIT_PROFILE = "mcp-audit";
 export const MCP_AUDIT_FILES_SERVER = "files";
 export const MCP_AUDIT_MEMORY_SERVER = "memory";

@@ -58,7 +58,7 @@ export const MAX_COST_BUDGET_USD = 999_999.999999;
 
 /**
  * Whether an escalation is overdue — the one rule the inbox, the card, the API (escalation.list /
- * escalation.get / task.get) and the CLI all show (issue 18 "Escalations reach a person"): it is
+ * escalation.get / task.get) and the CLI all show ("Escalations reach a person"): it is
  * still `open` and either its `dueAt` has passed by `now` (the database clock on the server), or an
  * overdue reminder has already been recorded (`notifications` > 1: round 0 is the opening, each
  * later round fires only after a due time passed). The second clause keeps it overdue after a
@@ -71,8 +71,8 @@ export function isEscalationOverdue(e: { status: string; dueAt: Date | string; n
 }
 
 /**
- * Whether an escalation waits on `me` (the nav's inbox badge, issue 18 "Escalations reach a
- * person"): it is `open` and either claimed by `me.name`, or unclaimed and routed to a role `me`
+ * Whether an escalation waits on `me` (the nav's inbox badge, so an escalation
+ * reaches a person): it is `open` and either claimed by `me.name`, or unclaimed and routed to a role `me`
  * holds or to `me` by name (`assigneeRole`, a role or `user:<display name>`, which moves along the
  * profile's chain when overdue). One claimed by someone else is theirs, not `me`'s. Pure.
  */
@@ -85,7 +85,7 @@ export function waitsOn(e: { status: string; assigneeRole: string; claimedBy: st
 
 /**
  * How an escalation chain (profile `escalationChain`) and an escalation's `assigneeRole` name a
- * person rather than a role (issue 18: "a chain of roles or named users"): `user:<display name>`.
+ * person rather than a role ("a chain of roles or named users"): `user:<display name>`.
  */
 export const USER_ASSIGNEE_PREFIX = "user:";
 

@@ -63,7 +63,7 @@ export function parseFactsText(text: string): { facts: Record<string, unknown> }
 /**
  * A whole number typed by a person: digits only (spaces around allowed), else NaN — so "1e3",
  * "0x10", "12.0" and "1_000" are refused rather than read as 1000, 16 or 12 (Number() accepts them;
- * `1e3` launched a 1,000-package audit, issue 18). Pure.
+ * `1e3` launched a 1,000-package audit). Pure.
  */
 export function parseWholeNumber(text: string): number {
   return /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;

@@ -5,7 +5,7 @@
 
 /**
  * Largest JSON output of one durable step, bytes: Inngest's per-step state limit (4 MB,
- * `consts.go` MaxStepOutputSize; INNGEST-PROTOCOL.md §7 "A state-size limit"), which the embedded
+ * `consts.go` MaxStepOutputSize; docs/INNGEST-PROTOCOL.md §7 "A state-size limit"), which the embedded
  * executor enforces too (`OutputTooLarge`). State the agent carries between steps must stay below it.
  */
 export const EXECUTOR_MAX_STEP_OUTPUT_BYTES = 4 * 1024 * 1024;

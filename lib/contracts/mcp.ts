@@ -1,5 +1,5 @@
 /**
- * MCP servers as Longhaul stores and applies them (issue 16, ARCHITECTURE.md "Your own agent"), and
+ * MCP servers as Longhaul stores and applies them (an admin registers a team's own tools), and
  * how a profile picks their tools. Client-safe: the admin page, the CLI's `profiles apply` file and
  * the server all validate with these schemas, so a bad entry is refused in the same words everywhere.
  *
@@ -55,7 +55,7 @@ export const mcpHttpTransportSchema = z.strictObject({
 
 /**
  * What an admin may say about one tool of a server, overriding its MCP annotations
- * (ARCHITECTURE.md "tool class"): any field left out keeps the annotation (or, without one, the
+ * (docs/ARCHITECTURE.md "Words": tool class): any field left out keeps the annotation (or, without one, the
  * MCP spec's defaults: side-effecting, not idempotent, destructive, open-world).
  */
 export const mcpToolOverrideSchema = z.strictObject({

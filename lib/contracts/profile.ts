@@ -1,5 +1,5 @@
 /**
- * Agent profiles as the browser, the API and `profiles apply` files name them (issue 16). Client-safe
+ * Agent profiles as the browser, the API and `profiles apply` files name them. Client-safe
  * constants; the validating schema is server/domain/profile-spec.ts `profileSpecSchema`.
  */
 

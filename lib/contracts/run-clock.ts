@@ -1,7 +1,7 @@
 /**
  * A task's duration split into active time and time waiting for a human, the one formula behind the
  * run page's header (components/tasks/run/run-meters.tsx), the task list's Duration column and the
- * CLI's `durationMs` / `waitingMs` (issue 18, "The live header keeps up"). Client-safe, no imports,
+ * CLI's `durationMs` / `waitingMs` ("The live header keeps up"). Client-safe, no imports,
  * pure: unit-tested in tests/unit/run-figures.test.ts.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Joining people's words into the app's own sentences without doubled punctuation (issue 18: a
+ * Joining people's words into the app's own sentences without doubled punctuation (a
  * guidance or note that ended in "." became ".." in the message around it). Pure.
  */
 

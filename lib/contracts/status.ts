@@ -1,8 +1,8 @@
 /**
- * Status names of tasks, runs, steps and the rows they write, shared by the UI, the CLI and the
- * server. Client-safe: no imports. Each array is also a CHECK constraint on its column (migration
- * status_checks; tests/integration/status-checks.test.ts keeps the two equal), so a value added here
- * needs a migration that widens the constraint.
+ * Status names of tasks, runs, steps and the rows they write (docs/ARCHITECTURE.md "States"),
+ * shared by the UI, the CLI and the server. Client-safe: no imports. Each array is also a CHECK
+ * constraint on its column (migration status_checks; tests/integration/status-checks.test.ts keeps
+ * the two equal), so a value added here needs a migration that widens the constraint.
  */
 
 export const TASK_STATUSES = ["queued", "running", "waiting_for_human", "completed", "dead_end", "failed", "cancelled"] as const;

@@ -1,5 +1,5 @@
 /**
- * One step count everywhere (issue 18, "Figures that hold still and mean one thing"): the header,
+ * One step count everywhere ("Figures that hold still and mean one thing"): the header,
  * the task list, the CLI and /costs all show the *budget's* steps, and count checkpoint and human
  * steps apart, under their own labels.
  *

@@ -1,5 +1,5 @@
 /**
- * Words for wasted spend (issue 18: a label says what happened — "wasted on retries" appeared when
+ * Words for wasted spend (a label says what happened — "wasted on retries" appeared when
  * nothing was retried). Causes as server/domain/cost-causes.ts records them. Client-safe, pure.
  */
 

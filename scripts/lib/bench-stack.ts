@@ -100,7 +100,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 /**
  * Runs `main`, then exits with the code it returns (0 = pass), so lingering pools or children cannot
  * keep the process alive. On an error: the stack to stderr, `{"error": message}` as the last stdout
- * line (ARCHITECTURE.md, "Conventions for scripts and checks"), exit 1.
+ * line (every script's last stdout line is JSON, docs/BENCHMARKS.md), exit 1.
  */
 export function runScript(main: () => Promise<number>, usage?: string): void {
   if (process.argv.includes("--help") || process.argv.includes("-h")) {

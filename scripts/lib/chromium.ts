@@ -1,5 +1,5 @@
 /**
- * How Longhaul's browser runs start Debian's Chromium (STACK.md pitfall 5): the one copy, for the
+ * How Longhaul's browser runs start Debian's Chromium (docs/STACK.md pitfall 5): the one copy, for the
  * e2e tests (playwright.config.ts `launchOptions`) and bench:ui (scripts/bench-ui.ts).
  */
 

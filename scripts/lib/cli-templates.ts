@@ -1,5 +1,5 @@
 /**
- * `npm run cli -- templates <list|save|history|edit|delete> …` (launch templates, issue 17) through the API
+ * `npm run cli -- templates <list|save|history|edit|delete> …` (launch templates) through the API
  * (`template.*` procedures); `launch --template <name>` is in scripts/cli.ts. The last stdout line
  * is JSON (printed by scripts/cli.ts); human lines go to stderr.
  */

@@ -24,7 +24,7 @@ const SOURCE_ENDING = /\.(ts|tsx|sql|prisma)$/;
  * Whether a backticked or linked token is a repository path to check. Left out: URLs and routes
  * (`/admin`, `https://…`), placeholders (`server/api/routers/<entity>.ts`), runtime folders
  * (`.data/…`, `DATA_DIR/…`), package names (`@prisma/…`, `inngest/node`) and bare extensions
- * (`.ts`). A path outside the repository (`../shared/…`) is checked, and never exists ({@link exists}).
+ * (`.ts`). A path that climbs out of the repository is checked, and never exists ({@link exists}).
  */
 function isRepoPath(token: string, folderReadme: boolean): boolean {
   if (!token || /[\s<>{}$…]/.test(token) || token.includes("://")) return false;
@@ -43,7 +43,7 @@ function isRepoPath(token: string, folderReadme: boolean): boolean {
 /**
  * Whether `token` names something in the repository: from the document's folder first, then from
  * the root, then from docs/ (a bare `STACK.md`); `*` globs need one match. A path that leads out of
- * the repository (`../shared/docs/…`) does not: a clone has nothing there to read.
+ * the repository does not: a clone has nothing there to read.
  */
 function exists(root: string, docDir: string, token: string): boolean {
   const clean = token
@@ -66,7 +66,7 @@ function exists(root: string, docDir: string, token: string): boolean {
  * are read as well, since a README's commands name scripts. A token is a path when it starts with
  * a top-level folder (`server/…`) or has a slash and a file ending; a bare file name counts only
  * in a folder's README (its own files) — see {@link isRepoPath}. An absolute path of a developer's
- * machine (`/work/…`, `/home/…`) is always reported.
+ * machine (under a home or work folder, {@link MACHINE_PATH}) is always reported.
  *
  * @returns the missing paths in document order; empty when every named path exists.
  */
@@ -80,7 +80,7 @@ export function findMissingDocPaths(root: string, docs: string[]): MissingDocPat
       const tokens = [...[...text.matchAll(/`([^`]+)`/g)].flatMap((m) => m[1]!.split(/\s+/)), ...[...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!)];
       for (const raw of tokens) {
         const token = raw.replace(/[,;:.)]+$/, "").replace(/^\(/, "");
-        // A path of one machine (`/work/…`, `/home/…`) means nothing in another clone.
+        // A path of one machine means nothing in another clone.
         if (MACHINE_PATH.test(token)) missing.push({ doc, line: i + 1, path: token });
         if (isRepoPath(token, folderReadme) && !exists(root, docDir, token)) missing.push({ doc, line: i + 1, path: token });
       }

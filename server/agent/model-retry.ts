@@ -1,7 +1,7 @@
 import { StepRetryError } from "../errors.ts";
 import { MODEL_ERROR_RETRYABLE, type ModelCallError, type ModelCallErrorKind } from "../llm/errors.ts";
 
-/** How a step retries a failed model call of a given kind (STYLE.md "Errors": one table). */
+/** How a step retries a failed model call of a given kind (one table, so every kind is retried the same way wherever it is met). */
 export type ModelRetryBehaviour = "retry_after" | "retry" | "non_retriable";
 
 /**

@@ -44,7 +44,7 @@ const outcomeRow: z.ZodType<OutcomeRow> = z.strictObject({
   priceVersions: z.array(z.string()),
 });
 
-/** `cost.rollup` (CONTRACTS.md "Costs"): the /costs page, `cli costs`, in one shape. */
+/** `cost.rollup` (docs/CONTRACTS.md "Costs"): the /costs page, `cli costs`, in one shape. */
 export const costRollupOutput: z.ZodType<CostRollup> = z.strictObject({
   filters: costFiltersSchema,
   dateBasis: z.literal(COST_DATE_BASIS),

@@ -12,7 +12,7 @@ import type { WorkingSetChange, WorkingSetRun } from "../db/working-set-queries.
 import { EXECUTOR_STATES, type ExecutorView } from "../domain/executor-view.ts";
 import type { LaunchEstimate } from "../domain/launch-estimate.ts";
 
-/** `task.executorView` (CONTRACTS.md "The executor's view of a run"). */
+/** `task.executorView` (docs/CONTRACTS.md "The executor's view of a run"). */
 export const executorViewOutput: z.ZodType<ExecutorView> = z.discriminatedUnion("available", [
   z.strictObject({ available: z.literal(false), reason: z.string() }),
   z.strictObject({
@@ -32,7 +32,7 @@ export const executorViewOutput: z.ZodType<ExecutorView> = z.discriminatedUnion(
   }),
 ]);
 
-/** One working-set change (CONTRACTS.md "Working-set history"): `before` absent when added, `after` when removed. */
+/** One working-set change (docs/CONTRACTS.md "Working-set history"): `before` absent when added, `after` when removed. */
 const workingSetChange: z.ZodType<WorkingSetChange> = z.strictObject({
   stepId: z.string().nullable(),
   runId: z.string(),
@@ -89,7 +89,7 @@ export const workingSetSummaryOutput = z.strictObject({
   totalChanges: z.number().int().nonnegative(),
 });
 
-/** `escalation.decide` (CONTRACTS.md "Escalations"): `applyAt` ISO, null when applied in the request. */
+/** `escalation.decide` (docs/CONTRACTS.md "Escalations"): `applyAt` ISO, null when applied in the request. */
 export const decideOutput = z.strictObject({
   escalationId: z.string(),
   decision: z.enum(ESCALATION_DECISIONS),

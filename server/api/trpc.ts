@@ -156,7 +156,7 @@ async function tokenTarget(db: PrismaClient, tokenId: string): Promise<string> {
 }
 
 /**
- * The one authorisation middleware (issue 10): signed in (UNAUTHORIZED otherwise, with why a token
+ * The one authorisation middleware: signed in (UNAUTHORIZED otherwise, with why a token
  * was refused), a mutation from this app's origin when cookie-authenticated (FORBIDDEN "cross-site
  * request refused" otherwise), holding one of `roles` (FORBIDDEN "<procedure>: this needs the
  * <role> role"; `roles` empty = any role). A mutation that succeeds is written to the audit log
@@ -166,7 +166,7 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
   return t.middleware(async ({ ctx, next, path, type, getRawInput }) => {
     const principal = ctx.principal;
     if (!principal && ctx.databaseUnavailable) {
-      // Not "signed out": the session is there, the database that holds it is not (issue 18: 503 naming it).
+      // Not "signed out": the session is there, the database that holds it is not (503 naming it).
       logDatabaseUnavailable(ctx.databaseUnavailable, path);
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: databaseUnavailableMessage(ctx.databaseUnavailable) });
     }

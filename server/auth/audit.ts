@@ -9,7 +9,7 @@ export const AUDIT_DETAILS_MAX = 4096;
  * (`token`, `accessToken`, `refresh_token` — a key that ends in "token"), API keys, authorization
  * headers, cookies. Not what merely mentions a token: `tokenBudget` (a number), `tokenId` (which token
  * was acted on), `tokens`, or `apiKeyEnv` (the name of a variable, never its value) stay readable
- * (issue 18: the audit log redacted `tokenBudget`).
+ * (the audit log redacted `tokenBudget`).
  */
 const SECRET_KEY = /pass(word|phrase)?$|^password|secret|token$|api[-_]?key$|authorization|cookie/i;
 

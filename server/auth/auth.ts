@@ -84,7 +84,7 @@ export async function promoteFirstUser(db: PrismaClient, userId: string): Promis
     const admins = await tx.user.count({ where: { roles: { has: "admin" } } });
     if (admins > 0) return false;
     const user = await tx.user.update({ where: { id: userId }, data: { roles: [...ROLES] }, select: { name: true, email: true } });
-    // The grant no admin made (issue 18: the first admin's roles were in no audit row).
+    // The grant no admin made (the first admin's roles were in no audit row).
     await tx.auditEvent.create({
       data: {
         id: `aud_${ulid().toLowerCase()}`,

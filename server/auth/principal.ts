@@ -38,7 +38,7 @@ export function bearerToken(headers: Headers): string | null {
 /**
  * Why a browser's request is refused when it carries a session cookie that no longer names a session
  * (expired, signed out in another tab, ended by an admin): it says what happened and what to do, not
- * how to send an API token (issue 18). The pages show it with a "Sign in again" link.
+ * how to send an API token. The pages show it with a "Sign in again" link.
  */
 export const SESSION_ENDED_MESSAGE = "signed out — your session ended; sign in again";
 

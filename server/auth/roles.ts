@@ -1,5 +1,5 @@
 /**
- * Longhaul's roles and what each may do (ARCHITECTURE.md "Identity"; issue 10). Pure: no framework
+ * Longhaul's roles and what each may do (docs/ARCHITECTURE.md "Identity"). Pure: no framework
  * imports, shared by the tRPC middleware, the route handlers, the pages and the nav.
  *
  * - operator: launch, cancel, resume, fork their own tasks; read all tasks

@@ -30,7 +30,7 @@ export const RESUME_SETTLE_MS = 10_000;
  * `runId`) has a tool step still executing (its row `running`: the step the cancel stopped the run
  * around, which finishes on its own and may record a fact or commit an effect). A resume started
  * within seconds of a cancel calls this before it reads its starting state, so that step's result
- * is carried instead of done again (issue 18, "Cancel keeps what the run established"). Model steps
+ * is carried instead of done again ("Cancel keeps what the run established"). Model steps
  * are not waited for: a resume carries nothing from one. Polls every `pollMs` until `windowMs` after
  * the latest such cancel (`endedAt`, written by the web app on the same clock), never longer than
  * `windowMs` from now — a step row a crashed process left `running` holds a resume no longer.
@@ -72,7 +72,7 @@ export async function waitForCancelledStepsToSettle({
 
 /**
  * Takes a checkpoint (reason `cancelled`) of a run a person stopped, as it stands after its last
- * finished step — issue 18 "Cancel keeps what the run established": the working set (the run's
+ * finished step, so a cancel keeps what the run established: the working set (the run's
  * starting state plus every fact it recorded, factsAfterCheckpoint), the completed steps (those of
  * its start plus every tool step it finished since), the open question of its start, and the task's
  * budgets used now. No model call: the state is assembled from the database. Resume then starts

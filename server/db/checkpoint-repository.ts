@@ -121,7 +121,7 @@ function effectEntry(e: { idempotencyKey: string; tool: string; result: unknown 
  * Loads the start of a segment. From the beginning (no checkpoint): the task's input facts. From a
  * checkpoint: its working set, completed steps and open question, plus this run's facts recorded
  * after it, plus side effects committed after it by any run of the task (folded into the completed
- * steps so the resumed agent knows the email went out — ARCHITECTURE.md, "Idempotency"). Step and
+ * steps so the resumed agent knows the email went out — docs/ARCHITECTURE.md, "Idempotency"). Step and
  * token usage are the task's real totals (waste included), so ceilings hold across resumes.
  * @throws Error when the checkpoint does not belong to the task.
  */

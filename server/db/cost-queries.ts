@@ -337,7 +337,7 @@ function taskScopeWhere(f: CostFilters): Prisma.Sql {
 }
 
 /**
- * The per-task CSV beside the grouped table (issue 18 "one row per task"): every task in scope of
+ * The per-task CSV beside the grouped table ("one row per task"): every task in scope of
  * the same filters as the rollup (launch day UTC from/to, profile, model, outcome — COST_DATE_BASIS),
  * oldest first, at most {@link TASK_CSV_MAX_ROWS}, as server/domain/cost-rollup.ts taskCostCsv.
  * Reads task, agent_profile and task_cost (one row per task; no model_call scan).
@@ -419,7 +419,7 @@ export interface CostTemplateGroup extends CostGroup {
 }
 
 /**
- * Spend grouped by launch template (issue 17: "so like is compared with like"), with the same
+ * Spend grouped by launch template ("so like is compared with like"), with the same
  * filters and meanings as costRollup (launch day UTC, profile, model as the rollup resolves it,
  * outcome by longhaul_cost_outcome). Unlike costRollup it reads task ⋈ task_cost — cost_rollup has
  * no template key — so its time grows with the tasks in scope (index task(templateId, status)).
@@ -430,7 +430,7 @@ export async function costByTemplate({ prisma, filters }: { prisma: PrismaClient
 }
 
 /**
- * Spend grouped by eval suite case (issue 17: "/costs groups by template or suite case"): key
+ * Spend grouped by eval suite case ("/costs groups by template or suite case"): key
  * `suite/case` ("" = tasks that are no eval cell), templateId = the case's id; same filters and
  * figures as costByTemplate, so the profiles' cells of one case are compared with each other.
  */

@@ -9,7 +9,7 @@ import { taskProfile } from "./task-profile.ts";
 type Db = PrismaClient | Prisma.TransactionClient;
 
 /**
- * Records one model HTTP attempt in the cost ledger (ARCHITECTURE.md "Cost"; one row per attempt)
+ * Records one model HTTP attempt in the cost ledger (docs/ARCHITECTURE.md "Cost"; one row per attempt)
  * and corrects the causes the attempt reveals:
  * - dollars are priced here, and only here, from the row's tokens and the run's profile (its price
  *   overrides, else `@pydantic/genai-prices`), with the price table's version; an unbilled attempt costs 0;
@@ -142,7 +142,7 @@ const toTotals = (r: TotalsRow): TaskCostTotals => ({
 });
 
 /**
- * The one query for task totals (issue 9: "totals of a task are the sum of its runs, whatever the
+ * The one query for task totals ("totals of a task are the sum of its runs, whatever the
  * path"): per-task spend split from task_cost, by primary key — cheap for any number of ids (the
  * task list joins it for its cost column). Tasks without spend get zeros. At most 1,000 ids.
  * @throws Error when more than 1,000 ids are asked for.
@@ -193,7 +193,7 @@ export async function taskSpend({
   prisma: Db;
   taskId: string;
 }): Promise<{ usd: number; productiveUsd: number; wastedUsd: number; waste: WasteSplit; checkpointUsd: number; calls: number }> {
-  // One read of the one summary row, so the total and its split always add up (issue 18: "cost and
+  // One read of the one summary row, so the total and its split always add up ("cost and
   // its split agree" while the run is live): usd = productive + overhead + waste.
   const [c] = await prisma.$queryRaw<
     { usd: string; productive: string; overhead: string; retry: string; replay: string; discarded: string; restart: string; waste: string; calls: number }[]

@@ -1,7 +1,7 @@
 /**
  * Recognising "the database is not there" (down, restarting, refusing connections) among the errors
  * Prisma and the pg driver raise, so the API can answer 503 naming it instead of 500 "Internal
- * error" (issue 18). Codes: Prisma P1001 can't reach the server, P1002 timed out, P1008 operation
+ * error". Codes: Prisma P1001 can't reach the server, P1002 timed out, P1008 operation
  * timed out, P1017 server closed the connection; PostgreSQL 57P01 admin shutdown, 57P02 crash
  * shutdown, 57P03 cannot connect now (starting up); socket errors ECONNREFUSED, ECONNRESET, EPIPE.
  */

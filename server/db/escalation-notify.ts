@@ -41,7 +41,7 @@ export async function emailRecipientsForRole({ prisma, role }: { prisma: PrismaC
 
 /**
  * Email addresses for an escalation's assignee (`assigneeRole`): for a named person
- * (`user:<display name>`, a profile chain's entry, issue 18) that user's address when the user
+ * (`user:<display name>`, a profile chain's entry) that user's address when the user
  * exists and is not deactivated (display names compared case-insensitively); for a role, every
  * active holder ({@link emailRecipientsForRole}).
  */

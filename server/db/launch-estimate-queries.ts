@@ -6,7 +6,7 @@ import { estimateLaunch, type LaunchEstimate } from "../domain/launch-estimate.t
 export const ESTIMATE_SAMPLE_LIMIT = 200;
 
 /**
- * What a launch is estimated to cost before it starts (task.estimateLaunch, issue 18): the latest
+ * What a launch is estimated to cost before it starts (task.estimateLaunch): the latest
  * {@link ESTIMATE_SAMPLE_LIMIT} completed tasks of the profile — for a demo, of the same demo kind
  * (Task.input.demo), with their limits; for a goal, those launched with no demo — with their steps
  * and dollars from task_cost, through estimateLaunch (median and p90; a demo's scaled per package).

@@ -4,13 +4,13 @@ import { AppError } from "../errors.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 
 /**
- * The registered MCP servers (model McpServer, table `mcp_server`; issue 16). A server's `spec` is
+ * The registered MCP servers (model McpServer, table `mcp_server`). A server's `spec` is
  * stored as lib/contracts/mcp.ts `mcpServerSpecSchema` parses it (defaults filled in), so two
  * registrations that mean the same thing compare equal; `version` goes up only when the spec
  * changes. Archiving hides a server from new runs and keeps it readable for runs that used it.
  */
 
-/** One registered server as the rest of Longhaul reads it: the spec parsed again (STYLE.md: zod on JSON read back). */
+/** One registered server as the rest of Longhaul reads it: the spec parsed again with zod (JSON read back is never trusted to have its shape). */
 export interface McpServerRecord {
   id: string;
   name: string;

@@ -8,7 +8,7 @@ import type { MigrationList, SchemaEngine as SchemaEngineType } from "@prisma/sc
 
 /**
  * Prisma migrations without Prisma's native schema engine (it is downloaded from a host these
- * machines cannot reach; STACK.md pitfall 1). Uses `@prisma/schema-engine-wasm` driven through
+ * machines cannot reach; docs/STACK.md pitfall 1). Uses `@prisma/schema-engine-wasm` driven through
  * `@prisma/adapter-pg`: `applyMigrations` is what `prisma migrate deploy` does, with the same
  * `_prisma_migrations` bookkeeping. New migrations are made by diffing the schema saved with the
  * last migration (`schema.snapshot.prisma`) against the current schema, with no shadow database.

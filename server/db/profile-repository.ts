@@ -12,7 +12,7 @@ import { currentProfileVersion } from "./task-profile.ts";
 import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
 
 /**
- * Agent profiles as admins manage them (issue 16): create, edit, copy, archive, and apply a whole
+ * Agent profiles as admins manage them: create, edit, copy, archive, and apply a whole
  * document of profiles and MCP servers ("profiles as code"). Every content change makes a new
  * immutable version (trigger, server/db/sql/profile-versions.sql); tasks keep the version they
  * launched with. Validation is server/domain/profile-spec.ts `profileSpecSchema`.
@@ -142,7 +142,7 @@ function checkMcpSelections(spec: ProfileSpec, known: Set<string>, where = ""): 
 
 /**
  * The `user:<display name>` entries of a profile's escalation chain must name users who exist and
- * are not deactivated (issue 18: "named users an admin can actually assign"), matched
+ * are not deactivated ("named users an admin can actually assign"), matched
  * case-insensitively as display names are unique so. Returns one problem a line, naming the field:
  * `escalationChain[1]: no active user named "Dana" (user:Dana; deactivated)`.
  */
@@ -295,7 +295,7 @@ export function readProfileDocument(input: { text?: string; document?: unknown }
 }
 
 /**
- * Applies a profiles document (issue 16, "profiles as code"): every MCP server upserted with
+ * Applies a profiles document ("profiles as code"): every MCP server upserted with
  * mcp-server-repository.ts, every profile created or updated (a changed one gets a new version; an
  * archived one is unarchived). Idempotent: applying the same document again changes nothing and says
  * so (`changed: false`). Everything is validated first and nothing is written when anything is wrong

@@ -7,7 +7,7 @@ export type { StepCounts } from "../../lib/contracts/step-count.ts";
  * SQL select columns counting the steps aliased `s` (a `step` row, in an aggregate over `step s`):
  * `"budgetSteps"` = the budget's steps (SQL `longhaul_budget_step(kind)`, server/db/sql/task-cost.sql:
  * model and tool steps), `"checkpointSteps"` = checkpoint steps, `"humanSteps"` = human steps (bigint
- * each; read them with {@link stepCountsOf}). The one step count of issue 18, shared by task.get,
+ * each; read them with {@link stepCountsOf}). One step count everywhere, shared by task.get,
  * task.list and the ceiling; task_cost.steps (/costs) counts with the same SQL function.
  */
 export const STEP_COUNT_COLUMNS = Prisma.sql`count(s.id) FILTER (WHERE longhaul_budget_step(s.kind)) AS "budgetSteps",

@@ -6,7 +6,7 @@ import type { PrismaClient } from "./client.ts";
 type Db = Pick<PrismaClient, "task" | "agentProfileVersion" | "agentProfile">;
 
 /**
- * The profile version a task runs with, as every part of a run reads it (issue 16: "each task keeps
+ * The profile version a task runs with, as every part of a run reads it ("each task keeps
  * the profile version it launched with"): the profile's id and current name, the version number and
  * row id, and the version's content (`spec`, parsed with profileSpecSchema's fields: prices and budgets
  * as numbers, USD). A later edit of the profile makes a new version and changes none of this.
@@ -20,7 +20,7 @@ export interface TaskProfile {
 
 /**
  * The profile version of a version row: its snapshot (written by server/db/sql/profile-versions.sql)
- * parsed back with zod (STYLE.md: JSON columns are validated when read).
+ * parsed back with zod (JSON columns are validated when read).
  * @throws ZodError when a snapshot does not parse (a bug: the trigger writes what the schema reads).
  */
 export function profileOfVersion(row: { id: string; profileId: string; version: number; snapshot: unknown }): TaskProfile {

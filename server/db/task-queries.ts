@@ -263,7 +263,7 @@ export async function listProfileNames({ prisma }: { prisma: PrismaClient }): Pr
  * Where a task came from, when anywhere but the launch form or the CLI directly: the launch template
  * it was launched from (`archived` when the template was archived since), and the eval run cell it is
  * (the eval run, its suite, the case's key, the profile and the 0-based repeat). Both null for a
- * task launched directly (issue 17: the task page says where a task came from).
+ * task launched directly (the task page says where a task came from).
  */
 export interface TaskOrigin {
   template: { id: string; name: string; archived: boolean } | null;

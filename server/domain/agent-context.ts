@@ -1,6 +1,28 @@
 import type { ChatMessage, ModelToolCall, ReasoningItem } from "../llm/types.ts";
 import { READ_REFERENCE_MAX_CHARS, referencedKeys } from "./fact-reference.ts";
 
+/**
+ * JSON text of a value that a step produced or a checkpoint stored, the same whatever object-key
+ * order it arrives in (object keys sorted). A step's output is used once as it
+ * came (the step ran in this invocation) and afterwards as memoized — read back from PostgreSQL
+ * jsonb, which reorders object keys — and a prompt that changes text between calls loses the
+ * provider's prompt cache from that point on.
+ */
+export function promptJson(value: unknown): string {
+  // JSON.stringify's own rules (toJSON first, NaN → null, lone surrogates escaped), objects' keys sorted.
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, (v as Record<string, unknown>)[k]]),
+          )
+        : v,
+    ) ?? "null"
+  );
+}
+
 /** A fact of the working set as the model sees it. */
 export type WorkingSet = Record<string, unknown>;
 
@@ -18,8 +40,8 @@ export interface CompletedStepSummary {
  * verbatim and, after a cache break, the working set as JSON and, when resuming, the completed steps,
  * the open question and human guidance; the turns follow. When compaction set facts aside as
  * references (`{$ref, description}`), a `<references>` note says how to read one back
- * (`read_reference`, {@link REFERENCE_TOOL}). Never an earlier transcript (ARCHITECTURE.md, "An
- * agent run", step 2). Pure.
+ * (`read_reference`, {@link REFERENCE_TOOL}). Never an earlier transcript (docs/ARCHITECTURE.md, "How
+ * a run works", step 2). Pure.
  */
 export function buildInitialMessages({
   systemPrompt,
@@ -37,8 +59,8 @@ export function buildInitialMessages({
   guidance?: string | null;
 }): ChatMessage[] {
   const goalSection = `<goal>${goal}</goal>`;
-  const sections = [goalSection, `<working_set>${JSON.stringify(workingSet)}</working_set>`];
-  if (completedSteps?.length) sections.push(`<completed_steps>${JSON.stringify(completedSteps)}</completed_steps>`);
+  const sections = [goalSection, `<working_set>${promptJson(workingSet)}</working_set>`];
+  if (completedSteps?.length) sections.push(`<completed_steps>${promptJson(completedSteps)}</completed_steps>`);
   if (openQuestion) sections.push(`<open_question>${openQuestion}</open_question>`);
   if (guidance) sections.push(`<guidance>${guidance}</guidance>`);
   const refs = referencedKeys(workingSet);
@@ -68,9 +90,9 @@ export function assistantMessage(content: string | null, toolCalls: ModelToolCal
     : { role: "assistant", content, ...withReasoning };
 }
 
-/** The tool message answering `toolCallId`: the tool's output or `{error}` as JSON text. Pure. */
+/** The tool message answering `toolCallId`: the tool's output or `{error}` as canonical JSON text (promptJson). Pure. */
 export function toolResultMessage(toolCallId: string, result: { ok: true; output: unknown } | { ok: false; error: unknown }): ChatMessage {
-  return { role: "tool", tool_call_id: toolCallId, content: JSON.stringify(result.ok ? result.output : { error: result.error }) };
+  return { role: "tool", tool_call_id: toolCallId, content: promptJson(result.ok ? result.output : { error: result.error }) };
 }
 
 /** The read-only tool that reads a referenced fact back (server/tools/read-reference.ts). */

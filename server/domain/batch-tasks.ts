@@ -3,7 +3,7 @@ import { AppError } from "../errors.ts";
 import { cancelTask, type CancelPorts } from "./cancel-task.ts";
 import { resumeTask, type ResumePorts } from "./resume-task.ts";
 
-/** What a batch operation does to each task (issue 18, "Many at once"). */
+/** What a batch operation does to each task. */
 export const BATCH_ACTIONS = ["resume", "cancel"] as const;
 export type BatchAction = (typeof BATCH_ACTIONS)[number];
 

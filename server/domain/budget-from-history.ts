@@ -31,14 +31,13 @@ export interface BudgetSuggestion {
 /** Ceiling after rounding away binary noise (30.4 × 1.25 is 38, not 38.000000000000004). */
 const ceil = (x: number): number => Math.ceil(Number(x.toFixed(6)));
 
-/** Headroom over the p90 of passing runs (issue 17: "p90 with a stated headroom"). */
+/** Headroom over the p90 of passing runs ("p90 with a stated headroom"). */
 export const BUDGET_HEADROOM = 1.25;
 /** Fewest passing runs a suggestion rests on; below it the default applies and the note says so. */
 export const MIN_BUDGET_SAMPLES = 3;
 
 /**
- * Budgets derived from what passing runs of the same case or template actually took (issue 17,
- * "Budgets derived from history"): each ceiling is ceil(p90 × headroom) of the passing runs' steps,
+ * Budgets derived from what passing runs of the same case or template actually took : each ceiling is ceil(p90 × headroom) of the passing runs' steps,
  * tokens and dollars (p90 with PostgreSQL percentile_cont semantics; dollars rounded up to the
  * micro-dollar). With fewer than `minSamples` passing runs: basis `default`, the `fallback` budgets,
  * and a note that says there is no history yet.
@@ -178,7 +177,7 @@ export function parseBudgetBasis(json: unknown): BudgetBasis | null {
 }
 
 /**
- * The sentence a budget escalation adds when the ceiling reached was derived from history (issue 17):
+ * The sentence a budget escalation adds when the ceiling reached was derived from history:
  * "This task is not like the others: 38 steps against a p90 of 30 steps (4 completed tasks of
  * template readme-summary; ceiling p90 × 1.25)." Null when the task's budgets are not from history, or the
  * history has no p90 for that ceiling's kind.

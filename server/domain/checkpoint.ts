@@ -5,10 +5,11 @@ import type { CompletedStepSummary, WorkingSet } from "./agent-context.ts";
 import type { FactReference } from "./fact-reference.ts";
 
 /**
- * Why a checkpoint was taken (Checkpoint.reason, also a CHECK constraint on the column, migration
- * status_checks). `cancelled`: a person stopped the run, and the checkpoint holds the state after its
- * last finished step (server/db/cancel-checkpoint.ts); `human_edit`: a copy of the checkpoint a
- * handler resumed from, with the facts they edited (server/db/apply-decision-ports.ts).
+ * Why a checkpoint was taken (docs/ARCHITECTURE.md "How a run works", step 5). Checkpoint.reason has
+ * a CHECK constraint equal to this list (migration status_checks). `cancelled`: a person stopped the
+ * run, and the checkpoint holds the state after its last finished step
+ * (server/db/cancel-checkpoint.ts); `human_edit`: a copy of the checkpoint a handler resumed from,
+ * with the facts they edited (server/db/apply-decision-ports.ts).
  */
 export const CHECKPOINT_REASONS = [
   "phase_complete",
@@ -214,8 +215,8 @@ export const WHOLE_JSON_MAX = 240;
 /**
  * The compact, whole-valued line a tool step leaves in a checkpoint: the tool, its arguments and its
  * result as whole JSON when short, otherwise described (keys, sizes, ids) — a value or a JSON
- * document is never cut in the middle (issue "Context saturation": compaction keeps whole facts and
- * ids). Pure.
+ * document is never cut in the middle (a checkpoint near the context window is compacted, but keeps
+ * whole facts and ids). Pure.
  */
 export function describeToolStep(
   tool: string,
@@ -275,7 +276,7 @@ export function describeValue(value: unknown): string {
 }
 
 /**
- * Compacts a checkpoint's own state until the prompt it starts from fits `limitTokens` (issue 8: a
+ * Compacts a checkpoint's own state until the prompt it starts from fits `limitTokens` (a
  * checkpoint too big for the window), aiming at `targetTokens` (default: the limit) so the segment
  * that starts from it has room to work — a start that only just fits saturates again within a few
  * turns. In order, each step only while still over the target:

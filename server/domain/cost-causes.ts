@@ -1,5 +1,5 @@
 /**
- * Causes of a model HTTP attempt in the cost ledger (ARCHITECTURE.md "Cost", issue 9):
+ * Causes of a model HTTP attempt in the cost ledger (docs/ARCHITECTURE.md "Cost"):
  * - `productive`  its result was kept and used by the run
  * - `retry`       its result was thrown away by a step retry (an error attempt, or a successful
  *                 attempt whose step then failed and ran again with a higher executor attempt)
@@ -13,7 +13,7 @@
 export const COST_CAUSES = ["productive", "retry", "replay", "checkpoint", "compaction", "discarded", "restart"] as const;
 export type CostCause = (typeof COST_CAUSES)[number];
 
-/** Spend that produced nothing kept (ARCHITECTURE.md "waste"). */
+/** Spend that produced nothing kept (docs/ARCHITECTURE.md "Words": waste). */
 export const WASTE_CAUSES: readonly CostCause[] = ["retry", "replay", "discarded", "restart"];
 /** Spend that saves work later (checkpoints, compaction). */
 export const OVERHEAD_CAUSES: readonly CostCause[] = ["checkpoint", "compaction"];

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { inputObject, textField } from "./input-fields.ts";
 
 /**
- * The managers' cost rollups (issue 9): filters, the outcome and failure-class vocabularies, and the
+ * The managers' cost rollups: filters, the outcome and failure-class vocabularies, and the
  * pure shaping of the outcomes table into cells and CSV (the CSV has the table's rows and columns,
  * each figure as a plain number). The SQL lives in server/db/cost-queries.ts.
  */
@@ -89,8 +89,8 @@ export function failureClassOf(status: string, lastEndReason: string | null): Fa
 
 /**
  * The failure class /costs, cost.rollup and the per-task CSV show: none for a cancelled task,
- * whatever its run's end reason (a cancel is a person's choice, not a failure — issue 18: a task
- * cancelled by a batch or an escalation decision read as "Error"), else {@link failureClassOf}.
+ * whatever its run's end reason (a cancel is a person's choice, not a failure: a task
+ * cancelled by a batch or an escalation decision once read as "Error"), else {@link failureClassOf}.
  * Applied when reading (server/db/cost-queries.ts), so the stored rollup keys stay as the
  * triggers wrote them.
  */
@@ -196,7 +196,7 @@ export function neutraliseFormula(cell: string): string {
 }
 
 /**
- * A number as a CSV data cell (issue 18 "CSV exports are data"): plain decimal, no currency sign,
+ * A number as a CSV data cell ("CSV exports are data"): plain decimal, no currency sign,
  * percent or thousands separator, at most `decimals` places with trailing zeros dropped
  * (0.50000000 → "0.5"); "" for null or a non-finite value, so a spreadsheet reads an empty cell.
  */
@@ -311,12 +311,12 @@ export interface TaskCostRow {
   costUsd: number;
   /** Retries, replays, discarded and restarted work (the table's waste). */
   wasteUsd: number;
-  /** The launch template's name, and the eval case as `suite/case`; "" or absent = none (issue 17: compare like with like). */
+  /** The launch template's name, and the eval case as `suite/case`; "" or absent = none (compare like with like). */
   template?: string;
   evalCase?: string;
 }
 
-/** The per-task CSV's header (issue 18: one row per task beside the grouped table). */
+/** The per-task CSV's header (one row per task beside the grouped table). */
 export const TASK_CSV_HEADER = [
   "Task id",
   "Launched at (UTC)",
@@ -370,7 +370,7 @@ export function taskCostCsv(rows: readonly TaskCostRow[]): string {
 }
 
 /**
- * Whether the figures in scope really mix prices (issue 18: "Mixed price tables" only when the
+ * Whether the figures in scope really mix prices ("Mixed price tables" only when the
  * prices differ). `versions`: the price tables named (priceVersionsOf; "profile:<name>" or
  * "genai-prices@<v>", a " (model not listed)" suffix ignored). Two profiles' own tables with the
  * same per-million-token prices (input, cached — the input price when unset —, output) are one

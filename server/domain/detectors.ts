@@ -2,7 +2,7 @@ import canonicalize from "canonicalize";
 import type { StepKind } from "../../lib/contracts/status.ts";
 
 /**
- * Detectors (ARCHITECTURE.md "An agent run", step 4): pure functions over the step history of a run
+ * Detectors (docs/ARCHITECTURE.md "How a run works", step 4): pure functions over the step history of a run
  * that say when the orchestrator should warn or stop and escalate to a human. No I/O, no clock, no
  * framework: the agent loop records steps, calls `detectAlerts` after each step and acts on what the
  * latest step raised (a `critical` alert with `escalate: true` → checkpoint, open an escalation, wait).
@@ -70,11 +70,11 @@ export interface DetectorThresholds {
 
 /**
  * Defaults and their sources:
- * - stallSteps 5: ARCHITECTURE.md step 4 ("no working-set growth in 5 steps → stall").
+ * - stallSteps 5: docs/ARCHITECTURE.md "How a run works", step 4: no new fact in 5 steps is a stall.
  * - graceSteps 3: our choice — a model turn with 2 tool calls is 3 counted steps, so the agent gets
  *   one more full turn after the warning to record something before a human is called.
  * - repeatableTools []: every tool is presumed non-repeatable; a profile opts tools in (the ledger's
- *   `repeatable` declaration, ARCHITECTURE.md "Idempotency").
+ *   `repeatable` declaration, docs/ARCHITECTURE.md "Idempotency").
  * - budgetWarnRatio 0.8: the brief's 80 % warning level; 100 % is the hard ceiling of step 4.
  * - driftThreshold 0.15: see `driftScore`.
  * - toolFailureSteps 3: our choice, in step with the loop's "3rd time": the model was told what was
@@ -186,7 +186,7 @@ export function canonicalArguments(rawArguments: string | undefined): string {
 /**
  * Loop: the same tool with canonically equal arguments (see `canonicalArguments`) within the window.
  * The 2nd occurrence → `loop` warning (escalate false); the 3rd and any later one → `loop` critical
- * (escalate true) (ARCHITECTURE.md step 4: "a 2nd time → warning, 3rd time → loop").
+ * (escalate true) (docs/ARCHITECTURE.md "How a run works", step 4: a second time is a warning, a third a loop).
  *
  * Failed calls count too: repeating a call that failed, unchanged, is the classic loop. Tools in
  * `repeatableTools` never raise. Paging (`list_files` with a different offset) is not a repeat anyway.
@@ -313,8 +313,8 @@ function budgetLevels(
 }
 
 /**
- * Budget alert for the step, task token and dollar ceilings (ARCHITECTURE.md step 4: "budget reached
- * → hard ceiling"). Per ceiling: used/limit ≥ `warnRatio` (default 0.8) → warning; ≥ 1 (reached) →
+ * Budget alert for the step, task token and dollar ceilings (docs/ARCHITECTURE.md "How a run works",
+ * step 4: a ceiling is checked before every step). Per ceiling: used/limit ≥ `warnRatio` (default 0.8) → warning; ≥ 1 (reached) →
  * critical with escalate true. Returns the single most severe alert (evidence lists every ceiling at
  * or above the warning level with `used`, `limit`, `ratio`), or null.
  *

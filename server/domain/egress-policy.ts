@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The egress policy: where a run's side effects may go without a human's approval. One place for
- * the rule (ARCHITECTURE.md "Identity": effects that leave the organisation escalate whatever the
+ * the rule (docs/ARCHITECTURE.md "What leaves the organisation": effects that leave the organisation escalate whatever the
  * task's own setting). Pure: no database, no network; the gateway (server/tools/egress-gate.ts)
  * loads the profile's part and applies it to each call, the launch (server/domain/launch-task.ts)
  * checks a demo's recipients against it before anything is created.

@@ -59,8 +59,8 @@ export function clockOf(
 }
 
 /**
- * What the escalated run does when its wait times out, for the page that shows the wait (issue 18:
- * "what happens when a wait times out is said where the wait is shown"). From the escalation's
+ * What the escalated run does when its wait times out, for the page that shows the wait (what
+ * happens when a wait times out is said where the wait is shown). From the escalation's
  * `notifications` (rounds recorded, the opening included), `lastNotifiedAt` (else `createdAt`) and
  * role, and the task's profile (`escalationDueMinutes`, `escalationChain`): reminder k of
  * {@link ESCALATION_LAST_WAIT_ROUND} + 1 goes to `chainRoleForRound(chain, k)` (else the same role)

@@ -48,7 +48,7 @@ export interface EvalProfileReport {
   tokens: number;
   /** All spend of the profile's ended cells ÷ passing cells (judge cost excluded). */
   costPerPassUsd: number | null;
-  /** All spend ÷ cells whose task completed (ARCHITECTURE.md, "Cost"). */
+  /** All spend ÷ cells whose task completed (docs/ARCHITECTURE.md, "Cost"). */
   costPerCompletedUsd: number | null;
   costUsd: number;
   judgeCostUsd: number;

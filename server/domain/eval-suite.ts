@@ -5,7 +5,7 @@ import { MAX_DEMO_PACKAGES, MAX_GOAL_CHARS, MAX_STEP_BUDGET, MAX_TOKEN_BUDGET } 
 import { EVAL_ON_ESCALATION } from "../../lib/contracts/eval.ts";
 
 /**
- * One check of a case's outcome (issue 17, "Suites, cases, checks"):
+ * One check of a case's outcome:
  * - `status`: the task's terminal status (a case may expect `dead_end`);
  * - `cel`: a CEL expression (the `@marcbachmann/cel-js` library the executor uses) over
  *   `{status, result, facts, artifacts, outbox}` — `facts` the working set (key → value),

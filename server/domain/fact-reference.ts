@@ -1,5 +1,5 @@
 /**
- * References to facts a compacted checkpoint set aside (issue 8: a checkpoint too big for the
+ * References to facts a compacted checkpoint set aside (a checkpoint too big for the
  * window). `compactCheckpointState` (checkpoint.ts) replaces a large working-set value with
  * `{ $ref, description }`; the whole value stays in the row the `$ref` names. The agent reads it back
  * with the read-only tool `read_reference` (server/tools/read-reference.ts), whose core is

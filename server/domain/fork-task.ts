@@ -48,8 +48,8 @@ export interface ForkPorts {
 }
 
 /**
- * Forks a task: a new task branched off one of its checkpoints, with optional guidance (issue 18, "A
- * fork is a new task"). The original keeps its status, result, step count and cost — nothing of it
+ * Forks a task: a new task branched off one of its checkpoints, with optional guidance (a
+ * fork is a new task). The original keeps its status, result, step count and cost — nothing of it
  * is written, none of its spend is re-labelled — and any status is fine (a branch of a running task
  * does not disturb it). Both are linked: the fork's `forkedFromTaskId`/`forkedFromCheckpointId`, the
  * original's `forks`.

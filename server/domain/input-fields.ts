@@ -2,7 +2,8 @@ import { z } from "zod";
 
 /**
  * Input building blocks shared by the tRPC routers and the domain's input schemas, so every id and every free text is checked the
- * same way, with a message naming the field and the limit (STYLE.md "Errors").
+ * same way, with a message naming the field and the limit, so
+ * the caller can fix the input without reading code.
  */
 
 /** Characters an id may hold: Longhaul's ids (`task_01…`, cuids, step ids like `tool-3-1`, `human-escalate-3`). */

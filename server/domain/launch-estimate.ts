@@ -7,7 +7,7 @@ export interface CompletedTaskCost {
   limit: number | null;
 }
 
-/** What a launch is estimated to cost before it starts (issue 18: "a launch shows what similar tasks cost"). */
+/** What a launch is estimated to cost before it starts ("a launch shows what similar tasks cost"). */
 export interface LaunchEstimate {
   /** `history`: estimated from completed tasks; `none`: no completed task of the kind yet. */
   basis: "history" | "none";
@@ -31,7 +31,7 @@ const whole = (x: number) => Math.round(x).toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * The estimate a launch form shows before Launch (issue 18), from the completed tasks of the same
+ * The estimate a launch form shows before Launch, from the completed tasks of the same
  * profile (and, for a demo, the same demo kind):
  * - a goal: the median and p90 of their dollars and steps, "from N completed tasks";
  * - a demo with `limit` packages (files for mcp-audit): each task's dollars and steps divided by its

@@ -125,7 +125,7 @@ export interface LaunchPorts {
     costBudgetUsd?: number | null;
     requireApproval?: boolean;
     egress?: ProfileEgress;
-    /** The profile version the launch reads these from; the task records it (its runs use it, issue 16). */
+    /** The profile version the launch reads these from; the task records it (its runs use it). */
     versionId?: string;
     /** An archived profile is offered to no new launch. */
     archived?: boolean;
@@ -175,9 +175,9 @@ export interface LaunchPorts {
     createdBy: string;
     /** The MCP tool snapshot (server/domain/mcp-tool-snapshot.ts), null = no MCP servers. */
     mcpTools?: McpToolSnapshot | null;
-    /** The launch template the task comes from (issue 17); null or absent = none. */
+    /** The launch template the task comes from; null or absent = none. */
     templateId?: string | null;
-    /** Where the budgets came from when derived from history (issue 17); null or absent = given or default. */
+    /** Where the budgets came from when derived from history; null or absent = given or default. */
     budgetBasis?: BudgetBasis | null;
     /** A profile smoke test (server/domain/profile-smoke.ts); null or absent = an ordinary task. */
     smoke?: SmokeSpec | null;
@@ -218,7 +218,7 @@ export async function launchTask({
   ports: LaunchPorts;
   /** Launch a profile smoke test of the profile's MCP tools on the offline smoke model (server/domain/profile-smoke.ts). */
   smoke?: { includeSideEffects: boolean } | null;
-  /** The launch template this launch comes from (recorded on the task, issue 17). */
+  /** The launch template this launch comes from (recorded on the task). */
   templateId?: string | null;
   /** Budgets of this launch derived from history (recorded on the task, quoted at a ceiling). */
   budgetBasis?: BudgetBasis | null;

@@ -113,7 +113,7 @@ export function templateLaunchWithHistory({
   return { input: launchFromTemplate(launch, { ...budgets, ...given }), budgetBasis: budgetBasisOf("template", name, history, ceilings) };
 }
 
-/** What the completed tasks of a template took, and the budgets suggested from it (issue 17). USD. */
+/** What the completed tasks of a template took, and the budgets suggested from it. USD. */
 export interface TemplateHistory extends BudgetSuggestion {
   costP50Usd: number | null;
   costP90Usd: number | null;

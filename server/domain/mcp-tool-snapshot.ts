@@ -4,7 +4,7 @@ import { z } from "zod";
 import { qualifiedToolName, type McpSelection, type McpToolOverride } from "../../lib/contracts/mcp.ts";
 
 /**
- * The MCP tools a task's runs are offered (issue 16, "the tool list is part of the run's state"):
+ * The MCP tools a task's runs are offered ("the tool list is part of the run's state"):
  * discovered at launch with `tools/list`, filtered by the profile's selection and the admin's
  * overrides, classified, and stored on the task (`task.mcpTools`). Every run of the task — resume
  * included — offers exactly this list; a server whose tools changed since is noticed by comparing
@@ -29,7 +29,7 @@ export const toolAnnotationsSchema = z
 export type ToolAnnotations = z.infer<typeof toolAnnotationsSchema>;
 
 /**
- * A tool's class (ARCHITECTURE.md "Your own agent"): what Longhaul does with its calls.
+ * A tool's class (docs/ARCHITECTURE.md "Words": tool class): what Longhaul does with its calls.
  * - readOnly: memoized step, retried freely, no ledger.
  * - otherwise side-effecting: the side-effect ledger; `idempotent` lets an unknown outcome be
  *   settled by calling again with the same idempotency key instead of escalating.
@@ -104,7 +104,7 @@ export function idempotencyArgumentOf(inputSchema: Record<string, unknown>): str
 }
 
 /**
- * A tool's class from its annotations and the admin's override (ARCHITECTURE.md table). Each part:
+ * A tool's class from its annotations and the admin's override ({@link toolClassSchema}). Each part:
  * the override if set, else the annotation, else the MCP spec's default (2025-06-18
  * "ToolAnnotations": readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint
  * true) — so a tool without annotations is side-effecting, not idempotent, destructive (approval

@@ -11,7 +11,8 @@ import { EFFORT_LEVELS, EFFORT_SITUATIONS, RECOMMENDED_EFFORT_RULES, type Effort
  * An agent profile's content as an admin writes it (browser form, API, `profiles apply` file) and as
  * a version snapshot stores it (server/db/sql/profile-versions.sql): the AgentProfile columns by
  * their own names (prisma/schema/longhaul.prisma documents each), every field but `name` and `model`
- * optional with the column's default. Every message names the field and its limit (STYLE.md "Errors").
+ * optional with the column's default. Every message names the field and its limit, so
+ * whoever wrote the profile can fix it without reading code.
  */
 
 /** Largest price per million tokens accepted, USD (the dearest models in genai-prices are far below). */
@@ -197,7 +198,7 @@ export const profileSpecShape = {
 
 /**
  * A role an escalation can be routed to: one of the roles an admin can grant (server/auth/roles.ts
- * ROLES), so an escalation never waits on a role no one can hold (issue 18 "Escalations reach a
+ * ROLES), so an escalation never waits on a role no one can hold ("Escalations reach a
  * person": a chain to "team-lead" reached nobody). Refused with the field named:
  * `escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin`.
  */
@@ -209,8 +210,8 @@ function escalationRoleField(field: string) {
 
 /**
  * One entry of an escalation chain: a role ({@link escalationRoleField}) or a named person,
- * `user:<display name>` (lib/contracts/escalation.ts USER_ASSIGNEE_PREFIX; issue 18 "a chain of
- * roles or named users"). The name's form is checked here; that such a user exists and is not
+ * `user:<display name>` (lib/contracts/escalation.ts USER_ASSIGNEE_PREFIX: a chain
+ * names roles or people). The name's form is checked here; that such a user exists and is not
  * deactivated is checked when the profile is saved (server/db/profile-repository.ts), where the
  * users are. Refused with the field named:
  * `escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin, or user:<display name>`.

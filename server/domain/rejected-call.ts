@@ -1,7 +1,7 @@
 import { withoutFinalStop } from "../../lib/contracts/sentences.ts";
 
 /**
- * What a tool call a human rejected returns to the model (issue 12, "risky actions"): the one copy,
+ * What a tool call a human rejected returns to the model ("risky actions"): the one copy,
  * used by the loop when it refuses the call at its approval step (domain/agent-loop) and by the tool
  * gateway when it finds the Reject itself (tools/registry.ts).
  */

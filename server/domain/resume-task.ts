@@ -33,7 +33,7 @@ export const RESUMABLE_STATUSES = ["failed", "waiting_for_human", "cancelled", "
 /**
  * Starts a new run of a task from a checkpoint (default: the latest good one; none → from the
  * beginning) with optional human guidance. Its context is the checkpoint, never the old transcript
- * (ARCHITECTURE.md step 7). `resume`/`auto_resume` continue a task that stopped (failed, waiting for
+ * (docs/ARCHITECTURE.md "How a run works", step 7). `resume`/`auto_resume` continue a task that stopped (failed, waiting for
  * a human, cancelled); `fork` may also branch off a finished one. Two concurrent resumes produce one
  * run: the task status change is a compare-and-swap.
  *

@@ -4,8 +4,8 @@ import type { CeilingUsage } from "../../lib/contracts/ceiling.ts";
 export type Ceiling = CeilingUsage;
 
 /**
- * Hard ceilings enforced by the orchestrator, whatever the model does (ARCHITECTURE.md step 4;
- * issue "Stalls, loops and budgets": steps, tokens, dollars per task). Returns the ceiling reached,
+ * Hard ceilings enforced by the orchestrator, whatever the model does (docs/ARCHITECTURE.md
+ * "How a run works", step 4: steps, tokens, dollars per task). Returns the ceiling reached,
  * or null. The loop calls it before every model call and every tool call, so a run never overshoots
  * a ceiling by more than the step in flight.
  *

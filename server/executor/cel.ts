@@ -8,7 +8,7 @@ export type CelOutcome = { match: boolean; error?: string };
 
 /**
  * Evaluates a CEL boolean expression (`if`, trigger `expression`, cancel `if`) against `context`
- * (e.g. `{event, async}`) with `@marcbachmann/cel-js` (STACK.md pitfall 10; Go uses cel-go,
+ * (e.g. `{event, async}`) with `@marcbachmann/cel-js` (docs/STACK.md pitfall 10; Go uses cel-go,
  * `pkg/expressions`).
  *
  * Rule (documented and tested): an evaluation error — most often a missing key such as

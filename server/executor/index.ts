@@ -65,12 +65,12 @@ export interface StartExecutorOptions {
 
 /**
  * Queue items processed at once when `workers` is not given: 100. With async checkpointing
- * (INNGEST-PROTOCOL.md §2.13) a run holds one request to the app for as long as its steps run
+ * (docs/INNGEST-PROTOCOL.md §2.13) a run holds one request to the app for as long as its steps run
  * inline, so this is the number of runs that make progress at the same time, not of step requests.
  * At the former 16, 100 concurrent runs × 20 no-op steps queued behind 16 of them and the
  * checkpoint group commit never saw more than 16 entries per batch. In bench:peer on this 2-core
  * machine (load 5–8, `--steps 20`), raising it alone took Longhaul from 0.66–0.77× DBOS's
- * throughput to 0.96–1.00× at 64 (issue 20's note). Per-function `concurrency` limits
+ * throughput to 0.96–1.00× at 64. Per-function `concurrency` limits
  * still apply within it; `EXECUTOR_WORKERS` sets it for the executor process.
  */
 export const DEFAULT_WORKERS = 100;
@@ -95,7 +95,7 @@ export interface ExecutorHandle {
  * `GET /health/live` (liveness: answers without touching the database),
  * `GET /dev`) over a PostgreSQL-backed engine
  * ({@link Executor}). Signed mode only: every request to the app is signed with `signingKey`, and
- * register/checkpoint calls must carry the SDK's hashed-key bearer token (INNGEST-PROTOCOL.md §2.9).
+ * register/checkpoint calls must carry the SDK's hashed-key bearer token (docs/INNGEST-PROTOCOL.md §2.9).
  * @throws Error when the port cannot be bound or the database is unreachable.
  */
 export async function startExecutor(options: StartExecutorOptions): Promise<ExecutorHandle> {
@@ -104,7 +104,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   if (!dev && !options.eventKey) throw new Error("eventKey is required in signed mode (pass dev: true for dev mode)");
   const serverKind = dev ? "dev" : "cloud";
   const signingKey = options.signingKey;
-  /** Bearer check of SDK calls: signed mode only; the dev server accepts any (INNGEST-PROTOCOL.md §2.2). */
+  /** Bearer check of SDK calls: signed mode only; the dev server accepts any (docs/INNGEST-PROTOCOL.md §2.2). */
   const sdkAuthorized = (header: string | undefined): boolean => dev || verifyBearer(header, signingKey!);
   const apiAuthorized = (header: string | undefined): boolean => dev || verifyApiBearer(header, signingKey!);
   const send = (res: ServerResponse, status: number, body: unknown): void => sendJson(res, status, body, serverKind);

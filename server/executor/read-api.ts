@@ -3,7 +3,7 @@ import type { PrismaClient } from "../db/client.ts";
 import { TERMINAL } from "./engine/context.ts";
 
 /**
- * The Inngest dev server's read API, served by the executor on its own port (INNGEST-PROTOCOL.md
+ * The Inngest dev server's read API, served by the executor on its own port (docs/INNGEST-PROTOCOL.md
  * Appendix): the REST run views (`GET /v1/runs/{id}`, `GET /v1/events/{id}/runs`) with Inngest's
  * status names, and a subset of the dev server's GraphQL schema at `POST /v0/gql`, parsed,
  * validated and executed by the reference `graphql` package (named operations, variables,

@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "../db/client.ts";
 import { checkCel } from "./cel.ts";
 import { parseDurationMs } from "./util.ts";
 
-/** A function config entry as the SDK registers it (INNGEST-PROTOCOL.md §2.2, `InngestFunction.getConfig`). */
+/** A function config entry as the SDK registers it (docs/INNGEST-PROTOCOL.md §2.2, `InngestFunction.getConfig`). */
 export interface FunctionConfig {
   id: string;
   name?: string;
@@ -20,7 +20,7 @@ export const MAX_RETRIES = 20;
 
 /** Options the executor implements; anything else present in a config is refused. */
 const IMPLEMENTED = new Set(["id", "name", "triggers", "steps", "idempotency", "cancel", "concurrency"]);
-/** Options known to exist in Inngest but not implemented here (INNGEST-PROTOCOL.md §7.1 item 1). */
+/** Options known to exist in Inngest but not implemented here (docs/INNGEST-PROTOCOL.md §7.1 item 1). */
 const REFUSED_REASON: Record<string, string> = {
   batchEvents: "event batching is not implemented",
   debounce: "debounce is not implemented",

@@ -4,7 +4,7 @@ import { encodeTime, ulid } from "ulid";
 /**
  * Canonical JSON (RFC 8785, JCS): object keys sorted by UTF-16 code units, no whitespace, numbers
  * and strings serialised as ECMAScript's JSON.stringify does. `undefined` members are dropped.
- * Used to sign request bodies exactly as the SDK re-canonicalises them (INNGEST-PROTOCOL.md §2.9,
+ * Used to sign request bodies exactly as the SDK re-canonicalises them (docs/INNGEST-PROTOCOL.md §2.9,
  * inngest-js `helpers/net.ts`, Go `driver.go:262-266`).
  *
  * Kept here rather than taken from the `canonicalize` package the rest of the app uses: the SDK
@@ -35,7 +35,7 @@ export function stripSigningKeyPrefix(key: string): string {
 
 /**
  * The bearer token the SDK sends to the server: `signkey-<env>-` + sha256(hex-decoded key) in hex
- * (inngest-js `helpers/strings.ts:88-93`, INNGEST-PROTOCOL.md §2.9).
+ * (inngest-js `helpers/strings.ts:88-93`, docs/INNGEST-PROTOCOL.md §2.9).
  */
 export function hashSigningKey(key: string): string {
   const prefix = /^signkey-[\w]+-/.exec(key)?.[0] ?? "";
@@ -49,7 +49,7 @@ export function hashSigningKey(key: string): string {
 
 /**
  * `X-Inngest-Signature` value for `body` (already canonical JSON text) at unix time `tSec`:
- * `t=<sec>&s=hex(HMAC-SHA256(key = prefix-less key text, msg = body + t))` (INNGEST-PROTOCOL.md §2.9).
+ * `t=<sec>&s=hex(HMAC-SHA256(key = prefix-less key text, msg = body + t))` (docs/INNGEST-PROTOCOL.md §2.9).
  */
 export function signBody(body: string, signingKey: string, tSec = Math.floor(Date.now() / 1000)): string {
   const s = createHmac("sha256", stripSigningKeyPrefix(signingKey))
@@ -145,7 +145,7 @@ export function newUlid(): string {
 /**
  * Event ids for one send: derived from `x-inngest-event-id-seed: "<ms>,<base64 of 10 bytes>"` with
  * the event's index added to the entropy, so a retried send yields the same ids (Go
- * `pkg/event/id.go:24-61`, INNGEST-PROTOCOL.md §2.10). Without a valid seed: random ULIDs.
+ * `pkg/event/id.go:24-61`, docs/INNGEST-PROTOCOL.md §2.10). Without a valid seed: random ULIDs.
  */
 export function eventIds(seed: string | undefined, count: number): string[] {
   const m = /^(\d+),([A-Za-z0-9+/=]+)$/.exec(seed ?? "");
@@ -170,7 +170,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 /**
  * Parses a duration as the SDK sends it: Go-style strings (`"5s"`, `"1h30m"`, `"2d"`, `"1w"`,
  * `"250ms"`), or a number of milliseconds. Returns milliseconds, or undefined when unparseable.
- * Source: INNGEST-PROTOCOL.md §7.1 item 7, inngest-js `timeStr`.
+ * Source: docs/INNGEST-PROTOCOL.md §7.1 item 7, inngest-js `timeStr`.
  */
 export function parseDurationMs(input: unknown): number | undefined {
   if (typeof input === "number" && Number.isFinite(input)) return input;
@@ -206,7 +206,7 @@ export function sleepUntil(op: { name?: unknown; opts?: { duration?: unknown } |
 
 /**
  * Parses a `retry-after` header: seconds (`"30"`) or an HTTP/ISO date. Returns the absolute time,
- * or undefined (INNGEST-PROTOCOL.md §2.8; Go `util.go:177-200`).
+ * or undefined (docs/INNGEST-PROTOCOL.md §2.8; Go `util.go:177-200`).
  */
 export function parseRetryAfter(header: string | null | undefined, now = Date.now()): Date | undefined {
   if (!header) return undefined;

@@ -5,7 +5,7 @@ import type { ModelCallError } from "../llm/errors.ts";
 
 /**
  * Maps an error a step body threw to the error Inngest understands (the agent layer knows no
- * engine, ARCHITECTURE.md "Layout"). The one table:
+ * engine, docs/ARCHITECTURE.md "Layers"). The one table:
  *
  * | thrown                                   | Inngest gets                          |
  * | ---------------------------------------- | ------------------------------------- |

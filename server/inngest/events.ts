@@ -44,7 +44,7 @@ export const escalationApplied = eventType("longhaul/escalation.applied", {
 });
 
 /**
- * Sent once per task of a batch operation (resume or cancel many, issue 18); the `batch-item`
+ * Sent once per task of a batch operation (resume or cancel many); the `batch-item`
  * function applies it under its concurrency cap. Event id `batch-item-<batchId>-<taskId>`.
  */
 export const batchItemRequested = eventType("longhaul/batch.item.requested", {

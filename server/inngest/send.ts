@@ -3,7 +3,7 @@ import { batchItemRequested, escalationApplied, escalationDecided, evalStarted, 
 
 /**
  * Sends `longhaul/run.started`. The event id is the run id, so a retried send is deduplicated by the
- * executor (Inngest: a user-supplied `id` dedupes for 24 h, INNGEST-PROTOCOL.md §2.10).
+ * executor (Inngest: a user-supplied `id` dedupes for 24 h, docs/INNGEST-PROTOCOL.md §2.10).
  */
 export async function sendRunStarted({ taskId, runId, checkpointId = null }: { taskId: string; runId: string; checkpointId?: string | null }): Promise<void> {
   await inngest.send(runStarted.create({ taskId, runId, checkpointId }, { id: `run-started-${runId}` }));

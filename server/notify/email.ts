@@ -4,7 +4,7 @@ import type { EscalationNotice } from "./webhook.ts";
 import { assigneeUser } from "../../lib/contracts/escalation.ts";
 
 /**
- * Email notifier for escalations (issue 18 "Escalations reach a person": "email when a mail server is
+ * Email notifier for escalations ("Escalations reach a person": "email when a mail server is
  * configured"). Sends through the team's own SMTP server with nodemailer; configured by `SMTP_URL`
  * (nodemailer's connection URL: `smtp://user:pass@host:587`, `smtps://…:465`; credentials in the URL
  * are the server's, never stored by Longhaul) and `LONGHAUL_MAIL_FROM`.

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /**
- * A finished run as an OpenTelemetry trace, as plain data (issue 20 "Traces out"): pure, no SDK, no
+ * A finished run as an OpenTelemetry trace, as plain data, for export to a tracing backend: pure, no SDK, no
  * database — server/telemetry/export-run-trace.ts loads the rows and hands the tree to the SDK.
  *
  * Shape (names and attributes follow the OpenTelemetry GenAI semantic conventions, semconv 1.45

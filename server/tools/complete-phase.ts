@@ -8,7 +8,7 @@ export const completePhaseArgsSchema = z.strictObject({
 
 /**
  * `complete_phase`: the agent marks a phase of its work done. The agent loop takes a checkpoint at
- * this boundary (ARCHITECTURE.md step 5: "a phase completes").
+ * this boundary (docs/ARCHITECTURE.md "How a run works", step 5: a phase completes).
  */
 export const completePhaseTool = defineTool({
   name: "complete_phase",

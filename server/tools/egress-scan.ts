@@ -5,7 +5,7 @@ import { creator as secretlintRecommended } from "@secretlint/secretlint-rule-pr
 // secretlint profiles every lint unless told not to: each call puts ~90 marks and measures on the
 // process's performance timeline and in the profiler's own arrays, which are never cleared — about
 // 10–20 KB of heap per scan, without end, in a process that scans every outgoing string and every
-// exported trace attribute (secretlint issue #1633; 13.x added `setEnabled` for this, still on by
+// exported trace attribute (https://github.com/secretlint/secretlint/issues/1633; 13.x added `setEnabled` for this, still on by
 // default). Nothing here reads the profile. The profiler is one module instance shared with
 // @secretlint/core (both are external packages of the Next build, next.config.ts), so this turns it
 // off for every lint in the process.

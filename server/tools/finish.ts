@@ -10,7 +10,7 @@ export const finishArgsSchema = z.strictObject({
     .describe("What the goal asked for that was not done (a part given up on, a rejected action), one line each; omit when everything was done"),
 });
 
-/** `finish` (CONTRACTS.md): validates and returns; the agent loop ends the run as completed with `result`. */
+/** `finish` (docs/CONTRACTS.md): validates and returns; the agent loop ends the run as completed with `result`. */
 export const finishTool = defineTool({
   name: "finish",
   description: "Finish the task successfully with a short summary of the result. Call once everything the goal asks for is done.",

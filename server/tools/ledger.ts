@@ -6,7 +6,7 @@ import { ToolError } from "./types.ts";
 import type { JsonObject } from "../db/effect-queries.ts";
 
 /**
- * The side-effect ledger (ARCHITECTURE.md "Idempotency"; table `side_effect`, model SideEffect).
+ * The side-effect ledger (docs/ARCHITECTURE.md "Idempotency"; table `side_effect`, model SideEffect).
  *
  * - Idempotency key = task id + run id + step id. Step ids are per call ("tool-3-1"), so one key is
  *   one effect; an executor retry or a replay after a crash reuses the key, two runs never collide.
@@ -116,7 +116,7 @@ interface EffectInput<R extends JsonObject = JsonObject> extends EffectIdentity 
   args: JsonObject;
   /** Identical repeats by another step or run are legitimate: perform again instead of deduplicating. */
   repeatable?: boolean;
-  /** Validates results read back from the ledger's JSON column (STYLE.md: zod on Prisma JSON read back). */
+  /** Validates results read back from the ledger's JSON column (JSON read back from the database is parsed, never trusted to have the written shape). */
   resultSchema?: z.ZodType<R>;
 }
 

@@ -21,7 +21,7 @@ export interface ListFilesOutput {
 }
 
 /**
- * `list_files` (CONTRACTS.md): one page of a directory's entries, sorted by name in code-point
+ * `list_files` (docs/CONTRACTS.md): one page of a directory's entries, sorted by name in code-point
  * order. Symlinks are reported as `symlink` (not followed). `nextOffset` is null on the last page.
  */
 export const listFilesTool = defineTool({

@@ -40,7 +40,7 @@ export function utf8SafeLength(buf: Uint8Array): number {
 }
 
 /**
- * `read_file` (CONTRACTS.md): up to `limit` bytes of a file from byte `offset`, decoded as UTF-8.
+ * `read_file` (docs/CONTRACTS.md): up to `limit` bytes of a file from byte `offset`, decoded as UTF-8.
  * A page never ends inside a multi-byte character: it is cut a little shorter (and `nextOffset`
  * points at the start of that character). If `limit` is smaller than the character at `offset`
  * (limit < 4), the page holds that one whole character so paging always makes progress.

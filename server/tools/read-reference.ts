@@ -46,7 +46,7 @@ function prismaReferencePorts(prisma: PrismaClient): FactReferencePorts {
 }
 
 /**
- * `read_reference` (CONTRACTS.md): reads back a working-set value that checkpoint compaction set
+ * `read_reference` (docs/CONTRACTS.md): reads back a working-set value that checkpoint compaction set
  * aside as `{$ref, description}` — read-only, for this task's rows only. Whole when its JSON fits
  * `limit` characters (≤ READ_REFERENCE_MAX_CHARS, 8,000), else one page of its JSON text with
  * `truncated: true`, `nextOffset` and a note saying so. Errors: `invalid_arguments` (not a reference,

@@ -33,7 +33,7 @@ export interface RecordFactOutput {
 }
 
 /**
- * `record_fact` (CONTRACTS.md): puts `key → value` in the task's working set. The row is upserted by
+ * `record_fact` (docs/CONTRACTS.md): puts `key → value` in the task's working set. The row is upserted by
  * (runId, stepId, key), so a re-executed step never duplicates it; every other fact of the task with
  * the same key is marked superseded. `previous` is the value of the latest earlier fact with that key
  * (null when none), the same on re-execution.

@@ -24,7 +24,7 @@ export type { ToolContext, ToolDefinition, ToolErrorCode } from "./types.ts";
 export { ToolError } from "./types.ts";
 export { findUnstorableString } from "../domain/unstorable.ts";
 
-/** Every built-in tool by name (CONTRACTS.md "Tools"). */
+/** Every built-in tool by name (docs/CONTRACTS.md "Tools"). */
 export const builtinTools: ReadonlyMap<string, ToolDefinition> = new Map(
   (
     [

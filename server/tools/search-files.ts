@@ -37,7 +37,7 @@ export interface SearchFilesOutput {
 }
 
 /**
- * `search_files` (CONTRACTS.md): lines matching a regex in the text files under `path`, walked in
+ * `search_files` (docs/CONTRACTS.md): lines matching a regex in the text files under `path`, walked in
  * code-point order of names, `line` 1-based. Binary files (a NUL byte in the first 8 KiB) and files
  * over SEARCH_LIMITS.maxFileBytes are skipped; symlinked directories are not descended into, and
  * symlinked files are searched only when their target stays inside the workspace.

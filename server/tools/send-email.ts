@@ -27,7 +27,7 @@ export function messageIdFor(idempotencyKey: string): string {
 }
 
 /**
- * `send_email` (CONTRACTS.md): a ledgered side effect that writes one OutboxMessage per idempotency
+ * `send_email` (docs/CONTRACTS.md): a ledgered side effect that writes one OutboxMessage per idempotency
  * key, in the same transaction as its ledger row. The same key again returns the same messageId and
  * writes nothing; another run of the task sending the same email (same fingerprint) gets the
  * original messageId with `deduplicated: true`.

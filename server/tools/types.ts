@@ -3,7 +3,7 @@ import type { PrismaClient } from "../db/client.ts";
 
 /**
  * What a tool call runs against: the database, the identity of the step that carries the call
- * (task id + run id + step id, the basis of the idempotency key, ARCHITECTURE.md "Idempotency") and
+ * (task id + run id + step id, the basis of the idempotency key, docs/ARCHITECTURE.md "Idempotency") and
  * the task's workspace folder (absolute path) that the read-only file tools may look into.
  */
 export interface ToolContext {
@@ -17,7 +17,7 @@ export interface ToolContext {
 }
 
 /**
- * Closed set of error codes a tool call can return to the model (CONTRACTS.md: a malformed call is a
+ * Closed set of error codes a tool call can return to the model (docs/CONTRACTS.md: a malformed call is a
  * tool result `{error: {code, message}}`, never a crash).
  */
 export type ToolErrorCode =
@@ -65,7 +65,7 @@ export class ToolError extends Error {
  * (turned into JSON Schema for the model), and its body.
  * - `sideEffect`: the call sends something out of the run and is recorded in the side-effect ledger
  *   with an idempotency key (server/tools/ledger.ts).
- * - `risky`: the agent loop takes a checkpoint before running it (ARCHITECTURE.md, step 5) and, when
+ * - `risky`: the agent loop takes a checkpoint before running it (docs/ARCHITECTURE.md "How a run works", step 5) and, when
  *   the task requires approval, asks a human to Approve or Reject the call first.
  * - `repeatable`: identical repeats of a committed effect by another run are legitimate and are
  *   performed again instead of deduplicated (only meaningful with `sideEffect`).

@@ -25,7 +25,7 @@ export function isInside(parent: string, child: string): boolean {
  * `.data` of the folder the app runs in — the embedded database, the CLI's admin token, the session
  * secret, the executor's keys; the default workspace is the project folder, so it lies inside) and
  * dotenv files (`.env`, `.env.local`, … but not `.env.example`). A model that reads the admin
- * token could hand it to whoever launched the task (issue 18, newcomer pass). `real` is a real
+ * token could hand it to whoever launched the task. `real` is a real
  * path; `dataDir` defaults to {@link dataDirectory}.
  */
 export function isWithheldPath(real: string, dataDir: string = dataDirectory()): boolean {
@@ -47,7 +47,7 @@ export function dataDirectory(): string {
 /**
  * Resolves `requested` (relative to the workspace) to a real path and refuses anything outside the
  * workspace: absolute paths, `..` escapes, and symlinks whose target (realpath) lies outside.
- * Symlinks that stay inside are followed. Rule: CONTRACTS.md "Tools" (after symlinks).
+ * Symlinks that stay inside are followed. Rule: docs/CONTRACTS.md "Tools" (after symlinks).
  *
  * Errors (ToolError): `path_outside_workspace`; `not_allowed` for a withheld path ({@link isWithheldPath}); `not_found` when the target does not exist;
  * `invalid_arguments` for NUL bytes; `not_found` when the workspace folder itself is missing (retrying

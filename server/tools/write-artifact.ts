@@ -25,7 +25,7 @@ export interface WriteArtifactOutput {
 }
 
 /**
- * `write_artifact` (CONTRACTS.md): stores a text artifact of the task, upserted by (runId, stepId,
+ * `write_artifact` (docs/CONTRACTS.md): stores a text artifact of the task, upserted by (runId, stepId,
  * name) so a re-executed step overwrites its own row instead of adding one. `bytes` is the UTF-8 size.
  * The latest artifact of a task with a given name is its current version.
  */

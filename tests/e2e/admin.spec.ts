@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { createUser, signedInContext, signedInRequest, type E2eUser } from "./helpers.ts";
 import { PASSWORD_MAX_LENGTH } from "../../lib/contracts/limits.ts";
 
-// The admin page in sections (issue 18, "Clear words for each role" → Admin): section navigation in
+// The admin page in sections: section navigation in
 // the URL and by keyboard, confirmations before adding a user and changing roles, one status line
 // whose error clears when the next action succeeds, deactivating a user (their sign-in refused in
 // the browser, their open session refused at once) and reactivating them; and a user changing

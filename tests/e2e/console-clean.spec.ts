@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 
-// Issue 18, sign-in: "no console errors on a normal visit". Each page a team visits on a normal day,
+// No console errors on a normal visit. Each page a team visits on a normal day,
 // signed in (the admin, every role) and signed out: any console error or uncaught page error fails
 // the spec — Content-Security-Policy violations included (Chromium reports them as console errors,
 // and the page's own `securitypolicyviolation` event is reported here too, in case one is not logged).

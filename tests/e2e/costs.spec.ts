@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { OUTCOME_CSV_HEADER, TASK_CSV_HEADER } from "../../server/domain/cost-rollup.ts";
 
-// A manager on /costs (issue 9): tasks launched and finished through the real stack (one of them
+// A manager on /costs: tasks launched and finished through the real stack (one of them
 // answered once without usage by the scripted model, so its figure is estimated), then the page
 // filtered by profile and week, the chart's labels checked against the table, a figure followed
 // to its tasks, and the CSV downloaded and compared with the table cell by cell.

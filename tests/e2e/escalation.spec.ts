@@ -12,7 +12,7 @@ test("a handler opens the inbox, reads the context card, resumes with guidance, 
   await expect(card).toContainText("Loop: the same tool call with identical arguments");
   await expect(card).toContainText("Last steps");
   await expect(card).toContainText("list_files");
-  // What happens if no one decides: said on the card, where the wait is shown (issue 18).
+  // What happens if no one decides: said on the card, where the wait is shown.
   await expect(card.getByTestId("card-wait-timeout")).toContainText(/If no one decides by .* UTC: reminder 1 of 4 .*Nothing is decided on its own\./);
   await card.getByLabel("Guidance for the agent").fill("Stop listing the folder: read the README and finish.");
   await card.getByRole("button", { name: "Resume" }).click();

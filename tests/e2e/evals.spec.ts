@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
 
-// A manager starts an eval from the browser (issue 17): a suite applied through the API, two scripted
+// A manager starts an eval from the browser: a suite applied through the API, two scripted
 // profiles that behave differently, the report per profile, the matrix, and a failing cell opened to
 // the check that failed with the values it saw. Then the CLI's gate fails its exit code (CI use).
 

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { launchLoopUntilEscalated } from "./helpers.ts";
 
-// The run page shows the executor's view of the current run (issue 11), read from the embedded
+// The run page shows the executor's view of the current run, read from the embedded
 // executor's tables, and every absolute time follows one Local/UTC switch kept in localStorage.
 
 test.use({ timezoneId: "Europe/Berlin" });
@@ -14,7 +14,7 @@ test("an escalated run shows the executor waiting for the decision event; its lo
   await expect(view).toContainText("longhaul/escalation.applied");
   await expect(view).toContainText(/times out in/);
 
-  // The live header (issue 18): where the wait is shown it says what its timeout does; the active
+  // The live header: where the wait is shown it says what its timeout does; the active
   // time stands still while the task waits for a human, which is counted apart; "last step" is never
   // in the future; the budget's steps name the human and checkpoint steps counted apart.
   await expect(page.getByTestId("wait-timeout")).toContainText(/If no one decides by .*: reminder 1 of 4 .* the next comes \d+ min later/);

@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { README_GOAL } from "./helpers.ts";
 
-// Issue 18, "Pages that fit and work without a mouse": a task is launched and its escalation decided
+// Pages work without a mouse: a task is launched and its escalation decided
 // with the keyboard alone (Tab, arrows, Enter, typing — no clicks), and every control the Tab key
 // lands on shows a visible focus style (an outline or a ring).
 

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { launchGoalFromForm, README_GOAL } from "./helpers.ts";
 
-// Issue 18, "Pages that fit and work without a mouse": at 800, 1280 and 1440 px the main pages have
+// Pages fit the window: at 800, 1280 and 1440 px the main pages have
 // no horizontal overflow — the document is no wider than the window and no element sticks out past
 // it (unless a scroll container of its own clips it) — even with a 200-character goal without spaces.
 

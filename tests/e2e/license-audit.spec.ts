@@ -35,7 +35,7 @@ test("an operator launches the license-audit demo in the browser and watches it 
   await expect(page).toHaveURL(/step=run_[0-9a-z]+%3Amodel-0|step=run_[0-9a-z]+:model-0/);
   await expect(page.getByText("Model calls (one per HTTP attempt)")).toBeVisible();
 
-  // The next launch says what this one cost before it starts (issue 18): scaled per package to 1,000.
+  // The next launch says what this one cost before it starts: scaled per package to 1,000.
   await page.goto("/tasks/new");
   await page.getByLabel("Package limit").fill("1000");
   const estimate = page.getByTestId("launch-estimate");

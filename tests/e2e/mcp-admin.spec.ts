@@ -5,7 +5,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { MCP_AUDIT_FILES_SERVER, mcpAuditGoal, mcpAuditStepBudget } from "../../lib/contracts/demo.ts";
 import { createUser, launchGoalFromForm, signedInContext, type E2eUser } from "./helpers.ts";
 
-// Your own tools, set up by an admin (issue 16, "Prove it"): in the browser an admin registers the
+// Your own tools, set up by an admin, end to end: in the browser an admin registers the
 // real memory MCP server from npm (stdio) under a name of the team's, tests it, and creates a profile
 // that picks it (and the seed's `files` server), overriding the class of one of its tools; an operator launches an MCP audit with that profile
 // and sees the MCP steps with the server's name. Then the same set-up written as a YAML file and

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { launchLoopUntilEscalated } from "./helpers.ts";
 
-// Issue 18 "Escalations reach a person": a signed-in handler with the dashboard open in a tab hears
+// Escalations reach a person: a signed-in handler with the dashboard open in a tab hears
 // of a new escalation through a browser notification, not only through the nav's badge.
 
 test("a handler with a tab open gets a browser notification when an escalation arrives", async ({ page, context }) => {

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { createUser, launchGoalFromForm, README_GOAL, signedInContext, type E2eUser } from "./helpers.ts";
 
-// Profiles from the browser (issue 16): an admin creates a profile on /admin — a bad base URL is
+// Profiles from the browser: an admin creates a profile on /admin — a bad base URL is
 // refused under its field and nothing is stored — then an operator launches a task with it, and
 // the task page says which profile version it runs.
 

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { trpcCall as trpc } from "./helpers.ts";
 
-// The resume/fork dialog (issue 18): before a resume or fork starts, it says what is kept and what
+// The resume/fork dialog: before a resume or fork starts, it says what is kept and what
 // will be redone. From the header (latest checkpoint) nothing is redone after a cancel; from an
 // older checkpoint in the Checkpoints tab it names the facts that will be established again; the
 // header's Fork and the step detail's Fork open the new task, which links back to the original
@@ -85,7 +85,7 @@ test("header Resume… after a cancel redoes nothing; Resume from an older check
 });
 
 test("cancel mid-run, then header Resume: every fact the run had recorded is kept and none is recorded again", async ({ page, request }) => {
-  // Issue 18: a cancelled run with 35 facts whose last checkpoint held 17, resumed, redid 47 steps.
+  // A cancelled run with 35 facts whose last checkpoint held 17 once redid 47 steps when resumed.
   // Here the run is cancelled from the header while it holds more facts than its last checkpoint.
   const { taskId } = await trpc<{ taskId: string }>(request, "task.launch", { demo: { kind: "license-audit", limit: 60 }, profile: "scripted" }, true);
   const factsNow = async () => (await trpc<{ facts: unknown[] }>(request, "task.get", { taskId })).facts.length;
@@ -125,7 +125,7 @@ test("cancel mid-run, then header Resume: every fact the run had recorded is kep
   await dialog.getByRole("button", { name: "Back" }).click();
 
   // What the cancelled run had established, as the Working set tab shows it: more than the
-  // checkpoint seen before the cancel held (the case of the issue).
+  // checkpoint seen before the cancel held (the case that once redid work).
   await page.reload();
   await page.getByRole("tab", { name: /^Working set/ }).click();
   const current = page.getByTestId("working-set-panel").getByTestId("current-facts");

@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { createUser, launchGoalFromForm, launchLoopUntilEscalated, signedInContext, type E2eUser } from "./helpers.ts";
 
-// Per role (issue 10): what each sees and does, and what it is refused — in a real browser, each
+// Per role: what each sees and does, and what it is refused — in a real browser, each
 // user in their own context (their own session cookie). The default context is the e2e admin.
 
 const OPERATOR: E2eUser = { email: "olive@e2e.test", name: "Olive", password: "olive-password-1", roles: ["operator"] };

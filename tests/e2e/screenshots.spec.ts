@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { launchLoopUntilEscalated } from "./helpers.ts";
 
-// The screenshots of the note (issue 18 "Prove it"), listed in docs/screenshots/README.md. Written
+// The screenshots that show the pages at work, listed in docs/screenshots/README.md. Written
 // only with LONGHAUL_SCREENSHOTS=1 (`LONGHAUL_SCREENSHOTS=1 npx playwright test tests/e2e/screenshots.spec.ts`
 // after `npx next build`): the normal test run skips this file and writes nothing. Each shot is
 // the viewport (1280 × 800, the run page also at 800 × 900), taken once the page shows its data.

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { createUser, signedInContext, type E2eUser } from "./helpers.ts";
 
-// Issue 18, operator: Back keeps the launch form, and a session that ended says "signed out — sign
+// The operator's form survives: Back keeps the launch form, and a session that ended says "signed out — sign
 // in again" with a link and keeps the form (it once showed "send an API token: Authorization:
 // Bearer …" and lost what was typed).
 

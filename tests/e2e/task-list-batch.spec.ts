@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 
-// Many at once (issue 18): an operator takes every running task the filter matches and cancels them
+// Many at once: an operator takes every running task the filter matches and cancels them
 // from the list's bulk-action bar, previews a batch resume from the CLI (--dry-run), then ticks the
 // cancelled tasks in the selection column and resumes them; the dialog shows the preview, then the
 // batch's progress until each resumed task has completed.

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { launchGoalFromForm, README_GOAL } from "./helpers.ts";
 
-// Launch templates through the browser (issue 17): Save as template on a task page, start three
+// Launch templates through the browser: Save as template on a task page, start three
 // tasks from it on the launch form (the history panel before each), the suggested budget after
 // three completed tasks put in the budget fields unless the operator changes them, and /costs grouped
 // by launch template.

@@ -331,7 +331,7 @@ describe("identity and roles over HTTP", () => {
     expect((await authPost("/sign-out", {}, { cookie: session.cookie })).status).toBe(200);
     const after = await trpc("query", "account.me", null, { cookie: session.cookie });
     expect(after.status).toBe(401);
-    // The browser is told what happened, not how to send an API token (issue 18).
+    // The browser is told what happened, not how to send an API token.
     expect(after.message).toBe("signed out — your session ended; sign in again");
   });
 

@@ -7,7 +7,7 @@ import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { createTestProfile, launchDemoWithProfile, waitForCancelCheckpoint } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// Issue 18, "Many at once", on the real pieces (app child serving the Inngest functions, executor
+// Many tasks at once, on the real pieces (app child serving the Inngest functions, executor
 // child, scripted model, PostgreSQL): a batch resume of every task a filter matches starts each from
 // its latest checkpoint through `batch-item`, never more than LONGHAUL_BATCH_CONCURRENCY runs at once,
 // with progress on the batch and one audit row per task; a batch cancel by ids cancels each; a

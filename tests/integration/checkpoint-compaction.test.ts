@@ -8,7 +8,7 @@ import { loadRunEvidence, waitFor, WORKSPACE, type AgentStack } from "../support
 import { createTestProfile, disarmFaults, testResumePorts, waitForRunEnd } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// A checkpoint too big for the model's window (issue 8), on the real pieces (app, executor,
+// A checkpoint too big for the model's window, on the real pieces (app, executor,
 // scripted model server, test PostgreSQL): a resume into a smaller window compacts the checkpoint
 // itself (the huge fact becomes a reference), the agent reads a reference back, and it completes; a start that cannot fit even compacted
 // escalates `saturation` with the sizes instead of failing.
@@ -50,7 +50,7 @@ describe("a checkpoint too big for the window", () => {
     expect(checkpoint.contextTokens).toBeGreaterThan(12_000);
 
     // The task moves to a model with a 12k-token window: its latest checkpoint no longer fits.
-    // A task keeps the profile version it launched with (issue 16), so the edit alone would not reach
+    // A task keeps the profile version it launched with, so the edit alone would not reach
     // it: the test moves the task to the new version explicitly.
     const moved = await stack.db.agentProfile.update({ where: { name: profile }, data: { contextWindow: 12_000, saturationRatio: 0.7 } });
     await stack.db.task.update({ where: { id: taskId }, data: { profileVersionId: `${moved.id}:v${moved.version}` } });

@@ -9,7 +9,7 @@ import { loadRunEvidence, waitFor, WORKSPACE, type AgentStack } from "../support
 import { createTestProfile, disarmFaults } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// Saturation end to end (issue 18), on the real pieces (app, executor, scripted model server, test
+// Saturation end to end, on the real pieces (app, executor, scripted model server, test
 // PostgreSQL): the provider refuses a prompt as over its "maximum context length" — the scripted
 // server's `context_length` fault, in OpenAI's words and code — and the run compacts, sized on the
 // limit the provider stated, and retries the call; it escalates `saturation` only when the

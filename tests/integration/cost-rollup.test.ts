@@ -332,7 +332,7 @@ describe("cost rollups on a fixed data set", () => {
   });
 });
 
-// Completed with gaps (issue 18): its own outcome on /costs, still a completed task. A profile of its
+// Completed with gaps: its own outcome on /costs, still a completed task. A profile of its
 // own: G1 completed with gaps (3 steps, $0.01), G2 completed clean (1 step, $0.02), G3 running
 // (2 steps, $0.005) that then completes with gaps in one update (the trigger path), G4 completed
 // whose outcome alone is corrected to completed_with_gaps afterwards (5 steps, $0.001).

@@ -6,7 +6,7 @@ import { databaseUnavailableCode } from "../../server/db/db-errors.ts";
 import { freePort } from "../support/ports.ts";
 import { testPrincipal } from "../support/principals.ts";
 
-// Issue 18, "Clear words": while the database is down the API answers 503 naming it (not 500
+// A database outage said plainly: while the database is down the API answers 503 naming it (not 500
 // "Internal error"), and the log has one line for the cause, not a Prisma stack trace per request.
 // A real Prisma client over a port nothing listens on: the error PostgreSQL's absence gives.
 

@@ -4,7 +4,7 @@ import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { launchUntilApprovalAsked } from "../support/escalation-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// escalation-apply failing for good (issue 8: every end someone can act on): its retries used up on
+// escalation-apply failing for good (every end someone can act on): its retries used up on
 // a decision that cannot be applied (here: the checkpoint it must copy with the handler's fact edits
 // is gone), its onFailure records the failure on the escalation and the run's timeline and leaves
 // the row `decided` — never `applying` — and once the cause is fixed the web app's recovery sweep

@@ -9,7 +9,7 @@ import { inboxCountsFor, listEscalations } from "../../server/db/escalation-quer
 import { applyProfileDocument, createProfile, updateProfile } from "../../server/db/profile-repository.ts";
 import { closeEmailTransports } from "../../server/notify/email.ts";
 
-// Escalation chains that name people (issue 18: "a chain of roles or named users an admin can
+// Escalation chains that name people ("a chain of roles or named users an admin can
 // actually assign"): `user:<display name>` entries are checked at profile save (the user exists and
 // is not deactivated) and routing honours them — the escalation's assignee, the inbox's "waiting on
 // you", the assignee filter and the email recipient. Real PostgreSQL and a local SMTP server.

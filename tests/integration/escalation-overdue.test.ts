@@ -7,7 +7,7 @@ import { openEscalation } from "../../server/db/escalation-repository.ts";
 import { testPrincipal } from "../support/principals.ts";
 import { taskSummaryJson } from "../../scripts/lib/cli-task.ts";
 
-// Issue 18 "Escalations reach a person": overdue is one rule, the same in escalation.list,
+// Overdue is one rule, the same in escalation.list,
 // escalation.get, task.get (what the CLI's status prints) and the nav badge — also after an overdue
 // reminder moved the escalation along the chain and pushed its dueAt forward. Real PostgreSQL.
 
@@ -138,7 +138,7 @@ describe("overdue after a re-escalation", () => {
     expect((await api.task.get({ taskId })).status).toBe("waiting_for_human");
   });
 
-  it("claim and release answer the shapes CONTRACTS.md documents", async () => {
+  it("claim and release answer the shapes docs/CONTRACTS.md documents", async () => {
     const suffix = ulid().toLowerCase();
     const profile = await prisma.agentProfile.create({ data: { name: `esc-shapes-${suffix}`, model: "scripted", tools: [], escalationRole: "handler" } });
     const taskId = `task_${suffix}`;

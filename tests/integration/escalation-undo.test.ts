@@ -185,7 +185,7 @@ describe("escalation undo window", () => {
     await claimEscalation({ input: { escalationId: esc.id, takeOverFrom: winner }, actor: loser, ports: claimPorts });
     expect(await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } })).toMatchObject({ claimedBy: loser });
 
-    // Someone not on it is refused, naming the holder (issue 18); taking it over explicitly decides it,
+    // Someone not on it is refused, naming the holder; taking it over explicitly decides it,
     // and the claim moves with the decision. Afterwards a new claim is refused.
     const blocked = (await decide(esc.id, "dead_end", { deadEndReason: "nothing to find" }, "carl").catch((e: unknown) => e)) as AppError;
     expect(blocked.code).toBe("CONFLICT");

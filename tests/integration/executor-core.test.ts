@@ -147,7 +147,7 @@ for (const checkpointing of [true, false]) {
         expect(body.ctx.fn_id).toBeUndefined();
         expect(calls).toHaveLength(4); // one request per step plus one to finish (transcript agent.jsonl)
         const second = calls[1]!.body as { steps: Record<string, unknown>; ctx: { stack: unknown }; version: number };
-        // sha1("plan") = bed97175…, memoized as {data} (INNGEST-PROTOCOL.md §2.14)
+        // sha1("plan") = bed97175…, memoized as {data} (docs/INNGEST-PROTOCOL.md §2.14)
         expect(second.steps).toEqual({ bed97175b06e68eb7ff5722897aa86b8ea75c8ef: { data: { plan: "plan for r-1" } } });
         expect(second.ctx.stack).toEqual({ stack: ["bed97175b06e68eb7ff5722897aa86b8ea75c8ef"], current: 1 });
         expect(second.version).toBe(2);

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitForRunStatus, type TestApp } from "../support/executor-harness.ts";
 
-// step.invoke against real inngest@4.24.0 functions (the InvokeFunction opcode as recorded in
-// ../shared/data/inngest-4.24.0-transcripts/sender.*): the target starts with the data (plus the
+// step.invoke against real inngest@4.24.0 functions (the InvokeFunction opcode as the SDK sends
+// it, docs/INNGEST-PROTOCOL.md §2.12): the target starts with the data (plus the
 // `_inngest` correlation object), the step resolves with its output or its error, and a timeout
 // ends the wait with an error. Checkpoint and classic protocol.
 for (const checkpointing of [true, false]) {

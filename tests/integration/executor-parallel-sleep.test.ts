@@ -15,7 +15,7 @@ import {
 
 // Parallel steps with a sleep in the group (`Promise.all([step.run, step.sleep])`), in dev and
 // signed mode, with real inngest@4.24.0 functions. The request sequence must be the dev server's
-// (INNGEST-PROTOCOL.md §2.7; Go executor: every op of a multi-op response goes into the run's
+// (docs/INNGEST-PROTOCOL.md §2.7; Go executor: every op of a multi-op response goes into the run's
 // pending set — `SavePending(groups.IDs())` — and only the save that empties it, a planned step's
 // result or the sleep's wake, enqueues the next discovery):
 //   1. discovery → 206 [StepPlanned <run>…, Sleep <sleep>]

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { apiAuth, runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitFor, type TestApp } from "../support/executor-harness.ts";
 
-// The dev server's read API (INNGEST-PROTOCOL.md Appendix) against real inngest@4.24.0 functions,
+// The dev server's read API (docs/INNGEST-PROTOCOL.md Appendix) against real inngest@4.24.0 functions,
 // in signed mode (the signing key as bearer; dev mode needs none, executor-dev.test.ts): the query
 // texts G1–G3 clients send, with the exact response shapes, executed by the graphql package.
 const G1 = `query GetRun($runId: String!) { run(runID: $runId) { status trace(preview: true) { status outputID } } }`;

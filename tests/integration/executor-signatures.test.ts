@@ -5,7 +5,7 @@ import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { freePort } from "../support/ports.ts";
 import { Counter, runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitForRunStatus, type TestApp } from "../support/executor-harness.ts";
 
-// Response signatures (INNGEST-PROTOCOL.md §2.4, §2.9): in signed mode the SDK signs every response
+// Response signatures (docs/INNGEST-PROTOCOL.md §2.4, §2.9): in signed mode the SDK signs every response
 // to a signed request (`X-Inngest-Signature: t=…&s=HMAC(body + t)`) and the executor refuses one
 // that is unsigned or does not match its body — a failed attempt (retried), the run failed with
 // InvalidResponseSignature after the last, nothing of the refused body applied. Dev mode checks

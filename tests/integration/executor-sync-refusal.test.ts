@@ -6,7 +6,7 @@ import { runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, 
 
 // Every function option of inngest@4.24.0 the embedded executor does not implement is refused when
 // the app syncs — in band and out of band, all or nothing, with an error naming the option — never
-// accepted and then ignored or failed at run time (INNGEST-PROTOCOL.md §7.1 item 1). Real SDK
+// accepted and then ignored or failed at run time (docs/INNGEST-PROTOCOL.md §7.1 item 1). Real SDK
 // functions, so the config is exactly what the SDK registers.
 describe("sync refuses options the executor does not implement", () => {
   let executor: ExecutorHandle;

@@ -4,7 +4,7 @@ import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts
 import { pingDatabase } from "../../server/db/health-queries.ts";
 
 // A database that accepts connections and never answers (stopped with SIGSTOP, a hung disk): the
-// health check must still answer, "down", instead of waiting with it (newcomer pass, issue 18).
+// health check must still answer, "down", instead of waiting with it.
 
 let server: Server;
 let db: PrismaClient;

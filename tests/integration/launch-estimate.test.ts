@@ -11,7 +11,7 @@ import { launchTask, launchTaskInputSchema, type LaunchTaskInput } from "../../s
 import { launchTools } from "../../server/tools/launch-tools.ts";
 import { testPrincipal } from "../support/principals.ts";
 
-// task.estimateLaunch against the test database (issue 18: "a launch shows what similar tasks cost
+// task.estimateLaunch against the test database ("a launch shows what similar tasks cost
 // before it starts"): completed tasks of the profile (steps from beginStep, dollars from
 // recordModelCall through the task_cost triggers); a demo scaled per package, a goal as it is; tasks
 // not completed, of another demo kind or another profile do not count.

@@ -17,7 +17,7 @@ import { testPrincipal } from "../support/principals.ts";
 import { prismaAdvanceEvalRunPorts } from "../../server/db/eval-ports.ts";
 import { historyCeilingNote, parseBudgetBasis } from "../../server/domain/budget-from-history.ts";
 
-// Launch templates against the test database (issue 17): a template launches tasks that record its
+// Launch templates against the test database: a template launches tasks that record its
 // id and take its budgets (overrides on top); "Save as template" copies a task's shape; the history
 // of its completed tasks (steps from beginStep, dollars from recordModelCall through the task_cost
 // triggers) gives p50/p90 and the p90 × 1.25 suggestion; /costs groups spend by template.

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 
-// "stdio servers … stopped with Longhaul" (issue 16, Lifecycle): a process that owns MCP clients
+// stdio MCP servers stop with Longhaul: a process that owns MCP clients
 // (tests/integration/mcp-lifecycle-child.ts, over server/tools/mcp/runtime.ts) starts the real
 // memory server from npm (run as `node --import tsx`, so the signal reaches that very process); after SIGTERM, SIGINT or kill -9 of that process, the server's pid is gone.
 

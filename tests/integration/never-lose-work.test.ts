@@ -10,7 +10,7 @@ import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { createTestProfile, launchDemoWithProfile, testResumePorts, waitForRunEnd } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// Issue 18, "Never lose or re-open work by accident", on the real pieces (app process serving the
+// Never lose or re-open work by accident, on the real pieces (app process serving the
 // Inngest functions, executor process, scripted model, PostgreSQL): a cancel takes a checkpoint of
 // the state after the step in flight and Resume redoes none of it; a resume from the latest
 // checkpoint keeps the facts recorded after it even when no cancel checkpoint exists; a fork is a

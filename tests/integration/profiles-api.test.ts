@@ -15,7 +15,7 @@ import { launchTools } from "../../server/tools/launch-tools.ts";
 import { freePort } from "../support/ports.ts";
 import { testPrincipal } from "../support/principals.ts";
 
-// Profiles through the real procedures against the test database (issue 16): versions on every
+// Profiles through the real procedures against the test database: versions on every
 // change and none on a no-op, validation naming field and limit with nothing stored, applyDocument
 // idempotent with a dry run, archive refused while a task of the profile is active, audit rows; and
 // "test connection" against a closed port and a tiny local provider that answers 401 / 404 (it IS

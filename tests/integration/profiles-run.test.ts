@@ -10,7 +10,7 @@ import { freePort } from "../support/ports.ts";
 import { testPrincipal } from "../support/principals.ts";
 
 // Versioned profiles on the real pieces (app process serving agent-run, executor process, scripted
-// model server, test PostgreSQL), issue 16:
+// model server, test PostgreSQL):
 // - a scripted profile talks to the scripted model server even with OPENAI_API_KEY and
 //   OPENAI_BASE_URL set in the app's environment (here: a bogus key and a closed port);
 // - a task keeps the profile version it launched with: an edit right after the launch (another

@@ -53,7 +53,7 @@ describe("the demo through the other adapters", () => {
     const prompt = calls.reduce((n, c) => n + c.promptTokens, 0);
     const cached = calls.reduce((n, c) => n + c.cachedTokens, 0);
     const written = calls.reduce((n, c) => n + (c.cacheWriteTokens ?? 0), 0);
-    // Most of each prompt read back (issue 29's goal is three quarters): turns wider than Anthropic's
+    // Most of each prompt read back (the goal is three quarters): turns wider than Anthropic's
     // 20-block lookback and the checkpoint's summary request included (adapters/messages.ts).
     expect(cached / prompt).toBeGreaterThan(0.75);
     expect(written).toBeGreaterThan(0);

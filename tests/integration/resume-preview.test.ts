@@ -7,7 +7,7 @@ import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { createTestProfile, launchDemoWithProfile, testResumePorts, waitForCancelCheckpoint, waitForRunEnd } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// Issue 18: the resume/fork dialog says what is kept and what will be redone before anyone
+// The resume/fork dialog says what is kept and what will be redone before anyone
 // confirms (task.resumePreview). On the real pieces: after a cancel, the latest checkpoint keeps
 // every fact; the first checkpoint keeps only its own, and the facts it names as redone are the
 // ones the resumed run then records again.

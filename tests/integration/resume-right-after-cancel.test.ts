@@ -7,7 +7,7 @@ import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { createTestProfile, launchDemoWithProfile, testResumePorts, waitForRunEnd } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
-// Issue 18, "Cancel keeps what the run established", for the resume that does not wait: pressed
+// A cancel keeps what the run established, also for the resume that does not wait: pressed
 // within the cancel checkpoint's settle window (≤ 10 s after the cancel), before that checkpoint
 // exists. It starts from the older checkpoint plus every fact the cancelled run recorded after it
 // (factsAfterCheckpoint), after the cancelled run's step in flight has finished.

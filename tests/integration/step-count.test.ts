@@ -8,7 +8,7 @@ import { costFiltersSchema } from "../../server/domain/cost-rollup.ts";
 import { BUDGET_STEP_KINDS, isBudgetStepKind } from "../../lib/contracts/step-count.ts";
 import { taskListJson, taskSummaryJson } from "../../scripts/lib/cli-task.ts";
 
-// Issue 18, "one step count everywhere": a completed task of two runs with 4 model and 3 tool steps
+// One step count everywhere: a completed task of two runs with 4 model and 3 tool steps
 // (the budget's 7), 2 checkpoint steps and 1 human step shows 7 budget steps — with 2 checkpoints and
 // 1 human step counted apart — through task.get, task.list, the ceiling, /costs (rollup median and
 // per-task rows) and the CLI's JSON, all counted by the one SQL rule longhaul_budget_step.

@@ -4,7 +4,7 @@ import { taskSummaryJson } from "../../scripts/lib/cli-task.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { getTaskDetailOrThrow, listTasks } from "../../server/db/task-queries.ts";
 
-// Issue 18, "The live header keeps up": a task that ran 60 s, waited 840 s for a human, then ran
+// One duration everywhere: a task that ran 60 s, waited 840 s for a human, then ran
 // 95 s more has a duration of 155 s — in the task list's Duration column and the CLI's `durationMs`
 // as in the run page's header (one formula, lib/contracts/run-clock.ts) — and the wait apart.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { budgetsFromHistory, historyCeilingNote, parseBudgetBasis, suggestBudgets, type BudgetBasis } from "../../server/domain/budget-from-history.ts";
 
-// Task.budgetBasis (issue 17, "a ceiling derived from history says so"): the stored JSON read back,
+// Task.budgetBasis ("a ceiling derived from history says so"): the stored JSON read back,
 // and the sentence a budget escalation adds for a ceiling that came from history.
 
 const basis: BudgetBasis = {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-// `resume` and `cancel` take one task or a batch filter (issue 18, "Many at once"); their usage
+// `resume` and `cancel` take one task or a batch filter (many tasks at once); their usage
 // problems are reported all at once, before any request (the URL below answers nothing).
 const cli = (...args: string[]) =>
   spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], {

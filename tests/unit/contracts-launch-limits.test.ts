@@ -62,7 +62,7 @@ describe("launch limits as the launch form checks them", () => {
   });
 });
 
-describe("parseWholeNumber (issue 18: numeric launch fields take whole numbers only)", () => {
+describe("parseWholeNumber (numeric launch fields take whole numbers only)", () => {
   it.each([
     ["20", 20],
     [" 7 ", 7],

@@ -25,7 +25,7 @@ describe("shared limits", () => {
   });
 });
 
-describe("plausibleId (issue 18: /tasks/<over-long id> answers 404 at once)", () => {
+describe("plausibleId (/tasks/<over-long id> answers 404 at once)", () => {
   it("takes what idField takes and nothing else", () => {
     expect(plausibleId("task_01jx")).toBe(true);
     expect(plausibleId("x".repeat(100))).toBe(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { wasteWords } from "../../lib/contracts/waste.ts";
 
-// Issue 18: a waste label says what happened, and names only what happened.
+// A waste label says what happened, and names only what happened.
 describe("wasteWords", () => {
   const fmt = (n: number) => `$${n.toFixed(2)}`;
   it("names each cause with spend, never 'retries' when nothing was retried", () => {

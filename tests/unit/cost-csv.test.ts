@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { csvNumber, neutraliseFormula, toCsv } from "../../server/domain/cost-rollup.ts";
 
-// Issue 18: CSV exports are data — a cell a spreadsheet would run as a formula is shown as text.
+// CSV exports are data — a cell a spreadsheet would run as a formula is shown as text.
 describe("CSV cells against formula injection", () => {
   it.each([
     ['=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'],

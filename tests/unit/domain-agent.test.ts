@@ -17,6 +17,14 @@ describe("buildInitialMessages", () => {
     expect(user).not.toContain("<guidance>");
   });
 
+  it("renders state and tool results the same whatever key order they arrive in", () => {
+    const a = buildInitialMessages({ systemPrompt: "", goal: "g", workingSet: { b: { y: 1, x: 2 }, a: 1 }, completedSteps: [{ summary: "s", stepId: "t" }] });
+    const b = buildInitialMessages({ systemPrompt: "", goal: "g", workingSet: { a: 1, b: { x: 2, y: 1 } }, completedSteps: [{ stepId: "t", summary: "s" }] });
+    expect(a).toEqual(b);
+    expect(toolResultMessage("c1", { ok: true, output: { z: [{ q: 1, p: NaN }], a: "\ud800" } }).content).toBe('{"a":"\\ud800","z":[{"p":null,"q":1}]}');
+    expect(toolResultMessage("c1", { ok: true, output: { z: 1, a: 2 } })).toEqual(toolResultMessage("c1", { ok: true, output: { a: 2, z: 1 } }));
+  });
+
   it("adds completed steps, open question and guidance when resuming", () => {
     const msgs = buildInitialMessages({
       systemPrompt: "",
@@ -27,7 +35,8 @@ describe("buildInitialMessages", () => {
       guidance: "skip dev dependencies",
     });
     const user = msgs[1]!.content as string;
-    expect(user).toContain('<completed_steps>[{"stepId":"tool-1-0","tool":"send_email","summary":"sent"}]</completed_steps>');
+    // Keys sorted (promptJson): the same text whether the steps came from memory or from jsonb.
+    expect(user).toContain('<completed_steps>[{"stepId":"tool-1-0","summary":"sent","tool":"send_email"}]</completed_steps>');
     expect(user).toContain("<open_question>which package next?</open_question>");
     expect(user).toContain("<guidance>skip dev dependencies</guidance>");
     expect(msgs[0]!.content).not.toBe("");

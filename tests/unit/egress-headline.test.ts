@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { egressHeadline } from "../../server/domain/step-summaries.ts";
 
-// The egress escalation's headline (issue 18, "a short headline with the findings listed once"):
+// The egress escalation's headline ("a short headline with the findings listed once"):
 // the tool and where it would send, never the reasons or findings (the card lists those once).
 
 const breach = (destination: string) => ({

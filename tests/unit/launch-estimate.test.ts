@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { estimateLaunch } from "../../server/domain/launch-estimate.ts";
 
-// The estimate the launch form shows before Launch (issue 18: "a launch shows what similar tasks cost
+// The estimate the launch form shows before Launch ("a launch shows what similar tasks cost
 // before it starts"): a goal from the profile's completed goal tasks, a demo scaled per package.
 
 describe("estimateLaunch", () => {

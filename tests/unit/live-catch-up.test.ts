@@ -2,7 +2,7 @@ import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { afterEach, describe, expect, it } from "vitest";
 import { catchUp } from "../../components/live/catch-up.ts";
 
-// The run page's "No steps yet" for 15 s on a task with 6 steps (issue 18): the step list was read
+// The run page's "No steps yet" for 15 s on a task with 6 steps: the step list was read
 // before the change stream subscribed, and nothing else changed afterwards. catchUp refetches what
 // may predate the stream, and nothing else.
 

@@ -2,7 +2,7 @@ import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { connectLive, HIDDEN_POLL_MS, pollInterval, REOPEN_HIDDEN_MS, type EventSourceLike, type LiveState } from "../../components/live/live-stream.ts";
 
-// Background tabs (issue 18): a run page left in a background tab, opened there, or whose stream was
+// Background tabs: a run page left in a background tab, opened there, or whose stream was
 // cut, converges without anyone clicking or focusing it — cheaply (at most every 30 s while hidden).
 
 /** An EventSource the test drives: `open()`, `fail(closed)` (closed = the browser gave up, an HTTP error), `message()`. */

@@ -136,7 +136,7 @@ describe("resolveProvider", () => {
       keyWithheld: "OPENAI_API_KEY",
     });
   });
-  it("sends a scripted profile to the scripted server whatever OPENAI_* says (issue 16)", () => {
+  it("sends a scripted profile to the scripted server whatever OPENAI_* says", () => {
     const real = config({ OPENAI_API_KEY: "sk-real", OPENAI_BASE_URL: "https://api.openai.com/v1", MODEL_PORT: 4102 });
     expect(resolveProvider({ endpoint: { provider: "scripted", baseUrl: null }, config: real, variables: { OPENAI_API_KEY: "sk-real" } })).toEqual({
       baseUrl: "http://127.0.0.1:4102/v1",

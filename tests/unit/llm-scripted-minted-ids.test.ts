@@ -6,7 +6,7 @@ import { PrefixCache } from "../../server/llm/scripted/prefix-cache.ts";
 import { countCompletionTokens, tokenizePrompt } from "../../server/llm/tokens.ts";
 import type { ChatMessage } from "../../server/llm/types.ts";
 
-// Issue 17: identical work must cost the same offline. The scripted server counts usage with the ids a
+// Identical work must cost the same offline. The scripted server counts usage with the ids a
 // run mints normalised, so two runs that differ only in their random ids get identical usage.
 
 const hex = (n: number) => randomBytes(n).toString("hex").slice(0, n);

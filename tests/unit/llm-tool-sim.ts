@@ -4,7 +4,7 @@ import { decideNextAction } from "../../server/llm/scripted/agent.ts";
 import type { ChatMessage, EffortLevel } from "../../server/llm/types.ts";
 
 /**
- * A tiny in-test stand-in for Longhaul's tool gateway (CONTRACTS.md shapes) over a real directory,
+ * A tiny in-test stand-in for Longhaul's tool gateway (docs/CONTRACTS.md shapes) over a real directory,
  * plus a driver that plays the agent loop against the scripted agent's decision function. Not a test
  * file: imported by tests/unit/llm-*.test.ts.
  */
@@ -138,7 +138,7 @@ export function createToolSimulator({
   return sim;
 }
 
-/** The task message per CONTRACTS.md "Model context". */
+/** The task message per docs/CONTRACTS.md "Model context". */
 export function taskMessages(goal: string, workingSet: Record<string, unknown> = {}, extra = ""): ChatMessage[] {
   return [
     { role: "system", content: "You are a careful agent. Use the tools." },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { specOf, valuesOf } from "../../components/admin/profile-form-values.ts";
 import { mcpAuditGoal, parseMcpAuditGoal } from "../../lib/contracts/demo.ts";
 
-// The names an admin gives MCP servers reach the agent (issue 16): the mcp-audit goal carries the two
+// The names an admin gives MCP servers reach the agent: the mcp-audit goal carries the two
 // server names, and the profile form keeps which servers a profile picks (and their tool subsets).
 
 describe("mcpAuditGoal / parseMcpAuditGoal", () => {

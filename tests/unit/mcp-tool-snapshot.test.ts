@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildToolSnapshot, classifyTool, idempotencyArgumentOf, toolsHash, type DiscoveredTool } from "../../server/domain/mcp-tool-snapshot.ts";
 
-// The tool class table (ARCHITECTURE.md "Your own agent"): annotations, the admin's overrides, and the
+// The tool class table (docs/ARCHITECTURE.md "Words": tool class): annotations, the admin's overrides, and the
 // conservative default for a tool without annotations; and the snapshot a task's runs are offered.
 
 describe("classifyTool", () => {

@@ -4,7 +4,7 @@ import { diffProfileSpecs, profileSnapshotSchema, profileSpecSchema } from "../.
 import { readProfileDocument } from "../../server/db/profile-repository.ts";
 import { builtinToolNames } from "../../server/tools/registry.ts";
 
-// The profile schema (issue 16): defaults, limits named by field, secrets refused, the field diff
+// The profile schema: defaults, limits named by field, secrets refused, the field diff
 // that makes `profiles apply` idempotent, and the document shapes a file may have. Pure.
 
 const messages = (input: unknown) => {
@@ -81,8 +81,8 @@ describe("readProfileDocument", () => {
   });
 });
 
-describe("escalation routing names roles that exist (issue 18)", () => {
-  it("routes escalations to handlers unless the profile says otherwise (issue 18: to roles that decide them)", () => {
+describe("escalation routing names roles that exist", () => {
+  it("routes escalations to handlers unless the profile says otherwise (to roles that decide them)", () => {
     expect(profileSpecSchema.parse({ name: "p", model: "m" }).escalationRole).toBe("handler");
     expect(profileSpecSchema.parse({ name: "p", model: "m", escalationRole: "operator" }).escalationRole).toBe("operator");
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ROLES } from "../../server/auth/roles.ts";
 import { SEED_ESCALATION_ROLE, seedProfiles } from "../../server/db/seed.ts";
 
-// Issue 18, "Escalations reach a person": the seeded profiles route escalations to roles that exist
+// Escalations reach a person: the seeded profiles route escalations to roles that exist
 // (handlers by default), and an overdue one moves on only to a role an admin can give.
 describe("seeded escalation routing", () => {
   it("every role an escalation of a seeded profile can reach is one of ROLES", () => {

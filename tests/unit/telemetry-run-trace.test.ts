@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildRunTrace, flattenTrace, MAX_ATTRIBUTE_CHARS, spanIdOf, traceIdOfRun, type RunTraceData } from "../../server/telemetry/run-trace.ts";
 
-// The pure part of "Traces out" (server/telemetry/run-trace.ts): a run's rows → the span tree.
+// The pure part of trace export (server/telemetry/run-trace.ts): a run's rows → the span tree.
 // The export itself (SDK, OTLP/HTTP, redaction, bookkeeping) is tested in tests/integration/trace-export.test.ts.
 
 const t = (ms: number) => new Date(Date.UTC(2026, 11, 2, 5, 0, 0) + ms);

@@ -14,7 +14,7 @@ export interface ForkPoint {
 /**
  * "Fork from checkpoint #n" beside a step: the same ResumeDialog as the header's Fork… and the
  * Checkpoints tab (what is kept and what will be redone, optional guidance), then a new task
- * branched from that checkpoint, whose page it opens (issue 18). Only for who may act on the task
+ * branched from that checkpoint, whose page it opens. Only for who may act on the task
  * (its operator, an admin); others read why.
  */
 export function ForkButton({ taskId, createdBy, forkFrom }: { taskId: string; createdBy: string; forkFrom: ForkPoint | null }) {

@@ -7,7 +7,7 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /**
- * "Delete template" for the chosen template (issue 17): archives it through `template.archive`
+ * "Delete template" for the chosen template: archives it through `template.archive`
  * (kept for its tasks and /costs, gone from the picker and from launches), then refreshes the list
  * and clears the choice via `onArchived`, after the app's confirmation dialog. Operators only (the
  * procedure says FORBIDDEN otherwise).

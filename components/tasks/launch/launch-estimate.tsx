@@ -7,7 +7,7 @@ import { SimilarTaskFigures } from "../similar-task-figures.tsx";
 import type { LaunchFormState } from "./use-launch-form.ts";
 
 /**
- * What similar tasks cost, shown near the budgets before Launch (issue 18) for a launch that is not
+ * What similar tasks cost, shown near the budgets before Launch for a launch that is not
  * from a template (a template shows its own history): a goal, from the profile's completed goal
  * tasks (median and p90 of dollars and steps); a demo, from the profile's completed tasks of that
  * demo scaled per package to the limit typed (task.estimateLaunch). Says "no history yet" when

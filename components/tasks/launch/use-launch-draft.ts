@@ -44,7 +44,7 @@ export function readLaunchDraft(raw: string | null): LaunchDraft | null {
 }
 
 /**
- * Keeps the launch form's fields in sessionStorage (issue 18: "Back keeps the form"; a session that
+ * Keeps the launch form's fields in sessionStorage ("Back keeps the form"; a session that
  * ended keeps it too — sign in, come back, it is there). `restore` is called once after mount with
  * the stored draft (not during render: the server renders an empty form); `draft` is saved on every
  * change once restored; `clear()` after a successful launch. Off (`enabled` false) when the form

@@ -1,5 +1,5 @@
 /**
- * The live header's figures, as pure functions over the task (issue 18, "The live header keeps up"):
+ * The live header's figures, as pure functions over the task ("The live header keeps up"):
  * "now" never before what the server has already recorded (clock skew between server and browser),
  * and the cost's parts adding up to its total. Active time and time waiting for a human are
  * lib/contracts/run-clock.ts runClock; the words for a wait's timeout are

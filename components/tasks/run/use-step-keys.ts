@@ -11,7 +11,8 @@ export function isTypingOrModified(e: KeyboardEvent): boolean {
 
 /**
  * j / k move through `keys` (the visible steps) from `selectedKey`: from no selection (or one the
- * filter hides) both open the first. Ignored while typing and with a modifier (UI.md §4).
+ * filter hides) both open the first. Ignored while typing and with a modifier, so
+ * it never steals a key from a field or a browser shortcut.
  */
 export function useStepKeys(keys: readonly string[], selectedKey: string | null, onSelect: (key: string) => void) {
   useEffect(() => {

@@ -33,7 +33,7 @@ export const accountRouter = createTRPCRouter({
   /**
    * The caller as `me` gives it, or null when signed out — answered 200 either way (no sign-in
    * needed), so the app's pages can ask who is signed in without a 401 in the browser's console on a
-   * signed-out visit (issue 18: "no console errors on a normal visit"). `me` keeps its 401 for programs.
+   * signed-out visit ("no console errors on a normal visit"). `me` keeps its 401 for programs.
    */
   session: sessionProcedure.query(({ ctx }) => (ctx.principal ? meOf(ctx.principal) : null)),
   tokens: signedInProcedure.query(({ ctx }) => listOwnTokens({ prisma: ctx.prisma, userId: ctx.principal.userId })),

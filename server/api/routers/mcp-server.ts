@@ -51,7 +51,7 @@ function livePid(pid: number | null): number | null {
 const nameInput = inputObject({ name: z.string("name: required").regex(MCP_SERVER_NAME, "name: must be a registered MCP server's name") });
 
 /**
- * Registered MCP servers (issue 16): admin only; every mutation is audited by the procedure
+ * Registered MCP servers: admin only; every mutation is audited by the procedure
  * middleware. The spec is validated by lib/contracts/mcp.ts `mcpServerSpecSchema` in the repository
  * (errors name the field); secrets are never accepted, only the names of variables that hold them.
  */

@@ -177,7 +177,7 @@ export const taskRouter = createTRPCRouter({
     .output(executorViewOutput)
     .query(({ ctx, input }) => getExecutorView({ prisma: ctx.prisma, runId: input.runId })),
   /**
-   * What similar completed tasks cost, shown on the launch form before Launch (issue 18): for a goal,
+   * What similar completed tasks cost, shown on the launch form before Launch: for a goal,
    * the profile's completed goal tasks; for a demo, its completed tasks of that kind scaled per package
    * to `demo.limit` (readLaunchEstimate).
    */

@@ -1,4 +1,4 @@
--- Live updates (ARCHITECTURE.md "Live updates"): every write to the run-state tables notifies
+-- Live updates (pages follow a run without polling): every write to the run-state tables notifies
 -- channel `longhaul_changes` with {t: table, taskId}, which the web app LISTENs to and pushes over SSE.
 -- Applied after the migrations on every migrate (idempotent), by server/db/migrations.ts: the wasm
 -- schema engine splits migration scripts at every semicolon, which breaks a PL/pgSQL body.

@@ -1,4 +1,4 @@
--- Versioned agent profiles (issue 16, "Each task keeps the profile version it launched with"). Every
+-- Versioned agent profiles ("Each task keeps the profile version it launched with"). Every
 -- write to agent_profile that changes its content bumps agent_profile.version and writes one immutable
 -- agent_profile_version row holding the profile's columns as JSON (the snapshot); a write that changes
 -- nothing (the same profile applied twice, archiving, a touch of updatedAt) makes no version. A task

@@ -1,4 +1,4 @@
--- Per-task cost summary (issue 9, "Fast at a manager's scale"): the table task_cost holds one row per
+-- Per-task cost summary ("Fast at a manager's scale"): the table task_cost holds one row per
 -- task with its spend split by cause, tokens, steps (the budget's, and checkpoint and human steps
 -- apart), runs and escalations, maintained here by row
 -- triggers on every write path (model_call insert and cause corrections, step and run inserts, run
@@ -8,7 +8,7 @@
 -- Money: USD, numeric. Causes (server/domain/cost-causes.ts): productive · retry · replay ·
 -- checkpoint · compaction · discarded · restart.
 
--- The one definition of a budget step (issue 18, "one step count everywhere"): a step counts against
+-- The one definition of a budget step ("one step count everywhere"): a step counts against
 -- the task's step budget when it is a model step or a tool step. Checkpoint and human (escalation
 -- decision) steps are counted apart. Used by task_cost.steps (and so /costs), the ceiling
 -- (server/db/run-repository.ts taskUsage), task.get and task.list (server/db/step-counts.ts);
@@ -242,7 +242,7 @@ $$ LANGUAGE plpgsql;
 -- /costs sums a few thousand rollup rows and never reads task, task_cost or model_call per task.
 
 -- Outcome of a task for /costs (server/domain/cost-rollup.ts outcomeOf): from Task.status and, for a
--- completed task, Task.outcome (completed_with_gaps: its own outcome, issue 18). The one-argument
+-- completed task, Task.outcome (completed_with_gaps: its own outcome). The one-argument
 -- form of before is dropped so that no caller keys a task by its status alone.
 DROP FUNCTION IF EXISTS longhaul_cost_outcome(text);
 CREATE OR REPLACE FUNCTION longhaul_cost_outcome(status text, task_outcome text) RETURNS text AS $$
@@ -420,7 +420,7 @@ END
 $$ LANGUAGE plpgsql;
 
 -- First apply on a database that has tasks but no summaries or no rollup yet: build them once. And
--- once after the outcome key learned completed_with_gaps (issue 18): rollup rows written before
+-- once after the outcome key learned completed_with_gaps: rollup rows written before
 -- it counted such tasks under 'completed', so while a completed-with-gaps task exists and no rollup
 -- row has that outcome, the rollup is rebuilt (the triggers would otherwise take a task out of a
 -- row it was never added to).

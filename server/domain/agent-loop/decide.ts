@@ -160,7 +160,7 @@ function atCall(s: LoopState): LoopDecision {
 function afterRiskyCheckpoint(s: LoopState): LoopDecision {
   const tp = s.turnProgress!;
   const inspected = tp.calls[tp.k]!;
-  // An egress call is judged by the egress gate whatever requireApproval says (ARCHITECTURE.md "Identity");
+  // An egress call is judged by the egress gate whatever requireApproval says (docs/ARCHITECTURE.md "What leaves the organisation");
   // an open-world MCP tool is an egress call without being risky (server/tools/mcp/mcp-tools.ts).
   if (inspected.valid && ((inspected.risky && s.config.requireApproval) || inspected.egress) && inspected.fingerprint) {
     return act(s, {

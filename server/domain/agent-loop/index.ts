@@ -1,5 +1,5 @@
 /**
- * The agent loop as a pure state machine (issue 8, "The loop, redesigned").
+ * The agent loop as a pure state machine, so every decision is table-tested without an engine.
  *
  * The Inngest function (server/inngest/functions/agent-run.ts) is wiring only:
  *

@@ -49,7 +49,7 @@ interface ApplyState {
 /** An opcode handler: undefined = go on with the next op; a string = the request is over, with this outcome. */
 type OpHandler = (s: ApplyState, op: Op, name: string) => Promise<string | undefined>;
 
-/** The opcodes the executor implements (INNGEST-PROTOCOL.md §2.5; Go `executor.go:3871-3940`). Anything else fails the run. */
+/** The opcodes the executor implements (docs/INNGEST-PROTOCOL.md §2.5; Go `executor.go:3871-3940`). Anything else fails the run. */
 const OP_HANDLERS: Record<string, OpHandler> = {
   StepRun: async (s, op, name) => {
     s.savedSteps += (await saveStep(s.tx, s.run, op.id, { data: op.data === undefined ? null : op.data }, name)) ? 1 : 0;
@@ -118,7 +118,7 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     return undefined;
   },
   InvokeFunction: async (s, op, name) => {
-    // step.invoke (INNGEST-PROTOCOL.md §7.1 item 12): start the target with the data, wait for its
+    // step.invoke (docs/INNGEST-PROTOCOL.md §7.1 item 12): start the target with the data, wait for its
     // inngest/function.finished (a pause of kind "invoke"), resolve with its output or error, or
     // with an InngestInvokeTimeoutError at opts.timeout.
     const targetId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
@@ -268,7 +268,7 @@ async function runCompleteFast(
 }
 
 /**
- * Applies one SDK response (INNGEST-PROTOCOL.md §2.4–2.5, §2.7–2.8) in **one transaction**: step
+ * Applies one SDK response (docs/INNGEST-PROTOCOL.md §2.4–2.5, §2.7–2.8) in **one transaction**: step
  * results are memoized (never overwritten) together with the follow-up queue item, the request item
  * is deleted or rescheduled, and the run state updated. A lost lease aborts without writing.
  * `status` 0 stands for "no usable response" (a request timeout, or a response refused for its

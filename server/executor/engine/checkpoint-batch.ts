@@ -24,7 +24,7 @@ interface Waiting {
  * Group commit of async checkpoints across runs: the checkpoints that arrive while one batch
  * statement is in flight are written together by the next, in **one statement and one commit**
  * ({@link CHECKPOINT_BATCH}), and each caller hears its own outcome only after that commit — so a
- * step is still durable before its 200 (INNGEST-PROTOCOL.md §2.13), and a lone checkpoint does not
+ * step is still durable before its 200 (docs/INNGEST-PROTOCOL.md §2.13), and a lone checkpoint does not
  * wait (nothing in flight → it is written at once). With 16 runs checkpointing at once this turns
  * 16 statements, round trips and WAL flushes into a few. Postgres's own group commit only merges
  * the flushes; this also merges the statements and the driver's work.

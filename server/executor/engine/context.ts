@@ -58,7 +58,7 @@ export interface RunRow {
   nextSeq: number;
 }
 
-/** An opcode as returned by the SDK in a 206 (INNGEST-PROTOCOL.md §2.5). */
+/** An opcode as returned by the SDK in a 206 (docs/INNGEST-PROTOCOL.md §2.5). */
 export interface Op {
   id: string;
   op: string;
@@ -80,7 +80,7 @@ export const DEFAULT_CANCEL_MS = 365 * 86_400_000;
 export const DEFAULT_WAIT_MS = 7 * 86_400_000;
 /** Interactive transaction limits (Prisma's default 5 s is too tight under load). */
 export const TX = { timeout: 60_000, maxWait: 30_000 };
-/** Maximum steps per run (Go `DefaultMaxStepLimit`, INNGEST-PROTOCOL.md §7.1 item 14). Cut longer runs into segments. */
+/** Maximum steps per run (Go `DefaultMaxStepLimit`, docs/INNGEST-PROTOCOL.md §7.1 item 14). Cut longer runs into segments. */
 export const MAX_STEPS_PER_RUN = 1000;
 /** Maximum serialised size of one step output (4 MB, Go `consts.go:23-48`). */
 export const MAX_STEP_OUTPUT_BYTES = 4 * 1024 * 1024;

@@ -148,7 +148,7 @@ export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: Executo
 }
 
 /**
- * (a) cancel pauses, (b) wait pauses, (c) triggers — INNGEST-PROTOCOL.md §7.1 item 2. With a batch
+ * (a) cancel pauses, (b) wait pauses, (c) triggers — docs/INNGEST-PROTOCOL.md §7.1 item 2. With a batch
  * `cache`, lookups are shared and runs without an idempotency key are planned for {@link flushRuns}.
  */
 async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayload, cache?: BatchCache): Promise<void> {

@@ -13,7 +13,7 @@ export { MAX_STEP_OUTPUT_BYTES, MAX_STEPS_PER_RUN } from "./context.ts";
  * The executor engine: event ingestion, run state, the durable leased queue and the HTTP driver
  * that speaks the Inngest protocol to an app's `serve()` endpoint. All state lives in PostgreSQL
  * (`executor_*` tables); the process holds only leases, so a `kill -9` loses nothing: leases expire
- * after `leaseMs` and the items are picked up again (INNGEST-PROTOCOL.md §7.1 items 2–11).
+ * after `leaseMs` and the items are picked up again (docs/INNGEST-PROTOCOL.md §7.1 items 2–11).
  *
  * This class only composes the parts (engine/*.ts): events.ts (ingest), runs.ts (run lifecycle),
  * async-checkpoint.ts, queue.ts and leases.ts (queue and leases), request.ts and

@@ -177,7 +177,7 @@ async function callLimited(ctx: EngineContext, item: QueueItem, run: CallRun, fn
   }
   clearTimeout(timeout);
   state.controllers.delete(controller);
-  // Signed mode: the SDK signs every response to a signed request (INNGEST-PROTOCOL.md §2.4, §2.9);
+  // Signed mode: the SDK signs every response to a signed request (docs/INNGEST-PROTOCOL.md §2.4, §2.9);
   // an unsigned or forged one is not applied — it counts as a failed attempt (retried with backoff,
   // the run failed after the last). The 401 the SDK answers to a request it could not verify is
   // unsigned by design and handled as such (applyResponse: run failed, check INNGEST_SIGNING_KEY).

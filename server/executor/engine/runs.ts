@@ -182,7 +182,7 @@ export async function completeRun(ctx: EngineContext, tx: Tx, runId: string, out
 /**
  * Marks the run failed and emits `inngest/function.failed` (event id = run id, data
  * `{function_id, run_id, error, event, events}`) and `inngest/function.finished`
- * (INNGEST-PROTOCOL.md §2.8 onFailure; Go `finalize.go:555-620`).
+ * (docs/INNGEST-PROTOCOL.md §2.8 onFailure; Go `finalize.go:555-620`).
  */
 export async function failRun(ctx: EngineContext, tx: Tx, runId: string, error: unknown): Promise<void> {
   const err = normalizeError(error);

@@ -39,7 +39,7 @@ import { inngest } from "../client.ts";
 import { withInngestRetries } from "../errors.ts";
 import { escalationApplied, runCancelled, runContinued, runStarted } from "../events.ts";
 
-/** Retries per step (Inngest semantics: attempts = retries + 1, INNGEST-PROTOCOL.md §2.2). */
+/** Retries per step (Inngest semantics: attempts = retries + 1, docs/INNGEST-PROTOCOL.md §2.2). */
 export const AGENT_STEP_RETRIES = 4;
 
 /** The last wait round of an escalated run (defined with the wait's policy, server/domain/escalation-wait.ts). */
@@ -83,7 +83,7 @@ export function failureMessage(error: Pick<Error, "name" | "message"> | undefine
  * the checkpoint ("continue-as-new"), so no Inngest run replays an unbounded history. Everything with
  * a side effect happens inside a step; the code between steps is pure and rebuilds the transcript
  * from memoized results, because Inngest replays the function from the top on every request
- * (ARCHITECTURE.md, "An agent run"; INNGEST-PROTOCOL.md §7.2).
+ * (docs/ARCHITECTURE.md, "How a run works"; docs/INNGEST-PROTOCOL.md §7.2).
  */
 export const agentRun = inngest.createFunction(
   {
@@ -94,7 +94,7 @@ export const agentRun = inngest.createFunction(
     cancelOn: [{ event: runCancelled, match: "data.runId" }],
     // The run's function failed for good — the executor refused its state (a step output over its
     // 4 MiB limit, too many steps, the app unreachable) or the handler threw after its retries: the
-    // executor sends `inngest/function.failed` (INNGEST-PROTOCOL.md §2.8) and the run and task end
+    // executor sends `inngest/function.failed` (docs/INNGEST-PROTOCOL.md §2.8) and the run and task end
     // `failed` with the error naming the limit. Compare-and-swap writes: a run the loop already ended
     // (its own `fail`/`finish`/`escalate`) is left as it is, so nothing is handled twice.
     onFailure: async ({ event, error, step }) => {

@@ -16,7 +16,7 @@ export const WATCH_ROUNDS = 200;
 export const WATCH_POLL = "5s";
 
 /**
- * `batch-item`: applies a batch operation (resume or cancel many, issue 18) to one task
+ * `batch-item`: applies a batch operation (resume or cancel many) to one task
  * (`longhaul/batch.item.requested`). The cap is the executor's, not a loop in a request: the
  * function's concurrency limit of 1 runs one of its steps at a time, and a resume starts only while
  * fewer than LONGHAUL_BATCH_CONCURRENCY runs started by batches are running (counted in the

@@ -279,7 +279,7 @@ function judge(ctx: AgentContext, messages: readonly ChatMessage[]): AgentAction
   return { content: "PASS: the task completed and every item is accounted for", toolCalls: [] };
 }
 
-/** Behaviours by model name (ARCHITECTURE.md: the scenario is chosen by the model name). */
+/** Behaviours by model name (docs/ARCHITECTURE.md "Processes": a profile chooses the scripted behaviour by model name). */
 export const SCRIPTED_MODELS: Readonly<Record<string, ScriptedBehaviour>> = {
   scripted: decideCompetent,
   "scripted-loop": loop,

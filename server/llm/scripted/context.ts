@@ -213,7 +213,7 @@ export interface ListedEntry {
   type: string;
 }
 
-/** The `list_files` pages of `path` seen so far (CONTRACTS.md: `{entries, nextOffset}`). */
+/** The `list_files` pages of `path` seen so far (docs/CONTRACTS.md: `{entries, nextOffset}`). */
 export function listing(calls: readonly PastCall[], path: string): Paged<ListedEntry> {
   return pages(calls, "list_files", path, (result) =>
     Array.isArray(result.entries)
@@ -226,7 +226,7 @@ export function listing(calls: readonly PastCall[], path: string): Paged<ListedE
   );
 }
 
-/** The `read_file` pages of `path` seen so far, their contents in order (CONTRACTS.md: `{content, offset, nextOffset}`). */
+/** The `read_file` pages of `path` seen so far, their contents in order (docs/CONTRACTS.md: `{content, offset, nextOffset}`). */
 export function reading(calls: readonly PastCall[], path: string): Paged<string> & { content: string } {
   const paged = pages(calls, "read_file", path, (result) => [typeof result.content === "string" ? result.content : ""]);
   return { ...paged, content: paged.items.join("") };

@@ -4,7 +4,7 @@ import { auditSummary, isCopyleft, licenseCounts, licensesCsv, packageLicenseFro
 
 /**
  * The competent agent's plan for the demo goal "Audit the licenses of the first N packages in
- * node_modules …, email the summary to <address>" (CONTRACTS.md). A pure function of the context:
+ * node_modules …, email the summary to <address>" (docs/CONTRACTS.md). A pure function of the context:
  * everything it knows comes from the working set and the tool results in the request, so it picks up
  * where a checkpoint left off. Fact keys it writes: `audit:scopes` and `audit:scope:<@scope>` (what
  * the listings found), `audit:packages` (the selected names, in order),
@@ -38,7 +38,7 @@ function isDirLike(entry: { name: string; type: string }): boolean {
   return (entry.type === "dir" || entry.type === "symlink") && !entry.name.startsWith(".");
 }
 
-/** Code-point order (not UTF-16 code units, which is what `<` compares): the order CONTRACTS.md sorts names in. */
+/** Code-point order (not UTF-16 code units, which is what `<` compares): the order docs/CONTRACTS.md sorts names in. */
 export function compareCodePoints(a: string, b: string): number {
   const x = a[Symbol.iterator]();
   const y = b[Symbol.iterator]();

@@ -3,7 +3,7 @@ import type { AgentAction, AgentContext, PastCall } from "./context.ts";
 import { decideNoProcedure } from "./no-procedure.ts";
 
 /**
- * `scripted-mcp-audit`: the offline MCP demo's agent (issue 16). It works only through MCP tools of
+ * `scripted-mcp-audit`: the offline MCP demo's agent. It works only through MCP tools of
  * two real servers from npm, named by the goal's convention (lib/contracts/demo.ts):
  * `files` (@modelcontextprotocol/server-filesystem, read-only tools) and `memory`
  * (@modelcontextprotocol/server-memory, `create_entities` is a side effect).

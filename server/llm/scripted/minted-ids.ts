@@ -11,7 +11,7 @@ const MINTED_ID = /(?<![A-Za-z0-9_])(?:[a-z][a-z0-9]{0,23}_[0-9a-hjkmnp-tv-z]{26
 
 /**
  * Counts per-run identifiers as fixed-width placeholders, so the scripted server's token usage (and
- * with it the emulated prefix cache) depends only on the work (issue 17: identical work must cost
+ * with it the emulated prefix cache) depends only on the work (identical work must cost
  * the same offline).
  *
  * Why, against a real provider: OpenAI counts and caches the real tokens, and two random ids of the

@@ -19,7 +19,7 @@ export class PrefixCache {
    * Cached tokens for `tokens` against earlier prompts of the same `scope`; then remembers `tokens`
    * for later ones. `scope` is the request's `prompt_cache_key` (OpenAI routes requests with the same
    * key and prefix to the same cache), "" without one: with a key per run, identical runs get
-   * identical cache hits whatever ran before or beside them (issue 17: identical work costs the same).
+   * identical cache hits whatever ran before or beside them (identical work costs the same).
    */
   lookupAndStore(tokens: readonly number[], scope = ""): number {
     const hashes: string[] = [];

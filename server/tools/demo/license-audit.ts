@@ -7,7 +7,7 @@ import { compareCodePoints } from "../workspace.ts";
 export const DEMO_DEFAULT_LIMIT = 50;
 
 /**
- * The demo goal (CONTRACTS.md "Model context"), verbatim:
+ * The demo goal (docs/CONTRACTS.md "Model context"), verbatim:
  * "Audit the licenses of the first N packages in node_modules: record name, version and license of
  * each as facts, write licenses.csv (name,version,license,copyleft), email the summary to <address>,
  * then finish." With `postUrl`, the summary is also POSTed as JSON ("…, email the summary to

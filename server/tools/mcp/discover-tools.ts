@@ -15,14 +15,14 @@ import {
 } from "../../domain/mcp-tool-snapshot.ts";
 
 /**
- * Discovery at launch (issue 16, "the tool list is part of the run's state"): start (or reuse) each
+ * Discovery at launch ("the tool list is part of the run's state"): start (or reuse) each
  * MCP server a profile selects, list its tools, record its health, and build the snapshot the task
  * keeps in `Task.mcpTools` for all its runs.
  */
 
 /**
  * The MCP selection of a profile's `mcpServers` column (lib/contracts/mcp.ts `mcpSelectionsSchema`),
- * parsed again as read back (STYLE.md: zod on Prisma JSON). @throws AppError BAD_INPUT naming the field.
+ * parsed again as read back (JSON read from the database is never trusted to have its shape). @throws AppError BAD_INPUT naming the field.
  */
 export function parseProfileMcpSelections(value: unknown, profileName: string): McpSelection[] {
   const parsed = mcpSelectionsSchema.safeParse(value ?? []);
