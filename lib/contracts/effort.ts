@@ -37,8 +37,13 @@ export function effortRank(level: EffortLevel): number {
 export const EFFORT_SITUATIONS = ["after_human", "after_failure", "planning", "side_effect", "checkpoint", "mechanical"] as const;
 export type EffortSituation = (typeof EFFORT_SITUATIONS)[number];
 
-/** The rule recorded on a step: the situation that chose its level, or `default` when none held. */
-export type EffortRule = EffortSituation | "default";
+/**
+ * The rule recorded on a step (Step.effortRule): the situation that chose its level, or `default`
+ * when none held. Step.effortLevel and Step.effortRule have CHECK constraints equal to
+ * {@link EFFORT_LEVELS} and this list (migration status_checks).
+ */
+export const EFFORT_RULES = [...EFFORT_SITUATIONS, "default"] as const;
+export type EffortRule = (typeof EFFORT_RULES)[number];
 
 /** The recommended rules (a policy that names no `rules` gets these): high where a mistake is costly, low for mechanical turns. */
 export const RECOMMENDED_EFFORT_RULES: Readonly<Record<EffortSituation, EffortLevel>> = {

@@ -16,3 +16,15 @@ export const JUDGE_UNAVAILABLE = "judge_unavailable";
  * of the judge says nothing about the agent), and counted apart.
  */
 export const NOT_JUDGED_RULE = "cells whose judge could not answer are not judged: left out of the pass rate and pass^k, and counted apart";
+
+/** EvalRun.status. Each eval array here is also a CHECK constraint on its column (migration status_checks). */
+export const EVAL_RUN_STATUSES = ["running", "completed", "cancelled"] as const;
+export type EvalRunStatus = (typeof EVAL_RUN_STATUSES)[number];
+
+/** EvalCell.status: `pending` → `running` (its task launched) → `passed`, `failed` or `cancelled`. */
+export const EVAL_CELL_STATUSES = ["pending", "running", "passed", "failed", "cancelled"] as const;
+export type EvalCellStatus = (typeof EVAL_CELL_STATUSES)[number];
+
+/** EvalRun.onEscalation: `fail` cancels a cell's task that escalates (a failure of the escalation's class), `wait` waits for a human. */
+export const EVAL_ON_ESCALATION = ["fail", "wait"] as const;
+export type EvalOnEscalation = (typeof EVAL_ON_ESCALATION)[number];

@@ -1,4 +1,6 @@
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { CheckpointReason } from "../domain/checkpoint.ts";
+import type { AlertSeverity } from "../domain/detectors.ts";
 import type { CostCause } from "../domain/cost-causes.ts";
 import type { ChatCompletionRequest, ChatCompletionResult, ProfileEndpoint } from "../llm/provider.ts";
 import type { ExtraTools, ToolCallResult, ToolDefinition } from "../tools/registry.ts";
@@ -7,6 +9,8 @@ import type { LoopEgress, LoopVerdict } from "../domain/agent-loop/index.ts";
 import type { DecisionView } from "../domain/escalation-wait.ts";
 import type { ApplyOutcome } from "../domain/apply-escalation-decision.ts";
 import type { EffortChoice } from "../../lib/contracts/effort.ts";
+import type { ModelCallStatus, RunEndReason } from "../../lib/contracts/status.ts";
+import type { EscalationReason } from "../../lib/contracts/escalation.ts";
 
 /**
  * The small ports the agent's step bodies (model-step, tool-step, checkpoint-step, auto-resume,
@@ -31,7 +35,7 @@ export interface ModelCallRecord {
   reasoningTokens?: number;
   /** The provider reported no usage: the tokens were counted with the tokenizer (flagged wherever shown). */
   estimated?: boolean;
-  status: "ok" | "error";
+  status: ModelCallStatus;
   httpStatus: number | null;
   billed: boolean;
   cause: CostCause;
@@ -103,11 +107,22 @@ export interface ToolPorts {
   }): Promise<ToolCallResult>;
 }
 
+/** An alert on the timeline: the step that raised it, its kind and severity, and what was seen (Alert.evidence, an object). */
+export interface AlertRecord {
+  taskId: string;
+  runId: string;
+  stepId: string;
+  kind: string;
+  severity: AlertSeverity;
+  message: string;
+  evidence: Record<string, unknown>;
+}
+
 /** One structured checkpoint as the checkpoint step writes it (server/db/checkpoint-repository.ts saveCheckpoint stores it). */
 export interface CheckpointData {
   taskId: string;
   runId: string;
-  reason: string;
+  reason: CheckpointReason;
   afterStepId: string;
   nextTurn: number;
   nextIndex: number;
@@ -127,7 +142,7 @@ export interface CheckpointPorts {
   /** This run's facts (latest value per key); with `afterCheckpointId`, only those recorded after that checkpoint was taken. */
   runFacts(runId: string, afterCheckpointId?: string | null): Promise<WorkingSet>;
   saveCheckpoint(data: CheckpointData): Promise<{ id: string; seq: number }>;
-  recordAlert(input: { taskId: string; runId: string; stepId: string; kind: string; severity: string; message: string; evidence: unknown }): Promise<void>;
+  recordAlert(input: AlertRecord): Promise<void>;
 }
 
 /** Automatic resume after a transient failure. */
@@ -144,7 +159,7 @@ export interface RunEnd {
   runId: string;
   runStatus: "completed" | "dead_end" | "failed" | "escalated";
   taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
-  endReason?: string;
+  endReason?: RunEndReason;
   result?: unknown;
   /** Task.outcome of a completed task: `completed`, or `completed_with_gaps` when result.gaps is not empty. */
   outcome?: "completed" | "completed_with_gaps";
@@ -176,11 +191,11 @@ export interface RunPorts<Start = unknown> {
     taskId: string;
     runId: string;
     stepId: string;
-    reason: string;
+    reason: EscalationReason;
     message: string;
-    evidence: unknown;
+    evidence: Record<string, unknown>;
     checkpointId: string | null;
-    endReason: string | null;
+    endReason: RunEndReason | null;
     fingerprint?: string | null;
   }): Promise<{ escalationId: string }>;
   /** Tells the escalation's handlers (webhook, email): round 0 at opening, k ≥ 1 for the k-th overdue reminder. Returns what was sent (small JSON). */

@@ -1,5 +1,6 @@
 import { ulid } from "ulid";
 import type { ApplyDecisionPorts, ApplyDecisionTx, BudgetIncrease, DecisionApplyPorts, RecoverDecisionsPorts } from "../domain/apply-escalation-decision.ts";
+import type { CheckpointReason } from "../domain/checkpoint.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
@@ -36,7 +37,7 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
           ...cp,
           id,
           seq: (last?.seq ?? 0) + 1,
-          reason: "human_edit",
+          reason: "human_edit" satisfies CheckpointReason,
           afterStepId,
           workingSet: { ...(cp.workingSet as Record<string, unknown>), ...edits } as Prisma.InputJsonValue,
           completedSteps: cp.completedSteps as Prisma.InputJsonValue,

@@ -10,7 +10,9 @@ import { normaliseMcpServerSpec, setMcpToolOverride, upsertMcpServer } from "./m
  * it — until an admin detaches one on purpose; applying the file again manages it as code again.
  */
 
-export type CodeManagedKind = "profile" | "mcpServer";
+/** CodeManaged.kind: what a row manages (also a CHECK constraint on the column, migration status_checks). */
+export const CODE_MANAGED_KINDS = ["profile", "mcpServer"] as const;
+export type CodeManagedKind = (typeof CODE_MANAGED_KINDS)[number];
 
 /** Where a code-managed entry came from, as the admin page and the refusals say it. */
 export interface CodeSource {

@@ -1,9 +1,12 @@
 import { ulid } from "ulid";
+import type { EscalationReason } from "../../lib/contracts/escalation.ts";
+import type { RunEndReason } from "../../lib/contracts/status.ts";
 import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
+import { evidenceJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 
 /**
@@ -26,12 +29,12 @@ export async function openEscalation({
   taskId: string;
   runId: string;
   stepId: string;
-  reason: string;
+  reason: EscalationReason;
   message: string;
-  evidence: Prisma.InputJsonValue;
+  evidence: Record<string, unknown>;
   checkpointId: string | null;
   /** Run.endReason (null when the agent itself asked for a human). */
-  endReason: string | null;
+  endReason: RunEndReason | null;
   /** risky_action: the proposed call's ledger fingerprint (task + tool + canonical arguments). */
   fingerprint?: string | null;
 }): Promise<{ escalationId: string }> {
@@ -49,7 +52,7 @@ export async function openEscalation({
         stepId,
         reason,
         message,
-        evidence,
+        evidence: evidenceJson.encode(evidence),
         checkpointId,
         fingerprint,
         costUsd: costUsd.toFixed(8),

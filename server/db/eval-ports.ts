@@ -10,6 +10,7 @@ import { prismaLaunchPorts, type LaunchTools } from "./launch-ports.ts";
 import type { LaunchPorts } from "../domain/launch-task.ts";
 import { budgetBasisOf, budgetsFromHistory } from "../domain/budget-from-history.ts";
 import { cellBudgetSuggestion } from "./eval-repository.ts";
+import { evalCellCheckResultsJson } from "./json-columns.ts";
 
 /** The launch key of a cell's task: one task per cell, whatever crashes and retries happen. */
 export const evalCellLaunchKey = (cellId: string): string => `eval-${cellId}`;
@@ -124,7 +125,7 @@ export function prismaAdvanceEvalRunPorts({
           status: d.status,
           taskStatus: d.taskStatus,
           failureClass: d.failureClass,
-          checkResults: d.checkResults as never,
+          checkResults: evalCellCheckResultsJson.encode(d.checkResults),
           judgeCostUsd: d.judgeCostUsd.toFixed(8),
           steps: d.steps,
           tokens: d.tokens,

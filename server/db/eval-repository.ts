@@ -6,6 +6,7 @@ import type { EvalCheckResult } from "../domain/eval-checks.ts";
 import { suggestBudgets, type BudgetSuggestion } from "../domain/budget-from-history.ts";
 import type { z } from "zod";
 import type { PrismaClient } from "./client.ts";
+import { evalCaseChecksJson, evalCaseLaunchJson } from "./json-columns.ts";
 
 const newId = (prefix: string): string => `${prefix}_${ulid().toLowerCase()}`;
 
@@ -30,8 +31,15 @@ export async function applyEvalSuite({
     for (const [position, c] of file.cases.entries()) {
       await tx.evalCase.upsert({
         where: { suiteId_key: { suiteId: suite.id, key: c.name } },
-        create: { id: newId("case"), suiteId: suite.id, key: c.name, launch: c.launch as never, checks: c.checks as never, position },
-        update: { launch: c.launch as never, checks: c.checks as never, position },
+        create: {
+          id: newId("case"),
+          suiteId: suite.id,
+          key: c.name,
+          launch: evalCaseLaunchJson.encode(c.launch),
+          checks: evalCaseChecksJson.encode(c.checks),
+          position,
+        },
+        update: { launch: evalCaseLaunchJson.encode(c.launch), checks: evalCaseChecksJson.encode(c.checks), position },
       });
     }
     return { suiteId: suite.id, name: suite.name, cases: file.cases.length, created: !existing };

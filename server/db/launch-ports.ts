@@ -10,6 +10,7 @@ import { currentProfileVersion } from "./task-profile.ts";
 import { unresolvedLaunchReferences } from "./reference-checks.ts";
 import type { McpSelection } from "../../lib/contracts/mcp.ts";
 import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
+import { taskBudgetBasisJson, taskInputJson, taskMcpToolsJson, taskSmokeJson } from "./json-columns.ts";
 
 /**
  * What launching (and checking an eval cell) needs of the tools layer, passed in by the caller
@@ -117,13 +118,13 @@ export function prismaLaunchPorts({
             costBudgetUsd: d.costBudgetUsd === null ? null : d.costBudgetUsd.toFixed(6),
             requireApproval: d.requireApproval,
             workspace: resolve(d.workspace),
-            input: d.input as never,
+            input: taskInputJson.encode(d.input),
             launchKey: d.launchKey,
             createdBy: d.createdBy,
-            ...(d.mcpTools ? { mcpTools: d.mcpTools as never } : {}),
+            ...(d.mcpTools ? { mcpTools: taskMcpToolsJson.encode(d.mcpTools) } : {}),
             ...(d.templateId ? { templateId: d.templateId } : {}),
-            ...(d.budgetBasis ? { budgetBasis: d.budgetBasis as never } : {}),
-            ...(d.smoke ? { smoke: d.smoke as never } : {}),
+            ...(d.budgetBasis ? { budgetBasis: taskBudgetBasisJson.encode(d.budgetBasis) } : {}),
+            ...(d.smoke ? { smoke: taskSmokeJson.encode(d.smoke) } : {}),
           },
         }),
         prisma.run.create({ data: { id: d.runId, taskId: d.taskId, cause: "initial", status: "running" } }),

@@ -3,6 +3,11 @@ import superjson from "superjson";
 import { canonicalJsonText } from "../domain/effect-fingerprint.ts";
 import { AppError } from "../errors.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
+import { requestResultJson } from "./json-columns.ts";
+
+/** IdempotentRequest.status: claimed `running` before the action, `done` with its result (also a CHECK constraint, migration status_checks). */
+export const REQUEST_KEY_STATUSES = ["running", "done"] as const;
+export type RequestKeyStatus = (typeof REQUEST_KEY_STATUSES)[number];
 
 /** How long a repeat waits for the first request with its key to finish before it is told to try again (ms). */
 export const REQUEST_KEY_WAIT_MS = 30_000;
@@ -73,7 +78,7 @@ export async function onceByKey<T>({
       if (!row) continue; // the first request failed and let go of the key: claim it again
       if (row.inputHash !== inputHash)
         throw new AppError("CONFLICT", `idempotencyKey: "${key}" was already used for a different ${action} request; send a new key for a new request`);
-      if (row.status === "done") return superjson.deserialize<T>(row.result as never);
+      if (row.status === "done") return superjson.deserialize<T>(requestResultJson.decode(row.result));
       // Still running. Taken over when its claim is stale (the process that held it died); else wait.
       if (Date.now() - row.claimedAt.getTime() > REQUEST_KEY_TAKEOVER_MS) {
         const taken = await prisma.idempotentRequest.updateMany({
@@ -98,7 +103,7 @@ export async function onceByKey<T>({
     }
     await prisma.idempotentRequest.update({
       where: { id: claimedId },
-      data: { status: "done", result: superjson.serialize(result) as unknown as Prisma.InputJsonValue, finishedAt: new Date() },
+      data: { status: "done", result: requestResultJson.encode(superjson.serialize(result)), finishedAt: new Date() },
     });
     return result;
   }

@@ -1,8 +1,10 @@
-import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-history.ts";
-import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
+import type { BudgetBasis } from "../domain/budget-from-history.ts";
+import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
+import { taskBudgetBasisJson, taskMcpToolsJson } from "./json-columns.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
-import type { EffortPolicy } from "../../lib/contracts/effort.ts";
+import type { EffortLevel, EffortPolicy, EffortRule } from "../../lib/contracts/effort.ts";
+import type { RunEndReason, StepKind, TaskCompletionOutcome } from "../../lib/contracts/status.ts";
 import { IS_BUDGET_STEP } from "./step-counts.ts";
 
 // The cost ledger's writes and the task spend live in cost-repository.ts (re-exported for callers).
@@ -71,10 +73,10 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     tokenBudget: task.tokenBudget,
     costBudgetUsd: task.costBudgetUsd === null ? null : Number(task.costBudgetUsd),
     requireApproval: task.requireApproval,
-    budgetBasis: parseBudgetBasis(task.budgetBasis),
+    budgetBasis: taskBudgetBasisJson.decode(task.budgetBasis),
     profile: runProfileOf(await taskProfile({ prisma, taskId })),
     workingSet,
-    mcpTools: parseToolSnapshot(task.mcpTools),
+    mcpTools: taskMcpToolsJson.decode(task.mcpTools),
   };
 }
 
@@ -98,11 +100,11 @@ export async function beginStep({
   runId: string;
   stepId: string;
   index: number;
-  kind: "model" | "tool" | "checkpoint" | "human";
+  kind: StepKind;
   tool?: string;
   args?: Prisma.InputJsonValue;
   /** The effort its model call runs at (the effort dial's decision): level, model and rule, recorded on the row. */
-  effort?: { level: string; model: string; rule: string } | null;
+  effort?: { level: EffortLevel; model: string; rule: EffortRule } | null;
 }): Promise<{ attempts: number; completedBefore: boolean }> {
   const before = await prisma.step.findUnique({ where: { runId_stepId: { runId, stepId } }, select: { status: true } });
   const effortColumns = effort ? { effortLevel: effort.level, effortModel: effort.model, effortRule: effort.rule } : {};
@@ -212,10 +214,10 @@ export async function finishRun({
   runId: string;
   runStatus: "completed" | "dead_end" | "failed" | "escalated";
   taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
-  endReason?: string;
+  endReason?: RunEndReason;
   result?: Prisma.InputJsonValue;
   /** Task.outcome of a completed task: `completed`, or `completed_with_gaps` when result.gaps is not empty. */
-  outcome?: "completed" | "completed_with_gaps";
+  outcome?: TaskCompletionOutcome;
   deadEndReason?: string;
   error?: string;
 }): Promise<boolean> {

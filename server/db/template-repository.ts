@@ -13,6 +13,10 @@ import {
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
 import type { BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
+import { jsonColumnCodec } from "./json-columns.ts";
+
+/** LaunchTemplate.launch's codec (parseTemplateLaunch's refusals name the field); here, beside the template use cases it depends on. */
+const templateLaunchJson = jsonColumnCodec<TemplateLaunch>(parseTemplateLaunch);
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
 
@@ -38,7 +42,7 @@ async function insertTemplate(
 ): Promise<{ templateId: string; name: string }> {
   const id = newId();
   try {
-    await prisma.launchTemplate.create({ data: { id, ...data, launch: data.launch as never } });
+    await prisma.launchTemplate.create({ data: { id, ...data, launch: templateLaunchJson.encode(data.launch) } });
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", `name: a launch template named "${data.name}" already exists`);
     throw e;
@@ -161,7 +165,10 @@ export async function updateTemplate({
   if (t.archivedAt) throw new AppError("NOT_FOUND", `template: "${t.name}" is archived`);
   await prisma.launchTemplate.update({
     where: { id: t.id },
-    data: { ...(description === undefined ? {} : { description }), ...(launch === undefined ? {} : { launch: parseTemplateLaunch(launch) as never }) },
+    data: {
+      ...(description === undefined ? {} : { description }),
+      ...(launch === undefined ? {} : { launch: templateLaunchJson.encode(parseTemplateLaunch(launch)) }),
+    },
   });
   return { templateId: t.id, name: t.name };
 }

@@ -1,4 +1,5 @@
 import { TERMINAL_TASK_STATUSES } from "../../lib/contracts/status.ts";
+import type { EvalCellStatus, EvalOnEscalation } from "../../lib/contracts/eval.ts";
 import { AppError } from "../errors.ts";
 import { classifyEvalFailure, runEvalChecks, type EvalCheckPorts, type EvalCheckResult, type EvalOutcome } from "./eval-checks.ts";
 import type { EvalCaseLaunch, EvalCheck } from "./eval-suite.ts";
@@ -11,7 +12,7 @@ export interface EvalCellState {
   id: string;
   profile: string;
   repeat: number;
-  status: "pending" | "running" | "passed" | "failed" | "cancelled";
+  status: EvalCellStatus;
   taskId: string | null;
   caseId: string;
 }
@@ -31,7 +32,7 @@ export interface AdvanceEvalRunPorts {
   loadRun(evalRunId: string): Promise<{
     status: string;
     concurrency: number;
-    onEscalation: "fail" | "wait";
+    onEscalation: EvalOnEscalation;
     createdBy: string;
     cells: EvalCellState[];
     cases: Map<string, { key: string; launch: EvalCaseLaunch; checks: EvalCheck[] }>;
@@ -55,7 +56,7 @@ export interface AdvanceEvalRunPorts {
   finishCell(
     cellId: string,
     data: {
-      status: "passed" | "failed" | "cancelled";
+      status: Exclude<EvalCellStatus, "pending" | "running">;
       taskStatus: string;
       failureClass: string | null;
       checkResults: EvalCheckResult[];

@@ -7,6 +7,13 @@ import { resumeTask, type ResumePorts } from "./resume-task.ts";
 export const BATCH_ACTIONS = ["resume", "cancel"] as const;
 export type BatchAction = (typeof BATCH_ACTIONS)[number];
 
+/**
+ * BatchItem.status: `pending` until applied; `running` (resumed, its run has not ended), `done`,
+ * `skipped` (nothing to do, e.g. already ended) or `failed`.
+ */
+export const BATCH_ITEM_STATUSES = ["pending", "running", "done", "skipped", "failed"] as const;
+export type BatchItemStatus = (typeof BATCH_ITEM_STATUSES)[number];
+
 /** Most tasks one batch operation takes; a selection matching more is refused (narrow the filter). */
 export const BATCH_MAX_TASKS = 1000;
 
@@ -201,7 +208,7 @@ export interface BatchItemPorts {
   settleItem(
     batchId: string,
     taskId: string,
-    status: "running" | "done" | "skipped" | "failed",
+    status: Exclude<BatchItemStatus, "pending">,
     update: { message?: string | null; runId?: string | null },
   ): Promise<boolean>;
   /** Runs started by batch resumes (any batch) that are still running: the slots in use. */

@@ -4,22 +4,30 @@ import type { ChatMessage } from "../llm/types.ts";
 import type { CompletedStepSummary, WorkingSet } from "./agent-context.ts";
 import type { FactReference } from "./fact-reference.ts";
 
-/** Why a checkpoint was taken (docs/ARCHITECTURE.md "How a run works", step 5). */
-export type CheckpointReason =
-  | "phase_complete"
-  | "expensive_step"
-  | "before_risky"
-  | "saturation"
-  | "on_request"
-  | "interval"
-  | "ceiling"
-  | "loop"
-  | "stall"
-  | "request_human"
-  | "tool_failure"
-  | "failure"
-  /** A person stopped the run (cancel): the state after its last finished step (server/db/cancel-checkpoint.ts). */
-  | "cancelled";
+/**
+ * Why a checkpoint was taken (docs/ARCHITECTURE.md "How a run works", step 5). Checkpoint.reason has
+ * a CHECK constraint equal to this list (migration status_checks). `cancelled`: a person stopped the
+ * run, and the checkpoint holds the state after its last finished step
+ * (server/db/cancel-checkpoint.ts); `human_edit`: a copy of the checkpoint a handler resumed from,
+ * with the facts they edited (server/db/apply-decision-ports.ts).
+ */
+export const CHECKPOINT_REASONS = [
+  "phase_complete",
+  "expensive_step",
+  "before_risky",
+  "saturation",
+  "on_request",
+  "interval",
+  "ceiling",
+  "loop",
+  "stall",
+  "request_human",
+  "tool_failure",
+  "failure",
+  "cancelled",
+  "human_edit",
+] as const;
+export type CheckpointReason = (typeof CHECKPOINT_REASONS)[number];
 
 /**
  * Decides whether the boundary after a model turn and its tool calls is a meaningful place for a

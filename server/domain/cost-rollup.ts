@@ -25,6 +25,9 @@ import { FAILURE_CLASSES, type FailureClass } from "../../lib/contracts/failure.
 import { calendarDayProblem, isoUtc } from "../../lib/contracts/dates.ts";
 export { FAILURE_CLASSES, type FailureClass };
 
+/** cost_rollup.failure: '' for none, else a failure class (longhaul_cost_failure). Also a CHECK constraint on the column (migration status_checks). */
+export const COST_ROLLUP_FAILURES = ["", ...FAILURE_CLASSES] as const;
+
 const day = z.string("must be a date YYYY-MM-DD").superRefine((s, ctx) => {
   const problem = calendarDayProblem(s);
   if (problem) ctx.addIssue({ code: "custom", message: problem });

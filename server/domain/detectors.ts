@@ -1,4 +1,5 @@
 import canonicalize from "canonicalize";
+import type { StepKind } from "../../lib/contracts/status.ts";
 
 /**
  * Detectors (docs/ARCHITECTURE.md "How a run works", step 4): pure functions over the step history of a run
@@ -18,7 +19,7 @@ import canonicalize from "canonicalize";
 export interface StepRecord {
   /** Deterministic step id ("model-12", "tool-12-0"). */
   stepId: string;
-  kind: "model" | "tool" | "checkpoint" | "human";
+  kind: StepKind;
   /** Tool name (tool steps). */
   tool?: string;
   /** Tool-call arguments exactly as the model produced them (a JSON text, or anything when malformed). */
@@ -36,7 +37,9 @@ export interface StepRecord {
 }
 
 export type AlertKind = "stall" | "loop" | "tool_failure" | "budget" | "saturation" | "dead_end" | "drift" | "error";
-export type AlertSeverity = "info" | "warning" | "critical";
+/** Alert.severity: `critical` alerts are the ones that may escalate. Also a CHECK constraint on the column (migration status_checks). */
+export const ALERT_SEVERITIES = ["info", "warning", "critical"] as const;
+export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 
 /** What a detector raises. `stepId` = the step that raised it; `evidence.stepIds` = the steps it rests on. */
 export interface Alert {

@@ -2,6 +2,7 @@ import { inputObject } from "./input-fields.ts";
 import { z } from "zod";
 import { launchFactsSchema } from "./launch-task.ts";
 import { MAX_DEMO_PACKAGES, MAX_GOAL_CHARS, MAX_STEP_BUDGET, MAX_TOKEN_BUDGET } from "../../lib/contracts/limits.ts";
+import { EVAL_ON_ESCALATION } from "../../lib/contracts/eval.ts";
 
 /**
  * One check of a case's outcome:
@@ -86,7 +87,7 @@ export const startEvalRunInputSchema = inputObject({
   profiles: z.array(z.string().min(1).max(100)).min(1, "profiles: at least one").max(10, "profiles: at most 10"),
   repeats: z.number().int().min(1, "repeats: at least 1").max(20, "repeats: at most 20").default(1),
   concurrency: z.number().int().min(1, "concurrency: at least 1").max(50, "concurrency: at most 50").default(4),
-  onEscalation: z.enum(["fail", "wait"]).default("fail"),
+  onEscalation: z.enum(EVAL_ON_ESCALATION).default("fail"),
 });
 export type StartEvalRunInput = z.input<typeof startEvalRunInputSchema>;
 

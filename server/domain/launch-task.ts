@@ -27,7 +27,7 @@ import {
 import { checkDestinations, describeBreach, mergeEgressPolicies, type EgressPolicy, type ProfileEgress } from "./egress-policy.ts";
 import { factValueProblem } from "./decide-escalation.ts";
 import type { BudgetBasis } from "./budget-from-history.ts";
-import { parseToolSnapshot } from "./mcp-tool-snapshot.ts";
+import { parseToolSnapshot, type McpToolSnapshot } from "./mcp-tool-snapshot.ts";
 import { smokeLaunchPlan, type SmokeSpec } from "./profile-smoke.ts";
 
 /**
@@ -146,7 +146,7 @@ export interface LaunchPorts {
    * (server/tools/mcp/discover-tools.ts), or null for none. Throws AppError (a server that cannot
    * start: PRECONDITION_FAILED with its stderr). Absent: the launch offers no MCP tools.
    */
-  discoverMcpTools?(selections: unknown[]): Promise<unknown>;
+  discoverMcpTools?(selections: unknown[]): Promise<McpToolSnapshot | null>;
   /** The deployment's egress policy (the caller reads it from env(): LONGHAUL_EMAIL_ALLOW, LONGHAUL_HTTP_ALLOW, LONGHAUL_EGRESS_ON_BREACH). */
   deploymentEgress: EgressPolicy;
   workspaceIsDirectory(path: string): Promise<boolean>;
@@ -174,7 +174,7 @@ export interface LaunchPorts {
     launchKey: string | null;
     createdBy: string;
     /** The MCP tool snapshot (server/domain/mcp-tool-snapshot.ts), null = no MCP servers. */
-    mcpTools?: unknown;
+    mcpTools?: McpToolSnapshot | null;
     /** The launch template the task comes from; null or absent = none. */
     templateId?: string | null;
     /** Where the budgets came from when derived from history; null or absent = given or default. */

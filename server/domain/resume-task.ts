@@ -1,6 +1,8 @@
 import { AppError } from "../errors.ts";
+import type { RunCause } from "../../lib/contracts/status.ts";
 
-export type ResumeCause = "resume" | "auto_resume" | "fork";
+/** Run.cause of a run started from a checkpoint (lib/contracts/status.ts RUN_CAUSES without `initial`). */
+export type ResumeCause = Exclude<RunCause, "initial">;
 
 export interface ResumePorts {
   /** The checkpoint to start from: `checkpointId` when given (must belong to the task), else the latest good one; null when the task has none. */

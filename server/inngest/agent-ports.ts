@@ -66,7 +66,7 @@ export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPor
       executeToolCall({ name, rawArguments, ctx: { prisma, taskId, runId, stepId, workspace }, ...(extra ? { extra } : {}) }),
     runFacts: (runId, afterCheckpointId) => runFacts({ prisma, runId, afterCheckpointId }),
     saveCheckpoint: (data) => saveCheckpoint({ prisma, data }),
-    recordAlert: ({ evidence, ...rest }) => recordAlert({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),
+    recordAlert: (input) => recordAlert({ prisma, ...input }),
     countAutoResumes: (taskId) => prisma.run.count({ where: { taskId, cause: "auto_resume" } }),
     resume: (taskId) => resumeTask({ taskId, cause: "auto_resume", actor: "longhaul", ports: prismaResumePorts({ prisma, sendRunStarted: async () => {} }) }),
   };
@@ -81,7 +81,7 @@ export function prismaRunPorts({ prisma }: { prisma: PrismaClient }): RunPorts<S
     setRunSegments: ({ runId, segments }) => setRunSegments({ prisma, runId, segments }),
     gateToolCall: (input) => gateToolCall({ prisma, ...input }),
     findRiskyVerdict: (input) => findRiskyVerdict({ prisma, ...input }),
-    openEscalation: ({ evidence, ...rest }) => openEscalation({ prisma, ...rest, evidence: evidence as Prisma.InputJsonValue }),
+    openEscalation: (input) => openEscalation({ prisma, ...input }),
     notifyEscalation: (input) => notifyEscalation({ prisma, ...input }),
     readDecision: (escalationId) => readDecision({ prisma, escalationId }),
     applyEscalationDecision: ({ escalationId, stepIndex }) => applyDecision({ escalationId, stepIndex, ports: prismaDecisionApplyPorts({ prisma }) }),

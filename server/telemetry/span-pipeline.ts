@@ -23,6 +23,14 @@ export interface SpanRef {
 }
 
 /**
+ * TraceSpanExport.state: what a collector answered for a stored span — `sent` (2xx) or `unconfirmed`
+ * (timed out after sending; it may be stored). Neither is sent again. Also a CHECK constraint on the
+ * column (migration status_checks).
+ */
+export const SPAN_EXPORT_STATES = ["sent", "unconfirmed"] as const;
+export type SpanExportState = (typeof SPAN_EXPORT_STATES)[number];
+
+/**
  * What a collector did with one export request:
  * - `sent`: a 2xx answer — stored; never sent again;
  * - `unconfirmed`: the request timed out after it was made — the collector may have stored it, so
@@ -31,7 +39,7 @@ export interface SpanRef {
  *   timeout), unreachable, or never sent (the exporter's concurrency limit) — not stored, so sent
  *   again by a later pass.
  */
-export type BatchOutcome = "sent" | "unconfirmed" | "failed";
+export type BatchOutcome = SpanExportState | "failed";
 
 /** Counters since the pipeline started (spans). */
 export interface SpanPipelineStats {

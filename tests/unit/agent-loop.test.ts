@@ -15,6 +15,7 @@ import {
   type LoopState,
   type ModelTurn,
 } from "../../server/domain/agent-loop/index.ts";
+import { RUN_END_REASONS } from "../../lib/contracts/status.ts";
 
 // The agent loop's decisions (server/domain/agent-loop/), one table per concern: ceilings,
 // saturation, checkpoint triggers, risky calls and approval, control tools, detectors, model
@@ -321,6 +322,25 @@ describe("detectors", () => {
       }
     }
     expect(dec.action).toMatchObject({ kind: "escalate", reason: "loop", endReason: "loop", alertKind: "loop" });
+  });
+
+  it("the 3rd malformed call in a row escalates tool_failure and ends the run tool_failure, a Run.endReason the database allows", () => {
+    const bad = { kind: "tool", result: { ok: false, error: { code: "invalid_arguments", message: "bad" } } } as const;
+    let s = state();
+    let dec = decide(s, { kind: "turn_start", promptTokens: 10 });
+    for (let i = 0; i < 3 && dec.action.kind !== "escalate"; i++) {
+      const t = turn([call("read_file", { path: `a${i}` })]);
+      s = foldOutcome(dec.state, t);
+      dec = decide(s, t);
+      s = foldOutcome(dec.state, bad);
+      dec = decide(s, bad);
+      if (dec.action.kind === "next_turn") {
+        s = { ...dec.state, turn: dec.state.turn + 1, turnProgress: null };
+        dec = decide(s, { kind: "turn_start", promptTokens: 10 });
+      }
+    }
+    expect(dec.action).toMatchObject({ kind: "escalate", reason: "tool_failure", endReason: "tool_failure", alertKind: "tool_failure" });
+    expect(RUN_END_REASONS).toContain(dec.action.kind === "escalate" ? dec.action.endReason : null);
   });
 
   it("a repeatable tool never raises a loop", () => {

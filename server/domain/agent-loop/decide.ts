@@ -8,6 +8,8 @@ import { checkpointEffort, recheckForSideEffect, turnEffort } from "./effort.ts"
 import { ceilingOf } from "./fold.ts";
 import { alertKindForEscalation, checkpointReasonForEscalation, endReasonOfModelError, escalationReasonOfAlert } from "./reasons.ts";
 import type { EffortChoice } from "../../../lib/contracts/effort.ts";
+import type { RunEndReason } from "../../../lib/contracts/status.ts";
+import type { Alert } from "../detectors.ts";
 import {
   CONTROL_TOOLS,
   type InspectedCall,
@@ -30,7 +32,7 @@ function escalation(
   reason: LoopEscalationReason,
   message: string,
   evidence: Record<string, unknown>,
-  endReason: string | null,
+  endReason: RunEndReason | null,
   fingerprint: string | null = null,
 ): LoopDecision {
   return {
@@ -47,6 +49,12 @@ function escalation(
       alertKind: alertKindForEscalation(reason),
     },
   };
+}
+
+/** Escalates for a detector's escalating alert: its reason (loop, stall, tool_failure) is also the run's end reason. */
+function escalationForAlert(s: LoopState, n: number, alert: Alert): LoopDecision {
+  const reason = escalationReasonOfAlert(alert);
+  return escalation(s, n, reason, alert.message, alert.evidence, reason);
 }
 
 const act = (state: LoopState, action: LoopAction): LoopDecision => ({ state, action });
@@ -246,7 +254,7 @@ function afterTool(s: LoopState, result: LoopToolResult): LoopDecision {
       inspected.fingerprint,
     );
   }
-  if (s.escalating) return escalation(s, n + 1, escalationReasonOfAlert(s.escalating), s.escalating.message, s.escalating.evidence, s.escalating.kind);
+  if (s.escalating) return escalationForAlert(s, n + 1, s.escalating);
   if (result.ok) {
     const args = parsedArgs(inspected);
     if (call.name === CONTROL_TOOLS.requestHuman) {
@@ -408,7 +416,7 @@ export function decide(state: LoopState, outcome: LoopOutcome): LoopDecision {
       });
     }
     case "model": {
-      if (s.escalating) return escalation(s, n + 1, escalationReasonOfAlert(s.escalating), s.escalating.message, s.escalating.evidence, s.escalating.kind);
+      if (s.escalating) return escalationForAlert(s, n + 1, s.escalating);
       const recheck = recheckForSideEffect(s, outcome.calls);
       if (recheck) {
         const discarded = s.modelStepId ?? `model-${n}`;

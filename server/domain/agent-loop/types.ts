@@ -5,12 +5,13 @@ import type { CheckpointReason } from "../checkpoint.ts";
 import type { Alert, StepRecord } from "../detectors.ts";
 import type { BudgetBasis } from "../budget-from-history.ts";
 import type { EffortChoice, EffortPolicy } from "../../../lib/contracts/effort.ts";
+import type { EscalationReason } from "../../../lib/contracts/escalation.ts";
+import type { RunEndReason } from "../../../lib/contracts/status.ts";
 
 // The agent loop's shapes (plain data) and the names it reacts to; index.ts says how the parts fit.
 
 /** Escalation reasons the loop opens (Escalation.reason). */
-export type LoopEscalationReason =
-  "budget" | "loop" | "stall" | "tool_failure" | "saturation" | "request_human" | "risky_action" | "unresolved_effect" | "manual";
+export type LoopEscalationReason = EscalationReason;
 
 /** Tools the loop reacts to by name, and what each does to the run. */
 export const CONTROL_TOOLS = {
@@ -222,7 +223,8 @@ export type LoopAction =
       reason: LoopEscalationReason;
       message: string;
       evidence: Record<string, unknown>;
-      endReason: string | null;
+      /** Run.endReason: the detector's (its alert kind) or the ceiling's; null when the agent or a person asked for a human. */
+      endReason: RunEndReason | null;
       fingerprint: string | null;
       /** Checkpoint first (null when nothing happened since the last one). */
       checkpointFirst: CheckpointFirst | null;

@@ -19,12 +19,25 @@ export interface ExecutorEventPayload {
   v?: string;
 }
 
+/**
+ * The executor's closed sets, each also a CHECK constraint on its column (migration status_checks):
+ * executor_run.status, executor_queue_item.kind (discovery after a step, a planned step, a sleep's
+ * wake-up, a pause's timeout) and executor_pause.kind (waitForEvent, cancelOn, invoke's wait for
+ * `inngest/function.finished`).
+ */
+export const EXECUTOR_RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type ExecutorRunStatus = (typeof EXECUTOR_RUN_STATUSES)[number];
+export const QUEUE_ITEM_KINDS = ["discover", "step", "sleepWake", "pauseTimeout"] as const;
+export type QueueItemKind = (typeof QUEUE_ITEM_KINDS)[number];
+export const PAUSE_KINDS = ["wait", "cancel", "invoke"] as const;
+export type PauseKind = (typeof PAUSE_KINDS)[number];
+
 /** A leased queue item (row of `executor_queue_item`). */
 export interface QueueItem {
   id: bigint;
   jobId: string;
   runId: string;
-  kind: "discover" | "step" | "sleepWake" | "pauseTimeout";
+  kind: QueueItemKind;
   stepId: string;
   attempt: number;
   payload: Record<string, unknown>;

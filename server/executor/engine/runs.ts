@@ -14,6 +14,7 @@ import {
   retryOnConflict,
   type EngineContext,
   type ExecutorEventPayload,
+  type ExecutorRunStatus,
   type Json,
   type Op,
   type QueueItem,
@@ -145,7 +146,7 @@ export async function lockRun(tx: Tx, runId: string): Promise<RunRow | undefined
 async function endRun(
   tx: Tx,
   runId: string,
-  status: "completed" | "failed" | "cancelled",
+  status: Exclude<ExecutorRunStatus, "queued" | "running">,
   fields: { output?: unknown; error?: unknown },
 ): Promise<RunRow | undefined> {
   const run = await lockRun(tx, runId);
