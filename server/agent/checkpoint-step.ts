@@ -114,7 +114,7 @@ export async function runCheckpointStep({
         budgetTokens: Math.floor(
           Math.min(start.profile.contextWindow, start.providerLimitTokens || start.compaction?.providerLimitTokens || Infinity) * SUMMARY_REQUEST_WINDOW_SHARE,
         ),
-        count: (m) => countTokens(m),
+        count: (m) => countTokens(m, tools),
       })
     : null;
   if (request) {
@@ -126,6 +126,10 @@ export async function runCheckpointStep({
       stepId,
       attempt,
       messages: request,
+      // The turns' tools, not to be called: the request then shares the turns' cached prefix
+      // (tools come first in the provider's prompt cache) instead of paying the transcript again.
+      tools,
+      toolChoice: "none",
       cause: reason === "saturation" ? "compaction" : "checkpoint",
       ...(effort ? { effort: effort.level, model: effort.model } : {}),
     });

@@ -38,6 +38,7 @@ export async function callModelRecorded({
   attempt,
   messages,
   tools,
+  toolChoice,
   cause,
   cacheKey,
   effort,
@@ -50,6 +51,8 @@ export async function callModelRecorded({
   attempt: number;
   messages: ChatMessage[];
   tools?: ToolSchema[];
+  /** "none": tools are sent for the cached prefix but may not be called (ModelRequest.toolChoice). */
+  toolChoice?: "none";
   cause: ModelCallRecord["cause"];
   cacheKey?: string;
   effort?: EffortLevel;
@@ -63,6 +66,7 @@ export async function callModelRecorded({
       model,
       messages,
       ...(tools ? { tools } : {}),
+      ...(toolChoice ? { toolChoice } : {}),
       stream: true,
       promptCacheKey: cacheKey ?? runId,
       ...(effort ? { effort } : {}),

@@ -3,6 +3,7 @@ import type { CheckpointData } from "../agent/ports.ts";
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
 import type { CompactionSizes } from "../domain/agent-loop/index.ts";
 import { compactCompletedSteps } from "../domain/checkpoint.ts";
+import { parseContextLimit } from "../llm/errors.ts";
 import { listCommittedEffects } from "./effect-queries.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
 import { startRun, taskSpend, taskUsage, type RunStart } from "./run-repository.ts";
@@ -207,13 +208,30 @@ async function statedProviderLimit({ prisma, taskId }: { prisma: PrismaClient; t
   const rows = await prisma.step.findMany({
     where: { run: { taskId }, stepId: { startsWith: "compact-" }, status: "completed" },
     orderBy: [{ run: { startedAt: "desc" } }, { index: "desc" }],
-    select: { output: true },
+    select: { output: true, endedAt: true },
   });
+  let fromCompaction: { limit: number; at: Date | null } | null = null;
   for (const row of rows) {
     const limit = (row.output as { sizes?: { providerLimitTokens?: unknown } } | null)?.sizes?.providerLimitTokens;
-    if (typeof limit === "number" && limit > 0) return limit;
+    if (typeof limit === "number" && limit > 0) {
+      fromCompaction = { limit, at: row.endedAt };
+      break;
+    }
   }
-  return null;
+  // A refusal after that compaction states the limit too — a checkpoint's summary request refused as
+  // too long is not followed by a compaction (the checkpoint is taken from the state instead), so
+  // the next segment learns the limit from the refusal itself.
+  const refusals = await prisma.modelCall.findMany({
+    where: { run: { taskId }, status: "error", ...(fromCompaction?.at ? { createdAt: { gt: fromCompaction.at } } : {}) },
+    orderBy: { createdAt: "desc" },
+    take: 20,
+    select: { error: true },
+  });
+  for (const r of refusals) {
+    const stated = r.error ? parseContextLimit(r.error).limitTokens : null;
+    if (stated && stated > 0) return stated;
+  }
+  return fromCompaction?.limit ?? null;
 }
 
 /** The sizes the `compact-<n>` step that saved `checkpoint` reported (its output), or null for a checkpoint no compaction saved. */

@@ -107,6 +107,12 @@ export interface ModelRequest {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSchema[];
+  /**
+   * `"none"`: the model may not call a tool this turn, though `tools` are sent (a checkpoint's
+   * summary request sends the run's tools so its prompt shares the turns' cached prefix — tools come
+   * first in OpenAI's and Anthropic's prompt caches). Omitted: the provider's default (`auto`).
+   */
+  toolChoice?: "none";
   /** Stream the reply (SSE). Default true. A server that answers a streamed request with a whole JSON body is read as such. */
   stream?: boolean;
   /** Non-streaming: deadline for the whole call. Streaming: deadline for the response headers. ms. */

@@ -53,9 +53,9 @@ describe("the demo through the other adapters", () => {
     const prompt = calls.reduce((n, c) => n + c.promptTokens, 0);
     const cached = calls.reduce((n, c) => n + c.cachedTokens, 0);
     const written = calls.reduce((n, c) => n + (c.cacheWriteTokens ?? 0), 0);
-    // Most of each prompt read back, turns wider than Anthropic's 20-block lookback included
-    // (adapters/messages.ts); the checkpoint's summary request, sent without tools, reads none of it.
-    expect(cached / prompt).toBeGreaterThan(0.55);
+    // Most of each prompt read back (the goal is three quarters): turns wider than Anthropic's
+    // 20-block lookback and the checkpoint's summary request included (adapters/messages.ts).
+    expect(cached / prompt).toBeGreaterThan(0.75);
     expect(written).toBeGreaterThan(0);
     expect(calls[0]!.cacheWriteTokens).toBeGreaterThan(0);
     // Priced from the profile: uncached input 0.40, reads 0.04, writes 0.50, output 1.60 per MTok.

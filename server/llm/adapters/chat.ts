@@ -64,6 +64,7 @@ export async function createChatCompletion(request: ModelRequest): Promise<Model
     model: request.model,
     messages: toChatMessages(request.messages),
     ...(request.tools && request.tools.length > 0 ? { tools: request.tools as ChatCompletionCreateParams["tools"] } : {}),
+    ...(request.toolChoice && request.tools?.length ? { tool_choice: request.toolChoice } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
     ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}),

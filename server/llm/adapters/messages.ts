@@ -241,6 +241,7 @@ export async function createMessage(request: ModelRequest): Promise<ModelResult>
     messages,
     ...(system.length ? { system } : {}),
     ...(request.tools && request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+    ...(request.toolChoice && request.tools?.length ? { tool_choice: { type: request.toolChoice } } : {}),
     ...(request.temperature !== undefined && !request.effort ? { temperature: request.temperature } : {}),
     ...(request.promptCacheKey ? { metadata: { user_id: request.promptCacheKey } } : {}),
     ...(request.effort ? { output_config: { effort: request.effort }, thinking: { type: "adaptive" } } : {}),

@@ -120,6 +120,7 @@ export async function createResponse(request: ModelRequest): Promise<ModelResult
     input,
     ...(instructions !== null ? { instructions } : {}),
     ...(request.tools && request.tools.length > 0 ? { tools: toResponsesTools(request.tools), parallel_tool_calls: true } : {}),
+    ...(request.toolChoice && request.tools?.length ? { tool_choice: request.toolChoice } : {}),
     store: false,
     include: ["reasoning.encrypted_content"],
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
