@@ -49,9 +49,9 @@ module.exports = {
     {
       name: "route-handlers-no-prisma",
       severity: "error",
-      comment: "Route handlers (app/api) go through server/db functions, not Prisma itself.",
+      comment: "Route handlers (app/api) go through server/db functions, not Prisma itself nor the shared client.",
       from: { path: "^app/api/" },
-      to: { dependencyTypesNot: ["type-only"], path: ["^node_modules/@prisma/", "^server/db/generated/"] },
+      to: { dependencyTypesNot: ["type-only"], path: ["^node_modules/@prisma/", "^server/db/generated/", "^server/db/(client|prisma)\\.ts$"] },
     },
     {
       name: "executor-isolated",

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "./client.ts";
+import { prisma as sharedPrisma } from "./prisma.ts";
 
 /** How long the health check waits for `SELECT 1` (ms): a live local database answers in about a millisecond. */
 export const PING_TIMEOUT_MS = 2_000;
@@ -29,4 +30,9 @@ export async function pingDatabase({
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** pingDatabase on the web process's shared client (what /api/health asks): routes never hold the Prisma client themselves. */
+export function pingSharedDatabase(): Promise<{ up: true } | { up: false; error: string }> {
+  return pingDatabase({ prisma: sharedPrisma() });
 }

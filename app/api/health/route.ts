@@ -1,6 +1,5 @@
 import { optionalPrincipal } from "@/server/auth/route-guard.ts";
-import { pingDatabase } from "@/server/db/health-queries.ts";
-import { prisma } from "@/server/db/prisma.ts";
+import { pingSharedDatabase } from "@/server/db/health-queries.ts";
 import { env } from "@/server/env.ts";
 
 export const dynamic = "force-dynamic";
@@ -25,12 +24,12 @@ async function executorState(): Promise<"up" | "down" | "unknown"> {
  * not known to be down (runs cannot advance without it), else 503 — used by the start script and
  * the end-to-end tests to know the system is up, and by operators to see what is down.
  * It answers within about 3 s even when the database accepts connections but never answers
- * (pingDatabase's timeout). Signed out, the answer is only `{ok, database, executor}`; the database error text (which can name
+ * (pingSharedDatabase's timeout). Signed out, the answer is only `{ok, database, executor}`; the database error text (which can name
  * hosts and users) is given to admins only.
  */
 export async function GET(request: Request): Promise<Response> {
   const executor = await executorState();
-  const database = await pingDatabase({ prisma: prisma() });
+  const database = await pingSharedDatabase();
   if (!database.up) {
     // Who asks is read from the same database: give up on it as quickly (then: not an admin).
     const asker = await Promise.race([optionalPrincipal(request).catch(() => null), new Promise<null>((resolve) => setTimeout(resolve, 1_000, null))]);

@@ -1,5 +1,5 @@
 import { requireRole } from "@/server/auth/route-guard.ts";
-import { prisma } from "@/server/db/prisma.ts";
+import { findArtifact } from "@/server/db/artifact-queries.ts";
 
 /** Types shown in the browser with ?inline=1 (plain text only: never HTML, SVG or anything scriptable). */
 const INLINE_SAFE = new Set(["text/plain", "text/csv", "text/markdown"]);
@@ -31,7 +31,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const { id } = await params;
   // Bad input is a 400 in our words, never a database error (PostgreSQL cannot hold NUL, for one).
   if (!/^[A-Za-z0-9_:.-]{1,100}$/.test(id)) return Response.json({ error: "id: must be an artifact id (1–100 letters, digits and _ : . -)" }, { status: 400 });
-  const artifact = await prisma().artifact.findUnique({ where: { id } });
+  const artifact = await findArtifact(id);
   if (!artifact) return Response.json({ error: `artifact ${id} not found` }, { status: 404 });
   const body = artifactBody(artifact);
   const inline = new URL(request.url).searchParams.get("inline") === "1" && body.text && INLINE_SAFE.has(body.mime);
