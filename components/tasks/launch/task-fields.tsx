@@ -1,5 +1,6 @@
 "use client";
 
+import { useId } from "react";
 import { cn } from "@/components/ui/cn.ts";
 import { MAX_GOAL_CHARS } from "@/lib/contracts/limits.ts";
 import type { LaunchFormState } from "./use-launch-form.ts";
@@ -11,6 +12,7 @@ import { field, label } from "./styles.ts";
  */
 export function TaskFields({ f }: { f: LaunchFormState }) {
   const { demo, v } = f;
+  const idBase = useId();
   const demos = f.demos.length > 0 ? f.demos : [{ kind: f.demoKind, title: "Demo: license audit", description: "" }];
   const choices = [
     ...demos.map((d) => ({
@@ -42,9 +44,22 @@ export function TaskFields({ f }: { f: LaunchFormState }) {
               key={c.key}
               className={cn("cursor-pointer rounded-md border p-3 text-sm", c.checked ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-300")}
             >
-              <input type="radio" name="mode" value={c.key} checked={c.checked} onChange={c.pick} className="mr-2" />
-              {c.title}
-              <span className="mt-1 block text-xs text-zinc-500">{c.description}</span>
+              {/* Named by its title alone and described by its description, so the description's words
+                  (e.g. "workspace") do not make it answer to another field's label. */}
+              <input
+                type="radio"
+                name="mode"
+                value={c.key}
+                checked={c.checked}
+                onChange={c.pick}
+                aria-labelledby={`${idBase}-${c.key}-title`}
+                aria-describedby={c.description ? `${idBase}-${c.key}-description` : undefined}
+                className="mr-2"
+              />
+              <span id={`${idBase}-${c.key}-title`}>{c.title}</span>
+              <span id={`${idBase}-${c.key}-description`} className="mt-1 block text-xs text-zinc-500">
+                {c.description}
+              </span>
             </label>
           ))}
         </div>
