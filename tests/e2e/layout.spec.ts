@@ -232,9 +232,13 @@ test("during a live run the step pane follows the latest step until a step is pi
   const firstShown = await shown.innerText();
   // It moves on with the run.
   await expect(shown).not.toHaveText(firstShown, { timeout: 60_000 });
-  // A pick stops following: the picked step stays while the run goes on.
-  const pick = page.getByRole("list", { name: "Steps" }).getByRole("listitem").first();
-  const picked = await pick.getAttribute("data-step-id");
+  // A pick stops following: the picked step stays while the run goes on. The list stops scrolling
+  // to the newest row first, and the row is found by its id: `.first()` is resolved again at the
+  // click, and a list that moved on with the run would have another row first by then.
+  await page.getByRole("checkbox", { name: "Follow live" }).uncheck();
+  const steps = page.getByRole("list", { name: "Steps" });
+  const picked = await steps.locator("[data-step-id]").first().getAttribute("data-step-id");
+  const pick = steps.locator(`[data-step-id="${picked}"]`);
   await pick.click();
   await expect(page).toHaveURL(/step=run_/);
   await expect(following).toBeHidden();

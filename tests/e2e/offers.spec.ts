@@ -1,5 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { createUser, README_GOAL, signedInContext, type E2eUser } from "./helpers.ts";
+import pg from "pg";
+import { profileIdOrThrow, seedManyTasks } from "../../scripts/lib/seed-ui.ts";
+import { createUser, signedInContext, type E2eUser } from "./helpers.ts";
 
 // Nothing is offered that cannot be done: Fork… only with a checkpoint to branch from, the eval
 // form only to who may start a run, and every "are you sure?" in the app's own dialog (a native
@@ -22,10 +24,22 @@ test.beforeEach(({ page }) => {
 });
 
 test("a task that ended before its first checkpoint is not offered Fork…, and says why", async ({ page, request }) => {
-  const { taskId } = await trpc<{ taskId: string }>(request, "task.launch", { goal: README_GOAL, profile: "scripted-stall", stepBudget: 400 }, true);
-  await trpc(request, "task.cancel", { taskId }, true);
-  await expect.poll(async () => (await trpc<{ status: string }>(request, "task.get", { taskId })).status, { timeout: 60_000 }).toBe("cancelled");
-  expect((await trpc<{ hasGoodCheckpoint: boolean }>(request, "task.get", { taskId })).hasGoodCheckpoint).toBe(false);
+  // Seeded, not launched and cancelled: a cancel after the run's first finished step takes a
+  // checkpoint of its own (server/db/cancel-checkpoint.ts), and the scripted model is quick enough
+  // to finish one before the cancel lands. seedManyTasks' 6th task (index 5) is cancelled, with steps and no checkpoint.
+  const pgPort = Number(process.env.E2E_PG_PORT ?? 54429);
+  const prefix = `o${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${pgPort}/longhaul` });
+  await client.connect();
+  try {
+    await seedManyTasks(client, { prefix, count: 6, profileId: await profileIdOrThrow(client, "scripted-stall"), start: new Date() });
+  } finally {
+    await client.end();
+  }
+  const taskId = `task_${prefix}000005`;
+  const task = await trpc<{ status: string; hasGoodCheckpoint: boolean }>(request, "task.get", { taskId });
+  expect(task.status).toBe("cancelled");
+  expect(task.hasGoodCheckpoint).toBe(false);
   await page.goto(`/tasks/${taskId}`);
   await expect(page.getByRole("button", { name: "Resume…" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Fork…" })).toHaveCount(0);
@@ -33,20 +47,39 @@ test("a task that ended before its first checkpoint is not offered Fork…, and 
 });
 
 test("Checkpoint now and Cancel task ask in the app's dialog; going back changes nothing", async ({ page, request }) => {
-  const { taskId } = await trpc<{ taskId: string }>(request, "task.launch", { goal: README_GOAL, profile: "scripted-stall", stepBudget: 400 }, true);
+  // The budget scenario keeps running (new facts every turn, up to its step budget); the stall one
+  // stops to wait on a human after a few quick steps, and a checkpoint request then finds no running run.
+  const { taskId } = await trpc<{ taskId: string }>(
+    request,
+    "task.launch",
+    { goal: "Examine every workspace entry and record what you find.", profile: "scripted-budget", stepBudget: 400 },
+    true,
+  );
   await page.goto(`/tasks/${taskId}`);
-  await page.getByRole("button", { name: "Checkpoint now" }).click();
+  // The live header re-renders with every step, so the header's buttons are pressed from the
+  // keyboard (a click waits for them to hold still), again until the page is hydrated and the dialog opens.
   const dialog = page.getByRole("dialog");
-  await expect(dialog).toContainText("Take a checkpoint now?");
+  await expect(async () => {
+    await page.getByRole("button", { name: "Checkpoint now" }).press("Enter");
+    await expect(dialog).toContainText("Take a checkpoint now?", { timeout: 2_000 });
+  }).toPass();
   await dialog.getByRole("button", { name: "Checkpoint now" }).click();
-  await expect(page.getByRole("button", { name: "Checkpoint requested" })).toBeVisible();
+  // The request is taken: the button says so until the run takes the checkpoint after its turn in
+  // flight — which the scripted model may do before the page's refetch shows the request.
+  const requested = page.getByRole("button", { name: "Checkpoint requested" });
+  await expect
+    .poll(async () => {
+      if (await requested.isVisible()) return true;
+      return (await trpc<{ reason: string }[]>(request, "task.checkpoints", { taskId })).some((c) => c.reason === "on_request");
+    })
+    .toBe(true);
 
-  await page.getByRole("button", { name: "Cancel task" }).click();
+  await page.getByRole("button", { name: "Cancel task" }).press("Enter");
   await expect(dialog).toContainText("Cancel this task?");
   await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
   await expect(dialog).toBeHidden();
   expect((await trpc<{ status: string }>(request, "task.get", { taskId })).status).not.toBe("cancelled");
-  await page.getByRole("button", { name: "Cancel task" }).click();
+  await page.getByRole("button", { name: "Cancel task" }).press("Enter");
   await dialog.getByRole("button", { name: "Cancel task" }).click();
   await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
 });
