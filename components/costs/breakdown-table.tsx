@@ -50,7 +50,7 @@ export function BreakdownTable({
                 const share = (x: number) => (g.usd > 0 ? `${(100 * x) / g.usd}%` : "0%");
                 return (
                   <tr key={g.key} className="border-t border-zinc-100" data-key={g.key}>
-                    <th scope="row" className="min-w-40 px-3 py-2 text-left font-medium [overflow-wrap:anywhere]" data-col="name">
+                    <th scope="row" className="min-w-60 px-3 py-2 text-left font-medium [overflow-wrap:anywhere]" data-col="name">
                       <Link className="text-blue-700 underline-offset-2 hover:underline" href={href(g.key)}>
                         <SafeText text={label(g.key)} />
                       </Link>

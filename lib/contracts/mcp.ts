@@ -7,7 +7,7 @@
  * a secret (`{ value }`) or the name of a variable in Longhaul's own environment (`{ fromEnv }`),
  * read when the server starts.
  */
-import { z } from "zod";
+import { z } from "./zod.ts";
 
 /** Names of MCP servers: lowercase, short, so `<server>__<tool>` stays readable and within 64 characters. */
 export const MCP_SERVER_NAME = /^[a-z][a-z0-9-]{0,23}$/;

@@ -5,7 +5,7 @@
  * one schema, so a column added on one side and not the other is a parse error naming its position,
  * not a silently shifted field. Client-safe.
  */
-import { z } from "zod";
+import { z } from "./zod.ts";
 
 const text = z.string();
 const maybeText = z.string().nullable();
