@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useHydrated } from "@/components/ui/use-hydrated.ts";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { McpServerRow } from "./mcp/server-row.tsx";
@@ -51,6 +52,9 @@ export function McpServersSection() {
   const servers = useQuery(trpc.mcpServer.list.queryOptions({ includeArchived: true }));
   const [spec, setSpec] = useState(EXAMPLE);
   const [parseError, setParseError] = useState<string | null>(null);
+  // Until React has hydrated, the server-rendered textarea would take typing that hydration then
+  // merges with the example: it stays read-only until then.
+  const hydrated = useHydrated();
   const upsert = useMutation(trpc.mcpServer.upsert.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.mcpServer.pathFilter()) }));
   return (
     <section className="space-y-3" aria-label="MCP servers">
@@ -90,6 +94,7 @@ export function McpServersSection() {
           id="mcp-spec"
           className="h-48 w-full rounded border border-zinc-300 p-2 font-mono text-xs"
           value={spec}
+          readOnly={!hydrated}
           onChange={(e) => setSpec(e.target.value)}
         />
         <button type="submit" className="rounded bg-zinc-900 px-3 py-1 text-sm text-white" disabled={upsert.isPending}>
