@@ -154,6 +154,21 @@ export interface AutoResumePorts {
 export type AgentPorts = StepPorts & ModelPorts & RunRequestPorts & ToolPorts & CheckpointPorts & AutoResumePorts;
 
 /** Why a run or task ends, as the run's end step writes it (server/db/run-repository.ts finishRun). */
+/** What opens an escalation (server/db/escalation-repository.ts openEscalation). */
+export interface OpenEscalationInput {
+  taskId: string;
+  runId: string;
+  stepId: string;
+  reason: EscalationReason;
+  message: string;
+  evidence: Record<string, unknown>;
+  checkpointId: string | null;
+  /** Run.endReason (null when the agent itself asked for a human). */
+  endReason: RunEndReason | null;
+  /** risky_action: the proposed call's ledger fingerprint (task + tool + canonical arguments). */
+  fingerprint?: string | null;
+}
+
 export interface RunEnd {
   taskId: string;
   runId: string;
@@ -187,17 +202,7 @@ export interface RunPorts<Start = unknown> {
   /** The latest applied human verdict (approve / reject) on the risky call with this fingerprint, or null. */
   findRiskyVerdict(input: { taskId: string; fingerprint: string }): Promise<(LoopVerdict & { escalationId: string }) | null>;
   /** Opens (once per run and step id) the escalation that ends the run `escalated`. */
-  openEscalation(input: {
-    taskId: string;
-    runId: string;
-    stepId: string;
-    reason: EscalationReason;
-    message: string;
-    evidence: Record<string, unknown>;
-    checkpointId: string | null;
-    endReason: RunEndReason | null;
-    fingerprint?: string | null;
-  }): Promise<{ escalationId: string }>;
+  openEscalation(input: OpenEscalationInput): Promise<{ escalationId: string }>;
   /** Tells the escalation's handlers (webhook, email): round 0 at opening, k ≥ 1 for the k-th overdue reminder. Returns what was sent (small JSON). */
   notifyEscalation(input: { escalationId: string; round: number }): Promise<unknown>;
   /** The escalation's decision as the wait reads it (the database clock decides `due`). */

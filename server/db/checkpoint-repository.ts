@@ -222,7 +222,8 @@ async function statedProviderLimit({ prisma, taskId }: { prisma: PrismaClient; t
   // too long is not followed by a compaction (the checkpoint is taken from the state instead), so
   // the next segment learns the limit from the refusal itself.
   const refusals = await prisma.modelCall.findMany({
-    where: { run: { taskId }, status: "error", ...(fromCompaction?.at ? { createdAt: { gt: fromCompaction.at } } : {}) },
+    // Every provider's context-length wording names tokens (parseContextLimit); other errors are skipped in the query.
+    where: { run: { taskId }, status: "error", error: { contains: "token" }, ...(fromCompaction?.at ? { createdAt: { gt: fromCompaction.at } } : {}) },
     orderBy: { createdAt: "desc" },
     take: 20,
     select: { error: true },

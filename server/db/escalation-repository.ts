@@ -1,6 +1,5 @@
+import type { OpenEscalationInput } from "../agent/ports.ts";
 import { ulid } from "ulid";
-import type { EscalationReason } from "../../lib/contracts/escalation.ts";
-import type { RunEndReason } from "../../lib/contracts/status.ts";
 import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
@@ -24,20 +23,7 @@ export async function openEscalation({
   checkpointId,
   endReason,
   fingerprint = null,
-}: {
-  prisma: PrismaClient;
-  taskId: string;
-  runId: string;
-  stepId: string;
-  reason: EscalationReason;
-  message: string;
-  evidence: Record<string, unknown>;
-  checkpointId: string | null;
-  /** Run.endReason (null when the agent itself asked for a human). */
-  endReason: RunEndReason | null;
-  /** risky_action: the proposed call's ledger fingerprint (task + tool + canonical arguments). */
-  fingerprint?: string | null;
-}): Promise<{ escalationId: string }> {
+}: OpenEscalationInput & { prisma: PrismaClient }): Promise<{ escalationId: string }> {
   const existing = await prisma.escalation.findUnique({ where: { runId_stepId: { runId, stepId } } });
   if (existing) return { escalationId: existing.id };
   const profile = (await taskProfile({ prisma, taskId })).spec;
