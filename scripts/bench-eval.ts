@@ -27,7 +27,7 @@ async function main(): Promise<number> {
   const cases = intFlag("cases", 5, 1, 50);
   const repeats = intFlag("repeats", 10, 1, 20);
   const concurrency = intFlag("concurrency", 10, 1, 50);
-  process.env.LONGHAUL_EVAL_TICK = "500ms"; // inherited by the app child
+  process.env.LONGHAUL_EVAL_TICK = "1s"; // inherited by the app child
   const database = await startBenchDatabase({ name: "bench_eval", tag: TAG });
   const stack = await startAgentStack({ databaseUrl: database.url });
   try {

@@ -127,7 +127,7 @@ async function main(): Promise<number> {
   // The adapters' interval checkpoint (0 = the seeded profile's): each cut restarts the prompt from the
   // checkpoint, the main limit on the cached share (docs/BENCHMARKS.md).
   const checkpointEvery = intFlag("checkpoint-every", 0, 0, 10_000);
-  process.env.LONGHAUL_EVAL_TICK = "500ms"; // inherited by the app child
+  process.env.LONGHAUL_EVAL_TICK = "1s"; // inherited by the app child
   const database = await startBenchDatabase({ name: "bench_providers", tag: TAG });
   const stack = await startAgentStack({ databaseUrl: database.url });
   try {

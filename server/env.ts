@@ -42,12 +42,16 @@ export const envSchema = z.object({
   ANTHROPIC_BASE_URL: z.string().url().optional(),
   /** Default folder the read-only file tools read (the demo audits its node_modules). */
   LONGHAUL_WORKSPACE: z.string().optional(),
-  /** Folders a launch's workspace must lie in, comma-separated absolute paths (default: LONGHAUL_WORKSPACE alone). */
-  /** Pause between two ticks of an eval run (an Inngest duration: "2s", "500ms"); tests and benchmarks shorten it. */
+  /**
+   * Pause between two ticks of an eval run (an Inngest duration: "1s", "2s", "1m"); tests and
+   * benchmarks shorten it. At least 1 s: the Inngest SDK rounds a shorter durable sleep up to 1 s.
+   */
   LONGHAUL_EVAL_TICK: z
     .string()
-    .regex(/^\d+(ms|s|m)$/, "LONGHAUL_EVAL_TICK: a duration like 2s or 500ms")
+    .regex(/^\d+(ms|s|m)$/, "LONGHAUL_EVAL_TICK: a duration like 1s, 2s or 1m")
+    .refine((v) => !v.endsWith("ms") || Number(v.slice(0, -2)) >= 1000, "LONGHAUL_EVAL_TICK: at least 1s (Inngest rounds a shorter durable sleep up to 1s)")
     .default("2s"),
+  /** Folders a launch's workspace must lie in, comma-separated absolute paths (default: LONGHAUL_WORKSPACE alone). */
   LONGHAUL_WORKSPACE_ROOTS: z
     .string()
     .refine((v) => v.split(",").every((p) => !p.trim() || p.trim().startsWith("/")), "comma-separated absolute paths, e.g. /srv/data,/home/me/projects")

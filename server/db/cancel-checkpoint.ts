@@ -21,7 +21,7 @@ export async function runHasStepInFlight({ prisma, runId }: { prisma: PrismaClie
 /**
  * How long after a cancel a resume waits for the cancelled run's tool step in flight (ms): the
  * cancel checkpoint's own settle window (SETTLE_ROUNDS × SETTLE_POLL of
- * server/inngest/functions/cancel-checkpoint.ts, 20 × 500 ms).
+ * server/inngest/functions/cancel-checkpoint.ts, 10 × 1 s).
  */
 export const RESUME_SETTLE_MS = 10_000;
 

@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import { type APIRequestContext, expect, test } from "@playwright/test";
+import { e2ePorts } from "../../playwright.config.ts";
 import { trpcCall as trpc } from "./helpers.ts";
 
 // The resume/fork dialog: before a resume or fork starts, it says what is kept and what
@@ -6,13 +7,36 @@ import { trpcCall as trpc } from "./helpers.ts";
 // older checkpoint in the Checkpoints tab it names the facts that will be established again; the
 // header's Fork and the step detail's Fork open the new task, which links back to the original
 // (and the original to its forks), and leave the original's status, result, steps and cost as they were.
+//
+// A cancel must land mid-run, yet a scripted run of 60 packages ends in about ten seconds: on a busy
+// machine it ended between the test seeing the state it wanted and the click. So the tasks here run
+// on scripted-responses (the only profile in the suite on the Responses route), and the test holds
+// the run's next model call at the scripted server (a stall fault) before it cancels.
+const faultsUrl = `http://127.0.0.1:${e2ePorts.modelPort}/control/faults`;
+
+/** Holds the run still: arms a stall on the Responses route and waits until a model call has taken it. */
+async function holdNextModelCall(request: APIRequestContext): Promise<void> {
+  const armed = await request.post(faultsUrl, { data: { kind: "stall", route: "responses", phase: "before_headers", stallMs: 100_000 } });
+  expect(armed.status()).toBe(201);
+  await expect.poll(async () => ((await (await request.get(faultsUrl)).json()) as { faults: unknown[] }).faults.length, { timeout: 30_000 }).toBe(0);
+}
+
+test.afterEach(async ({ request }) => {
+  await request.delete(faultsUrl);
+});
 
 test("header Resume… after a cancel redoes nothing; Resume from an older checkpoint names what is redone; Fork… opens a new task", async ({
   page,
   request,
 }) => {
-  const { taskId } = await trpc<{ taskId: string }>(request, "task.launch", { demo: { kind: "license-audit", limit: 60 }, profile: "scripted" }, true);
+  const { taskId } = await trpc<{ taskId: string }>(
+    request,
+    "task.launch",
+    { demo: { kind: "license-audit", limit: 60 }, profile: "scripted-responses" },
+    true,
+  );
   await expect.poll(async () => (await trpc<unknown[]>(request, "task.checkpoints", { taskId })).length, { timeout: 90_000 }).toBeGreaterThanOrEqual(2);
+  await holdNextModelCall(request);
   await trpc(request, "task.cancel", { taskId }, true);
   await page.goto(`/tasks/${taskId}`);
   await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
@@ -87,7 +111,12 @@ test("header Resume… after a cancel redoes nothing; Resume from an older check
 test("cancel mid-run, then header Resume: every fact the run had recorded is kept and none is recorded again", async ({ page, request }) => {
   // A cancelled run with 35 facts whose last checkpoint held 17 once redid 47 steps when resumed.
   // Here the run is cancelled from the header while it holds more facts than its last checkpoint.
-  const { taskId } = await trpc<{ taskId: string }>(request, "task.launch", { demo: { kind: "license-audit", limit: 60 }, profile: "scripted" }, true);
+  const { taskId } = await trpc<{ taskId: string }>(
+    request,
+    "task.launch",
+    { demo: { kind: "license-audit", limit: 60 }, profile: "scripted-responses" },
+    true,
+  );
   const factsNow = async () => (await trpc<{ facts: unknown[] }>(request, "task.get", { taskId })).facts.length;
   const lastCheckpoint = async () => (await trpc<{ seq: number; facts: number }[]>(request, "task.checkpoints", { taskId })).at(-1);
   await page.goto(`/tasks/${taskId}`);
@@ -104,6 +133,7 @@ test("cancel mid-run, then header Resume: every fact the run had recorded is kep
       { timeout: 90_000, intervals: [200] },
     )
     .toBeGreaterThanOrEqual(5);
+  await holdNextModelCall(request);
   await page.getByRole("button", { name: "Cancel task" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Cancel task" }).click();
   await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });

@@ -18,7 +18,7 @@ import { testPrincipal } from "../support/principals.ts";
 // scripted server), or answering something that is neither PASS nor FAIL (a judge profile whose model
 // is the scripted agent, which answers with tool calls). Such a cell is "not judged", not a wrong answer.
 
-process.env.LONGHAUL_EVAL_TICK = "300ms"; // inherited by the app child
+process.env.LONGHAUL_EVAL_TICK = "1s"; // inherited by the app child
 let stack: AgentStack;
 useAgentStack((started) => (stack = started));
 

@@ -13,7 +13,7 @@ import { testPrincipal } from "../support/principals.ts";
 // served by the app child, the embedded executor child, the scripted model server (the only stand-in:
 // it plays the models `scripted`, `scripted-sloppy` and the judge `scripted-judge`), the test PostgreSQL.
 
-process.env.LONGHAUL_EVAL_TICK = "300ms"; // inherited by the app child
+process.env.LONGHAUL_EVAL_TICK = "1s"; // inherited by the app child
 let stack: AgentStack;
 useAgentStack((started) => (stack = started));
 

@@ -26,6 +26,13 @@ describe("parseEnv", () => {
     expect(parseEnv({ LONGHAUL_RECOVERY_GRACE_MS: "500" }).LONGHAUL_RECOVERY_GRACE_MS).toBe(500);
     expect(() => parseEnv({ LONGHAUL_RECOVERY_GRACE_MS: "-1" })).toThrow(/LONGHAUL_RECOVERY_GRACE_MS/);
   });
+
+  it("LONGHAUL_EVAL_TICK is an Inngest duration of at least 1 s, the SDK's durable-sleep resolution", () => {
+    expect(parseEnv({}).LONGHAUL_EVAL_TICK).toBe("2s");
+    expect(parseEnv({ LONGHAUL_EVAL_TICK: "1000ms" }).LONGHAUL_EVAL_TICK).toBe("1000ms");
+    expect(() => parseEnv({ LONGHAUL_EVAL_TICK: "500ms" })).toThrow("LONGHAUL_EVAL_TICK: at least 1s");
+    expect(() => parseEnv({ LONGHAUL_EVAL_TICK: "soon" })).toThrow("LONGHAUL_EVAL_TICK: a duration like 1s, 2s or 1m");
+  });
 });
 
 describe("namedVariables: what profiles and MCP servers may name", () => {

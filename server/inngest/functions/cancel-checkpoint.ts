@@ -3,9 +3,13 @@ import { runCancelled } from "../events.ts";
 import { cancelCheckpointPorts } from "../function-ports.ts";
 
 /** Polls of the step in flight before the cancel checkpoint is taken without it (× SETTLE_POLL). */
-export const SETTLE_ROUNDS = 20;
-/** Pause between two polls (Inngest duration). 20 × 500 ms: a tool or model step in flight gets 10 s to finish. */
-export const SETTLE_POLL = "500ms";
+export const SETTLE_ROUNDS = 10;
+/**
+ * Pause between two polls (Inngest duration). 10 × 1 s: a tool or model step in flight gets 10 s to
+ * finish. Not shorter: the Inngest SDK rounds a durable sleep under 1 s up to 1 s (and warns each
+ * time), so 20 × 500 ms waited 20 s.
+ */
+export const SETTLE_POLL = "1s";
 
 /**
  * `cancel-checkpoint`: when a person cancels a run (`longhaul/run.cancelled`, the same event the
