@@ -1,5 +1,4 @@
 import { HydrationBoundary } from "@tanstack/react-query";
-import { Suspense } from "react";
 import { RoleGate } from "@/components/auth/role-gate.tsx";
 import { taskListView } from "@/components/tasks/list/task-list-input.ts";
 import { TaskList } from "@/components/tasks/task-list.tsx";
@@ -28,9 +27,10 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
   return (
     <HydrationBoundary state={prefetchedState()}>
       <RoleGate needs={[]} what="The task list">
-        <Suspense>
-          <TaskList />
-        </Suspense>
+        {/* No <Suspense> here: the data is already fetched, and a boundary made React stream the
+            rows apart from the frame and reveal them no sooner than 300 ms after the frame's first
+            paint (its reveal throttle), a third of the page's time to first rows. */}
+        <TaskList />
       </RoleGate>
     </HydrationBoundary>
   );
