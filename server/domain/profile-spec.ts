@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { mcpSelectionsSchema } from "../../lib/contracts/mcp.ts";
 import { BUILTIN_TOOL_NAMES, ENV_NAME, PROFILE_NAME, PROFILE_PROVIDERS } from "../../lib/contracts/profile.ts";
-import { parseEmailAllowEntry, parseHttpAllowEntry } from "./egress-policy.ts";
+import { parseEmailAllowEntry, parseHttpAllowEntry } from "../../lib/contracts/egress.ts";
 import { textField } from "./input-fields.ts";
 import { isRole, ROLES } from "../../lib/contracts/roles.ts";
 import { assigneeUser, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
