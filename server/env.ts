@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { rawEnv } from "./env-source.ts";
-import { EGRESS_ON_BREACH, emailAllowListSchema, httpAllowListSchema } from "./domain/egress-policy.ts";
+import { EGRESS_ON_BREACH, emailAllowListSchema, httpAllowListSchema } from "../lib/contracts/egress.ts";
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 

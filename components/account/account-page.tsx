@@ -7,7 +7,7 @@ import { useMe } from "@/components/auth/use-me.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
 import { ChangePasswordForm } from "./change-password-form.tsx";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
 import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
 

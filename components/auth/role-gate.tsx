@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { holdsAny, roleWords, useMe } from "./use-me.ts";
 import { isDatabaseUnavailable } from "@/components/ui/api-error.ts";
 import { DatabaseRestarting } from "@/components/ui/load-error.tsx";

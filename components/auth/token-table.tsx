@@ -1,6 +1,6 @@
 "use client";
 
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
 
 /** One API token as the account and admin pages list it (never the token itself: only its prefix). */

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc.tsx";
 import { mayActOnTask, taskActionRefusal } from "@/lib/contracts/task-actions.ts";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 
 /**
  * The signed-in user (`account.session`, the same fields as `account.me`): name (the actor on their
@@ -15,7 +15,7 @@ export function useMe() {
   return useQuery({ ...trpc.account.session.queryOptions(), staleTime: 30_000, retry: false });
 }
 
-/** True when `roles` holds one of `needed` (none = any role). Mirrors server/auth/roles.ts hasAnyRole. */
+/** True when `roles` holds one of `needed` (none = any role). Mirrors lib/contracts/roles.ts hasAnyRole. */
 export function holdsAny(roles: readonly string[] | undefined, needed: readonly Role[]): boolean {
   if (!roles) return false;
   return needed.length === 0 ? roles.length > 0 : needed.some((r) => roles.includes(r));
@@ -31,7 +31,7 @@ export function roleWords(needed: readonly Role[]): string {
 /**
  * Whether the signed-in user may act on a task launched by `createdBy` (cancel, resume, fork,
  * checkpoint, escalate): `{ allowed, why }`, `why` naming the role needed when not. Same rule as
- * the API (server/auth/roles.ts mayActOnTask); while the user is loading, not allowed, no reason.
+ * the API (lib/contracts/roles.ts mayActOnTask); while the user is loading, not allowed, no reason.
  */
 export function useTaskActions(createdBy: string | undefined): { allowed: boolean; why: string | null } {
   const me = useMe().data;

@@ -1,6 +1,6 @@
 /**
  * Who may act on a task, and when an action can be done at all: one rule for the API
- * (server/api/trpc.ts ownTaskProcedure, through server/auth/roles.ts) and the pages
+ * (server/api/trpc.ts ownTaskProcedure, through lib/contracts/roles.ts) and the pages
  * (components/auth/use-me.ts), so a button is shown exactly when its action would be accepted —
  * never a button whose dialog then cannot confirm. Pure.
  */

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApiToken, hashToken, LOCAL_CLI_TOKEN_NAME, TOKEN_MAX_DAYS } from "../../server/auth/api-tokens.ts";
-import { ROLES } from "../../server/auth/roles.ts";
+import { ROLES } from "../../lib/contracts/roles.ts";
 import type { PrismaClient } from "../../server/db/generated/client.ts";
 
 /** File of the local CLI token inside DATA_DIR. */

@@ -1,5 +1,6 @@
 import { StepRetryError } from "../errors.ts";
-import { MODEL_ERROR_RETRYABLE, type ModelCallError, type ModelCallErrorKind } from "../llm/errors.ts";
+import type { ModelCallError } from "../llm/errors.ts";
+import { MODEL_ERROR_RETRYABLE, type ModelCallErrorKind } from "../domain/model-error-kinds.ts";
 
 /** How a step retries a failed model call of a given kind (one table, so every kind is retried the same way wherever it is met). */
 export type ModelRetryBehaviour = "retry_after" | "retry" | "non_retriable";

@@ -1,6 +1,7 @@
 import type { ModelTurn } from "../domain/agent-loop/index.ts";
 import { summarizeCalls } from "../domain/step-summaries.ts";
-import { parseContextLimit, type ModelCallErrorKind, type StatedContextLimit } from "../llm/errors.ts";
+import { parseContextLimit, type StatedContextLimit } from "../llm/errors.ts";
+import type { ModelCallErrorKind } from "../domain/model-error-kinds.ts";
 import { countTokens } from "../llm/tokens.ts";
 import type { ChatMessage, ReasoningItem, ToolSchema } from "../llm/types.ts";
 import { callModelRecorded, type ModelProfile } from "./model-call.ts";

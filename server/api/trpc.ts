@@ -6,7 +6,7 @@ import { recordAudit } from "../auth/audit.ts";
 import { databaseUnavailableCode, databaseUnavailableMessage, logDatabaseUnavailable } from "../db/db-errors.ts";
 import { trustedOrigins } from "../auth/auth.ts";
 import { crossSiteProblem, identify, type Principal } from "../auth/principal.ts";
-import { hasAnyRole, mayActOnTask, needsRoleMessage, type Role } from "../auth/roles.ts";
+import { hasAnyRole, mayActOnTask, needsRoleMessage, type Role } from "../../lib/contracts/roles.ts";
 import { sessionUser } from "../auth/session.ts";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";

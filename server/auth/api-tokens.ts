@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { ulid } from "ulid";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
-import { normaliseRoles, type Role } from "./roles.ts";
+import { normaliseRoles, type Role } from "../../lib/contracts/roles.ts";
 
 /** Every token starts with this, so secret scanners and people recognise it. */
 export const TOKEN_PREFIX = "lh_";

@@ -6,7 +6,7 @@ import { nextCookies } from "better-auth/next-js";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { PrismaClient } from "../db/generated/client.ts";
 import { prisma } from "../db/prisma.ts";
-import { ROLES } from "./roles.ts";
+import { ROLES } from "../../lib/contracts/roles.ts";
 import { LOCAL_CLI_ACTOR } from "./api-tokens.ts";
 import { ulid } from "ulid";
 import { DEACTIVATED_MESSAGE, isDeactivated } from "./user-deactivation.ts";

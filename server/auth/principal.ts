@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db/generated/client.ts";
 import { verifyApiToken } from "./api-tokens.ts";
-import { normaliseRoles, type Role } from "./roles.ts";
+import { normaliseRoles, type Role } from "../../lib/contracts/roles.ts";
 import { DEACTIVATED_MESSAGE } from "./user-deactivation.ts";
 import { databaseUnavailableCode } from "../db/db-errors.ts";
 import { COOKIE_PREFIX } from "./cookie.ts";

@@ -1,7 +1,7 @@
 import { databaseUnavailableMessage } from "../db/db-errors.ts";
 import { prisma } from "../db/prisma.ts";
 import { identify, type Principal } from "./principal.ts";
-import { hasAnyRole, needsRoleMessage, READ_ROLES, type Role } from "./roles.ts";
+import { hasAnyRole, needsRoleMessage, READ_ROLES, type Role } from "../../lib/contracts/roles.ts";
 import { sessionUser } from "./session.ts";
 
 /**

@@ -5,7 +5,7 @@ import type { PrismaClient } from "../db/generated/client.ts";
 import { AppError } from "../errors.ts";
 import { tokenListSelect } from "./api-tokens.ts";
 import { auth, oidcConfig, type AuthConfig } from "./auth.ts";
-import { normaliseRoles, ROLES, type Role } from "./roles.ts";
+import { normaliseRoles, ROLES, type Role } from "../../lib/contracts/roles.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../lib/contracts/limits.ts";
 import { escapeLike } from "../db/task-queries.ts";
 

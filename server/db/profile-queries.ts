@@ -37,7 +37,7 @@ export async function listProfiles({ prisma }: { prisma: PrismaClient }) {
 
 /**
  * Replaces profile `name`'s egress fields (already validated and normalised by the caller:
- * server/domain/egress-policy.ts parseEmailAllowEntry / parseHttpAllowEntry). Returns the fields
+ * lib/contracts/egress.ts parseEmailAllowEntry / parseHttpAllowEntry). Returns the fields
  * as stored. @throws AppError NOT_FOUND for an unknown profile (nothing is written).
  */
 export async function setProfileEgress({

@@ -87,7 +87,7 @@ const SCRIPTED_PROFILE = {
  * (USD per million tokens) let dollar budgets be exercised without a provider. The scenario
  * Their escalations go to handlers (escalationRole, the role that decides them); the scenario
  * profiles move an overdue one on to the admins (escalationChain) — roles that exist and an admin
- * can give (server/auth/roles.ts ROLES), never a role nobody can hold ("team-lead").
+ * can give (lib/contracts/roles.ts ROLES), never a role nobody can hold ("team-lead").
  */
 export const seedProfiles = [
   SCRIPTED_PROFILE,

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { mcpSelectionsSchema } from "../../lib/contracts/mcp.ts";
 import { BUILTIN_TOOL_NAMES, ENV_NAME, PROFILE_NAME, PROFILE_PROVIDERS } from "../../lib/contracts/profile.ts";
-import { parseEmailAllowEntry, parseHttpAllowEntry } from "./egress-policy.ts";
+import { parseEmailAllowEntry, parseHttpAllowEntry } from "../../lib/contracts/egress.ts";
 import { textField } from "./input-fields.ts";
-import { isRole, ROLES } from "../auth/roles.ts";
+import { isRole, ROLES } from "../../lib/contracts/roles.ts";
 import { assigneeUser, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
 import { EFFORT_LEVELS, EFFORT_SITUATIONS, RECOMMENDED_EFFORT_RULES, type EffortPolicy } from "../../lib/contracts/effort.ts";
 
@@ -197,7 +197,7 @@ export const profileSpecShape = {
 };
 
 /**
- * A role an escalation can be routed to: one of the roles an admin can grant (server/auth/roles.ts
+ * A role an escalation can be routed to: one of the roles an admin can grant (lib/contracts/roles.ts
  * ROLES), so an escalation never waits on a role no one can hold ("Escalations reach a
  * person": a chain to "team-lead" reached nobody). Refused with the field named:
  * `escalationChain[]: "team-lead" is not a role; use one of operator, handler, manager, admin`.

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
-import { ROLES } from "../../server/auth/roles.ts";
+import { ROLES } from "../../lib/contracts/roles.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { freePort } from "../support/ports.ts";
 

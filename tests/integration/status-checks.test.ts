@@ -9,7 +9,7 @@ import { CHECKPOINT_REASONS } from "../../server/domain/checkpoint.ts";
 import { COST_CAUSES } from "../../server/domain/cost-causes.ts";
 import { COST_OUTCOMES, COST_ROLLUP_FAILURES } from "../../server/domain/cost-rollup.ts";
 import { ALERT_SEVERITIES } from "../../server/domain/detectors.ts";
-import { EGRESS_ON_BREACH } from "../../server/domain/egress-policy.ts";
+import { EGRESS_ON_BREACH } from "../../lib/contracts/egress.ts";
 import { EXECUTOR_RUN_STATUSES, PAUSE_KINDS, QUEUE_ITEM_KINDS } from "../../server/executor/engine/context.ts";
 import { SPAN_EXPORT_STATES } from "../../server/telemetry/span-pipeline.ts";
 import { EFFORT_LEVELS, EFFORT_RULES } from "../../lib/contracts/effort.ts";

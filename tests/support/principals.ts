@@ -1,5 +1,5 @@
 import type { Principal } from "../../server/auth/principal.ts";
-import { ROLES, type Role } from "../../server/auth/roles.ts";
+import { ROLES, type Role } from "../../lib/contracts/roles.ts";
 
 /**
  * A signed-in caller for in-process tRPC callers (`createCaller({ prisma, actor, principal })`):

@@ -3,7 +3,7 @@ import { hashToken, newTokenSecret } from "../../server/auth/api-tokens.ts";
 import { redactForAudit } from "../../server/auth/audit.ts";
 import { authBaseUrl, oidcConfig, trustedOrigins } from "../../server/auth/auth.ts";
 import { bearerToken, crossSiteProblem } from "../../server/auth/principal.ts";
-import { hasAnyRole, mayActOnTask, needsRoleMessage, normaliseRoles, taskActionRefusal } from "../../server/auth/roles.ts";
+import { hasAnyRole, mayActOnTask, needsRoleMessage, normaliseRoles, taskActionRefusal } from "../../lib/contracts/roles.ts";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_AFTER_MS, modelRetryBehaviour, stepErrorForModelCall } from "../../server/agent/model-retry.ts";
 import { AppError, StepRetryError } from "../../server/errors.ts";
 import { toInngestError, withInngestRetries } from "../../server/inngest/errors.ts";
-import { MODEL_ERROR_RETRYABLE, ModelCallError, type ModelCallErrorKind } from "../../server/llm/errors.ts";
+import { ModelCallError } from "../../server/llm/errors.ts";
+import { MODEL_ERROR_RETRYABLE, type ModelCallErrorKind } from "../../server/domain/model-error-kinds.ts";
 
 // The one mapping from the agent layer's engine-neutral StepRetryError to Inngest's errors
 // (server/inngest/errors.ts), and the model-call retry table it is fed by (server/agent/model-retry.ts).

@@ -87,7 +87,7 @@ describe("escalation routing names roles that exist", () => {
     expect(profileSpecSchema.parse({ name: "p", model: "m", escalationRole: "operator" }).escalationRole).toBe("operator");
   });
 
-  it("accepts the roles of server/auth/roles.ts for escalationRole and each escalationChain entry", () => {
+  it("accepts the roles of lib/contracts/roles.ts for escalationRole and each escalationChain entry", () => {
     expect(messages({ name: "p", model: "m", escalationRole: "handler", escalationChain: ["admin", "manager"] })).toEqual([]);
   });
   it("refuses a role no one can be given, naming the field and the roles to use", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ROLES } from "../../server/auth/roles.ts";
+import { ROLES } from "../../lib/contracts/roles.ts";
 import { SEED_ESCALATION_ROLE, seedProfiles } from "../../server/db/seed.ts";
 
 // Escalations reach a person: the seeded profiles route escalations to roles that exist

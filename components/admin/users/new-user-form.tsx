@@ -2,7 +2,7 @@
 
 import { formText } from "@/components/auth/form-value.ts";
 import type { FormEvent } from "react";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { ROLE_COLUMNS, type Confirmation } from "./user-row.tsx";
 import type { UserActions } from "./use-user-actions.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits.ts";

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { userLabel } from "./user-label.ts";
 import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
 

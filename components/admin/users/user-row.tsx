@@ -1,7 +1,7 @@
 "use client";
 
 import { cn } from "@/components/ui/cn.ts";
-import type { Role } from "@/server/auth/roles.ts";
+import type { Role } from "@/lib/contracts/roles.ts";
 import { PasswordReset } from "./password-reset.tsx";
 import type { UserActions, UserRef } from "./use-user-actions.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";

@@ -3,7 +3,8 @@ import { env } from "../../env.ts";
 import { z } from "zod";
 import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
 import { codeSources } from "../../db/code-managed.ts";
-import { deploymentEgressPolicy, mergeEgressPolicies, parseEmailAllowEntry, parseHttpAllowEntry } from "../../domain/egress-policy.ts";
+import { deploymentEgressPolicy, mergeEgressPolicies } from "../../domain/egress-policy.ts";
+import { parseEmailAllowEntry, parseHttpAllowEntry } from "../../../lib/contracts/egress.ts";
 import { inputObject, textField } from "../../domain/input-fields.ts";
 import {
   applyProfileDocument,

@@ -1,4 +1,4 @@
-import { MODEL_ERROR_RETRYABLE } from "../../llm/errors.ts";
+import { MODEL_ERROR_RETRYABLE } from "../model-error-kinds.ts";
 import type { CheckpointReason } from "../checkpoint.ts";
 import type { Alert } from "../detectors.ts";
 import type { LoopEscalationReason, LoopModelErrorKind } from "./types.ts";

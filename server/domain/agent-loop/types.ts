@@ -1,4 +1,5 @@
-import type { ModelCallErrorKind, StatedContextLimit } from "../../llm/errors.ts";
+import type { StatedContextLimit } from "../../llm/errors.ts";
+import type { ModelCallErrorKind } from "../model-error-kinds.ts";
 import type { ModelToolCall, ModelUsage } from "../../llm/types.ts";
 import type { CompletedStepSummary } from "../agent-context.ts";
 import type { CheckpointReason } from "../checkpoint.ts";
@@ -123,7 +124,7 @@ export interface LoopVerdict {
 }
 
 /**
- * Model-call failure kinds (llm/errors.ts `ModelCallErrorKind`), plus `step_error`: the
+ * Model-call failure kinds (domain/model-error-kinds.ts `ModelCallErrorKind`), plus `step_error`: the
  * model step itself failed for good with anything else (the database was down through its retries).
  */
 export type LoopModelErrorKind = ModelCallErrorKind | "step_error";

@@ -1,4 +1,5 @@
-import { kindForStatus, ModelCallError, parseRetryAfter, type HeaderSource, type ModelCallErrorKind } from "../errors.ts";
+import { kindForStatus, ModelCallError, parseRetryAfter, type HeaderSource } from "../errors.ts";
+import type { ModelCallErrorKind } from "../../domain/model-error-kinds.ts";
 import type { ModelRequest, ModelUsage } from "../types.ts";
 
 /** Default deadline for response headers (streaming) or the whole response (non-streaming), ms. */

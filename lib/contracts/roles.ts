@@ -51,4 +51,4 @@ export function needsRoleMessage(needed: readonly Role[], what?: string): string
 }
 
 // Who may act on a task: shared with the pages (lib/contracts, which the UI may import).
-export { mayActOnTask, taskActionRefusal } from "../../lib/contracts/task-actions.ts";
+export { mayActOnTask, taskActionRefusal } from "./task-actions.ts";
