@@ -6,7 +6,7 @@
  * cannot drift at compile time. All money is USD as a plain number.
  */
 import { z } from "zod";
-import type { CostRollup } from "../db/cost-queries.ts";
+import type { CostRollup, CostTemplateGroup } from "../db/cost-queries.ts";
 import type { RunCostSplit, TaskCostTotals } from "../db/cost-repository.ts";
 import { COST_CAUSES, type CostCause } from "../domain/cost-causes.ts";
 import { COST_DATE_BASIS, COST_OUTCOMES, FAILURE_CLASSES, costFiltersSchema, type CostGroup, type OutcomeRow } from "../domain/cost-rollup.ts";
@@ -122,3 +122,11 @@ const runCostSplit: z.ZodType<RunCostSplit> = z.strictObject({
 
 /** `cost.task({taskId})`: the per-run split, which sums to the task's totals. */
 export const costTaskOutput = z.strictObject({ runs: z.array(runCostSplit), totals: taskCostTotals });
+
+/** `cost.byTemplate` and `cost.byCase`: spend per launch template (or per eval suite/case), the rollup's group figures plus the template's id and steps per completed task. */
+export const costByTemplateOutput: z.ZodType<CostTemplateGroup[]> = z.array(
+  z.strictObject({ ...groupShape, templateId: z.string().nullable(), stepsPerCompleted: z.number().nonnegative().nullable() }),
+);
+
+/** `cost.taskCsv`: the CSV text (one row per task in scope) as one string, never re-walked row by row. */
+export const costTaskCsvOutput = z.strictObject({ csv: z.string() });

@@ -15,13 +15,10 @@ import {
   type getEscalationCardOrThrow,
   type listEscalations,
 } from "../db/escalation-queries.ts";
+import { count, factChangeOutput, json, timeoutPlanOutput, usd, wasteSplitOutput } from "./output-schemas-shared.ts";
 
 type EscalationRow = Awaited<ReturnType<typeof listEscalations>>[number];
 type EscalationCard = Awaited<ReturnType<typeof getEscalationCardOrThrow>>;
-
-const usd = z.number().finite();
-const count = z.number().int().nonnegative();
-const json = z.json();
 
 /** Fields a list row and the card share. */
 const common = {
@@ -53,23 +50,6 @@ const common = {
 /** `escalation.list`: open rows (soonest due first), then closed ones (pending applications first). */
 export const escalationListOutput: z.ZodType<EscalationRow[]> = z.array(z.strictObject({ ...common, costUsd: usd, taskCostUsd: usd, notifications: count }));
 
-const factChange = z.strictObject({
-  key: z.string(),
-  kind: z.enum(["added", "changed", "removed"]),
-  before: z.unknown().optional(),
-  after: z.unknown().optional(),
-});
-
-/** While open, what happens when the wait times out (lib/contracts/escalation-timeout.ts EscalationTimeoutPlan). */
-const timeoutPlan = z.strictObject({
-  reminders: count,
-  remindersSent: count,
-  nextReminder: count.nullable(),
-  nextRole: z.string().nullable(),
-  nextTimeoutAt: z.date().nullable(),
-  rearmMinutes: count,
-});
-
 /** `escalation.get`: the context card (secrets in stored payloads answered as `[redacted: <rule>]`). */
 export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
   ...common,
@@ -79,7 +59,7 @@ export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
   deadEndReason: z.string().nullable(),
   applyAfter: z.date().nullable(),
   appliedAt: z.date().nullable(),
-  timeout: timeoutPlan.nullable(),
+  timeout: timeoutPlanOutput.nullable(),
   applyFailures: count,
   applyError: z.string().nullable(),
   applyFailedAt: z.date().nullable(),
@@ -97,7 +77,7 @@ export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
       workingSet: z.record(z.string(), z.unknown()),
     })
     .nullable(),
-  factDiff: z.array(factChange),
+  factDiff: z.array(factChangeOutput),
   lastSteps: z.array(
     z.strictObject({
       stepId: z.string(),
@@ -112,7 +92,7 @@ export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
   spend: z.strictObject({
     usd,
     wastedUsd: usd,
-    waste: z.strictObject({ retryUsd: usd, replayUsd: usd, discardedUsd: usd, restartUsd: usd }),
+    waste: wasteSplitOutput,
     costBudgetUsd: usd.nullable(),
     steps: count,
     stepBudget: z.number().int(),
@@ -120,3 +100,6 @@ export const escalationCardOutput: z.ZodType<EscalationCard> = z.strictObject({
     tokenBudget: z.number().int().nullable(),
   }),
 });
+
+/** `escalation.inboxCount`: open escalations waiting on the caller, and how many of them are overdue. */
+export const inboxCountOutput = z.strictObject({ open: count, overdue: count });

@@ -49,7 +49,8 @@ export const evalCaseLaunchJson = jsonColumnCodec<EvalCaseLaunch>((json) => eval
 /** EvalCase.checks: the case's checks, in the file's order. */
 export const evalCaseChecksJson = jsonColumnCodec<EvalCheck[]>((json) => z.array(evalCheckSchema).parse(json));
 
-const evalCheckResultSchema: z.ZodType<EvalCheckResult> = z.object({
+/** One check's result as an eval cell stores it (EvalCell.checkResults; `eval.report` answers it too). */
+export const evalCheckResultSchema: z.ZodType<EvalCheckResult> = z.object({
   kind: z.custom<EvalCheck["kind"]>((v) => typeof v === "string", "kind: a check kind"),
   label: z.string(),
   pass: z.boolean(),

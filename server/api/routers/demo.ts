@@ -2,11 +2,12 @@ import { DEMO_STEPS_BASE, DEMO_STEPS_PER_PACKAGE } from "../../domain/launch-tas
 import { DEMO_DEFAULT_LIMIT, licenseAuditGoal } from "../../tools/demo/license-audit.ts";
 import { env } from "../../env.ts";
 import { MCP_AUDIT_NOTES_DIR, MCP_AUDIT_PROFILE, mcpAuditGoal } from "../../../lib/contracts/demo.ts";
+import { demoListOutput } from "../output-schemas-eval.ts";
 import { createTRPCRouter, readProcedure } from "../trpc.ts";
 
 export const demoRouter = createTRPCRouter({
   /** The demos offered in the launch form. */
-  list: readProcedure.query(() => [
+  list: readProcedure.output(demoListOutput).query(() => [
     {
       kind: "license-audit" as const,
       title: "License audit of node_modules",

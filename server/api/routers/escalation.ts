@@ -17,7 +17,8 @@ import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
 import { redactSecrets } from "../../tools/egress-redact.ts";
 import { claimOutput, decideOutput, releaseOutput, undoOutput } from "../output-schemas.ts";
-import { escalationCardOutput, escalationListOutput } from "../output-schemas-escalation.ts";
+import { escalationCardOutput, escalationListOutput, inboxCountOutput } from "../output-schemas-escalation.ts";
+import { runIdOutput } from "../output-schemas-shared.ts";
 
 const idInput = inputObject({ escalationId: idField("escalationId") });
 
@@ -36,7 +37,7 @@ export const escalationRouter = createTRPCRouter({
     .output(escalationListOutput)
     .query(({ ctx, input }) => listEscalations({ prisma: ctx.prisma, ...input })),
   /** The nav's inbox badge: open escalations waiting on the caller (claimed by them, or unclaimed and routed to a role they hold) and how many are overdue. */
-  inboxCount: handlerProcedure.query(({ ctx }) => inboxCountsFor({ prisma: ctx.prisma, name: ctx.actor, roles: ctx.principal.roles })),
+  inboxCount: handlerProcedure.output(inboxCountOutput).query(({ ctx }) => inboxCountsFor({ prisma: ctx.prisma, name: ctx.actor, roles: ctx.principal.roles })),
   /** The context card; secrets in its stored step payloads and evidence are answered as [redacted: <rule name>] (server/tools/egress-redact.ts). */
   get: readProcedure
     .input(idInput)
@@ -82,5 +83,6 @@ export const escalationRouter = createTRPCRouter({
   /** An operator escalates a running task by hand: it checkpoints and escalates after the turn in flight. */
   request: ownTaskProcedure
     .input(inputObject({ taskId: idField("taskId"), note: textField("note", 4_000).optional() }))
+    .output(runIdOutput)
     .mutation(({ ctx, input }) => requestEscalation({ prisma: ctx.prisma, taskId: input.taskId, note: input.note || null, actor: ctx.actor })),
 });

@@ -5,6 +5,7 @@ import { codeSources, setMcpToolOverrideByHand, upsertMcpServerByHand } from "..
 import { classifyTool, discoveredToolSchema } from "../../domain/mcp-tool-snapshot.ts";
 import { testMcpServer } from "../../tools/mcp/discover-tools.ts";
 import { inputObject } from "../../domain/input-fields.ts";
+import { mcpArchiveOutput, mcpServerListOutput, mcpTestOutput, mcpToolOverrideOutput, mcpUpsertOutput } from "../output-schemas-profile.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
 
 /**
@@ -62,6 +63,7 @@ export const mcpServerRouter = createTRPCRouter({
    */
   list: adminProcedure
     .input(inputObject({ includeArchived: z.boolean("includeArchived: true or false").default(false) }).default({ includeArchived: false }))
+    .output(mcpServerListOutput)
     .query(async ({ ctx, input }) => {
       const [servers, managed] = await Promise.all([
         listMcpServers({ prisma: ctx.prisma, includeArchived: input.includeArchived }),
@@ -75,15 +77,21 @@ export const mcpServerRouter = createTRPCRouter({
       }));
     }),
   /** Creates or updates a server by `spec.name` (the version goes up only when the spec changed); refused (CONFLICT) while it is managed as code. */
-  upsert: adminProcedure.input(inputObject({ spec: z.unknown() })).mutation(async ({ ctx, input }) => {
-    const { server, changed, created } = await upsertMcpServerByHand({ prisma: ctx.prisma, spec: input.spec, actor: ctx.actor });
-    return { id: server.name, name: server.name, version: server.version, changed, created };
-  }),
+  upsert: adminProcedure
+    .input(inputObject({ spec: z.unknown() }))
+    .output(mcpUpsertOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { server, changed, created } = await upsertMcpServerByHand({ prisma: ctx.prisma, spec: input.spec, actor: ctx.actor });
+      return { id: server.name, name: server.name, version: server.version, changed, created };
+    }),
   /** Archives a server: new tasks can no longer use it; tasks that snapshotted its tools keep them. */
-  archive: adminProcedure.input(nameInput).mutation(async ({ ctx, input }) => {
-    const { server, changed } = await archiveMcpServer({ prisma: ctx.prisma, name: input.name });
-    return { id: server.name, name: server.name, changed };
-  }),
+  archive: adminProcedure
+    .input(nameInput)
+    .output(mcpArchiveOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { server, changed } = await archiveMcpServer({ prisma: ctx.prisma, name: input.name });
+      return { id: server.name, name: server.name, changed };
+    }),
   /**
    * Overrides the class of one tool of a server (readOnly / idempotent / destructive / openWorld /
    * disabled, each left out = the tool's annotation); `override: null` removes it. A new server
@@ -97,6 +105,7 @@ export const mcpServerRouter = createTRPCRouter({
         override: mcpToolOverrideSchema.nullable(),
       }),
     )
+    .output(mcpToolOverrideOutput)
     .mutation(async ({ ctx, input }) => {
       const { server, changed } = await setMcpToolOverrideByHand({
         prisma: ctx.prisma,
@@ -108,5 +117,8 @@ export const mcpServerRouter = createTRPCRouter({
       return { id: server.name, name: server.name, version: server.version, changed, override: server.spec.tools[input.tool] ?? null };
     }),
   /** Starts the server afresh and lists its tools with their class; a failure is `{ok: false, error}` with its stderr. */
-  test: adminProcedure.input(nameInput).mutation(({ ctx, input }) => testMcpServer({ prisma: ctx.prisma, name: input.name })),
+  test: adminProcedure
+    .input(nameInput)
+    .output(mcpTestOutput)
+    .mutation(({ ctx, input }) => testMcpServer({ prisma: ctx.prisma, name: input.name })),
 });

@@ -18,6 +18,18 @@ import {
   updateProfile,
 } from "../../db/profile-repository.ts";
 import { testProfileConnection } from "../../llm/test-connection.ts";
+import {
+  applyDocumentOutput,
+  connectionTestOutput,
+  detachOutput,
+  profileArchiveOutput,
+  profileDetailOutput,
+  profileListOutput,
+  profileRecordsOutput,
+  profileUpdateOutput,
+  setEgressOutput,
+} from "../output-schemas-profile.ts";
+import { launchResultOutput } from "../output-schemas-shared.ts";
 import { adminProcedure, createTRPCRouter, operatorProcedure, readProcedure } from "../trpc.ts";
 import { prismaLaunchPorts } from "../../db/launch-ports.ts";
 import { launchKeyField, launchTaskInputSchema, launchTask } from "../../domain/launch-task.ts";
@@ -46,24 +58,36 @@ export const profileRouter = createTRPCRouter({
   /** Every profile with its current version's full content (lib: server/db/profile-repository.ts listProfileRecords); archived ones with `includeArchived`. */
   records: readProcedure
     .input(inputObject({ includeArchived: z.boolean("includeArchived: true or false").default(false) }).default({ includeArchived: false }))
+    .output(profileRecordsOutput)
     .query(({ ctx, input }) => listProfileRecords({ prisma: ctx.prisma, includeArchived: input.includeArchived })),
   /** One profile: its current version's content, its versions (newest first), its active tasks. @throws NOT_FOUND. */
-  get: readProcedure.input(inputObject({ name: nameField() })).query(({ ctx, input }) => getProfileOrThrow({ prisma: ctx.prisma, name: input.name })),
+  get: readProcedure
+    .input(inputObject({ name: nameField() }))
+    .output(profileDetailOutput)
+    .query(({ ctx, input }) => getProfileOrThrow({ prisma: ctx.prisma, name: input.name })),
   /**
    * Admin: creates a profile from `spec` (server/domain/profile-spec.ts profileSpecSchema: every
    * problem named with its field and limit, nothing stored). @throws BAD_REQUEST, CONFLICT (name taken).
    */
-  create: adminProcedure.input(inputObject({ spec: z.unknown() })).mutation(({ ctx, input }) => createProfile({ prisma: ctx.prisma, spec: input.spec })),
+  create: adminProcedure
+    .input(inputObject({ spec: z.unknown() }))
+    .output(profileDetailOutput)
+    .mutation(({ ctx, input }) => createProfile({ prisma: ctx.prisma, spec: input.spec })),
   /** Admin: replaces profile `name`'s content with `spec`: a change makes a new version (running tasks keep theirs). @throws NOT_FOUND, BAD_REQUEST. */
   update: adminProcedure
     .input(inputObject({ name: nameField(), spec: z.unknown() }))
+    .output(profileUpdateOutput)
     .mutation(({ ctx, input }) => updateProfile({ prisma: ctx.prisma, name: input.name, spec: input.spec })),
   /** Admin: copies profile `from` to a new profile `to`. @throws NOT_FOUND, CONFLICT, BAD_REQUEST. */
   copy: adminProcedure
     .input(inputObject({ from: nameField("from"), to: nameField("to") }))
+    .output(profileDetailOutput)
     .mutation(({ ctx, input }) => copyProfile({ prisma: ctx.prisma, from: input.from, to: input.to })),
   /** Admin: archives a profile (history stays readable). @throws NOT_FOUND; CONFLICT while tasks of it are active. */
-  archive: adminProcedure.input(inputObject({ name: nameField() })).mutation(({ ctx, input }) => archiveProfile({ prisma: ctx.prisma, name: input.name })),
+  archive: adminProcedure
+    .input(inputObject({ name: nameField() }))
+    .output(profileArchiveOutput)
+    .mutation(({ ctx, input }) => archiveProfile({ prisma: ctx.prisma, name: input.name })),
   /**
    * Launches a smoke test of profile `name`: an ordinary task on the offline smoke model (never the
    * profile's own, whatever it is) that calls each of the profile's MCP tools once — read-only,
@@ -79,6 +103,7 @@ export const profileRouter = createTRPCRouter({
         launchKey: launchKeyField.optional(),
       }),
     )
+    .output(launchResultOutput)
     .mutation(({ ctx, input }) =>
       launchTask({
         input: launchTaskInputSchema.parse({
@@ -108,6 +133,7 @@ export const profileRouter = createTRPCRouter({
         source: textField("source", 500).pipe(z.string().min(1, "source: must not be blank")).optional(),
       }),
     )
+    .output(applyDocumentOutput)
     .mutation(({ ctx, input }) =>
       applyProfileDocument({ prisma: ctx.prisma, text: input.text, dryRun: input.dryRun, actor: ctx.actor, ...(input.source ? { source: input.source } : {}) }),
     ),
@@ -118,23 +144,27 @@ export const profileRouter = createTRPCRouter({
    */
   detach: adminProcedure
     .input(inputObject({ name: nameField() }))
+    .output(detachOutput)
     .mutation(({ ctx, input }) => detachProfileFromCode({ prisma: ctx.prisma, name: input.name })),
   /**
    * Admin: one tiny request to the model of profile `name` (its current version), or of an unsaved
    * `spec` (the form before saving), through the OpenAI SDK (server/llm/test-connection.ts): ok with
    * the latency, or the problem in words (unreachable, unauthorized, unknown model, missing key).
    */
-  testConnection: adminProcedure.input(inputObject({ name: nameField().optional(), spec: z.unknown().optional() })).mutation(async ({ ctx, input }) => {
-    const spec = await profileToTest({ prisma: ctx.prisma, ...input });
-    return testProfileConnection({ endpoint: spec, model: spec.model });
-  }),
+  testConnection: adminProcedure
+    .input(inputObject({ name: nameField().optional(), spec: z.unknown().optional() }))
+    .output(connectionTestOutput)
+    .mutation(async ({ ctx, input }) => {
+      const spec = await profileToTest({ prisma: ctx.prisma, ...input });
+      return testProfileConnection({ endpoint: spec, model: spec.model });
+    }),
   /**
    * Agent profiles by name with their launch defaults and egress fields (see listProfiles), plus
    * `egressEffective`: the policy a task of the profile runs under (the deployment's merged with the
    * profile's: server/domain/egress-policy.ts mergeEgressPolicies), and `managedAs`: where it is
    * managed as code (null: edited in the browser).
    */
-  list: readProcedure.query(async ({ ctx }) => {
+  list: readProcedure.output(profileListOutput).query(async ({ ctx }) => {
     const deployment = deploymentEgressPolicy(env());
     const [profiles, managed] = await Promise.all([listProfiles({ prisma: ctx.prisma }), codeSources(ctx.prisma, "profile")]);
     return profiles.map((p) => ({ ...p, egressEffective: mergeEgressPolicies(deployment, p), managedAs: managed.get(p.name) ?? null }));
@@ -147,6 +177,7 @@ export const profileRouter = createTRPCRouter({
    */
   setEgress: adminProcedure
     .input(setEgressInput)
+    .output(setEgressOutput)
     .mutation(({ ctx, input }) =>
       setProfileEgress({ prisma: ctx.prisma, name: input.name, emailAllow: input.emailAllow, httpAllow: input.httpAllow, onBreach: input.onBreach }),
     ),

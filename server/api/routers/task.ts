@@ -34,6 +34,27 @@ import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";
 import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
 import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
 import { executorViewOutput, launchEstimateOutput } from "../output-schemas.ts";
+import {
+  batchPreviewOutput,
+  batchProgressOutput,
+  batchStartOutput,
+  cancelOutput,
+  checkpointDiffOutput,
+  checkpointOutput,
+  checkpointsOutput,
+  forkOutput,
+  launchOutput,
+  profileNamesOutput,
+  resumeOutput,
+  resumePreviewOutput,
+  searchStepsOutput,
+  stepPromptOutput,
+  taskDetailOutput,
+  taskListOutput,
+  taskStepOutput,
+  taskStepsOutput,
+} from "../output-schemas-task.ts";
+import { runIdOutput } from "../output-schemas-shared.ts";
 import { readLaunchEstimate } from "../../db/launch-estimate-queries.ts";
 import { MAX_DEMO_PACKAGES } from "../../../lib/contracts/limits.ts";
 import { createTRPCRouter, operatorProcedure, ownTaskProcedure, procedureFor, readProcedure } from "../trpc.ts";
@@ -149,27 +170,37 @@ const guidanceSchema = textField("guidance", 10_000).optional();
 const keySchema = idempotencyKeyField().optional();
 
 export const taskRouter = createTRPCRouter({
-  list: readProcedure.input(listTasksInputSchema).query(({ ctx, input }) => listTasks({ prisma: ctx.prisma, ...input })),
-  get: readProcedure.input(taskIdSchema).query(({ ctx, input }) => getTaskDetailOrThrow({ prisma: ctx.prisma, taskId: input.taskId })),
-  profiles: readProcedure.query(({ ctx }) => listProfileNames({ prisma: ctx.prisma })),
+  list: readProcedure
+    .input(listTasksInputSchema)
+    .output(taskListOutput)
+    .query(({ ctx, input }) => listTasks({ prisma: ctx.prisma, ...input })),
+  get: readProcedure
+    .input(taskIdSchema)
+    .output(taskDetailOutput)
+    .query(({ ctx, input }) => getTaskDetailOrThrow({ prisma: ctx.prisma, taskId: input.taskId })),
+  profiles: readProcedure.output(profileNamesOutput).query(({ ctx }) => listProfileNames({ prisma: ctx.prisma })),
   steps: readProcedure
     .input(
       taskIdSchema.extend({
         limit: z.number("limit: a whole number").int("limit: a whole number").min(1, "limit: at least 1").max(20_000, "limit: at most 20000").default(10_000),
       }),
     )
+    .output(taskStepsOutput)
     .query(({ ctx, input }) => listSteps({ prisma: ctx.prisma, taskId: input.taskId, limit: input.limit })),
   /** Steps whose arguments, output, summary or error contain `text`: `<runId>:<stepId>` keys. */
   searchSteps: readProcedure
     .input(taskIdSchema.extend({ text: textField("text", 200).pipe(z.string().min(1, "text: at least 1 character")) }))
+    .output(searchStepsOutput)
     .query(({ ctx, input }) => searchSteps({ prisma: ctx.prisma, taskId: input.taskId, text: input.text })),
   step: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
+    .output(taskStepOutput)
     // Secrets the agent read or wrote are cut from what the browser gets; the stored row stays exact.
     .query(async ({ ctx, input }) => redactStepForBrowser(await getStepOrThrow({ prisma: ctx.prisma, ...input }))),
   /** The messages a model step was sent (rebuilt with the run's context builder; see getModelPromptOrThrow), secrets redacted. */
   stepPrompt: readProcedure
     .input(inputObject({ runId: idField("runId"), stepId: idField("stepId", 200) }))
+    .output(stepPromptOutput)
     .query(async ({ ctx, input }) => (await redactSecrets(await getModelPromptOrThrow({ prisma: ctx.prisma, ...input }))).value),
   /** What the executor is doing with a run now (running, queued, sleeping, waiting, retrying …), or why that is unavailable; see getExecutorView. */
   executorView: readProcedure
@@ -200,18 +231,22 @@ export const taskRouter = createTRPCRouter({
     .output(launchEstimateOutput)
     .query(({ ctx, input }) => readLaunchEstimate({ prisma: ctx.prisma, ...input })),
   /** Its launchKey is its idempotency key: the same key from the same actor is one launch, also when two arrive at once. */
-  launch: operatorProcedure.input(launchTaskInputSchema).mutation(({ ctx, input }) =>
-    onceByKey({
-      prisma: ctx.prisma,
-      actor: requestKeyActor(ctx.principal),
-      action: "task.launch",
-      key: input.launchKey,
-      input,
-      run: () => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }) }),
-    }),
-  ),
+  launch: operatorProcedure
+    .input(launchTaskInputSchema)
+    .output(launchOutput)
+    .mutation(({ ctx, input }) =>
+      onceByKey({
+        prisma: ctx.prisma,
+        actor: requestKeyActor(ctx.principal),
+        action: "task.launch",
+        key: input.launchKey,
+        input,
+        run: () => launchTask({ input, actor: ctx.actor, ports: prismaLaunchPorts({ prisma: ctx.prisma, sendRunStarted, tools: launchTools }) }),
+      }),
+    ),
   resume: ownTaskProcedure
     .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional(), guidance: guidanceSchema, idempotencyKey: keySchema }))
+    .output(resumeOutput)
     .mutation(({ ctx, input }) =>
       onceByKey({
         prisma: ctx.prisma,
@@ -248,6 +283,7 @@ export const taskRouter = createTRPCRouter({
         idempotencyKey: keySchema,
       }),
     )
+    .output(forkOutput)
     .mutation(({ ctx, input }) =>
       onceByKey({
         prisma: ctx.prisma,
@@ -266,55 +302,72 @@ export const taskRouter = createTRPCRouter({
           }),
       }),
     ),
-  requestCheckpoint: ownTaskProcedure.input(taskIdSchema).mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),
+  requestCheckpoint: ownTaskProcedure
+    .input(taskIdSchema)
+    .output(runIdOutput)
+    .mutation(({ ctx, input }) => requestCheckpoint({ prisma: ctx.prisma, taskId: input.taskId })),
   /** What a resume or fork from a checkpoint (default: the latest good one) keeps and what it will redo; see getResumePreview. */
   resumePreview: readProcedure
     .input(taskIdSchema.extend({ checkpointId: idSchema("checkpointId").optional() }))
+    .output(resumePreviewOutput)
     // The effects' one-line summaries quote tool arguments: secrets in them are cut before the browser.
     .query(
       async ({ ctx, input }) =>
         (await redactSecrets(await getResumePreview({ prisma: ctx.prisma, taskId: input.taskId, checkpointId: input.checkpointId ?? null }))).value,
     ),
-  checkpoints: readProcedure.input(taskIdSchema).query(({ ctx, input }) => listCheckpoints({ prisma: ctx.prisma, taskId: input.taskId })),
+  checkpoints: readProcedure
+    .input(taskIdSchema)
+    .output(checkpointsOutput)
+    .query(({ ctx, input }) => listCheckpoints({ prisma: ctx.prisma, taskId: input.taskId })),
   checkpoint: readProcedure
     .input(inputObject({ checkpointId: idSchema("checkpointId") }))
+    .output(checkpointOutput)
     .query(({ ctx, input }) => getCheckpointOrThrow({ prisma: ctx.prisma, checkpointId: input.checkpointId })),
   diff: readProcedure
     .input(taskIdSchema.extend({ fromId: idSchema("fromId").nullable(), toId: idSchema("toId") }))
+    .output(checkpointDiffOutput)
     .query(({ ctx, input }) => diffCheckpoints({ prisma: ctx.prisma, ...input })),
   /** What a batch resume or cancel would do: tasks matched, taken, skipped (by reason), estimated cost. Writes nothing. */
-  batchPreview: batchProcedure.input(batchInputSchema).query(({ ctx, input }) =>
-    previewBatch({
-      ...input,
-      actor: batchActor(ctx.principal),
-      concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
-      ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
-    }),
-  ),
+  batchPreview: batchProcedure
+    .input(batchInputSchema)
+    .output(batchPreviewOutput)
+    .query(({ ctx, input }) =>
+      previewBatch({
+        ...input,
+        actor: batchActor(ctx.principal),
+        concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
+        ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
+      }),
+    ),
   /** Starts a batch resume (each task from its latest checkpoint) or cancel; applied task by task under a concurrency cap. */
-  batchStart: batchProcedure.input(batchInputSchema.extend({ guidance: guidanceSchema, idempotencyKey: keySchema })).mutation(({ ctx, input }) =>
-    onceByKey({
-      prisma: ctx.prisma,
-      actor: requestKeyActor(ctx.principal),
-      action: "task.batchStart",
-      key: input.idempotencyKey,
-      input,
-      run: () =>
-        startBatch({
-          action: input.action,
-          selection: input.selection,
-          guidance: input.guidance || null,
-          actor: batchActor(ctx.principal),
-          concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
-          ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
-        }),
-    }),
-  ),
+  batchStart: batchProcedure
+    .input(batchInputSchema.extend({ guidance: guidanceSchema, idempotencyKey: keySchema }))
+    .output(batchStartOutput)
+    .mutation(({ ctx, input }) =>
+      onceByKey({
+        prisma: ctx.prisma,
+        actor: requestKeyActor(ctx.principal),
+        action: "task.batchStart",
+        key: input.idempotencyKey,
+        input,
+        run: () =>
+          startBatch({
+            action: input.action,
+            selection: input.selection,
+            guidance: input.guidance || null,
+            actor: batchActor(ctx.principal),
+            concurrency: env().LONGHAUL_BATCH_CONCURRENCY,
+            ports: prismaBatchPorts({ prisma: ctx.prisma, sendItems: sendBatchItems }),
+          }),
+      }),
+    ),
   /** A batch's progress: items by status (pending, running, done, skipped, failed) and each item. */
   batch: readProcedure
     .input(inputObject({ batchId: idField("batchId") }))
+    .output(batchProgressOutput)
     .query(({ ctx, input }) => getBatchOrThrow({ prisma: ctx.prisma, batchId: input.batchId })),
   cancel: ownTaskProcedure
     .input(taskIdSchema)
+    .output(cancelOutput)
     .mutation(({ ctx, input }) => cancelTask({ taskId: input.taskId, actor: ctx.actor, ports: prismaCancelPorts({ prisma: ctx.prisma, sendRunCancelled }) })),
 });
