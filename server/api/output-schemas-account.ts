@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { createApiToken, revokeApiToken } from "../auth/api-tokens.ts";
 import type { changeOwnPassword } from "../auth/change-password.ts";
-import { ROLES } from "../auth/roles.ts";
+import { ROLES } from "../../lib/contracts/roles.ts";
 import type { DeactivationResult } from "../auth/user-deactivation.ts";
 import type {
   createUserWithPassword,

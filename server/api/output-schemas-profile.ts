@@ -11,7 +11,8 @@ import { mcpServerSpecSchema, mcpToolOverrideSchema } from "../../lib/contracts/
 import type { ConnectionTestResult } from "../../lib/contracts/profile.ts";
 import type { setProfileEgress } from "../db/profile-queries.ts";
 import type { archiveProfile, applyProfileDocument, detachProfileFromCode, getProfileOrThrow, ProfileRecord, updateProfile } from "../db/profile-repository.ts";
-import { EGRESS_ON_BREACH, type EgressPolicy } from "../domain/egress-policy.ts";
+import { EGRESS_ON_BREACH } from "../../lib/contracts/egress.ts";
+import type { EgressPolicy } from "../domain/egress-policy.ts";
 import { toolAnnotationsSchema, toolClassSchema } from "../domain/mcp-tool-snapshot.ts";
 import { profileSnapshotSchema } from "../domain/profile-spec.ts";
 import type { McpServerTestResult } from "../tools/mcp/discover-tools.ts";
