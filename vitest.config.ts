@@ -6,19 +6,32 @@ import { defineConfig } from "vitest/config";
 const alias = [{ find: /^@\//, replacement: `${resolve(import.meta.dirname)}/` }];
 
 const integrationDir = resolve(import.meta.dirname, "tests/integration");
-/** A file that boots the whole agent stack (tests/support/agent-stack.ts: app and executor child processes, model server). */
-const BOOTS_STACK = /\b(useAgentStack|startAgentStack)\(/;
-/** Integration files that boot the whole agent stack: they run one at a time (see below). Decided from each file's text, so a new file lands on the right side by itself. */
+/**
+ * A file that starts an executor: the whole agent stack (tests/support/agent-stack.ts: app and executor child
+ * processes, model server) or an executor with a test app (tests/support/executor-harness.ts, in process or as a child).
+ */
+const STARTS_EXECUTOR = /\b(useAgentStack|startAgentStack|startTestExecutor|startExecutor|spawnExecutor)\(/;
+/**
+ * Files that keep a CPU busy for minutes: fuzz-input sends every procedure thousands of hostile bodies
+ * (58 s and 40 s for its two biggest tests alone at load 13; beside two other files at load 20 both
+ * ran into the 120 s test timeout).
+ */
+const CPU_BOUND = new Set(["fuzz-input.test.ts"]);
+/**
+ * Integration files that run one at a time (see below): those that start an executor, decided from each file's text so a
+ * new file lands on the right side by itself, and CPU_BOUND.
+ */
 const stackFiles = readdirSync(integrationDir)
-  .filter((f) => f.endsWith(".test.ts") && BOOTS_STACK.test(readFileSync(resolve(integrationDir, f), "utf8")))
+  .filter((f) => f.endsWith(".test.ts") && (CPU_BOUND.has(f) || STARTS_EXECUTOR.test(readFileSync(resolve(integrationDir, f), "utf8"))))
   .map((f) => `tests/integration/${f}`);
 
 /**
- * Workers of the `integration-db` project. Measured on the 2-core CI machine (docs/CONTRIBUTING.md
- * has the figures): its files mostly wait on PostgreSQL and on servers in the test process, so more
- * workers than cores still shortens the run, up to the point where they only queue for the CPU.
+ * Workers of the `integration-db` project on the 2-core CI machine: its files mostly wait on PostgreSQL,
+ * on servers in the test process and on child processes starting, so one more worker than cores keeps
+ * both cores busy; more only queue for the CPU and stretch the waits a test bounds. TEST_DB_WORKERS
+ * overrides it (a machine with more cores).
  */
-const DB_WORKERS = 3;
+const DB_WORKERS = Number(process.env.TEST_DB_WORKERS) || 3;
 
 const integration = {
   environment: "node" as const,
@@ -32,10 +45,11 @@ const integration = {
 // (real PostgreSQL, real executor, real Inngest SDK) in two projects. Every integration worker has its own database
 // (tests/support/global-setup.ts), so files running at once never see each other's rows. `integration-db` — files that need
 // PostgreSQL and at most servers inside the test process or short-lived children — runs DB_WORKERS files at a time.
-// `integration-stack` — files that boot the whole agent stack (an app and an executor as child processes, each several
-// seconds of CPU to start, restarted mid-test on the same port by the crash tests) — runs one file at a time, after
-// `integration-db` has finished (vitest runs a project with one worker after the parallel groups). Playwright end-to-end
-// tests live in tests/e2e.
+// `integration-stack` — files that start an executor — runs one file at a time, after `integration-db` has finished (vitest
+// runs a project with one worker after the parallel groups): an executor drives many runs at once and its tests wait for
+// them within bounds that a starved CPU overruns (20 concurrent runs took over 60 s beside two other files at load 20),
+// and its outage tests take the app or the executor down and bring it back on the port it had, which a file running
+// beside them could be handed by freePort() meanwhile. Playwright end-to-end tests live in tests/e2e.
 export default defineConfig({
   test: {
     projects: [

@@ -81,8 +81,8 @@ const STAGE_BUDGET_SECONDS = {
   boundaries: 10,
   docs: 10,
   unit: 120,
-  "integration-db": 300,
-  "integration-stack": 600,
+  "integration-db": 240,
+  "integration-stack": 660,
   build: 180,
   e2e: 600,
 } as const;
