@@ -1,11 +1,55 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 
 /** `@/…` as in tsconfig.json (route handlers under app/ import with it; the auth tests call them). */
 const alias = [{ find: /^@\//, replacement: `${resolve(import.meta.dirname)}/` }];
 
-// Two projects layered by cost, so the quick loop never waits for a database: unit (no database) and integration (real PostgreSQL,
-// real executor process, real Inngest SDK). Playwright end-to-end tests live in tests/e2e.
+const integrationDir = resolve(import.meta.dirname, "tests/integration");
+/**
+ * A file that starts an executor: the whole agent stack (tests/support/agent-stack.ts: app and executor child
+ * processes, model server) or an executor with a test app (tests/support/executor-harness.ts, in process or as a child).
+ */
+const STARTS_EXECUTOR = /\b(useAgentStack|startAgentStack|startTestExecutor|startExecutor|spawnExecutor)\(/;
+/**
+ * Files that keep a CPU busy for minutes: fuzz-input sends every procedure thousands of hostile bodies
+ * (58 s and 40 s for its two biggest tests alone at load 13; beside two other files at load 20 both
+ * ran into the 120 s test timeout).
+ */
+const CPU_BOUND = new Set(["fuzz-input.test.ts"]);
+/**
+ * Integration files that run one at a time (see below): those that start an executor, decided from each file's text so a
+ * new file lands on the right side by itself, and CPU_BOUND.
+ */
+const stackFiles = readdirSync(integrationDir)
+  .filter((f) => f.endsWith(".test.ts") && (CPU_BOUND.has(f) || STARTS_EXECUTOR.test(readFileSync(resolve(integrationDir, f), "utf8"))))
+  .map((f) => `tests/integration/${f}`);
+
+/**
+ * Workers of the `integration-db` project on the 2-core CI machine: its files mostly wait on PostgreSQL,
+ * on servers in the test process and on child processes starting, so one more worker than cores keeps
+ * both cores busy; more only queue for the CPU and stretch the waits a test bounds. TEST_DB_WORKERS
+ * overrides it (a machine with more cores).
+ */
+const DB_WORKERS = Number(process.env.TEST_DB_WORKERS) || 3;
+
+const integration = {
+  environment: "node" as const,
+  globalSetup: ["tests/support/global-setup.ts"],
+  setupFiles: ["tests/support/worker-database.ts"],
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+};
+
+// Projects layered by cost, so the quick loop never waits for a database: unit (no database), then the integration tests
+// (real PostgreSQL, real executor, real Inngest SDK) in two projects. Every integration worker has its own database
+// (tests/support/global-setup.ts), so files running at once never see each other's rows. `integration-db` — files that need
+// PostgreSQL and at most servers inside the test process or short-lived children — runs DB_WORKERS files at a time.
+// `integration-stack` — files that start an executor — runs one file at a time, after `integration-db` has finished (vitest
+// runs a project with one worker after the parallel groups): an executor drives many runs at once and its tests wait for
+// them within bounds that a starved CPU overruns (20 concurrent runs took over 60 s beside two other files at load 20),
+// and its outage tests take the app or the executor down and bring it back on the port it had, which a file running
+// beside them could be handed by freePort() meanwhile. Playwright end-to-end tests live in tests/e2e.
 export default defineConfig({
   test: {
     projects: [
@@ -19,12 +63,20 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
-          name: "integration",
+          ...integration,
+          name: "integration-db",
           include: ["tests/integration/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["tests/support/global-setup.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          exclude: stackFiles,
+          maxWorkers: DB_WORKERS,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          ...integration,
+          name: "integration-stack",
+          include: stackFiles,
           fileParallelism: false,
         },
       },

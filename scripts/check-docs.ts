@@ -23,6 +23,7 @@ const READ_ELSEWHERE: Record<string, string> = {
   LONGHAUL_URL: "scripts/cli.ts",
   LONGHAUL_CLI_TIMEOUT: "scripts/cli.ts",
   TEST_DATABASE_URL: "tests/support/global-setup.ts",
+  TEST_DB_WORKERS: "vitest.config.ts",
   OTEL_EXPORTER_OTLP_HEADERS: "server/env.ts",
   OTEL_SERVICE_NAME: "server/env.ts",
   OTEL_EXPORTER_OTLP_TIMEOUT: "server/telemetry/span-pipeline.ts",

@@ -4,6 +4,9 @@
  * order (cheapest first), stopping at the first failure. Each stage starts what it needs and leaves nothing running.
  * `npm test -- --skip=e2e,lint` skips stages, `--only=typecheck,unit` runs just those (for local loops; CI runs
  * everything). `npm run check` is `--only=typecheck,lint,format,boundaries,docs,unit`: the loop before a commit.
+ * The integration tests are two stages, one per vitest project (vitest.config.ts): integration-db (files that need
+ * only PostgreSQL and in-process servers, several at a time) and integration-stack (files that boot the whole agent
+ * stack, one at a time); `integration` in either flag names both.
  * An unknown stage name in either flag is refused (exit 2), naming the stages there are.
  */
 import "./lib/runtime.ts";
@@ -21,8 +24,11 @@ const stageList = (flag: string) =>
       .flatMap((a) => a.slice(flag.length + 3).split(","))
       .filter(Boolean),
   );
-const skip = stageList("skip");
-const only = stageList("only");
+/** Names that stand for several stages in --skip and --only. */
+const STAGE_GROUPS: Record<string, string[]> = { integration: ["integration-db", "integration-stack"] };
+const expandGroups = (names: Set<string>) => new Set([...names].flatMap((n) => STAGE_GROUPS[n] ?? [n]));
+const skip = expandGroups(stageList("skip"));
+const only = expandGroups(stageList("only"));
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
 
 /**
@@ -61,7 +67,8 @@ const STAGE_BUDGET_SECONDS = {
   boundaries: 10,
   docs: 10,
   unit: 120,
-  integration: 900,
+  "integration-db": 240,
+  "integration-stack": 660,
   build: 180,
   e2e: 600,
 } as const;
@@ -78,14 +85,17 @@ const stages: { name: StageName; cmd: string; args: string[]; report?: string }[
   { name: "boundaries", cmd: process.execPath, args: ["--import", "tsx", resolve(root, "scripts/check-boundaries.ts")] },
   { name: "docs", cmd: process.execPath, args: ["--import", "tsx", resolve(root, "scripts/check-docs.ts")] },
   { name: "unit", cmd: bin("vitest"), args: vitestArgs("unit"), report: "unit" },
-  { name: "integration", cmd: bin("vitest"), args: vitestArgs("integration"), report: "integration" },
+  { name: "integration-db", cmd: bin("vitest"), args: vitestArgs("integration-db"), report: "integration-db" },
+  { name: "integration-stack", cmd: bin("vitest"), args: vitestArgs("integration-stack"), report: "integration-stack" },
   { name: "build", cmd: bin("next"), args: ["build"] },
   { name: "e2e", cmd: bin("playwright"), args: ["test"] },
 ];
 
 const unknown = [...skip, ...only].filter((name) => !stages.some((s) => s.name === name));
 if (unknown.length > 0) {
-  process.stderr.write(`unknown stage(s) ${unknown.join(", ")}: the stages are ${stages.map((s) => s.name).join(", ")}\n`);
+  process.stderr.write(
+    `unknown stage(s) ${unknown.join(", ")}: the stages are ${stages.map((s) => s.name).join(", ")} (and ${Object.keys(STAGE_GROUPS).join(", ")} for several)\n`,
+  );
   process.exit(2);
 }
 

@@ -1,11 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
 import { startScriptedModelServer } from "../../server/llm/scripted/server.ts";
 import { TEST_EVENT_KEY, TEST_SIGNING_KEY } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Identity and roles at the HTTP boundary, through the real route handlers (app/api/auth,
 // app/api/trpc, app/api/inngest, app/api/artifacts) against the test database: sign-up, sessions,
@@ -32,7 +33,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => stub.listen(0, "127.0.0.1", r));
   Object.assign(process.env, {
-    DATABASE_URL: inject("databaseUrl"),
+    DATABASE_URL: testDatabaseUrl(),
     INNGEST_BASE_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}`,
     INNGEST_SIGNING_KEY: TEST_SIGNING_KEY,
     INNGEST_EVENT_KEY: TEST_EVENT_KEY,
@@ -40,7 +41,7 @@ beforeAll(async () => {
     BETTER_AUTH_URL: APP,
   });
   delete process.env.INNGEST_DEV;
-  db = createPrismaClient(inject("databaseUrl"));
+  db = createPrismaClient(testDatabaseUrl());
   await seedDefaults(db);
   // The first sign-up must meet an empty user table (other files create no users).
   await db.auditEvent.deleteMany();

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { httpApp } from "../support/http-app.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // A user changes their own password (account.changePassword) through the real route handlers
 // against the test database: the current password is required, limits are named, the other
@@ -16,8 +17,8 @@ const suffix = ulid().toLowerCase().slice(-8);
 const { authPost, trpc } = httpApp(APP);
 
 beforeAll(async () => {
-  Object.assign(process.env, { DATABASE_URL: inject("databaseUrl"), BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", BETTER_AUTH_URL: APP });
-  db = createPrismaClient(inject("databaseUrl"));
+  Object.assign(process.env, { DATABASE_URL: testDatabaseUrl(), BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", BETTER_AUTH_URL: APP });
+  db = createPrismaClient(testDatabaseUrl());
   users = await import("../../server/auth/users.ts");
 });
 

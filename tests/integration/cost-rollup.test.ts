@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { costRollup, taskCostRows } from "../../server/db/cost-queries.ts";
 import { taskCostTotals, taskRunCosts } from "../../server/db/cost-repository.ts";
@@ -16,6 +16,7 @@ import {
   outcomeCsvCells,
   taskCostCsv,
 } from "../../server/domain/cost-rollup.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The rollups on a small fixed data set written through the real write paths (recordModelCall,
 // beginStep, the resume port's transaction) and the PL/pgSQL summaries, with every expected figure
@@ -38,7 +39,7 @@ import {
 // Waste 0.01 + 0.03 = 0.04; overhead 0.016; productive 0.0959. Steps of completed tasks [2, 3, 4]:
 // median 3, p90 = 3 + 0.8·(4 − 3) = 3.8. T1, T2 launched Mon 2026-11-02; T3–T5 Tue 2026-11-10.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 const tag = `cost${Date.now().toString(36)}`;

@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 describe("database", () => {

@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { resetEnv } from "../../server/env.ts";
@@ -8,13 +8,14 @@ import { openEscalation } from "../../server/db/escalation-repository.ts";
 import { inboxCountsFor, listEscalations } from "../../server/db/escalation-queries.ts";
 import { applyProfileDocument, createProfile, updateProfile } from "../../server/db/profile-repository.ts";
 import { closeEmailTransports } from "../../server/notify/email.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Escalation chains that name people ("a chain of roles or named users an admin can
 // actually assign"): `user:<display name>` entries are checked at profile save (the user exists and
 // is not deactivated) and routing honours them — the escalation's assignee, the inbox's "waiting on
 // you", the assignee filter and the email recipient. Real PostgreSQL and a local SMTP server.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 const savedEnv = { ...process.env };
 const suffix = ulid().toLowerCase().slice(-10);
 const dana = { id: ulid(), name: `Dana ${suffix}`, email: `dana-${suffix}@example.test` };

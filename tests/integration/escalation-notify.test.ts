@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { resetEnv } from "../../server/env.ts";
 import { chainRoleForRound, notifyEscalation, webhookUrlForRole } from "../../server/db/escalation-notify.ts";
@@ -7,11 +7,12 @@ import { openEscalation } from "../../server/db/escalation-repository.ts";
 import { SMTPServer } from "smtp-server";
 import { closeEmailTransports } from "../../server/notify/email.ts";
 import { startReceiver, type Receiver } from "../support/fixtures.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Re-escalation along the profile's escalationChain, against real PostgreSQL (the migrated schema)
 // and a local HTTP receiver standing in for the operator's webhook (Slack-compatible JSON).
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 
 /** The operator's webhook: each delivery's path, Idempotency-Key and JSON body (emptied before each test). */
 let receiver: Receiver<{

@@ -1,17 +1,18 @@
 import { ulid } from "ulid";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { notifyEscalation } from "../../server/db/escalation-notify.ts";
 import { openEscalation } from "../../server/db/escalation-repository.ts";
 import { testPrincipal } from "../support/principals.ts";
 import { taskSummaryJson } from "../../scripts/lib/cli-task.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Overdue is one rule, the same in escalation.list,
 // escalation.get, task.get (what the CLI's status prints) and the nav badge — also after an overdue
 // reminder moved the escalation along the chain and pushed its dueAt forward. Real PostgreSQL.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 describe("overdue after a re-escalation", () => {

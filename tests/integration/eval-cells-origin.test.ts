@@ -1,14 +1,15 @@
 import { ulid } from "ulid";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Eval cells are ordinary tasks: the task list marks them with their eval run and hides them unless
 // asked (production by default on the page), and /costs says what of the spend in scope was eval
 // cells. Real PostgreSQL.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 describe("eval cells among production tasks", () => {

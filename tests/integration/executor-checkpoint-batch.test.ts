@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { CheckpointBatcher } from "../../server/executor/engine/checkpoint-batch.ts";
 import type { CheckpointEntry, EngineContext } from "../../server/executor/engine/context.ts";
@@ -6,6 +6,7 @@ import { createExecutorMetrics } from "../../server/executor/engine/metrics.ts";
 import { createHotSql, type HotSql } from "../../server/executor/engine/pg.ts";
 import { createExecutorLogger } from "../../server/executor/logger.ts";
 import { newUlid } from "../../server/executor/util.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The group commit of async checkpoints (engine/checkpoint-batch.ts) against the real PostgreSQL:
 // checkpoints of different runs that arrive while a batch is in flight share the next statement,
@@ -18,7 +19,7 @@ describe("executor: checkpoint group commit", () => {
   const warnings: string[] = [];
 
   beforeAll(() => {
-    const url = inject("databaseUrl");
+    const url = testDatabaseUrl();
     db = createPrismaClient(url, { max: 4 });
     hot = createHotSql(url, 4);
     const logger = createExecutorLogger({ format: "text", level: "warn", write: (line) => warnings.push(line) });

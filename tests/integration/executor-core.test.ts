@@ -1,5 +1,5 @@
 import { NonRetriableError, RetryAfterError } from "inngest";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import {
   Counter,
@@ -13,6 +13,7 @@ import {
   waitForRunStatus,
   type TestApp,
 } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Real inngest@4.24.0 functions served with serve() from inngest/node, in signed cloud mode, driven by
 // the embedded executor over HTTP. Runs once with async checkpointing (fn_id/qi_id sent) and once
@@ -27,7 +28,7 @@ for (const checkpointing of [true, false]) {
     let retryAfterTimes: number[] = [];
 
     beforeAll(async () => {
-      executor = await startTestExecutor(inject("databaseUrl"), { checkpointing });
+      executor = await startTestExecutor(testDatabaseUrl(), { checkpointing });
       const client = testClient(`core-${tag}`, executor.url);
       const sequential = client.createFunction({ id: "sequential", retries: 2, triggers: [{ event: `t/${tag}.seq` }] }, async ({ event, step, runId }) => {
         const a = await step.run("plan", () => {

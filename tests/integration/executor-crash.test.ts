@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { freePort } from "../support/ports.ts";
 import {
@@ -13,8 +13,9 @@ import {
   waitForRunStatus,
   type ExecutorProcess,
 } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
-const db = createPrismaClient(inject("databaseUrl"));
+const db = createPrismaClient(testDatabaseUrl());
 afterAll(() => db.$disconnect());
 
 const STEPS = ["s1", "s2", "s3", "s4", "s5", "s6"];
@@ -49,7 +50,7 @@ for (const { checkpointing, point, minSaved, tag } of CASES) {
     });
     const app = await startTestApp(client, [fn]);
     const env = { LONGHAUL_CRASH_AT: `${point}@3`, EXECUTOR_CHECKPOINTING: checkpointing ? "1" : "0" };
-    let proc: ExecutorProcess | undefined = await spawnExecutor({ databaseUrl: inject("databaseUrl"), port, appUrls: [app.url], env });
+    let proc: ExecutorProcess | undefined = await spawnExecutor({ databaseUrl: testDatabaseUrl(), port, appUrls: [app.url], env });
     try {
       await waitFor("the app to be synced", () => db.executorFunction.findUnique({ where: { id: `crash-${tag}-six-steps` } }).then((f) => f ?? undefined));
       const eventId = await sendEvent(executorUrl, `c/${tag}.six`);
@@ -61,7 +62,7 @@ for (const { checkpointing, point, minSaved, tag } of CASES) {
       expect(savedBefore.length).toBeGreaterThanOrEqual(minSaved);
       expect(savedBefore.slice(0, minSaved)).toEqual(STEPS.slice(0, minSaved));
 
-      proc = await spawnExecutor({ databaseUrl: inject("databaseUrl"), port, appUrls: [app.url], env: { EXECUTOR_CHECKPOINTING: env.EXECUTOR_CHECKPOINTING } });
+      proc = await spawnExecutor({ databaseUrl: testDatabaseUrl(), port, appUrls: [app.url], env: { EXECUTOR_CHECKPOINTING: env.EXECUTOR_CHECKPOINTING } });
       const run = await waitForRunStatus(executorUrl, runId, undefined, 30_000);
       expect(run.status).toBe("completed");
       expect(run.output).toEqual(STEPS);
@@ -79,7 +80,7 @@ for (const { checkpointing, point, minSaved, tag } of CASES) {
 
 describe("app unreachable during a request", () => {
   it("connection refused does not use up attempts; the run completes once the app is back", async () => {
-    const executor = await startTestExecutor(inject("databaseUrl"));
+    const executor = await startTestExecutor(testDatabaseUrl());
     const counter = new Counter();
     const attempts: number[] = [];
     const client = testClient("appdown", executor.url);
@@ -121,7 +122,7 @@ describe("app unreachable during a request", () => {
   });
 
   it("the app dying mid-request (connection reset) does not use up attempts either", async () => {
-    const executor = await startTestExecutor(inject("databaseUrl"), { checkpointing: false });
+    const executor = await startTestExecutor(testDatabaseUrl(), { checkpointing: false });
     const counter = new Counter();
     const client = testClient("appreset", executor.url);
     const holder: { app?: Awaited<ReturnType<typeof startTestApp>> } = {};
@@ -157,7 +158,7 @@ describe("app unreachable during a request", () => {
 
 describe("leases", () => {
   it("a request running longer than the lease keeps its lease by heartbeat (no second execution)", async () => {
-    const executor = await startTestExecutor(inject("databaseUrl"), { leaseMs: 1000, checkpointing: false });
+    const executor = await startTestExecutor(testDatabaseUrl(), { leaseMs: 1000, checkpointing: false });
     const counter = new Counter();
     const client = testClient("lease", executor.url);
     const fn = client.createFunction({ id: "slow", triggers: [{ event: "l/slow" }] }, async ({ step, runId }) =>
@@ -197,7 +198,7 @@ describe("graceful stop", () => {
       return step.run("next", () => counter.hit(`${runId}:next`));
     });
     const app = await startTestApp(client, [fn]);
-    let executor = await startTestExecutor(inject("databaseUrl"), { port, checkpointing: false });
+    let executor = await startTestExecutor(testDatabaseUrl(), { port, checkpointing: false });
     try {
       await executor.sync(app.url);
       const runId = await runIdForEvent(executor.db, "graceful-two", await sendEvent(executor.url, "g/two"));
@@ -205,7 +206,7 @@ describe("graceful stop", () => {
       await executor.stop(); // SIGTERM path: waits (≤ 5 s) for the in-flight request
       const saved = await db.executorStepResult.findMany({ where: { runId } });
       expect(saved.map((s) => s.name)).toContain("slow");
-      executor = await startTestExecutor(inject("databaseUrl"), { port, checkpointing: false });
+      executor = await startTestExecutor(testDatabaseUrl(), { port, checkpointing: false });
       const run = await waitForRunStatus(executor.url, runId);
       expect(run.status).toBe("completed");
       expect(counter.get(`${runId}:slow`)).toBe(1);

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Inngest } from "inngest";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
 import { Counter, spawnExecutor, startTestApp, waitFor, type ExecutorProcess, type TestApp } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Dev mode (`npm run executor -- --dev`), as `inngest dev` behaves: a real inngest@4.24.0 app in dev
 // mode (isDev, no signing key, no event key) registers out of band (`Bearer undefined`), sends
@@ -17,7 +18,7 @@ describe("executor dev mode (--dev)", () => {
 
   beforeAll(async () => {
     executor = await spawnExecutor({
-      databaseUrl: inject("databaseUrl"),
+      databaseUrl: testDatabaseUrl(),
       port: await freePort(),
       appUrls: [],
       args: ["--dev"],

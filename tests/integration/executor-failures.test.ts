@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import {
   Counter,
@@ -12,6 +12,7 @@ import {
   waitForRunStatus,
   type TestApp,
 } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Runs the executor ends for reasons of its own, against real inngest@4.24.0 functions: an app gone
 // for good (its URL refuses connections longer than appGoneMs) and a step output over the 4 MB
@@ -25,7 +26,7 @@ describe("executor: runs failed by the executor itself", () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
-    executor = await startTestExecutor(inject("databaseUrl"), { appGoneMs: 1500, log: (l) => lines.push(l) });
+    executor = await startTestExecutor(testDatabaseUrl(), { appGoneMs: 1500, log: (l) => lines.push(l) });
     const client = testClient("fail-own", executor.url);
     const gone = client.createFunction({ id: "gone", retries: 3, triggers: [{ event: "x/gone" }] }, async ({ step, runId }) =>
       step.run("s", () => counter.hit(runId)),

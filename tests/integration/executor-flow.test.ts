@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { RegistrationRefusedError } from "../../server/executor/index.ts";
 import { registerApp } from "../../server/executor/registry.ts";
@@ -16,6 +16,7 @@ import {
   apiAuth,
   type TestApp,
 } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Sleeps, waits, cancellation, signatures and registration refusal, against real inngest@4.24.0
 // functions in signed cloud mode.
@@ -28,7 +29,7 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
   let sdkClient: ReturnType<typeof testClient>;
 
   beforeAll(async () => {
-    executor = await startTestExecutor(inject("databaseUrl"));
+    executor = await startTestExecutor(testDatabaseUrl());
     const client = testClient("flow", executor.url);
     const sleeper = client.createFunction({ id: "sleeper", triggers: [{ event: "f/sleep" }] }, async ({ step, runId }) => {
       const before = await step.run("before", () => Date.now());
@@ -250,7 +251,7 @@ describe("executor: sleep, waitForEvent, cancel, signatures, registration", () =
 // Its own suite: no other executor is running, so only the wrong-key executor leases the run.
 describe("executor: signature rejected by the app", () => {
   it("fails the run without executing a step when the app rejects the executor's signature", async () => {
-    const wrong = await startTestExecutor(inject("databaseUrl"), { signingKey: "signkey-test-0123456789abcdef0123456789abcdef", eventKey: "other-key" });
+    const wrong = await startTestExecutor(testDatabaseUrl(), { signingKey: "signkey-test-0123456789abcdef0123456789abcdef", eventKey: "other-key" });
     try {
       const client = testClient("flow-wrongkey", wrong.url); // the app keeps the real key
       let executed = 0;
@@ -308,7 +309,7 @@ describe("executor: syncing configured apps", () => {
   it("retries the in-band sync of appUrls until the app is reachable", async () => {
     const port = await freePort();
     const appUrl = `http://127.0.0.1:${port}/api/inngest`;
-    const executor = await startTestExecutor(inject("databaseUrl"), { appUrls: [appUrl] });
+    const executor = await startTestExecutor(testDatabaseUrl(), { appUrls: [appUrl] });
     try {
       const client = testClient("late-app", executor.url);
       const fn = client.createFunction({ id: "late", triggers: [{ event: "f/late" }] }, async () => "late ok");

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { TEST_EVENT_KEY, startTestApp, startTestExecutor, testClient, waitFor, waitForRunStatus, type TestApp } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Batch event ingest (engine/events.ts): one POST /e/{key} with many events is stored with one
 // multi-row insert and its runs inserted together, with the per-event semantics unchanged: ids in
@@ -11,7 +12,7 @@ describe("executor batch event ingest", () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    executor = await startTestExecutor(inject("databaseUrl"));
+    executor = await startTestExecutor(testDatabaseUrl());
     const client = testClient("ingest", executor.url);
     const counted = client.createFunction({ id: "counted", retries: 0, triggers: [{ event: "i/go" }] }, ({ event }) => ({
       n: (event.data as { n: number }).n,

@@ -1,7 +1,8 @@
 import { NonRetriableError, openai } from "inngest";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitForRunStatus, type TestApp } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // step.invoke against real inngest@4.24.0 functions (the InvokeFunction opcode as the SDK sends
 // it, docs/INNGEST-PROTOCOL.md §2.12): the target starts with the data (plus the
@@ -14,7 +15,7 @@ for (const checkpointing of [true, false]) {
     let app: TestApp;
 
     beforeAll(async () => {
-      executor = await startTestExecutor(inject("databaseUrl"), { checkpointing });
+      executor = await startTestExecutor(testDatabaseUrl(), { checkpointing });
       const client = testClient(`inv-${tag}`, executor.url);
       const child = client.createFunction({ id: "child", retries: 0, triggers: [{ event: `${tag}/child` }] }, async ({ event, step }) => {
         const n = Number(event.data.n);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Inngest, Middleware } from "inngest";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import {
   TEST_EVENT_KEY,
@@ -12,6 +12,7 @@ import {
   waitForRunStatus,
   type TestApp,
 } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Parallel steps with a sleep in the group (`Promise.all([step.run, step.sleep])`), in dev and
 // signed mode, with real inngest@4.24.0 functions. The request sequence must be the dev server's
@@ -74,7 +75,7 @@ for (const mode of ["dev", "signed"] as const) {
     const of = (runId: string) => seen.filter((s) => s.runId === runId);
 
     beforeAll(async () => {
-      executor = await startTestExecutor(inject("databaseUrl"), mode === "dev" ? { dev: true, signingKey: undefined, eventKey: undefined } : {});
+      executor = await startTestExecutor(testDatabaseUrl(), mode === "dev" ? { dev: true, signingKey: undefined, eventKey: undefined } : {});
       const middleware = [recorder(seen)];
       const id = `psl-${mode}`;
       const client =

@@ -1,7 +1,8 @@
 import { NonRetriableError } from "inngest";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { apiAuth, runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitFor, type TestApp } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The dev server's read API (docs/INNGEST-PROTOCOL.md Appendix) against real inngest@4.24.0 functions,
 // in signed mode (the signing key as bearer; dev mode needs none, executor-dev.test.ts): the query
@@ -26,7 +27,7 @@ describe("executor read API: /v0/gql and the REST run views", () => {
     (await gql(G1, { runId })).body.data?.run as { status: string; trace: { status: string; outputID: string | null } } | null;
 
   beforeAll(async () => {
-    executor = await startTestExecutor(inject("databaseUrl"));
+    executor = await startTestExecutor(testDatabaseUrl());
     const client = testClient("read", executor.url);
     const ok = client.createFunction({ id: "ok", retries: 0, triggers: [{ event: "r/ok" }] }, async ({ step }) => {
       const a = await step.run("a", () => ({ n: 1 }));

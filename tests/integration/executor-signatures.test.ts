@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Inngest } from "inngest";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutorHandle } from "../../server/executor/index.ts";
 import { freePort } from "../support/ports.ts";
 import { Counter, runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitForRunStatus, type TestApp } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Response signatures (docs/INNGEST-PROTOCOL.md §2.4, §2.9): in signed mode the SDK signs every response
 // to a signed request (`X-Inngest-Signature: t=…&s=HMAC(body + t)`) and the executor refuses one
@@ -67,7 +68,7 @@ describe("response signatures (signed mode)", () => {
   let n = 0;
 
   beforeAll(async () => {
-    executor = await startTestExecutor(inject("databaseUrl"));
+    executor = await startTestExecutor(testDatabaseUrl());
     proxy = await startProxy(
       () => app.url,
       () => plan(n++),
@@ -142,7 +143,7 @@ describe("response signatures (dev mode: not checked, as the dev server)", () =>
 
   beforeAll(async () => {
     // A signing key given to a dev-mode executor signs its requests, yet responses are never checked.
-    executor = await startTestExecutor(inject("databaseUrl"), { dev: true, eventKey: undefined });
+    executor = await startTestExecutor(testDatabaseUrl(), { dev: true, eventKey: undefined });
     proxy = await startProxy(
       () => app.url,
       () => "forge-signature",

@@ -1,8 +1,9 @@
 import type { InngestFunction } from "inngest";
 import { createDefer } from "inngest/experimental";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistrationRefusedError, type ExecutorHandle } from "../../server/executor/index.ts";
 import { runIdForEvent, sendEvent, startTestApp, startTestExecutor, testClient, waitForRunStatus } from "../support/executor-harness.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Every function option of inngest@4.24.0 the embedded executor does not implement is refused when
 // the app syncs — in band and out of band, all or nothing, with an error naming the option — never
@@ -12,7 +13,7 @@ describe("sync refuses options the executor does not implement", () => {
   let executor: ExecutorHandle;
 
   beforeAll(async () => {
-    executor = await startTestExecutor(inject("databaseUrl"));
+    executor = await startTestExecutor(testDatabaseUrl());
   });
   afterAll(async () => {
     await executor?.stop();

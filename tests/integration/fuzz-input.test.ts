@@ -2,12 +2,13 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { ROLES } from "../../lib/contracts/roles.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { freePort } from "../support/ports.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Malformed and hostile input to every tRPC procedure over HTTP (the same fetch handler the app's
 // /api/trpc route serves), and to the CLI: always a 4xx, never a 5xx, nothing written, and no
@@ -46,7 +47,7 @@ function shapeOf(schema: unknown): Record<string, z.ZodType> | null {
 }
 
 beforeAll(async () => {
-  const url = inject("databaseUrl");
+  const url = testDatabaseUrl();
   process.env.DATABASE_URL = url; // read by server/db/prisma.ts on first use
   db = createPrismaClient(url);
   ({ appRouter } = await import("../../server/api/root.ts"));

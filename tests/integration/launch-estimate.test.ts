@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ulid } from "ulid";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
@@ -10,6 +10,7 @@ import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
 import { launchTask, launchTaskInputSchema, type LaunchTaskInput } from "../../server/domain/launch-task.ts";
 import { launchTools } from "../../server/tools/launch-tools.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // task.estimateLaunch against the test database ("a launch shows what similar tasks cost
 // before it starts"): completed tasks of the profile (steps from beginStep, dollars from
@@ -17,7 +18,7 @@ import { testPrincipal } from "../support/principals.ts";
 // not completed, of another demo kind or another profile do not count.
 // Profile price: input 10 USD per million tokens, so 1000 prompt tokens = $0.01.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 const api = createCaller({ prisma, actor: "est-op", principal: testPrincipal("est-op") });
 const suffix = ulid().toLowerCase().slice(-8);

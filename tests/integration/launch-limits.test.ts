@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MAX_LAUNCH_FACTS_BYTES } from "../../lib/contracts/limits.ts";
 import { ZodError } from "zod";
 import { createCaller } from "../../server/api/root.ts";
@@ -7,12 +7,13 @@ import { testPrincipal } from "../support/principals.ts";
 import { readableIssues } from "../../server/api/trpc.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // A launch the executor could not run is refused at launch, over the real path (the tRPC procedure
 // `task.launch` against the test database): 5 MB of facts → BAD_REQUEST naming the field and the
 // limit, and nothing is stored.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 /** The message a client gets for a refused input: the procedure's zod issues, one line each (server/api/trpc.ts errorFormatter). */
 function clientMessage(error: unknown): string {
   expect(error).toBeInstanceOf(TRPCError);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TRPCError } from "@trpc/server";
 import { ulid } from "ulid";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
@@ -16,6 +16,7 @@ import { initialLoopState, nextAction, type LoopConfig } from "../../server/doma
 import { testPrincipal } from "../support/principals.ts";
 import { prismaAdvanceEvalRunPorts } from "../../server/db/eval-ports.ts";
 import { historyCeilingNote, parseBudgetBasis } from "../../server/domain/budget-from-history.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Launch templates against the test database: a template launches tasks that record its
 // id and take its budgets (overrides on top); "Save as template" copies a task's shape; the history
@@ -23,7 +24,7 @@ import { historyCeilingNote, parseBudgetBasis } from "../../server/domain/budget
 // triggers) gives p50/p90 and the p90 × 1.25 suggestion; /costs groups spend by template.
 // Profile prices: input 10 USD per million tokens, so 1000 prompt tokens = $0.01.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 const api = createCaller({ prisma, actor: "tmpl-op", principal: testPrincipal("tmpl-op") });
 const suffix = ulid().toLowerCase().slice(-8);

@@ -1,17 +1,18 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { discoverMcpToolSnapshot } from "../../server/tools/mcp/discover-tools.ts";
 import { stopAllMcpServers } from "../../server/tools/mcp/runtime.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The mcpServer router as an admin uses it (in-process caller, real database, real memory server
 // from npm): register, list with health, Test (start + tools/list with classes), a server that will
 // not start, archive; writes are audited; a non-admin is refused.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 const suffix = randomUUID().slice(0, 6);
 const admin = createCaller({ prisma, actor: "mcp-admin", principal: testPrincipal("mcp-admin", ["admin"]) });
 /** A second admin, so each test's audit rows are its own. */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
 import { upsertMcpServer } from "../../server/db/mcp-server-repository.ts";
 import { beginStep } from "../../server/db/run-repository.ts";
@@ -13,13 +13,14 @@ import { liveMcpConnections, stopAllMcpServers } from "../../server/tools/mcp/ru
 import { MCP_MESSAGE_MAX_BYTES } from "../../server/tools/mcp/stdio-transport.ts";
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The MCP boundary as a misbehaving server meets it: our own stdio server on the official SDK
 // (tests/fixtures/mcp-misbehaving-server.ts) that sends huge results, dies mid-call, or runs behind
 // a launcher (as `npx` does) whose kill leaves the real server holding the pipe. Real PostgreSQL,
 // the real tool gateway and ledger.
 
-const url = inject("databaseUrl");
+const url = testDatabaseUrl();
 const prisma = createPrismaClient(url);
 const suffix = randomUUID().slice(0, 6);
 const fixture = path.join(process.cwd(), "tests", "fixtures", "mcp-misbehaving-server.ts");

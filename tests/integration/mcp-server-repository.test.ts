@@ -1,14 +1,15 @@
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { archiveMcpServer, getMcpServersByNames, listMcpServers, upsertMcpServer } from "../../server/db/mcp-server-repository.ts";
 import { AppError } from "../../server/errors.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The McpServer repository against the real test database: upsert creates at version 1, bumps the
 // version only when the (normalised) spec changed, archive hides a server from the list and a
 // second upsert brings it back; lookups by names keep the order asked and name the unknown ones.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 const name = `repo-${ulid().toLowerCase().slice(-10)}`;
 afterAll(async () => {
   await prisma.mcpServer.deleteMany({ where: { name: { startsWith: name } } });

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
 import { upsertMcpServer } from "../../server/db/mcp-server-repository.ts";
@@ -17,13 +17,14 @@ import { liveMcpConnections, McpCallTimeoutError, stopAllMcpServers } from "../.
 import type { McpToolSnapshot } from "../../server/domain/mcp-tool-snapshot.ts";
 import { executeToolCall } from "../../server/tools/registry.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // MCP tools through Longhaul's tool gateway against the REAL reference servers installed from npm
 // (@modelcontextprotocol/server-filesystem, -memory, -everything), spoken to by the official SDK
 // client: no mock of the protocol anywhere. Each test registers its own servers (unique names) and
 // makes its own task; the database is the real test PostgreSQL.
 
-const url = inject("databaseUrl");
+const url = testDatabaseUrl();
 const prisma = createPrismaClient(url);
 const suffix = randomUUID().slice(0, 6);
 const bin = (pkg: string) => path.join(process.cwd(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ZodError } from "zod";
 import { createCaller } from "../../server/api/root.ts";
 import { readableIssues } from "../../server/api/trpc.ts";
@@ -10,12 +10,13 @@ import { EXFILTRATE_DEMO_WORKSPACE, seedDefaults } from "../../server/db/seed.ts
 import { findOrder } from "../../server/llm/scripted/exfiltrate.ts";
 import { scanForSecrets } from "../../server/tools/egress-scan.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // A profile's egress fields over the real procedures against the test database: profile.list
 // carries them (and the policy in effect), an admin edits them, bad entries and other roles are
 // refused with nothing written; and the seeded scripted-exfiltrate demo profile with its workspace.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 const NAME = `egress-profile-${Date.now()}`;
 const admin = createCaller({ prisma, actor: "egress-admin", principal: testPrincipal("egress-admin", ["admin"]) });
 const operator = createCaller({ prisma, actor: "egress-op", principal: testPrincipal("egress-op", ["operator"]) });

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { TRPCError } from "@trpc/server";
 import { ulid } from "ulid";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
@@ -14,6 +14,7 @@ import { testProfileConnection } from "../../server/llm/test-connection.ts";
 import { launchTools } from "../../server/tools/launch-tools.ts";
 import { freePort } from "../support/ports.ts";
 import { testPrincipal } from "../support/principals.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Profiles through the real procedures against the test database: versions on every
 // change and none on a no-op, validation naming field and limit with nothing stored, applyDocument
@@ -21,7 +22,7 @@ import { testPrincipal } from "../support/principals.ts";
 // "test connection" against a closed port and a tiny local provider that answers 401 / 404 (it IS
 // the provider boundary).
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 const admin = createCaller({ prisma, actor: "profiles-admin", principal: testPrincipal("profiles-admin", ["admin"]) });
 const operator = createCaller({ prisma, actor: "profiles-op", principal: testPrincipal("profiles-op", ["operator"]) });
 const suffix = ulid().toLowerCase().slice(-8);

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { prismaApplyDecisionPorts } from "../../server/db/apply-decision-ports.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { CODE_MANAGED_KINDS } from "../../server/db/code-managed.ts";
@@ -27,6 +27,7 @@ import {
   TASK_COMPLETION_OUTCOMES,
   TASK_STATUSES,
 } from "../../lib/contracts/status.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 /**
  * Every status-like column with a CHECK constraint (migration status_checks), and the code's array
@@ -70,7 +71,7 @@ const CHECKED: readonly { table: string; column: string; values: readonly string
   { table: "executor_pause", column: "kind", values: PAUSE_KINDS },
 ];
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 interface CheckRow {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { costRollup, taskCostRows } from "../../server/db/cost-queries.ts";
 import { beginStep, taskUsage } from "../../server/db/run-repository.ts";
@@ -7,13 +7,14 @@ import { getTaskDetailOrThrow, listTasks } from "../../server/db/task-queries.ts
 import { costFiltersSchema } from "../../server/domain/cost-rollup.ts";
 import { BUDGET_STEP_KINDS, isBudgetStepKind } from "../../lib/contracts/step-count.ts";
 import { taskListJson, taskSummaryJson } from "../../scripts/lib/cli-task.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // One step count everywhere: a completed task of two runs with 4 model and 3 tool steps
 // (the budget's 7), 2 checkpoint steps and 1 human step shows 7 budget steps — with 2 checkpoints and
 // 1 human step counted apart — through task.get, task.list, the ceiling, /costs (rollup median and
 // per-task rows) and the CLI's JSON, all counted by the one SQL rule longhaul_budget_step.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 const tag = `stc${Date.now().toString(36)}`;

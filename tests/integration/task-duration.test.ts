@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClock } from "../../lib/contracts/run-clock.ts";
 import { taskSummaryJson } from "../../scripts/lib/cli-task.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { getTaskDetailOrThrow, listTasks } from "../../server/db/task-queries.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // One duration everywhere: a task that ran 60 s, waited 840 s for a human, then ran
 // 95 s more has a duration of 155 s — in the task list's Duration column and the CLI's `durationMs`
 // as in the run page's header (one formula, lib/contracts/run-clock.ts) — and the wait apart.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 const tag = `dur${Date.now().toString(36)}`;

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { taskSpend } from "../../server/db/run-repository.ts";
 import { seedDefaults } from "../../server/db/seed.ts";
@@ -7,9 +7,10 @@ import { getModelPromptOrThrow, listSteps, listTasks, searchSteps } from "../../
 import { decodeStepRows } from "../../components/tasks/step-rows.ts";
 import { buildSegments } from "../../components/tasks/step-filter.ts";
 import { profileIdOrThrow, seedLongTask, seedManyTasks, type SeededLongTask } from "../../scripts/lib/seed-ui.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
-const prisma = createPrismaClient(inject("databaseUrl"), { max: 4 });
-const client = new pg.Client({ connectionString: inject("databaseUrl") });
+const prisma = createPrismaClient(testDatabaseUrl(), { max: 4 });
+const client = new pg.Client({ connectionString: testDatabaseUrl() });
 const prefix = `q${Date.now().toString(36)}`;
 /** Tasks of this file launch in the future, so other files' tasks never fall in its date range. */
 const start = new Date(Date.UTC(2031, 0, 10, 12, 0, 0));

@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
-const url = inject("databaseUrl");
+const url = testDatabaseUrl();
 const prisma = createPrismaClient(url);
 afterAll(() => prisma.$disconnect());
 

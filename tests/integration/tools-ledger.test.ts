@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { listCommittedEffects, performExternalEffect, performInternalEffect, UnresolvedEffectError } from "../../server/tools/ledger.ts";
 import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
-const prisma = createPrismaClient(inject("databaseUrl"), { max: 12 });
+const prisma = createPrismaClient(testDatabaseUrl(), { max: 12 });
 let workspace: string;
 let profileId: string;
 

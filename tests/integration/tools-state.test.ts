@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { executeToolCall, type ToolContext } from "../../server/tools/registry.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 let profileId: string;
 
 beforeAll(async () => {

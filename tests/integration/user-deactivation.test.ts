@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
 import { httpApp } from "../support/http-app.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // Deactivating a user, through the real route handlers (app/api/auth, app/api/trpc) against the test
 // database: sign-in refused, the sessions they hold refused at once, their API tokens refused, the
@@ -18,11 +19,11 @@ const { authPost, trpc } = httpApp(APP);
 
 beforeAll(async () => {
   Object.assign(process.env, {
-    DATABASE_URL: inject("databaseUrl"),
+    DATABASE_URL: testDatabaseUrl(),
     BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
     BETTER_AUTH_URL: APP,
   });
-  db = createPrismaClient(inject("databaseUrl"));
+  db = createPrismaClient(testDatabaseUrl());
   users = await import("../../server/auth/users.ts");
 });
 

@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient, type Prisma } from "../../server/db/client.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
@@ -12,6 +12,7 @@ import {
 } from "../../server/db/working-set-queries.ts";
 import type { AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
+import { testDatabaseUrl } from "../support/database.ts";
 
 // The step-by-step working-set history of a task over three runs, written straight into the tables
 // the agent-run function and the escalation handler write (fact, step, checkpoint, escalation, run):
@@ -21,7 +22,7 @@ import { useAgentStack } from "../support/fixtures.ts";
 //   run 2 (resume from cp3): e=5;
 //   run 3 (fork from cp1, taken before c was recorded): c, d, e are dropped and b set back; a=3, a=4.
 
-const prisma = createPrismaClient(inject("databaseUrl"));
+const prisma = createPrismaClient(testDatabaseUrl());
 afterAll(() => prisma.$disconnect());
 
 const t0 = Date.parse("2026-01-01T10:00:00.000Z");

@@ -1,7 +1,8 @@
 import { createServer } from "node:http";
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startAgentStack, type AgentStack } from "./agent-stack.ts";
 import { freePort } from "./ports.ts";
+import { testDatabaseUrl } from "./database.ts";
 
 // Vitest fixtures of the integration tests (tests/integration/*.test.ts): the agent stack's
 // lifecycle hooks and a local HTTP receiver standing in for webhooks and external systems.
@@ -9,7 +10,7 @@ import { freePort } from "./ports.ts";
 
 /**
  * Registers, in the calling scope (file or describe block), a `beforeAll` that starts the agent
- * stack against the test database (`startAgentStack({ databaseUrl: inject("databaseUrl") })`) and
+ * stack against the test database (`startAgentStack({ databaseUrl: testDatabaseUrl() })`) and
  * hands it to `onStarted`, and an `afterAll` that stops it and expects no child process left alive.
  * Hooks registered before this call run before the stack starts (e.g. to set env the app child inherits).
  */
@@ -17,7 +18,7 @@ export function useAgentStack(onStarted: (stack: AgentStack) => void): void {
   let started: AgentStack | undefined;
   // The stack's children end their start-up waits as soon as they are up (or exited); this bounds a hang only.
   beforeAll(async () => {
-    started = await startAgentStack({ databaseUrl: inject("databaseUrl") });
+    started = await startAgentStack({ databaseUrl: testDatabaseUrl() });
     onStarted(started);
   }, 420_000);
   afterAll(async () => {
