@@ -57,9 +57,11 @@ function endOfRun(taskId: string, runId: string, ms: number) {
   return waitFor(
     "the resumed run to end",
     async () => {
-      const t = await stack.db.task.findUniqueOrThrow({ where: { id: taskId } });
+      // The run first: its end commits with the task's status, so a task read after an ended run
+      // sees that status (read the other way round, a run ending between the reads gave "running").
       const r = await stack.db.run.findUniqueOrThrow({ where: { id: runId } });
-      return r.status !== "running" ? t.status : undefined;
+      if (r.status === "running") return undefined;
+      return (await stack.db.task.findUniqueOrThrow({ where: { id: taskId } })).status;
     },
     ms,
     50,
