@@ -237,13 +237,22 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
     },
 
     async sendEvent(name, data, id) {
-      const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
-      });
-      const body = (await res.json()) as { status?: number };
-      if (body.status !== 200) throw new Error(`event API answered ${JSON.stringify(body)}`);
+      // As the app's inngest.send does (the SDK's retryWithBackoff: 5 attempts from 100 ms): a 500
+      // from the event API is tried again with the same body, which the event id deduplicates.
+      let answer = "";
+      for (let attempt = 0; attempt < 5; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 1)));
+        const res = await fetch(`${executorUrl}/e/${TEST_EVENT_KEY}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify([{ name, data, ...(id ? { id } : {}) }]),
+        });
+        const body = (await res.json()) as { status?: number };
+        if (body.status === 200) return;
+        answer = JSON.stringify(body);
+        if (res.status < 500) break;
+      }
+      throw new Error(`event API answered ${answer}`);
     },
 
     async launch({ input, actor, smoke }) {
