@@ -10,6 +10,7 @@
  * output, facts, checkpoint state) is checked only as JSON: it is the run's data, free-form.
  */
 import { z } from "zod";
+import { alertDetailSchema } from "../domain/alert-detail.ts";
 import { PROFILE_PROVIDERS } from "../../lib/contracts/profile.ts";
 import type { getResumePreview, diffCheckpoints, getCheckpointOrThrow, listCheckpoints } from "../db/checkpoint-queries.ts";
 import type { getBatchOrThrow } from "../db/batch-ports.ts";
@@ -59,27 +60,6 @@ const listRow = z.strictObject({
 
 /** `task.list`: one page of rows (at most 200), the next page's cursor, the filter's total. */
 export const taskListOutput: z.ZodType<Result<typeof listTasks>> = z.strictObject({ rows: z.array(listRow), nextCursor: z.string().nullable(), total: count });
-
-/** An alert's detail for the kinds a person needs to see (server/domain/alert-detail.ts). */
-const alertDetail = z.discriminatedUnion("kind", [
-  z.strictObject({
-    kind: z.literal("mcp_tools_changed"),
-    server: z.string(),
-    added: z.array(z.string()),
-    removed: z.array(z.string()),
-    changed: z.array(z.strictObject({ tool: z.string(), fields: z.array(z.string()) })),
-  }),
-  z.strictObject({
-    kind: z.literal("mcp_server_exited"),
-    server: z.string(),
-    tool: z.string(),
-    action: z.enum(["retried", "called_again", "escalated"]),
-    pid: z.number().nullable(),
-    code: z.number().nullable(),
-    signal: z.string().nullable(),
-    at: z.string(),
-  }),
-]);
 
 const tokensByCause = z.strictObject({
   checkpoint: count.optional(),
@@ -180,7 +160,7 @@ export const taskDetailOutput: z.ZodType<Result<typeof getTaskDetailOrThrow>> = 
       runId: z.string(),
       message: z.string(),
       createdAt: z.date(),
-      detail: alertDetail.nullable(),
+      detail: alertDetailSchema.nullable(),
       onTimeline: z.boolean(),
     }),
   ),

@@ -31,9 +31,19 @@ const serverExitedSchema = z.object({
   at: z.string(),
 });
 
-export type AlertDetail =
-  | { kind: "mcp_tools_changed"; server: string; added: string[]; removed: string[]; changed: { tool: string; fields: string[] }[] }
-  | ({ kind: "mcp_server_exited" } & z.infer<typeof serverExitedSchema>);
+/** The detail as the API answers it (`task.get` alerts' `detail`): one shape per kind, nothing else. */
+export const alertDetailSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("mcp_tools_changed"),
+    server: z.string(),
+    added: z.array(z.string()),
+    removed: z.array(z.string()),
+    changed: z.array(z.strictObject({ tool: z.string(), fields: z.array(z.string()) })),
+  }),
+  serverExitedSchema.extend({ kind: z.literal("mcp_server_exited") }).strict(),
+]);
+
+export type AlertDetail = z.infer<typeof alertDetailSchema>;
 
 /** The detail of an alert of `kind` with `evidence` as stored, or null. */
 export function alertDetail(kind: string, evidence: unknown): AlertDetail | null {
