@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectedLicenseCsv } from "../../server/tools/demo/license-audit.ts";
+import { expectedLicenseCsv, licenseAuditGoal } from "../../server/tools/demo/license-audit.ts";
 import { loadRunEvidence, wastedModelCalls, WORKSPACE, type AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
@@ -45,16 +45,22 @@ describe("agent run", () => {
 
   it("retries a 429 after its retry-after and the model step then succeeds", async () => {
     const retryAfterSeconds = 3;
-    await stack.armFaults({ kind: "429", count: 1, retryAfterSeconds });
-    const { taskId, runId } = await stack.launchDemo({ limit: LIMIT });
+    // The fault names this run's goal (its own package count), so only this run's requests can take it.
+    const limit = LIMIT - 1;
+    await stack.armFaults({ kind: "429", count: 1, retryAfterSeconds, promptContains: licenseAuditGoal(limit) });
+    const { taskId, runId } = await stack.launchDemo({ limit });
     expect(await stack.waitForTaskStatus(taskId)).toBe("completed");
     expect(await stack.waitForExecutorRun(runId)).toBe("completed");
     const ev = await loadRunEvidence(stack.db, { taskId, runId });
-    expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, LIMIT));
+    expect(ev.csv).toBe(await expectedLicenseCsv(WORKSPACE, limit));
     expect(ev.outbox).toHaveLength(1);
 
     const first = ev.modelCalls.filter((c) => c.stepId === "model-0");
-    expect(first).toHaveLength(2);
+    const served = await fetch(`${stack.model.url}/control/stats`).then((r) => r.json() as Promise<{ faultsServed: Record<string, number> }>);
+    expect(
+      first,
+      `model-0's calls; the server served faults ${JSON.stringify(served.faultsServed)}; the run's calls ${JSON.stringify(ev.modelCalls.slice(0, 4))}`,
+    ).toHaveLength(2);
     expect(first[0]).toMatchObject({ status: "error", httpStatus: 429, billed: false, cause: "retry", attempt: 0 });
     expect(first[1]).toMatchObject({ status: "ok", httpStatus: 200, billed: true, cause: "productive", attempt: 1 });
     // Time from the end of the 429 to the start of the retried HTTP call: the executor waited for

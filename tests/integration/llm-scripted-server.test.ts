@@ -165,6 +165,15 @@ describe("scripted model server through the provider adapter", () => {
     expect((await failure(call({ model: "scripted-loop" }))).kind).toBe("server");
   });
 
+  it("only serves a fault to a request whose transcript contains its promptContains", async () => {
+    await arm({ kind: "500", promptContains: "another task's goal" });
+    expect((await call()).finishReason).toBe("tool_calls");
+    expect((await stats()).faultsServed).toEqual({});
+    const other = [...messages.slice(0, -1), { role: "user" as const, content: "<goal>another task's goal</goal>" }];
+    expect((await failure(call({ messages: other }))).kind).toBe("server");
+    expect((await stats()).faultsServed).toEqual({ 500: 1 });
+  });
+
   it("turns a stall after headers into a timeout via the per-chunk watchdog", async () => {
     await arm({ kind: "stall", stallMs: 60_000 });
     const err = await failure(call({ stream: true, chunkTimeoutMs: 300 }));

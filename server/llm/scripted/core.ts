@@ -119,7 +119,10 @@ export async function handleModelRequest(state: ScriptedState, wire: WireFormatR
   stats.byModel[model] = (stats.byModel[model] ?? 0) + 1;
   if (!(model in SCRIPTED_MODELS)) return wire.error(res, "not_found", `The model \`${model}\` does not exist or you do not have access to it.`);
 
-  const fault = state.faults.take(model, wire.route, () => request.promptTokens(), stats.faultsServed);
+  const fault = state.faults.take(
+    { model, route: wire.route, promptTokens: () => request.promptTokens(), promptText: () => request.messages.map((m) => m.content ?? "").join("\n") },
+    stats.faultsServed,
+  );
   if (fault?.kind === "context_length") {
     const { message, code } = wire.contextLengthMessage(fault, request.promptTokens());
     return wire.error(res, "context_length", message, code ? { code } : {});

@@ -18,6 +18,11 @@ export const faultSchema = z.object({
   model: z.string().min(1).optional(),
   /** Only requests on this route: `chat` (/v1/chat/completions), `responses` (/v1/responses), `messages` (/v1/messages); all when absent. */
   route: z.enum(["chat", "responses", "messages"]).optional(),
+  /**
+   * Only requests whose transcript (any message's text) contains this string: a fault for one task
+   * among several the server answers at once, named by its goal text. Absent: every request.
+   */
+  promptContains: z.string().min(1).max(10_000).optional(),
   /** Requests (matching `model`) answered normally before this fault is served: arms a fault for a known point of a deterministic scripted run, with no race against it. */
   skip: z.number().int().min(0).max(1_000_000).default(0),
   /** oversize: bytes of padding appended to the reply's content. */
@@ -59,14 +64,19 @@ export class FaultBook {
   }
 
   /**
-   * The fault to serve to this request, or null: the first armed one matching its model and route
-   * (a context_length fault only when the prompt is over its limit), after its `skip` is used up.
+   * The fault to serve to this request, or null: the first armed one matching its model, route and
+   * text (`promptContains` against `promptText`, the transcript's message texts joined), a
+   * context_length fault only when the prompt is over its limit, after its `skip` is used up.
    */
-  take(model: string, route: WireRoute, promptTokens: () => number, served: Record<string, number>): Fault | null {
+  take(
+    { model, route, promptTokens, promptText }: { model: string; route: WireRoute; promptTokens: () => number; promptText: () => string },
+    served: Record<string, number>,
+  ): Fault | null {
     const fault = this.list.find(
       (f) =>
         (f.model === undefined || f.model === model) &&
         (f.route === undefined || f.route === route) &&
+        (f.promptContains === undefined || promptText().includes(f.promptContains)) &&
         (f.kind !== "context_length" || promptTokens() > f.maxPromptTokens),
     );
     if (!fault) return null;
