@@ -38,7 +38,9 @@
  * whose outcome was never recorded): it looks at the receiver, Approves ("it happened") when the key
  * arrived, Rejects ("it did not happen") otherwise, and counts the escalation in `unresolvedEffects`.
  *
- * Checks, when every task has ended or `--deadline-s` passed:
+ * Checks, when every task has ended or `--deadline-s` passed, by the exactly-once oracle both chaos modes
+ * share (scripts/lib/exactly-once.ts: one line per violation, naming the task, the effect and the count
+ * seen vs expected):
  * - completed: tasks whose status is `completed` (every task must be);
  * - csvCorrect: tasks whose latest `licenses.csv` equals `expectedLicenseCsv(workspace, limit)`;
  * - duplicateSideEffects: receiver requests beyond one per task (the same key twice, or a second key
@@ -48,10 +50,10 @@
  * - missingSideEffects: completed tasks without exactly one delivery or one outbox row; completed
  *   mcp-audit tasks whose findings (every TODO/FIXME line of their notes) are not all in the graph.
  *
- * Pass: every available target killed at least once, every task completed, every CSV exact, no
- * duplicate and no missing side effect. Progress to stderr; the LAST stdout line is one JSON object:
+ * Pass: every available target killed at least once and no violation (every task completed, every
+ * CSV exact, no duplicate and no missing side effect). Progress to stderr; the LAST stdout line is one JSON object:
  * `{mode:"stack", tasks, completed, killsByTarget:{web,executor,model,postgres,mcp}, downtimeMs:{<target>:{mean,max}},
- *   duplicateSideEffects, unresolvedEffects, missingSideEffects, csvCorrect, pass, …}`. Exit 0 on pass.
+ *   duplicateSideEffects, unresolvedEffects, missingSideEffects, csvCorrect, pass, violations: [line…], …}`. Exit 0 on pass.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -69,6 +71,7 @@ import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { MCP_AUDIT_MEMORY_SERVER, MCP_AUDIT_NOTES_DIR } from "../lib/contracts/demo.ts";
 import { findingEntity, findingsOf } from "../server/llm/scripted/mcp-audit.ts";
 import { flag, freePort, intFlag, progress, round, seededRandom, sleep } from "./lib/bench-stack.ts";
+import { judgeExactlyOnce, readJsonLines, type LedgerRow, type ObservedTask, type ProxyEntry } from "./lib/exactly-once.ts";
 import { processAlive as alive } from "./lib/supervisor.ts";
 
 const TAG = "chaos:stack";
@@ -175,31 +178,6 @@ function descendantsOf(pid: number): { pid: number; cmd: string }[] {
     }
   }
   return out;
-}
-
-/** One line of scripts/lib/mcp-count-proxy.mjs's log. */
-interface ProxyEntry {
-  kind: "call" | "result";
-  pid: number;
-  id: number | string;
-  tool?: string;
-  key: string | null;
-  entities?: string[];
-  isError?: boolean;
-}
-
-function readJsonLines<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as T];
-      } catch {
-        return []; // a line cut by a kill -9
-      }
-    });
 }
 
 /** The entity names an mcp-audit task of `limit` stores: one per TODO/FIXME line of the first `limit` notes files by name (server/llm/scripted/mcp-audit.ts). */
@@ -490,19 +468,6 @@ export async function runStackChaos(): Promise<number> {
 
     const taskIds = tasks.map((t) => t.taskId);
     const final = await statuses();
-    const outbox = new Map(
-      (
-        await query<{ taskId: string; n: number }>(`SELECT "taskId", count(*)::int AS n FROM outbox_message WHERE "taskId" = ANY($1) GROUP BY 1`, [taskIds])
-      ).map((r) => [r.taskId, r.n]),
-    );
-    const ledgerDuplicates = (
-      await query<{ extra: number }>(
-        // A row answered from the recorded result of the same effect (result.deduplicated, server/tools/ledger.ts) performed nothing: not a duplicate.
-        `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (SELECT count(*) AS n FROM side_effect WHERE "taskId" = ANY($1)
-           AND coalesce(result->>'deduplicated', 'false') <> 'true' GROUP BY "taskId", tool, fingerprint) g`,
-        [taskIds],
-      )
-    )[0]!.extra;
     // What a ledger duplicate is, in words (tool, statuses, keys), so a failing run can be diagnosed after its data folder is gone.
     const ledgerDuplicateRows = await query<{
       taskId: string;
@@ -514,64 +479,52 @@ export async function runStackChaos(): Promise<number> {
       [taskIds],
     );
     for (const d of ledgerDuplicateRows) progress(TAG, `ledger duplicate: ${d.taskId} ${d.tool}: ${JSON.stringify(d.rows)}`);
-    let completed = 0;
-    let csvCorrect = 0;
-    let missingSideEffects = 0;
-    let duplicateDeliveries = 0;
-    let sameKeyRedeliveries = 0;
-    let duplicateOutbox = 0;
-    const perTask: { taskId: string; limit: number; status: string; csv: boolean; posts: number; keys: number; emails: number }[] = [];
-    // The memory server, counted at the server: per (task, entity) the calls it answered; the graph file's entities.
-    const proxy = readJsonLines<ProxyEntry>(proxyLog);
-    const answered = new Set(proxy.filter((p) => p.kind === "result" && !p.isError).map((p) => `${p.pid}:${p.id}`));
-    const answeredPerEntity = new Map<string, number>();
-    for (const c of proxy.filter((p) => p.kind === "call" && p.tool === "create_entities" && answered.has(`${p.pid}:${p.id}`))) {
-      const taskId = (c.key ?? "").split(":")[0] ?? "";
-      for (const name of c.entities ?? []) answeredPerEntity.set(`${taskId}\u0000${name}`, (answeredPerEntity.get(`${taskId}\u0000${name}`) ?? 0) + 1);
-    }
-    const graphEntities = readJsonLines<{ type?: string; name?: string }>(memoryFile).filter((g) => g.type === "entity");
-    const inGraph = new Map<string, number>();
-    for (const g of graphEntities) inGraph.set(String(g.name), (inGraph.get(String(g.name)) ?? 0) + 1);
-    const graphDuplicates = [...inGraph.values()].reduce((a, n) => a + Math.max(0, n - 1), 0);
-    let mcpDuplicateCalls = 0;
-    let mcpMissing = 0;
-    let mcpCompleted = 0;
+    const observed: ObservedTask[] = [];
     for (const t of tasks) {
       const status = final.get(t.taskId) ?? "missing";
-      if (status === "completed") completed++;
       if (t.kind === "mcp-audit") {
-        const expected = expectedMcpEntities(t.limit);
-        const extra = expected.reduce((a, name) => a + Math.max(0, (answeredPerEntity.get(`${t.taskId}\u0000${name}`) ?? 0) - 1), 0);
-        const missing = expected.filter((name) => !inGraph.has(name)).length;
-        mcpDuplicateCalls += extra;
-        if (status === "completed") {
-          mcpCompleted++;
-          mcpMissing += missing;
-          if (missing > 0) missingSideEffects++;
-        }
-        perTask.push({ taskId: t.taskId, limit: t.limit, status, csv: true, posts: 0, keys: 0, emails: 0 });
-        progress(
-          TAG,
-          `${t.taskId} mcp-audit limit ${t.limit}: ${status}, ${expected.length} finding(s), ${missing} missing from the graph, ${extra} sent twice`,
-        );
+        observed.push({ kind: "mcp-audit", taskId: t.taskId, status, expectedEntities: expectedMcpEntities(t.limit) });
         continue;
       }
       const [artifact] = await query<{ content: string | null }>(
         `SELECT content FROM artifact WHERE "taskId" = $1 AND name = 'licenses.csv' ORDER BY "createdAt" DESC LIMIT 1`,
         [t.taskId],
       );
-      const csv = artifact !== undefined && artifact.content === (await expectedLicenseCsv(root, t.limit));
-      if (csv) csvCorrect++;
-      const mine = receiver.deliveries.filter((d) => d.taskId === t.taskId);
-      const keys = new Set(mine.map((d) => d.key)).size;
-      duplicateDeliveries += Math.max(0, mine.length - 1);
-      sameKeyRedeliveries += mine.length - keys;
-      const emails = outbox.get(t.taskId) ?? 0;
-      duplicateOutbox += Math.max(0, emails - 1);
-      if (status === "completed" && (mine.length === 0 || emails === 0)) missingSideEffects++;
-      perTask.push({ taskId: t.taskId, limit: t.limit, status, csv, posts: mine.length, keys, emails });
-      progress(TAG, `${t.taskId} limit ${t.limit}: ${status}, csv ${csv ? "exact" : "WRONG"}, ${mine.length} POST(s) under ${keys} key(s), ${emails} email(s)`);
+      observed.push({
+        kind: "license-audit",
+        taskId: t.taskId,
+        status,
+        csv: { actual: artifact?.content ?? null, expected: await expectedLicenseCsv(root, t.limit) },
+      });
     }
+    // The memory server, counted at the server: the calls it answered (the proxy's log) and the graph file's entities.
+    const proxy = readJsonLines<ProxyEntry>(proxyLog);
+    const graph = readJsonLines<{ type?: string; name?: string }>(memoryFile);
+    const verdict = judgeExactlyOnce({
+      tasks: observed,
+      outbox: await query<{ taskId: string }>(`SELECT "taskId" FROM outbox_message WHERE "taskId" = ANY($1)`, [taskIds]),
+      ledger: await query<LedgerRow>(
+        `SELECT "taskId", tool, fingerprint, "idempotencyKey", coalesce(result->>'deduplicated', 'false') = 'true' AS deduplicated FROM side_effect WHERE "taskId" = ANY($1)`,
+        [taskIds],
+      ),
+      receiver: receiver.deliveries,
+      mcp: { proxyLog: proxy, graph },
+    });
+    for (const t of verdict.tasks) {
+      const limit = tasks.find((l) => l.taskId === t.taskId)?.limit;
+      if (t.kind === "mcp-audit") {
+        progress(
+          TAG,
+          `${t.taskId} mcp-audit limit ${limit}: ${t.status}, ${t.entitiesExpected} finding(s), ${t.entitiesMissing} missing from the graph, ${t.entitiesSentTwice} sent twice`,
+        );
+      } else {
+        progress(
+          TAG,
+          `${t.taskId} limit ${limit}: ${t.status}, csv ${t.csvExact ? "exact" : "WRONG"}, ${t.posts} POST(s) under ${t.postKeys} key(s), ${t.emails} email(s)`,
+        );
+      }
+    }
+    for (const v of verdict.violations) progress(TAG, v.line);
     const [{ reexecuted } = { reexecuted: 0 }] = await query<{ reexecuted: number }>(
       `SELECT coalesce(sum(greatest(s.attempts - 1, 0)), 0)::int AS reexecuted FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ANY($1)`,
       [taskIds],
@@ -585,10 +538,10 @@ export async function runStackChaos(): Promise<number> {
         return [t, { mean: round(d.reduce((a, b) => a + b, 0) / d.length, 0), max: Math.max(...d), each: d }];
       }),
     );
-    const duplicateSideEffects = duplicateDeliveries + duplicateOutbox + ledgerDuplicates + mcpDuplicateCalls + graphDuplicates;
+    const { completed, csvCorrect, duplicateSideEffects, missingSideEffects, duplicates } = verdict.counts;
     const everyTargetKilled = available.every((t) => killsByTarget[t] > 0);
     const licenseTasks = tasks.filter((t) => t.kind === "license-audit").length;
-    const pass = everyTargetKilled && completed === tasks.length && csvCorrect === licenseTasks && duplicateSideEffects === 0 && missingSideEffects === 0;
+    const pass = everyTargetKilled && verdict.violations.length === 0;
     const result = {
       mode: "stack",
       stack:
@@ -601,21 +554,14 @@ export async function runStackChaos(): Promise<number> {
       pass,
       csvCorrect,
       missingSideEffects,
-      duplicates: {
-        receiver: duplicateDeliveries,
-        receiverSameKey: sameKeyRedeliveries,
-        outbox: duplicateOutbox,
-        ledger: ledgerDuplicates,
-        mcpCalls: mcpDuplicateCalls,
-        mcpGraph: graphDuplicates,
-      },
+      duplicates,
       mcp: {
         tasks: tasks.length - licenseTasks,
-        completed: mcpCompleted,
-        entitiesInGraph: graphEntities.length,
-        missingEntities: mcpMissing,
+        completed: verdict.tasks.filter((t) => t.kind === "mcp-audit" && t.status === "completed").length,
+        entitiesInGraph: graph.filter((g) => g.type === "entity").length,
+        missingEntities: verdict.counts.missingEntities,
         callsReceived: proxy.filter((p) => p.kind === "call").length,
-        callsAnswered: answered.size,
+        callsAnswered: new Set(proxy.filter((p) => p.kind === "result" && !p.isError).map((p) => `${p.pid}:${p.id}`)).size,
         serverPids: new Set(proxy.map((p) => p.pid)).size,
       },
       ledgerDuplicateRows,
@@ -628,8 +574,9 @@ export async function runStackChaos(): Promise<number> {
       seed,
       backoffMs,
       durationMs: since(),
-      statuses: perTask.map((p) => p.status),
-      limits: perTask.map((p) => p.limit),
+      statuses: verdict.tasks.map((t) => t.status),
+      limits: tasks.map((t) => t.limit),
+      violations: verdict.violations.map((v) => v.line),
     };
     progress(TAG, pass ? "PASS" : "FAIL");
     if (!pass) progress(TAG, `npm start's log (tail):\n${startLog.slice(-3000)}`);
