@@ -38,7 +38,9 @@
  * whose outcome was never recorded): it looks at the receiver, Approves ("it happened") when the key
  * arrived, Rejects ("it did not happen") otherwise, and counts the escalation in `unresolvedEffects`.
  *
- * Checks, when every task has ended or `--deadline-s` passed:
+ * Checks, when every task has ended or `--deadline-s` passed, by the exactly-once oracle both chaos modes
+ * share (scripts/lib/exactly-once.ts: one line per violation, naming the task, the effect and the count
+ * seen vs expected):
  * - completed: tasks whose status is `completed` (every task must be);
  * - csvCorrect: tasks whose latest `licenses.csv` equals `expectedLicenseCsv(workspace, limit)`;
  * - duplicateSideEffects: receiver requests beyond one per task (the same key twice, or a second key
@@ -48,10 +50,10 @@
  * - missingSideEffects: completed tasks without exactly one delivery or one outbox row; completed
  *   mcp-audit tasks whose findings (every TODO/FIXME line of their notes) are not all in the graph.
  *
- * Pass: every available target killed at least once, every task completed, every CSV exact, no
- * duplicate and no missing side effect. Progress to stderr; the LAST stdout line is one JSON object:
+ * Pass: every available target killed at least once and no violation (every task completed, every
+ * CSV exact, no duplicate and no missing side effect). Progress to stderr; the LAST stdout line is one JSON object:
  * `{mode:"stack", tasks, completed, killsByTarget:{web,executor,model,postgres,mcp}, downtimeMs:{<target>:{mean,max}},
- *   duplicateSideEffects, unresolvedEffects, missingSideEffects, csvCorrect, pass, …}`. Exit 0 on pass.
+ *   duplicateSideEffects, unresolvedEffects, missingSideEffects, csvCorrect, pass, violations: [line…], …}`. Exit 0 on pass.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -60,7 +62,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, type TRPCClient } from "@trpc/client";
 import pg from "pg";
 import superjson from "superjson";
 import { TERMINAL_TASK_STATUSES } from "../lib/contracts/status.ts";
@@ -69,6 +71,7 @@ import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { MCP_AUDIT_MEMORY_SERVER, MCP_AUDIT_NOTES_DIR } from "../lib/contracts/demo.ts";
 import { findingEntity, findingsOf } from "../server/llm/scripted/mcp-audit.ts";
 import { flag, freePort, intFlag, progress, round, seededRandom, sleep } from "./lib/bench-stack.ts";
+import { judgeExactlyOnce, readJsonLines, type ChaosEvidence, type LedgerRow, type ObservedTask, type ProxyEntry } from "./lib/exactly-once.ts";
 import { processAlive as alive } from "./lib/supervisor.ts";
 
 const TAG = "chaos:stack";
@@ -85,8 +88,15 @@ interface Delivery {
   atMs: number;
 }
 
+/** The `http_post` receiver: its server, its URL, and every POST it got so far. */
+interface Receiver {
+  server: Server;
+  url: string;
+  deliveries: Delivery[];
+}
+
 /** The `http_post` receiver: answers 200 to every POST and records its Idempotency-Key. */
-async function startReceiver(): Promise<{ server: Server; url: string; deliveries: Delivery[] }> {
+async function startReceiver(): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const t0 = performance.now();
   const server = createServer((req, res) => {
@@ -177,31 +187,6 @@ function descendantsOf(pid: number): { pid: number; cmd: string }[] {
   return out;
 }
 
-/** One line of scripts/lib/mcp-count-proxy.mjs's log. */
-interface ProxyEntry {
-  kind: "call" | "result";
-  pid: number;
-  id: number | string;
-  tool?: string;
-  key: string | null;
-  entities?: string[];
-  isError?: boolean;
-}
-
-function readJsonLines<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as T];
-      } catch {
-        return []; // a line cut by a kill -9
-      }
-    });
-}
-
 /** The entity names an mcp-audit task of `limit` stores: one per TODO/FIXME line of the first `limit` notes files by name (server/llm/scripted/mcp-audit.ts). */
 function expectedMcpEntities(limit: number): string[] {
   const dir = join(root, MCP_AUDIT_NOTES_DIR);
@@ -213,7 +198,10 @@ function expectedMcpEntities(limit: number): string[] {
     .flatMap((f) => findingsOf(f, readFileSync(join(dir, f), "utf8")).map((x) => findingEntity(x).name));
 }
 
-/** Runs `npm run chaos -- --stack`; returns the exit code. */
+/**
+ * Runs `npm run chaos -- --stack`; returns the exit code. Reads as its table of contents: each phase is
+ * one function below, in the order it runs.
+ */
 export async function runStackChaos(): Promise<number> {
   const taskCount = intFlag("tasks", 4, 1, 50);
   const mcpTaskCount = intFlag("mcp-tasks", 2, 0, 50);
@@ -230,7 +218,63 @@ export async function runStackChaos(): Promise<number> {
   const rng = seededRandom(seed);
   const t0 = performance.now();
   const since = () => Math.round(performance.now() - t0);
+  const clock: Clock = { since, deadlineMs, pastDeadline: () => performance.now() - t0 > deadlineMs };
 
+  const spawned = await spawnStack(backoffMs);
+  try {
+    const stack = await untilStackUp(spawned, clock);
+    const run = await seedAndLaunch(stack, { taskCount, mcpTaskCount, mcpLimit, minLimit, maxLimit }, rng);
+    const kills = await runKillSchedule(stack, run, { mcpTaskCount, plannedKills, minGap, maxGap }, rng, clock);
+    await untilEveryTaskEnded(stack, run, clock);
+    const evidence = await collectEvidence(stack, run);
+    const { pass, result } = judge(run, kills, evidence, { seed, backoffMs, durationMs: since() });
+    progress(TAG, pass ? "PASS" : "FAIL");
+    if (!pass) progress(TAG, `npm start's log (tail):\n${stack.log().slice(-3000)}`);
+    console.log(JSON.stringify(result));
+    return pass ? 0 : 1;
+  } finally {
+    await spawned.stop();
+  }
+}
+
+/** Time since the run began (ms), and its `--deadline-s`. */
+interface Clock {
+  since: () => number;
+  deadlineMs: number;
+  pastDeadline: () => boolean;
+}
+
+/** npm start's stack as spawned: where it listens, its output so far, a database pool, and how to stop it all. */
+interface SpawnedStack {
+  start: ChildProcess;
+  receiver: Receiver;
+  dataDir: string;
+  base: string;
+  executorPort: number;
+  modelPort: number;
+  databaseUrl: string;
+  /** The last 200,000 characters npm start wrote (stdout and stderr). */
+  log: () => string;
+  /** A query on the stack's database, retried (every 200 ms, 100 times) while PostgreSQL is down. */
+  query: <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
+  /** Closes the pool, stops npm start (Ctrl-C, SIGKILL after 60 s), closes the receiver, deletes the data dir. */
+  stop: () => Promise<void>;
+}
+
+/** The stack once it answers: the supervisor's pid and the web app's tRPC API (as the CLI calls it). */
+interface LiveStack extends SpawnedStack {
+  supervisorPid: number;
+  api: TRPCClient<AppRouter>;
+  /** A call to the web app, retried (every 500 ms, 120 times) while it (or its database) is down. */
+  callApi: <T>(what: string, fn: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Phase 1, start the stack: starts the `http_post` receiver, then `scripts/start.ts` (npm start) as a user
+ * starts it, on free loopback ports with its own DATA_DIR in a temp dir, no provider keys, the receiver
+ * allowed as an egress target and `EXECUTOR_BACKOFF_MS` set to `backoffMs`. Does not wait for it.
+ */
+async function spawnStack(backoffMs: string): Promise<SpawnedStack> {
   const receiver = await startReceiver();
   const dataDir = mkdtempSync(join(tmpdir(), "longhaul-chaos-stack-"));
   const [port, executorPort, modelPort, pgPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -269,8 +313,6 @@ export async function runStackChaos(): Promise<number> {
   };
   start.stdout?.on("data", onData);
   start.stderr?.on("data", onData);
-  const killLog: { target: StackTarget; atMs: number; downMs: number; pids: number[] }[] = [];
-  const skippedTargets: Partial<Record<StackTarget, string>> = {};
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2, connectionTimeoutMillis: 3_000 });
   db.on("error", () => undefined); // a killed PostgreSQL drops idle clients: the next query reconnects
   const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> => {
@@ -283,364 +325,439 @@ export async function runStackChaos(): Promise<number> {
       }
     }
   };
-  try {
-    const up = await until(async () => {
-      if (start.exitCode !== null) throw new Error(`npm start exited (${start.exitCode}):\n${startLog.slice(-4000)}`);
-      return answers(`${base}/api/health`, (s) => s === 200);
-    }, 900_000);
-    if (!up) throw new Error(`the stack did not come up within 900 s:\n${startLog.slice(-4000)}`);
-    const supervisorPid = Number(readFileSync(join(dataDir, "supervisor.pid"), "utf8").trim());
-    progress(TAG, `stack up after ${since()} ms (supervisor pid ${supervisorPid})`);
-
-    const token = readFileSync(join(dataDir, "cli-token"), "utf8").trim();
-    const api = createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: `${base}/api/trpc`, transformer: superjson, headers: () => ({ authorization: `Bearer ${token}` }) })],
-    });
-    /** A call to the web app, retried while it (or its database) is down. */
-    const callApi = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await fn();
-        } catch (error) {
-          if (attempt >= 120) throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-          await sleep(500);
-        }
-      }
-    };
-
-    const tasks: LaunchedTask[] = [];
-    const launchOne = async () => {
-      const limit = minLimit + Math.floor(rng() * (maxLimit - minLimit + 1));
-      const { taskId } = await callApi("task.launch", () =>
-        api.task.launch.mutate({ demo: { kind: "license-audit", limit, postUrl: `${receiver.url}/hook` } }),
-      );
-      tasks.push({ taskId, limit, kind: "license-audit" });
-      progress(TAG, `launched ${taskId} (limit ${limit})`);
-    };
-    const launchMcp = async () => {
-      const { taskId } = await callApi("task.launch", () => api.task.launch.mutate({ demo: { kind: "mcp-audit", limit: mcpLimit } }));
-      tasks.push({ taskId, limit: mcpLimit, kind: "mcp-audit" });
-      progress(TAG, `launched mcp-audit ${taskId} (limit ${mcpLimit})`);
-    };
-
-    // The memory server behind the counting proxy: the same server and graph file, registered as an admin would.
-    const proxyLog = join(dataDir, "mcp-memory-calls.jsonl");
-    const memoryFile = resolve(dataDir, "mcp-audit-memory.jsonl");
-    if (mcpTaskCount > 0) {
-      const servers = await callApi("mcpServer.list", () => api.mcpServer.list.query({ includeArchived: false }));
-      const memory = servers.find((s) => s.name === MCP_AUDIT_MEMORY_SERVER);
-      if (!memory || memory.spec.transport.type !== "stdio") throw new Error(`the seed registered no stdio MCP server "${MCP_AUDIT_MEMORY_SERVER}"`);
-      const t = memory.spec.transport;
-      const spec = {
-        ...memory.spec,
-        transport: { ...t, command: process.execPath, args: [join(root, "scripts/lib/mcp-count-proxy.mjs"), proxyLog, t.command, ...t.args] },
-      };
-      await callApi("mcpServer.upsert", () => api.mcpServer.upsert.mutate({ spec }));
-      progress(TAG, `memory MCP server registered behind the counting proxy (log ${proxyLog})`);
-    }
-    for (let i = 0; i < taskCount; i++) await launchOne();
-    for (let i = 0; i < mcpTaskCount; i++) await launchMcp();
-
-    const statuses = async () =>
-      new Map(
-        (await query<{ id: string; status: string }>(`SELECT id, status FROM task WHERE id = ANY($1)`, [tasks.map((t) => t.taskId)])).map((r) => [
-          r.id,
-          r.status,
-        ]),
-      );
-    const openUnresolved = new Set<string>();
-    let unresolvedEffects = 0;
-    /** The human's part: decides open unresolved_effect escalations from the receiver's log. */
-    const decideUnresolved = async () => {
-      const open = await query<{ id: string; evidence: { idempotencyKey?: string } | null }>(
-        `SELECT id, evidence FROM escalation WHERE "taskId" = ANY($1) AND reason = 'unresolved_effect' AND status = 'open'`,
-        [tasks.map((t) => t.taskId)],
-      );
-      for (const e of open) {
-        if (!openUnresolved.has(e.id)) {
-          openUnresolved.add(e.id);
-          unresolvedEffects++;
-        }
-        const key = e.evidence?.idempotencyKey;
-        // The memory server: it answered the call, or (killed between applying and answering) its graph holds every entity the call sent.
-        const calls = readJsonLines<ProxyEntry>(proxyLog).filter((p) => p.key === key);
-        const graph = new Set(readJsonLines<{ type?: string; name?: string }>(memoryFile).map((g) => g.name));
-        const mcpHappened =
-          calls.some((p) => p.kind === "result" && !p.isError) ||
-          calls.some((p) => p.kind === "call" && (p.entities?.length ?? 0) > 0 && p.entities!.every((n) => graph.has(n)));
-        const happened = key !== undefined && (receiver.deliveries.some((d) => d.key === key) || mcpHappened);
-        progress(
-          TAG,
-          `unresolved_effect ${e.id} (key ${key ?? "?"}): ${happened ? "it arrived (receiver, or the memory server) → approve" : "it never arrived → reject"}`,
-        );
-        await callApi("escalation.decide", () => api.escalation.decide.mutate({ escalationId: e.id, decision: happened ? "approve" : "reject" })).catch(
-          (error: unknown) => progress(TAG, `deciding ${e.id} failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
-      }
-    };
-    /** Every task ended: a terminal status, or waiting for a human on something other than an unresolved effect (the harness decides those). */
-    const allEnded = async () => {
-      await decideUnresolved();
-      const s = await statuses();
-      const waitingOnEffect = new Set(
-        (
-          await query<{ taskId: string }>(
-            `SELECT DISTINCT "taskId" FROM escalation WHERE "taskId" = ANY($1) AND reason = 'unresolved_effect' AND status <> 'applied'`,
-            [tasks.map((t) => t.taskId)],
-          )
-        ).map((r) => r.taskId),
-      );
-      return tasks.every((t) => {
-        const status = s.get(t.taskId) ?? "";
-        return TERMINAL.has(status) || (status === "waiting_for_human" && !waitingOnEffect.has(t.taskId));
-      });
-    };
-
-    // Where each target lives now, and how to tell it is back.
-    const pidsOf = (target: StackTarget): number[] => {
-      if (target === "mcp") {
-        // The memory server itself (node …/server-memory/dist/index.js), not the proxy in front of it.
-        return descendantsOf(supervisorPid)
-          .filter((c) => c.cmd.includes("server-memory/dist/index.js") && !c.cmd.includes("mcp-count-proxy"))
-          .map((c) => c.pid);
-      }
-      if (target === "postgres") {
-        const file = join(dataDir, "postgres", "postmaster.pid");
-        const pid = existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : NaN;
-        return Number.isInteger(pid) && alive(pid) ? [pid, ...childrenOf(pid).map((c) => c.pid)] : [];
-      }
-      // `next start` retitles itself "next-server (vX)", which /proc/<pid>/cmdline then shows.
-      const markers = { web: ["next/dist/bin/next", "next-server"], executor: ["server/executor/main.ts"], model: ["server/llm/scripted/main.ts"], mcp: [] }[
-        target
-      ];
-      return childrenOf(supervisorPid)
-        .filter((c) => markers.some((m) => c.cmd.includes(m)))
-        .map((c) => c.pid);
-    };
-    const isBack: Record<StackTarget, () => Promise<boolean>> = {
-      web: () => answers(`${base}/api/health`, () => true),
-      executor: () => answers(`http://127.0.0.1:${executorPort}/health`, (s) => s === 200),
-      model: () => answers(`http://127.0.0.1:${modelPort}/health`, (s) => s === 200),
-      postgres: () => postgresAnswers(databaseUrl),
-      // Started again on demand, by the next call; when no mcp-audit task is left to call it, nothing will.
-      mcp: async () => pidsOf("mcp").length > 0 || (await mcpTasksEnded()),
-    };
-    const mcpTasksEnded = async () => {
-      const s = await statuses();
-      return tasks.filter((t) => t.kind === "mcp-audit").every((t) => TERMINAL.has(s.get(t.taskId) ?? "") || s.get(t.taskId) === "waiting_for_human");
-    };
-    const available = STACK_TARGETS.filter((t) => {
-      if (t === "mcp" && mcpTaskCount === 0) {
-        skippedTargets.mcp = "--mcp-tasks 0: no mcp-audit task runs, so no MCP server to kill";
-        return false;
-      }
-      return true;
-    });
-
-    const order = [...available];
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rng() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
-    while (order.length < Math.max(plannedKills, available.length)) order.push(available[Math.floor(rng() * available.length)]!);
-
-    for (const target of order) {
-      if (performance.now() - t0 > deadlineMs) {
-        progress(TAG, `deadline reached after ${killLog.length} kills`);
-        break;
-      }
-      await sleep(minGap + rng() * (maxGap - minGap));
-      if (await allEnded()) await launchOne(); // a kill lands while a task runs
-      if (target === "mcp") {
-        // The memory server runs while an mcp-audit task does: launch one when none is left, wait for its server.
-        if (await mcpTasksEnded()) await launchMcp();
-        if (!(await until(() => pidsOf("mcp").length > 0, 120_000))) throw new Error("the memory MCP server did not start within 120 s");
-      }
-      const pids = pidsOf(target);
-      if (!pids.length) throw new Error(`no live process for ${target} (supervisor ${supervisorPid})`);
-      const atMs = since();
-      if (target === "postgres" || target === "mcp") for (const pid of pids) process.kill(pid, "SIGKILL");
-      else for (const pid of pids) process.kill(-pid, "SIGKILL"); // the whole process group (the supervisor starts each child detached)
-      progress(TAG, `kill -9 ${target} (${pids.join(", ")}) at ${atMs} ms`);
-      // Gone first (a kill -9 is immediate, but a port can still answer for a moment), then back.
-      await until(() => pids.every((p) => !alive(p)), 10_000);
-      const back =
-        target === "mcp"
-          ? await until(async () => pidsOf(target).some((p) => !pids.includes(p)) || (await mcpTasksEnded()), 180_000)
-          : await until(async () => pidsOf(target).some((p) => !pids.includes(p)) && (await isBack[target]()), 180_000);
-      const downMs = since() - atMs;
-      if (!back) throw new Error(`${target} did not come back within 180 s:\n${startLog.slice(-4000)}`);
-      progress(TAG, `${target} back after ${downMs} ms`);
-      killLog.push({ target, atMs, downMs, pids });
-    }
-
-    progress(TAG, "waiting for every task to end");
-    for (;;) {
-      if (await allEnded()) {
-        // A failed run may auto-resume (the task's status follows its latest run): settle, look again.
-        await sleep(3_000);
-        if (await allEnded()) break;
-      }
-      if (performance.now() - t0 > deadlineMs) {
-        progress(TAG, `deadline of ${deadlineMs / 1000} s reached`);
-        break;
-      }
-      await sleep(500);
-    }
-
-    const taskIds = tasks.map((t) => t.taskId);
-    const final = await statuses();
-    const outbox = new Map(
-      (
-        await query<{ taskId: string; n: number }>(`SELECT "taskId", count(*)::int AS n FROM outbox_message WHERE "taskId" = ANY($1) GROUP BY 1`, [taskIds])
-      ).map((r) => [r.taskId, r.n]),
-    );
-    const ledgerDuplicates = (
-      await query<{ extra: number }>(
-        // A row answered from the recorded result of the same effect (result.deduplicated, server/tools/ledger.ts) performed nothing: not a duplicate.
-        `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (SELECT count(*) AS n FROM side_effect WHERE "taskId" = ANY($1)
-           AND coalesce(result->>'deduplicated', 'false') <> 'true' GROUP BY "taskId", tool, fingerprint) g`,
-        [taskIds],
-      )
-    )[0]!.extra;
-    // What a ledger duplicate is, in words (tool, statuses, keys), so a failing run can be diagnosed after its data folder is gone.
-    const ledgerDuplicateRows = await query<{
-      taskId: string;
-      tool: string;
-      rows: { key: string; status: string; deduplicated: string | null; createdAt: string }[];
-    }>(
-      `SELECT "taskId", tool, json_agg(json_build_object('key', "idempotencyKey", 'status', status, 'deduplicated', result->>'deduplicated', 'createdAt', "createdAt") ORDER BY "createdAt") AS rows
-         FROM side_effect WHERE "taskId" = ANY($1) GROUP BY "taskId", tool, fingerprint HAVING count(*) > 1`,
-      [taskIds],
-    );
-    for (const d of ledgerDuplicateRows) progress(TAG, `ledger duplicate: ${d.taskId} ${d.tool}: ${JSON.stringify(d.rows)}`);
-    let completed = 0;
-    let csvCorrect = 0;
-    let missingSideEffects = 0;
-    let duplicateDeliveries = 0;
-    let sameKeyRedeliveries = 0;
-    let duplicateOutbox = 0;
-    const perTask: { taskId: string; limit: number; status: string; csv: boolean; posts: number; keys: number; emails: number }[] = [];
-    // The memory server, counted at the server: per (task, entity) the calls it answered; the graph file's entities.
-    const proxy = readJsonLines<ProxyEntry>(proxyLog);
-    const answered = new Set(proxy.filter((p) => p.kind === "result" && !p.isError).map((p) => `${p.pid}:${p.id}`));
-    const answeredPerEntity = new Map<string, number>();
-    for (const c of proxy.filter((p) => p.kind === "call" && p.tool === "create_entities" && answered.has(`${p.pid}:${p.id}`))) {
-      const taskId = (c.key ?? "").split(":")[0] ?? "";
-      for (const name of c.entities ?? []) answeredPerEntity.set(`${taskId}\u0000${name}`, (answeredPerEntity.get(`${taskId}\u0000${name}`) ?? 0) + 1);
-    }
-    const graphEntities = readJsonLines<{ type?: string; name?: string }>(memoryFile).filter((g) => g.type === "entity");
-    const inGraph = new Map<string, number>();
-    for (const g of graphEntities) inGraph.set(String(g.name), (inGraph.get(String(g.name)) ?? 0) + 1);
-    const graphDuplicates = [...inGraph.values()].reduce((a, n) => a + Math.max(0, n - 1), 0);
-    let mcpDuplicateCalls = 0;
-    let mcpMissing = 0;
-    let mcpCompleted = 0;
-    for (const t of tasks) {
-      const status = final.get(t.taskId) ?? "missing";
-      if (status === "completed") completed++;
-      if (t.kind === "mcp-audit") {
-        const expected = expectedMcpEntities(t.limit);
-        const extra = expected.reduce((a, name) => a + Math.max(0, (answeredPerEntity.get(`${t.taskId}\u0000${name}`) ?? 0) - 1), 0);
-        const missing = expected.filter((name) => !inGraph.has(name)).length;
-        mcpDuplicateCalls += extra;
-        if (status === "completed") {
-          mcpCompleted++;
-          mcpMissing += missing;
-          if (missing > 0) missingSideEffects++;
-        }
-        perTask.push({ taskId: t.taskId, limit: t.limit, status, csv: true, posts: 0, keys: 0, emails: 0 });
-        progress(
-          TAG,
-          `${t.taskId} mcp-audit limit ${t.limit}: ${status}, ${expected.length} finding(s), ${missing} missing from the graph, ${extra} sent twice`,
-        );
-        continue;
-      }
-      const [artifact] = await query<{ content: string | null }>(
-        `SELECT content FROM artifact WHERE "taskId" = $1 AND name = 'licenses.csv' ORDER BY "createdAt" DESC LIMIT 1`,
-        [t.taskId],
-      );
-      const csv = artifact !== undefined && artifact.content === (await expectedLicenseCsv(root, t.limit));
-      if (csv) csvCorrect++;
-      const mine = receiver.deliveries.filter((d) => d.taskId === t.taskId);
-      const keys = new Set(mine.map((d) => d.key)).size;
-      duplicateDeliveries += Math.max(0, mine.length - 1);
-      sameKeyRedeliveries += mine.length - keys;
-      const emails = outbox.get(t.taskId) ?? 0;
-      duplicateOutbox += Math.max(0, emails - 1);
-      if (status === "completed" && (mine.length === 0 || emails === 0)) missingSideEffects++;
-      perTask.push({ taskId: t.taskId, limit: t.limit, status, csv, posts: mine.length, keys, emails });
-      progress(TAG, `${t.taskId} limit ${t.limit}: ${status}, csv ${csv ? "exact" : "WRONG"}, ${mine.length} POST(s) under ${keys} key(s), ${emails} email(s)`);
-    }
-    const [{ reexecuted } = { reexecuted: 0 }] = await query<{ reexecuted: number }>(
-      `SELECT coalesce(sum(greatest(s.attempts - 1, 0)), 0)::int AS reexecuted FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ANY($1)`,
-      [taskIds],
-    );
-    const [{ runs } = { runs: 0 }] = await query<{ runs: number }>(`SELECT count(*)::int AS runs FROM run WHERE "taskId" = ANY($1)`, [taskIds]);
-
-    const killsByTarget = Object.fromEntries(STACK_TARGETS.map((t) => [t, killLog.filter((k) => k.target === t).length])) as Record<StackTarget, number>;
-    const downtimeMs = Object.fromEntries(
-      STACK_TARGETS.filter((t) => killsByTarget[t] > 0).map((t) => {
-        const d = killLog.filter((k) => k.target === t).map((k) => k.downMs);
-        return [t, { mean: round(d.reduce((a, b) => a + b, 0) / d.length, 0), max: Math.max(...d), each: d }];
-      }),
-    );
-    const duplicateSideEffects = duplicateDeliveries + duplicateOutbox + ledgerDuplicates + mcpDuplicateCalls + graphDuplicates;
-    const everyTargetKilled = available.every((t) => killsByTarget[t] > 0);
-    const licenseTasks = tasks.filter((t) => t.kind === "license-audit").length;
-    const pass = everyTargetKilled && completed === tasks.length && csvCorrect === licenseTasks && duplicateSideEffects === 0 && missingSideEffects === 0;
-    const result = {
-      mode: "stack",
-      stack:
-        "scripts/start.ts (npm start): next start web app, embedded executor, scripted model server, embedded PostgreSQL, supervised; the memory MCP server under the web app",
-      tasks: tasks.length,
-      completed,
-      killsByTarget,
-      duplicateSideEffects,
-      unresolvedEffects,
-      pass,
-      csvCorrect,
-      missingSideEffects,
-      duplicates: {
-        receiver: duplicateDeliveries,
-        receiverSameKey: sameKeyRedeliveries,
-        outbox: duplicateOutbox,
-        ledger: ledgerDuplicates,
-        mcpCalls: mcpDuplicateCalls,
-        mcpGraph: graphDuplicates,
-      },
-      mcp: {
-        tasks: tasks.length - licenseTasks,
-        completed: mcpCompleted,
-        entitiesInGraph: graphEntities.length,
-        missingEntities: mcpMissing,
-        callsReceived: proxy.filter((p) => p.kind === "call").length,
-        callsAnswered: answered.size,
-        serverPids: new Set(proxy.map((p) => p.pid)).size,
-      },
-      ledgerDuplicateRows,
-      downtimeMs,
-      kills: killLog.length,
-      everyTargetKilled,
-      skippedTargets,
-      runs,
-      reexecutedSteps: reexecuted,
-      seed,
-      backoffMs,
-      durationMs: since(),
-      statuses: perTask.map((p) => p.status),
-      limits: perTask.map((p) => p.limit),
-    };
-    progress(TAG, pass ? "PASS" : "FAIL");
-    if (!pass) progress(TAG, `npm start's log (tail):\n${startLog.slice(-3000)}`);
-    console.log(JSON.stringify(result));
-    return pass ? 0 : 1;
-  } finally {
+  const stop = async () => {
     await db.end().catch(() => undefined);
     await stopStart(start);
     await new Promise<void>((r) => receiver.server.close(() => r()));
     rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { start, receiver, dataDir, base, executorPort, modelPort, databaseUrl, log: () => startLog, query, stop };
+}
+
+/**
+ * Phase 1, continued: waits (up to 900 s: a first start builds the app) until the web app's /api/health
+ * answers 200, then reads the supervisor's pid and the CLI token from the data dir.
+ * @throws when npm start exits or does not come up in time (with the tail of its output).
+ */
+async function untilStackUp(stack: SpawnedStack, clock: Clock): Promise<LiveStack> {
+  const { start, base, dataDir } = stack;
+  const up = await until(async () => {
+    if (start.exitCode !== null) throw new Error(`npm start exited (${start.exitCode}):\n${stack.log().slice(-4000)}`);
+    return answers(`${base}/api/health`, (s) => s === 200);
+  }, 900_000);
+  if (!up) throw new Error(`the stack did not come up within 900 s:\n${stack.log().slice(-4000)}`);
+  const supervisorPid = Number(readFileSync(join(dataDir, "supervisor.pid"), "utf8").trim());
+  progress(TAG, `stack up after ${clock.since()} ms (supervisor pid ${supervisorPid})`);
+
+  const token = readFileSync(join(dataDir, "cli-token"), "utf8").trim();
+  const api = createTRPCClient<AppRouter>({
+    links: [httpBatchLink({ url: `${base}/api/trpc`, transformer: superjson, headers: () => ({ authorization: `Bearer ${token}` }) })],
+  });
+  const callApi = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (attempt >= 120) throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        await sleep(500);
+      }
+    }
+  };
+  return { ...stack, supervisorPid, api, callApi };
+}
+
+/** The tasks of a chaos run, how to launch another, and the files the memory server's effects are counted in. */
+interface ChaosRun {
+  tasks: LaunchedTask[];
+  /** Launches a license-audit task (limit drawn from the seeded RNG) that POSTs its summary to the receiver. */
+  launchOne: () => Promise<void>;
+  /** Launches an mcp-audit task of `--mcp-limit`. */
+  launchMcp: () => Promise<void>;
+  /** The counting proxy's log (scripts/lib/mcp-count-proxy.mjs). */
+  proxyLog: string;
+  /** The memory server's graph file. */
+  memoryFile: string;
+  /** The unresolved_effect escalations seen so far (each counted once, decided by {@link decideUnresolvedEffects}). */
+  unresolved: Set<string>;
+}
+
+/**
+ * Phase 2, seed and launch: registers the memory MCP server behind the counting proxy (the same server and
+ * graph file, as an admin would: `mcpServer.upsert`) when mcp-audit tasks run, then launches `taskCount`
+ * license-audit and `mcpTaskCount` mcp-audit demo tasks through the API.
+ * @throws when the seed registered no stdio memory server.
+ */
+async function seedAndLaunch(
+  stack: LiveStack,
+  opts: { taskCount: number; mcpTaskCount: number; mcpLimit: number; minLimit: number; maxLimit: number },
+  rng: () => number,
+): Promise<ChaosRun> {
+  const { api, callApi, receiver, dataDir } = stack;
+  const tasks: LaunchedTask[] = [];
+  const launchOne = async () => {
+    const limit = opts.minLimit + Math.floor(rng() * (opts.maxLimit - opts.minLimit + 1));
+    const { taskId } = await callApi("task.launch", () => api.task.launch.mutate({ demo: { kind: "license-audit", limit, postUrl: `${receiver.url}/hook` } }));
+    tasks.push({ taskId, limit, kind: "license-audit" });
+    progress(TAG, `launched ${taskId} (limit ${limit})`);
+  };
+  const launchMcp = async () => {
+    const { taskId } = await callApi("task.launch", () => api.task.launch.mutate({ demo: { kind: "mcp-audit", limit: opts.mcpLimit } }));
+    tasks.push({ taskId, limit: opts.mcpLimit, kind: "mcp-audit" });
+    progress(TAG, `launched mcp-audit ${taskId} (limit ${opts.mcpLimit})`);
+  };
+
+  const proxyLog = join(dataDir, "mcp-memory-calls.jsonl");
+  const memoryFile = resolve(dataDir, "mcp-audit-memory.jsonl");
+  if (opts.mcpTaskCount > 0) {
+    const servers = await callApi("mcpServer.list", () => api.mcpServer.list.query({ includeArchived: false }));
+    const memory = servers.find((s) => s.name === MCP_AUDIT_MEMORY_SERVER);
+    if (!memory || memory.spec.transport.type !== "stdio") throw new Error(`the seed registered no stdio MCP server "${MCP_AUDIT_MEMORY_SERVER}"`);
+    const t = memory.spec.transport;
+    const spec = {
+      ...memory.spec,
+      transport: { ...t, command: process.execPath, args: [join(root, "scripts/lib/mcp-count-proxy.mjs"), proxyLog, t.command, ...t.args] },
+    };
+    await callApi("mcpServer.upsert", () => api.mcpServer.upsert.mutate({ spec }));
+    progress(TAG, `memory MCP server registered behind the counting proxy (log ${proxyLog})`);
   }
+  for (let i = 0; i < opts.taskCount; i++) await launchOne();
+  for (let i = 0; i < opts.mcpTaskCount; i++) await launchMcp();
+  return { tasks, launchOne, launchMcp, proxyLog, memoryFile, unresolved: new Set() };
+}
+
+/** Each task's status now, by id. */
+async function statuses(stack: SpawnedStack, run: ChaosRun): Promise<Map<string, string>> {
+  const rows = await stack.query<{ id: string; status: string }>(`SELECT id, status FROM task WHERE id = ANY($1)`, [run.tasks.map((t) => t.taskId)]);
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/** One kill -9 and what followed: the target's pids, when (ms since the start) and how long until it answered again. */
+interface KillRecord {
+  target: StackTarget;
+  atMs: number;
+  downMs: number;
+  pids: number[];
+}
+
+/** What the kill schedule did: every kill, the targets it could kill, and why it skipped the others. */
+interface KillSchedule {
+  killLog: KillRecord[];
+  available: StackTarget[];
+  skippedTargets: Partial<Record<StackTarget, string>>;
+}
+
+/**
+ * Phase 3, the kill schedule: every available target once in a seeded order, then seeded picks until
+ * `plannedKills`; before each kill a gap uniform in [minGap, maxGap] ms, and a new license-audit task when
+ * every task has ended (a kill only lands while a task runs). Stops early at the deadline.
+ * @throws when a target has no live process or does not come back within 180 s.
+ */
+async function runKillSchedule(
+  stack: LiveStack,
+  run: ChaosRun,
+  opts: { mcpTaskCount: number; plannedKills: number; minGap: number; maxGap: number },
+  rng: () => number,
+  clock: Clock,
+): Promise<KillSchedule> {
+  const killLog: KillRecord[] = [];
+  const skippedTargets: Partial<Record<StackTarget, string>> = {};
+  const available = STACK_TARGETS.filter((t) => {
+    if (t === "mcp" && opts.mcpTaskCount === 0) {
+      skippedTargets.mcp = "--mcp-tasks 0: no mcp-audit task runs, so no MCP server to kill";
+      return false;
+    }
+    return true;
+  });
+
+  const order = [...available];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  while (order.length < Math.max(opts.plannedKills, available.length)) order.push(available[Math.floor(rng() * available.length)]!);
+
+  for (const target of order) {
+    if (clock.pastDeadline()) {
+      progress(TAG, `deadline reached after ${killLog.length} kills`);
+      break;
+    }
+    await sleep(opts.minGap + rng() * (opts.maxGap - opts.minGap));
+    if (await allEnded(stack, run)) await run.launchOne(); // a kill lands while a task runs
+    if (target === "mcp") {
+      // The memory server runs while an mcp-audit task does: launch one when none is left, wait for its server.
+      if (await mcpTasksEnded(stack, run)) await run.launchMcp();
+      if (!(await until(() => pidsOf(stack, "mcp").length > 0, 120_000))) throw new Error("the memory MCP server did not start within 120 s");
+    }
+    killLog.push(await killOnce(stack, run, target, clock));
+  }
+  return { killLog, available, skippedTargets };
+}
+
+/**
+ * One kill -9 of `target` (its process group; PostgreSQL's postmaster and backends and the memory server
+ * by pid), then waits until its processes are gone and a new one answers (web: any HTTP answer; executor
+ * and model: /health; postgres: `SELECT 1`; mcp: a new server, or no mcp-audit task left to start one).
+ * @throws when it has no live process, or does not come back within 180 s.
+ */
+async function killOnce(stack: LiveStack, run: ChaosRun, target: StackTarget, clock: Clock): Promise<KillRecord> {
+  const pids = pidsOf(stack, target);
+  if (!pids.length) throw new Error(`no live process for ${target} (supervisor ${stack.supervisorPid})`);
+  const atMs = clock.since();
+  if (target === "postgres" || target === "mcp") for (const pid of pids) process.kill(pid, "SIGKILL");
+  else for (const pid of pids) process.kill(-pid, "SIGKILL"); // the whole process group (the supervisor starts each child detached)
+  progress(TAG, `kill -9 ${target} (${pids.join(", ")}) at ${atMs} ms`);
+  // Gone first (a kill -9 is immediate, but a port can still answer for a moment), then back.
+  await until(() => pids.every((p) => !alive(p)), 10_000);
+  const back =
+    target === "mcp"
+      ? await until(async () => pidsOf(stack, target).some((p) => !pids.includes(p)) || (await mcpTasksEnded(stack, run)), 180_000)
+      : await until(async () => pidsOf(stack, target).some((p) => !pids.includes(p)) && (await isBack(stack, target)), 180_000);
+  const downMs = clock.since() - atMs;
+  if (!back) throw new Error(`${target} did not come back within 180 s:\n${stack.log().slice(-4000)}`);
+  progress(TAG, `${target} back after ${downMs} ms`);
+  return { target, atMs, downMs, pids };
+}
+
+/** Where `target` lives now: the pids to kill (found under the supervisor, or PostgreSQL's postmaster.pid). */
+function pidsOf(stack: LiveStack, target: StackTarget): number[] {
+  if (target === "mcp") {
+    // The memory server itself (node …/server-memory/dist/index.js), not the proxy in front of it.
+    return descendantsOf(stack.supervisorPid)
+      .filter((c) => c.cmd.includes("server-memory/dist/index.js") && !c.cmd.includes("mcp-count-proxy"))
+      .map((c) => c.pid);
+  }
+  if (target === "postgres") {
+    const file = join(stack.dataDir, "postgres", "postmaster.pid");
+    const pid = existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : NaN;
+    return Number.isInteger(pid) && alive(pid) ? [pid, ...childrenOf(pid).map((c) => c.pid)] : [];
+  }
+  // `next start` retitles itself "next-server (vX)", which /proc/<pid>/cmdline then shows.
+  const markers = { web: ["next/dist/bin/next", "next-server"], executor: ["server/executor/main.ts"], model: ["server/llm/scripted/main.ts"] }[target];
+  return childrenOf(stack.supervisorPid)
+    .filter((c) => markers.some((m) => c.cmd.includes(m)))
+    .map((c) => c.pid);
+}
+
+/** Whether a restarted web app, executor, model server or PostgreSQL answers again. */
+async function isBack(stack: LiveStack, target: Exclude<StackTarget, "mcp">): Promise<boolean> {
+  if (target === "web") return answers(`${stack.base}/api/health`, () => true);
+  if (target === "executor") return answers(`http://127.0.0.1:${stack.executorPort}/health`, (s) => s === 200);
+  if (target === "model") return answers(`http://127.0.0.1:${stack.modelPort}/health`, (s) => s === 200);
+  return postgresAnswers(stack.databaseUrl);
+}
+
+/** Every mcp-audit task ended or waits for a human: nothing will start the memory server again. */
+async function mcpTasksEnded(stack: SpawnedStack, run: ChaosRun): Promise<boolean> {
+  const s = await statuses(stack, run);
+  return run.tasks.filter((t) => t.kind === "mcp-audit").every((t) => TERMINAL.has(s.get(t.taskId) ?? "") || s.get(t.taskId) === "waiting_for_human");
+}
+
+/**
+ * Phase 4, decide escalations — the human's part: decides each open `unresolved_effect` escalation (an
+ * effect sent before a kill whose outcome was never recorded) from what arrived: Approve ("it happened")
+ * when the receiver got its key, or the memory server answered the call or its graph holds every entity
+ * the call sent (killed between applying and answering); Reject otherwise. A failed decision is logged.
+ */
+async function decideUnresolvedEffects(stack: LiveStack, run: ChaosRun): Promise<void> {
+  const open = await stack.query<{ id: string; evidence: { idempotencyKey?: string } | null }>(
+    `SELECT id, evidence FROM escalation WHERE "taskId" = ANY($1) AND reason = 'unresolved_effect' AND status = 'open'`,
+    [run.tasks.map((t) => t.taskId)],
+  );
+  for (const e of open) {
+    run.unresolved.add(e.id);
+    const key = e.evidence?.idempotencyKey;
+    const calls = readJsonLines<ProxyEntry>(run.proxyLog).filter((p) => p.key === key);
+    const graph = new Set(readJsonLines<{ type?: string; name?: string }>(run.memoryFile).map((g) => g.name));
+    const mcpHappened =
+      calls.some((p) => p.kind === "result" && !p.isError) ||
+      calls.some((p) => p.kind === "call" && (p.entities?.length ?? 0) > 0 && p.entities!.every((n) => graph.has(n)));
+    const happened = key !== undefined && (stack.receiver.deliveries.some((d) => d.key === key) || mcpHappened);
+    progress(
+      TAG,
+      `unresolved_effect ${e.id} (key ${key ?? "?"}): ${happened ? "it arrived (receiver, or the memory server) → approve" : "it never arrived → reject"}`,
+    );
+    await stack
+      .callApi("escalation.decide", () => stack.api.escalation.decide.mutate({ escalationId: e.id, decision: happened ? "approve" : "reject" }))
+      .catch((error: unknown) => progress(TAG, `deciding ${e.id} failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}
+
+/** Every task ended: a terminal status, or waiting for a human on something other than an unresolved effect (decided here first). */
+async function allEnded(stack: LiveStack, run: ChaosRun): Promise<boolean> {
+  await decideUnresolvedEffects(stack, run);
+  const s = await statuses(stack, run);
+  const waitingOnEffect = new Set(
+    (
+      await stack.query<{ taskId: string }>(
+        `SELECT DISTINCT "taskId" FROM escalation WHERE "taskId" = ANY($1) AND reason = 'unresolved_effect' AND status <> 'applied'`,
+        [run.tasks.map((t) => t.taskId)],
+      )
+    ).map((r) => r.taskId),
+  );
+  return run.tasks.every((t) => {
+    const status = s.get(t.taskId) ?? "";
+    return TERMINAL.has(status) || (status === "waiting_for_human" && !waitingOnEffect.has(t.taskId));
+  });
+}
+
+/** Phase 4, continued: waits (deciding escalations) until every task has ended and stays so for 3 s, or the deadline. */
+async function untilEveryTaskEnded(stack: LiveStack, run: ChaosRun, clock: Clock): Promise<void> {
+  progress(TAG, "waiting for every task to end");
+  for (;;) {
+    if (await allEnded(stack, run)) {
+      // A failed run may auto-resume (the task's status follows its latest run): settle, look again.
+      await sleep(3_000);
+      if (await allEnded(stack, run)) return;
+    }
+    if (clock.pastDeadline()) {
+      progress(TAG, `deadline of ${clock.deadlineMs / 1000} s reached`);
+      return;
+    }
+    await sleep(500);
+  }
+}
+
+/** What the run left behind: the oracle's evidence, plus what the JSON reports beside its verdict. */
+interface CollectedEvidence {
+  evidence: ChaosEvidence;
+  /** Ledger groups of (task, tool, fingerprint) holding more than one row, in words (tool, statuses, keys). */
+  ledgerDuplicateRows: { taskId: string; tool: string; rows: { key: string; status: string; deduplicated: string | null; createdAt: string }[] }[];
+  runs: number;
+  reexecuted: number;
+}
+
+/**
+ * Phase 5, collect evidence: each task's final status and latest `licenses.csv` (with the expected one),
+ * the outbox and ledger rows, the receiver's POSTs, the proxy's log and the memory graph, the runs and
+ * re-executed steps. Logs every ledger duplicate group, so a failing run can be diagnosed after its data
+ * folder is gone.
+ */
+async function collectEvidence(stack: LiveStack, run: ChaosRun): Promise<CollectedEvidence> {
+  const { query } = stack;
+  const taskIds = run.tasks.map((t) => t.taskId);
+  const final = await statuses(stack, run);
+  const ledgerDuplicateRows = await query<CollectedEvidence["ledgerDuplicateRows"][number]>(
+    `SELECT "taskId", tool, json_agg(json_build_object('key', "idempotencyKey", 'status', status, 'deduplicated', result->>'deduplicated', 'createdAt', "createdAt") ORDER BY "createdAt") AS rows
+       FROM side_effect WHERE "taskId" = ANY($1) GROUP BY "taskId", tool, fingerprint HAVING count(*) > 1`,
+    [taskIds],
+  );
+  for (const d of ledgerDuplicateRows) progress(TAG, `ledger duplicate: ${d.taskId} ${d.tool}: ${JSON.stringify(d.rows)}`);
+  const observed: ObservedTask[] = [];
+  for (const t of run.tasks) {
+    const status = final.get(t.taskId) ?? "missing";
+    if (t.kind === "mcp-audit") {
+      observed.push({ kind: "mcp-audit", taskId: t.taskId, status, expectedEntities: expectedMcpEntities(t.limit) });
+      continue;
+    }
+    const [artifact] = await query<{ content: string | null }>(
+      `SELECT content FROM artifact WHERE "taskId" = $1 AND name = 'licenses.csv' ORDER BY "createdAt" DESC LIMIT 1`,
+      [t.taskId],
+    );
+    observed.push({
+      kind: "license-audit",
+      taskId: t.taskId,
+      status,
+      csv: { actual: artifact?.content ?? null, expected: await expectedLicenseCsv(root, t.limit) },
+    });
+  }
+  const evidence: ChaosEvidence = {
+    tasks: observed,
+    outbox: await query<{ taskId: string }>(`SELECT "taskId" FROM outbox_message WHERE "taskId" = ANY($1)`, [taskIds]),
+    // A row answered from the recorded result of the same effect (result.deduplicated, server/tools/ledger.ts) performed nothing.
+    ledger: await query<LedgerRow>(
+      `SELECT "taskId", tool, fingerprint, "idempotencyKey", coalesce(result->>'deduplicated', 'false') = 'true' AS deduplicated FROM side_effect WHERE "taskId" = ANY($1)`,
+      [taskIds],
+    ),
+    receiver: stack.receiver.deliveries,
+    // The memory server, counted at the server: the calls it answered (the proxy's log) and the graph file's entities.
+    mcp: { proxyLog: readJsonLines<ProxyEntry>(run.proxyLog), graph: readJsonLines<{ type?: string; name?: string }>(run.memoryFile) },
+  };
+  const [{ reexecuted } = { reexecuted: 0 }] = await query<{ reexecuted: number }>(
+    `SELECT coalesce(sum(greatest(s.attempts - 1, 0)), 0)::int AS reexecuted FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ANY($1)`,
+    [taskIds],
+  );
+  const [{ runs } = { runs: 0 }] = await query<{ runs: number }>(`SELECT count(*)::int AS runs FROM run WHERE "taskId" = ANY($1)`, [taskIds]);
+  return { evidence, ledgerDuplicateRows, runs, reexecuted };
+}
+
+/**
+ * Phase 6, judge: hands the evidence to the exactly-once oracle (scripts/lib/exactly-once.ts), logs each
+ * task's counts and each violation, and builds the JSON result. Pass: every available target killed at
+ * least once and no violation.
+ */
+function judge(
+  run: ChaosRun,
+  { killLog, available, skippedTargets }: KillSchedule,
+  { evidence, ledgerDuplicateRows, runs, reexecuted }: CollectedEvidence,
+  meta: { seed: number; backoffMs: string; durationMs: number },
+): { pass: boolean; result: Record<string, unknown> } {
+  const { tasks } = run;
+  const verdict = judgeExactlyOnce(evidence);
+  for (const t of verdict.tasks) {
+    const limit = tasks.find((l) => l.taskId === t.taskId)?.limit;
+    if (t.kind === "mcp-audit") {
+      progress(
+        TAG,
+        `${t.taskId} mcp-audit limit ${limit}: ${t.status}, ${t.entitiesExpected} finding(s), ${t.entitiesMissing} missing from the graph, ${t.entitiesSentTwice} sent twice`,
+      );
+    } else {
+      progress(
+        TAG,
+        `${t.taskId} limit ${limit}: ${t.status}, csv ${t.csvExact ? "exact" : "WRONG"}, ${t.posts} POST(s) under ${t.postKeys} key(s), ${t.emails} email(s)`,
+      );
+    }
+  }
+  for (const v of verdict.violations) progress(TAG, v.line);
+
+  const killsByTarget = Object.fromEntries(STACK_TARGETS.map((t) => [t, killLog.filter((k) => k.target === t).length])) as Record<StackTarget, number>;
+  const downtimeMs = Object.fromEntries(
+    STACK_TARGETS.filter((t) => killsByTarget[t] > 0).map((t) => {
+      const d = killLog.filter((k) => k.target === t).map((k) => k.downMs);
+      return [t, { mean: round(d.reduce((a, b) => a + b, 0) / d.length, 0), max: Math.max(...d), each: d }];
+    }),
+  );
+  const { completed, csvCorrect, duplicateSideEffects, missingSideEffects, duplicates } = verdict.counts;
+  const everyTargetKilled = available.every((t) => killsByTarget[t] > 0);
+  const licenseTasks = tasks.filter((t) => t.kind === "license-audit").length;
+  const pass = everyTargetKilled && verdict.violations.length === 0;
+  const proxy = evidence.mcp?.proxyLog ?? [];
+  const result = {
+    mode: "stack",
+    stack:
+      "scripts/start.ts (npm start): next start web app, embedded executor, scripted model server, embedded PostgreSQL, supervised; the memory MCP server under the web app",
+    tasks: tasks.length,
+    completed,
+    killsByTarget,
+    duplicateSideEffects,
+    unresolvedEffects: run.unresolved.size,
+    pass,
+    csvCorrect,
+    missingSideEffects,
+    duplicates,
+    mcp: {
+      tasks: tasks.length - licenseTasks,
+      completed: verdict.tasks.filter((t) => t.kind === "mcp-audit" && t.status === "completed").length,
+      entitiesInGraph: (evidence.mcp?.graph ?? []).filter((g) => g.type === "entity").length,
+      missingEntities: verdict.counts.missingEntities,
+      callsReceived: proxy.filter((p) => p.kind === "call").length,
+      callsAnswered: new Set(proxy.filter((p) => p.kind === "result" && !p.isError).map((p) => `${p.pid}:${p.id}`)).size,
+      serverPids: new Set(proxy.map((p) => p.pid)).size,
+    },
+    ledgerDuplicateRows,
+    downtimeMs,
+    kills: killLog.length,
+    everyTargetKilled,
+    skippedTargets,
+    runs,
+    reexecutedSteps: reexecuted,
+    seed: meta.seed,
+    backoffMs: meta.backoffMs,
+    durationMs: meta.durationMs,
+    statuses: verdict.tasks.map((t) => t.status),
+    limits: tasks.map((t) => t.limit),
+    violations: verdict.violations.map((v) => v.line),
+  };
+  return { pass, result };
 }
 
 /** Ctrl-C for npm start (it stops its children and PostgreSQL in order), SIGKILL after 60 s. */

@@ -18,22 +18,25 @@
  * `--kills` times in total — half of them each, in an order and at moments drawn from a seeded RNG
  * (`--seed`; gaps uniform in [min-gap-ms, max-gap-ms]) — restarting the killed process after a
  * pause of 0–500 ms. Kills stop early
- * when every task has ended. Then waits for every task to end (`--deadline-s`) and checks:
+ * when every task has ended. Then waits for every task to end (`--deadline-s`) and hands what the
+ * database holds to the exactly-once oracle both chaos modes share (scripts/lib/exactly-once.ts), which
+ * returns one line per violation (task, effect, count seen vs expected) and these counts:
  *
  * - completed: tasks whose status is `completed`;
  * - csvCorrect: tasks whose latest `licenses.csv` equals `expectedLicenseCsv(workspace, limit)`;
- * - duplicateSideEffects: outbox rows beyond one per task, plus side-effect ledger rows beyond one
- *   per (task, tool, fingerprint) — the same effect committed twice under different keys (a ledger
- *   key cannot hold two rows: it is unique);
+ * - duplicateSideEffects: outbox rows beyond one per task, plus side-effect ledger rows (not answered
+ *   deduplicated) beyond one per (task, tool, fingerprint) — the same effect committed twice under
+ *   different keys (a ledger key cannot hold two rows: it is unique);
  * - missingEmails: completed tasks with no outbox row;
  * - reexecutedSteps: Σ(attempts − 1) over the tasks' Step rows — step bodies run again because a kill
  *   interrupted them (reported, not a failure).
  *
- * Pass: at least one kill of each of the two targets (a run that ended before them proves nothing),
- * every task completed, every CSV exact, no duplicate side effect, no missing email. Progress goes to
+ * Pass: at least one kill of each of the two targets (a run that ended before them proves nothing)
+ * and no violation (every task completed, every CSV exact, no duplicate side effect, no missing
+ * email). Progress goes to
  * stderr; the LAST stdout line is one compact JSON object:
  * `{mode: "harness", app: "tests/support/serve-functions.ts …", tasks, completed, duplicateSideEffects,
- *   reexecutedSteps, csvCorrect, kills, killsByTarget, durationMs, pass, …}`.
+ *   reexecutedSteps, csvCorrect, kills, killsByTarget, durationMs, pass, violations: [line…], …}`.
  * Exit code 0 on pass, 1 otherwise. Everything started is stopped at the end.
  */
 import { performance } from "node:perf_hooks";
@@ -42,6 +45,7 @@ import { startAgentStack, WORKSPACE, type AgentStack } from "../tests/support/ag
 import { intFlag, progress, round, runScript, seededRandom, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
 import { runStackChaos } from "./chaos-stack.ts";
 import { SETTLED_TASK_STATUSES } from "../lib/contracts/status.ts";
+import { judgeExactlyOnce, type ChaosEvidence, type ObservedTask } from "./lib/exactly-once.ts";
 
 const TAG = "chaos";
 /** What the harness mode's "app" is, said in its output. */
@@ -62,6 +66,39 @@ async function taskStatuses(stack: AgentStack, tasks: LaunchedTask[]): Promise<M
 async function allEnded(stack: AgentStack, tasks: LaunchedTask[]): Promise<boolean> {
   const statuses = await taskStatuses(stack, tasks);
   return tasks.every((t) => SETTLED.has(statuses.get(t.taskId) ?? ""));
+}
+
+/**
+ * What the run left in the database, for the exactly-once oracle: each task's status and latest
+ * `licenses.csv` (against `expectedLicenseCsv`), its outbox rows and its side-effect ledger rows.
+ */
+async function gatherEvidence(stack: AgentStack, tasks: LaunchedTask[], statuses: Map<string, string>): Promise<ChaosEvidence> {
+  const taskIds = tasks.map((t) => t.taskId);
+  const observed: ObservedTask[] = [];
+  for (const t of tasks) {
+    const artifact = await stack.db.artifact.findFirst({
+      where: { taskId: t.taskId, name: "licenses.csv" },
+      orderBy: { createdAt: "desc" },
+      select: { content: true },
+    });
+    const csv = { actual: artifact?.content ?? null, expected: await expectedLicenseCsv(WORKSPACE, t.limit) };
+    observed.push({ kind: "license-audit", taskId: t.taskId, status: statuses.get(t.taskId) ?? "missing", csv });
+  }
+  const outbox = await stack.db.outboxMessage.findMany({ where: { taskId: { in: taskIds } }, select: { taskId: true } });
+  const ledger = await stack.db.sideEffect.findMany({
+    where: { taskId: { in: taskIds } },
+    select: { taskId: true, tool: true, fingerprint: true, idempotencyKey: true, result: true },
+  });
+  return {
+    tasks: observed,
+    outbox,
+    ledger: ledger.map((r) => ({ ...r, deduplicated: isDeduplicated(r.result) })),
+  };
+}
+
+/** Whether a ledger row's recorded result says it was answered from an earlier one (`deduplicated: true`). */
+function isDeduplicated(result: unknown): boolean {
+  return typeof result === "object" && result !== null && (result as { deduplicated?: unknown }).deduplicated === true;
 }
 
 /** Kills `which` with SIGKILL and starts it again; returns how long it was down (ms). */
@@ -140,43 +177,24 @@ async function main(): Promise<number> {
     const db = stack.db;
     const taskIds = tasks.map((t) => t.taskId);
     const statuses = await taskStatuses(stack, tasks);
-    const runs = await db.run.findMany({ where: { taskId: { in: taskIds } }, select: { id: true } });
+    const runs = await db.run.findMany({ where: { taskId: { in: taskIds } }, select: { id: true, taskId: true } });
     const steps = await db.step.findMany({ where: { runId: { in: runs.map((r) => r.id) } }, select: { attempts: true, stepId: true, runId: true } });
     const reexecutedSteps = steps.reduce((acc, s) => acc + Math.max(0, s.attempts - 1), 0);
-    const outbox = await db.outboxMessage.groupBy({ by: ["taskId"], where: { taskId: { in: taskIds } }, _count: { _all: true } });
-    const outboxByTask = new Map(outbox.map((o) => [o.taskId, o._count._all]));
-    const ledger = await db.sideEffect.groupBy({ by: ["taskId", "tool", "fingerprint"], where: { taskId: { in: taskIds } }, _count: { _all: true } });
-    const duplicateOutbox = [...outboxByTask.values()].reduce((acc, n) => acc + Math.max(0, n - 1), 0);
-    const duplicateLedger = ledger.reduce((acc, g) => acc + Math.max(0, g._count._all - 1), 0);
-
-    let completed = 0;
-    let csvCorrect = 0;
-    let missingEmails = 0;
-    const perTask: { taskId: string; limit: number; status: string; csv: boolean; emails: number; reexecuted: number }[] = [];
-    for (const t of tasks) {
-      const status = statuses.get(t.taskId) ?? "missing";
-      if (status === "completed") completed++;
-      const artifact = await db.artifact.findFirst({
-        where: { taskId: t.taskId, name: "licenses.csv" },
-        orderBy: { createdAt: "desc" },
-        select: { content: true },
-      });
-      const csvOk = artifact !== null && artifact.content === (await expectedLicenseCsv(WORKSPACE, t.limit));
-      if (csvOk) csvCorrect++;
-      const emails = outboxByTask.get(t.taskId) ?? 0;
-      if (status === "completed" && emails === 0) missingEmails++;
-      const taskRuns = new Set((await db.run.findMany({ where: { taskId: t.taskId }, select: { id: true } })).map((r) => r.id));
+    const verdict = judgeExactlyOnce(await gatherEvidence(stack, tasks, statuses));
+    for (const t of verdict.tasks) {
+      const taskRuns = new Set(runs.filter((r) => r.taskId === t.taskId).map((r) => r.id));
       const reexecuted = steps.filter((s) => taskRuns.has(s.runId)).reduce((acc, s) => acc + Math.max(0, s.attempts - 1), 0);
-      perTask.push({ taskId: t.taskId, limit: t.limit, status, csv: csvOk, emails, reexecuted });
-      progress(TAG, `${t.taskId} limit ${t.limit}: ${status}, csv ${csvOk ? "exact" : "WRONG"}, ${emails} email(s), ${reexecuted} re-executed step(s)`);
+      const limit = tasks.find((l) => l.taskId === t.taskId)?.limit;
+      progress(TAG, `${t.taskId} limit ${limit}: ${t.status}, csv ${t.csvExact ? "exact" : "WRONG"}, ${t.emails} email(s), ${reexecuted} re-executed step(s)`);
     }
     const reexecutedByStep = steps.filter((s) => s.attempts > 1).map((s) => `${s.stepId}×${s.attempts}`);
     if (reexecutedByStep.length) progress(TAG, `re-executed: ${reexecutedByStep.join(", ")}`);
+    for (const v of verdict.violations) progress(TAG, v.line);
 
-    const duplicateSideEffects = duplicateOutbox + duplicateLedger;
+    const { completed, csvCorrect, duplicateSideEffects, missingEmails } = verdict.counts;
     const killsByTarget = { app: killLog.filter((k) => k.target === "app").length, executor: killLog.filter((k) => k.target === "executor").length };
     const everyTargetKilled = killsByTarget.app > 0 && killsByTarget.executor > 0;
-    const pass = everyTargetKilled && completed === taskCount && csvCorrect === taskCount && duplicateSideEffects === 0 && missingEmails === 0;
+    const pass = everyTargetKilled && verdict.violations.length === 0;
     if (!everyTargetKilled) progress(TAG, `not every target was killed (${JSON.stringify(killsByTarget)}): more --kills, shorter gaps or longer tasks`);
     const result = {
       mode: "harness",
@@ -196,7 +214,8 @@ async function main(): Promise<number> {
       meanDownMs: killLog.length ? round(killLog.reduce((a, k) => a + k.downMs, 0) / killLog.length, 0) : 0,
       missingEmails,
       limits: tasks.map((t) => t.limit),
-      statuses: perTask.map((p) => p.status),
+      statuses: verdict.tasks.map((t) => t.status),
+      violations: verdict.violations.map((v) => v.line),
     };
     progress(TAG, pass ? "PASS" : "FAIL");
     const leftAlive = await stack.stop();
