@@ -383,7 +383,7 @@ interface ChaosRun {
 
 /**
  * Phase 2, seed and launch: registers the memory MCP server behind the counting proxy (the same server and
- * graph file, as an admin would: `mcpServer.upsert`) when mcp-audit tasks run, then launches `taskCount`
+ * graph file, as an admin would: `mcpServer.detach` from the seed, then `mcpServer.upsert`) when mcp-audit tasks run, then launches `taskCount`
  * license-audit and `mcpTaskCount` mcp-audit demo tasks through the API.
  * @throws when the seed registered no stdio memory server.
  */
@@ -417,6 +417,8 @@ async function seedAndLaunch(
       ...memory.spec,
       transport: { ...t, command: process.execPath, args: [join(root, "scripts/lib/mcp-count-proxy.mjs"), proxyLog, t.command, ...t.args] },
     };
+    // The seed manages it as code; an admin detaches it before changing it from the API.
+    await callApi("mcpServer.detach", () => api.mcpServer.detach.mutate({ name: MCP_AUDIT_MEMORY_SERVER }));
     await callApi("mcpServer.upsert", () => api.mcpServer.upsert.mutate({ spec }));
     progress(TAG, `memory MCP server registered behind the counting proxy (log ${proxyLog})`);
   }

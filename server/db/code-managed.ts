@@ -79,6 +79,16 @@ export async function detachFromCode(db: Db, kind: CodeManagedKind, name: string
 }
 
 /**
+ * Detaches MCP server `name` from the file (or seed) it is managed from, as detachProfileFromCode
+ * does for a profile: the browser and `mcpServer.upsert` may change it from now on. Idempotent
+ * (`detached: false` when it was not managed as code). @throws AppError NOT_FOUND.
+ */
+export async function detachMcpServerFromCode({ prisma, name }: { prisma: PrismaClient; name: string }) {
+  if (!(await prisma.mcpServer.findUnique({ where: { name }, select: { id: true } }))) throw new AppError("NOT_FOUND", `MCP server "${name}" not found`);
+  return { name, ...(await detachFromCode(prisma, "mcpServer", name)) };
+}
+
+/**
  * An MCP server registered or changed from the browser or the API (`mcpServer.upsert`): refused
  * while it is managed as code, else upsertMcpServer. @throws AppError CONFLICT, BAD_INPUT.
  */

@@ -316,6 +316,11 @@ profiles:
     expect((await refusal(admin.mcpServer.upsert({ spec: serverSpec }))).message).toContain(`MCP server "${server}" is managed as code`);
     expect((await admin.mcpServer.list()).find((x) => x.name === server)?.managedAs?.source).toBe("ops/profiles.yaml");
     expect((await admin.profile.get({ name: n })).version).toBe(got.version);
+    // The server is detached on its own: then the API may change it, and a second detach changes nothing.
+    expect(await admin.mcpServer.detach({ name: server })).toEqual({ name: server, detached: true, source: "ops/profiles.yaml" });
+    expect(await admin.mcpServer.detach({ name: server })).toMatchObject({ detached: false });
+    expect((await admin.mcpServer.upsert({ spec: serverSpec })).changed).toBe(true);
+    expect((await refusal(admin.mcpServer.detach({ name: `none-${suffix}` }))).code).toBe("NOT_FOUND");
 
     // Detached on purpose: the browser may edit it; applying the file again manages it (and its content) as code again.
     expect(await admin.profile.detach({ name: n })).toEqual({ name: n, detached: true, source: "ops/profiles.yaml" });

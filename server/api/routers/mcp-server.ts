@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { MCP_SERVER_NAME, MCP_TOOL_NAME, mcpToolOverrideSchema } from "../../../lib/contracts/mcp.ts";
 import { archiveMcpServer, listMcpServers, type McpServerRecord } from "../../db/mcp-server-repository.ts";
-import { codeSources, setMcpToolOverrideByHand, upsertMcpServerByHand } from "../../db/code-managed.ts";
+import { codeSources, detachMcpServerFromCode, setMcpToolOverrideByHand, upsertMcpServerByHand } from "../../db/code-managed.ts";
 import { classifyTool, discoveredToolSchema } from "../../domain/mcp-tool-snapshot.ts";
 import { testMcpServer } from "../../tools/mcp/discover-tools.ts";
 import { inputObject } from "../../domain/input-fields.ts";
-import { mcpArchiveOutput, mcpServerListOutput, mcpTestOutput, mcpToolOverrideOutput, mcpUpsertOutput } from "../output-schemas-profile.ts";
+import { detachOutput, mcpArchiveOutput, mcpServerListOutput, mcpTestOutput, mcpToolOverrideOutput, mcpUpsertOutput } from "../output-schemas-profile.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";
 
 /**
@@ -92,6 +92,16 @@ export const mcpServerRouter = createTRPCRouter({
       const { server, changed } = await archiveMcpServer({ prisma: ctx.prisma, name: input.name });
       return { id: server.name, name: server.name, changed };
     }),
+  /**
+   * Admin: detaches server `name` from the file (or Longhaul's seed) it is managed from, so the
+   * browser and `upsert` may change it (applying the file again manages it as code again, and
+   * `npm start` writes a seeded server and marks it again at its next start). Idempotent.
+   * @throws NOT_FOUND.
+   */
+  detach: adminProcedure
+    .input(nameInput)
+    .output(detachOutput)
+    .mutation(({ ctx, input }) => detachMcpServerFromCode({ prisma: ctx.prisma, name: input.name })),
   /**
    * Overrides the class of one tool of a server (readOnly / idempotent / destructive / openWorld /
    * disabled, each left out = the tool's annotation); `override: null` removes it. A new server
