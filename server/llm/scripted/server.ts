@@ -1,4 +1,4 @@
-import { createServer, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { SCRIPTED_MODELS } from "./agent.ts";
@@ -55,7 +55,31 @@ const MODEL_ROUTES: Record<string, WireFormatRoute> = {
  */
 export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<ScriptedModelServer> {
   const timers = new Set<NodeJS.Timeout>();
-  const state: ScriptedState = {
+  const state = freshState(timers);
+  const server = createServer((req, res) => serveRequest(state, req, res));
+  await listen(server, port, host);
+  const actualPort = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${actualPort}`;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    port: actualPort,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * A server's state with nothing armed, counted or cached; its `wait` keeps each pending timer in
+ * `timers` (so stop() can clear them) until it fires or the client hangs up.
+ */
+function freshState(timers: Set<NodeJS.Timeout>): ScriptedState {
+  return {
     faults: new FaultBook(),
     prefixCache: new PrefixCache(),
     breakpointCache: new BreakpointCache(),
@@ -77,94 +101,103 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
         res.once("close", onClose);
       }),
   };
+}
 
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const path = url.pathname.replace(/\/+$/, "") || "/";
-    const route = `${req.method} ${path}`;
-    const handle = async () => {
-      // Loopback callers only, and never a web page: a browser adds Origin to cross-site requests, and a
-      // Host other than a loopback name means DNS rebinding — either could arm faults or spend the scripted budget.
-      if (req.headers.origin !== undefined || !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(req.headers.host ?? "")) {
-        return openaiError(
-          res,
-          403,
-          "the scripted model server answers local programs only (no browser origins, loopback Host)",
-          "invalid_request_error",
-          "forbidden",
-        );
-      }
-      const wire = MODEL_ROUTES[route];
-      if (wire) return handleModelRequest(state, wire, req, res);
-      if (route === "GET /health") return sendJson(res, 200, { ok: true, models: Object.keys(SCRIPTED_MODELS), routes: Object.keys(MODEL_ROUTES) });
-      if (route === "GET /v1/models") {
-        return sendJson(res, 200, {
-          object: "list",
-          data: Object.keys(SCRIPTED_MODELS).map((id) => ({ id, object: "model", created: 0, owned_by: "longhaul-scripted" })),
-        });
-      }
-      if (req.method === "GET" && path.startsWith("/v1/models/")) {
-        const id = decodeURIComponent(path.slice("/v1/models/".length));
-        if (id in SCRIPTED_MODELS) return sendJson(res, 200, { id, object: "model", created: 0, owned_by: "longhaul-scripted" });
-        return openaiError(res, 404, `The model \`${id}\` does not exist.`, "invalid_request_error", "model_not_found");
-      }
-      if (route === "GET /control/faults") return sendJson(res, 200, { faults: state.faults.all() });
-      if (route === "DELETE /control/faults") {
-        state.faults.clear();
-        return sendJson(res, 200, { faults: [] });
-      }
-      if (route === "POST /control/faults") {
-        let input: unknown;
-        try {
-          input = JSON.parse(await readBody(req));
-        } catch {
-          return openaiError(res, 400, "body must be JSON: a fault object or an array of them", "invalid_request_error");
-        }
-        const parsed = z.array(faultSchema).safeParse(Array.isArray(input) ? input : [input]);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          return openaiError(res, 400, `invalid fault: ${issue?.path.slice(1).join(".") || "body"}: ${issue?.message}`, "invalid_request_error");
-        }
-        const armed = state.faults.arm(parsed.data);
-        return sendJson(res, 201, { armed, faults: state.faults.all() });
-      }
-      if (route === "GET /control/stats") return sendJson(res, 200, state.stats);
-      if (route === "POST /control/reset") {
-        state.faults.clear();
-        state.stats = emptyStats();
-        state.prefixCache.clear();
-        state.breakpointCache.clear();
-        state.mintedIds.clear();
-        return sendJson(res, 200, { reset: true });
-      }
-      return openaiError(res, 404, `no route ${route}`, "invalid_request_error", "not_found");
-    };
-    handle().catch((err: unknown) => {
-      process.stderr.write(`[scripted-model] ${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      if (!res.headersSent) openaiError(res, 500, "internal error in the scripted model server", "server_error");
-      else res.destroy();
-    });
+/**
+ * Answers one request ({@link route}); an unexpected failure is written to stderr and answered with
+ * an OpenAI-shaped 500, or the connection destroyed when the reply had begun.
+ */
+function serveRequest(state: ScriptedState, req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
+  const name = `${req.method} ${path}`;
+  route(state, req, res, name, path).catch((err: unknown) => {
+    process.stderr.write(`[scripted-model] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    if (!res.headersSent) openaiError(res, 500, "internal error in the scripted model server", "server_error");
+    else res.destroy();
   });
+}
 
-  await new Promise<void>((resolve, reject) => {
+/**
+ * The routes: loopback callers only (403 otherwise), then the three wire formats (core.ts), the
+ * health and model list, and the control API (faults, stats, reset); anything else is a 404 naming
+ * the route. `name` is `<METHOD> <path>`, `path` without its trailing slashes.
+ */
+async function route(state: ScriptedState, req: IncomingMessage, res: ServerResponse, name: string, path: string): Promise<void> {
+  // Loopback callers only, and never a web page: a browser adds Origin to cross-site requests, and a
+  // Host other than a loopback name means DNS rebinding — either could arm faults or spend the scripted budget.
+  if (req.headers.origin !== undefined || !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(req.headers.host ?? "")) {
+    return openaiError(
+      res,
+      403,
+      "the scripted model server answers local programs only (no browser origins, loopback Host)",
+      "invalid_request_error",
+      "forbidden",
+    );
+  }
+  const wire = MODEL_ROUTES[name];
+  if (wire) return handleModelRequest(state, wire, req, res);
+  if (name === "GET /health") return sendJson(res, 200, { ok: true, models: Object.keys(SCRIPTED_MODELS), routes: Object.keys(MODEL_ROUTES) });
+  if (name === "GET /v1/models") {
+    return sendJson(res, 200, {
+      object: "list",
+      data: Object.keys(SCRIPTED_MODELS).map((id) => ({ id, object: "model", created: 0, owned_by: "longhaul-scripted" })),
+    });
+  }
+  if (req.method === "GET" && path.startsWith("/v1/models/")) {
+    const id = decodeURIComponent(path.slice("/v1/models/".length));
+    if (id in SCRIPTED_MODELS) return sendJson(res, 200, { id, object: "model", created: 0, owned_by: "longhaul-scripted" });
+    return openaiError(res, 404, `The model \`${id}\` does not exist.`, "invalid_request_error", "model_not_found");
+  }
+  if (name === "GET /control/faults") return sendJson(res, 200, { faults: state.faults.all() });
+  if (name === "DELETE /control/faults") {
+    state.faults.clear();
+    return sendJson(res, 200, { faults: [] });
+  }
+  if (name === "POST /control/faults") return armFaults(state, req, res);
+  if (name === "GET /control/stats") return sendJson(res, 200, state.stats);
+  if (name === "POST /control/reset") {
+    reset(state);
+    return sendJson(res, 200, { reset: true });
+  }
+  return openaiError(res, 404, `no route ${name}`, "invalid_request_error", "not_found");
+}
+
+/**
+ * `POST /control/faults`: arms a fault or an array of them (faults.ts faultSchema) → 201 with the
+ * ids armed and every fault now armed; 400 naming the first invalid field, or a body that is not JSON.
+ */
+async function armFaults(state: ScriptedState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let input: unknown;
+  try {
+    input = JSON.parse(await readBody(req));
+  } catch {
+    return openaiError(res, 400, "body must be JSON: a fault object or an array of them", "invalid_request_error");
+  }
+  const parsed = z.array(faultSchema).safeParse(Array.isArray(input) ? input : [input]);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return openaiError(res, 400, `invalid fault: ${issue?.path.slice(1).join(".") || "body"}: ${issue?.message}`, "invalid_request_error");
+  }
+  const armed = state.faults.arm(parsed.data);
+  return sendJson(res, 201, { armed, faults: state.faults.all() });
+}
+
+/** `POST /control/reset`: clears the faults, the stats, both prompt caches and the minted-id table. */
+function reset(state: ScriptedState): void {
+  state.faults.clear();
+  state.stats = emptyStats();
+  state.prefixCache.clear();
+  state.breakpointCache.clear();
+  state.mintedIds.clear();
+}
+
+/** Binds `server` to `host`:`port`. @throws the server's Error (EADDRINUSE, EACCES) when it cannot. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);
       resolve();
     });
   });
-  const actualPort = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${actualPort}`;
-  return {
-    url,
-    baseUrl: `${url}/v1`,
-    port: actualPort,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
