@@ -39,7 +39,8 @@ export function useCostLive(throttleMs = 2_000): LiveState {
       if (!COST_TABLES.has(table) || timer) return;
       timer = setTimeout(() => {
         timer = null;
-        void queryClient.invalidateQueries(trpc.cost.pathFilter());
+        // Not cancelling a fetch in flight: a rollup slower than the throttle would otherwise never answer.
+        void queryClient.invalidateQueries(trpc.cost.pathFilter(), { cancelRefetch: false });
       }, throttleMs);
     };
     return () => {

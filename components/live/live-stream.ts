@@ -33,7 +33,8 @@ const CLOSED = 2;
 
 /**
  * Keeps the queries `filter` matches up to date with the change stream at `url` (`/api/live`, SSE over
- * PostgreSQL LISTEN/NOTIFY): every event invalidates them, and every (re)open catches up on what was
+ * PostgreSQL LISTEN/NOTIFY): every event invalidates them — one refetch at a time, the events that
+ * come during it answered by one more after it, never by cancelling it — and every (re)open catches up on what was
  * read before it (catch-up.ts), once at once and once more SECOND_LOOK_MS later — the step list the run
  * page preloads while its scripts load is read from the browser's preload cache when its query first
  * runs, so a snapshot served after the stream opened can predate it too.
@@ -65,6 +66,30 @@ export function connectLive({
   let stopCatchUp = () => {};
   let secondLook: ReturnType<typeof setTimeout> | undefined;
   let reopen: ReturnType<typeof setTimeout> | undefined;
+  // Events come as fast as a run writes (several a second); a refetch takes longer than that on a busy
+  // server. Invalidating with TanStack Query's default (cancelRefetch: true) cancelled the fetch in
+  // flight at every event and started another, which the next event cancelled again: the page never
+  // got an answer while the run went on. So one fetch at a time: an event during a fetch only asks
+  // for one more after it, which reads everything that happened meanwhile.
+  let refreshing = false;
+  let again = false;
+  const refresh = () => {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
+    void queryClient
+      .invalidateQueries(filter, { cancelRefetch: false })
+      .catch(() => undefined)
+      .finally(() => {
+        refreshing = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      });
+  };
   const lookNow = () => {
     stopCatchUp();
     stopCatchUp = catchUp(queryClient, filter, Date.now());
@@ -83,7 +108,7 @@ export function connectLive({
       onState("polling");
       if (source.readyState === CLOSED && reopen === undefined) reopen = setTimeout(connect, visibility.hidden() ? REOPEN_HIDDEN_MS : REOPEN_VISIBLE_MS);
     };
-    source.onmessage = () => void queryClient.invalidateQueries(filter);
+    source.onmessage = refresh;
   };
   connect();
   const unsubscribe = visibility.subscribe(() => {

@@ -134,6 +134,66 @@ describe("the live stream in a background tab", () => {
   });
 });
 
+describe("the live stream with a slow server", () => {
+  it("events faster than a fetch do not cancel it: the page gets answers, one fetch at a time, and the last one reads the end", async () => {
+    // The server's state moves on with every event; a fetch answers what it was 300 ms after it started.
+    const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+    let serverVersion = 0;
+    let started = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const observer = new QueryObserver(client, {
+      queryKey: ["task", "steps"],
+      queryFn: async ({ signal }) => {
+        started++;
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(resolve, 300);
+            signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              reject(new Error("aborted"));
+            });
+          });
+          return serverVersion;
+        } finally {
+          inFlight--;
+        }
+      },
+    });
+    const seen: number[] = [];
+    stops.push(observer.subscribe((r) => r.data !== undefined && seen.push(r.data)));
+    const source = new FakeSource();
+    stops.push(
+      connectLive({
+        url: "/api/live?taskId=t1",
+        queryClient: client,
+        filter: { queryKey: ["task"] },
+        onState: () => {},
+        open: () => source,
+        visibility: page(false),
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(400);
+    source.open();
+    // Twenty events, one every 100 ms: a busy run, and each fetch takes three times as long.
+    for (let i = 0; i < 20; i++) {
+      serverVersion++;
+      source.message();
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(mostInFlight, "fetches at once").toBe(1);
+    // Answers came while the events went on (not only after they stopped) …
+    expect(seen.filter((v) => v > 0 && v < 20).length).toBeGreaterThanOrEqual(3);
+    // … and the last answer is the server's last state.
+    expect(observer.getCurrentResult().data).toBe(20);
+    // About one fetch per 300 ms of events, not one per event.
+    expect(started).toBeLessThan(15);
+  });
+});
+
 describe("pollInterval", () => {
   it("polls as asked while visible, at most every 30 s while hidden, never when asked not to", () => {
     expect(pollInterval(5_000, false)).toBe(5_000);
