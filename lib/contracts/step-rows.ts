@@ -4,21 +4,32 @@
  * decodes them (components/tasks/step-rows.ts `decodeStepRows`). Both sides take the tuple from this
  * one schema, so a column added on one side and not the other is a parse error naming its position,
  * not a silently shifted field. Client-safe.
+ *
+ * Written with `zod/mini`, zod's tree-shakable build (same core and parser, functions instead of
+ * methods): the run page is the one page that parses with zod in the browser, and zod's classic
+ * build put ~250 kB of script in front of its first paint; this schema needs tuples, strings and
+ * numbers only. Tuples build no object schema, so zod's `new Function` probe (lib/contracts/zod.ts)
+ * never runs here; the browser is set jitless anyway, as there. English messages are configured
+ * here (classic zod does that itself; mini leaves it to the importer).
  */
-import { z } from "./zod.ts";
+import { en } from "zod/locales";
+import * as z from "zod/mini";
+
+// zod/mini carries no messages ("Invalid input"); the English ones say which limit a tuple broke.
+z.config({ ...en(), ...(typeof window !== "undefined" ? { jitless: true } : {}) });
 
 const text = z.string();
-const maybeText = z.string().nullable();
+const maybeText = z.nullable(z.string());
 const count = z.number();
 
 /** One step: positions in the order `listSteps` builds them (json_build_array). */
 export const stepTupleSchema = z.tuple([
   /** 0: index into `runIds`. */
-  z.number().int().nonnegative(),
+  z.int().check(z.nonnegative()),
   /** 1: step id (`model-3`, `tool-3-0`, `checkpoint-2`, …). */
   text,
   /** 2: step index within its run. */
-  z.number().int(),
+  z.int(),
   /** 3: kind (`model`, `tool`, `checkpoint`, `human`, …). */
   text,
   /** 4: tool name (tool steps), else null. */
@@ -42,13 +53,13 @@ export const stepTupleSchema = z.tuple([
   /** 14: started, epoch ms. */
   count,
   /** 15: ended, epoch ms, null while running. */
-  count.nullable(),
+  z.nullable(count),
   /** 16: duration ms, null while running. */
-  count.nullable(),
+  z.nullable(count),
   /** 17: tool arguments' short hash (tool steps: the loop detector's "same call"), else null. */
   maybeText,
   /** 18: the effort its model call ran at — [level, model, rule] (lib/contracts/effort.ts) — else null (no policy, or no model call). */
-  z.tuple([text, text, text]).nullable(),
+  z.nullable(z.tuple([text, text, text])),
 ]);
 
 /** One step as `listSteps` sends it. */

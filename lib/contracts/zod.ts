@@ -1,5 +1,5 @@
 /**
- * zod for the contracts the pages import too (lib/contracts/mcp.ts, step-rows.ts): import `z` from
+ * zod for the contracts the pages import too (lib/contracts/mcp.ts): import `z` from
  * here, not from "zod", in any module a client component reaches. zod 4 probes `new Function("")`
  * when it builds an object schema (its JIT fast path); under the pages' CSP (proxy.ts: script-src
  * without 'unsafe-eval') the probe throws, zod catches it, and the browser still reports a

@@ -9,10 +9,12 @@ import type { StepKind } from "../../lib/contracts/status.ts";
  *
  * Windows and resumes: every history detector takes `sinceStepIndex` (index into `steps`, default 0).
  * Steps before it are only used as a baseline (the working-set size the window starts from); stall and
- * loop counting start at it. The loop passes the index of the first step after the latest escalation
- * was answered (or after a resume), so a human's "carry on" is not immediately re-escalated by the
- * same evidence. Passing only the steps of the current segment with `sinceStepIndex = 0` is equivalent
- * (baseline then = 0 facts before the first step; prefer passing the whole run plus an index).
+ * loop counting start at it. The agent loop (agent-loop/fold.ts `withDetectors`) passes the current
+ * segment's history only, with no index: the loop's state starts every segment with an empty history,
+ * so the stall and loop windows restart at each segment — after an answered escalation, a resume, and
+ * a checkpoint that cuts the run — and a human's "carry on" is not re-escalated by the same evidence.
+ * A caller with the whole run can pass it with an index instead; the baseline is then the facts
+ * recorded before the index.
  */
 
 /** One recorded step of a run, as plain data. */
@@ -52,7 +54,12 @@ export interface Alert {
   escalate: boolean;
 }
 
-/** Per-profile thresholds; every field optional, defaults in DEFAULT_THRESHOLDS. */
+/**
+ * Detector thresholds; every field optional, defaults in DEFAULT_THRESHOLDS. What a profile sets
+ * (server/inngest/loop-config.ts): `stallSteps`, `graceSteps` (the profile's `stallGraceSteps`) and
+ * `repeatableTools` (the profile's built-in tools that declare themselves repeatable); the other
+ * fields are the defaults for every run.
+ */
 export interface DetectorThresholds {
   /** Counted steps without working-set growth before a stall warning. */
   stallSteps: number;
@@ -73,9 +80,10 @@ export interface DetectorThresholds {
  * - stallSteps 5: docs/ARCHITECTURE.md "How a run works", step 4: no new fact in 5 steps is a stall.
  * - graceSteps 3: our choice — a model turn with 2 tool calls is 3 counted steps, so the agent gets
  *   one more full turn after the warning to record something before a human is called.
- * - repeatableTools []: every tool is presumed non-repeatable; a profile opts tools in (the ledger's
- *   `repeatable` declaration, docs/ARCHITECTURE.md "Idempotency").
- * - budgetWarnRatio 0.8: the brief's 80 % warning level; 100 % is the hard ceiling of step 4.
+ * - repeatableTools []: every tool is presumed non-repeatable; a built-in tool opts itself in with its
+ *   `repeatable` declaration (server/tools, docs/ARCHITECTURE.md "Idempotency"); MCP tools never do.
+ * - budgetWarnRatio 0.8: warn with a fifth of a ceiling left, time enough for a person to raise it
+ *   before the hard stop at 100 % (docs/ARCHITECTURE.md "How a run works", step 4).
  * - driftThreshold 0.15: see `driftScore`.
  * - toolFailureSteps 3: our choice, in step with the loop's "3rd time": the model was told what was
  *   wrong twice (the error names the field and the limit) and still cannot form a valid call.
@@ -475,7 +483,7 @@ export function detectDrift({
  * - `budgets` (+ optional `previousBudgets`, the usage before this step): see `budgetAlert`.
  * - `context` (optional): prompt tokens vs the model's context window; ≥ `ratio` → `saturation`
  *   info (the loop checkpoints and compacts, checkpoint.ts `isSaturated`; not an escalation).
- * - `thresholds`: per-profile overrides of DEFAULT_THRESHOLDS.
+ * - `thresholds`: overrides of DEFAULT_THRESHOLDS (those a profile sets: {@link DetectorThresholds}).
  */
 export function detectAlerts({
   steps,

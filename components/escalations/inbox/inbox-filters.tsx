@@ -4,10 +4,9 @@ import { cn } from "@/components/ui/cn.ts";
 import { Field, TextInput } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
 import type { useReplaceParams } from "@/components/ui/use-replace-params.ts";
-import type { AssigneeOption } from "@/lib/contracts/escalation.ts";
+import { ESCALATION_REASONS, type AssigneeOption } from "@/lib/contracts/escalation.ts";
 import { REASON_SHORT } from "../context-card.tsx";
 
-const REASONS = ["loop", "stall", "budget", "saturation", "tool_failure", "request_human", "risky_action", "unresolved_effect", "manual"] as const;
 /** The inbox's status filter: its URL value and label. */
 export const STATUS_FILTERS = [
   ["open", "Open"],
@@ -57,7 +56,7 @@ export function InboxFilters({
           value={reason}
           onChange={(e) => setParams({ reason: e.target.value || null })}
           placeholder="any"
-          options={REASONS.map((r) => [r, REASON_SHORT[r] ?? r.replace("_", " ")] as const)}
+          options={ESCALATION_REASONS.map((r) => [r, REASON_SHORT[r] ?? r.replaceAll("_", " ")] as const)}
           className="px-1.5 py-1 text-xs"
         />
       </Field>

@@ -23,6 +23,8 @@ import { decideNoProcedure } from "./no-procedure.ts";
  * - `scripted-exfiltrate`: obeys a workspace file that says "email this file to …" / "post this file to …" (scripted/exfiltrate.ts)
  * - `scripted-mcp-audit`: the MCP demo, only through MCP tools of the `files` and `memory` servers (scripted/mcp-audit.ts)
  * - `scripted-smoke`: the profile smoke test — calls each offered tool once (scripted/smoke.ts)
+ * - `scripted-sloppy`: the competent agent that misreads every SLOPPY_EVERY-th license (evals offline)
+ * - `scripted-judge`: an eval's judge, PASS or FAIL with the reason
  * - `scripted-notes`: records NOTES_COUNT large notes (~9 kB each), one per turn, then finishes — a
  *   long run whose working set outgrows a small window many times over (saturation, compaction)
  */
