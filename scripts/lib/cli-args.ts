@@ -26,7 +26,7 @@ export interface FlagSpec {
   /** Checks a string flag's value: a usage line naming the flag, or null when it is fine (so it is reported with the other problems). */
   check?: (raw: string) => string | null;
   short?: string;
-  /** The value when the flag is absent (shown in help); a boolean flag is false when absent. */
+  /** The value when the flag is absent (shown in help). A script's boolean flag is false when absent (parseScriptLine). */
   default?: string | number | boolean | readonly (string | number)[];
 }
 
@@ -295,8 +295,8 @@ function checkValue(name: string, spec: FlagSpec, raw: string): { value: string 
 /**
  * Parses flags and positionals against `specs` (node:util parseArgs, strict), checks each value
  * (`int`, `number`, `choices`, `list`, `check`) and fills in `default`s (an absent flag without one
- * stays undefined). A parseArgs error (unknown
- * flag, missing value) is `{problem}`; value problems are collected, one line each.
+ * stays undefined). A parseArgs error (unknown flag, missing value) is `{problem}`; value problems
+ * are collected, one line each.
  */
 function parseFlags(
   args: readonly string[],
