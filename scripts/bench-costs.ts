@@ -49,7 +49,8 @@ import { createPrismaClient } from "../server/db/client.ts";
 import { costRollup, explainCostRollup } from "../server/db/cost-queries.ts";
 import { taskCostTotals } from "../server/db/cost-repository.ts";
 import { costFiltersSchema } from "../server/domain/cost-rollup.ts";
-import { intFlag, progress, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { progress, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 
 const TAG = "bench:costs";
 /** Largest size `--tasks` accepts ("bench:costs reports 1,000,000 tasks"). */
@@ -129,14 +130,39 @@ function seedBatchSql(lo: number, hi: number, callsPerRun: number): string[] {
   ];
 }
 
-async function main(): Promise<number> {
+const SCRIPT = defineScript({
+  program: "npm run bench:costs --",
+  summary: "How fast the /costs rollups answer as the ledger grows (levels of 1,000, 10,000, 100,000 tasks, then --tasks).",
+  flags: {
+    tasks: { type: "string", value: "<n>", description: "tasks the last level seeds", int: { min: 100, max: MAX_TASKS } },
+    max: {
+      type: "string",
+      value: "<n>",
+      description: "the same as --tasks (its first name; --tasks wins when both are given)",
+      int: { min: 100, max: MAX_TASKS },
+    },
+    "calls-per-task": {
+      type: "string",
+      value: "<n>",
+      description: "model calls of each task's initial run (4 makes 1,000,000 tasks seedable)",
+      int: { min: 1, max: 100 },
+      default: 28,
+    },
+    repeat: { type: "string", value: "<n>", description: "timed runs per query (the median is reported)", int: { min: 1, max: 50 }, default: 5 },
+    explain: { type: "boolean", description: "print the rollup query's plan at each level (stderr)" },
+  },
+  notes: ["Without --tasks or --max the last level is 100,000 tasks. See the docstring of scripts/bench-costs.ts for the data and the figures."],
+  examples: ["npm run bench:costs -- --tasks 1000000 --calls-per-task 4"],
+});
+
+async function main(flags: FlagsOf<typeof SCRIPT>): Promise<number> {
   // --tasks, or --max (its first name); the size the last level seeds.
-  const max = process.argv.includes("--tasks") ? intFlag("tasks", 100_000, 100, MAX_TASKS) : intFlag("max", 100_000, 100, MAX_TASKS);
-  const repeat = intFlag("repeat", 5, 1, 50);
+  const max = flags.tasks ?? flags.max ?? 100_000;
+  const repeat = flags.repeat;
   // Model calls of each task's initial run (its resume and fork scale with it). /costs reads only the
   // rollup tables, whose size does not depend on it; a thinner ledger makes 1,000,000 tasks seedable
   // here (28 → ~30 M calls and 60 M step rows; 4 → ~5 M and 10 M). Reported as `ledger`.
-  const callsPerRun = intFlag("calls-per-task", 28, 1, 100);
+  const callsPerRun = flags["calls-per-task"];
   const levels = [1_000, 10_000, 100_000, max].filter((n, i, all) => n <= max && all.indexOf(n) === i).sort((a, b) => a - b);
   const db = await startBenchDatabase({ name: "bench_costs", tag: TAG });
   const prisma = createPrismaClient(db.url, { max: 2 });
@@ -202,7 +228,7 @@ async function main(): Promise<number> {
         times.sort((a, b) => a - b);
         medians[name] = Math.round(times[Math.floor(times.length / 2)]! * 10) / 10;
       }
-      if (process.argv.includes("--explain")) progress(TAG, `plan at ${level}:\n${await explainCostRollup({ prisma, filters: costFiltersSchema.parse({}) })}`);
+      if (flags.explain) progress(TAG, `plan at ${level}:\n${await explainCostRollup({ prisma, filters: costFiltersSchema.parse({}) })}`);
       const headline = (await costRollup({ prisma, filters: costFiltersSchema.parse({}) })).headline;
       progress(
         TAG,
@@ -261,4 +287,4 @@ async function main(): Promise<number> {
   return (costsQueryMs["10000"] !== undefined && costsQueryMs["10000"] >= 1000) || !rollupMatchesRebuild ? 1 : 0;
 }
 
-runScript(main, "npm run bench:costs -- [--tasks 100000 (100 … 1000000)] [--calls-per-task 28] [--repeat 5]   (see the docstring of scripts/bench-costs.ts)");
+runScript(SCRIPT, main);

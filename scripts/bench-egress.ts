@@ -6,16 +6,24 @@
  * Prints progress to stderr and one JSON line last: {reads, bodyBytes, rounds, gateMsP50, gateMsP95}.
  */
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import { assessEgress } from "../server/tools/egress-gate.ts";
 import { getTool } from "../server/tools/registry.ts";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
 
-const { values } = parseArgs({
-  options: { reads: { type: "string", default: "500" }, "body-kib": { type: "string", default: "64" }, rounds: { type: "string", default: "20" } },
+const SCRIPT = defineScript({
+  program: "npx tsx scripts/bench-egress.ts",
+  summary: "What the egress gate costs per gated call: the secret scan of a body plus the verbatim-run search against earlier reads.",
+  flags: {
+    reads: { type: "string", value: "<n>", description: "read_file outputs of ~2 KiB to search", int: { min: 0, max: 100_000 }, default: 500 },
+    "body-kib": { type: "string", value: "<KiB>", description: "size of the gated body", int: { min: 1, max: 64 * 1024 }, default: 64 },
+    rounds: { type: "string", value: "<n>", description: "timed gated calls (after 2 warm-up calls)", int: { min: 1, max: 100_000 }, default: 20 },
+  },
+  examples: ["npx tsx scripts/bench-egress.ts --reads 500 --body-kib 64"],
 });
-const readsN = Number(values.reads);
-const bodyBytes = Number(values["body-kib"]) * 1024;
-const rounds = Number(values.rounds);
+const values = parseScriptArgs(SCRIPT);
+const readsN = values.reads;
+const bodyBytes = values["body-kib"] * 1024;
+const rounds = values.rounds;
 const word = (i: number) => `w${(i * 2654435761) % 100_003}`;
 const reads = Array.from({ length: readsN }, (_, r) => ({
   path: `node_modules/p${r}/package.json`,

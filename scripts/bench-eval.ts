@@ -19,14 +19,24 @@ import { performance } from "node:perf_hooks";
 import { applyEvalSuite, createEvalRun, readEvalRunReport } from "../server/db/eval-repository.ts";
 import { startEvalRunInputSchema, type EvalSuiteFile } from "../server/domain/eval-suite.ts";
 import { startAgentStack, waitFor } from "../tests/support/agent-stack.ts";
-import { intFlag, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 
 const TAG = "bench:eval";
 
-async function main(): Promise<number> {
-  const cases = intFlag("cases", 5, 1, 50);
-  const repeats = intFlag("repeats", 10, 1, 20);
-  const concurrency = intFlag("concurrency", 10, 1, 50);
+const SCRIPT = defineScript({
+  program: "npm run bench:eval --",
+  summary: "A 100-cell eval run offline on the real pieces: wall time, cells per minute, orchestration cost per cell.",
+  flags: {
+    cases: { type: "string", value: "<n>", description: "cases of the suite", int: { min: 1, max: 50 }, default: 5 },
+    repeats: { type: "string", value: "<n>", description: "repeats of each case and profile", int: { min: 1, max: 20 }, default: 10 },
+    concurrency: { type: "string", value: "<n>", description: "cells running at once", int: { min: 1, max: 50 }, default: 10 },
+  },
+  notes: ["Cells = --cases × 2 profiles (scripted, scripted-sloppy) × --repeats. See the docstring of scripts/bench-eval.ts."],
+  examples: ["npm run bench:eval", "npm run bench:eval -- --cases 2 --repeats 2"],
+});
+
+async function main({ cases, repeats, concurrency }: FlagsOf<typeof SCRIPT>): Promise<number> {
   process.env.LONGHAUL_EVAL_TICK = "1s"; // inherited by the app child
   const database = await startBenchDatabase({ name: "bench_eval", tag: TAG });
   const stack = await startAgentStack({ databaseUrl: database.url });
@@ -99,4 +109,4 @@ async function main(): Promise<number> {
   }
 }
 
-runScript(main);
+runScript(SCRIPT, main);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:executor [-- --steps 200 --mode both|checkpoint|classic --runs 1]`
+ * `npm run bench:executor [-- --steps 200 --mode both|checkpoint|classic --verbose]`
  *
  * Measures the embedded executor's overhead per step: an ephemeral embedded PostgreSQL (free port,
  * tmp dir, migrations applied), the executor (in-process, signed mode) and a real inngest@4.24.0
@@ -22,7 +22,26 @@ import { serve } from "inngest/node";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../server/db/migrations.ts";
 import { startExecutor } from "../server/executor/index.ts";
-import { flag, freePort, intFlag, percentile, round } from "./lib/bench-stack.ts";
+import { freePort, percentile, round } from "./lib/bench-stack.ts";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
+
+const SCRIPT = defineScript({
+  program: "npm run bench:executor --",
+  summary: "The embedded executor's overhead per step: no-op steps of a real inngest function, executor and SDK in this process.",
+  flags: {
+    steps: { type: "string", value: "<n>", description: "no-op steps of the function", int: { min: 1, max: 100_000 }, default: 200 },
+    mode: {
+      type: "string",
+      value: "<mode>",
+      description: "checkpoint (async checkpointing), classic (one request per step) or both",
+      choices: ["both", "checkpoint", "classic"],
+      default: "both",
+    },
+    verbose: { type: "boolean", description: "print the executor's log lines (stderr)" },
+  },
+  examples: ["npm run bench:executor", "npm run bench:executor -- --steps 50 --mode checkpoint"],
+});
+const flags = parseScriptArgs(SCRIPT);
 
 const SIGNING_KEY = "signkey-bench-0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const EVENT_KEY = "bench-event-key";
@@ -47,7 +66,7 @@ async function benchMode(databaseUrl: string, mode: "checkpoint" | "classic", st
     appUrls: [],
     backoffMs: [50, 100, 200],
     checkpointing: mode === "checkpoint",
-    log: process.argv.includes("--verbose") ? (l) => process.stderr.write(`[executor] ${l}\n`) : () => {},
+    log: flags.verbose ? (l) => process.stderr.write(`[executor] ${l}\n`) : () => {},
   });
   const client = createInngestClient({ id: `bench-${mode}`, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url });
   const starts = new Map<string, number[]>();
@@ -134,9 +153,7 @@ async function benchMode(databaseUrl: string, mode: "checkpoint" | "classic", st
 }
 
 async function main(): Promise<void> {
-  const steps = intFlag("steps", 200, 1, 100_000);
-  const mode = flag("mode", "both");
-  if (!["both", "checkpoint", "classic"].includes(mode)) throw new Error("--mode must be both, checkpoint or classic");
+  const { steps, mode } = flags;
   const dir = mkdtempSync(join(tmpdir(), "longhaul-bench-pg-"));
   process.stderr.write(`[bench] starting embedded PostgreSQL in ${dir}\n`);
   const pg = await startEmbeddedPostgres({ dir, port: await freePort(), database: "longhaul_bench", ephemeral: true });

@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/bench-ingest.ts [-- --rounds 5 --sizes 1,100,1000]`
+ * `npx tsx scripts/bench-ingest.ts [--rounds 5] [--sizes 1,100,1000]`
  *
  * Event ingest of the embedded executor: the wall time of one `POST /e/{key}` carrying N events
  * (p50 and p95 over the rounds, and per event), on an ephemeral embedded PostgreSQL 17, the
@@ -18,21 +18,24 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { startExecutor } from "../server/executor/index.ts";
 import { registerApp } from "../server/executor/registry.ts";
-import { flag, freePort, intFlag, percentile, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { freePort, percentile, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 
 const SIGNING_KEY = "signkey-bench-0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const EVENT_KEY = "bench-event-key";
 const TAG = "bench:ingest";
-const USAGE = `npx tsx scripts/bench-ingest.ts [-- --rounds 5 --sizes 1,100,1000]
-Wall time of one POST /e/{key} with N events (plain, userIds, triggered), p50/p95 per batch and per event.
-Last stdout line: JSON {plain, userIds, triggered: {N: {p50Ms, p95Ms, perEventUsP50}}, rounds, load}.`;
+const SCRIPT = defineScript({
+  program: "npx tsx scripts/bench-ingest.ts",
+  summary: "Wall time of one POST /e/{key} with N events (plain, userIds, triggered), p50/p95 per batch and per event.",
+  flags: {
+    rounds: { type: "string", value: "<n>", description: "timed POSTs of each kind and size", int: { min: 1, max: 100 }, default: 5 },
+    sizes: { type: "string", value: "<n,…>", description: "events per POST", int: { min: 1, max: 5000 }, list: true, default: [1, 100, 1000] },
+  },
+  notes: ["Last stdout line: JSON {plain, userIds, triggered: {N: {p50Ms, p95Ms, perEventUsP50}}, rounds, load}."],
+  examples: ["npx tsx scripts/bench-ingest.ts --rounds 5 --sizes 1,100,1000"],
+});
 
-async function main(): Promise<number> {
-  const rounds = intFlag("rounds", 5, 1, 100);
-  const sizes = flag("sizes", "1,100,1000")
-    .split(",")
-    .map((s) => Number(s));
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) throw new Error(`--sizes: integers in 1..5000, got ${flag("sizes", "")}`);
+async function main({ rounds, sizes }: FlagsOf<typeof SCRIPT>): Promise<number> {
   const db = await startBenchDatabase({ name: "bench_ingest", tag: TAG });
   // A function URL that accepts and never answers: started runs hold their workers quietly.
   const sink: Server = createServer(() => {});
@@ -106,4 +109,4 @@ async function main(): Promise<number> {
   }
 }
 
-runScript(main, USAGE);
+runScript(SCRIPT, main);

@@ -26,9 +26,19 @@ import { upsertMcpServer } from "../server/db/mcp-server-repository.ts";
 import { discoverMcpToolSnapshot } from "../server/tools/mcp/discover-tools.ts";
 import { mcpToolDefinitions } from "../server/tools/mcp/mcp-tools.ts";
 import { stopAllMcpServers } from "../server/tools/mcp/runtime.ts";
-import { flag, progress, startBenchDatabase } from "./lib/bench-stack.ts";
+import { progress, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
 
 const TAG = "bench-mcp";
+const SCRIPT = defineScript({
+  program: "npm run bench:mcp --",
+  summary: "What an MCP tool step costs over a built-in tool step (stdio and Streamable HTTP, real servers from npm).",
+  flags: {
+    calls: { type: "string", value: "<n>", description: "measured calls of each kind (after 10 warm-up calls)", int: { min: 1, max: 1_000_000 }, default: 200 },
+  },
+  examples: ["npm run bench:mcp -- --calls 200"],
+});
+const flags = parseScriptArgs(SCRIPT);
 const WARMUP = 10;
 const bin = (pkg: string) => join(process.cwd(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");
 
@@ -62,8 +72,7 @@ const q = (times: number[], p: number) => {
 };
 
 async function main(): Promise<void> {
-  const calls = Number(flag("calls", "200"));
-  if (!Number.isInteger(calls) || calls < 1) throw new Error("--calls must be a positive integer");
+  const { calls } = flags;
   const db = await startBenchDatabase({ name: "bench_mcp", tag: TAG });
   const prisma = createPrismaClient(db.url, { max: 4 });
   const workspace = mkdtempSync(join(tmpdir(), "longhaul-bench-mcp-"));

@@ -36,7 +36,8 @@ import { applyEvalSuite, createEvalRun, readEvalRunReport } from "../server/db/e
 import { evalSuiteFileSchema, startEvalRunInputSchema } from "../server/domain/eval-suite.ts";
 import { profileSnapshotSchema } from "../server/domain/profile-spec.ts";
 import { startAgentStack, waitFor, type AgentStack } from "../tests/support/agent-stack.ts";
-import { intFlag, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 import type { EffortPolicy } from "../lib/contracts/effort.ts";
 
 const TAG = "bench:providers";
@@ -120,13 +121,30 @@ async function auditOn(stack: AgentStack, profile: string, packages: number) {
   };
 }
 
-async function main(): Promise<number> {
-  const packages = intFlag("packages", 150, 5, 400);
-  const repeats = intFlag("repeats", 2, 1, 10);
-  const concurrency = intFlag("concurrency", 6, 1, 24);
+const SCRIPT = defineScript({
+  program: "npm run bench:providers --",
+  summary: "Per provider adapter, a license audit's cached share, cost and reasoning tokens; the effort dial against fixed high and low on the example suite.",
+  flags: {
+    packages: { type: "string", value: "<n>", description: "packages of each adapter's license audit", int: { min: 5, max: 400 }, default: 150 },
+    repeats: { type: "string", value: "<n>", description: "repeats of the effort eval suite", int: { min: 1, max: 10 }, default: 2 },
+    concurrency: { type: "string", value: "<n>", description: "eval cells running at once", int: { min: 1, max: 24 }, default: 6 },
+    "checkpoint-every": {
+      type: "string",
+      value: "<n>",
+      description: "the adapters' interval checkpoint in steps (0: the seeded profile's)",
+      int: { min: 0, max: 10_000 },
+      default: 0,
+    },
+  },
+  notes: ["See the docstring of scripts/bench-providers.ts for the goals."],
+  examples: ["npm run bench:providers", "npm run bench:providers -- --packages 40 --repeats 1"],
+});
+
+async function main(flags: FlagsOf<typeof SCRIPT>): Promise<number> {
+  const { packages, repeats, concurrency } = flags;
   // The adapters' interval checkpoint (0 = the seeded profile's): each cut restarts the prompt from the
   // checkpoint, the main limit on the cached share (docs/BENCHMARKS.md).
-  const checkpointEvery = intFlag("checkpoint-every", 0, 0, 10_000);
+  const checkpointEvery = flags["checkpoint-every"];
   process.env.LONGHAUL_EVAL_TICK = "1s"; // inherited by the app child
   const database = await startBenchDatabase({ name: "bench_providers", tag: TAG });
   const stack = await startAgentStack({ databaseUrl: database.url });
@@ -235,4 +253,4 @@ async function main(): Promise<number> {
   }
 }
 
-runScript(main);
+runScript(SCRIPT, main);

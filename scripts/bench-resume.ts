@@ -59,7 +59,8 @@
 import { performance } from "node:perf_hooks";
 import { AGENT_STEP_RETRIES } from "../server/inngest/functions/agent-run.ts";
 import { startAgentStack, waitFor, type AgentStack } from "../tests/support/agent-stack.ts";
-import { flag, intFlag, progress, round, runScript, seededRandom, startBenchDatabase } from "./lib/bench-stack.ts";
+import { progress, round, runScript, seededRandom, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 
 const TAG = "bench:resume";
 
@@ -289,11 +290,25 @@ async function measureLive(
   };
 }
 
-async function main(): Promise<number> {
-  const limit = intFlag("limit", 50, 1, 500);
-  const runs = intFlag("runs", 2_000, 1, 1_000_000);
-  const seed = intFlag("seed", 1, 0, 2 ** 31);
-  const simulateOnly = process.argv.includes("--simulate-only");
+const SCRIPT = defineScript({
+  program: "npm run bench:resume --",
+  summary: "Tokens per completed task when runs fail and resume from a checkpoint: live runs (the gate), simulated arithmetic beside them.",
+  flags: {
+    limit: { type: "string", value: "<n>", description: "packages of each demo run", int: { min: 1, max: 500 }, default: 50 },
+    "live-runs": { type: "string", value: "<n>", description: "live demo runs with auto-resume on", int: { min: 1, max: 100 }, default: 4 },
+    "live-share": { type: "string", value: "<0-1>", description: "share of the live runs struck by a failure", number: { min: 0, max: 1 }, default: 0.5 },
+    runs: { type: "string", value: "<n>", description: "simulated runs per scenario", int: { min: 1, max: 1_000_000 }, default: 2_000 },
+    seed: { type: "string", value: "<n>", description: "seed of the RNG", int: { min: 0, max: 2 ** 31 }, default: 1 },
+    "simulate-only": { type: "boolean", description: "skip the live runs (no gate: pass is false)" },
+    live: { type: "boolean", description: "the old switch for the live runs, which are on by default: accepted, changes nothing" },
+  },
+  notes: ["See the docstring of scripts/bench-resume.ts for the failure model and the figures."],
+  examples: ["npm run bench:resume", "npm run bench:resume -- --limit 8 --live-runs 2 --runs 500"],
+});
+
+async function main(flags: FlagsOf<typeof SCRIPT>): Promise<number> {
+  const { limit, runs, seed } = flags;
+  const simulateOnly = flags["simulate-only"];
   const t0 = performance.now();
 
   const database = await startBenchDatabase({ name: "longhaul_bench_resume", tag: TAG });
@@ -306,7 +321,7 @@ async function main(): Promise<number> {
       profile = await measureProfile(stack, limit);
       if (!simulateOnly) {
         const nominalTokens = profile.calls.reduce((a, c) => a + c.tokens, 0);
-        live = await measureLive(stack, { limit, nominalTokens, runs: intFlag("live-runs", 4, 1, 100), share: Number(flag("live-share", "0.5")), seed });
+        live = await measureLive(stack, { limit, nominalTokens, runs: flags["live-runs"], share: flags["live-share"], seed });
       }
     } finally {
       await stack.stop();
@@ -372,6 +387,4 @@ async function main(): Promise<number> {
   return pass ? 0 : 1;
 }
 
-/** Printed by `--help` (the full description is the docstring above). */
-const USAGE = "npm run bench:resume -- [--limit 50] [--live-runs 4] [--live-share 0.5] [--runs 2000] [--seed 1] [--simulate-only]";
-runScript(main, USAGE);
+runScript(SCRIPT, main);

@@ -29,7 +29,8 @@ import type { Inngest } from "inngest";
 import { createInngestClient } from "../server/inngest/sdk-transport.ts";
 import { serve } from "inngest/node";
 import { startExecutor, type ExecutorHandle } from "../server/executor/index.ts";
-import { flag, freePort, intFlag, percentile, progress, round, runScript, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
+import { freePort, percentile, progress, round, runScript, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 
 const TAG = "bench:segments";
 const SIGNING_KEY = "signkey-bench-5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f";
@@ -120,14 +121,20 @@ async function runSize(executor: ExecutorHandle, steps: number, every: number, l
   return result;
 }
 
-async function main(): Promise<number> {
-  const sizes = flag("sizes", "100,1000,5000")
-    .split(",")
-    .map((s) => Number(s.trim()));
-  if (!sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000))
-    throw new Error("--sizes must be comma-separated integers from 1 to 100000");
-  const every = intFlag("every", 50, 1, 900);
-  const warmup = intFlag("warmup", 50, 0, 10_000);
+const SCRIPT = defineScript({
+  program: "npm run bench:segments --",
+  summary: "Orchestration time per step of long runs cut into segments (no-op tools, no model), at several sizes.",
+  flags: {
+    sizes: { type: "string", value: "<n,…>", description: "steps of each measured run", int: { min: 1, max: 100_000 }, list: true, default: [100, 1000, 5000] },
+    every: { type: "string", value: "<n>", description: "steps per segment (a checkpoint step, then continue-as-new)", int: { min: 1, max: 900 }, default: 50 },
+    warmup: { type: "string", value: "<n>", description: "steps of the unreported warm-up run", int: { min: 0, max: 10_000 }, default: 50 },
+    verbose: { type: "boolean", description: "print the executor's log lines (stderr)" },
+  },
+  notes: ["Pass (exit 0): msPerStep of the largest size ≤ 1.5 × that of the smallest."],
+  examples: ["npm run bench:segments", "npm run bench:segments -- --sizes 100,1000 --every 50"],
+});
+
+async function main({ sizes, every, warmup, verbose }: FlagsOf<typeof SCRIPT>): Promise<number> {
   const t0 = performance.now();
 
   const database = await startBenchDatabase({ name: "longhaul_bench_segments", tag: TAG });
@@ -141,7 +148,7 @@ async function main(): Promise<number> {
       eventKey: EVENT_KEY,
       appUrls: [],
       backoffMs: [50, 100, 200],
-      log: process.argv.includes("--verbose") ? (l) => progress("executor", l) : () => {},
+      log: verbose ? (l) => progress("executor", l) : () => {},
     });
     const client = createInngestClient({ id: APP_ID, signingKey: SIGNING_KEY, eventKey: EVENT_KEY, baseUrl: executor.url });
     const handler = serve({ client, functions: [createSegmentedFunction(client)] });
@@ -187,6 +194,4 @@ async function main(): Promise<number> {
   }
 }
 
-/** Printed by `--help` (the full description is the docstring above). */
-const USAGE = "npm run bench:segments -- [--sizes 100,1000,5000] [--every 50] [--warmup 50]";
-runScript(main, USAGE);
+runScript(SCRIPT, main);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak -- [--minutes 20] [--warmup-minutes 4] [--sample-seconds 30]`
+ * `npm run bench:soak -- [--minutes 20] [--warmup-minutes 4] [--sample-seconds 30] [--keep]`
  *
  * Long uptime: does anything grow? Runs what `npm start` runs — the web app, the executor, the
  * scripted model and embedded PostgreSQL, under the supervisor (scripts/start.ts, building the web
@@ -18,7 +18,8 @@
  * (`/proc/<pid>/smaps_rollup` Pss, so shared buffers count once) summed over PostgreSQL's processes;
  * heap used and event-loop delay p99 since the previous sample from the web app's `GET /api/metrics`
  * and the executor's `GET /metrics` (prom-client's default metrics; the model has none). The first
- * `--warmup-minutes` (default a fifth of the run, at least 1) are warm-up and not judged.
+ * `--warmup-minutes` (default a fifth of the run, at least 1) are warm-up and not judged. `--keep` keeps
+ * the data folder at the end.
  *
  * For each figure: `warm` (median of the first 3 samples after warm-up), `end` (median of the last
  * 3), `ratio` = end ÷ warm, and `fitRatio` = the same ratio on a Theil–Sen line through every sample
@@ -41,7 +42,8 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
 import { parseEvalSuite } from "../server/domain/parse-eval-suite.ts";
-import { flag, freePort, intFlag, percentile, progress, round, runScript, sleep } from "./lib/bench-stack.ts";
+import { freePort, percentile, progress, round, runScript, sleep } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 import { waitForUrl } from "./lib/supervisor.ts";
 
 const TAG = "bench:soak";
@@ -162,10 +164,33 @@ function growth(points: { t: number; y: number }[]): { warm: number; end: number
   return { warm: round(warm, 1), end: round(end, 1), ratio: round(end / warm, 3), fitRatio: round(fitEnd / fitStart, 3), samples: points.length };
 }
 
-async function main(): Promise<number> {
-  const minutes = intFlag("minutes", 20, 1, 24 * 60);
-  const warmupMinutes = intFlag("warmup-minutes", Math.max(1, Math.round(minutes / 5)), 0, minutes - 1);
-  const sampleSeconds = intFlag("sample-seconds", 30, 5, 600);
+const SCRIPT = defineScript({
+  program: "npm run bench:soak --",
+  summary: "Long uptime: npm start's stack under a mixed load; per-process memory, heap, event-loop delay and latency; pass = nothing grows steadily.",
+  flags: {
+    minutes: { type: "string", value: "<n>", description: "minutes under load", int: { min: 1, max: 24 * 60 }, default: 20 },
+    "warmup-minutes": {
+      type: "string",
+      value: "<n>",
+      description: "first minutes not judged, below --minutes (default: a fifth of --minutes, at least 1 when --minutes is 2 or more)",
+      int: { min: 0, max: 24 * 60 - 1 },
+    },
+    "sample-seconds": { type: "string", value: "<n>", description: "seconds between samples", int: { min: 5, max: 600 }, default: 30 },
+    keep: { type: "boolean", description: "keep the data folder at the end (its path is in the progress lines)" },
+  },
+  notes: ["Ports: PORT, EXECUTOR_PORT, MODEL_PORT, EMBEDDED_PG_PORT when set, else free ones. See the header of scripts/bench-soak.ts."],
+  examples: ["npm run bench:soak -- --minutes 20"],
+  check: (v) => [
+    v["warmup-minutes"] !== undefined && v["warmup-minutes"] >= v.minutes
+      ? `--warmup-minutes: must be below --minutes (${v.minutes}), got ${v["warmup-minutes"]}`
+      : null,
+  ],
+});
+
+async function main(flags: FlagsOf<typeof SCRIPT>): Promise<number> {
+  const { minutes } = flags;
+  const warmupMinutes = flags["warmup-minutes"] ?? Math.min(minutes - 1, Math.max(1, Math.round(minutes / 5)));
+  const sampleSeconds = flags["sample-seconds"];
   const envPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
   const [port, executorPort, modelPort, pgPort] = [
     envPort("PORT") ?? (await freePort()),
@@ -454,8 +479,8 @@ async function main(): Promise<number> {
   } finally {
     await stopApp();
     await new Promise<void>((r) => receiver.close(() => r()));
-    if (!flag("keep", "")) rmSync(dataDir, { recursive: true, force: true });
+    if (!flags.keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-runScript(main, "npm run bench:soak -- [--minutes 20] [--warmup-minutes N] [--sample-seconds 30] (see the header of scripts/bench-soak.ts)");
+runScript(SCRIPT, main);

@@ -41,7 +41,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from "@playwri
 import pg from "pg";
 import { createPrismaClient } from "../server/db/client.ts";
 import { seedDefaults } from "../server/db/seed.ts";
-import { freePort, intFlag, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { freePort, progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 import { profileIdOrThrow, seedLongTask, seedManyTasks } from "./lib/seed-ui.ts";
 import { chromiumLaunchOptions } from "./lib/chromium.ts";
 import { waitForUrl } from "./lib/supervisor.ts";
@@ -75,10 +76,19 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] ?? NaN;
 };
 
-async function main(): Promise<number> {
-  const steps = intFlag("steps", 50_000, 10, 200_000);
-  const taskCount = intFlag("tasks", 100_000, 2, 999_999);
-  const repeat = intFlag("repeat", 5, 1, 50);
+const SCRIPT = defineScript({
+  program: "npm run bench:ui --",
+  summary: "First rows of a long task's run page and of a big task list, cold and warm, in Chromium.",
+  flags: {
+    steps: { type: "string", value: "<n>", description: "steps of the long task", int: { min: 10, max: 200_000 }, default: 50_000 },
+    tasks: { type: "string", value: "<n>", description: "tasks in the list", int: { min: 2, max: 999_999 }, default: 100_000 },
+    repeat: { type: "string", value: "<n>", description: "loads of each page per figure (the median is reported)", int: { min: 1, max: 50 }, default: 5 },
+  },
+  notes: ["Pass (exit 0): warm and cold medians of both pages under 1,000 ms. See the docstring of scripts/bench-ui.ts."],
+  examples: ["npm run bench:ui", "npm run bench:ui -- --steps 50000"],
+});
+
+async function main({ steps, tasks: taskCount, repeat }: FlagsOf<typeof SCRIPT>): Promise<number> {
   const db = await startBenchDatabase({ name: "bench_ui", tag: TAG });
   const dataDir = mkdtempSync(join(tmpdir(), "longhaul-bench-ui-"));
   let app: ReturnType<typeof spawn> | null = null;
@@ -243,4 +253,4 @@ async function main(): Promise<number> {
   }
 }
 
-runScript(main, "npm run bench:ui -- [--steps 50000] [--tasks 100000] [--repeat 5]  (see scripts/bench-ui.ts)");
+runScript(SCRIPT, main);

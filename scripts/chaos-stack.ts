@@ -70,8 +70,10 @@ import type { AppRouter } from "../server/api/root.ts";
 import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { MCP_AUDIT_MEMORY_SERVER, MCP_AUDIT_NOTES_DIR } from "../lib/contracts/demo.ts";
 import { findingEntity, findingsOf } from "../server/llm/scripted/mcp-audit.ts";
-import { flag, freePort, intFlag, progress, round, seededRandom, sleep } from "./lib/bench-stack.ts";
+import { freePort, progress, round, seededRandom, sleep } from "./lib/bench-stack.ts";
 import { judgeExactlyOnce, readJsonLines, type ChaosEvidence, type LedgerRow, type ObservedTask, type ProxyEntry } from "./lib/exactly-once.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
+import { chaosFlagProblems, chaosFlags } from "./lib/chaos-flags.ts";
 import { processAlive as alive } from "./lib/supervisor.ts";
 
 const TAG = "chaos:stack";
@@ -198,23 +200,40 @@ function expectedMcpEntities(limit: number): string[] {
     .flatMap((f) => findingsOf(f, readFileSync(join(dir, f), "utf8")).map((x) => findingEntity(x).name));
 }
 
+/** The flags of `npm run chaos -- --stack` (scripts/chaos.ts picks this spec when `--stack` is given). */
+export const STACK_CHAOS = defineScript({
+  program: "npm run chaos -- --stack",
+  summary:
+    "Chaos against the stack npm start runs: kill -9 web, executor, model, PostgreSQL and the memory MCP server while tasks run; every effect exactly once.",
+  flags: {
+    stack: { type: "boolean", description: "this mode (without it: the harness mode, npm run chaos -- --help)" },
+    ...chaosFlags({ kills: 10, minLimit: 40, maxLimit: 80, minGapMs: 2_000, deadlineS: { min: 30, max: 7_200, default: 900 } }),
+    "mcp-tasks": { type: "string", value: "<n>", description: "mcp-audit demo tasks launched first", int: { min: 0, max: 50 }, default: 2 },
+    "mcp-limit": { type: "string", value: "<n>", description: "package limit of the mcp-audit tasks", int: { min: 1, max: 24 }, default: 20 },
+    "backoff-ms": {
+      type: "string",
+      value: "<ms,…>",
+      description: "the executor's retry backoff table (EXECUTOR_BACKOFF_MS)",
+      int: { min: 0, max: 7_200_000 },
+      list: true,
+      default: [500, 1000, 2000, 4000],
+    },
+  },
+  notes: ["See the docstring of scripts/chaos-stack.ts for the targets and the checks."],
+  examples: ["npm run chaos -- --stack", "npm run chaos -- --stack --seed 1 --tasks 1 --mcp-tasks 1 --kills 5 --min-limit 10 --max-limit 15"],
+  check: chaosFlagProblems,
+});
+
 /**
- * Runs `npm run chaos -- --stack`; returns the exit code. Reads as its table of contents: each phase is
- * one function below, in the order it runs.
+ * Runs `npm run chaos -- --stack` with its flags (STACK_CHAOS); returns the exit code. Reads as its
+ * table of contents: each phase is one function below, in the order it runs.
  */
-export async function runStackChaos(): Promise<number> {
-  const taskCount = intFlag("tasks", 4, 1, 50);
-  const mcpTaskCount = intFlag("mcp-tasks", 2, 0, 50);
-  const mcpLimit = intFlag("mcp-limit", 20, 1, 24);
-  const plannedKills = intFlag("kills", 10, 0, 1000);
-  const seed = intFlag("seed", 1, 0, 2 ** 31);
-  const minLimit = intFlag("min-limit", 40, 1, 500);
-  const maxLimit = intFlag("max-limit", 80, minLimit, 500);
-  const minGap = intFlag("min-gap-ms", 2_000, 0, 600_000);
-  const maxGap = intFlag("max-gap-ms", 6_000, minGap, 600_000);
-  const deadlineMs = intFlag("deadline-s", 900, 30, 7_200) * 1_000;
-  const backoffMs = flag("backoff-ms", "500,1000,2000,4000");
-  if (!/^\d+(,\d+)*$/.test(backoffMs)) throw new Error(`--backoff-ms must be comma-separated milliseconds, got "${backoffMs}"`);
+export async function runStackChaos(flags: FlagsOf<typeof STACK_CHAOS>): Promise<number> {
+  const { tasks: taskCount, kills: plannedKills, seed } = flags;
+  const [mcpTaskCount, mcpLimit] = [flags["mcp-tasks"], flags["mcp-limit"]];
+  const [minLimit, maxLimit, minGap, maxGap] = [flags["min-limit"], flags["max-limit"], flags["min-gap-ms"], flags["max-gap-ms"]];
+  const deadlineMs = flags["deadline-s"] * 1_000;
+  const backoffMs = flags["backoff-ms"].join(",");
   const rng = seededRandom(seed);
   const t0 = performance.now();
   const since = () => Math.round(performance.now() - t0);

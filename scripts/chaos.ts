@@ -42,8 +42,10 @@
 import { performance } from "node:perf_hooks";
 import { expectedLicenseCsv } from "../server/tools/demo/license-audit.ts";
 import { startAgentStack, WORKSPACE, type AgentStack } from "../tests/support/agent-stack.ts";
-import { intFlag, progress, round, runScript, seededRandom, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
-import { runStackChaos } from "./chaos-stack.ts";
+import { progress, round, runScript, seededRandom, sleep, startBenchDatabase } from "./lib/bench-stack.ts";
+import { defineScript, type FlagsOf } from "./lib/script-args.ts";
+import { chaosFlagProblems, chaosFlags } from "./lib/chaos-flags.ts";
+import { runStackChaos, STACK_CHAOS } from "./chaos-stack.ts";
 import { SETTLED_TASK_STATUSES } from "../lib/contracts/status.ts";
 import { judgeExactlyOnce, type ChaosEvidence, type ObservedTask } from "./lib/exactly-once.ts";
 
@@ -114,15 +116,23 @@ async function killAndRestart(stack: AgentStack, which: "app" | "executor", paus
   return down;
 }
 
-async function main(): Promise<number> {
-  const taskCount = intFlag("tasks", 4, 1, 50);
-  const plannedKills = intFlag("kills", 6, 0, 1000);
-  const seed = intFlag("seed", 1, 0, 2 ** 31);
-  const minLimit = intFlag("min-limit", 15, 1, 500);
-  const maxLimit = intFlag("max-limit", 30, minLimit, 500);
-  const minGap = intFlag("min-gap-ms", 1_500, 0, 600_000);
-  const maxGap = intFlag("max-gap-ms", 6_000, minGap, 600_000);
-  const deadlineMs = intFlag("deadline-s", 600, 10, 3_600) * 1_000;
+/** The flags of the harness mode; `--stack` switches to the stack mode and its flags (STACK_CHAOS). */
+const HARNESS_CHAOS = defineScript({
+  program: "npm run chaos --",
+  summary: `Chaos of the harness: kill -9 the executor and the "app", ${HARNESS_APP}, while license-audit tasks run; every task completes, every effect once.`,
+  flags: {
+    stack: { type: "boolean", description: "chaos against the stack npm start runs instead (its flags: npm run chaos -- --stack --help)" },
+    ...chaosFlags({ kills: 6, minLimit: 15, maxLimit: 30, minGapMs: 1_500, deadlineS: { min: 10, max: 3_600, default: 600 } }),
+  },
+  notes: ["See the docstring of scripts/chaos.ts for the checks; --stack is the test of what users run."],
+  examples: ["npm run chaos -- --tasks 4 --kills 6", "npm run chaos -- --stack"],
+  check: chaosFlagProblems,
+});
+
+async function main(flags: FlagsOf<typeof HARNESS_CHAOS>): Promise<number> {
+  const { tasks: taskCount, kills: plannedKills, seed } = flags;
+  const [minLimit, maxLimit, minGap, maxGap] = [flags["min-limit"], flags["max-limit"], flags["min-gap-ms"], flags["max-gap-ms"]];
+  const deadlineMs = flags["deadline-s"] * 1_000;
   const rng = seededRandom(seed);
   const t0 = performance.now();
 
@@ -229,11 +239,6 @@ async function main(): Promise<number> {
   }
 }
 
-/** Printed by `--help` (the full description is the docstring above). */
-const USAGE = [
-  "npm run chaos -- [--tasks 4] [--kills 6] [--seed 1] [--min-limit 15] [--max-limit 30] [--min-gap-ms 1500] [--max-gap-ms 6000] [--deadline-s 600]",
-  `  harness mode: kills the executor and the "app", ${HARNESS_APP}`,
-  "npm run chaos -- --stack [--tasks 4] [--kills 10] [--seed 1] [--min-limit 40] [--max-limit 80] [--min-gap-ms 2000] [--max-gap-ms 6000] [--deadline-s 900] [--backoff-ms 500,1000,2000,4000]",
-  "  stack mode: kills web, executor, model, PostgreSQL (and an MCP server) of the stack npm start runs (see scripts/chaos-stack.ts)",
-].join("\n");
-runScript(process.argv.includes("--stack") ? runStackChaos : main, USAGE);
+// `--stack` picks the mode; each mode's spec (both declare --stack) then parses the whole line.
+if (process.argv.slice(2).includes("--stack")) runScript(STACK_CHAOS, runStackChaos);
+else runScript(HARNESS_CHAOS, main);

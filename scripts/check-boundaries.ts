@@ -10,6 +10,16 @@ import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { format, type ICruiseResult } from "dependency-cruiser";
 import { describeFolderCycles, FOLDER_CYCLE_ROOTS, folderCycles } from "./lib/folder-cycles.ts";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
+
+parseScriptArgs(
+  defineScript({
+    program: "npm run boundaries --",
+    summary: "The layer rules of .dependency-cruiser.cjs, then no cycle among folders. Exit 1 on a finding, 2 when dependency-cruiser fails.",
+    flags: {},
+    examples: ["npm run boundaries"],
+  }),
+);
 
 const root = resolve(import.meta.dirname, "..");
 /** What is cruised: everything with imports (the rules say which parts they apply to). */

@@ -13,6 +13,17 @@ import { envSchema } from "../server/env.ts";
 import { envTableProblems, layoutProblems } from "./lib/doc-claims.ts";
 import { findMissingDocPaths, repoDocs } from "./lib/doc-paths.ts";
 import { findUnresolvedRefs, sourceFiles } from "./lib/source-refs.ts";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
+
+parseScriptArgs(
+  defineScript({
+    program: "npm run docs:check --",
+    summary:
+      "The docs say what the tree is: every path they name exists, the Layout block and the environment table match the tree, no reference leads outside it.",
+    flags: {},
+    examples: ["npm run docs:check"],
+  }),
+);
 
 /** Documented variables read outside server/env.ts's schema, and the file that reads each. */
 const READ_ELSEWHERE: Record<string, string> = {

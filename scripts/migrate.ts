@@ -5,8 +5,21 @@
  */
 import { applyMigrations, createMigration } from "../server/db/migrations.ts";
 import { withDatabaseUrl } from "./lib/database.ts";
+import { parseCommandArgs } from "./lib/script-args.ts";
 
-const [command, name] = process.argv.slice(2);
+const PROGRAM = "tsx scripts/migrate.ts";
+const {
+  command,
+  positionals: [name],
+} = parseCommandArgs(PROGRAM, "Database migrations of DATABASE_URL (or the embedded database).", [
+  { name: "deploy", summary: "Apply pending migrations (npm run db:migrate).", examples: ["npm run db:migrate"] },
+  {
+    name: "create",
+    summary: "Write a new migration from the schema change (npm run db:migration:create -- <name>).",
+    positionals: [{ name: "name", description: "the migration's name, [a-z0-9_]{1,60}" }],
+    examples: ["npm run db:migration:create -- add_task_notes"],
+  },
+]);
 
 async function main(): Promise<void> {
   if (command === "create") {
@@ -16,7 +29,6 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ created: dir }));
     return;
   }
-  if (command !== "deploy") throw new Error(`unknown command "${command ?? ""}" (use deploy or create)`);
   const applied = await withDatabaseUrl((url) => applyMigrations(url));
   console.error(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date");
   console.log(JSON.stringify({ applied }));

@@ -14,7 +14,6 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSy
 import { join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { parseArgs } from "node:util";
 import { parseEnv } from "../server/env.ts";
 import { createPrismaClient } from "../server/db/client.ts";
 import { startEmbeddedPostgres } from "../server/db/embedded-postgres.ts";
@@ -22,18 +21,24 @@ import { applyMigrations } from "../server/db/migrations.ts";
 import { seedDefaults } from "../server/db/seed.ts";
 import { authSecret, ensureLocalCliToken } from "./lib/local-auth.ts";
 import { assertPortFree, processAlive as alive, Supervisor, waitForUrl } from "./lib/supervisor.ts";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const log = (line: string) => process.stdout.write(`${line}\n`);
-/** `npm start [-- --dev] [--no-build]`, parsed by node:util `parseArgs` (strict: an unknown flag is refused, naming it). */
-const { values: flags } = (() => {
-  try {
-    return parseArgs({ args: process.argv.slice(2), options: { dev: { type: "boolean" }, "no-build": { type: "boolean" } }, strict: true });
-  } catch (error) {
-    process.stderr.write(`[start] ${(error as Error).message}; usage: npm start [-- --dev] [--no-build]\n`);
-    process.exit(2);
-  }
-})();
+/** `npm start [-- --dev] [--no-build]`: an unknown flag is refused (exit 2) before anything starts. */
+const flags = parseScriptArgs(
+  defineScript({
+    program: "npm start --",
+    summary:
+      "The whole of Longhaul on one machine: PostgreSQL, migrations, seed, build if needed, then the web app, the executor and the scripted model, supervised.",
+    flags: {
+      dev: { type: "boolean", description: "run the web app with next dev (npm run dev)" },
+      "no-build": { type: "boolean", description: "use the existing build as it is; fail if there is none" },
+    },
+    notes: ["Ports and data: PORT, EXECUTOR_PORT, MODEL_PORT, EMBEDDED_PG_PORT, DATA_DIR, DATABASE_URL (docs/OPERATING.md)."],
+    examples: ["npm start", "npm run dev", "npm start -- --no-build"],
+  }),
+);
 
 /** Shared Inngest keys for the app and the executor, generated once into DATA_DIR (docs/ARCHITECTURE.md "Processes": the app and the executor always talk signed). */
 function inngestKeys(dataDir: string, env: { INNGEST_SIGNING_KEY?: string; INNGEST_EVENT_KEY?: string }) {

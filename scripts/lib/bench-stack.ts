@@ -1,7 +1,8 @@
 /**
  * Shared plumbing of the chaos script and the benchmarks (scripts/chaos.ts, scripts/bench-*.ts):
  * an ephemeral embedded PostgreSQL on a free loopback port in a temp dir with migrations applied,
- * command-line flags, a seeded RNG, and small statistics helpers.
+ * running a script with its flags parsed (scripts/lib/script-args.ts), a seeded RNG, and small
+ * statistics helpers.
  *
  * Nothing here starts the app or the executor: the scripts use the integration harness
  * (tests/support/agent-stack.ts) for Longhaul's real functions, or the executor in process.
@@ -9,10 +10,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { startEmbeddedPostgres } from "../../server/db/embedded-postgres.ts";
 import { applyMigrations } from "../../server/db/migrations.ts";
 import { freePort } from "../../tests/support/ports.ts";
+import type { FlagSpecs, ScriptSpec, ScriptValues } from "./cli-args.ts";
+import { parseScriptArgs } from "./script-args.ts";
 
 /** A migrated throwaway database; `stop()` stops PostgreSQL and deletes its data dir. */
 export interface BenchDatabase {
@@ -50,25 +52,6 @@ export async function startBenchDatabase({ name, tag }: { name: string; tag: str
   };
 }
 
-/**
- * Value of `--name <value>` (or `--name=value`) on the command line, or `fallback`. Parsed by
- * node:util `parseArgs` (the one parser scripts use; the CLI's strict one is scripts/lib/cli-args.ts),
- * non-strict so each benchmark declares only the flags it reads.
- */
-export function flag(name: string, fallback: string): string {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { [name]: { type: "string" } }, strict: false, allowPositionals: true });
-  const value = values[name];
-  return typeof value === "string" ? value : fallback;
-}
-
-/** `--name <n>` as an integer in [min, max]. @throws Error naming the flag when it is not. */
-export function intFlag(name: string, fallback: number, min: number, max: number): number {
-  const raw = flag(name, String(fallback));
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
-
 /** mulberry32: a small seeded PRNG, uniform in [0, 1). Same seed → same sequence. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
@@ -98,17 +81,15 @@ export function round(x: number, digits = 2): number {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Runs `main`, then exits with the code it returns (0 = pass), so lingering pools or children cannot
- * keep the process alive. On an error: the stack to stderr, `{"error": message}` as the last stdout
- * line (every script's last stdout line is JSON, docs/BENCHMARKS.md), exit 1.
+ * Parses the script's flags by `spec` (`--help` prints them, exit 0; bad usage: one line per
+ * problem naming the flag and its limit, exit 2 — before anything starts), runs `main` with them,
+ * then exits with the code it returns (0 = pass), so lingering pools or children cannot keep the
+ * process alive. On an error: the stack to stderr, `{"error": message}` as the last stdout line
+ * (every script's last stdout line is JSON, docs/BENCHMARKS.md), exit 1.
  */
-export function runScript(main: () => Promise<number>, usage?: string): void {
-  if (process.argv.includes("--help") || process.argv.includes("-h")) {
-    // Nothing is started: print what the script does and how to call it.
-    process.stdout.write(`${usage ?? "See the docstring at the top of the script for its flags."}\n`);
-    process.exit(0);
-  }
-  main().then(
+export function runScript<F extends FlagSpecs>(spec: ScriptSpec<F>, main: (flags: ScriptValues<F>) => Promise<number>): void {
+  const flags = parseScriptArgs(spec);
+  main(flags).then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,8 +1,10 @@
 /**
- * Command-line parsing for scripts/cli.ts: command and flag specs, `--help` text, and problems
- * reported one line each, naming the flag and its limit. Built on node:util `parseArgs` (strict
+ * The one command-line parser of scripts/: command and flag specs, `--help` text, and problems
+ * reported one line each, naming the flag and its limit. `parseCommandLine` parses a program of
+ * several commands (scripts/cli.ts, scripts/migrate.ts); `parseScriptLine` a script that is one
+ * command (the benchmarks, chaos, start, test, the checks). Built on node:util `parseArgs` (strict
  * mode: unknown flags and missing values are errors). Pure, no I/O: the caller decides where text
- * goes and which exit code follows.
+ * goes and which exit code follows (scripts/lib/script-args.ts does it for the single-command scripts).
  */
 import { parseArgs } from "node:util";
 
@@ -14,9 +16,18 @@ export interface FlagSpec {
   description: string;
   int?: { min: number; max: number };
   choices?: readonly string[];
+  /** A decimal number within [min, max] (e.g. a share 0–1); comes back as a number. */
+  number?: { min: number; max: number };
+  /**
+   * A comma-separated list (`--sizes 100,1000`); each item is checked against `int` or `choices`,
+   * and the flag may be given more than once (the items add up). Comes back as an array.
+   */
+  list?: boolean;
   /** Checks a string flag's value: a usage line naming the flag, or null when it is fine (so it is reported with the other problems). */
   check?: (raw: string) => string | null;
   short?: string;
+  /** The value when the flag is absent (shown in help). A script's boolean flag is false when absent (parseScriptLine). */
+  default?: string | number | boolean | readonly (string | number)[];
 }
 
 /** One command: its positionals (required unless `optional`, which come last), flags and examples for `--help`. */
@@ -30,8 +41,8 @@ export interface CommandSpec {
   notes?: readonly string[];
 }
 
-/** Parsed flag values: strings, booleans, or numbers for `int` flags; absent flags are undefined. */
-export type FlagValues = Record<string, string | boolean | number | undefined>;
+/** Parsed flag values: strings, booleans, numbers for `int`/`number` flags, arrays for `list` flags; absent flags are undefined. */
+export type FlagValues = Record<string, string | boolean | number | readonly (string | number)[] | undefined>;
 
 /** What the command line asks for. `usage_error` problems are one line each, ready to print. */
 export type ParsedCommandLine =
@@ -96,7 +107,6 @@ function positionalUsage(p: { name: string; optional?: boolean }): string {
 /** Help for one command: usage line, positionals, flags with their limits, examples. */
 export function commandHelp(program: string, command: CommandSpec): string {
   const flags = Object.entries(command.flags ?? {});
-  const limit = (f: FlagSpec) => (f.int ? ` (integer ${f.int.min}–${f.int.max})` : f.choices ? ` (one of: ${f.choices.join(", ")})` : "");
   return [
     `Usage: ${program} ${[command.name, ...(command.positionals ?? []).map(positionalUsage), ...(flags.length ? ["[flags]"] : [])].join(" ")}`,
     "",
@@ -104,15 +114,37 @@ export function commandHelp(program: string, command: CommandSpec): string {
     ...(command.positionals?.length ? ["", "Arguments:", ...table(command.positionals.map((p) => [`<${p.name}>`, p.description]))] : []),
     "",
     "Flags:",
-    ...table([
-      ...flags.map(([name, f]): [string, string] => [flagLabel(name, f), `${f.description}${limit(f)}`]),
-      [flagLabel("help", HELP_FLAG), HELP_FLAG.description],
-    ]),
+    ...flagTable(command.flags ?? {}),
     ...(command.notes?.length ? ["", ...command.notes] : []),
     "",
     "Examples:",
     ...command.examples.map((e) => `  ${e}`),
   ].join("\n");
+}
+
+/** `(integer 1–5000, default 50)`: a flag's limit and default as help shows them; "" when it has neither. */
+function limitText(f: FlagSpec): string {
+  const each = f.list ? "comma-separated, each " : "";
+  const limit = f.int
+    ? `${each}integer ${f.int.min}–${f.int.max}`
+    : f.number
+      ? `number ${f.number.min}–${f.number.max}`
+      : f.choices
+        ? `${each}one of: ${f.choices.join(", ")}`
+        : f.list
+          ? "comma-separated"
+          : "";
+  const fallback = f.default === undefined || f.default === false ? "" : `default ${Array.isArray(f.default) ? f.default.join(",") : String(f.default)}`;
+  const parts = [limit, fallback].filter(Boolean);
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
+/** The flag rows of a help text, `--help` last. */
+function flagTable(specs: Readonly<Record<string, FlagSpec>>): string[] {
+  return table([
+    ...Object.entries(specs).map(([name, f]): [string, string] => [flagLabel(name, f), `${f.description}${limitText(f)}`]),
+    [flagLabel("help", HELP_FLAG), HELP_FLAG.description],
+  ]);
 }
 
 /** The commands of group `name` (`eval` → `eval run`, `eval report`, …); empty when `name` is no group. */
@@ -223,49 +255,169 @@ export function parseCommandLine(
   }
   if (wantsHelp(rest)) return { kind: "help", text: commandHelp(program, command) };
 
-  const specs = command.flags ?? {};
-  const options = Object.fromEntries(Object.entries(specs).map(([name, f]) => [name, { type: f.type, ...(f.short ? { short: f.short } : {}) }]));
+  const parsed = parseFlags(rest, command.flags ?? {});
+  if ("problem" in parsed) return { kind: "usage_error", command: command.name, problems: [parsed.problem] };
+  const { values, positionals } = parsed;
+  const problems = [...positionalProblems(command.name, command.positionals ?? [], positionals), ...parsed.problems];
+  if (problems.length) return { kind: "usage_error", command: command.name, problems };
+  return { kind: "run", command: command.name, values, positionals };
+}
+
+/** A missing required positional or one too many, one line each; `name` is the command's name ("" for a script). */
+function positionalProblems(name: string, wanted: NonNullable<CommandSpec["positionals"]>, given: readonly string[]): string[] {
+  const required = wanted.filter((p) => !p.optional);
+  if (given.length < required.length) return required.slice(given.length).map((p) => `<${p.name}>: missing (${p.description})`);
+  if (given.length <= wanted.length) return [];
+  const extra = given.slice(wanted.length).map((p) => JSON.stringify(p));
+  const takes = wanted.length ? wanted.map((p) => `<${p.name}>`).join(" ") : "no arguments";
+  return [`unexpected argument${extra.length > 1 ? "s" : ""} ${extra.join(" ")} (${name ? `${name} takes` : "it takes"} ${takes})`];
+}
+
+/** One item of a flag's value checked against its `int`, `number` or `choices` limit: the value, or the problem naming the flag. */
+function checkValue(name: string, spec: FlagSpec, raw: string): { value: string | number } | { problem: string } {
+  if (spec.int) {
+    const problem = checkInt(name, raw, spec.int);
+    return problem ? { problem: `${problem}${spec.list ? " (each item of the comma-separated list)" : ""}` } : { value: Number(raw) };
+  }
+  if (spec.number) {
+    const n = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+    return Number.isFinite(n) && n >= spec.number.min && n <= spec.number.max
+      ? { value: n }
+      : { problem: `--${name}: must be a number between ${spec.number.min} and ${spec.number.max}, got ${JSON.stringify(raw)}` };
+  }
+  if (spec.choices && !spec.choices.includes(raw))
+    return {
+      problem: `--${name}: must be one of ${spec.choices.join(", ")}, got ${JSON.stringify(raw)}${spec.list ? " (each item of the comma-separated list)" : ""}`,
+    };
+  return { value: raw };
+}
+
+/**
+ * Parses flags and positionals against `specs` (node:util parseArgs, strict), checks each value
+ * (`int`, `number`, `choices`, `list`, `check`) and fills in `default`s (an absent flag without one
+ * stays undefined). A parseArgs error (unknown flag, missing value) is `{problem}`; value problems
+ * are collected, one line each.
+ */
+function parseFlags(
+  args: readonly string[],
+  specs: Readonly<Record<string, FlagSpec>>,
+): { problem: string } | { values: FlagValues; positionals: string[]; problems: string[] } {
+  const options = Object.fromEntries(
+    Object.entries(specs).map(([name, f]) => [name, { type: f.type, ...(f.short ? { short: f.short } : {}), ...(f.list ? { multiple: true } : {}) }]),
+  );
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: joinNegativeValues(rest, specs), options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinNegativeValues(args, specs), options, allowPositionals: true, strict: true });
   } catch (error) {
-    return { kind: "usage_error", command: command.name, problems: [parseArgsProblem(error as Error, Object.keys(specs))] };
+    return { problem: parseArgsProblem(error as Error, Object.keys(specs)) };
   }
-
   const problems: string[] = [];
-  const wanted = command.positionals ?? [];
-  const required = wanted.filter((p) => !p.optional);
-  if (parsed.positionals.length < required.length) {
-    for (const p of required.slice(parsed.positionals.length)) problems.push(`<${p.name}>: missing (${p.description})`);
-  } else if (parsed.positionals.length > wanted.length) {
-    const extra = parsed.positionals.slice(wanted.length).map((p) => JSON.stringify(p));
-    problems.push(
-      `unexpected argument${extra.length > 1 ? "s" : ""} ${extra.join(" ")} (${command.name} takes ${wanted.length ? wanted.map((p) => `<${p.name}>`).join(" ") : "no arguments"})`,
-    );
-  }
   const values: FlagValues = {};
   for (const [name, spec] of Object.entries(specs)) {
     const raw = parsed.values[name];
-    if (raw === undefined) continue;
-    if (Array.isArray(raw)) continue; // no multiple flags are declared
+    if (raw === undefined) {
+      if (spec.default !== undefined) values[name] = spec.default;
+      continue;
+    }
     if (typeof raw === "boolean") {
       values[name] = raw;
       continue;
     }
-    if (spec.int) {
-      const problem = checkInt(name, raw, spec.int);
-      if (problem) problems.push(problem);
-      else values[name] = Number(raw);
-    } else if (spec.choices && !spec.choices.includes(raw)) {
-      problems.push(`--${name}: must be one of ${spec.choices.join(", ")}, got ${JSON.stringify(raw)}`);
-    } else if (spec.check?.(raw)) {
-      problems.push(spec.check(raw)!);
-    } else {
-      values[name] = raw;
+    if (spec.list) {
+      const items = (Array.isArray(raw) ? raw : [raw]).flatMap((r) => String(r).split(",")).map((i) => i.trim());
+      if (!items.some(Boolean)) {
+        problems.push(`--${name}: needs at least one item`);
+        continue;
+      }
+      const checked = items.map((item) =>
+        item ? checkValue(name, spec, item) : { problem: `--${name}: an empty item in ${JSON.stringify(items.join(","))}` },
+      );
+      const bad = checked.find((c) => "problem" in c);
+      if (bad && "problem" in bad) problems.push(bad.problem);
+      else values[name] = checked.map((c) => ("value" in c ? c.value : ""));
+      continue;
     }
+    if (Array.isArray(raw)) continue; // only list flags are declared `multiple`
+    const checked = checkValue(name, spec, raw);
+    if ("problem" in checked) problems.push(checked.problem);
+    else if (spec.check?.(raw)) problems.push(spec.check(raw)!);
+    else values[name] = checked.value;
   }
-  if (problems.length) return { kind: "usage_error", command: command.name, problems };
-  return { kind: "run", command: command.name, values, positionals: parsed.positionals };
+  return { values, positionals: parsed.positionals, problems };
+}
+
+/** Flag specs by name, as a script declares them. */
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
+
+/** The parsed value of one flag: boolean, number (`int`, `number`), array (`list`) or string. */
+export type FlagValue<S extends FlagSpec> = S["type"] extends "boolean"
+  ? boolean
+  : S extends { list: true }
+    ? S extends { int: object }
+      ? number[]
+      : string[]
+    : S extends { int: object } | { number: object }
+      ? number
+      : string;
+
+/** A script's parsed flags: booleans always (false when absent), others undefined when absent and without a `default`. */
+export type ScriptValues<F extends FlagSpecs> = {
+  -readonly [K in keyof F]: F[K]["type"] extends "boolean" ? boolean : F[K] extends { default: unknown } ? FlagValue<F[K]> : FlagValue<F[K]> | undefined;
+};
+
+/**
+ * A script that is one command (a benchmark, `npm start`, `npm test`): how it is called, what it
+ * does, its flags (each with its limit and default), extra help lines, examples, and `check`, the
+ * rules between flags (a problem line naming the flags, or null) that are reported with the others.
+ */
+export interface ScriptSpec<F extends FlagSpecs = FlagSpecs> {
+  /** How it is invoked, e.g. "npm run bench:ui --" (help and problems say `<program> --help`). */
+  program: string;
+  summary: string;
+  flags: F;
+  positionals?: CommandSpec["positionals"];
+  notes?: readonly string[];
+  examples: readonly string[];
+  check?: (values: ScriptValues<F>) => readonly (string | null)[];
+}
+
+/** What a script's command line asks for: its help, its values, or usage problems (one line each). */
+export type ParsedScriptLine<F extends FlagSpecs> =
+  { kind: "help"; text: string } | { kind: "run"; values: ScriptValues<F>; positionals: string[] } | { kind: "usage_error"; problems: string[] };
+
+/** A script's `--help`: usage line, summary, arguments, flags with their limits and defaults, notes, examples. */
+export function scriptHelp(spec: ScriptSpec<FlagSpecs>): string {
+  const positionals = spec.positionals ?? [];
+  return [
+    `Usage: ${[spec.program, ...positionals.map(positionalUsage), "[flags]"].join(" ")}`,
+    "",
+    spec.summary,
+    ...(positionals.length ? ["", "Arguments:", ...table(positionals.map((p) => [`<${p.name}>`, p.description]))] : []),
+    "",
+    "Flags:",
+    ...flagTable(spec.flags),
+    ...(spec.notes?.length ? ["", ...spec.notes] : []),
+    ...(spec.examples.length ? ["", "Examples:", ...spec.examples.map((e) => `  ${e}`)] : []),
+  ].join("\n");
+}
+
+/**
+ * Parses the command line of a one-command script (`argv` without node and the script):
+ * `--help`/`-h` anywhere → `help`; an unknown flag, a flag missing its value, a value outside its
+ * limit (`int`, `number`, `choices`, each `list` item), a failed `check` of a flag or of the spec,
+ * or a wrong number of positionals → `usage_error` with every problem, one line each naming the
+ * flag and its limit. Otherwise the values, typed by the spec, with defaults filled in.
+ */
+export function parseScriptLine<F extends FlagSpecs>(argv: readonly string[], spec: ScriptSpec<F>): ParsedScriptLine<F> {
+  if (argv.includes("--help") || argv.includes("-h")) return { kind: "help", text: scriptHelp(spec as ScriptSpec<FlagSpecs>) };
+  const parsed = parseFlags(argv, spec.flags);
+  if ("problem" in parsed) return { kind: "usage_error", problems: [parsed.problem] };
+  for (const [name, f] of Object.entries(spec.flags)) if (f.type === "boolean" && parsed.values[name] === undefined) parsed.values[name] = false;
+  const problems = [...positionalProblems("", spec.positionals ?? [], parsed.positionals), ...parsed.problems];
+  const values = parsed.values as ScriptValues<F>;
+  if (!problems.length && spec.check) problems.push(...spec.check(values).filter((p): p is string => p !== null));
+  if (problems.length) return { kind: "usage_error", problems };
+  return { kind: "run", values, positionals: parsed.positionals };
 }
 
 /** A zod-style issue, as thrown locally or carried in a tRPC BAD_REQUEST message. */
