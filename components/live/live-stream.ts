@@ -79,12 +79,15 @@ export function connectLive({
       return;
     }
     refreshing = true;
+    // A fetch already in flight (a poll, a mount) is joined, not restarted; it started before this
+    // event, so its answer may predate it: one more round after it.
+    const joined = queryClient.isFetching(filter) > 0;
     void queryClient
       .invalidateQueries(filter, { cancelRefetch: false })
       .catch(() => undefined)
       .finally(() => {
         refreshing = false;
-        if (again) {
+        if (again || joined) {
           again = false;
           refresh();
         }

@@ -127,10 +127,14 @@ test("an admin creates an Anthropic profile with an effort policy; an operator's
   // for screen readers) and the step's detail (effort, model, rule; cached and cache-write tokens).
   for (const s of new Set([first, mechanical!, written!, read!])) await expectStepShown(op, taskUrl, s);
 
-  // Every model step's badge the timeline renders matches its stored effort.
+  // Every model step's badge the timeline renders matches its stored effort. The list renders the
+  // rows in view once the browser has taken it over (before that, the page's HTML holds its newest
+  // rows): a viewport tall enough for the whole run, and the count read once the list is interactive.
+  await op.setViewportSize({ width: 1440, height: 4_000 });
   await op.goto(taskUrl);
+  await expect(op.getByTestId("timeline")).toHaveAttribute("data-interactive");
   const badges = op.getByRole("list", { name: "Steps" }).getByTestId("effort-badge");
-  await expect(badges.first()).toBeVisible();
+  await expect.poll(() => badges.count()).toBeGreaterThan(3);
   const shown = await badges.evaluateAll((els) =>
     els.map((el) => ({ stepId: el.closest("[data-step-id]")?.getAttribute("data-step-id"), text: el.textContent, rule: el.getAttribute("data-effort-rule") })),
   );

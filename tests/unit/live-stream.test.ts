@@ -194,6 +194,41 @@ describe("the live stream with a slow server", () => {
   });
 });
 
+describe("an event during a fetch the stream did not start", () => {
+  it("is answered by a fetch that starts after it: the one in flight is joined, then one more", async () => {
+    const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+    let serverVersion = 0;
+    const observer = new QueryObserver(client, {
+      queryKey: ["task", "steps"],
+      queryFn: async () => {
+        const answer = serverVersion; // what the server had when the request reached it
+        await new Promise((r) => setTimeout(r, 300));
+        return answer;
+      },
+    });
+    stops.push(observer.subscribe(() => {}));
+    const source = new FakeSource();
+    stops.push(
+      connectLive({
+        url: "/api/live?taskId=t1",
+        queryClient: client,
+        filter: { queryKey: ["task"] },
+        onState: () => {},
+        open: () => source,
+        visibility: page(false),
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(400);
+    // A poll starts; the run then writes its last step and the event arrives while the poll is out.
+    void observer.refetch();
+    await vi.advanceTimersByTimeAsync(50);
+    serverVersion = 1;
+    source.message();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(observer.getCurrentResult().data).toBe(1);
+  });
+});
+
 describe("pollInterval", () => {
   it("polls as asked while visible, at most every 30 s while hidden, never when asked not to", () => {
     expect(pollInterval(5_000, false)).toBe(5_000);
