@@ -134,6 +134,23 @@ describe("the live stream in a background tab", () => {
   });
 });
 
+/** A live stream over `client`'s task queries from one fake source, on a visible page, settled (the observer's first fetch answered). */
+async function liveOver(client: QueryClient): Promise<FakeSource> {
+  const source = new FakeSource();
+  stops.push(
+    connectLive({
+      url: "/api/live?taskId=t1",
+      queryClient: client,
+      filter: { queryKey: ["task"] },
+      onState: () => {},
+      open: () => source,
+      visibility: page(false),
+    }),
+  );
+  await vi.advanceTimersByTimeAsync(400);
+  return source;
+}
+
 describe("the live stream with a slow server", () => {
   it("events faster than a fetch do not cancel it: the page gets answers, one fetch at a time, and the last one reads the end", async () => {
     // The server's state moves on with every event; a fetch answers what it was 300 ms after it started.
@@ -164,18 +181,7 @@ describe("the live stream with a slow server", () => {
     });
     const seen: number[] = [];
     stops.push(observer.subscribe((r) => r.data !== undefined && seen.push(r.data)));
-    const source = new FakeSource();
-    stops.push(
-      connectLive({
-        url: "/api/live?taskId=t1",
-        queryClient: client,
-        filter: { queryKey: ["task"] },
-        onState: () => {},
-        open: () => source,
-        visibility: page(false),
-      }),
-    );
-    await vi.advanceTimersByTimeAsync(400);
+    const source = await liveOver(client);
     source.open();
     // Twenty events, one every 100 ms: a busy run, and each fetch takes three times as long.
     for (let i = 0; i < 20; i++) {
@@ -207,18 +213,7 @@ describe("an event during a fetch the stream did not start", () => {
       },
     });
     stops.push(observer.subscribe(() => {}));
-    const source = new FakeSource();
-    stops.push(
-      connectLive({
-        url: "/api/live?taskId=t1",
-        queryClient: client,
-        filter: { queryKey: ["task"] },
-        onState: () => {},
-        open: () => source,
-        visibility: page(false),
-      }),
-    );
-    await vi.advanceTimersByTimeAsync(400);
+    const source = await liveOver(client);
     // A poll starts; the run then writes its last step and the event arrives while the poll is out.
     void observer.refetch();
     await vi.advanceTimersByTimeAsync(50);

@@ -93,6 +93,12 @@ export interface WireFormatRoute {
 
 const ENCODE = { disallowedSpecial: new Set<string>() } as const;
 
+/** `f`, computed at its first call only (a request's prompt text is joined once however many faults look at it). */
+function once<T>(f: () => T): () => T {
+  let done: { value: T } | null = null;
+  return () => (done ??= { value: f() }).value;
+}
+
 /** The content type of a stalled response's early headers. */
 const stallContentType = (stream: boolean) => (stream ? "text/event-stream" : "application/json");
 
@@ -120,7 +126,7 @@ export async function handleModelRequest(state: ScriptedState, wire: WireFormatR
   if (!(model in SCRIPTED_MODELS)) return wire.error(res, "not_found", `The model \`${model}\` does not exist or you do not have access to it.`);
 
   const fault = state.faults.take(
-    { model, route: wire.route, promptTokens: () => request.promptTokens(), promptText: () => request.messages.map((m) => m.content ?? "").join("\n") },
+    { model, route: wire.route, promptTokens: () => request.promptTokens(), promptText: once(() => request.messages.map((m) => m.content ?? "").join("\n")) },
     stats.faultsServed,
   );
   if (fault?.kind === "context_length") {
