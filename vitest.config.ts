@@ -32,6 +32,15 @@ const stackFiles = readdirSync(integrationDir)
  * overrides it (a machine with more cores).
  */
 const DB_WORKERS = Number(process.env.TEST_DB_WORKERS) || 3;
+/**
+ * Workers of the `integration-stack` project: one file at a time by default (see below). TEST_STACK_WORKERS=2
+ * runs two at once: an outage test's app or executor then still comes back on the port it had, since
+ * no file beside it can be handed that port meanwhile (tests/support/ports.ts claims every port it hands
+ * out). Not the default: on the shared 2-core machine at load 22–27, two at once starved the
+ * CPU-bound fuzz-input file into 503s (its database probe timed out) and stretched the app child's
+ * boot to 89 s and task waits to 82 s, close to the bounds the tests keep.
+ */
+const STACK_WORKERS = Number(process.env.TEST_STACK_WORKERS) || 1;
 
 const integration = {
   environment: "node" as const,
@@ -77,7 +86,7 @@ export default defineConfig({
           ...integration,
           name: "integration-stack",
           include: stackFiles,
-          fileParallelism: false,
+          maxWorkers: STACK_WORKERS,
         },
       },
     ],

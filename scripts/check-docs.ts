@@ -28,6 +28,7 @@ parseScriptArgs(
 /** Documented variables read outside server/env.ts's schema, and the file that reads each. */
 const READ_ELSEWHERE: Record<string, string> = {
   EXECUTOR_SDK_URL: "server/executor/main.ts",
+  EXECUTOR_SYNC_RETRY_MS: "server/executor/main.ts",
   EXECUTOR_BACKOFF_MS: "server/executor/main.ts",
   EXECUTOR_LOG_FORMAT: "server/executor/main.ts",
   EXECUTOR_LOG_LEVEL: "server/executor/main.ts",

@@ -21,7 +21,7 @@ const bin = (name: string) => resolve(root, "node_modules/.bin", name);
 
 /**
  * Each stage's time budget in seconds: what it takes on a clean clone on the 2-core CI machine at
- * the load a full run makes, with some room (docs/BENCHMARKS.md has the measured figures). A stage
+ * the load a full run makes, with some room (docs/BENCHMARKS.md, "The test loop's time", has the measured figures). A stage
  * over its budget is reported (the summary line and the JSON say `overBudget`), not failed: the
  * budget is a figure to keep, and a loaded machine must not turn CI red. A stage still running after
  * hangAfterSeconds (HANG_FACTOR × its budget, at least HANG_FLOOR_SECONDS — a loaded machine runs the
@@ -35,10 +35,10 @@ const STAGE_BUDGET_SECONDS = {
   boundaries: 10,
   docs: 10,
   unit: 120,
-  "integration-db": 240,
-  "integration-stack": 660,
-  build: 180,
-  e2e: 600,
+  "integration-db": 160,
+  "integration-stack": 840,
+  build: 120,
+  e2e: 780,
 } as const;
 type StageName = keyof typeof STAGE_BUDGET_SECONDS;
 const HANG_FACTOR = 4;

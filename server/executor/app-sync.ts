@@ -70,19 +70,21 @@ export function createInBandSync({
 }
 
 /**
- * Keeps `appUrls` synced in the background: each is synced at once, retried every 2 s until it
- * answers (every 30 s while its registration is refused, a config error no retry soon fixes), then
+ * Keeps `appUrls` synced in the background: each is synced at once, retried every `retryMs`
+ * (default 2 s) until it answers (every 30 s while its registration is refused, a config error no retry soon fixes), then
  * re-synced every `resyncMs`. Each failure is logged as a warning.
  * @returns `stop()`, which cancels every pending sync (one in flight finishes, and schedules nothing).
  */
 export function startSyncLoops({
   appUrls,
   resyncMs,
+  retryMs = 2000,
   sync,
   logger,
 }: {
   appUrls: string[];
   resyncMs: number;
+  retryMs?: number;
   sync: (appUrl: string) => Promise<SyncResult>;
   logger: ExecutorLogger;
 }): { stop: () => void } {
@@ -95,7 +97,7 @@ export function startSyncLoops({
         () => !stopped && syncLoop(appUrl, resyncMs),
         (error: unknown) => {
           logger.warn(`sync of ${appUrl} failed: ${errorText(error)}; retrying`);
-          if (!stopped) syncLoop(appUrl, error instanceof RegistrationRefusedError ? 30_000 : 2000);
+          if (!stopped) syncLoop(appUrl, error instanceof RegistrationRefusedError ? 30_000 : retryMs);
         },
       );
     }, delayMs);

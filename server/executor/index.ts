@@ -41,8 +41,10 @@ export interface StartExecutorOptions {
   workers?: number;
   /** Idle poll interval of the queue, ms (default 100). */
   pollMs?: number;
-  /** Interval between re-syncs of `appUrls` once synced, ms (default 60000); retries every 2 s until the first success. */
+  /** Interval between re-syncs of `appUrls` once synced, ms (default 60000); retries every `syncRetryMs` until the first success. */
   resyncMs?: number;
+  /** Wait before syncing an app again after a failed sync (it is still starting, or away), ms (default 2000). */
+  syncRetryMs?: number;
   /** Keep ended runs, events and the ops log this long, ms (default 7 days); housekeeping runs at start and hourly. */
   retentionMs?: number;
   /** A run whose app has not answered at all (refused, reset) for this long ends failed (`AppUnreachable`), ms (default 24 h). */
@@ -112,7 +114,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Exec
   const engineStarted = startGate();
   serveWhenStarted(server, engineStarted.promise, createHttpApi(api), api);
   await startEngine(engine, server, engineStarted);
-  const syncLoops = startSyncLoops({ appUrls: options.appUrls, resyncMs: options.resyncMs ?? 60_000, sync, logger });
+  const syncLoops = startSyncLoops({ appUrls: options.appUrls, resyncMs: options.resyncMs ?? 60_000, retryMs: options.syncRetryMs, sync, logger });
   const housekeeping = startHousekeeping(engine, logger);
   logger.info(
     `listening on ${url} (${mode.dev ? "DEV MODE: unsigned SDK calls and any event key accepted; never expose this port" : "signed mode"}, checkpointing ${(options.checkpointing ?? true) ? "on" : "off"})`,

@@ -14,6 +14,7 @@
  * - INNGEST_SIGNING_KEY   shared with the app; hex, optionally `signkey-<env>-` prefixed (required)
  * - INNGEST_EVENT_KEY     key accepted on POST /e/{key} (required)
  * - EXECUTOR_SDK_URL      comma-separated serve() URLs to sync in band (retried until reachable)
+ * - EXECUTOR_SYNC_RETRY_MS wait before syncing an app again after a failed sync, 50–60000 (default 2000)
  * - EXECUTOR_BACKOFF_MS   retry backoff table, e.g. "50,100,200" (default Inngest's 15s…2h + jitter)
  * - EXECUTOR_CHECKPOINTING  "0" to disable async checkpointing (default on)
  * - EXECUTOR_HOST         bind address (default 127.0.0.1)
@@ -67,6 +68,7 @@ const envSchema = z.object({
     .regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, e.g. "50,100,200"')
     .transform((s) => s.split(",").map(Number))
     .optional(),
+  EXECUTOR_SYNC_RETRY_MS: z.coerce.number().int("a whole number").min(50, "at least 50").max(60_000, "at most 60000").optional(),
   EXECUTOR_CHECKPOINTING: z.enum(["0", "1", "true", "false"]).default("1"),
   EXECUTOR_APP_GONE_MS: z.coerce
     .number()
@@ -147,6 +149,7 @@ const handle = await startExecutor({
   signingKey: env.INNGEST_SIGNING_KEY,
   eventKey: env.INNGEST_EVENT_KEY,
   appUrls: env.EXECUTOR_SDK_URL,
+  syncRetryMs: env.EXECUTOR_SYNC_RETRY_MS,
   backoffMs: env.EXECUTOR_BACKOFF_MS,
   checkpointing: env.EXECUTOR_CHECKPOINTING === "1" || env.EXECUTOR_CHECKPOINTING === "true",
   appGoneMs: env.EXECUTOR_APP_GONE_MS,

@@ -14,7 +14,7 @@ type Decision = Parameters<typeof sendEscalationApplied>[0]["decision"];
  */
 export async function recoverDecisionsOnce({
   graceMs = env().LONGHAUL_RECOVERY_GRACE_MS,
-  retryBaseMs,
+  retryBaseMs = env().LONGHAUL_RECOVERY_RETRY_MS,
 }: { graceMs?: number; retryBaseMs?: number } = {}): Promise<Awaited<ReturnType<typeof recoverEscalationDecisions>>> {
   const ports = prismaRecoverDecisionsPorts({
     prisma: prisma(),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getEscalationCardOrThrow } from "../../server/db/escalation-queries.ts";
+import { APPLY_RETRY_BASE_MS } from "../../server/domain/apply-escalation-decision.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { launchUntilApprovalAsked } from "../support/escalation-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
@@ -65,6 +66,10 @@ describe("escalation-apply fails for good", () => {
     await stack.db.escalation.update({ where: { id: escalation.id }, data: { checkpointId: escalation.checkpointId } });
     if (stack.app()?.alive()) await stack.kill("app");
     await stack.startApp({ env: { LONGHAUL_RECOVERY_GRACE_MS: "500", LONGHAUL_RECOVERY_RETRY_MS: "500" } });
+    // The sweep honours LONGHAUL_RECOVERY_RETRY_MS: counted from a failure stamped now, it applies the
+    // decision long before the default first retry wait (APPLY_RETRY_BASE_MS) could have passed.
+    const failureStampedAt = new Date();
+    await stack.db.escalation.updateMany({ where: { id: escalation.id, status: "decided" }, data: { applyFailedAt: failureStampedAt } });
     await waitFor(
       "the sweep to apply the decision",
       () => new RegExp(`\\[recovery\\] escalation decisions: .*applied \\["${escalation.id}"\\]`).test(stack.app()!.output()),
@@ -81,6 +86,7 @@ describe("escalation-apply fails for good", () => {
       applyError: null,
       applyFailures: 1,
     });
+    expect(applied.appliedAt!.getTime() - failureStampedAt.getTime()).toBeLessThan(APPLY_RETRY_BASE_MS);
     // The handler's fact edit reached the resumed run, and the email went out once.
     const resumedFrom = await stack.db.checkpoint.findUniqueOrThrow({ where: { id: applied.fromCheckpointForResult! } });
     expect(resumedFrom.reason).toBe("human_edit");

@@ -127,7 +127,8 @@ function spawnChild(name: StackChild["name"], script: string, env: Record<string
  * (`databaseUrl`, migrated by tests/support/global-setup.ts): the scripted model server in process,
  * the app (tests/support/serve-functions.ts: the real `agent-run` function behind `serve`) as a child
  * process, and the embedded executor (`server/executor/main.ts`) as a child process, signed with the
- * test keys, with a short retry backoff (EXECUTOR_BACKOFF_MS 50,100,200). Seeds the agent profiles.
+ * test keys, with a short retry backoff (EXECUTOR_BACKOFF_MS 50,100,200) and a short wait between its
+ * failed syncs of the app (EXECUTOR_SYNC_RETRY_MS 100). Seeds the agent profiles.
  * Resolves once the executor has synced the app's functions.
  */
 export async function startAgentStack({ databaseUrl }: { databaseUrl: string }): Promise<AgentStack> {
@@ -190,6 +191,8 @@ export async function startAgentStack({ databaseUrl }: { databaseUrl: string }):
         INNGEST_EVENT_KEY: TEST_EVENT_KEY,
         EXECUTOR_SDK_URL: appUrl,
         EXECUTOR_BACKOFF_MS: "50,100,200",
+        // The app child boots slower than the executor: sync it as soon as it listens, not up to 2 s later.
+        EXECUTOR_SYNC_RETRY_MS: "100",
         LONGHAUL_CRASH_AT: crashAt ?? "",
       });
       executor = started;

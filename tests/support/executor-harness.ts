@@ -100,6 +100,8 @@ export async function startTestExecutor(databaseUrl: string, overrides: Partial<
 /**
  * Polls `check` every `intervalMs` until it returns a value other than undefined/false, or throws
  * after `timeoutMs` with `what` in the message (no fixed sleeps standing in for synchronisation).
+ * With WAIT_TRACE set, each wait that ends prints `[wait] <ms> ms for <what>` to stderr: where a
+ * slow test file's time goes (child boots, runs, sweeps), with `--reporter=verbose` for per-test times.
  */
 export async function waitFor<T>(
   what: string,
@@ -107,12 +109,16 @@ export async function waitFor<T>(
   timeoutMs = 20_000,
   intervalMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v !== undefined && v !== false) return v;
+      if (v !== undefined && v !== false) {
+        if (process.env.WAIT_TRACE) process.stderr.write(`[wait] ${Date.now() - started} ms for ${what}\n`);
+        return v;
+      }
     } catch (error) {
       last = error;
     }

@@ -1,7 +1,98 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
-/** Asks the OS for a free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
+/**
+ * Where the ports handed out are claimed, one file per port holding the claiming process's pid: shared
+ * by every process on the machine (test workers running side by side, other checkouts' runs), so a
+ * port one of them owns is never handed to another while nothing listens on it (an outage test's app
+ * or executor is down and comes back on the port it had).
+ */
+const CLAIMS_DIR = join(tmpdir(), "longhaul-test-ports");
+const claimed = new Set<number>();
+let exitHookSet = false;
+
+/**
+ * Whether the claim file `name` belongs to a live process (or is being written: a claim file is
+ * created empty, then its pid written, so an empty one counts as live).
+ */
+function claimLive(name: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(join(CLAIMS_DIR, name), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false; // released meanwhile
+    throw error;
+  }
+  const owner = Number(text);
+  return text === "" || (Number.isInteger(owner) && owner > 0 && alive(owner));
+}
+
+/** Whether a process with this pid is alive (signal 0 checks without signalling; EPERM means it exists under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Claims `port` for this process: true if it was unclaimed or its claimant is gone (a claim file is
+ * created exclusively; a stale one, its pid dead, is taken over). Claims are released at exit.
+ */
+function claim(port: number): boolean {
+  if (!exitHookSet) sweepStaleClaims();
+  const file = join(CLAIMS_DIR, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      claimed.add(port);
+      if (!exitHookSet) {
+        exitHookSet = true;
+        process.once("exit", releaseClaims);
+      }
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (claimLive(String(port))) return false;
+      rmSync(file, { force: true }); // stale: its process died without releasing it
+    }
+  }
+  return false;
+}
+
+/**
+ * Creates CLAIMS_DIR and removes the claims of processes that are gone (a worker killed before its
+ * exit handler ran leaves its files behind; without this they would pile up run after run).
+ */
+function sweepStaleClaims(): void {
+  mkdirSync(CLAIMS_DIR, { recursive: true });
+  for (const name of readdirSync(CLAIMS_DIR)) {
+    try {
+      if (!claimLive(name)) rmSync(join(CLAIMS_DIR, name), { force: true });
+    } catch {
+      // removed meanwhile by its owner or another sweep
+    }
+  }
+}
+
+/** Removes this process's claim files (at exit; synchronous, as an exit handler must be). */
+function releaseClaims(): void {
+  for (const port of claimed) {
+    try {
+      if (Number(readFileSync(join(CLAIMS_DIR, String(port)), "utf8")) === process.pid) rmSync(join(CLAIMS_DIR, String(port)), { force: true });
+    } catch {
+      // already gone
+    }
+  }
+  claimed.clear();
+}
+
+/** Asks the OS for a TCP port on 127.0.0.1 that is free right now (port 0: the kernel picks one). */
+function osFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
@@ -12,4 +103,19 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A free TCP port on 127.0.0.1 that no other live process has been handed by this function: the OS
+ * picks a free one and it is claimed for this process's lifetime (see CLAIMS_DIR), so a test may stop
+ * the server on it and start it again on the same port while other test files run beside it. Throws
+ * after 50 picks that were all claimed.
+ */
+export async function freePort(): Promise<number> {
+  for (let pick = 0; pick < 50; pick++) {
+    const port = await osFreePort();
+    if (claimed.has(port)) continue;
+    if (claim(port)) return port;
+  }
+  throw new Error(`no unclaimed free port after 50 picks (claims in ${CLAIMS_DIR})`);
 }
