@@ -1,4 +1,5 @@
 /** Display helpers of the eval pages (plain functions, no React). */
+import { EVAL_FAILURE_LABELS } from "@/lib/contracts/failure.ts";
 
 /** A rate in [0, 1] as a whole percentage, "—" for null. */
 export const pct = (x: number | null | undefined): string => (x === null || x === undefined ? "—" : `${Math.round(x * 100)}%`);
@@ -9,19 +10,5 @@ export const usd4 = (x: number | null | undefined): string => (x === null || x =
 /** Milliseconds as seconds with one decimal, "—" for null. */
 export const secs = (ms: number | null | undefined): string => (ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(1)} s`);
 
-/** Words for failure classes. */
-export const FAILURE_CLASS_LABEL: Record<string, string> = {
-  transient: "transient",
-  saturation: "saturation",
-  drift: "drift",
-  dead_end: "dead end",
-  budget: "budget",
-  loop: "loop",
-  stall: "stall",
-  tool_failure: "tool failure",
-  check_failed: "check failed",
-  judge_unavailable: "not judged (judge unavailable)",
-  escalation: "escalation",
-  error: "error",
-  cancelled: "cancelled",
-};
+/** Words for failure classes: the shared list (lib/contracts/failure.ts), indexed by the stored text. */
+export const FAILURE_CLASS_LABEL: Readonly<Record<string, string>> = EVAL_FAILURE_LABELS;

@@ -4,7 +4,7 @@
  * right for a script and schema-speak on a page ("spec.transport.command: Invalid input: expected
  * string, received undefined"). A form names its fields once, path → label, and every error line of
  * the form goes through {@link labelledMessage}: the one mechanism the pages use (the CLI has its own
- * labeller, scripts/cli.ts, naming flags). Pure, no React.
+ * labeller, scripts/cli/labels.ts, naming flags). Pure, no React.
  */
 
 /**

@@ -72,7 +72,7 @@ export function parseWholeNumber(text: string): number {
 /**
  * A dollar amount typed by a person: plain decimal digits with an optional fraction and an optional
  * leading `$` (spaces around allowed), else NaN — so "1e-3", "0x10" and "1_000" are refused as
- * `cli launch --cost-budget` refuses them (scripts/cli.ts USD_TEXT), rather than read by Number(). Pure.
+ * `cli launch --cost-budget` refuses them (scripts/cli/command.ts usdValue), rather than read by Number(). Pure.
  */
 export function parseUsdText(text: string): number {
   const m = /^\s*\$?(-?\d+(?:\.\d+)?)\s*$/.exec(text);

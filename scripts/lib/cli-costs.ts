@@ -1,8 +1,8 @@
 /**
  * `npm run cli -- costs [--since …] [--until …] [--by profile|model|week|day|outcome|failure]`: the
  * /costs rollups from the API (`cost.rollup`, the same query as the page). Human table on stderr,
- * last stdout line JSON (printed by scripts/cli.ts). Kept apart from cli.ts so the CLI's other
- * commands and this one change independently.
+ * last stdout line JSON (printed by scripts/cli.ts). Kept apart from the other commands so they
+ * and this one change independently.
  */
 import type { TRPCClient } from "@trpc/client";
 import type { AppRouter } from "../../server/api/root.ts";

@@ -133,10 +133,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs one `eval …` command. Returns the JSON line's object and, for `eval run` with failed gates,
- * `gateFailed: true` (cli.ts maps it to EXIT_CODES.gateFailed); for `eval report --format csv|json`,
- * `raw`: the export's text, which cli.ts prints as stdout instead of a JSON line. `poll` wraps each
- * request of `eval run --wait`'s loop (cli.ts passes cli-wait.ts rideOut, so the wait rides out a
- * restart of the web app or its database and the gate still gets its verdict).
+ * `gateFailed: true` (scripts/cli/features.ts maps it to EXIT_CODES.gateFailed); for `eval report
+ * --format csv|json`, `raw`: the export's text, which scripts/cli.ts prints as stdout instead of a
+ * JSON line. `poll` wraps each request of `eval run --wait`'s loop (the CLI passes cli-wait.ts
+ * rideOut, so the wait rides out a restart of the web app or its database and the gate still gets
+ * its verdict).
  * @throws UsageError for bad flags; API errors as the client raises them.
  */
 export async function runEval(

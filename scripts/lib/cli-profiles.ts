@@ -95,7 +95,7 @@ export async function runProfileSmoke(
   };
 }
 
-/** Marks a failed connection test so cli.ts exits 1 with the JSON still printed. */
+/** Marks a failed connection test so the CLI (scripts/cli/features.ts) exits 1 with the JSON still printed. */
 export const PROFILES_EXIT = Symbol("profiles exit code");
 
 /** Runs one of the profiles commands; returns the JSON to print (with PROFILES_EXIT set to 1 for a failed test). */

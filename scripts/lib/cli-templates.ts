@@ -1,6 +1,6 @@
 /**
  * `npm run cli -- templates <list|save|history|edit|delete> …` (launch templates) through the API
- * (`template.*` procedures); `launch --template <name>` is in scripts/cli.ts. The last stdout line
+ * (`template.*` procedures); `launch --template <name>` is in scripts/cli/launch.ts. The last stdout line
  * is JSON (printed by scripts/cli.ts); human lines go to stderr.
  */
 import type { TRPCClient } from "@trpc/client";

@@ -74,7 +74,8 @@ export function outcomeOf(status: string, taskOutcome: string | null = null): Co
 /**
  * The failure class of a task that did not complete: `dead_end` for a dead end, else from the end
  * reason of its latest run that has one (Run.endReason: budget_exhausted → budget; loop, stall,
- * transient, saturation, drift, error as they are; tool failures and unknown reasons → error).
+ * tool_failure, transient, saturation, drift, error as they are — the classes the eval report uses,
+ * lib/contracts/failure.ts; unknown reasons → error).
  * Completed, running and user-cancelled tasks have none (null). This is the key the rollup stores
  * (longhaul_cost_failure in server/db/sql/task-cost.sql mirrors it); what /costs and its CSVs
  * show is {@link reportedFailureClass}.

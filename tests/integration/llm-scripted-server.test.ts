@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ModelCallError, parseContextLimit } from "../../server/llm/errors.ts";
@@ -244,6 +245,27 @@ describe("scripted model server through the provider adapter", () => {
     expect((await fetch(`${server.url}/control/faults`, { method: "POST", body: JSON.stringify({ kind: "boom" }) })).status).toBe(400);
     await fetch(`${server.url}/control/faults`, { method: "DELETE" });
     expect((await call()).finishReason).toBe("tool_calls");
+  });
+
+  it("answers a malformed URL with an OpenAI-shaped 400 naming it, and keeps serving", async () => {
+    const res = await fetch(`${server.url}/v1/models/%E0%A4%A`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: { message: 'malformed percent-encoding in the model id: "%E0%A4%A"', type: "invalid_request_error", param: null, code: "invalid_url" },
+    });
+    // An absolute-form request target that is no URL at all (raw HTTP: fetch would refuse to send it).
+    const { port } = new URL(server.url);
+    const raw = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port: Number(port), path: "http://[/", headers: { host: `127.0.0.1:${port}` } }, (r) => {
+        let body = "";
+        r.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+      });
+      req.on("error", reject).end();
+    });
+    expect(raw.status).toBe(400);
+    expect(JSON.parse(raw.body)).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_url" } });
+    expect(await (await fetch(`${server.url}/v1/models/scripted`)).json()).toMatchObject({ id: "scripted", object: "model" });
   });
 
   it("streams malformed tool arguments of scripted-tool-failure as raw strings", async () => {

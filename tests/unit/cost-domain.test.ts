@@ -91,7 +91,7 @@ describe("cost rollup vocabulary", () => {
     expect(outcomeOf("running", "completed_with_gaps")).toBe("running");
     expect(failureClassOf("failed", "budget_exhausted")).toBe("budget");
     expect(failureClassOf("failed", "transient")).toBe("transient");
-    expect(failureClassOf("waiting_for_human", "tool_failure")).toBe("error");
+    expect(failureClassOf("waiting_for_human", "tool_failure")).toBe("tool_failure");
     expect(failureClassOf("dead_end", null)).toBe("dead_end");
     expect(failureClassOf("cancelled", "cancelled_by_user")).toBeNull();
     // A cancel by a batch or an escalation decision ends the run otherwise: still no failure class "error".

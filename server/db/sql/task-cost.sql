@@ -257,13 +257,14 @@ CREATE OR REPLACE FUNCTION longhaul_cost_done(outcome text) RETURNS boolean AS $
   SELECT outcome IN ('completed', 'completed_with_gaps')
 $$ LANGUAGE sql IMMUTABLE;
 
--- Failure class of a task ('' for none; server/domain/cost-rollup.ts failureClassOf).
+-- Failure class of a task ('' for none; server/domain/cost-rollup.ts failureClassOf, the classes of
+-- lib/contracts/failure.ts FAILURE_CLASSES).
 CREATE OR REPLACE FUNCTION longhaul_cost_failure(status text, last_end_reason text) RETURNS text AS $$
   SELECT CASE WHEN status IN ('completed', 'queued', 'running') THEN ''
               WHEN status = 'dead_end' THEN 'dead_end'
               WHEN last_end_reason IS NULL OR last_end_reason = 'cancelled_by_user' THEN ''
               WHEN last_end_reason = 'budget_exhausted' THEN 'budget'
-              WHEN last_end_reason IN ('transient', 'saturation', 'drift', 'loop', 'stall', 'error') THEN last_end_reason
+              WHEN last_end_reason IN ('transient', 'saturation', 'drift', 'loop', 'stall', 'tool_failure', 'error') THEN last_end_reason
               ELSE 'error' END
 $$ LANGUAGE sql IMMUTABLE;
 
@@ -424,6 +425,9 @@ $$ LANGUAGE plpgsql;
 -- it counted such tasks under 'completed', so while a completed-with-gaps task exists and no rollup
 -- row has that outcome, the rollup is rebuilt (the triggers would otherwise take a task out of a
 -- row it was never added to).
+-- Likewise once after the failure key learned tool_failure (rows written before counted such tasks
+-- under 'error'): while the tasks of that class and the rollup's count of them differ, the rollup
+-- (not the per-task summaries, which do not change) is rebuilt.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM task_cost) AND EXISTS (SELECT 1 FROM run) THEN
@@ -433,6 +437,10 @@ BEGIN
   ELSIF EXISTS (SELECT 1 FROM task WHERE status = 'completed' AND outcome = 'completed_with_gaps')
         AND NOT EXISTS (SELECT 1 FROM cost_rollup WHERE outcome = 'completed_with_gaps') THEN
     PERFORM longhaul_task_cost_rebuild();
+  ELSIF (SELECT count(*) FROM task t JOIN task_cost c ON c."taskId" = t.id
+         WHERE c."lastEndReason" = 'tool_failure' AND longhaul_cost_failure(t.status, c."lastEndReason") = 'tool_failure')
+        <> (SELECT coalesce(sum(tasks), 0) FROM cost_rollup WHERE failure = 'tool_failure') THEN
+    PERFORM longhaul_cost_rollup_rebuild();
   END IF;
 END
 $$;

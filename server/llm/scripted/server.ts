@@ -103,12 +103,35 @@ function freshState(timers: Set<NodeJS.Timeout>): ScriptedState {
   };
 }
 
+/** The request target's path without trailing slashes ("/" for none), or null when it is no URL (an absolute form like `http://[/`). */
+function requestPath(target: string): string | null {
+  try {
+    return new URL(target, "http://localhost").pathname.replace(/\/+$/, "") || "/";
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Answers one request ({@link route}); an unexpected failure is written to stderr and answered with
- * an OpenAI-shaped 500, or the connection destroyed when the reply had begun.
+ * A path segment with its percent-encoding decoded, or null when the encoding is malformed
+ * (`%E0%A4%A`: a truncated UTF-8 sequence, `%zz`), which decodeURIComponent throws on (RFC 3986 §2.1).
+ */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Answers one request ({@link route}); a request target that is no URL is the client's error, an
+ * OpenAI-shaped 400; an unexpected failure is written to stderr and answered with an OpenAI-shaped
+ * 500, or the connection destroyed when the reply had begun.
  */
 function serveRequest(state: ScriptedState, req: IncomingMessage, res: ServerResponse): void {
-  const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
+  const path = requestPath(req.url ?? "/");
+  if (path === null) return openaiError(res, 400, `malformed request target: ${JSON.stringify(req.url)} is not a URL`, "invalid_request_error", "invalid_url");
   const name = `${req.method} ${path}`;
   route(state, req, res, name, path).catch((err: unknown) => {
     process.stderr.write(`[scripted-model] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
@@ -144,7 +167,9 @@ async function route(state: ScriptedState, req: IncomingMessage, res: ServerResp
     });
   }
   if (req.method === "GET" && path.startsWith("/v1/models/")) {
-    const id = decodeURIComponent(path.slice("/v1/models/".length));
+    const raw = path.slice("/v1/models/".length);
+    const id = decodeSegment(raw);
+    if (id === null) return openaiError(res, 400, `malformed percent-encoding in the model id: ${JSON.stringify(raw)}`, "invalid_request_error", "invalid_url");
     if (id in SCRIPTED_MODELS) return sendJson(res, 200, { id, object: "model", created: 0, owned_by: "longhaul-scripted" });
     return openaiError(res, 404, `The model \`${id}\` does not exist.`, "invalid_request_error", "model_not_found");
   }
