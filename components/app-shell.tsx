@@ -3,12 +3,14 @@
 import { Menu, X } from "lucide-react";
 import { useEffect, useState, type ReactNode } from "react";
 import { cn } from "./ui/cn.ts";
+import { ActionScope } from "./ui/use-action-status.tsx";
 
 /**
  * The page frame: a skip-to-content link (the first stop of the Tab key), the sidebar (`sidebar`:
  * brand, nav, user box) and the page (`children`, in `<main id="main">`). Below 1024 px the sidebar
  * collapses to a 48 px rail with a Menu button that opens it over the page; a link in it, Escape or
- * a click beside it closes it again.
+ * a click beside it closes it again. The page is one ActionScope: an action started on it takes
+ * every older action's status line away.
  */
 export function AppShell({ sidebar, children }: { sidebar: ReactNode; children: ReactNode }) {
   const [open, setOpen] = useState(false);
@@ -53,7 +55,7 @@ export function AppShell({ sidebar, children }: { sidebar: ReactNode; children: 
         {sidebar}
       </aside>
       <main id="main" tabIndex={-1} className="min-w-0 flex-1 focus:outline-none">
-        {children}
+        <ActionScope>{children}</ActionScope>
       </main>
     </div>
   );

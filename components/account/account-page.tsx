@@ -8,13 +8,16 @@ import { useTRPC } from "@/components/trpc.tsx";
 import { TokenTable } from "@/components/auth/token-table.tsx";
 import { ChangePasswordForm } from "./change-password-form.tsx";
 import type { Role } from "@/lib/contracts/roles.ts";
-import { SafeText } from "@/components/ui/safe-text.tsx";
-import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
 
-/** /account: who I am, my password (signed in with one), and my API tokens (create — shown once —, list, revoke). */
 /** The token form's fields as the API names them (account.createToken), in the form's words. */
-const TOKEN_FIELDS: FieldLabels = { name: "Name", roles: "Roles", expiresInDays: "Expires in (days)" };
+const TOKEN_FIELDS: FieldLabels = { name: "Name", roles: "Roles", expiresInDays: "Expires in (days)", tokenId: null };
 
+/**
+ * /account: who I am, my password (signed in with one), and my API tokens (create — shown once, until
+ * the next create —, list, revoke), with one line for the token actions' outcome.
+ */
 export function AccountPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -22,15 +25,31 @@ export function AccountPage() {
   const tokens = useQuery(trpc.account.tokens.queryOptions());
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.account.tokens.queryKey() });
+  // One line for the token actions (create, revoke): the last one's refusal in the form's words.
+  const status = useActionStatus(TOKEN_FIELDS);
   const create = useMutation(
     trpc.account.createToken.mutationOptions({
+      onMutate: () => {
+        status.start();
+        setCreated(null);
+      },
       onSuccess: (t) => {
         setCreated({ token: t.token, name: t.name });
         void invalidate();
       },
+      onError: status.fail,
     }),
   );
-  const revoke = useMutation(trpc.account.revokeToken.mutationOptions({ onSuccess: () => void invalidate() }));
+  const revoke = useMutation(
+    trpc.account.revokeToken.mutationOptions({
+      onMutate: status.start,
+      onSuccess: () => {
+        status.done("Token revoked: it is refused from now on.");
+        void invalidate();
+      },
+      onError: status.fail,
+    }),
+  );
   if (!me.data) return null;
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -56,29 +75,40 @@ export function AccountPage() {
         <form className="flex flex-wrap items-end gap-3 rounded border border-zinc-200 bg-white p-3" onSubmit={submit}>
           <label className="text-sm">
             Name
-            <input name="name" required maxLength={100} className="ml-2 rounded border border-zinc-300 px-2 py-1" defaultValue="cli" />
+            <input
+              name="name"
+              required
+              maxLength={100}
+              onChange={() => status.edited("name")}
+              className="ml-2 rounded border border-zinc-300 px-2 py-1"
+              defaultValue="cli"
+            />
           </label>
           <fieldset className="text-sm">
             <legend>Roles</legend>
             {me.data.roles.map((r) => (
               <label key={r} className="mr-2">
-                <input type="checkbox" name="roles" value={r} defaultChecked /> {r}
+                <input type="checkbox" name="roles" value={r} defaultChecked onChange={() => status.edited("roles")} /> {r}
               </label>
             ))}
           </fieldset>
           <label className="text-sm">
             Expires in (days)
-            <input name="days" type="number" min={1} max={366} defaultValue={30} className="ml-2 w-20 rounded border border-zinc-300 px-2 py-1" />
+            <input
+              name="days"
+              type="number"
+              onChange={() => status.edited("expiresInDays")}
+              min={1}
+              max={366}
+              defaultValue={30}
+              className="ml-2 w-20 rounded border border-zinc-300 px-2 py-1"
+            />
           </label>
           <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white" disabled={create.isPending}>
             Create token
           </button>
         </form>
-        {create.isError && (
-          <p className="text-sm text-red-700" role="alert">
-            <SafeText text={labelledMessage(create.error.message, TOKEN_FIELDS)} />
-          </p>
-        )}
+        <StatusLine line={status.line} testId="token-action" />
         {created && (
           <div className="rounded border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="new-token">
             Token “{created.name}” — copy it now, it is not shown again:

@@ -5,8 +5,8 @@ import { useHydrated } from "@/components/ui/use-hydrated.ts";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { McpServerRow } from "./mcp/server-row.tsx";
-import { SafeText } from "@/components/ui/safe-text.tsx";
-import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 /** An example registration for the form (stdio; secrets by variable name). */
 const EXAMPLE = JSON.stringify(
@@ -22,36 +22,45 @@ const EXAMPLE = JSON.stringify(
 );
 
 /**
- * Where a refused registration is wrong, named as the JSON the admin wrote names it (the API says
- * `spec.transport.command`; the form's JSON has no `spec`).
+ * Where a refused registration is wrong, in words with the JSON key the admin wrote beside them (the
+ * API says `spec.transport.command: Invalid input: expected string, received undefined`; the page
+ * says `Command (transport.command): required`).
  */
-const MCP_SPEC_FIELDS: FieldLabels = {
+export const MCP_SPEC_FIELDS: FieldLabels = {
   spec: "The JSON",
-  "spec.name": "name",
-  "spec.description": "description",
-  "spec.transport": "transport",
-  "spec.transport.type": "transport.type (stdio or http)",
-  "spec.transport.command": "transport.command (the program to start)",
-  "spec.transport.args": "transport.args",
-  "spec.transport.args.*": "transport.args (an argument)",
-  "spec.transport.env": "transport.env",
-  "spec.transport.env.*": "transport.env (a variable)",
-  "spec.transport.cwd": "transport.cwd",
-  "spec.transport.url": "transport.url",
-  "spec.transport.headers.*": "transport.headers (a header)",
-  "spec.startTimeoutMs": "startTimeoutMs",
-  "spec.callTimeoutMs": "callTimeoutMs",
-  "spec.tools": "tools",
-  "spec.tools.*": "tools (a tool's override)",
+  "spec.name": "Name (name)",
+  "spec.description": "Description (description)",
+  "spec.transport": "Transport (transport)",
+  "spec.transport.type": "Transport type (transport.type: stdio or http)",
+  "spec.transport.command": "Command (transport.command)",
+  "spec.transport.args": "Arguments (transport.args)",
+  "spec.transport.args.*": "An argument (transport.args)",
+  "spec.transport.env": "Environment (transport.env)",
+  "spec.transport.env.*": "An environment variable (transport.env)",
+  "spec.transport.env.*.*": "An environment variable (transport.env)",
+  "spec.transport.cwd": "Working folder (transport.cwd)",
+  "spec.transport.url": "URL (transport.url)",
+  "spec.transport.headers": "Headers (transport.headers)",
+  "spec.transport.headers.*": "A header (transport.headers)",
+  "spec.transport.headers.*.*": "A header (transport.headers)",
+  "spec.startTimeoutMs": "Start timeout, ms (startTimeoutMs)",
+  "spec.callTimeoutMs": "Call timeout, ms (callTimeoutMs)",
+  "spec.tools": "Tool overrides (tools)",
+  "spec.tools.*": "A tool's override (tools)",
+  "spec.tools.*.*": "A tool's override (tools)",
 };
 
-/** The admin page's "MCP servers" section: the registered servers with their health, Test, Archive, and a JSON form to add or edit one. */
+/**
+ * The admin page's "MCP servers" section: the registered servers with their health, Test, Edit,
+ * Archive and Detach (one managed as code), and a JSON form to add or edit one. The form's line says
+ * the last save's outcome; editing the JSON (or loading a server's with Edit) takes a refusal away.
+ */
 export function McpServersSection() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const servers = useQuery(trpc.mcpServer.list.queryOptions({ includeArchived: true }));
   const [spec, setSpec] = useState(EXAMPLE);
-  const [parseError, setParseError] = useState<string | null>(null);
+  const status = useActionStatus(MCP_SPEC_FIELDS);
   // Until React has hydrated, the server-rendered textarea would take typing that hydration then
   // merges with the example: it stays read-only until then.
   const hydrated = useHydrated();
@@ -66,7 +75,14 @@ export function McpServersSection() {
       {servers.error && <p className="text-sm text-red-700">{servers.error.message}</p>}
       <ul className="space-y-2">
         {servers.data?.map((s) => (
-          <McpServerRow key={s.id} server={s} onEdit={setSpec} />
+          <McpServerRow
+            key={s.id}
+            server={s}
+            onEdit={(text) => {
+              setSpec(text);
+              status.edited("spec");
+            }}
+          />
         ))}
         {servers.data?.length === 0 && <li className="text-sm text-zinc-500">No MCP server registered.</li>}
       </ul>
@@ -79,12 +95,17 @@ export function McpServersSection() {
           try {
             parsed = JSON.parse(spec);
           } catch (error) {
-            setParseError(`not valid JSON: ${(error as Error).message}`);
-            upsert.reset();
+            status.fail({ message: `The JSON: not valid JSON (${(error as Error).message})` });
             return;
           }
-          setParseError(null);
-          upsert.mutate({ spec: parsed });
+          status.start();
+          upsert.mutate(
+            { spec: parsed },
+            {
+              onSuccess: (r) => status.done(`${r.name}: ${r.created ? "registered" : r.changed ? `updated to v${r.version}` : "unchanged"}`),
+              onError: status.fail,
+            },
+          );
         }}
       >
         <label htmlFor="mcp-spec" className="block text-sm font-medium">
@@ -95,25 +116,15 @@ export function McpServersSection() {
           className="h-48 w-full rounded border border-zinc-300 p-2 font-mono text-xs"
           value={spec}
           readOnly={!hydrated}
-          onChange={(e) => setSpec(e.target.value)}
+          onChange={(e) => {
+            setSpec(e.target.value);
+            status.edited("spec");
+          }}
         />
         <button type="submit" className="rounded bg-zinc-900 px-3 py-1 text-sm text-white" disabled={upsert.isPending}>
           Save server
         </button>
-        {parseError ? (
-          <p className="text-xs text-red-700" role="alert">
-            {parseError}
-          </p>
-        ) : upsert.error ? (
-          <p className="text-xs text-red-700" role="alert">
-            <SafeText text={labelledMessage(upsert.error.message, MCP_SPEC_FIELDS)} />
-          </p>
-        ) : null}
-        {upsert.data && !parseError && (
-          <p className="text-xs text-zinc-600">
-            {upsert.data.name}: {upsert.data.created ? "registered" : upsert.data.changed ? `updated to v${upsert.data.version}` : "unchanged"}
-          </p>
-        )}
+        <StatusLine line={status.line} className="text-xs" testId="mcp-save" />
       </form>
     </section>
   );

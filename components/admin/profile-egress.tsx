@@ -7,8 +7,20 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 type Profile = inferRouterOutputs<AppRouter>["profile"]["list"][number];
+
+/** The egress fields as the API names them (profile.setEgress), in the form's words. */
+const EGRESS_FIELDS: FieldLabels = {
+  name: null,
+  emailAllow: "Allowed email",
+  "emailAllow.*": "Allowed email",
+  httpAllow: "Allowed HTTP origins",
+  "httpAllow.*": "Allowed HTTP origins",
+  onBreach: "On a breach",
+};
 
 /** Entries of an allow-list text box: one per line or comma-separated, blanks dropped. */
 function entries(text: string): string[] {
@@ -25,7 +37,17 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
   const [email, setEmail] = useState(profile.egressEmailAllow.join("\n"));
   const [http, setHttp] = useState(profile.egressHttpAllow.join("\n"));
   const [onBreach, setOnBreach] = useState(profile.egressOnBreach ?? "");
-  const save = useMutation(trpc.profile.setEgress.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
+  const status = useActionStatus(EGRESS_FIELDS);
+  const save = useMutation(
+    trpc.profile.setEgress.mutationOptions({
+      onMutate: status.start,
+      onError: status.fail,
+      onSuccess: () => {
+        status.done("Saved.");
+        void queryClient.invalidateQueries(trpc.profile.pathFilter());
+      },
+    }),
+  );
   const eff = profile.egressEffective;
   const id = `egress-${profile.name}`;
   return (
@@ -60,7 +82,10 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
             className="mt-1 w-full rounded border border-zinc-300 px-2 py-1 font-mono text-xs"
             placeholder="example.org, *.partner.com, ops@vendor.io"
             value={email}
-            onChange={(e) => setEmail(e.target.value)}
+            onChange={(e) => {
+              setEmail(e.target.value);
+              status.edited("emailAllow");
+            }}
           />
         </label>
         <label className="block" htmlFor={`${id}-http`}>
@@ -72,7 +97,10 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
             className="mt-1 w-full rounded border border-zinc-300 px-2 py-1 font-mono text-xs"
             placeholder="https://hooks.example.com"
             value={http}
-            onChange={(e) => setHttp(e.target.value)}
+            onChange={(e) => {
+              setHttp(e.target.value);
+              status.edited("httpAllow");
+            }}
           />
         </label>
         <label className="block" htmlFor={`${id}-breach`}>
@@ -82,7 +110,10 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
             aria-label={`On a breach for ${profile.name}`}
             className="mt-1 block w-full rounded border border-zinc-300 px-2 py-1"
             value={onBreach}
-            onChange={(e) => setOnBreach(e.target.value)}
+            onChange={(e) => {
+              setOnBreach(e.target.value);
+              status.edited("onBreach");
+            }}
           >
             <option value="">the deployment&apos;s setting</option>
             <option value="escalate">escalate for approval</option>
@@ -103,12 +134,7 @@ function ProfileEgressRow({ profile }: { profile: Profile }) {
             Managed as code ({describeCodeSource(profile.managedAs.source)}): change it there, or detach it under Agent profiles.
           </span>
         )}
-        {save.isSuccess && <span className="text-xs text-emerald-800">Saved.</span>}
-        {save.error && (
-          <span role="alert" className="text-xs text-red-800">
-            {save.error.message}
-          </span>
-        )}
+        <StatusLine line={status.line} className="text-xs" testId="egress-save" />
       </div>
     </form>
   );

@@ -10,15 +10,33 @@ import { BUILTIN_TOOL_NAMES, PROFILE_PROVIDERS, PROVIDERS } from "@/lib/contract
 import { ConnectionResult } from "./profile-connection-result.tsx";
 import { ProfileEffort } from "./profile-effort.tsx";
 import { effortErrorsOf } from "./profile-effort-values.ts";
-import { CheckboxGroup, ProfileInput, profileFieldLabel } from "./profile-form-fields.tsx";
+import { CheckboxGroup, PROFILE_FIELD_LABELS, ProfileInput, profileFieldLabel } from "./profile-form-fields.tsx";
+import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
 import { errorsByField, NUMBER_FIELDS, specOf, TEXT_FIELDS, valuesOf, type FormSpec, type ProfileFormValues } from "./profile-form-values.ts";
+
+/**
+ * The profile's fields in the form's words for its error lines: each field's label without its
+ * parenthesised hint ("Base URL: must be an http(s) URL", not "baseUrl: …").
+ */
+const ERROR_LABELS: FieldLabels = {
+  ...Object.fromEntries(Object.entries(PROFILE_FIELD_LABELS).map(([k, label]) => [k, label.replace(/ \(.*\)$/, "")])),
+  provider: "Provider",
+  headers: "Extra headers",
+  "headers.*": "Extra headers",
+  tools: "Built-in tools",
+  "tools.*": "Built-in tools",
+  mcpServers: "MCP servers",
+  "mcpServers.*": "MCP servers",
+  "mcpServers.*.*": "MCP servers",
+  requireApproval: "Ask a human before risky actions",
+};
 
 const SHOWN = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, "provider", "headers", "tools", "mcpServers", "requireApproval", "effort"]);
 
 /**
  * The create / edit / copy dialog of a profile: the fields an admin sets most (the others are kept
  * from the profile edited), "Test connection" with the unsaved values, and the server's validation
- * errors under their fields. `mode` create starts empty (or from `spec` for a copy); edit keeps the name.
+ * errors under their fields in the form's words (gone once the field is edited). `mode` create starts empty (or from `spec` for a copy); edit keeps the name.
  */
 export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "edit"; spec: FormSpec | null; onClose: () => void }) {
   const trpc = useTRPC();
@@ -44,17 +62,26 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
   // The registered servers, and any the profile picks that is no longer registered (so unticking it is possible).
   const serverNames = [...new Set([...(servers.data ?? []).map((s) => s.name), ...values.mcpServers])];
   const save = mode === "create" ? create : update;
-  const errors = save.error ? errorsByField(save.error.message) : {};
+  // Fields edited since the last refusal: their errors no longer stand (the refusal was about what was sent).
+  const [edited, setEdited] = useState<ReadonlySet<string>>(new Set());
+  const touch = (field: string) => setEdited((s) => (s.has(field) ? s : new Set(s).add(field)));
+  const errors = Object.fromEntries(
+    Object.entries(save.error ? errorsByField(save.error.message) : {})
+      .filter(([field]) => !edited.has(field))
+      .map(([field, message]) => [field, labelledMessage(message, ERROR_LABELS)]),
+  );
   const general = Object.entries(errors).filter(([k]) => !SHOWN.has(k));
   // Read the value now: React's event is gone by the time the state updater runs.
   const set = (field: keyof ProfileFormValues) => (e: { currentTarget: { value: string } }) => {
     const value = e.currentTarget.value;
     setUnchanged(false);
+    touch(field);
     setValues((v) => ({ ...v, [field]: value }));
   };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const next = specOf(values, spec);
+    setEdited(new Set());
     if (mode === "create") create.mutate({ spec: next });
     else update.mutate({ name: spec?.name ?? values.name, spec: next });
   };
@@ -67,6 +94,7 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
       error={errors[field]}
       onChange={(value) => {
         setUnchanged(false);
+        touch(field);
         setValues((v) => ({ ...v, [field]: value }));
       }}
       readOnly={mode === "edit" && field === "name"}
@@ -114,7 +142,10 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
           legend="Built-in tools"
           options={BUILTIN_TOOL_NAMES}
           selected={values.tools}
-          onChange={(tools) => setValues((v) => ({ ...v, tools }))}
+          onChange={(tools) => {
+            touch("tools");
+            setValues((v) => ({ ...v, tools }));
+          }}
           error={errors.tools}
         />
         <CheckboxGroup
@@ -122,7 +153,10 @@ export function ProfileFormDialog({ mode, spec, onClose }: { mode: "create" | "e
           ariaLabel="MCP servers"
           options={serverNames}
           selected={values.mcpServers}
-          onChange={(mcpServers) => setValues((v) => ({ ...v, mcpServers }))}
+          onChange={(mcpServers) => {
+            touch("mcpServers");
+            setValues((v) => ({ ...v, mcpServers }));
+          }}
           error={errors.mcpServers}
           empty={servers.data ? <span className="text-xs text-zinc-500">No MCP server registered.</span> : null}
         />

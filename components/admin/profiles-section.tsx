@@ -5,8 +5,9 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
-import { describeCodeSource, SEED_SOURCE } from "@/lib/contracts/code-managed.ts";
+import { describeCodeSource } from "@/lib/contracts/code-managed.ts";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
+import { ManagedAsCode } from "./detach-from-code.tsx";
 import { Timestamp } from "@/components/ui/timestamp.tsx";
 import { providerInfo } from "@/lib/contracts/profile.ts";
 import { ConnectionResult } from "./profile-connection-result.tsx";
@@ -23,43 +24,30 @@ const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc
  * The row's "managed as code" line: where the profile comes from, who applied it and when, and that
  * the browser does not edit it — with "Detach from file…" (confirmed) for an admin who wants to.
  */
-function ManagedAsCode({ p }: { p: ProfileRecord }) {
+function ManagedAsCodeLine({ p }: { p: ProfileRecord }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
+  const status = useActionStatus({ name: null });
   const detach = useMutation(trpc.profile.detach.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
   if (!p.managedAs) return null;
   const from = describeCodeSource(p.managedAs.source);
   return (
-    <div className="flex flex-wrap items-center gap-2 rounded bg-sky-50 px-2 py-1 text-xs text-sky-900" data-testid="profile-managed-as-code">
-      <span>
-        Managed as code: from {from}, applied by {p.managedAs.appliedBy} <Timestamp date={p.managedAs.appliedAt} />. Change it there; an edit here would differ
-        from it.
-      </span>
-      <button type="button" className={button} onClick={() => setConfirming(true)} disabled={detach.isPending}>
-        Detach from file…
-      </button>
-      {detach.error && (
-        <span role="alert" className="text-red-700">
-          {detach.error.message}
-        </span>
-      )}
-      <ConfirmDialog
-        open={confirming}
-        title={`Detach profile ${p.name} from ${from}?`}
-        description={
-          p.managedAs.source === SEED_SOURCE
-            ? "You can then edit it here, but Longhaul's seed writes it again at the next start, undoing your edits. To keep a changed copy, use Copy instead."
-            : "You can then edit it here, and its content will differ from the file. Applying the file again overwrites those edits and manages it as code again."
-        }
-        confirmLabel="Detach"
-        onConfirm={() => {
-          setConfirming(false);
-          detach.mutate({ name: p.name });
-        }}
-        onCancel={() => setConfirming(false)}
-      />
-    </div>
+    <ManagedAsCode
+      testId="profile-managed-as-code"
+      kind="profile"
+      name={p.name}
+      source={p.managedAs.source}
+      pending={detach.isPending}
+      copyHint="To keep a changed copy, use Copy instead."
+      line={status.line}
+      onDetach={() => {
+        status.start();
+        detach.mutate({ name: p.name }, { onError: status.fail });
+      }}
+    >
+      Managed as code: from {from}, applied by {p.managedAs.appliedBy} <Timestamp date={p.managedAs.appliedAt} />. Change it there; an edit here would differ
+      from it.
+    </ManagedAsCode>
   );
 }
 
@@ -69,6 +57,8 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
   const queryClient = useQueryClient();
   const archive = useMutation(trpc.profile.archive.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.profile.pathFilter()) }));
   const test = useMutation(trpc.profile.testConnection.mutationOptions());
+  // One line for the row's actions: Archive's refusal, Test connection's failure to run.
+  const status = useActionStatus({ name: null });
   const archived = p.archivedAt !== null;
   const managed = p.managedAs !== null;
   return (
@@ -97,25 +87,38 @@ function ProfileRow({ p, onEdit, onCopy }: { p: ProfileRecord; onEdit: () => voi
           <button type="button" className={button} onClick={onCopy}>
             Copy
           </button>
-          <button type="button" className={button} onClick={() => test.mutate({ name: p.name })} disabled={test.isPending}>
+          <button
+            type="button"
+            className={button}
+            onClick={() => {
+              status.start();
+              test.mutate({ name: p.name }, { onError: status.fail });
+            }}
+            disabled={test.isPending}
+          >
             {test.isPending ? "Testing…" : "Test connection"}
           </button>
           {!archived && <ProfileSmokeButton profile={p.name} mcpServers={p.spec.mcpServers.length} />}
           {!archived && (
-            <button type="button" className={button} onClick={() => archive.mutate({ name: p.name })} disabled={archive.isPending}>
+            <button
+              type="button"
+              className={button}
+              onClick={() => {
+                status.start();
+                test.reset();
+                archive.mutate({ name: p.name }, { onError: status.fail });
+              }}
+              disabled={archive.isPending}
+            >
               Archive
             </button>
           )}
         </span>
       </div>
       {p.spec.description && <p className="text-xs text-zinc-600">{p.spec.description}</p>}
-      <ManagedAsCode p={p} />
-      {archive.error && (
-        <p role="alert" className="text-xs text-red-700">
-          {archive.error.message}
-        </p>
-      )}
-      <ConnectionResult result={test.data} error={test.error?.message} />
+      <ManagedAsCodeLine p={p} />
+      <StatusLine line={status.line} className="text-xs" />
+      <ConnectionResult result={test.data} />
     </li>
   );
 }

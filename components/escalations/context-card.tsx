@@ -13,6 +13,7 @@ import { useDecisionForm } from "./card/use-decision-form.ts";
 import { ProposedCall, UnresolvedEffect } from "./card/verdict-evidence.tsx";
 import { secondsLeft, useNow } from "./countdown.ts";
 import { LoadError } from "@/components/ui/load-error.tsx";
+import { StatusLine } from "@/components/ui/use-action-status.tsx";
 
 export { REASONS, REASON_SHORT } from "./card/reasons.ts";
 export { parseExtra, UI_UNDO_SECONDS } from "./card/use-decision-form.ts";
@@ -72,11 +73,7 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
       <CardContext e={e} />
       {!open && <DecidedNote e={e} mine={mine} waiting={waiting} left={left} />}
       <DecisionFields e={e} form={form} open={open} />
-      {form.error && (
-        <p role="alert" className="text-sm text-red-700">
-          {form.error.message}
-        </p>
-      )}
+      <StatusLine line={form.line} testId="decision" />
     </div>
   );
 }

@@ -5,6 +5,11 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Field, inputClass } from "@/components/ui/field.tsx";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
+
+/** The start form's fields as the API names them (eval.start), in the form's words. */
+const EVAL_FIELDS: FieldLabels = { suite: "Suite", profiles: "Profiles", "profiles.*": "Profiles", repeats: "Repeats", concurrency: "Concurrency" };
 
 /** The start form of /evals: suite, profiles (at least one), repeats, concurrency; opens the run's report once started. */
 export function StartEvalForm({ suites }: { suites: string[] }) {
@@ -15,7 +20,10 @@ export function StartEvalForm({ suites }: { suites: string[] }) {
   const [chosen, setChosen] = useState<string[]>([]);
   const [repeats, setRepeats] = useState(1);
   const [concurrency, setConcurrency] = useState(4);
-  const start = useMutation(trpc.eval.start.mutationOptions({ onSuccess: (r) => router.push(`/evals/runs/${r.evalRunId}`) }));
+  const status = useActionStatus(EVAL_FIELDS);
+  const start = useMutation(
+    trpc.eval.start.mutationOptions({ onMutate: status.start, onError: status.fail, onSuccess: (r) => router.push(`/evals/runs/${r.evalRunId}`) }),
+  );
   return (
     <form
       className="flex flex-wrap items-end gap-4 rounded-lg border border-zinc-200 bg-white p-4"
@@ -26,7 +34,14 @@ export function StartEvalForm({ suites }: { suites: string[] }) {
       }}
     >
       <Field label="Suite">
-        <select className={inputClass} value={suite} onChange={(e) => setSuite(e.target.value)}>
+        <select
+          className={inputClass}
+          value={suite}
+          onChange={(e) => {
+            setSuite(e.target.value);
+            status.edited("suite");
+          }}
+        >
           {suites.map((s) => (
             <option key={s}>{s}</option>
           ))}
@@ -40,7 +55,11 @@ export function StartEvalForm({ suites }: { suites: string[] }) {
               <input
                 type="checkbox"
                 checked={chosen.includes(p.name)}
-                onChange={(e) => setChosen((c) => (e.target.checked ? [...c, p.name] : c.filter((x) => x !== p.name)))}
+                onChange={(e) => {
+                  const on = e.target.checked;
+                  setChosen((c) => (on ? [...c, p.name] : c.filter((x) => x !== p.name)));
+                  status.edited("profiles");
+                }}
               />
               {p.name}
             </label>
@@ -48,10 +67,30 @@ export function StartEvalForm({ suites }: { suites: string[] }) {
         </div>
       </fieldset>
       <Field label="Repeats">
-        <input className={`${inputClass} w-20`} type="number" min={1} max={20} value={repeats} onChange={(e) => setRepeats(Number(e.target.value))} />
+        <input
+          className={`${inputClass} w-20`}
+          type="number"
+          min={1}
+          max={20}
+          value={repeats}
+          onChange={(e) => {
+            setRepeats(Number(e.target.value));
+            status.edited("repeats");
+          }}
+        />
       </Field>
       <Field label="Concurrency">
-        <input className={`${inputClass} w-20`} type="number" min={1} max={50} value={concurrency} onChange={(e) => setConcurrency(Number(e.target.value))} />
+        <input
+          className={`${inputClass} w-20`}
+          type="number"
+          min={1}
+          max={50}
+          value={concurrency}
+          onChange={(e) => {
+            setConcurrency(Number(e.target.value));
+            status.edited("concurrency");
+          }}
+        />
       </Field>
       <button
         type="submit"
@@ -60,11 +99,7 @@ export function StartEvalForm({ suites }: { suites: string[] }) {
       >
         {start.isPending ? "Starting…" : "Start eval run"}
       </button>
-      {start.error && (
-        <p role="alert" className="w-full text-sm text-red-700">
-          {start.error.message}
-        </p>
-      )}
+      <StatusLine line={status.line} className="w-full" testId="eval-start" />
     </form>
   );
 }

@@ -2,6 +2,8 @@
 
 import { useState } from "react";
 import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
+import type { ActionLine } from "@/components/ui/action-status.ts";
+import { StatusLine } from "@/components/ui/use-action-status.tsx";
 
 /** Why an operator escalates by hand; the handler reads the label first. */
 export const ESCALATE_REASONS = ["Needs a human decision", "Looks stuck or looping", "Spending too much", "Going in the wrong direction", "Other"] as const;
@@ -16,11 +18,14 @@ export function EscalateDialog({
   onOpenChange,
   onSubmit,
   pending,
+  line = null,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   onSubmit: (note: string) => void;
   pending: boolean;
+  /** The page's last action line: a refusal of this escalation shows in the dialog, where the person is. */
+  line?: ActionLine | null;
 }) {
   const [reason, setReason] = useState<string>(ESCALATE_REASONS[0]);
   const [note, setNote] = useState("");
@@ -57,6 +62,7 @@ export function EscalateDialog({
             onChange={(e) => setNote(e.target.value)}
           />
         </label>
+        <StatusLine line={line?.kind === "error" ? line : null} />
         <div className="flex justify-end gap-2">
           <DialogClose asChild>
             <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50">

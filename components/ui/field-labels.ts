@@ -24,6 +24,7 @@ const ZOD_WORDS: readonly [RegExp, (m: RegExpExecArray) => string][] = [
   [/^Invalid input: expected (?:array|tuple), received \w+$/, () => "must be a list"],
   [/^Invalid input: expected (?:object|record), received \w+$/, () => "must be an object"],
   [/^Invalid option: expected one of (.+)$/, (m) => `must be one of ${m[1]!.replaceAll('"', "").replaceAll("|", ", ")}`],
+  [/^Invalid discriminator value\. Expected (.+)$/, (m) => `must be one of ${m[1]!.replace(/['"]/g, "").replace(/ ?\| ?/g, ", ")}`],
   [/^Invalid input: expected "([^"]+)"$/, (m) => `must be "${m[1]}"`],
   [/^Unrecognized keys?: (.+)$/, (m) => `unknown field${m[1]!.includes(",") ? "s" : ""} ${m[1]!.replaceAll('"', "")}`],
   [/^Too small: expected number to be >=?(-?[\d.]+)$/, (m) => `at least ${m[1]}`],
@@ -57,9 +58,11 @@ const capitalise = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
  * `message` with each "<path>: <problem>" part named by the form's label ("Command: required"), or
  * without the name when the label is null, zod's default wording made plain ({@link plainProblem});
  * parts naming no known path keep their words (plain ones) — better a path than a guess. Parts are
- * split at "; " before a path. Pure.
+ * split at "; " before a path, and a message of several lines (a profile's problems) line by line. Pure.
  */
 export function labelledMessage(message: string, labels: FieldLabels): string {
+  const lines = message.split("\n");
+  if (lines.length > 1) return lines.map((line) => labelledMessage(line, labels)).join("\n");
   const parts = message.split(/; (?=[\w.[\]]+: )/);
   return parts
     .map((part) => {

@@ -21,8 +21,17 @@ describe("server messages in the form's words", () => {
 
   it("restates the common zod defaults and leaves our own words alone", () => {
     expect(plainProblem('Invalid option: expected one of "stdio"|"http"')).toBe("must be one of stdio, http");
+    expect(plainProblem("Invalid discriminator value. Expected 'stdio' | 'http'")).toBe("must be one of stdio, http");
     expect(plainProblem('Unrecognized keys: "a", "b"')).toBe("unknown fields a, b");
     expect(plainProblem("Too small: expected number to be >=1")).toBe("at least 1");
     expect(plainProblem("must be an http(s) URL")).toBe("must be an http(s) URL");
+  });
+});
+
+describe("a message of several lines", () => {
+  it("labels each line (a profile's problems come one a line)", () => {
+    expect(labelledMessage("stepBudget: Too small: expected number to be >=1\nmodel: must not be blank", { stepBudget: "Step budget", model: "Model" })).toBe(
+      "Step budget: at least 1\nModel: must not be blank",
+    );
   });
 });

@@ -9,6 +9,8 @@ import { Timestamp } from "@/components/ui/timestamp.tsx";
 import type { AppRouter } from "@/server/api/root.ts";
 import { toolClassWords } from "@/lib/contracts/mcp.ts";
 import { McpToolClassRow } from "./tool-class-row.tsx";
+import { ManagedAsCode } from "../detach-from-code.tsx";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 type Server = inferRouterOutputs<AppRouter>["mcpServer"]["list"][number];
 type TestResult = inferRouterOutputs<AppRouter>["mcpServer"]["test"];
@@ -23,7 +25,12 @@ function When({ date }: { date: Date | string | null }) {
   return date ? <Timestamp className="font-mono" date={new Date(date)} /> : <>never</>;
 }
 
-/** One registered server: its transport, version, health, and Test / Archive. */
+/**
+ * One registered server: its transport, version, health, and Test / Edit / Archive. One managed as
+ * code says where from and offers "Detach from file…" (confirmed) instead of Edit and the tool
+ * overrides, which its file holds; detached, the row is editable. The row's line says its last
+ * action's outcome.
+ */
 export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec: string) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -31,6 +38,14 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
   const [result, setResult] = useState<TestResult | null>(null);
   const test = useMutation(trpc.mcpServer.test.mutationOptions({ onSuccess: (r) => (setResult(r), refresh()) }));
   const archive = useMutation(trpc.mcpServer.archive.mutationOptions({ onSuccess: refresh }));
+  const detach = useMutation(trpc.mcpServer.detach.mutationOptions({ onSuccess: refresh }));
+  const status = useActionStatus({ name: null });
+  /** A row action starts: its line and the last test's result go. */
+  const starting = () => {
+    status.start();
+    setResult(null);
+  };
+  const managed = server.managedAs !== null;
   const h = server.health;
   const info = h.serverInfo as { name?: string; version?: string } | null;
   const toolCount = Array.isArray(h.discoveredTools) ? h.discoveredTools.length : null;
@@ -44,9 +59,20 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
       </div>
       {server.spec.description && <p className="text-xs text-zinc-600">{server.spec.description}</p>}
       {server.managedAs && (
-        <p className="text-xs text-sky-900" data-testid="mcp-managed-as-code">
-          Managed as code ({describeCodeSource(server.managedAs.source)}): change it there, tool overrides included; an update or override here is refused.
-        </p>
+        <ManagedAsCode
+          testId="mcp-managed-as-code"
+          kind="MCP server"
+          name={server.name}
+          source={server.managedAs.source}
+          pending={detach.isPending}
+          copyHint="To keep a changed copy, register it under another name."
+          onDetach={() => {
+            starting();
+            detach.mutate({ name: server.name }, { onError: status.fail });
+          }}
+        >
+          Managed as code ({describeCodeSource(server.managedAs.source)}): change it there, tool overrides included; an edit here would differ from it.
+        </ManagedAsCode>
       )}
       <p className="text-xs text-zinc-600" data-testid="mcp-health">
         Last started <When date={h.lastStartedAt} />
@@ -71,15 +97,31 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
           type="button"
           className="rounded border border-zinc-300 px-2 py-1 text-xs"
           disabled={test.isPending}
-          onClick={() => test.mutate({ name: server.name })}
+          onClick={() => {
+            starting();
+            test.mutate({ name: server.name }, { onError: status.fail });
+          }}
         >
           {test.isPending ? "Testing…" : "Test"}
         </button>
-        <button type="button" className="rounded border border-zinc-300 px-2 py-1 text-xs" onClick={() => onEdit(JSON.stringify(server.spec, null, 2))}>
+        <button
+          type="button"
+          className="rounded border border-zinc-300 px-2 py-1 text-xs disabled:opacity-50"
+          disabled={managed}
+          title={managed ? "Managed as code: change the file and apply it, or detach it first" : "Put its JSON in the form below"}
+          onClick={() => onEdit(JSON.stringify(server.spec, null, 2))}
+        >
           Edit
         </button>
         {!server.archivedAt && (
-          <button type="button" className="rounded border border-zinc-300 px-2 py-1 text-xs" onClick={() => archive.mutate({ name: server.name })}>
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2 py-1 text-xs"
+            onClick={() => {
+              starting();
+              archive.mutate({ name: server.name }, { onError: status.fail });
+            }}
+          >
             Archive
           </button>
         )}
@@ -89,12 +131,12 @@ export function McpServerRow({ server, onEdit }: { server: Server; onEdit: (spec
           <summary className="cursor-pointer">Tools and their classes ({server.tools.length})</summary>
           <ul className="mt-1 space-y-2 pl-2">
             {server.tools.map((t) => (
-              <McpToolClassRow key={t.name} server={server.name} tool={t} />
+              <McpToolClassRow key={t.name} server={server.name} tool={t} managed={managed} />
             ))}
           </ul>
         </details>
       )}
-      {test.error && <p className="text-xs text-red-700">{test.error.message}</p>}
+      <StatusLine line={status.line} className="text-xs" testId="mcp-row" />
       {result &&
         (result.ok ? (
           <div className="text-xs text-zinc-700" data-testid="mcp-test-result">

@@ -10,7 +10,8 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/contracts/limits
 /**
  * The "New user" form: name, email, password (8–128 characters, lib/contracts/limits.ts) and roles. Add user asks for
  * confirmation (naming the user and the roles) through `ask`; the form empties once the user exists,
- * and keeps what was typed when the server refuses it (e.g. the email is taken).
+ * and keeps what was typed when the server refuses it (e.g. the email is taken); editing the field a
+ * refusal names takes the refusal away.
  */
 export function NewUserForm({ actions, ask }: { actions: UserActions; ask: (c: Confirmation) => void }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -33,16 +34,17 @@ export function NewUserForm({ actions, ask }: { actions: UserActions; ask: (c: C
   return (
     <form className="flex flex-wrap items-end gap-3 rounded border border-zinc-200 bg-white p-3 text-sm" onSubmit={submit} aria-label="New user">
       <label>
-        Name <input name="name" required maxLength={100} className="rounded border border-zinc-300 px-2 py-1" />
+        Name <input name="name" onChange={() => actions.edited("name")} required maxLength={100} className="rounded border border-zinc-300 px-2 py-1" />
       </label>
       <label>
-        Email <input name="email" type="email" required className="rounded border border-zinc-300 px-2 py-1" />
+        Email <input name="email" onChange={() => actions.edited("email")} type="email" required className="rounded border border-zinc-300 px-2 py-1" />
       </label>
       <label>
         Password{" "}
         <input
           name="password"
           type="password"
+          onChange={() => actions.edited("password")}
           required
           minLength={PASSWORD_MIN_LENGTH}
           maxLength={PASSWORD_MAX_LENGTH}
@@ -53,7 +55,7 @@ export function NewUserForm({ actions, ask }: { actions: UserActions; ask: (c: C
         <legend>Roles</legend>
         {ROLE_COLUMNS.map((r) => (
           <label key={r} className="mr-2">
-            <input type="checkbox" name="roles" value={r} /> {r}
+            <input type="checkbox" name="roles" value={r} onChange={() => actions.edited("roles")} /> {r}
           </label>
         ))}
       </fieldset>

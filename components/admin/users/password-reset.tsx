@@ -42,6 +42,7 @@ export function PasswordReset({
         minLength={PASSWORD_MIN_LENGTH}
         maxLength={PASSWORD_MAX_LENGTH}
         autoComplete="new-password"
+        onChange={() => actions.edited("password")}
         aria-label={`New password for ${user.email}`}
         className="w-36 rounded border border-zinc-300 px-1 py-0.5"
       />

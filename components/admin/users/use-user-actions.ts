@@ -5,10 +5,8 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import type { Role } from "@/lib/contracts/roles.ts";
 import { userLabel } from "./user-label.ts";
-import { labelledMessage, type FieldLabels } from "@/components/ui/field-labels.ts";
-
-/** The outcome of the users section's last action: one line, an error or what was done. */
-export type ActionStatus = { kind: "error" | "done"; text: string } | null;
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 /** The users section's fields as the API names them, in the page's words (`userId` is the row the action was on: dropped). */
 const USER_FIELDS: FieldLabels = { userId: null, email: "Email", name: "Name", password: "Password", roles: "Roles" };
@@ -22,21 +20,21 @@ export interface UserRef {
 
 /**
  * The users section's actions (roles, add user, password reset, deactivate, reactivate) sharing one
- * status line: each action clears it when it starts, then its error (in the form's words:
- * components/ui/field-labels.ts) or what was done fills it — so an old error never stands under the
- * next action's result, whichever action it was.
+ * status line (components/ui/use-action-status.tsx): each action clears it when it starts, then its
+ * error (in the form's words) or what was done fills it — so an old error never stands under the
+ * next action's result, whichever action it was; `edited(field)` from a form's field takes away an
+ * error about that field.
  * `pendingRoles` holds the roles a change asked for until the server answers.
  */
 export function useUserActions() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [status, setStatus] = useState<ActionStatus>(null);
+  const status = useActionStatus(USER_FIELDS);
   const [pendingRoles, setPendingRoles] = useState<Record<string, Role[]>>({});
   const refresh = () => queryClient.invalidateQueries(trpc.admin.pathFilter());
-  const failed = (error: { message: string }) => setStatus({ kind: "error", text: labelledMessage(error.message, USER_FIELDS) });
-  /** A new action starts: the last one's line goes, so no old error stands under the new result. */
-  const starting = () => setStatus(null);
-  const done = (text: string) => setStatus({ kind: "done", text });
+  const failed = status.fail;
+  const starting = status.start;
+  const done = status.done;
 
   const rolesMutation = useMutation(trpc.admin.setRoles.mutationOptions());
   const createMutation = useMutation(trpc.admin.createUser.mutationOptions());
@@ -45,7 +43,10 @@ export function useUserActions() {
   const reactivateMutation = useMutation(trpc.admin.reactivate.mutationOptions());
 
   return {
-    status,
+    /** The last action's outcome line, or null. */
+    line: status.line,
+    /** A field of a form (`email`, `password`…) was edited: an error about it no longer stands. */
+    edited: status.edited,
     pendingRoles,
     passwordPending: passwordMutation.isPending,
     /** Replaces `user`'s roles with `roles` (shown at once; the server's answer or refusal settles them). */

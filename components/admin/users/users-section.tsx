@@ -7,12 +7,12 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
 import { NewUserForm } from "./new-user-form.tsx";
 import { useUserActions } from "./use-user-actions.ts";
 import { ROLE_COLUMNS, UserRow, type Confirmation } from "./user-row.tsx";
-import { SafeText } from "@/components/ui/safe-text.tsx";
+import { StatusLine } from "@/components/ui/use-action-status.tsx";
 
 /**
  * /admin → Users: every user with their roles (changes confirmed first), password reset,
  * deactivate / reactivate, and the New user form. One status line says the last action's outcome,
- * cleared when the next action starts.
+ * cleared when the next action starts or a field it names is edited.
  */
 export function UsersSection() {
   const trpc = useTRPC();
@@ -23,16 +23,7 @@ export function UsersSection() {
   return (
     <section className="space-y-3" aria-label="Users">
       <h2 className="text-lg font-semibold">Users and roles</h2>
-      {actions.status?.kind === "error" && (
-        <p className="text-sm text-red-700" role="alert" data-testid="users-error">
-          <SafeText text={actions.status.text} />
-        </p>
-      )}
-      {actions.status?.kind === "done" && (
-        <p className="text-sm text-emerald-800" role="status" data-testid="users-done">
-          {actions.status.text}
-        </p>
-      )}
+      <StatusLine line={actions.line} testId="users" />
       <div className="overflow-x-auto">
         <table className="w-full text-left text-sm [&_td]:pr-3 [&_th]:pr-3">
           <thead className="text-xs text-zinc-500">

@@ -8,9 +8,28 @@ import { useIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
 import { MAX_EXTRA, type EscalationDecision } from "@/lib/contracts/escalation.ts";
 import type { AppRouter } from "@/server/api/root.ts";
 import { parseFactDrafts, type FactDrafts } from "../fact-editor.tsx";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 /** One escalation as the card reads it (`escalation.get`). */
 export type EscalationCard = inferRouterOutputs<AppRouter>["escalation"]["get"];
+
+/** The decision's fields as the API names them, in the card's words (ids and keys say nothing to a person). */
+const DECISION_FIELDS: FieldLabels = {
+  escalationId: null,
+  idempotencyKey: null,
+  takeOverFrom: null,
+  undoSeconds: null,
+  decision: "Decision",
+  guidance: "Guidance for the agent",
+  deadEndReason: "Dead-end reason",
+  budgetIncrease: "Budget raise",
+  "budgetIncrease.steps": "Extra steps",
+  "budgetIncrease.tokens": "Extra tokens",
+  "budgetIncrease.usd": "Extra dollars",
+  factEdits: "Facts",
+  "factEdits.*": "A fact",
+};
 
 /** Undo window the inbox gives every decision (seconds). */
 export const UI_UNDO_SECONDS = 10;
@@ -41,13 +60,29 @@ export function parseExtra(kind: "steps" | "tokens" | "usd", text: string): { va
 export function useDecisionForm(escalationId: string, e: EscalationCard | undefined) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [guidance, setGuidance] = useState("");
-  const [extraSteps, setExtraSteps] = useState("");
-  const [extraTokens, setExtraTokens] = useState("");
-  const [extraUsd, setExtraUsd] = useState("");
-  const [factDrafts, setFactDrafts] = useState<FactDrafts>({});
-  const [deadEndReason, setDeadEndReason] = useState("");
-  const [rejectReason, setRejectReason] = useState("");
+  // One line for the card's actions (decide, undo, claim, release): each clears it when it starts.
+  const status = useActionStatus(DECISION_FIELDS);
+  /** A field's setter that also takes away a refusal naming that field. */
+  const editing =
+    <T>(set: (v: T) => void, field: string) =>
+    (v: T) => {
+      set(v);
+      status.edited(field);
+    };
+  const [guidance, setGuidanceRaw] = useState("");
+  const [extraSteps, setExtraStepsRaw] = useState("");
+  const [extraTokens, setExtraTokensRaw] = useState("");
+  const [extraUsd, setExtraUsdRaw] = useState("");
+  const [factDrafts, setFactDraftsRaw] = useState<FactDrafts>({});
+  const [deadEndReason, setDeadEndReasonRaw] = useState("");
+  const [rejectReason, setRejectReasonRaw] = useState("");
+  const setGuidance = editing(setGuidanceRaw, "guidance");
+  const setExtraSteps = editing(setExtraStepsRaw, "budgetIncrease");
+  const setExtraTokens = editing(setExtraTokensRaw, "budgetIncrease");
+  const setExtraUsd = editing(setExtraUsdRaw, "budgetIncrease");
+  const setFactDrafts = editing(setFactDraftsRaw, "factEdits");
+  const setDeadEndReason = editing(setDeadEndReasonRaw, "deadEndReason");
+  const setRejectReason = editing(setRejectReasonRaw, "guidance");
   const stepsInput = useRef<HTMLInputElement>(null);
   const tokensInput = useRef<HTMLInputElement>(null);
   const usdInput = useRef<HTMLInputElement>(null);
@@ -55,10 +90,11 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
   const refresh = () => queryClient.invalidateQueries();
   // One key per decision: a double click decides once; a decision after an undo is a new one (a new key).
   const [idempotencyKey, renewKey] = useIdempotencyKey();
-  const decide = useMutation(trpc.escalation.decide.mutationOptions({ onSettled: refresh, onSuccess: renewKey }));
-  const undo = useMutation(trpc.escalation.undo.mutationOptions({ onSettled: refresh }));
-  const claim = useMutation(trpc.escalation.claim.mutationOptions({ onSettled: refresh }));
-  const release = useMutation(trpc.escalation.release.mutationOptions({ onSettled: refresh }));
+  const lined = { onMutate: status.start, onError: status.fail, onSettled: refresh };
+  const decide = useMutation(trpc.escalation.decide.mutationOptions({ ...lined, onSuccess: renewKey }));
+  const undo = useMutation(trpc.escalation.undo.mutationOptions(lined));
+  const claim = useMutation(trpc.escalation.claim.mutationOptions(lined));
+  const release = useMutation(trpc.escalation.release.mutationOptions(lined));
 
   const ceilingKind = e?.status === "open" ? e.ceiling?.kind : undefined;
   useEffect(() => {
@@ -112,7 +148,8 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
     mutations: { decide, undo, claim, release },
     /** The decision in flight: which one, so its button says so. */
     pendingDecision: decide.isPending ? decide.variables.decision : null,
-    error: decide.error ?? undo.error ?? claim.error ?? release.error,
+    /** The last action's refusal in the card's words (components/ui/use-action-status.tsx), or null. */
+    line: status.line,
   };
 }
 

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc.tsx";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog.tsx";
-import { SafeText } from "@/components/ui/safe-text.tsx";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 /**
  * "Delete template" for the chosen template: archives it through `template.archive`
@@ -16,8 +16,11 @@ export function ArchiveTemplate({ template, onArchived }: { template: string; on
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
+  const status = useActionStatus({ template: "Template" });
   const archive = useMutation(
     trpc.template.archive.mutationOptions({
+      onMutate: status.start,
+      onError: status.fail,
       onSuccess: async () => {
         await queryClient.invalidateQueries(trpc.template.pathFilter());
         onArchived();
@@ -40,11 +43,7 @@ export function ArchiveTemplate({ template, onArchived }: { template: string; on
           archive.mutate({ template });
         }}
       />
-      {archive.error && (
-        <span role="alert" className="ml-2 text-red-700">
-          <SafeText text={archive.error.message} />
-        </span>
-      )}
+      <StatusLine line={status.line} className="ml-2 inline text-xs" />
     </span>
   );
 }

@@ -7,6 +7,7 @@ import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
 import { useIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
 import { usd } from "../format.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
+import { labelledMessage } from "@/components/ui/field-labels.ts";
 
 /** What the bulk bar asks the dialog to do. */
 export interface BatchRequest {
@@ -88,7 +89,7 @@ export function BatchDialog({ request, onClose, onStarted }: { request: BatchReq
             )}
             {start.isError && (
               <p role="alert" className="text-red-700">
-                {start.error.message}
+                {labelledMessage(start.error.message, { action: null, selection: null, "selection.*": null, idempotencyKey: null })}
               </p>
             )}
             <div className="flex justify-end gap-2 pt-2">

@@ -10,6 +10,8 @@ import { forkOffer } from "@/lib/contracts/task-actions.ts";
 import { EscalateDialog } from "../escalate-dialog.tsx";
 import { ResumeDialog, type ResumeRequest } from "../resume-dialog.tsx";
 import { SaveAsTemplate } from "./save-template.tsx";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { useActionStatus } from "@/components/ui/use-action-status.tsx";
 import type { RunTask } from "./use-run-queries.ts";
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_TASK_STATUSES);
@@ -19,18 +21,22 @@ export const isTerminal = (status: string) => TERMINAL.has(status);
 
 const outline = "rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 disabled:opacity-50";
 
+/** The header actions' fields as the API names them, in the page's words. */
+const RUN_ACTION_FIELDS: FieldLabels = { taskId: null, idempotencyKey: null, note: "Note for the handler", guidance: "Guidance" };
+
 /**
  * The header's mutations (checkpoint now, escalate, resume, cancel), each refetching the task when
- * it succeeds; `error` is the first one that failed.
+ * it succeeds; `line` is the last one's refusal (cleared when the next one starts).
  */
 export function useRunActions(taskId: string, onDone: () => void) {
   const trpc = useTRPC();
-  const cancel = useMutation(trpc.task.cancel.mutationOptions({ onSuccess: onDone }));
-  const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions({ onSuccess: onDone }));
-  const resume = useMutation(trpc.task.resume.mutationOptions({ onSuccess: onDone }));
-  const escalateNow = useMutation(trpc.escalation.request.mutationOptions({ onSuccess: onDone }));
-  const error = escalateNow.error ?? resume.error ?? requestCheckpoint.error ?? cancel.error;
-  return { cancel, requestCheckpoint, resume, escalateNow, error };
+  const status = useActionStatus(RUN_ACTION_FIELDS);
+  const lined = { onMutate: status.start, onError: status.fail, onSuccess: onDone };
+  const cancel = useMutation(trpc.task.cancel.mutationOptions(lined));
+  const requestCheckpoint = useMutation(trpc.task.requestCheckpoint.mutationOptions(lined));
+  const resume = useMutation(trpc.task.resume.mutationOptions(lined));
+  const escalateNow = useMutation(trpc.escalation.request.mutationOptions(lined));
+  return { cancel, requestCheckpoint, resume, escalateNow, line: status.line };
 }
 
 export type RunActionsState = ReturnType<typeof useRunActions>;
@@ -55,6 +61,7 @@ export function RunActions({ task: t, a }: { task: RunTask; a: RunActionsState }
         open={escalateOpen}
         onOpenChange={setEscalateOpen}
         pending={a.escalateNow.isPending}
+        line={a.line}
         onSubmit={(note) => a.escalateNow.mutate({ taskId, note }, { onSuccess: () => setEscalateOpen(false) })}
       />
       {resumeRequest && <ResumeDialog request={resumeRequest} onClose={() => setResumeRequest(null)} />}

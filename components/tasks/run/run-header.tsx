@@ -4,6 +4,7 @@ import { TaskCostPanel } from "@/components/costs/task-cost-panel.tsx";
 import { LivePill, type LiveState } from "@/components/live/use-live-updates.tsx";
 import { StatusBadge } from "@/components/ui/status-badge.tsx";
 import type { TimelineStep } from "../timeline.tsx";
+import { StatusLine } from "@/components/ui/use-action-status.tsx";
 import { RunActions, useRunActions } from "./run-actions.tsx";
 import { AlertsLine, EscalationBanners } from "./run-banners.tsx";
 import { SmokeReport } from "./smoke-report.tsx";
@@ -67,11 +68,7 @@ export function RunHeader({
       <TaskForks forkedFrom={t.forkedFrom} forks={t.forks} />
       <EscalationBanners task={t} />
       <AlertsLine task={t} onSelectStep={onSelectStep} />
-      {actions.error && (
-        <p role="alert" className="mt-2 text-sm text-red-800">
-          {actions.error.message}
-        </p>
-      )}
+      <StatusLine line={actions.line} className="mt-2 text-red-800" testId="run-action" />
       <RunStatus task={t} runs={runs} lastStep={lastStep} />
       <RunGoal goal={t.goal} />
       {t.smoke && <SmokeReport smoke={t.smoke} onSelectStep={onSelectStep} />}
