@@ -20,16 +20,21 @@ import { taskProfile, type TaskProfile } from "./task-profile.ts";
  */
 export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
   const task = await taskWithRowsOrThrow({ prisma, taskId });
-  const forkSeqs = await forkCheckpointSeqs({ prisma, task });
-  const steps = await stepTotals({ prisma, taskId });
-  const alertSteps = await alertStepKeys({ prisma, alerts: task.alerts });
-  const smoke = await smokeTest({ prisma, taskId, smoke: task.smoke });
-  const spend = await taskSpend({ prisma, taskId });
-  const tokens = await taskBilledTokens({ prisma, taskId });
-  const origin = await taskOrigin({ prisma, taskId, templateId: task.templateId });
-  // The profile as the task runs it: the version it launched with (a later edit does not change it).
-  const launched = await taskProfile({ prisma, taskId });
-  const now = await escalationClockNow({ prisma, escalations: task.escalations });
+  // The reads below depend only on the task row, not on each other: asked at once, the page waits for
+  // the slowest (the step totals over every step of a long task) rather than for their sum — nine
+  // round trips in a row took 280 ms for a 50,000-step task against 100 ms for the slowest alone.
+  const [forkSeqs, steps, alertSteps, smoke, spend, tokens, origin, launched, now] = await Promise.all([
+    forkCheckpointSeqs({ prisma, task }),
+    stepTotals({ prisma, taskId }),
+    alertStepKeys({ prisma, alerts: task.alerts }),
+    smokeTest({ prisma, taskId, smoke: task.smoke }),
+    taskSpend({ prisma, taskId }),
+    taskBilledTokens({ prisma, taskId }),
+    taskOrigin({ prisma, taskId, templateId: task.templateId }),
+    // The profile as the task runs it: the version it launched with (a later edit does not change it).
+    taskProfile({ prisma, taskId }),
+    escalationClockNow({ prisma, escalations: task.escalations }),
+  ]);
   return {
     ...taskHeader(task, launched),
     /** Where the task came from: its launch template or its eval run and case (TaskOrigin). */
@@ -92,16 +97,13 @@ type TaskWithRows = Awaited<ReturnType<typeof taskWithRowsOrThrow>>;
  * from (null for no fork, or a checkpoint since deleted), `forks` by id of those its forks branched from.
  */
 async function forkCheckpointSeqs({ prisma, task }: { prisma: PrismaClient; task: TaskWithRows }) {
-  const source = task.forkedFromCheckpointId ? await prisma.checkpoint.findUnique({ where: { id: task.forkedFromCheckpointId }, select: { seq: true } }) : null;
-  const forks = new Map(
-    (
-      await prisma.checkpoint.findMany({
-        where: { id: { in: task.forks.map((f) => f.forkedFromCheckpointId).filter((id): id is string => id !== null) } },
-        select: { id: true, seq: true },
-      })
-    ).map((c) => [c.id, c.seq]),
-  );
-  return { source, forks };
+  const forkedFrom = task.forks.map((f) => f.forkedFromCheckpointId).filter((id): id is string => id !== null);
+  const [source, forked] = await Promise.all([
+    task.forkedFromCheckpointId ? prisma.checkpoint.findUnique({ where: { id: task.forkedFromCheckpointId }, select: { seq: true } }) : null,
+    // No forks, no query: most tasks have none.
+    forkedFrom.length ? prisma.checkpoint.findMany({ where: { id: { in: forkedFrom } }, select: { id: true, seq: true } }) : [],
+  ]);
+  return { source, forks: new Map(forked.map((c) => [c.id, c.seq])) };
 }
 
 /**
@@ -110,24 +112,26 @@ async function forkCheckpointSeqs({ prisma, task }: { prisma: PrismaClient; task
  * still running, started — last (null with no step).
  */
 async function stepTotals({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
-  const [usage] = await prisma.$queryRaw<
-    ({
-      prompt: bigint | null;
-      cached: bigint | null;
-      completion: bigint | null;
-      lastAt: Date | null;
-    } & StepCountColumns)[]
-  >`
+  const [[usage], [last]] = await Promise.all([
+    prisma.$queryRaw<
+      ({
+        prompt: bigint | null;
+        cached: bigint | null;
+        completion: bigint | null;
+        lastAt: Date | null;
+      } & StepCountColumns)[]
+    >`
     SELECT ${STEP_COUNT_COLUMNS}, max(coalesce(s."endedAt", s."startedAt")) AS "lastAt",
            sum(s."promptTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS prompt,
            sum(s."cachedTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS cached, sum(s."completionTokens") FILTER (WHERE ${IS_BUDGET_STEP}) AS completion
-    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`;
-  const counts = stepCountsOf(usage);
-  // The latest step on its own: a top-1 sort, where ordering every step inside the aggregate above
-  // sorted all of them (50,000 steps spilled 5 MB to disk).
-  const [last] = await prisma.$queryRaw<{ runId: string; stepId: string }[]>`
+    FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}`,
+    // The latest step on its own: a top-1 sort, where ordering every step inside the aggregate above
+    // sorted all of them (50,000 steps spilled 5 MB to disk).
+    prisma.$queryRaw<{ runId: string; stepId: string }[]>`
     SELECT s."runId", s."stepId" FROM step s JOIN run r ON r.id = s."runId" WHERE r."taskId" = ${taskId}
-    ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC LIMIT 1`;
+    ORDER BY coalesce(s."endedAt", s."startedAt") DESC, s.index DESC LIMIT 1`,
+  ]);
+  const counts = stepCountsOf(usage);
   const [lastRunId, lastStepId] = last ? [last.runId, last.stepId] : [];
   return {
     counts,

@@ -1,8 +1,16 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import { BatchDialog, type BatchRequest } from "./batch-dialog.tsx";
+import type { BatchRequest } from "./batch-dialog.tsx";
 import type { TaskSelection } from "./use-task-selection.ts";
+
+/**
+ * The batch dialog and its dialog library (Radix, ~50 kB of script) load when a batch action is
+ * first asked for, not with the list: every script the list page loads runs before its first rows
+ * can be painted.
+ */
+const BatchDialog = dynamic(() => import("./batch-dialog.tsx").then((m) => m.BatchDialog), { ssr: false });
 
 const button = "rounded-md border border-zinc-300 bg-white px-3 py-1 text-sm font-medium text-zinc-800 hover:bg-zinc-50 disabled:opacity-50";
 
