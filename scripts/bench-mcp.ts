@@ -21,7 +21,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { prismaAgentPorts } from "../server/inngest/agent-ports.ts";
 import { runToolStep } from "../server/agent/tool-step.ts";
-import { createPrismaClient, type Prisma } from "../server/db/client.ts";
+import { createPrismaClient } from "../server/db/client.ts";
+import { taskMcpToolsJson } from "../server/db/json-columns.ts";
 import { upsertMcpServer } from "../server/db/mcp-server-repository.ts";
 import { discoverMcpToolSnapshot } from "../server/tools/mcp/discover-tools.ts";
 import { mcpToolDefinitions } from "../server/tools/mcp/mcp-tools.ts";
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
     const taskId = "task_bench_mcp";
     const runId = "run_bench_mcp";
     await prisma.task.create({
-      data: { id: taskId, goal: "bench", profileId: profile.id, stepBudget: 100_000, workspace, mcpTools: snapshot as unknown as Prisma.InputJsonValue },
+      data: { id: taskId, goal: "bench", profileId: profile.id, stepBudget: 100_000, workspace, mcpTools: taskMcpToolsJson.encode(snapshot) },
     });
     await prisma.run.create({ data: { id: runId, taskId } });
     const ports = prismaAgentPorts({ prisma });

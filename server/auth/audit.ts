@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import type { PrismaClient } from "../db/generated/client.ts";
 import type { Principal } from "./principal.ts";
+import { auditDetailsJson } from "../db/json-columns.ts";
 
 /** Most bytes of an audit row's `details` JSON. */
 export const AUDIT_DETAILS_MAX = 4096;
@@ -65,7 +66,7 @@ export async function recordAudit({
         action,
         taskId: taskId ?? null,
         target: target ?? null,
-        details: details as never,
+        details: auditDetailsJson.encode(details),
       },
     });
   } catch (error) {

@@ -1,9 +1,19 @@
 import { ulid } from "ulid";
-import type { ApplyDecisionPorts, ApplyDecisionTx, BudgetIncrease, DecisionApplyPorts, RecoverDecisionsPorts } from "../domain/apply-escalation-decision.ts";
+import type { ApplyDecisionPorts, ApplyDecisionTx, DecisionApplyPorts, RecoverDecisionsPorts } from "../domain/apply-escalation-decision.ts";
 import type { CheckpointReason } from "../domain/checkpoint.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
+import {
+  checkpointBudgetsUsedJson,
+  checkpointCompletedStepsJson,
+  checkpointSideEffectsJson,
+  checkpointWorkingSetJson,
+  escalationBudgetIncreaseJson,
+  escalationFactEditsJson,
+  stepArgumentsJson,
+  stepOutputJson,
+} from "./json-columns.ts";
 import { endWaitingTask, raiseBudgets } from "./task-repository.ts";
 import { recordAlert } from "./alert-repository.ts";
 
@@ -25,7 +35,11 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
     },
     async read(escalationId) {
       const e = await tx.escalation.findUniqueOrThrow({ where: { id: escalationId } });
-      return { ...e, budgetIncrease: (e.budgetIncrease ?? null) as BudgetIncrease | null, factEdits: (e.factEdits ?? null) as Record<string, unknown> | null };
+      return {
+        ...e,
+        budgetIncrease: e.budgetIncrease === null ? null : escalationBudgetIncreaseJson.decode(e.budgetIncrease, e.id),
+        factEdits: e.factEdits === null ? null : escalationFactEditsJson.decode(e.factEdits, e.id),
+      };
     },
     raiseBudgets: (taskId, increase) => raiseBudgets({ prisma: tx, taskId, increase }),
     async copyCheckpointWithEdits({ checkpointId, edits, afterStepId, by }) {
@@ -39,10 +53,10 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
           seq: (last?.seq ?? 0) + 1,
           reason: "human_edit" satisfies CheckpointReason,
           afterStepId,
-          workingSet: { ...(cp.workingSet as Record<string, unknown>), ...edits } as Prisma.InputJsonValue,
-          completedSteps: cp.completedSteps as Prisma.InputJsonValue,
-          budgetsUsed: cp.budgetsUsed as Prisma.InputJsonValue,
-          sideEffects: cp.sideEffects as Prisma.InputJsonValue,
+          workingSet: checkpointWorkingSetJson.encode({ ...checkpointWorkingSetJson.decode(cp.workingSet, cp.id), ...edits }),
+          completedSteps: checkpointCompletedStepsJson.encode(checkpointCompletedStepsJson.decode(cp.completedSteps, cp.id)),
+          budgetsUsed: checkpointBudgetsUsedJson.encode(checkpointBudgetsUsedJson.decode(cp.budgetsUsed, cp.id)),
+          sideEffects: checkpointSideEffectsJson.encode(checkpointSideEffectsJson.decode(cp.sideEffects, cp.id)),
           summary: `${cp.summary} Facts edited by ${by}: ${Object.keys(edits).join(", ")}.`,
           createdAt: new Date(),
         },
@@ -64,8 +78,8 @@ function txPorts(tx: Prisma.TransactionClient): ApplyDecisionTx {
           status: "completed",
           endedAt: new Date(),
           durationMs,
-          arguments: args as Prisma.InputJsonValue,
-          output: output as Prisma.InputJsonValue,
+          arguments: stepArgumentsJson.encode(args),
+          output: stepOutputJson.encode(output),
           summary,
         },
         update: {},

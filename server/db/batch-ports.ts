@@ -7,6 +7,7 @@ import { prismaCancelPorts } from "./cancel-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { prismaResumePorts } from "./resume-ports.ts";
 import { taskWhere, type ListTasksFilters } from "./task-queries.ts";
+import { auditDetailsJson, batchSelectionJson } from "./json-columns.ts";
 
 /**
  * Tasks a batch selection matches (newest first, at most `max`), each with its resume estimate: the
@@ -48,7 +49,7 @@ export function prismaBatchPorts({ prisma, sendItems }: { prisma: PrismaClient; 
             actor: actor.name,
             userId: actor.userId,
             via: actor.via,
-            selection: selection as Prisma.InputJsonValue,
+            selection: batchSelectionJson.encode(selection),
             guidance,
             total: taskIds.length,
           },
@@ -105,7 +106,7 @@ export function prismaBatchItemPorts({
           action,
           taskId,
           target: batchId,
-          details: details as Prisma.InputJsonValue,
+          details: auditDetailsJson.encode(details),
         },
       });
     },

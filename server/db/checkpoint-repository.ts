@@ -5,7 +5,8 @@ import type { CompactionSizes } from "../domain/agent-loop/index.ts";
 import { compactCompletedSteps } from "../domain/checkpoint.ts";
 import { parseContextLimit } from "../llm/errors.ts";
 import { listCommittedEffects } from "./effect-queries.ts";
-import type { Prisma, PrismaClient } from "./client.ts";
+import type { PrismaClient } from "./client.ts";
+import { checkpointBudgetsUsedJson, checkpointCompletedStepsJson, checkpointSideEffectsJson, checkpointWorkingSetJson } from "./json-columns.ts";
 import { startRun, taskSpend, taskUsage, type RunStart } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
 
@@ -180,10 +181,10 @@ export async function startSegment({
   }
   const cp = await prisma.checkpoint.findUnique({ where: { id: checkpointId } });
   if (!cp || cp.taskId !== taskId) throw new Error(`checkpoint ${checkpointId} of task ${taskId} not found`);
-  const workingSet = { ...(cp.workingSet as WorkingSet), ...(await factsAfterCheckpoint({ prisma, checkpoint: cp, runId })) };
-  const carried = new Set(((cp.sideEffects as { idempotencyKey: string }[] | null) ?? []).map((e) => e.idempotencyKey));
+  const workingSet = { ...checkpointWorkingSetJson.decode(cp.workingSet, cp.id), ...(await factsAfterCheckpoint({ prisma, checkpoint: cp, runId })) };
+  const carried = new Set(checkpointSideEffectsJson.decode(cp.sideEffects, cp.id).map((e) => e.idempotencyKey));
   const later = (await listCommittedEffects({ prisma, taskId, since: cp.createdAt })).filter((e) => !carried.has(e.idempotencyKey));
-  const completedSteps = compactCompletedSteps([...(cp.completedSteps as unknown as CompletedStepSummary[]), ...later.map(effectEntry)]);
+  const completedSteps = compactCompletedSteps([...checkpointCompletedStepsJson.decode(cp.completedSteps, cp.id), ...later.map(effectEntry)]);
   return {
     ...common,
     workingSet,
@@ -277,10 +278,12 @@ export async function saveCheckpoint({ prisma, data }: { prisma: PrismaClient; d
             ...data,
             id,
             seq,
-            workingSet: data.workingSet as Prisma.InputJsonValue,
-            completedSteps: data.completedSteps as unknown as Prisma.InputJsonValue,
-            budgetsUsed: data.budgetsUsed,
-            sideEffects: effects.map((e) => ({ tool: e.tool, stepId: e.stepId, idempotencyKey: e.idempotencyKey, result: e.result })),
+            workingSet: checkpointWorkingSetJson.encode(data.workingSet),
+            completedSteps: checkpointCompletedStepsJson.encode(data.completedSteps),
+            budgetsUsed: checkpointBudgetsUsedJson.encode(data.budgetsUsed),
+            sideEffects: checkpointSideEffectsJson.encode(
+              effects.map((e) => ({ tool: e.tool, stepId: e.stepId, idempotencyKey: e.idempotencyKey, result: e.result })),
+            ),
           },
         });
         return { id, seq };

@@ -5,7 +5,7 @@ import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
-import { evidenceJson } from "./json-columns.ts";
+import { escalationBudgetIncreaseJson, escalationEvidenceJson, escalationFactEditsJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 
 /**
@@ -38,7 +38,7 @@ export async function openEscalation({
         stepId,
         reason,
         message,
-        evidence: evidenceJson.encode(evidence),
+        evidence: escalationEvidenceJson.encode(evidence),
         checkpointId,
         fingerprint,
         costUsd: costUsd.toFixed(8),
@@ -151,8 +151,8 @@ export function prismaDecidePorts({
           decidedAt: now,
           applyAfter,
           guidance: input.guidance || null,
-          budgetIncrease: input.budgetIncrease ?? Prisma.DbNull,
-          factEdits: (input.factEdits as Prisma.InputJsonValue | undefined) ?? Prisma.DbNull,
+          budgetIncrease: escalationBudgetIncreaseJson.encodeNullable(input.budgetIncrease),
+          factEdits: escalationFactEditsJson.encodeNullable(input.factEdits),
           deadEndReason: input.deadEndReason || null,
         },
       });

@@ -6,7 +6,7 @@ import type { EvalCheckResult } from "../domain/eval-checks.ts";
 import { suggestBudgets, type BudgetSuggestion } from "../domain/budget-from-history.ts";
 import type { z } from "zod";
 import type { PrismaClient } from "./client.ts";
-import { evalCaseChecksJson, evalCaseLaunchJson } from "./json-columns.ts";
+import { evalCaseChecksJson, evalCaseLaunchJson, evalCellCheckResultsJson } from "./json-columns.ts";
 
 const newId = (prefix: string): string => `${prefix}_${ulid().toLowerCase()}`;
 
@@ -217,7 +217,7 @@ async function loadCells(prisma: PrismaClient, evalRunId: string): Promise<EvalM
     wasteUsd: num(c.wasteUsd),
     escalations: c.escalations,
     durationMs: c.durationMs,
-    checkResults: (c.checkResults ?? []) as unknown as EvalCheckResult[],
+    checkResults: c.checkResults === null ? [] : evalCellCheckResultsJson.decode(c.checkResults, c.id),
   }));
 }
 

@@ -2,7 +2,16 @@ import { ulid } from "ulid";
 import type { ForkPorts } from "../domain/fork-task.ts";
 import { effectFingerprint } from "../domain/effect-fingerprint.ts";
 import { checkpointEffectKeys, effectsAfterCheckpoint } from "./fork-effects.ts";
-import type { Prisma, PrismaClient } from "./client.ts";
+import type { PrismaClient } from "./client.ts";
+import {
+  checkpointBudgetsUsedJson,
+  checkpointCompletedStepsJson,
+  checkpointSideEffectsJson,
+  checkpointWorkingSetJson,
+  sideEffectArgumentsJson,
+  sideEffectResultJson,
+  taskInputJson,
+} from "./json-columns.ts";
 import { failUndeliveredStart } from "./run-repository.ts";
 
 /** Fork ports over Prisma (server/domain/fork-task.ts); `sendRunStarted` comes from the caller. */
@@ -36,7 +45,7 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             costBudgetUsd: src.costBudgetUsd,
             requireApproval: src.requireApproval,
             workspace: src.workspace,
-            input: src.input as Prisma.InputJsonValue,
+            input: taskInputJson.encode(taskInputJson.decode(src.input, src.id)),
             // A fork goes on with the tools the source run was offered (its checkpoint refers to them).
             ...(src.mcpTools !== null ? { mcpTools: src.mcpTools } : {}),
             // A fork of a smoke test is a smoke test: on the smoke model, never the profile's.
@@ -58,13 +67,13 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             nextTurn: cp.nextTurn,
             nextIndex: 0,
             goal: cp.goal,
-            workingSet: cp.workingSet as Prisma.InputJsonValue,
-            completedSteps: cp.completedSteps as Prisma.InputJsonValue,
+            workingSet: checkpointWorkingSetJson.encode(checkpointWorkingSetJson.decode(cp.workingSet, cp.id)),
+            completedSteps: checkpointCompletedStepsJson.encode(checkpointCompletedStepsJson.decode(cp.completedSteps, cp.id)),
             openQuestion: cp.openQuestion,
             phase: cp.phase,
             summary: `Forked from checkpoint #${cp.seq} of task ${sourceTaskId}. ${cp.summary}`.trim(),
-            budgetsUsed: { steps: 0, tokens: 0, costUsd: 0 },
-            sideEffects: cp.sideEffects as Prisma.InputJsonValue,
+            budgetsUsed: checkpointBudgetsUsedJson.encode({ steps: 0, tokens: 0, costUsd: 0 }),
+            sideEffects: checkpointSideEffectsJson.encode(checkpointSideEffectsJson.decode(cp.sideEffects, cp.id)),
             contextTokens: cp.contextTokens,
             transcriptTokens: cp.transcriptTokens,
           },
@@ -83,9 +92,9 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
               runId: e.runId,
               stepId: e.stepId,
               tool: e.tool,
-              arguments: e.arguments as Prisma.InputJsonValue,
+              arguments: sideEffectArgumentsJson.encode(sideEffectArgumentsJson.decode(e.arguments, e.idempotencyKey)),
               status: "committed",
-              result: e.result ?? undefined,
+              result: e.result === null ? undefined : sideEffectResultJson.encode(sideEffectResultJson.decode(e.result, e.idempotencyKey)),
               createdAt: e.createdAt,
               committedAt: e.committedAt,
             })),

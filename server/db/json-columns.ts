@@ -1,53 +1,40 @@
 import type { SuperJSONResult } from "superjson";
 import { z } from "zod";
+import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { BudgetIncrease } from "../domain/apply-escalation-decision.ts";
+import type { BatchSelection } from "../domain/batch-tasks.ts";
 import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-history.ts";
 import type { EvalCheckResult } from "../domain/eval-checks.ts";
 import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch, type EvalCheck } from "../domain/eval-suite.ts";
-import { parseToolSnapshot, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
+import { discoveredToolSchema, parseToolSnapshot, type DiscoveredTool, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import { parseSmokeSpec, type SmokeSpec } from "../domain/profile-smoke.ts";
+import { effortPolicySchema, profileSpecShape, type ProfileSpec } from "../domain/profile-spec.ts";
 import type { Prisma } from "./client.ts";
+import { anyJson, jsonColumnCodec, jsonObject } from "./json-codec.ts";
 
-/**
- * One codec per JSON column the code writes a typed value to. `encode` takes only the column's
- * type and gives Prisma's JSON input: the value's JSON form (what `JSON.stringify` keeps — which is
- * also all that Prisma sends and PostgreSQL stores — so writing through it changes nothing stored).
- * `decode` reads the column back with its schema: the strict ones throw a ZodError naming the path,
- * the lenient ones (`…OrNull`) return null for a value that does not parse, as their readers did
- * before. No write site casts a value to `never` or to Prisma's JSON types.
- */
-export interface JsonCodec<T, R = T> {
-  encode(value: T): Prisma.InputJsonValue;
-  decode(json: unknown): R;
-}
+export { JsonColumnError, jsonColumnCodec, type JsonCodec } from "./json-codec.ts";
 
-/** The JSON form of `value` (`JSON.stringify` then `JSON.parse`): plain objects, arrays, strings, finite numbers, booleans and null. */
-function toJsonInput(value: unknown): Prisma.InputJsonValue {
-  // JSON.parse returns `any`: the one place a value becomes Prisma's JSON input, and it is JSON by construction.
-  return JSON.parse(JSON.stringify(value) ?? "null");
-}
-
-/** The codec of a column of type `T` read back by `decode` (which gives `R`: `T`, or `T | null` for a lenient reader). */
-export function jsonColumnCodec<T, R = T>(decode: (json: unknown) => R): JsonCodec<T, R> {
-  return { encode: toJsonInput, decode };
-}
+// One codec per JSON column of Longhaul's own tables (the executor's are in
+// server/executor/json-columns.ts). Every write of a column goes through its `encode`
+// (`encodeNullable` for a nullable one), every typed read through its `decode` with the row's id.
 
 /** Task.input: the launch's structured input ({demo?, limit?, facts?}); an object, `{}` when empty. */
-export const taskInputJson = jsonColumnCodec<Record<string, unknown>>((json) => z.record(z.string(), z.unknown()).parse(json));
+export const taskInputJson = jsonColumnCodec<Record<string, unknown>>("Task.input", jsonObject);
 
 /** Task.mcpTools: the MCP tools discovered at launch; null when absent or unreadable (a run then offers none). */
-export const taskMcpToolsJson = jsonColumnCodec<McpToolSnapshot, McpToolSnapshot | null>(parseToolSnapshot);
+export const taskMcpToolsJson = jsonColumnCodec<McpToolSnapshot, McpToolSnapshot | null>("Task.mcpTools", parseToolSnapshot);
 
 /** Task.budgetBasis: the history the budgets came from; null when absent or not of the recorded shape. */
-export const taskBudgetBasisJson = jsonColumnCodec<BudgetBasis, BudgetBasis | null>(parseBudgetBasis);
+export const taskBudgetBasisJson = jsonColumnCodec<BudgetBasis, BudgetBasis | null>("Task.budgetBasis", parseBudgetBasis);
 
 /** Task.smoke: a profile smoke test's plan; null for an ordinary task. */
-export const taskSmokeJson = jsonColumnCodec<SmokeSpec, SmokeSpec | null>(parseSmokeSpec);
+export const taskSmokeJson = jsonColumnCodec<SmokeSpec, SmokeSpec | null>("Task.smoke", parseSmokeSpec);
 
 /** EvalCase.launch: the case's launch as the suite file gave it. */
-export const evalCaseLaunchJson = jsonColumnCodec<EvalCaseLaunch>((json) => evalCaseLaunchSchema.parse(json));
+export const evalCaseLaunchJson = jsonColumnCodec<EvalCaseLaunch>("EvalCase.launch", evalCaseLaunchSchema);
 
 /** EvalCase.checks: the case's checks, in the file's order. */
-export const evalCaseChecksJson = jsonColumnCodec<EvalCheck[]>((json) => z.array(evalCheckSchema).parse(json));
+export const evalCaseChecksJson = jsonColumnCodec<EvalCheck[]>("EvalCase.checks", z.array(evalCheckSchema));
 
 /** One check's result as an eval cell stores it (EvalCell.checkResults; `eval.report` answers it too). */
 export const evalCheckResultSchema: z.ZodType<EvalCheckResult> = z.object({
@@ -60,12 +47,103 @@ export const evalCheckResultSchema: z.ZodType<EvalCheckResult> = z.object({
 });
 
 /** EvalCell.checkResults: per check, what it saw and whether it passed. */
-export const evalCellCheckResultsJson = jsonColumnCodec<EvalCheckResult[]>((json) => z.array(evalCheckResultSchema).parse(json));
+export const evalCellCheckResultsJson = jsonColumnCodec<EvalCheckResult[]>("EvalCell.checkResults", z.array(evalCheckResultSchema));
 
-/** Alert.evidence and Escalation.evidence: what the detector or the loop saw, as an object. */
-export const evidenceJson = jsonColumnCodec<Record<string, unknown>>((json) => z.record(z.string(), z.unknown()).parse(json));
+/** Alert.evidence: what the detector saw, as an object. */
+export const alertEvidenceJson = jsonColumnCodec<Record<string, unknown>>("Alert.evidence", jsonObject);
+
+/** Escalation.evidence: what the loop saw when it escalated, as an object. */
+export const escalationEvidenceJson = jsonColumnCodec<Record<string, unknown>>("Escalation.evidence", jsonObject);
 
 /** IdempotentRequest.result: the action's result, superjson-serialized (`{json, meta?}`). */
-export const requestResultJson = jsonColumnCodec<SuperJSONResult>((json) =>
-  z.custom<SuperJSONResult>((v) => typeof v === "object" && v !== null && "json" in v, "result: not a superjson result ({json, meta?})").parse(json),
+export const requestResultJson = jsonColumnCodec<SuperJSONResult>(
+  "IdempotentRequest.result",
+  z.custom<SuperJSONResult>((v) => typeof v === "object" && v !== null && "json" in v, "result: not a superjson result ({json, meta?})"),
 );
+
+/** Task.result: what the run's `finish` returned (the answer, its gaps), any JSON. */
+export const taskResultJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Task.result", anyJson);
+
+/** Step.arguments: the step's arguments as the model gave them (parsed), any JSON. */
+export const stepArgumentsJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Step.arguments", anyJson);
+
+/** Step.output: what the step produced (a tool's output, a model turn's summary, a compaction's sizes), any JSON. */
+export const stepOutputJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Step.output", anyJson);
+
+/** Fact.value: the value `record_fact` was given, any JSON (JSON null included). */
+export const factValueJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Fact.value", anyJson);
+
+/** SideEffect.arguments: the effect's arguments (what its fingerprint is taken over), any JSON. */
+export const sideEffectArgumentsJson = jsonColumnCodec<unknown, Prisma.JsonValue>("SideEffect.arguments", anyJson);
+
+/** SideEffect.result: the effect's recorded result, a JSON object (SQL NULL while only its intent is recorded). */
+export const sideEffectResultJson = jsonColumnCodec<Record<string, unknown>>("SideEffect.result", jsonObject);
+
+/** AuditEvent.details: the action's input, redacted and bounded by the writer, any JSON. */
+export const auditDetailsJson = jsonColumnCodec<unknown, Prisma.JsonValue>("AuditEvent.details", anyJson);
+
+/** Checkpoint.workingSet: the facts the run carries, key → value. */
+export const checkpointWorkingSetJson = jsonColumnCodec<WorkingSet>("Checkpoint.workingSet", jsonObject);
+
+/** One completed step a checkpoint carries (fields other than these are kept as stored). */
+const completedStepSchema: z.ZodType<CompletedStepSummary> = z.looseObject({ stepId: z.string(), tool: z.string().optional(), summary: z.string() });
+
+/** Checkpoint.completedSteps: the compact list of what was done, oldest first. */
+export const checkpointCompletedStepsJson = jsonColumnCodec<CompletedStepSummary[]>("Checkpoint.completedSteps", z.array(completedStepSchema));
+
+/** What a run had used when a checkpoint was taken (Checkpoint.budgetsUsed): steps, tokens, US dollars. */
+export interface BudgetsUsed {
+  steps: number;
+  tokens: number;
+  costUsd: number;
+}
+
+/** Checkpoint.budgetsUsed. */
+export const checkpointBudgetsUsedJson = jsonColumnCodec<BudgetsUsed>(
+  "Checkpoint.budgetsUsed",
+  z.looseObject({ steps: z.number(), tokens: z.number(), costUsd: z.number() }),
+);
+
+/** A committed side effect as a checkpoint carries it (Checkpoint.sideEffects). */
+export interface CheckpointEffect {
+  tool: string;
+  stepId: string;
+  idempotencyKey: string;
+  result: unknown;
+}
+
+/** Checkpoint.sideEffects: the task's committed effects when the checkpoint was taken. */
+export const checkpointSideEffectsJson = jsonColumnCodec<CheckpointEffect[]>(
+  "Checkpoint.sideEffects",
+  z.array(z.looseObject({ tool: z.string(), stepId: z.string(), idempotencyKey: z.string(), result: z.unknown() })),
+);
+
+/** Escalation.budgetIncrease: a decision's budget raise (steps, tokens, US dollars); SQL NULL for none. */
+export const escalationBudgetIncreaseJson = jsonColumnCodec<BudgetIncrease>(
+  "Escalation.budgetIncrease",
+  z.object({ steps: z.number().optional(), tokens: z.number().optional(), usd: z.number().optional() }),
+);
+
+/** Escalation.factEdits: the facts a handler edited with the decision, key → new value; SQL NULL for none. */
+export const escalationFactEditsJson = jsonColumnCodec<Record<string, unknown>>("Escalation.factEdits", jsonObject);
+
+/** BatchOperation.selection: the tasks chosen by id, or the list filter that chose them. */
+export const batchSelectionJson = jsonColumnCodec<BatchSelection, Prisma.JsonValue>("BatchOperation.selection", anyJson);
+
+/** AgentProfile.headers: extra request headers, name → value (secrets only as `${VAR}` references). */
+export const profileHeadersJson = jsonColumnCodec<ProfileSpec["headers"]>("AgentProfile.headers", profileSpecShape.headers);
+
+/** AgentProfile.mcpServers: the MCP servers the profile's runs are offered ({server, tools?}: all its tools or the named ones). */
+export const profileMcpServersJson = jsonColumnCodec<ProfileSpec["mcpServers"]>("AgentProfile.mcpServers", profileSpecShape.mcpServers);
+
+/** AgentProfile.effort: the profile's effort policy; SQL NULL when it has none. */
+export const profileEffortJson = jsonColumnCodec<NonNullable<ProfileSpec["effort"]>>("AgentProfile.effort", effortPolicySchema);
+
+/** McpServer.serverInfo: the name and version the server gave in its `initialize` result (MCP `serverInfo`). */
+export const mcpServerServerInfoJson = jsonColumnCodec<{ name: string; version: string }>(
+  "McpServer.serverInfo",
+  z.looseObject({ name: z.string(), version: z.string() }),
+);
+
+/** McpServer.discoveredTools: the tools the server listed when it last started. */
+export const mcpServerDiscoveredToolsJson = jsonColumnCodec<DiscoveredTool[]>("McpServer.discoveredTools", z.array(discoveredToolSchema));

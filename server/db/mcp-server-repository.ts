@@ -2,6 +2,8 @@ import canonicalize from "canonicalize";
 import { mcpServerSpecSchema, type McpServerSpec, type McpToolOverride } from "../../lib/contracts/mcp.ts";
 import { AppError } from "../errors.ts";
 import type { Prisma, PrismaClient } from "./client.ts";
+import type { DiscoveredTool } from "../domain/mcp-tool-snapshot.ts";
+import { mcpServerDiscoveredToolsJson, mcpServerServerInfoJson } from "./json-columns.ts";
 
 /**
  * The registered MCP servers (model McpServer, table `mcp_server`). A server's `spec` is
@@ -203,8 +205,9 @@ export async function recordMcpServerStart({
   name: string;
   version: number;
   pid: number | null;
-  serverInfo: Prisma.InputJsonValue | null;
-  discoveredTools: Prisma.InputJsonValue;
+  serverInfo: { name: string; version: string } | null;
+  /** The tools the server listed (written through McpServer.discoveredTools' codec). */
+  discoveredTools: DiscoveredTool[];
 }): Promise<void> {
   const now = new Date();
   await prisma.$transaction(async (tx) => {
@@ -216,8 +219,8 @@ export async function recordMcpServerStart({
       data: {
         lastStartedAt: now,
         lastPid: pid,
-        serverInfo: serverInfo ?? undefined,
-        discoveredTools,
+        serverInfo: mcpServerServerInfoJson.encodeOptional(serverInfo),
+        discoveredTools: mcpServerDiscoveredToolsJson.encode(discoveredTools),
         discoveredAt: now,
         lastError: null,
         lastErrorAt: null,

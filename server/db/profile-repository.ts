@@ -2,7 +2,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import { diffProfileSpecs, profileSpecSchema, type ProfileFieldChange, type ProfileSpec } from "../domain/profile-spec.ts";
-import { Prisma, type PrismaClient } from "./client.ts";
+import type { PrismaClient } from "./client.ts";
 import { listMcpServers, normaliseMcpServerSpec, upsertMcpServer } from "./mcp-server-repository.ts";
 import { mcpServerSpecSchema, type McpServerSpec } from "../../lib/contracts/mcp.ts";
 import { diffFields } from "../domain/field-diff.ts";
@@ -10,6 +10,7 @@ import { unresolvedDocumentReferences } from "./reference-checks.ts";
 import { API_SOURCE, codeSources, detachFromCode, markCodeManaged, refuseIfCodeManaged, type CodeSource } from "./code-managed.ts";
 import { currentProfileVersion } from "./task-profile.ts";
 import { assigneeUser, sameUserName } from "../../lib/contracts/escalation.ts";
+import { profileEffortJson, profileHeadersJson, profileMcpServersJson } from "./json-columns.ts";
 
 /**
  * Agent profiles as admins manage them: create, edit, copy, archive, and apply a whole
@@ -40,10 +41,10 @@ export interface ProfileRecord {
 function columnsOf(spec: ProfileSpec) {
   return {
     ...spec,
-    headers: spec.headers as Prisma.InputJsonValue,
-    mcpServers: spec.mcpServers as Prisma.InputJsonValue,
+    headers: profileHeadersJson.encode(spec.headers),
+    mcpServers: profileMcpServersJson.encode(spec.mcpServers),
     // SQL NULL (not JSON null) when the profile has no effort policy.
-    effort: spec.effort === null ? Prisma.DbNull : (spec.effort as unknown as Prisma.InputJsonValue),
+    effort: profileEffortJson.encodeNullable(spec.effort),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { BudgetBasis } from "../domain/budget-from-history.ts";
 import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
-import type { Prisma, PrismaClient } from "./client.ts";
-import { taskBudgetBasisJson, taskMcpToolsJson } from "./json-columns.ts";
+import type { PrismaClient } from "./client.ts";
+import { stepArgumentsJson, stepOutputJson, taskBudgetBasisJson, taskMcpToolsJson, taskResultJson } from "./json-columns.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
 import type { EffortLevel, EffortPolicy, EffortRule } from "../../lib/contracts/effort.ts";
 import type { RunEndReason, StepKind, TaskCompletionOutcome } from "../../lib/contracts/status.ts";
@@ -102,7 +102,8 @@ export async function beginStep({
   index: number;
   kind: StepKind;
   tool?: string;
-  args?: Prisma.InputJsonValue;
+  /** The step's arguments, any JSON (written through Step.arguments' codec; null/undefined: none). */
+  args?: unknown;
   /** The effort its model call runs at (the effort dial's decision): level, model and rule, recorded on the row. */
   effort?: { level: EffortLevel; model: string; rule: EffortRule } | null;
 }): Promise<{ attempts: number; completedBefore: boolean }> {
@@ -110,7 +111,7 @@ export async function beginStep({
   const effortColumns = effort ? { effortLevel: effort.level, effortModel: effort.model, effortRule: effort.rule } : {};
   const row = await prisma.step.upsert({
     where: { runId_stepId: { runId, stepId } },
-    create: { runId, stepId, index, kind, tool: tool ?? null, arguments: args ?? undefined, status: "running", ...effortColumns },
+    create: { runId, stepId, index, kind, tool: tool ?? null, arguments: stepArgumentsJson.encodeOptional(args), status: "running", ...effortColumns },
     update: { attempts: { increment: 1 }, status: "running", error: null },
     select: { attempts: true },
   });
@@ -154,7 +155,8 @@ export async function endStep({
   runId: string;
   stepId: string;
   status: "completed" | "failed";
-  output?: Prisma.InputJsonValue;
+  /** What the step produced, any JSON (null/undefined: left as it is). */
+  output?: unknown;
   error?: string;
   summary?: string;
   usage?: { promptTokens: number; cachedTokens: number; completionTokens: number; cacheWriteTokens?: number; reasoningTokens?: number };
@@ -165,7 +167,7 @@ export async function endStep({
     where: { runId_stepId: { runId, stepId } },
     data: {
       status,
-      output: output ?? undefined,
+      output: stepOutputJson.encodeOptional(output),
       error: error ?? null,
       summary: summary ?? undefined,
       endedAt,
@@ -215,7 +217,8 @@ export async function finishRun({
   runStatus: "completed" | "dead_end" | "failed" | "escalated";
   taskStatus: "completed" | "dead_end" | "failed" | "waiting_for_human";
   endReason?: RunEndReason;
-  result?: Prisma.InputJsonValue;
+  /** The run's result, any JSON (null/undefined: left as it is). */
+  result?: unknown;
   /** Task.outcome of a completed task: `completed`, or `completed_with_gaps` when result.gaps is not empty. */
   outcome?: TaskCompletionOutcome;
   deadEndReason?: string;
@@ -233,7 +236,7 @@ export async function finishRun({
       data: {
         status: taskStatus,
         endedAt: taskStatus === "waiting_for_human" ? null : now,
-        result: result ?? undefined,
+        result: taskResultJson.encodeOptional(result),
         outcome: outcome ?? null,
         deadEndReason: deadEndReason ?? null,
         error: error ?? null,

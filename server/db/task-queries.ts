@@ -1,10 +1,11 @@
-import { assistantMessage, buildInitialMessages, toolResultMessage, type CompletedStepSummary, type WorkingSet } from "../domain/agent-context.ts";
+import { assistantMessage, buildInitialMessages, toolResultMessage, type WorkingSet } from "../domain/agent-context.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { AppError } from "../errors.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
+import { checkpointCompletedStepsJson, checkpointWorkingSetJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 import { CUTTING_CHECKPOINT_REASONS, WHOLE_STEP_LIST, type StepWindow } from "../../lib/contracts/step-rows.ts";
 import type { TaskOrigin as TaskListOrigin } from "../../lib/contracts/task-origin.ts";
@@ -442,13 +443,13 @@ export async function getModelPromptOrThrow({ prisma, runId, stepId }: { prisma:
     orderBy: { createdAt: "asc" },
     select: { key: true, value: true },
   });
-  const workingSet: WorkingSet = { ...(cp ? (cp.workingSet as WorkingSet) : inputFacts) };
+  const workingSet: WorkingSet = { ...(cp ? checkpointWorkingSetJson.decode(cp.workingSet, cp.id) : inputFacts) };
   for (const f of laterFacts) if (cp) workingSet[f.key] = f.value;
   const context = buildInitialMessages({
     systemPrompt,
     goal: run.task.goal,
     workingSet,
-    completedSteps: cp ? (cp.completedSteps as unknown as CompletedStepSummary[]) : [],
+    completedSteps: cp ? checkpointCompletedStepsJson.decode(cp.completedSteps, cp.id) : [],
     openQuestion: cp?.openQuestion ?? null,
     guidance: run.guidance,
   });

@@ -16,7 +16,7 @@ import { Prisma, type PrismaClient } from "./client.ts";
 import { jsonColumnCodec } from "./json-columns.ts";
 
 /** LaunchTemplate.launch's codec (parseTemplateLaunch's refusals name the field); here, beside the template use cases it depends on. */
-const templateLaunchJson = jsonColumnCodec<TemplateLaunch>(parseTemplateLaunch);
+const templateLaunchJson = jsonColumnCodec<TemplateLaunch>("LaunchTemplate.launch", parseTemplateLaunch);
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
 

@@ -63,7 +63,14 @@ export interface BatchPorts {
   /** Tasks the selection matches, at most `max` (ids not found are left out), in list order. */
   matchTasks(selection: BatchSelection, max: number): Promise<BatchCandidate[]>;
   /** Stores the batch and one pending item per task (one transaction). */
-  createBatch(data: { id: string; action: BatchAction; actor: BatchActor; selection: unknown; guidance: string | null; taskIds: string[] }): Promise<void>;
+  createBatch(data: {
+    id: string;
+    action: BatchAction;
+    actor: BatchActor;
+    selection: BatchSelection;
+    guidance: string | null;
+    taskIds: string[];
+  }): Promise<void>;
   /** Asks the executor to apply the batch to each task (one event per task, deduplicated by batch and task). */
   sendItems(batchId: string, taskIds: string[]): Promise<void>;
   newBatchId(): string;

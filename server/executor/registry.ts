@@ -1,6 +1,7 @@
-import type { Prisma, PrismaClient } from "../db/client.ts";
+import type { PrismaClient } from "../db/client.ts";
 import { checkCel } from "./cel.ts";
 import { parseDurationMs } from "./util.ts";
+import { executorFunctionConfigJson } from "./json-columns.ts";
 
 /** A function config entry as the SDK registers it (docs/INNGEST-PROTOCOL.md §2.2, `InngestFunction.getConfig`). */
 export interface FunctionConfig {
@@ -141,7 +142,7 @@ export async function registerApp(
       const data = {
         appId,
         name: fn.name ?? fn.id,
-        config: fn as unknown as Prisma.InputJsonValue,
+        config: executorFunctionConfigJson.encode(fn),
         events: (fn.triggers ?? []).flatMap((t) => (t.event ? [t.event] : [])),
         url: fn.steps!.step!.runtime!.url!,
         retries: fn.steps?.step?.retries?.attempts ?? DEFAULT_RETRIES,

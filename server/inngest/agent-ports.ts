@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "../db/client.ts";
+import type { PrismaClient } from "../db/client.ts";
 import { prismaDecisionApplyPorts } from "../db/apply-decision-ports.ts";
 import { waitForCancelledStepsToSettle } from "../db/cancel-checkpoint.ts";
 import { runFacts, saveCheckpoint, startSegment, type SegmentStart } from "../db/checkpoint-repository.ts";
@@ -29,8 +29,8 @@ import type { AgentPorts, RunPorts } from "../agent/ports.ts";
 /** The agent's ports over PostgreSQL (Prisma), the model provider and the tool gateway. */
 export function prismaAgentPorts({ prisma }: { prisma: PrismaClient }): AgentPorts {
   return {
-    beginStep: ({ args, ...rest }) => beginStep({ prisma, ...rest, args: args as Prisma.InputJsonValue | undefined }),
-    endStep: ({ output, ...rest }) => endStep({ prisma, ...rest, output: output as Prisma.InputJsonValue | undefined }),
+    beginStep: (input) => beginStep({ prisma, ...input }),
+    endStep: (input) => endStep({ prisma, ...input }),
     discardModelStep: (input) => discardModelStep({ prisma, ...input }),
     async noteStepError({ runId, stepId, error }) {
       await prisma.step.update({ where: { runId_stepId: { runId, stepId } }, data: { error: error.slice(0, 2000) } });
@@ -85,7 +85,7 @@ export function prismaRunPorts({ prisma }: { prisma: PrismaClient }): RunPorts<S
     notifyEscalation: (input) => notifyEscalation({ prisma, ...input }),
     readDecision: (escalationId) => readDecision({ prisma, escalationId }),
     applyEscalationDecision: ({ escalationId, stepIndex }) => applyDecision({ escalationId, stepIndex, ports: prismaDecisionApplyPorts({ prisma }) }),
-    finishRun: ({ result, ...rest }) => finishRun({ prisma, ...rest, result: result as Prisma.InputJsonValue | undefined }),
+    finishRun: (input) => finishRun({ prisma, ...input }),
     failRunAfterFunctionFailure: (input) => failRunAfterFunctionFailure({ prisma, ...input }),
   };
 }

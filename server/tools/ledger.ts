@@ -4,6 +4,7 @@ import { Prisma, type PrismaClient } from "../db/client.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { ToolError } from "./types.ts";
 import type { JsonObject } from "../db/effect-queries.ts";
+import { sideEffectArgumentsJson, sideEffectResultJson } from "../db/json-columns.ts";
 
 /**
  * The side-effect ledger (docs/ARCHITECTURE.md "Idempotency"; table `side_effect`, model SideEffect).
@@ -131,7 +132,7 @@ function intentRow(input: EffectInput, idempotencyKey: string, fingerprint: stri
     runId: input.runId,
     stepId: input.stepId,
     tool: input.tool,
-    arguments: input.args,
+    arguments: sideEffectArgumentsJson.encode(input.args),
     status: "intent",
   };
 }
@@ -142,11 +143,10 @@ async function lockFingerprint(tx: Tx, taskId: string, fingerprint: string): Pro
 }
 
 /** A recorded result, checked with the tool's schema when it has one (a mismatch is data corruption: throws). */
-function readResult<R extends JsonObject>(input: EffectInput<R>, stored: unknown): R {
-  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) {
-    throw new Error(`side-effect ledger: recorded result of ${input.tool} is not a JSON object`);
-  }
-  return input.resultSchema ? input.resultSchema.parse(stored) : (stored as R);
+function readResult<R extends JsonObject>(input: EffectInput<R>, stored: unknown, row: string): R {
+  const recorded = sideEffectResultJson.decode(stored, row);
+  // Without a schema the tool's result type is what the tool itself recorded (R, a JSON object).
+  return input.resultSchema ? input.resultSchema.parse(recorded) : (recorded as R);
 }
 
 type LedgerDecision<R> = { kind: "answer"; result: R; outcome: "replayed" | "deduplicated" } | { kind: "intent-without-result" } | { kind: "new" };
@@ -166,7 +166,7 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: 
     }
     if (existing.status === "committed") {
       await tx.sideEffect.update({ where: { id: existing.id }, data: { repeats: { increment: 1 } } });
-      return { kind: "answer", result: readResult(input, existing.result), outcome: "replayed" };
+      return { kind: "answer", result: readResult(input, existing.result, key), outcome: "replayed" };
     }
     return { kind: "intent-without-result" };
   }
@@ -176,7 +176,7 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: 
       orderBy: { createdAt: "asc" },
     });
     if (original) {
-      const result = markDeduplicated(readResult(input, original.result));
+      const result = markDeduplicated(readResult(input, original.result, original.idempotencyKey));
       await tx.sideEffect.create({
         data: {
           idempotencyKey: key,
@@ -185,9 +185,9 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: 
           runId: input.runId,
           stepId: input.stepId,
           tool: input.tool,
-          arguments: input.args,
+          arguments: sideEffectArgumentsJson.encode(input.args),
           status: "committed",
-          result,
+          result: sideEffectResultJson.encode(result),
           committedAt: new Date(),
         },
       });
@@ -236,7 +236,7 @@ export async function performInternalEffect<R extends JsonObject>(
     const result = await input.perform(tx, { idempotencyKey });
     await tx.sideEffect.update({
       where: { idempotencyKey },
-      data: { status: "committed", result, committedAt: new Date() },
+      data: { status: "committed", result: sideEffectResultJson.encode(result), committedAt: new Date() },
     });
     return { result, outcome: "performed" as const };
   }, TX_OPTIONS);
@@ -290,7 +290,7 @@ export async function performExternalEffect<R extends JsonObject>(
   }
   await input.prisma.sideEffect.updateMany({
     where: { idempotencyKey, status: "intent" },
-    data: { status: "committed", result, committedAt: new Date() },
+    data: { status: "committed", result: sideEffectResultJson.encode(result), committedAt: new Date() },
   });
   if (performed) crashPoint("tool:after-side-effect");
   return { result, outcome: performed ? "performed" : "replayed", idempotencyKey, fingerprint };

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { MAX_FACT_KEY_LENGTH, MAX_FACT_VALUE_BYTES } from "../../lib/contracts/limits.ts";
-import { Prisma } from "../db/client.ts";
 import type { JsonValue } from "./ledger.ts";
 import { utf8Bytes } from "./limits.ts";
 import { defineTool } from "./types.ts";
+import { factValueJson } from "../db/json-columns.ts";
 
 /** Largest fact value, bytes of JSON (lib/contracts/limits.ts: shared with launches and decisions' fact edits). */
 export const FACT_VALUE_MAX_BYTES = MAX_FACT_VALUE_BYTES;
@@ -44,7 +44,7 @@ export const recordFactTool = defineTool({
   parameters: recordFactArgsSchema,
   sideEffect: false,
   async execute(args, ctx): Promise<RecordFactOutput> {
-    const value = args.value === null ? Prisma.JsonNull : (args.value as Prisma.InputJsonValue);
+    const value = factValueJson.encode(args.value);
     return ctx.prisma.$transaction(async (tx) => {
       // Serialise writers of one (task, key) so exactly one fact stays current.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fact:${ctx.taskId}:${args.key}`}, 0))`;

@@ -66,7 +66,7 @@ async function taskWith(servers: string[]): Promise<{ taskId: string; runId: str
 }
 
 async function call(t: { taskId: string; runId: string; snapshot: McpToolSnapshot }, stepId: string, name: string, args: unknown) {
-  await beginStep({ prisma, runId: t.runId, stepId, index: 0, kind: "tool", tool: name, args: args as Prisma.InputJsonValue });
+  await beginStep({ prisma, runId: t.runId, stepId, index: 0, kind: "tool", tool: name, args });
   return executeToolCall({
     name,
     rawArguments: JSON.stringify(args),

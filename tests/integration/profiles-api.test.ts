@@ -228,7 +228,10 @@ describe("profiles as code: what a team configures must hold", () => {
       version: server.version,
       pid: 1,
       serverInfo: null,
-      discoveredTools: [{ name: "read_graph" }, { name: "create_entities" }],
+      discoveredTools: [
+        { name: "read_graph", description: "", inputSchema: { type: "object" } },
+        { name: "create_entities", description: "", inputSchema: { type: "object" } },
+      ],
     });
     const text = `
 mcpServers:

@@ -1,17 +1,17 @@
 import superjson from "superjson";
 import { describe, expect, it } from "vitest";
-import { evalCaseChecksJson, evidenceJson, requestResultJson, taskBudgetBasisJson, taskSmokeJson } from "../../server/db/json-columns.ts";
+import { evalCaseChecksJson, alertEvidenceJson, requestResultJson, taskBudgetBasisJson, taskSmokeJson } from "../../server/db/json-columns.ts";
 
 describe("JSON column codecs", () => {
   it("encode writes the value's JSON form: what PostgreSQL would store from it anyway", () => {
     const evidence = { at: new Date(Date.UTC(2026, 0, 2)), skipped: undefined, steps: ["s1"], nested: { n: 1 } };
-    expect(evidenceJson.encode(evidence)).toEqual({ at: "2026-01-02T00:00:00.000Z", steps: ["s1"], nested: { n: 1 } });
-    expect(evidenceJson.decode(evidenceJson.encode(evidence))).toEqual(JSON.parse(JSON.stringify(evidence)));
+    expect(alertEvidenceJson.encode(evidence)).toEqual({ at: "2026-01-02T00:00:00.000Z", steps: ["s1"], nested: { n: 1 } });
+    expect(alertEvidenceJson.decode(alertEvidenceJson.encode(evidence))).toEqual(JSON.parse(JSON.stringify(evidence)));
   });
 
   it("a strict decode refuses a stored value of another shape, naming the path", () => {
     expect(() => evalCaseChecksJson.decode([{ kind: "status", equals: "completed" }, { kind: "no_such_check" }])).toThrow(/\[1\]|kind/);
-    expect(() => evidenceJson.decode(["not", "an", "object"])).toThrow();
+    expect(() => alertEvidenceJson.decode(["not", "an", "object"])).toThrow();
   });
 
   it("a lenient decode gives null for an absent or unreadable value, as its readers expect", () => {

@@ -11,7 +11,6 @@ import {
   inTx,
   type EngineContext,
   type ExecutorEventPayload,
-  type Json,
   type Op,
   type QueueItem,
   type RunRow,
@@ -22,6 +21,7 @@ import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveS
 import type { FunctionConfig } from "../registry.ts";
 import type { LogFields } from "../logger.ts";
 import { RUN_COMPLETE_FAST, STEP_RUN_FAST } from "./sql.ts";
+import { executorEventDataJson, executorEventRawJson, executorOpOpsJson } from "../json-columns.ts";
 
 /**
  * What an opcode handler works on while one 206 response is applied in one transaction. Handlers
@@ -151,7 +151,15 @@ const OP_HANDLERS: Record<string, OpHandler> = {
       ...(typeof payload.v === "string" ? { v: payload.v } : {}),
     };
     await s.tx.executorEvent.createMany({
-      data: [{ id: childEvent.id, name: childEvent.name, data: childEvent.data as Json, raw: childEvent as unknown as Json, ts: BigInt(childEvent.ts) }],
+      data: [
+        {
+          id: childEvent.id,
+          name: childEvent.name,
+          data: executorEventDataJson.encode(childEvent.data),
+          raw: executorEventRawJson.encode(childEvent),
+          ts: BigInt(childEvent.ts),
+        },
+      ],
       skipDuplicates: true,
     });
     const childRunId = await startRun(s.ctx, s.tx, target.id, target.config as FunctionConfig, target.retries, childEvent, { skipIdempotency: true });
@@ -349,7 +357,7 @@ export async function applyResponse(
         kind: item.kind,
         stepId: item.stepId,
         status,
-        ops: status === 206 ? (ops.map((x) => ({ id: x.id, op: x.op, name: x.displayName ?? x.name })) as Json) : Prisma.DbNull,
+        ops: status === 206 ? executorOpOpsJson.encode(ops.map((x) => ({ id: x.id, op: x.op, name: x.displayName ?? x.name }))) : Prisma.DbNull,
         durationMs: Date.now() - started,
       },
     });

@@ -3,11 +3,12 @@ import type { ExecutorMetrics } from "./metrics.ts";
 import type { ExecutorLogger } from "../logger.ts";
 import type { OutageLog } from "./outage-log.ts";
 import type { HotSql } from "./pg.ts";
+import { type JsonInput } from "../../db/json-codec.ts";
 
 /** A Prisma interactive-transaction client. */
 export type Tx = Prisma.TransactionClient;
 /** A JSON value Prisma accepts for a Json column. */
-export type Json = Prisma.InputJsonValue;
+export type Json = JsonInput;
 
 /** An event as stored and sent to functions: `{name, data, id, ts, user, v?}` (§2.10; `user` is `{}` when the sender gave none). */
 export interface ExecutorEventPayload {

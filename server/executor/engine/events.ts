@@ -1,9 +1,10 @@
 import { evalCel } from "../cel.ts";
 import type { FunctionConfig } from "../registry.ts";
 import { eventIds } from "../util.ts";
-import { DEDUPE_WINDOW_MS, inTx, type EngineContext, type ExecutorEventPayload, type Json, type Tx } from "./context.ts";
+import { DEDUPE_WINDOW_MS, inTx, type EngineContext, type ExecutorEventPayload, type Tx } from "./context.ts";
 import { cancelRun, insertRuns, planRun, resolveAsyncStep, startRun, type RunPlan } from "./runs.ts";
 import { PAUSES_FOR_EVENT } from "./sql.ts";
+import { executorEventDataJson, executorEventRawJson, executorStepValueJson } from "../json-columns.ts";
 
 /** Event ingest: store, dedupe, then cancel pauses, wait pauses and triggers (§7.1 item 2). */
 
@@ -96,8 +97,8 @@ export async function ingest(ctx: EngineContext, raw: IncomingEvent[], seed?: st
       data: batch.map(({ event, userId, internalId }) => ({
         id: internalId,
         name: event.name,
-        data: event.data as Json,
-        raw: event as unknown as Json,
+        data: executorEventDataJson.encode(event.data),
+        raw: executorEventRawJson.encode(event),
         ts: BigInt(Math.trunc(event.ts)),
         userId,
       })),
@@ -136,7 +137,16 @@ export async function storeAndProcess(ctx: EngineContext, tx: Tx, event: Executo
     ? await tx.executorEvent.findFirst({ where: { userId, receivedAt: { gt: new Date(Date.now() - DEDUPE_WINDOW_MS) } }, select: { id: true } })
     : null;
   const inserted = await tx.executorEvent.createMany({
-    data: [{ id: internalId, name: event.name, data: event.data as Json, raw: event as unknown as Json, ts: BigInt(Math.trunc(event.ts)), userId }],
+    data: [
+      {
+        id: internalId,
+        name: event.name,
+        data: executorEventDataJson.encode(event.data),
+        raw: executorEventRawJson.encode(event),
+        ts: BigInt(Math.trunc(event.ts)),
+        userId,
+      },
+    ],
     skipDuplicates: true,
   });
   if (inserted.count === 0) return; // a retried send with the same seed: already processed
@@ -179,7 +189,7 @@ async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayl
     const consumed = await tx.$queryRawUnsafe<{ id: string }[]>(`DELETE FROM executor_pause WHERE id = $1 RETURNING id`, p.id);
     if (!consumed.length) continue;
     await tx.executorQueueItem.deleteMany({ where: { jobId: `${p.runId}-${p.hashedId}-timeout` } });
-    await resolveAsyncStep(tx, p.runId, p.hashedId!, { data: event } as unknown as Json, `waitForEvent ${event.name}`);
+    await resolveAsyncStep(tx, p.runId, p.hashedId!, executorStepValueJson.encode({ data: event }), `waitForEvent ${event.name}`);
   }
   let fns = cache?.functions.get(event.name);
   if (!fns) {

@@ -22,6 +22,7 @@ import {
   type Tx,
 } from "./context.ts";
 import { LOCK_RUN } from "./sql.ts";
+import { executorQueuePayloadJson, executorRunErrorJson, executorRunEventJson, executorRunEventsJson } from "../json-columns.ts";
 
 /**
  * Run lifecycle: start, lock, memoize a step, resolve an asynchronous step, end (complete, fail,
@@ -81,7 +82,14 @@ export function planRun(functionId: string, config: FunctionConfig, retries: num
   const runId = newUlid();
   const now = Date.now();
   return {
-    run: { id: runId, functionId, event: event as unknown as Json, events: [event] as unknown as Json, maxAttempts: retries + 1, idempotencyKey },
+    run: {
+      id: runId,
+      functionId,
+      event: executorRunEventJson.encode(event),
+      events: executorRunEventsJson.encode([event]),
+      maxAttempts: retries + 1,
+      idempotencyKey,
+    },
     pauses: (config.cancel ?? []).map((c, i) => ({
       id: `${runId}-cancel-${i}`,
       runId,
@@ -128,7 +136,7 @@ export async function enqueue(
         kind: item.kind,
         stepId: item.stepId ?? "step",
         availableAt: item.availableAt ?? new Date(),
-        payload: (item.payload ?? {}) as Json,
+        payload: executorQueuePayloadJson.encode(item.payload ?? {}),
       },
     ],
     skipDuplicates: true,
@@ -158,7 +166,7 @@ async function endRun(
       endedAt: new Date(),
       pending: [],
       ...(fields.output !== undefined ? { output: fields.output ?? Prisma.JsonNull } : {}),
-      ...(fields.error !== undefined ? { error: fields.error as Json } : {}),
+      ...(fields.error !== undefined ? { error: executorRunErrorJson.encode(fields.error) } : {}),
     },
   });
   await tx.executorQueueItem.deleteMany({ where: { runId } });

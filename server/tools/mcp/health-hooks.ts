@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "../../db/client.ts";
+import type { PrismaClient } from "../../db/client.ts";
 import { recordMcpServerExit, recordMcpServerStart } from "../../db/mcp-server-repository.ts";
 import { exitWords } from "./stdio-transport.ts";
 import type { McpLifecycleHooks } from "./runtime.ts";
@@ -19,7 +19,7 @@ export function mcpHealthHooks(prisma: PrismaClient): McpLifecycleHooks {
         version: connection.version,
         pid: connection.pid,
         serverInfo: connection.serverInfo,
-        discoveredTools: connection.tools as unknown as Prisma.InputJsonValue,
+        discoveredTools: connection.tools,
       });
     },
     onExit: async (exit) => {

@@ -1,0 +1,35 @@
+import type { Prisma } from "../db/client.ts";
+import { anyJson, jsonColumnCodec, jsonObject } from "../db/json-codec.ts";
+import type { ExecutorEventPayload } from "./engine/context.ts";
+
+// One codec per JSON column of the executor's tables (Longhaul's own are in
+// server/db/json-columns.ts). They hold Inngest's wire shapes — events, function configs, step
+// results — which the executor passes on as the SDK sent them, so they are read as any JSON; the
+// codecs give each write Prisma's JSON input without a cast, and name the column on a bad value.
+
+/** ExecutorFunction.config: the function's configuration as the SDK registered it (registry.ts FunctionConfig, an object). */
+export const executorFunctionConfigJson = jsonColumnCodec<object, Record<string, unknown>>("ExecutorFunction.config", jsonObject);
+
+/** ExecutorEvent.data: the event's `data` object. */
+export const executorEventDataJson = jsonColumnCodec<unknown, Prisma.JsonValue>("ExecutorEvent.data", anyJson);
+
+/** ExecutorEvent.raw: the whole event as it was sent ({name, data, id, ts, user?, v?}). */
+export const executorEventRawJson = jsonColumnCodec<ExecutorEventPayload, Record<string, unknown>>("ExecutorEvent.raw", jsonObject);
+
+/** ExecutorRun.event: the event that started the run. */
+export const executorRunEventJson = jsonColumnCodec<ExecutorEventPayload, Record<string, unknown>>("ExecutorRun.event", jsonObject);
+
+/** ExecutorRun.events: the events of the run's batch (one, the triggering event, for an unbatched function). */
+export const executorRunEventsJson = jsonColumnCodec<ExecutorEventPayload[], Prisma.JsonValue>("ExecutorRun.events", anyJson);
+
+/** ExecutorRun.error: the serialized error the run failed with. */
+export const executorRunErrorJson = jsonColumnCodec<unknown, Prisma.JsonValue>("ExecutorRun.error", anyJson);
+
+/** ExecutorStepResult.value: a memoized step's result as the SDK receives it back (`{data}` or `{error}`). */
+export const executorStepValueJson = jsonColumnCodec<unknown, Prisma.JsonValue>("ExecutorStepResult.value", anyJson);
+
+/** ExecutorQueueItem.payload: what the queue item's handler needs (kind-specific). */
+export const executorQueuePayloadJson = jsonColumnCodec<Record<string, unknown>>("ExecutorQueueItem.payload", jsonObject);
+
+/** ExecutorOp.ops: the ops of a 206 response, as `{id, op, name}`. */
+export const executorOpOpsJson = jsonColumnCodec<{ id: string; op: string; name?: string }[], Prisma.JsonValue>("ExecutorOp.ops", anyJson);
