@@ -127,6 +127,170 @@ module.exports = {
       from: { path: "^lib/" },
       to: { pathNot: ["^lib/", "^node_modules/zod/"] },
     },
+    {
+      name: "front-door-escalations",
+      severity: "error",
+      comment:
+        "Escalations are reached through their front door: import server/features/escalations/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
+      from: {
+        pathNot: [
+          "^server/(domain|db|tools|llm|notify|auth|executor)/",
+          "^server/[^/]+\\.ts$",
+          "^lib/",
+          "^server/features/",
+          "^tests/",
+          "^server/agent/ports\\.ts$",
+          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+        ],
+      },
+      to: {
+        path: [
+          "^server/domain/(decide-escalation|apply-escalation-decision|escalation-wait)\\.ts$",
+          "^server/db/(escalation-repository|escalation-queries|escalation-notify|apply-decision-ports|approval-repository)\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "front-door-evals",
+      severity: "error",
+      comment:
+        "Evals are reached through their front door: import server/features/evals/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
+      from: {
+        pathNot: [
+          "^server/(domain|db|tools|llm|notify|auth|executor)/",
+          "^server/[^/]+\\.ts$",
+          "^lib/",
+          "^server/features/",
+          "^tests/",
+          "^server/agent/ports\\.ts$",
+          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+        ],
+      },
+      to: {
+        path: [
+          "^server/domain/(eval-suite|parse-eval-suite|eval-checks|cel-check|eval-report|advance-eval-run)\\.ts$",
+          "^server/db/(eval-repository|eval-ports|eval-judge)\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "front-door-mcp",
+      severity: "error",
+      comment:
+        "MCP is reached through their front door: import server/features/mcp/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
+      from: {
+        pathNot: [
+          "^server/(domain|db|tools|llm|notify|auth|executor)/",
+          "^server/[^/]+\\.ts$",
+          "^lib/",
+          "^server/features/",
+          "^tests/",
+          "^server/agent/ports\\.ts$",
+          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+        ],
+      },
+      to: {
+        path: [
+          "^server/domain/(mcp-tool-snapshot)\\.ts$",
+          "^server/db/(mcp-server-repository)\\.ts$",
+          "^server/tools/mcp/(runtime|discover-tools|mcp-tools|health-hooks|stdio-transport|json-line-reader)\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "front-door-costs",
+      severity: "error",
+      comment:
+        "Costs are reached through their front door: import server/features/costs/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
+      from: {
+        pathNot: [
+          "^server/(domain|db|tools|llm|notify|auth|executor)/",
+          "^server/[^/]+\\.ts$",
+          "^lib/",
+          "^server/features/",
+          "^tests/",
+          "^server/agent/ports\\.ts$",
+          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+        ],
+      },
+      to: { path: ["^server/domain/(cost|cost-causes|cost-rollup)\\.ts$", "^server/db/(cost-repository|cost-queries)\\.ts$"] },
+    },
+    {
+      name: "front-door-templates",
+      severity: "error",
+      comment:
+        "Templates are reached through their front door: import server/features/templates/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
+      from: {
+        pathNot: [
+          "^server/(domain|db|tools|llm|notify|auth|executor)/",
+          "^server/[^/]+\\.ts$",
+          "^lib/",
+          "^server/features/",
+          "^tests/",
+          "^server/agent/ports\\.ts$",
+          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+        ],
+      },
+      to: { path: ["^server/domain/(launch-template|budget-from-history)\\.ts$", "^server/db/(template-repository)\\.ts$"] },
+    },
+    {
+      name: "front-door-profiles",
+      severity: "error",
+      comment:
+        "Profiles are reached through their front door: import server/features/profiles/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
+      from: {
+        pathNot: [
+          "^server/(domain|db|tools|llm|notify|auth|executor)/",
+          "^server/[^/]+\\.ts$",
+          "^lib/",
+          "^server/features/",
+          "^tests/",
+          "^server/agent/ports\\.ts$",
+          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+        ],
+      },
+      to: {
+        path: [
+          "^server/domain/(profile-spec|profile-references|profile-smoke|field-diff)\\.ts$",
+          "^server/db/(profile-repository|profile-queries|task-profile|reference-checks|code-managed)\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "front-door-cli-no-feature-storage",
+      severity: "error",
+      comment:
+        "The CLI is a client of the API, as the browser is: it may share a feature's pure server/domain values (schemas, constants) by importing them directly, and types from anywhere, but a value import of a feature's server/db or server/tools module would load the feature's database side into every CLI start.",
+      from: { path: ["^scripts/(cli(\\.ts$|/)|lib/cli-)"] },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        path: [
+          "^server/db/escalation-repository\\.ts$",
+          "^server/db/escalation-queries\\.ts$",
+          "^server/db/escalation-notify\\.ts$",
+          "^server/db/apply-decision-ports\\.ts$",
+          "^server/db/approval-repository\\.ts$",
+          "^server/db/eval-repository\\.ts$",
+          "^server/db/eval-ports\\.ts$",
+          "^server/db/eval-judge\\.ts$",
+          "^server/db/mcp-server-repository\\.ts$",
+          "^server/tools/mcp/runtime\\.ts$",
+          "^server/tools/mcp/discover-tools\\.ts$",
+          "^server/tools/mcp/mcp-tools\\.ts$",
+          "^server/tools/mcp/health-hooks\\.ts$",
+          "^server/tools/mcp/stdio-transport\\.ts$",
+          "^server/tools/mcp/json-line-reader\\.ts$",
+          "^server/db/cost-repository\\.ts$",
+          "^server/db/cost-queries\\.ts$",
+          "^server/db/template-repository\\.ts$",
+          "^server/db/profile-repository\\.ts$",
+          "^server/db/profile-queries\\.ts$",
+          "^server/db/task-profile\\.ts$",
+          "^server/db/reference-checks\\.ts$",
+          "^server/db/code-managed\\.ts$",
+        ],
+      },
+    },
   ],
   options: {
     // Reached but not cruised (so a rule can still name them as a target).

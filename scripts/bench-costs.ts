@@ -46,9 +46,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { createPrismaClient } from "../server/db/client.ts";
-import { costRollup, explainCostRollup } from "../server/db/cost-queries.ts";
-import { taskCostTotals } from "../server/db/cost-repository.ts";
-import { costFiltersSchema } from "../server/domain/cost-rollup.ts";
+import { costRollup, explainCostRollup, taskCostTotals, costFiltersSchema } from "../server/features/costs/index.ts";
 import { progress, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
 import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 

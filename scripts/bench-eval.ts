@@ -16,8 +16,7 @@
  * Exit 1 when a cell did not end or the two profiles do not differ.
  */
 import { performance } from "node:perf_hooks";
-import { applyEvalSuite, createEvalRun, readEvalRunReport } from "../server/db/eval-repository.ts";
-import { startEvalRunInputSchema, type EvalSuiteFile } from "../server/domain/eval-suite.ts";
+import { applyEvalSuite, createEvalRun, readEvalRunReport, startEvalRunInputSchema, type EvalSuiteFile } from "../server/features/evals/index.ts";
 import { startAgentStack, waitFor } from "../tests/support/agent-stack.ts";
 import { progress, round, runScript, startBenchDatabase } from "./lib/bench-stack.ts";
 import { defineScript, type FlagsOf } from "./lib/script-args.ts";

@@ -23,10 +23,7 @@ import { prismaAgentPorts } from "../server/inngest/agent-ports.ts";
 import { runToolStep } from "../server/agent/tool-step.ts";
 import { createPrismaClient } from "../server/db/client.ts";
 import { taskMcpToolsJson } from "../server/db/json-columns.ts";
-import { upsertMcpServer } from "../server/db/mcp-server-repository.ts";
-import { discoverMcpToolSnapshot } from "../server/tools/mcp/discover-tools.ts";
-import { mcpToolDefinitions } from "../server/tools/mcp/mcp-tools.ts";
-import { stopAllMcpServers } from "../server/tools/mcp/runtime.ts";
+import { upsertMcpServer, discoverMcpToolSnapshot, mcpToolDefinitions, stopAllMcpServers } from "../server/features/mcp/index.ts";
 import { progress, startBenchDatabase } from "./lib/bench-stack.ts";
 import { defineScript, parseScriptArgs } from "./lib/script-args.ts";
 

@@ -41,7 +41,7 @@ import { join, resolve } from "node:path";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/api/root.ts";
-import { parseEvalSuite } from "../server/domain/parse-eval-suite.ts";
+import { parseEvalSuite } from "../server/features/evals/index.ts";
 import { freePort, percentile, progress, round, runScript, sleep } from "./lib/bench-stack.ts";
 import { defineScript, type FlagsOf } from "./lib/script-args.ts";
 import { waitForUrl } from "./lib/supervisor.ts";

@@ -7,7 +7,7 @@ import type { AppRouter } from "@/server/api/root.ts";
 import { useTRPC } from "@/components/trpc.tsx";
 import { Field } from "@/components/ui/field.tsx";
 import { Select } from "@/components/ui/select.tsx";
-import type { CostFilters } from "@/server/domain/cost-rollup.ts";
+import type { CostFilters } from "@/server/features/costs/index.ts";
 import { BreakdownTable } from "./breakdown-table.tsx";
 
 type Rollup = inferRouterOutputs<AppRouter>["cost"]["rollup"];

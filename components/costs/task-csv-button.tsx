@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import type { CostFilters } from "@/server/domain/cost-rollup.ts";
+import type { CostFilters } from "@/server/features/costs/index.ts";
 import { useTRPC } from "../trpc.tsx";
 import { downloadCsv } from "./download-csv.ts";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { EvalMatrixCell } from "@/server/db/eval-repository.ts";
+import type { EvalMatrixCell } from "@/server/features/evals/index.ts";
 import { cn } from "@/components/ui/cn.ts";
 import { JUDGE_UNAVAILABLE } from "@/lib/contracts/eval.ts";
 import { FAILURE_CLASS_LABEL, usd4 } from "./format.ts";

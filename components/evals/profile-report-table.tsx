@@ -1,7 +1,7 @@
 "use client";
 
 import { JUDGE_UNAVAILABLE, NOT_JUDGED_RULE } from "@/lib/contracts/eval.ts";
-import type { EvalProfileReport } from "@/server/domain/eval-report.ts";
+import type { EvalProfileReport } from "@/server/features/evals/index.ts";
 import { FAILURE_CLASS_LABEL, pct, secs, usd4 } from "./format.ts";
 
 /**

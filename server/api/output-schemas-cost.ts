@@ -6,10 +6,17 @@
  * cannot drift at compile time. All money is USD as a plain number.
  */
 import { z } from "zod";
-import type { CostRollup, CostTemplateGroup } from "../db/cost-queries.ts";
-import type { RunCostSplit, TaskCostTotals } from "../db/cost-repository.ts";
-import { COST_CAUSES, type CostCause } from "../domain/cost-causes.ts";
-import { COST_DATE_BASIS, COST_OUTCOMES, FAILURE_CLASSES, costFiltersSchema, type CostGroup, type OutcomeRow } from "../domain/cost-rollup.ts";
+import type { CostRollup, CostTemplateGroup, RunCostSplit, TaskCostTotals } from "../features/costs/index.ts";
+import {
+  COST_CAUSES,
+  type CostCause,
+  COST_DATE_BASIS,
+  COST_OUTCOMES,
+  FAILURE_CLASSES,
+  costFiltersSchema,
+  type CostGroup,
+  type OutcomeRow,
+} from "../features/costs/index.ts";
 
 const usd = z.number().finite();
 const count = z.number().int().nonnegative();

@@ -14,7 +14,7 @@ import {
   unresolvedEffectSchema,
   type getEscalationCardOrThrow,
   type listEscalations,
-} from "../db/escalation-queries.ts";
+} from "../features/escalations/index.ts";
 import { count, factChangeOutput, json, timeoutPlanOutput, usd, wasteSplitOutput } from "./output-schemas-shared.ts";
 
 type EscalationRow = Awaited<ReturnType<typeof listEscalations>>[number];

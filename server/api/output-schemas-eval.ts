@@ -5,11 +5,10 @@
  * validation failed"). Times the repositories give as ISO strings stay strings here.
  */
 import { z } from "zod";
-import type { applyEvalSuite, cancelEvalRun, createEvalRun, EvalRunReport, listEvalSuites } from "../db/eval-repository.ts";
+import type { applyEvalSuite, cancelEvalRun, createEvalRun, EvalRunReport, listEvalSuites } from "../features/evals/index.ts";
 import { evalCheckResultSchema } from "../db/json-columns.ts";
-import type { evalCaseFromTemplate, launchTemplate, LaunchTemplateRow, readTemplateHistory } from "../db/template-repository.ts";
-import { budgetBasisSchema } from "../domain/budget-from-history.ts";
-import type { TemplateLaunch } from "../domain/launch-template.ts";
+import type { evalCaseFromTemplate, launchTemplate, LaunchTemplateRow, readTemplateHistory, TemplateLaunch } from "../features/templates/index.ts";
+import { budgetBasisSchema } from "../features/templates/index.ts";
 import { count, launchResultShape, usd } from "./output-schemas-shared.ts";
 
 type Result<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;

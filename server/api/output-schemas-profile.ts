@@ -9,13 +9,20 @@
 import { z } from "zod";
 import { mcpServerSpecSchema, mcpToolOverrideSchema } from "../../lib/contracts/mcp.ts";
 import type { ConnectionTestResult } from "../../lib/contracts/profile.ts";
-import type { setProfileEgress } from "../db/profile-queries.ts";
-import type { archiveProfile, applyProfileDocument, detachProfileFromCode, getProfileOrThrow, ProfileRecord, updateProfile } from "../db/profile-repository.ts";
+import type {
+  setProfileEgress,
+  archiveProfile,
+  applyProfileDocument,
+  detachProfileFromCode,
+  getProfileOrThrow,
+  ProfileRecord,
+  updateProfile,
+} from "../features/profiles/index.ts";
 import { EGRESS_ON_BREACH } from "../../lib/contracts/egress.ts";
 import type { EgressPolicy } from "../domain/egress-policy.ts";
-import { toolAnnotationsSchema, toolClassSchema } from "../domain/mcp-tool-snapshot.ts";
-import { profileSnapshotSchema } from "../domain/profile-spec.ts";
-import type { McpServerTestResult } from "../tools/mcp/discover-tools.ts";
+import { toolAnnotationsSchema, toolClassSchema } from "../features/mcp/index.ts";
+import { profileSnapshotSchema } from "../features/profiles/index.ts";
+import type { McpServerTestResult } from "../features/mcp/index.ts";
 import { codeSourceOutput, count, usd } from "./output-schemas-shared.ts";
 
 type Result<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;

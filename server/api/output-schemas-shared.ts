@@ -5,10 +5,10 @@
  * (INTERNAL_SERVER_ERROR, "Output validation failed") instead of reaching the client unchecked.
  */
 import { z } from "zod";
-import type { CodeSource } from "../db/code-managed.ts";
+import type { CodeSource } from "../features/profiles/index.ts";
 import type { FactChange } from "../domain/checkpoint.ts";
 import type { EscalationTimeoutPlan } from "../../lib/contracts/escalation-timeout.ts";
-import type { WasteSplit } from "../db/cost-repository.ts";
+import type { WasteSplit } from "../features/costs/index.ts";
 
 /** USD as a plain number. */
 export const usd = z.number().finite();

@@ -25,7 +25,7 @@ import {
 import { BATCH_ACTIONS, type BatchPreview } from "../domain/batch-tasks.ts";
 import type { CancelTaskResult } from "../domain/cancel-task.ts";
 import type { ForkTaskResult } from "../domain/fork-task.ts";
-import { toolClassSchema } from "../domain/mcp-tool-snapshot.ts";
+import { toolClassSchema } from "../features/mcp/index.ts";
 import type { resumeTask } from "../domain/resume-task.ts";
 import type { redactStepForBrowser } from "../tools/egress-redact.ts";
 import { count, factChangeShape, json, launchResultOutput, timeoutPlanOutput, usd, wasteSplitOutput } from "./output-schemas-shared.ts";

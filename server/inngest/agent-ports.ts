@@ -1,11 +1,16 @@
 import type { PrismaClient } from "../db/client.ts";
-import { prismaDecisionApplyPorts } from "../db/apply-decision-ports.ts";
+import {
+  prismaDecisionApplyPorts,
+  findRiskyVerdict,
+  settleEffectByVerdict,
+  openEscalation,
+  readDecision,
+  notifyEscalation,
+  applyDecision,
+} from "../features/escalations/index.ts";
 import { waitForCancelledStepsToSettle } from "../db/cancel-checkpoint.ts";
 import { runFacts, saveCheckpoint, startSegment, type SegmentStart } from "../db/checkpoint-repository.ts";
 import { recordAlert } from "../db/alert-repository.ts";
-import { findRiskyVerdict, settleEffectByVerdict } from "../db/approval-repository.ts";
-import { openEscalation, readDecision } from "../db/escalation-repository.ts";
-import { notifyEscalation } from "../db/escalation-notify.ts";
 import { prisma as webPrisma } from "../db/prisma.ts";
 import { prismaResumePorts } from "../db/resume-ports.ts";
 import {
@@ -18,11 +23,10 @@ import {
   setRunSegments,
   taskSpend,
 } from "../db/run-repository.ts";
-import { applyDecision } from "../domain/apply-escalation-decision.ts";
 import { resumeTask } from "../domain/resume-task.ts";
 import { callModel, resolveProvider } from "../llm/provider.ts";
 import { gateToolCall } from "../tools/egress-gate.ts";
-import { checkMcpToolsChanged } from "../tools/mcp/mcp-tools.ts";
+import { checkMcpToolsChanged } from "../features/mcp/index.ts";
 import { executeToolCall } from "../tools/registry.ts";
 import type { AgentPorts, RunPorts } from "../agent/ports.ts";
 

@@ -17,11 +17,10 @@ import {
   type LoopOutcome,
   type LoopState,
 } from "../domain/agent-loop/index.ts";
-import { ESCALATION_LAST_WAIT_ROUND, escalationWaitAction } from "../domain/escalation-wait.ts";
-import { snapshotToolNames } from "../domain/mcp-tool-snapshot.ts";
+import { ESCALATION_LAST_WAIT_ROUND, escalationWaitAction } from "../features/escalations/index.ts";
+import { snapshotToolNames, mcpToolDefinitions } from "../features/mcp/index.ts";
 import { countTokens } from "../llm/tokens.ts";
 import type { ChatMessage, ToolSchema } from "../llm/types.ts";
-import { mcpToolDefinitions } from "../tools/mcp/mcp-tools.ts";
 import { getTool, toolDefinitions, type ExtraTools, type ToolCallResult } from "../tools/registry.ts";
 import type { EffortChoice } from "../../lib/contracts/effort.ts";
 import type { RunAgentPorts } from "./agent-ports.ts";

@@ -1,6 +1,5 @@
-import { prismaRecoverDecisionsPorts } from "../db/apply-decision-ports.ts";
+import { prismaRecoverDecisionsPorts, recoverEscalationDecisions } from "../features/escalations/index.ts";
 import { prisma } from "../db/prisma.ts";
-import { recoverEscalationDecisions } from "../domain/apply-escalation-decision.ts";
 import { env } from "../env.ts";
 import { sendEscalationApplied, sendRunStarted } from "./send.ts";
 

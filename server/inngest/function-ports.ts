@@ -1,7 +1,7 @@
-import { prismaDecisionApplyPorts, recordApplyFailure } from "../db/apply-decision-ports.ts";
+import { prismaDecisionApplyPorts, recordApplyFailure } from "../features/escalations/index.ts";
 import { batchRunIsLive, failBatchItem, finishBatchItem, prismaBatchItemPorts } from "../db/batch-ports.ts";
 import { checkpointStoppedRun, runHasStepInFlight } from "../db/cancel-checkpoint.ts";
-import { prismaAdvanceEvalRunPorts } from "../db/eval-ports.ts";
+import { prismaAdvanceEvalRunPorts } from "../features/evals/index.ts";
 import { prisma } from "../db/prisma.ts";
 import { launchTools } from "../tools/launch-tools.ts";
 import { toolDefinitions } from "../tools/registry.ts";

@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { idField, inputObject } from "../../domain/input-fields.ts";
-import { costByCase, costByTemplate, costRollup, taskCostRows } from "../../db/cost-queries.ts";
-import { taskCostTotals, taskRunCosts } from "../../db/cost-repository.ts";
-import { costFiltersSchema, taskCostCsv } from "../../domain/cost-rollup.ts";
+import {
+  costByCase,
+  costByTemplate,
+  costRollup,
+  taskCostRows,
+  taskCostTotals,
+  taskRunCosts,
+  costFiltersSchema,
+  taskCostCsv,
+} from "../../features/costs/index.ts";
 import { costByTemplateOutput, costRollupOutput, costTaskCsvOutput, costTaskOutput, costTasksOutput } from "../output-schemas-cost.ts";
 import { createTRPCRouter, managerProcedure, readProcedure } from "../trpc.ts";
 

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { getEscalationCardOrThrow, inboxCountsFor, listEscalations } from "../../db/escalation-queries.ts";
-import { requestEscalation } from "../../db/run-requests.ts";
-import { prismaClaimPorts, prismaDecidePorts } from "../../db/escalation-repository.ts";
 import {
+  getEscalationCardOrThrow,
+  inboxCountsFor,
+  listEscalations,
+  prismaClaimPorts,
+  prismaDecidePorts,
   claimEscalation,
   claimEscalationInputSchema,
   decideEscalation,
@@ -10,7 +12,8 @@ import {
   releaseEscalation,
   undoEscalationDecision,
   undoEscalationInputSchema,
-} from "../../domain/decide-escalation.ts";
+} from "../../features/escalations/index.ts";
+import { requestEscalation } from "../../db/run-requests.ts";
 import { sendEscalationApplied, sendEscalationDecided, sendRunStarted } from "../../inngest/send.ts";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";

@@ -1,8 +1,16 @@
 import { z } from "zod";
 import { idField, inputObject } from "../../domain/input-fields.ts";
-import { evalSuiteFileSchema, startEvalRunInputSchema } from "../../domain/eval-suite.ts";
-import { evalCellsCsv, evalExportRows } from "../../domain/eval-report.ts";
-import { applyEvalSuite, cancelEvalRun, createEvalRun, listEvalSuites, readEvalRunReport } from "../../db/eval-repository.ts";
+import {
+  evalSuiteFileSchema,
+  startEvalRunInputSchema,
+  evalCellsCsv,
+  evalExportRows,
+  applyEvalSuite,
+  cancelEvalRun,
+  createEvalRun,
+  listEvalSuites,
+  readEvalRunReport,
+} from "../../features/evals/index.ts";
 import { sendEvalStarted } from "../../inngest/send.ts";
 import { AppError } from "../../errors.ts";
 import { applySuiteOutput, evalCancelOutput, evalExportOutput, evalListOutput, evalReportOutput, evalStartOutput } from "../output-schemas-eval.ts";

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { MCP_SERVER_NAME, MCP_TOOL_NAME, mcpToolOverrideSchema } from "../../../lib/contracts/mcp.ts";
-import { archiveMcpServer, listMcpServers, type McpServerRecord } from "../../db/mcp-server-repository.ts";
-import { codeSources, detachMcpServerFromCode, setMcpToolOverrideByHand, upsertMcpServerByHand } from "../../db/code-managed.ts";
-import { classifyTool, discoveredToolSchema } from "../../domain/mcp-tool-snapshot.ts";
-import { testMcpServer } from "../../tools/mcp/discover-tools.ts";
+import { archiveMcpServer, listMcpServers, type McpServerRecord, classifyTool, discoveredToolSchema, testMcpServer } from "../../features/mcp/index.ts";
+import { codeSources, detachMcpServerFromCode, setMcpToolOverrideByHand, upsertMcpServerByHand } from "../../features/profiles/index.ts";
 import { inputObject } from "../../domain/input-fields.ts";
 import { detachOutput, mcpArchiveOutput, mcpServerListOutput, mcpTestOutput, mcpToolOverrideOutput, mcpUpsertOutput } from "../output-schemas-profile.ts";
 import { adminProcedure, createTRPCRouter } from "../trpc.ts";

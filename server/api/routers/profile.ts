@@ -1,12 +1,8 @@
-import { allowList } from "../../domain/profile-spec.ts";
-import { env } from "../../env.ts";
-import { z } from "zod";
-import { listProfiles, setProfileEgress } from "../../db/profile-queries.ts";
-import { codeSources } from "../../db/code-managed.ts";
-import { deploymentEgressPolicy, mergeEgressPolicies } from "../../domain/egress-policy.ts";
-import { parseEmailAllowEntry, parseHttpAllowEntry } from "../../../lib/contracts/egress.ts";
-import { inputObject, textField } from "../../domain/input-fields.ts";
 import {
+  allowList,
+  listProfiles,
+  setProfileEgress,
+  codeSources,
   applyProfileDocument,
   archiveProfile,
   copyProfile,
@@ -16,7 +12,13 @@ import {
   listProfileRecords,
   profileToTest,
   updateProfile,
-} from "../../db/profile-repository.ts";
+  smokeGoal,
+} from "../../features/profiles/index.ts";
+import { env } from "../../env.ts";
+import { z } from "zod";
+import { deploymentEgressPolicy, mergeEgressPolicies } from "../../domain/egress-policy.ts";
+import { parseEmailAllowEntry, parseHttpAllowEntry } from "../../../lib/contracts/egress.ts";
+import { inputObject, textField } from "../../domain/input-fields.ts";
 import { testProfileConnection } from "../../llm/test-connection.ts";
 import {
   applyDocumentOutput,
@@ -33,7 +35,6 @@ import { launchResultOutput } from "../output-schemas-shared.ts";
 import { adminProcedure, createTRPCRouter, operatorProcedure, readProcedure } from "../trpc.ts";
 import { prismaLaunchPorts } from "../../db/launch-ports.ts";
 import { launchKeyField, launchTaskInputSchema, launchTask } from "../../domain/launch-task.ts";
-import { smokeGoal } from "../../domain/profile-smoke.ts";
 import { sendRunStarted } from "../../inngest/send.ts";
 import { launchTools } from "../../tools/launch-tools.ts";
 

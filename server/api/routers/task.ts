@@ -31,7 +31,7 @@ import { launchTask, launchTaskInputSchema } from "../../domain/launch-task.ts";
 import { sendBatchItems, sendRunCancelled, sendRunStarted } from "../../inngest/send.ts";
 import { idempotencyKeyField, idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";
-import { FAILURE_CLASSES } from "../../domain/cost-rollup.ts";
+import { FAILURE_CLASSES } from "../../features/costs/index.ts";
 import { calendarDayProblem, filterInstantProblem } from "../../../lib/contracts/dates.ts";
 import { executorViewOutput, launchEstimateOutput } from "../output-schemas.ts";
 import {

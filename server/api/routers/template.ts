@@ -2,9 +2,8 @@ import { launchTools } from "../../tools/launch-tools.ts";
 import { z } from "zod";
 import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { launchTaskInputSchema } from "../../domain/launch-task.ts";
-import { templateNameSchema } from "../../domain/launch-template.ts";
-import { prismaLaunchPorts } from "../../db/launch-ports.ts";
 import {
+  templateNameSchema,
   createTemplate,
   createTemplateFromEvalCase,
   createTemplateFromTask,
@@ -14,7 +13,8 @@ import {
   listTemplates,
   updateTemplate,
   readTemplateHistory,
-} from "../../db/template-repository.ts";
+} from "../../features/templates/index.ts";
+import { prismaLaunchPorts } from "../../db/launch-ports.ts";
 import { sendRunStarted } from "../../inngest/send.ts";
 import {
   templateArchiveOutput,

@@ -1,6 +1,6 @@
 import { runStartStep } from "../../agent/run-steps.ts";
 import type { LoopAction } from "../../domain/agent-loop/index.ts";
-import { ESCALATION_LAST_WAIT_ROUND } from "../../domain/escalation-wait.ts";
+import { ESCALATION_LAST_WAIT_ROUND } from "../../features/escalations/index.ts";
 import { runAgentPorts } from "../agent-ports.ts";
 import { AGENT_STEP_RETRIES, RunSegment, type Performed, type SegmentResult } from "../agent-run-segment.ts";
 import { inngest } from "../client.ts";

@@ -1,5 +1,5 @@
 import { RetryAfterError } from "inngest";
-import { applyDecision, describeApplyError } from "../../domain/apply-escalation-decision.ts";
+import { applyDecision, describeApplyError } from "../../features/escalations/index.ts";
 import { inngest } from "../client.ts";
 import { escalationApplied, escalationDecided, runStarted } from "../events.ts";
 import { escalationApplyPorts } from "../function-ports.ts";

@@ -1,4 +1,4 @@
-import { advanceEvalRun } from "../../domain/advance-eval-run.ts";
+import { advanceEvalRun } from "../../features/evals/index.ts";
 import { env } from "../../env.ts";
 import { inngest } from "../client.ts";
 import { evalStarted } from "../events.ts";
