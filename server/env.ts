@@ -80,7 +80,7 @@ export const envSchema = z.object({
   /** How long a due escalation decision may stay unapplied before the web app's recovery sweep applies it, ms. */
   LONGHAUL_RECOVERY_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   /** First wait before the recovery sweep applies again a decision whose application failed for good, ms (doubles per failure, at most 1 h). */
-  LONGHAUL_RECOVERY_RETRY_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  LONGHAUL_RECOVERY_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Tasks a batch operation (resume or cancel many) works on at once, across all batches: batch-item's concurrency limit. */
   LONGHAUL_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   /** Webhook (JSON, Slack-compatible) told of every escalation and every overdue reminder. */

@@ -49,11 +49,23 @@ export function clearedByEdit(line: ActionLine | null, field?: string): boolean 
 }
 
 /**
- * The line to show of a hook that holds `line`, made at `ticket`, in a scope whose latest start or
- * outcome is `latest` (null: no scope, the hook is its own): the line while it is the scope's
+ * The line to show of a hook that holds `line`, made at `ticket`, in a scope whose latest start is
+ * `latest` (null: no scope, the hook is its own): the line while it is the scope's
  * newest, else nothing.
  */
 export function visibleLine(line: ActionLine | null, ticket: number, latest: number | null): ActionLine | null {
   if (!line) return null;
   return latest === null || ticket === latest ? line : null;
+}
+
+/**
+ * The ticket an action's outcome is shown under, given the action's pending start (`pending.started`,
+ * the ticket its `start()` claimed; cleared here): an outcome takes no ticket of its own, so a slow
+ * action's late result never hides the line of an action started after it (the newest *start* in
+ * the scope wins). An outcome reported without a start claims a new ticket, as if started then.
+ */
+export function outcomeTicket(pending: { started: number | null }, claim: (() => number) | undefined): number {
+  const ticket = pending.started ?? (claim ? claim() : 0);
+  pending.started = null;
+  return ticket;
 }

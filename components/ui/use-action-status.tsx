@@ -1,13 +1,13 @@
 "use client";
 
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
-import { clearedByEdit, doneLine, errorLine, visibleLine, type ActionLine } from "./action-status.ts";
+import { clearedByEdit, doneLine, errorLine, outcomeTicket, visibleLine, type ActionLine } from "./action-status.ts";
 import { cn } from "./cn.ts";
 import type { FieldLabels } from "./field-labels.ts";
 import { SafeText } from "./safe-text.tsx";
 
 interface Scope {
-  /** The ticket of the newest start or outcome in the scope. */
+  /** The ticket of the newest start in the scope (an outcome shows under its own start's ticket). */
   latest: number;
   /** Takes the next ticket, making it the newest. */
   claim: () => number;
@@ -17,7 +17,7 @@ const ScopeContext = createContext<Scope | null>(null);
 
 /**
  * Where "the next action" is looked for: every {@link useActionStatus} below shows its line only
- * while that line is the newest start or outcome in the scope. The app frame puts one around each
+ * while its action is the newest started in the scope. The app frame puts one around each
  * page, so an action started anywhere on the page takes every older line away.
  */
 export function ActionScope({ children }: { children: ReactNode }) {
@@ -43,13 +43,19 @@ export function useActionStatus(labels: FieldLabels = {}) {
   const scope = useContext(ScopeContext);
   const claim = scope?.claim;
   const [state, setState] = useState<{ line: ActionLine | null; ticket: number }>({ line: null, ticket: 0 });
-  const set = useCallback((line: ActionLine | null) => setState({ line, ticket: claim ? claim() : 0 }), [claim]);
+  const pending = useRef<{ started: number | null }>({ started: null });
+  const start = useCallback(() => {
+    const ticket = claim ? claim() : 0;
+    pending.current.started = ticket;
+    setState({ line: null, ticket });
+  }, [claim]);
+  const outcome = useCallback((line: ActionLine) => setState({ line, ticket: outcomeTicket(pending.current, claim) }), [claim]);
   const edited = useCallback((field?: string) => setState((s) => (clearedByEdit(s.line, field) ? { ...s, line: null } : s)), []);
   return {
     line: visibleLine(state.line, state.ticket, scope ? scope.latest : null),
-    start: () => set(null),
-    fail: (error: { message: string }) => set(errorLine(error.message, labels)),
-    done: (text: string) => set(doneLine(text)),
+    start,
+    fail: (error: { message: string }) => outcome(errorLine(error.message, labels)),
+    done: (text: string) => outcome(doneLine(text)),
     edited,
     clear: () => setState((s) => ({ ...s, line: null })),
   };

@@ -86,7 +86,15 @@ export const auditDetailsJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Audi
 export const checkpointWorkingSetJson = jsonColumnCodec<WorkingSet>("Checkpoint.workingSet", jsonObject);
 
 /** One completed step a checkpoint carries (fields other than these are kept as stored). */
-const completedStepSchema: z.ZodType<CompletedStepSummary> = z.looseObject({ stepId: z.string(), tool: z.string().optional(), summary: z.string() });
+const completedStepSchema: z.ZodType<CompletedStepSummary> = z.looseObject({
+  stepId: z.string(),
+  // A checkpoint written by an older build may carry `tool: null` for a step without a tool: read as absent.
+  tool: z
+    .string()
+    .nullish()
+    .transform((t) => t ?? undefined),
+  summary: z.string(),
+});
 
 /** Checkpoint.completedSteps: the compact list of what was done, oldest first. */
 export const checkpointCompletedStepsJson = jsonColumnCodec<CompletedStepSummary[]>("Checkpoint.completedSteps", z.array(completedStepSchema));
@@ -101,7 +109,9 @@ export interface BudgetsUsed {
 /** Checkpoint.budgetsUsed. */
 export const checkpointBudgetsUsedJson = jsonColumnCodec<BudgetsUsed>(
   "Checkpoint.budgetsUsed",
-  z.looseObject({ steps: z.number(), tokens: z.number(), costUsd: z.number() }),
+  // A figure a checkpoint of an older build did not record reads as 0 used, rather than refusing the
+  // resume or fork that reads it.
+  z.looseObject({ steps: z.number().default(0), tokens: z.number().default(0), costUsd: z.number().default(0) }),
 );
 
 /** A committed side effect as a checkpoint carries it (Checkpoint.sideEffects). */
@@ -121,7 +131,8 @@ export const checkpointSideEffectsJson = jsonColumnCodec<CheckpointEffect[]>(
 /** Escalation.budgetIncrease: a decision's budget raise (steps, tokens, US dollars); SQL NULL for none. */
 export const escalationBudgetIncreaseJson = jsonColumnCodec<BudgetIncrease>(
   "Escalation.budgetIncrease",
-  z.object({ steps: z.number().optional(), tokens: z.number().optional(), usd: z.number().optional() }),
+  // Loose: a key this build does not know is kept as stored, not silently dropped on the way through.
+  z.looseObject({ steps: z.number().optional(), tokens: z.number().optional(), usd: z.number().optional() }),
 );
 
 /** Escalation.factEdits: the facts a handler edited with the decision, key → new value; SQL NULL for none. */

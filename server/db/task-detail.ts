@@ -20,21 +20,23 @@ import { taskProfile, type TaskProfile } from "./task-profile.ts";
  */
 export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
   const task = await taskWithRowsOrThrow({ prisma, taskId });
-  // The reads below depend only on the task row, not on each other: asked at once, the page waits for
-  // the slowest (the step totals over every step of a long task) rather than for their sum — nine
-  // round trips in a row took 280 ms for a 50,000-step task against 100 ms for the slowest alone.
-  const [forkSeqs, steps, alertSteps, smoke, spend, tokens, origin, launched, now] = await Promise.all([
-    forkCheckpointSeqs({ prisma, task }),
-    stepTotals({ prisma, taskId }),
-    alertStepKeys({ prisma, alerts: task.alerts }),
-    smokeTest({ prisma, taskId, smoke: task.smoke }),
-    taskSpend({ prisma, taskId }),
-    taskBilledTokens({ prisma, taskId }),
-    taskOrigin({ prisma, taskId, templateId: task.templateId }),
+  // The reads below depend only on the task row, not on each other: asked three at a time, the page
+  // waits for about the slowest (the step totals over every step of a long task) rather than for
+  // their sum — nine round trips in a row took 280 ms for a 50,000-step task. Three, not all nine:
+  // one page view must not take every connection of the web process's pool (10), which the run
+  // functions it serves share.
+  const [steps, spend, tokens, forkSeqs, alertSteps, smoke, origin, launched, now] = await inBatches(3, [
+    () => stepTotals({ prisma, taskId }),
+    () => taskSpend({ prisma, taskId }),
+    () => taskBilledTokens({ prisma, taskId }),
+    () => forkCheckpointSeqs({ prisma, task }),
+    () => alertStepKeys({ prisma, alerts: task.alerts }),
+    () => smokeTest({ prisma, taskId, smoke: task.smoke }),
+    () => taskOrigin({ prisma, taskId, templateId: task.templateId }),
     // The profile as the task runs it: the version it launched with (a later edit does not change it).
-    taskProfile({ prisma, taskId }),
-    escalationClockNow({ prisma, escalations: task.escalations }),
-  ]);
+    () => taskProfile({ prisma, taskId }),
+    () => escalationClockNow({ prisma, escalations: task.escalations }),
+  ] as const);
   return {
     ...taskHeader(task, launched),
     /** Where the task came from: its launch template or its eval run and case (TaskOrigin). */
@@ -60,6 +62,26 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
     ...taskRecords(task),
     usage: usageOf(steps, spend, tokens),
   };
+}
+
+/**
+ * Runs `tasks` at most `width` at a time and resolves with their results in order (rejects with the
+ * first failure, as Promise.all does).
+ */
+async function inBatches<T extends readonly (() => Promise<unknown>)[]>(
+  width: number,
+  tasks: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  const results: unknown[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, worker));
+  return results as { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> };
 }
 
 /**

@@ -6,6 +6,8 @@ import type { ExecutorEventPayload } from "./engine/context.ts";
 // server/db/json-columns.ts). They hold Inngest's wire shapes — events, function configs, step
 // results — which the executor passes on as the SDK sent them, so they are read as any JSON; the
 // codecs give each write Prisma's JSON input without a cast, and name the column on a bad value.
+// One exception, on the hot path: memoized step results (engine/runs.ts saveStep) arrive already
+// typed as JSON from the SDK's response and are written as they are, without the codec's copy.
 
 /** ExecutorFunction.config: the function's configuration as the SDK registered it (registry.ts FunctionConfig, an object). */
 export const executorFunctionConfigJson = jsonColumnCodec<object, Record<string, unknown>>("ExecutorFunction.config", jsonObject);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +9,8 @@ import { join } from "node:path";
  * port one of them owns is never handed to another while nothing listens on it (an outage test's app
  * or executor is down and comes back on the port it had).
  */
-const CLAIMS_DIR = join(tmpdir(), "longhaul-test-ports");
+// Per user: a directory another user made would refuse this one's claim files.
+const CLAIMS_DIR = join(tmpdir(), `longhaul-test-ports-${process.getuid?.() ?? "user"}`);
 const claimed = new Set<number>();
 let exitHookSet = false;
 
@@ -26,7 +27,10 @@ function claimLive(name: string): boolean {
     throw error;
   }
   const owner = Number(text);
-  return text === "" || (Number.isInteger(owner) && owner > 0 && alive(owner));
+  // Empty: being written right now — or left by a process killed between creating and writing it,
+  // which a claim older than a few seconds must be.
+  if (text === "") return Date.now() - statSync(join(CLAIMS_DIR, name)).mtimeMs < 5_000;
+  return Number.isInteger(owner) && owner > 0 && alive(owner);
 }
 
 /** Whether a process with this pid is alive (signal 0 checks without signalling; EPERM means it exists under another user). */
@@ -40,28 +44,26 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Claims `port` for this process: true if it was unclaimed or its claimant is gone (a claim file is
- * created exclusively; a stale one, its pid dead, is taken over). Claims are released at exit.
+ * Claims `port` for this process: true if it was unclaimed (a claim file is created exclusively; a
+ * stale one, its process dead, is left to the sweep). Claims are released at exit.
  */
 function claim(port: number): boolean {
   if (!exitHookSet) sweepStaleClaims();
   const file = join(CLAIMS_DIR, String(port));
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: "wx" });
-      claimed.add(port);
-      if (!exitHookSet) {
-        exitHookSet = true;
-        process.once("exit", releaseClaims);
-      }
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (claimLive(String(port))) return false;
-      rmSync(file, { force: true }); // stale: its process died without releasing it
-    }
+  try {
+    writeFileSync(file, String(process.pid), { flag: "wx" });
+  } catch (error) {
+    // Claimed — by a live process, or a stale claim the next sweep removes: never taken over here,
+    // where two processes could both read it stale and one delete the other's fresh claim.
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
   }
-  return false;
+  claimed.add(port);
+  if (!exitHookSet) {
+    exitHookSet = true;
+    process.once("exit", releaseClaims);
+  }
+  return true;
 }
 
 /**

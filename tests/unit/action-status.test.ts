@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clearedByEdit, doneLine, errorLine, fieldsNamed, visibleLine } from "../../components/ui/action-status.ts";
+import { clearedByEdit, doneLine, errorLine, fieldsNamed, outcomeTicket, visibleLine } from "../../components/ui/action-status.ts";
 
 // The status line of a page's actions: a refusal in the form's words that goes when the field it
 // names is edited, and only the newest line of a page stands.
@@ -38,5 +38,26 @@ describe("an action's status line", () => {
     // Outside any scope the line is its own.
     expect(visibleLine(stale, 0, null)).toBe(stale);
     expect(visibleLine(null, 3, 3)).toBeNull();
+  });
+
+  it("a slow action's late result does not hide the line of an action started after it", () => {
+    let latest = 0;
+    const claim = () => ++latest;
+    const a = { started: null as number | null };
+    const b = { started: null as number | null };
+    a.started = claim(); // A (a slow save) starts
+    b.started = claim(); // B starts after it, and fails at once
+    const bError = errorLine("expiresInDays: at least 1");
+    const bTicket = outcomeTicket(b, claim);
+    const aDone = doneLine("Saved.");
+    const aTicket = outcomeTicket(a, claim); // A's result comes last
+    expect(visibleLine(bError, bTicket, latest)).toBe(bError);
+    expect(visibleLine(aDone, aTicket, latest)).toBeNull();
+    // An outcome reported without a start takes a ticket of its own: the newest line then.
+    const c = { started: null as number | null };
+    const cDone = doneLine("Revoked.");
+    const cTicket = outcomeTicket(c, claim);
+    expect(visibleLine(cDone, cTicket, latest)).toBe(cDone);
+    expect(visibleLine(bError, bTicket, latest)).toBeNull();
   });
 });
