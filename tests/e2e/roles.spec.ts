@@ -138,11 +138,15 @@ test("admin: manages roles, sees the audit log of human actions with a filter, a
   await row.getByLabel(`operator for ${MANAGER.email}`).click();
   await page.getByRole("dialog").getByRole("button", { name: "Give operator" }).click();
   await expect(row.getByLabel(`operator for ${MANAGER.email}`)).toBeChecked();
+  // The box shows the change at once; the server's answer is the status line. Only after it does
+  // the manager's next page see the role.
+  await expect(page.getByTestId("users-done")).toContainText(/now holds .*operator/);
   await managerPage.reload();
   await expect(managerPage.getByLabel("A goal of my own")).toBeVisible();
   await row.getByLabel(`operator for ${MANAGER.email}`).click();
   await page.getByRole("dialog").getByRole("button", { name: "Take operator" }).click();
   await expect(row.getByLabel(`operator for ${MANAGER.email}`)).not.toBeChecked();
+  await expect(page.getByTestId("users-done")).toContainText(/now holds manager\./);
 
   // The audit log: the role changes above, by the admin; filtered to admin actions.
   await page.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Audit log" }).click();

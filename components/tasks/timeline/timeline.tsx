@@ -41,7 +41,7 @@ export function Timeline({
   emptyMessage: string;
   factMarks?: Map<string, StepFactCounts>;
 }) {
-  const { parentRef, virtualizer, follow, setFollow, onScroll, hydrated } = useTimelineScroll({ items, selectedKey });
+  const { parentRef, virtualizer, follow, setFollow, onScroll, userScrollProps, hydrated } = useTimelineScroll({ items, selectedKey });
   const row = (item: TimelineItem<TimelineStep>, style: React.CSSProperties) => {
     if (item.type === "run") return <RunRow key={item.key} run={runs.get(item.runId)} style={style} />;
     if (item.type === "segment") return <SegmentRow key={item.key} item={item} style={style} onToggle={onToggleSegment} />;
@@ -76,6 +76,7 @@ export function Timeline({
           data-testid="timeline"
           data-interactive="true"
           onScroll={onScroll}
+          {...userScrollProps}
         >
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((v) => row(items[v.index]!, { top: v.start, height: ROW_HEIGHT }))}
