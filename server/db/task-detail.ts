@@ -22,7 +22,8 @@ export async function getTaskDetailOrThrow({ prisma, taskId }: { prisma: PrismaC
   const task = await taskWithRowsOrThrow({ prisma, taskId });
   // The reads below depend only on the task row, not on each other: asked three at a time, the page
   // waits for about the slowest (the step totals over every step of a long task) rather than for
-  // their sum — nine round trips in a row took 280 ms for a 50,000-step task. Three, not all nine:
+  // their sum (the task row and these reads, one after another, took 280 ms for a 50,000-step
+  // task, the task row ~100 ms of it). Three, not all nine:
   // one page view must not take every connection of the web process's pool (10), which the run
   // functions it serves share.
   const [steps, spend, tokens, forkSeqs, alertSteps, smoke, origin, launched, now] = await inBatches(3, [

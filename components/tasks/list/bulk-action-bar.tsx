@@ -1,16 +1,18 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { BatchRequest } from "./batch-dialog.tsx";
 import type { TaskSelection } from "./use-task-selection.ts";
 
 /**
  * The batch dialog and its dialog library (Radix, ~50 kB of script) load when a batch action is
  * first asked for, not with the list: every script the list page loads runs before its first rows
- * can be painted.
+ * can be painted. It is fetched as soon as the bar shows (a task ticked, a filter set), so the
+ * first click does not wait for it.
  */
-const BatchDialog = dynamic(() => import("./batch-dialog.tsx").then((m) => m.BatchDialog), { ssr: false });
+const loadBatchDialog = () => import("./batch-dialog.tsx");
+const BatchDialog = dynamic(() => loadBatchDialog().then((m) => m.BatchDialog), { ssr: false });
 
 const button = "rounded-md border border-zinc-300 bg-white px-3 py-1 text-sm font-medium text-zinc-800 hover:bg-zinc-50 disabled:opacity-50";
 
@@ -32,7 +34,11 @@ export function BulkActionBar({
 }) {
   const [request, setRequest] = useState<BatchRequest | null>(null);
   const count = selection.allMatching ? total : selection.ids.size;
-  if (count === 0 && !filtered) return null;
+  const shown = count > 0 || filtered;
+  useEffect(() => {
+    if (shown) void loadBatchDialog();
+  }, [shown]);
+  if (!shown) return null;
   const chosen = selection.allMatching ? { filter } : { taskIds: [...selection.ids] };
   const open = (action: "resume" | "cancel") => setRequest({ action, selection: chosen, count });
   return (
