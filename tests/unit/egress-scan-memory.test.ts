@@ -35,6 +35,10 @@ describe("scanForSecrets over many calls", () => {
     const last = rounds.at(-1)!;
     const perScan = (last.heapUsed - first.heapUsed) / (last.scans - first.scans);
     expect(last.timeline, "performance timeline entries left by the scans").toBe(first.timeline);
-    expect(perScan, "heap bytes kept per scan after GC").toBeLessThan(512);
+    // The leak this guards against keeps 10–20 KB per scan. The heap after a full GC still moves by a
+    // few hundred KB between readings (code compiled lazily, inline caches): over 600 scans 512 B a
+    // scan was inside that noise (918 B measured once with nothing kept), 4 KB is well outside it
+    // and still under a fifth of the leak.
+    expect(perScan, "heap bytes kept per scan after GC").toBeLessThan(4096);
   }, 120_000);
 });
