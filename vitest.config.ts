@@ -87,6 +87,9 @@ export default defineConfig({
           name: "integration-stack",
           include: stackFiles,
           maxWorkers: STACK_WORKERS,
+          // The child processes its files start, bundled once per run (tests/support/child-bundles.ts).
+          globalSetup: [...integration.globalSetup, "tests/support/stack-global-setup.ts"],
+          setupFiles: [...integration.setupFiles, "tests/support/worker-children.ts"],
         },
       },
     ],

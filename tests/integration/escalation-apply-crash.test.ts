@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { launchUntilApprovalAsked } from "../support/escalation-helpers.ts";
+import { childNodeArgs } from "../support/child-bundles.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 
 // Applying a human decision is atomic or recovered: a process that dies in the middle of applying
@@ -27,7 +27,7 @@ async function restartApp(options: { crashAt?: string; graceMs?: number } = {}) 
 function decideInChild(escalationId: string, decision: string, crashAt: string): Promise<{ code: number | null; output: string }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", path.join(import.meta.dirname, "escalation-apply-crash-child.ts"), stack.databaseUrl, stack.executorUrl, escalationId, decision],
+    [...childNodeArgs("tests/integration/escalation-apply-crash-child.ts"), stack.databaseUrl, stack.executorUrl, escalationId, decision],
     {
       env: { ...process.env, LONGHAUL_CRASH_AT: crashAt },
       stdio: ["ignore", "pipe", "pipe"],

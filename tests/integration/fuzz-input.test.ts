@@ -7,6 +7,7 @@ import { z } from "zod";
 import { createApiToken } from "../../server/auth/api-tokens.ts";
 import { ROLES } from "../../lib/contracts/roles.ts";
 import { createPrismaClient, type PrismaClient } from "../../server/db/client.ts";
+import { childNodeArgs } from "../support/child-bundles.ts";
 import { freePort } from "../support/ports.ts";
 import { testDatabaseUrl } from "../support/database.ts";
 
@@ -317,7 +318,7 @@ describe("hostile CLI arguments", () => {
 
   const cli = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "scripts/cli.ts", ...args], {
+      const child = spawn(process.execPath, [...childNodeArgs("scripts/cli.ts"), ...args], {
         env: { ...process.env, LONGHAUL_URL: url, LONGHAUL_TOKEN: admin.headers.authorization?.slice("Bearer ".length) ?? "" },
         stdio: ["ignore", "pipe", "pipe"],
       });

@@ -10,6 +10,7 @@ import { decideEscalation, decideEscalationInputSchema, type DecidePorts } from 
 import { launchTask, launchTaskInputSchema } from "../../server/domain/launch-task.ts";
 import { startScriptedModelServer, type FaultSpec, type ScriptedModelServer } from "../../server/llm/scripted/server.ts";
 import { TEST_EVENT_KEY, TEST_SIGNING_KEY, waitFor } from "./executor-harness.ts";
+import { childNodeArgs, type ChildEntry } from "./child-bundles.ts";
 import { freePort } from "./ports.ts";
 
 /** Root of this checkout: the children's working directory. */
@@ -99,14 +100,15 @@ export interface AgentStack {
 /**
  * Longest a child may take to start (listen, answer /health, sync) while it is alive: the waits end as
  * soon as it is up or has exited (both observed); this only bounds a child that hangs. Loading the
- * app's module graph through tsx takes 2–3 s of CPU, which a shared, loaded machine stretched past 30 s.
+ * app's module graph takes about 2 s of CPU from its bundle and 4 s through tsx, which a shared, loaded
+ * machine stretched past 30 s.
  */
 const CHILD_START_MS = 180_000;
 
 const TERMINAL_TASK_STATUSES = ["completed", "dead_end", "failed", "cancelled", "waiting_for_human"];
 
-function spawnChild(name: StackChild["name"], script: string, env: Record<string, string | undefined>): StackChild {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+function spawnChild(name: StackChild["name"], script: ChildEntry, env: Record<string, string | undefined>): StackChild {
+  const child = spawn(process.execPath, childNodeArgs(script), {
     cwd: REPO_ROOT,
     env: { ...process.env, INNGEST_DEV: undefined, ...env },
     stdio: ["ignore", "pipe", "pipe"],

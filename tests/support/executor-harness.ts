@@ -5,6 +5,7 @@ import type { Inngest, InngestFunction } from "inngest";
 import { serve } from "inngest/node";
 import { startExecutor, type ExecutorHandle } from "../../server/executor/index.ts";
 import { createInngestClient } from "../../server/inngest/sdk-transport.ts";
+import { childNodeArgs } from "./child-bundles.ts";
 import { freePort } from "./ports.ts";
 
 /** Signing key shared by the test executor and the test apps (cloud/signed mode, never dev mode). */
@@ -204,7 +205,7 @@ export class Counter {
   }
 }
 
-/** The executor as a child process (`tsx server/executor/main.ts`), for kill -9 tests. */
+/** The executor as a child process (server/executor/main.ts), for kill -9 tests. */
 export interface ExecutorProcess {
   url: string;
   child: ChildProcess;
@@ -214,7 +215,7 @@ export interface ExecutorProcess {
 }
 
 /**
- * Spawns `tsx server/executor/main.ts [args]` with the given env (a value of `undefined` unsets the
+ * Spawns server/executor/main.ts [args] (its bundle in a test run, see childNodeArgs) with the given env (a value of `undefined` unsets the
  * variable; `databaseUrl` undefined = unset DATABASE_URL) and waits until `GET /health` answers.
  */
 export async function spawnExecutor({
@@ -242,7 +243,7 @@ export async function spawnExecutor({
     ...env,
   };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
-  const child = spawn(process.execPath, ["--import", "tsx", "server/executor/main.ts", ...args], {
+  const child = spawn(process.execPath, [...childNodeArgs("server/executor/main.ts"), ...args], {
     env: childEnv as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -34,7 +34,7 @@ function claimLive(name: string): boolean {
 }
 
 /** Whether a process with this pid is alive (signal 0 checks without signalling; EPERM means it exists under another user). */
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
