@@ -4,6 +4,73 @@
  * scripts/check-boundaries.ts, which also refuses a cycle of folders: scripts/lib/folder-cycles.ts).
  * dependency-cruiser 17.4.x: the last line that runs on Node 20 (docs/STACK.md pitfall 13).
  */
+
+/**
+ * The features with a front door (server/features/<id>/index.ts) and the modules behind each, by
+ * folder under server/ (file names without `.ts`): one rule `front-door-<id>` per feature refuses an
+ * import of those modules from above the doors, and the CLI may import none of its db or tools ones.
+ * `label` (with `is` for a singular name) starts the rule's message.
+ */
+const FEATURES = [
+  {
+    id: "escalations",
+    label: "Escalations",
+    modules: {
+      domain: ["decide-escalation", "apply-escalation-decision", "escalation-wait"],
+      db: ["escalation-repository", "escalation-queries", "escalation-notify", "apply-decision-ports", "approval-repository"],
+    },
+  },
+  {
+    id: "evals",
+    label: "Evals",
+    modules: {
+      domain: ["eval-suite", "parse-eval-suite", "eval-checks", "cel-check", "eval-report", "advance-eval-run"],
+      db: ["eval-repository", "eval-ports", "eval-judge"],
+    },
+  },
+  {
+    id: "mcp",
+    label: "MCP",
+    singular: true,
+    modules: {
+      domain: ["mcp-tool-snapshot"],
+      db: ["mcp-server-repository"],
+      "tools/mcp": ["runtime", "discover-tools", "mcp-tools", "health-hooks", "stdio-transport", "json-line-reader"],
+    },
+  },
+  { id: "costs", label: "Costs", modules: { domain: ["cost", "cost-causes", "cost-rollup"], db: ["cost-repository", "cost-queries"] } },
+  { id: "templates", label: "Templates", modules: { domain: ["launch-template", "budget-from-history"], db: ["template-repository"] } },
+  {
+    id: "profiles",
+    label: "Profiles",
+    modules: {
+      domain: ["profile-spec", "profile-references", "profile-smoke", "field-diff"],
+      db: ["profile-repository", "profile-queries", "task-profile", "reference-checks", "code-managed"],
+    },
+  },
+];
+
+/** The rule that keeps `feature`'s modules behind its front door. */
+function frontDoorRule(feature) {
+  return {
+    name: `front-door-${feature.id}`,
+    severity: "error",
+    comment: `${feature.label} ${feature.singular ? "is" : "are"} reached through their front door: import server/features/${feature.id}/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).`,
+    from: {
+      pathNot: [
+        "^server/(domain|db|tools|llm|notify|auth|executor)/",
+        "^server/[^/]+\\.ts$",
+        "^lib/",
+        "^server/features/",
+        "^tests/",
+        "^server/agent/ports\\.ts$",
+        "^scripts/(cli(\\.ts$|/)|lib/cli-)",
+      ],
+    },
+    to: { path: Object.entries(feature.modules).map(([folder, names]) => `^server/${folder}/(${names.join("|")})\\.ts$`) },
+  };
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -127,135 +194,7 @@ module.exports = {
       from: { path: "^lib/" },
       to: { pathNot: ["^lib/", "^node_modules/zod/"] },
     },
-    {
-      name: "front-door-escalations",
-      severity: "error",
-      comment:
-        "Escalations are reached through their front door: import server/features/escalations/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
-      from: {
-        pathNot: [
-          "^server/(domain|db|tools|llm|notify|auth|executor)/",
-          "^server/[^/]+\\.ts$",
-          "^lib/",
-          "^server/features/",
-          "^tests/",
-          "^server/agent/ports\\.ts$",
-          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
-        ],
-      },
-      to: {
-        path: [
-          "^server/domain/(decide-escalation|apply-escalation-decision|escalation-wait)\\.ts$",
-          "^server/db/(escalation-repository|escalation-queries|escalation-notify|apply-decision-ports|approval-repository)\\.ts$",
-        ],
-      },
-    },
-    {
-      name: "front-door-evals",
-      severity: "error",
-      comment:
-        "Evals are reached through their front door: import server/features/evals/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
-      from: {
-        pathNot: [
-          "^server/(domain|db|tools|llm|notify|auth|executor)/",
-          "^server/[^/]+\\.ts$",
-          "^lib/",
-          "^server/features/",
-          "^tests/",
-          "^server/agent/ports\\.ts$",
-          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
-        ],
-      },
-      to: {
-        path: [
-          "^server/domain/(eval-suite|parse-eval-suite|eval-checks|cel-check|eval-report|advance-eval-run)\\.ts$",
-          "^server/db/(eval-repository|eval-ports|eval-judge)\\.ts$",
-        ],
-      },
-    },
-    {
-      name: "front-door-mcp",
-      severity: "error",
-      comment:
-        "MCP is reached through their front door: import server/features/mcp/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
-      from: {
-        pathNot: [
-          "^server/(domain|db|tools|llm|notify|auth|executor)/",
-          "^server/[^/]+\\.ts$",
-          "^lib/",
-          "^server/features/",
-          "^tests/",
-          "^server/agent/ports\\.ts$",
-          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
-        ],
-      },
-      to: {
-        path: [
-          "^server/domain/(mcp-tool-snapshot)\\.ts$",
-          "^server/db/(mcp-server-repository)\\.ts$",
-          "^server/tools/mcp/(runtime|discover-tools|mcp-tools|health-hooks|stdio-transport|json-line-reader)\\.ts$",
-        ],
-      },
-    },
-    {
-      name: "front-door-costs",
-      severity: "error",
-      comment:
-        "Costs are reached through their front door: import server/features/costs/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
-      from: {
-        pathNot: [
-          "^server/(domain|db|tools|llm|notify|auth|executor)/",
-          "^server/[^/]+\\.ts$",
-          "^lib/",
-          "^server/features/",
-          "^tests/",
-          "^server/agent/ports\\.ts$",
-          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
-        ],
-      },
-      to: { path: ["^server/domain/(cost|cost-causes|cost-rollup)\\.ts$", "^server/db/(cost-repository|cost-queries)\\.ts$"] },
-    },
-    {
-      name: "front-door-templates",
-      severity: "error",
-      comment:
-        "Templates are reached through their front door: import server/features/templates/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
-      from: {
-        pathNot: [
-          "^server/(domain|db|tools|llm|notify|auth|executor)/",
-          "^server/[^/]+\\.ts$",
-          "^lib/",
-          "^server/features/",
-          "^tests/",
-          "^server/agent/ports\\.ts$",
-          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
-        ],
-      },
-      to: { path: ["^server/domain/(launch-template|budget-from-history)\\.ts$", "^server/db/(template-repository)\\.ts$"] },
-    },
-    {
-      name: "front-door-profiles",
-      severity: "error",
-      comment:
-        "Profiles are reached through their front door: import server/features/profiles/index.ts, not its modules. Below the doors (server/domain, server/db, server/tools, server/llm, server/notify, server/auth, server/executor, lib, the top-level server files, server/agent/ports.ts — the port types the database implements) and in the tests, modules import each other directly: a door imported from there would close a cycle. The CLI (an HTTP client) imports a feature's pure server/domain modules directly (rule front-door-cli-no-feature-storage).",
-      from: {
-        pathNot: [
-          "^server/(domain|db|tools|llm|notify|auth|executor)/",
-          "^server/[^/]+\\.ts$",
-          "^lib/",
-          "^server/features/",
-          "^tests/",
-          "^server/agent/ports\\.ts$",
-          "^scripts/(cli(\\.ts$|/)|lib/cli-)",
-        ],
-      },
-      to: {
-        path: [
-          "^server/domain/(profile-spec|profile-references|profile-smoke|field-diff)\\.ts$",
-          "^server/db/(profile-repository|profile-queries|task-profile|reference-checks|code-managed)\\.ts$",
-        ],
-      },
-    },
+    ...FEATURES.map(frontDoorRule),
     {
       name: "front-door-cli-no-feature-storage",
       severity: "error",
@@ -264,31 +203,11 @@ module.exports = {
       from: { path: ["^scripts/(cli(\\.ts$|/)|lib/cli-)"] },
       to: {
         dependencyTypesNot: ["type-only"],
-        path: [
-          "^server/db/escalation-repository\\.ts$",
-          "^server/db/escalation-queries\\.ts$",
-          "^server/db/escalation-notify\\.ts$",
-          "^server/db/apply-decision-ports\\.ts$",
-          "^server/db/approval-repository\\.ts$",
-          "^server/db/eval-repository\\.ts$",
-          "^server/db/eval-ports\\.ts$",
-          "^server/db/eval-judge\\.ts$",
-          "^server/db/mcp-server-repository\\.ts$",
-          "^server/tools/mcp/runtime\\.ts$",
-          "^server/tools/mcp/discover-tools\\.ts$",
-          "^server/tools/mcp/mcp-tools\\.ts$",
-          "^server/tools/mcp/health-hooks\\.ts$",
-          "^server/tools/mcp/stdio-transport\\.ts$",
-          "^server/tools/mcp/json-line-reader\\.ts$",
-          "^server/db/cost-repository\\.ts$",
-          "^server/db/cost-queries\\.ts$",
-          "^server/db/template-repository\\.ts$",
-          "^server/db/profile-repository\\.ts$",
-          "^server/db/profile-queries\\.ts$",
-          "^server/db/task-profile\\.ts$",
-          "^server/db/reference-checks\\.ts$",
-          "^server/db/code-managed\\.ts$",
-        ],
+        path: FEATURES.flatMap((f) =>
+          Object.entries(f.modules)
+            .filter(([folder]) => folder !== "domain")
+            .flatMap(([folder, names]) => names.map((n) => `^server/${folder}/${n}\\.ts$`)),
+        ),
       },
     },
   ],

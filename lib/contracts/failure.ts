@@ -33,19 +33,11 @@ export const FAILURE_LABELS: Record<FailureClass, string> = {
 export const EVAL_FAILURE_CLASSES = [...FAILURE_CLASSES, "check_failed", "judge_unavailable", "escalation", "cancelled"] as const;
 export type EvalFailureClass = (typeof EVAL_FAILURE_CLASSES)[number];
 
-/** Words for an eval cell's failure class (the eval report's matrix and per-profile table). */
-export const EVAL_FAILURE_LABELS: Record<EvalFailureClass, string> = {
-  transient: "transient",
-  saturation: "saturation",
-  drift: "drift",
-  dead_end: "dead end",
-  budget: "budget",
-  loop: "loop",
-  stall: "stall",
-  tool_failure: "tool failure",
-  check_failed: "check failed",
-  judge_unavailable: "not judged (judge unavailable)",
-  escalation: "escalation",
-  error: "error",
-  cancelled: "cancelled",
-};
+/**
+ * Words for an eval cell's failure class (the eval report's matrix and per-profile table): the
+ * class itself in words ("tool_failure" → "tool failure"), short beside a count, except a cell no
+ * judge could give a verdict on, which says so.
+ */
+export const EVAL_FAILURE_LABELS = Object.fromEntries(
+  EVAL_FAILURE_CLASSES.map((c) => [c, c === "judge_unavailable" ? "not judged (judge unavailable)" : c.replaceAll("_", " ")]),
+) as Record<EvalFailureClass, string>;

@@ -6,6 +6,7 @@ import type { PrismaClient } from "./client.ts";
 import { taskExistsOrThrow } from "./task-queries.ts";
 import { factsAfterCheckpoint } from "./checkpoint-repository.ts";
 import { effectsAfterCheckpoint, type EffectAfterCheckpoint } from "./fork-effects.ts";
+import { checkpointBudgetsUsedJson, checkpointSideEffectsJson, checkpointWorkingSetJson, taskInputJson } from "./json-columns.ts";
 
 /** A task's checkpoints, oldest first, without their payloads. @throws AppError NOT_FOUND for an unknown task. */
 export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient; taskId: string }) {
@@ -32,8 +33,8 @@ export async function listCheckpoints({ prisma, taskId }: { prisma: PrismaClient
   if (rows.length === 0) await taskExistsOrThrow({ prisma, taskId });
   return rows.map(({ workingSet, ...r }) => ({
     ...r,
-    facts: Object.keys((workingSet ?? {}) as WorkingSet).length,
-    budgetsUsed: r.budgetsUsed as { steps: number; tokens: number; costUsd: number },
+    facts: Object.keys(checkpointWorkingSetJson.decode(workingSet, r.id)).length,
+    budgetsUsed: checkpointBudgetsUsedJson.decode(r.budgetsUsed, r.id),
   }));
 }
 
@@ -64,8 +65,8 @@ export async function diffCheckpoints({
   const from = fromId ? await getCheckpointOrThrow({ prisma, checkpointId: fromId }) : null;
   if (to.taskId !== taskId || (from && from.taskId !== taskId)) throw new AppError("BAD_INPUT", "checkpoints: both must belong to the task");
   const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId }, select: { input: true } });
-  const before = (from?.workingSet ?? (task.input as { facts?: WorkingSet }).facts ?? {}) as WorkingSet;
-  const changes = diffWorkingSets(before, to.workingSet as WorkingSet);
+  const before = from ? checkpointWorkingSetJson.decode(from.workingSet, from.id) : (taskInputJson.decode(task.input, taskId).facts ?? {});
+  const changes = diffWorkingSets(before, checkpointWorkingSetJson.decode(to.workingSet, to.id));
   const keys = changes.filter((c) => c.kind !== "removed").map((c) => c.key);
   const facts = keys.length
     ? await prisma.fact.findMany({
@@ -138,12 +139,12 @@ export async function getResumePreview({
       redoFacts: 0,
       redoFactKeys: [],
       stepsAfter: 0,
-      effectsAfter: await effectsAfterCheckpoint({ prisma, checkpoint: { taskId, sideEffects: [] } }),
+      effectsAfter: await effectsAfterCheckpoint({ prisma, taskId, listed: [] }),
     };
   const isLatest = !latest || latest.seq <= cp.seq;
   // No run of the new start exists yet: "preview" has no facts, so only the checkpoint's own rule applies.
   const carried = isLatest ? await factsAfterCheckpoint({ prisma, checkpoint: cp, runId: "preview" }) : {};
-  const kept: WorkingSet = { ...((cp.workingSet ?? {}) as WorkingSet), ...carried };
+  const kept: WorkingSet = { ...checkpointWorkingSetJson.decode(cp.workingSet, cp.id), ...carried };
   const redo = Object.keys(current).filter((k) => !(k in kept) || JSON.stringify(kept[k]) !== JSON.stringify(current[k]));
   const stepsAfter = await prisma.step.count({
     where: { run: { taskId }, kind: { in: [...BUDGET_STEP_KINDS] }, status: "completed", startedAt: { gt: cp.createdAt } },
@@ -156,6 +157,6 @@ export async function getResumePreview({
     redoFacts: redo.length,
     redoFactKeys: redo.slice(0, 20),
     stepsAfter,
-    effectsAfter: await effectsAfterCheckpoint({ prisma, checkpoint: cp }),
+    effectsAfter: await effectsAfterCheckpoint({ prisma, taskId, listed: checkpointSideEffectsJson.decode(cp.sideEffects, cp.id) }),
   };
 }

@@ -1,9 +1,9 @@
-import type { WorkingSet } from "../domain/agent-context.ts";
 import { diffWorkingSets } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
 import { z } from "zod";
 import type { PrismaClient } from "./client.ts";
 import { dbNow } from "./escalation-repository.ts";
+import { checkpointWorkingSetJson, undoStepArgumentsJson, undoStepOutputJson } from "./json-columns.ts";
 import { inboxCounts, USER_ASSIGNEE_PREFIX } from "../../lib/contracts/escalation.ts";
 import { taskSpend, taskUsage } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
@@ -199,7 +199,8 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
   const previous = checkpoint
     ? await prisma.checkpoint.findFirst({ where: { taskId: e.taskId, seq: { lt: checkpoint.seq } }, orderBy: { seq: "desc" } })
     : null;
-  const factDiff = checkpoint ? diffWorkingSets((previous?.workingSet ?? {}) as WorkingSet, checkpoint.workingSet as WorkingSet) : [];
+  const workingSet = checkpoint ? checkpointWorkingSetJson.decode(checkpoint.workingSet, checkpoint.id) : null;
+  const factDiff = workingSet ? diffWorkingSets(previous ? checkpointWorkingSetJson.decode(previous.workingSet, previous.id) : {}, workingSet) : [];
   const lastSteps = await prisma.step.findMany({
     where: { runId: e.runId, kind: { in: ["model", "tool"] } },
     orderBy: { index: "desc" },
@@ -212,7 +213,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
   const undos = await prisma.step.findMany({
     where: { runId: e.runId, kind: "human", stepId: { startsWith: `undo-${e.stepId}-` } },
     orderBy: { index: "asc" },
-    select: { arguments: true, output: true },
+    select: { id: true, arguments: true, output: true },
   });
   const now = await dbNow(prisma);
   const launched = await taskProfile({ prisma, taskId: e.taskId });
@@ -254,9 +255,9 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
     unresolvedEffect: unresolved?.success ? unresolved.data : null,
     /** Decisions taken back inside their undo window, oldest first. */
     undos: undos.map((u) => {
-      const a = (u.arguments ?? {}) as { undone?: string; decidedBy?: string | null };
-      const o = (u.output ?? {}) as { undoneBy?: string; undoneAt?: string };
-      return { decision: a.undone ?? "", decidedBy: a.decidedBy ?? null, undoneBy: o.undoneBy ?? "", undoneAt: o.undoneAt ? new Date(o.undoneAt) : null };
+      const a = undoStepArgumentsJson.decode(u.arguments ?? {}, u.id);
+      const o = undoStepOutputJson.decode(u.output ?? {}, u.id);
+      return { decision: a.undone, decidedBy: a.decidedBy, undoneBy: o.undoneBy, undoneAt: o.undoneAt ? new Date(o.undoneAt) : null };
     }),
     assigneeRole: e.assigneeRole,
     /** The escalation's clock (escalationClock) and, while open, what happens when the wait times out (`timeout`; null otherwise). */
@@ -268,7 +269,7 @@ export async function getEscalationCardOrThrow({ prisma, escalationId }: { prism
           seq: checkpoint.seq,
           openQuestion: checkpoint.openQuestion,
           summary: checkpoint.summary,
-          workingSet: checkpoint.workingSet as WorkingSet,
+          workingSet: workingSet ?? {},
         }
       : null,
     factDiff,

@@ -5,7 +5,7 @@ import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
 import { taskSpend } from "./run-repository.ts";
-import { escalationBudgetIncreaseJson, escalationEvidenceJson, escalationFactEditsJson } from "./json-columns.ts";
+import { escalationBudgetIncreaseJson, escalationEvidenceJson, escalationFactEditsJson, undoStepArgumentsJson, undoStepOutputJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 
 /**
@@ -244,14 +244,14 @@ export async function undoDecision({
         startedAt: now,
         endedAt: now,
         durationMs: e.decidedAt ? now.getTime() - e.decidedAt.getTime() : null,
-        arguments: {
+        arguments: undoStepArgumentsJson.encode({
           undone: decision,
           decidedBy: e.decidedBy,
           decidedAt: e.decidedAt?.toISOString() ?? null,
           guidance: e.guidance,
           applyAfter: e.applyAfter!.toISOString(),
-        },
-        output: { undoneBy: actor, undoneAt: now.toISOString() },
+        }),
+        output: undoStepOutputJson.encode({ undoneBy: actor, undoneAt: now.toISOString() }),
         summary: `undo by ${actor}: ${decision.replace("_", " ")} by ${e.decidedBy ?? "a handler"} taken back before it applied`,
       },
       update: {},

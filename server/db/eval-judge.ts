@@ -2,6 +2,7 @@ import { JudgeUnavailableError, judgeVerdict, type EvalOutcome } from "../domain
 import { ModelCallError } from "../llm/errors.ts";
 import { callModel, resolveProvider } from "../llm/provider.ts";
 import type { PrismaClient } from "./client.ts";
+import { profileHeadersJson } from "./json-columns.ts";
 
 /** Attempts a judge gets for one check before its check is classed unavailable (1 call + 2 retries). */
 export const JUDGE_ATTEMPTS = 3;
@@ -14,6 +15,7 @@ export const JUDGE_TIMEOUT_MS = 60_000;
 
 /** A judge profile as the call needs it (AgentProfile's columns). */
 interface JudgeProfile {
+  name: string;
   model: string;
   provider: string;
   baseUrl: string | null;
@@ -61,7 +63,7 @@ export async function askJudge({
   const p: JudgeProfile | null = await prisma.agentProfile.findUnique({ where: { name: profile } });
   if (!p) throw new JudgeUnavailableError(`judge profile "${profile}" not found`, { attempts: 0 });
   const provider = resolveProvider({
-    endpoint: { provider: p.provider, baseUrl: p.baseUrl, apiKeyEnv: p.apiKeyEnv, headers: (p.headers ?? {}) as Record<string, string> },
+    endpoint: { provider: p.provider, baseUrl: p.baseUrl, apiKeyEnv: p.apiKeyEnv, headers: profileHeadersJson.decode(p.headers, p.name) },
   });
   const price = (d: unknown) => Number(d ?? 0) / 1_000_000;
   let costUsd = 0;

@@ -25,13 +25,15 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
       return prisma.checkpoint.findFirst({ where: { id: checkpointId, taskId }, select: { id: true } });
     },
     async effectsAfterCheckpoint(taskId, checkpointId) {
-      const cp = await prisma.checkpoint.findUniqueOrThrow({ where: { id: checkpointId }, select: { taskId: true, sideEffects: true } });
-      return (await effectsAfterCheckpoint({ prisma, checkpoint: cp, limit: Number.MAX_SAFE_INTEGER })).map((e) => e.idempotencyKey);
+      const cp = await prisma.checkpoint.findUniqueOrThrow({ where: { id: checkpointId }, select: { id: true, taskId: true, sideEffects: true } });
+      const listed = checkpointSideEffectsJson.decode(cp.sideEffects, cp.id);
+      return (await effectsAfterCheckpoint({ prisma, taskId: cp.taskId, listed, limit: Number.MAX_SAFE_INTEGER })).map((e) => e.idempotencyKey);
     },
     async createForkTask({ sourceTaskId, sourceCheckpointId, taskId, runId, guidance, actor, reuseEffectKeys }) {
       return prisma.$transaction(async (tx) => {
         const src = await tx.task.findUniqueOrThrow({ where: { id: sourceTaskId } });
         const cp = await tx.checkpoint.findUniqueOrThrow({ where: { id: sourceCheckpointId } });
+        const sourceEffects = checkpointSideEffectsJson.decode(cp.sideEffects, cp.id);
         await tx.task.create({
           data: {
             id: taskId,
@@ -73,7 +75,7 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
             phase: cp.phase,
             summary: `Forked from checkpoint #${cp.seq} of task ${sourceTaskId}. ${cp.summary}`.trim(),
             budgetsUsed: checkpointBudgetsUsedJson.encode({ steps: 0, tokens: 0, costUsd: 0 }),
-            sideEffects: checkpointSideEffectsJson.encode(checkpointSideEffectsJson.decode(cp.sideEffects, cp.id)),
+            sideEffects: checkpointSideEffectsJson.encode(sourceEffects),
             contextTokens: cp.contextTokens,
             transcriptTokens: cp.transcriptTokens,
           },
@@ -81,7 +83,7 @@ export function prismaForkPorts({ prisma, sendRunStarted }: { prisma: PrismaClie
         // The effects the source had committed when the checkpoint was taken, and those after it the
         // operator chose to reuse, under the new task: a repeat of one by the branch gets the recorded
         // result (ledger fingerprint = task + tool + args). Effects after it not reused are done again.
-        const keys = [...checkpointEffectKeys(cp.sideEffects), ...reuseEffectKeys];
+        const keys = [...checkpointEffectKeys(sourceEffects), ...reuseEffectKeys];
         const effects = keys.length ? await tx.sideEffect.findMany({ where: { taskId: sourceTaskId, idempotencyKey: { in: keys }, status: "committed" } }) : [];
         if (effects.length) {
           await tx.sideEffect.createMany({

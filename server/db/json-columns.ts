@@ -18,8 +18,15 @@ export { JsonColumnError, jsonColumnCodec, type JsonCodec } from "./json-codec.t
 // server/executor/json-columns.ts). Every write of a column goes through its `encode`
 // (`encodeNullable` for a nullable one), every typed read through its `decode` with the row's id.
 
-/** Task.input: the launch's structured input ({demo?, limit?, facts?}); an object, `{}` when empty. */
-export const taskInputJson = jsonColumnCodec<Record<string, unknown>>("Task.input", jsonObject);
+/** What Task.input holds: the launch's structured input ({demo?, limit?, facts?}); `{}` when empty. */
+export type TaskInput = Record<string, unknown> & { facts?: WorkingSet };
+
+/**
+ * Task.input: the launch's structured input, an object whose `facts` (the working set a run
+ * starts with) is an object when present. A task launched without facts reads with `facts`
+ * absent (readers take it as `{}`); keys this build does not know are kept as stored.
+ */
+export const taskInputJson = jsonColumnCodec<Record<string, unknown>, TaskInput>("Task.input", z.looseObject({ facts: jsonObject.optional() }));
 
 /** Task.mcpTools: the MCP tools discovered at launch; null when absent or unreadable (a run then offers none). */
 export const taskMcpToolsJson = jsonColumnCodec<McpToolSnapshot, McpToolSnapshot | null>("Task.mcpTools", parseToolSnapshot);
@@ -66,6 +73,37 @@ export const taskResultJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Task.r
 
 /** Step.arguments: the step's arguments as the model gave them (parsed), any JSON. */
 export const stepArgumentsJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Step.arguments", anyJson);
+
+/** The arguments of the human step that records an undone decision (kind `human`, step id `undo-<escalation step>-<applyAfter ms>`). */
+export interface UndoStepArguments {
+  /** The decision taken back (`approve`, `retry_with_guidance`, …). */
+  undone: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  guidance: string | null;
+  applyAfter: string | null;
+}
+
+/**
+ * Step.arguments of an undo step. A field an older writer did not record reads as empty (the
+ * decision `""`, the others null) rather than refusing the escalation card that lists the undo.
+ */
+export const undoStepArgumentsJson = jsonColumnCodec<UndoStepArguments>(
+  "Step.arguments",
+  z.looseObject({
+    undone: z.string().default(""),
+    decidedBy: z.string().nullable().default(null),
+    decidedAt: z.string().nullable().default(null),
+    guidance: z.string().nullable().default(null),
+    applyAfter: z.string().nullable().default(null),
+  }),
+);
+
+/** Step.output of an undo step: who took the decision back and when (ISO 8601); absent fields read as `""` / null. */
+export const undoStepOutputJson = jsonColumnCodec<{ undoneBy: string; undoneAt: string | null }>(
+  "Step.output",
+  z.looseObject({ undoneBy: z.string().default(""), undoneAt: z.string().nullable().default(null) }),
+);
 
 /** Step.output: what the step produced (a tool's output, a model turn's summary, a compaction's sizes), any JSON. */
 export const stepOutputJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Step.output", anyJson);

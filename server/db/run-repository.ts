@@ -1,7 +1,7 @@
 import type { BudgetBasis } from "../domain/budget-from-history.ts";
 import type { McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import type { PrismaClient } from "./client.ts";
-import { stepArgumentsJson, stepOutputJson, taskBudgetBasisJson, taskMcpToolsJson, taskResultJson } from "./json-columns.ts";
+import { stepArgumentsJson, stepOutputJson, taskBudgetBasisJson, taskInputJson, taskMcpToolsJson, taskResultJson } from "./json-columns.ts";
 import { runProfileOf, taskProfile } from "./task-profile.ts";
 import type { EffortLevel, EffortPolicy, EffortRule } from "../../lib/contracts/effort.ts";
 import type { RunEndReason, StepKind, TaskCompletionOutcome } from "../../lib/contracts/status.ts";
@@ -61,8 +61,7 @@ export async function startRun({ prisma, taskId, runId }: { prisma: PrismaClient
     data: { status: "running", startedAt: task.startedAt ?? new Date() },
   });
   const facts = await prisma.fact.findMany({ where: { taskId, superseded: false }, orderBy: { createdAt: "asc" } });
-  const input = (task.input ?? {}) as { facts?: Record<string, unknown> };
-  const workingSet: Record<string, unknown> = { ...(input.facts ?? {}) };
+  const workingSet: Record<string, unknown> = { ...taskInputJson.decode(task.input, taskId).facts };
   for (const f of facts) workingSet[f.key] = f.value;
   return {
     taskId,

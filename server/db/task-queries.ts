@@ -5,7 +5,7 @@ import { Prisma, type PrismaClient } from "./client.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
-import { checkpointCompletedStepsJson, checkpointWorkingSetJson } from "./json-columns.ts";
+import { checkpointCompletedStepsJson, checkpointWorkingSetJson, taskInputJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 import { CUTTING_CHECKPOINT_REASONS, WHOLE_STEP_LIST, type StepWindow } from "../../lib/contracts/step-rows.ts";
 import type { TaskOrigin as TaskListOrigin } from "../../lib/contracts/task-origin.ts";
@@ -437,7 +437,7 @@ export async function getModelPromptOrThrow({ prisma, runId, stepId }: { prisma:
   const cut = own.find((c) => CUTTING_CHECKPOINTS.has(c.reason)) ?? null;
   const cp = cut ?? (run.fromCheckpointId ? await prisma.checkpoint.findUnique({ where: { id: run.fromCheckpointId } }) : null);
   const segmentFrom = cut ? cut.nextIndex : 0;
-  const inputFacts: WorkingSet = (run.task.input as { facts?: WorkingSet } | null)?.facts ?? {};
+  const inputFacts: WorkingSet = taskInputJson.decode(run.task.input, run.taskId).facts ?? {};
   const laterFacts = await prisma.fact.findMany({
     where: { runId, createdAt: { ...(cp ? { gt: cp.createdAt } : {}), lt: step.startedAt } },
     orderBy: { createdAt: "asc" },

@@ -2,6 +2,7 @@ import type { WorkingSet } from "../domain/agent-context.ts";
 import { diffWorkingSets, type FactChange } from "../domain/checkpoint.ts";
 import { AppError } from "../errors.ts";
 import type { PrismaClient } from "./client.ts";
+import { checkpointWorkingSetJson, escalationFactEditsJson, taskInputJson } from "./json-columns.ts";
 
 /**
  * What caused a working-set change:
@@ -100,7 +101,7 @@ export async function replayWorkingSet({
     }),
     prisma.escalation.findMany({
       where: { taskId, fromCheckpointForResult: { not: null } },
-      select: { runId: true, stepId: true, factEdits: true, resultRunId: true, fromCheckpointForResult: true, decidedAt: true },
+      select: { id: true, runId: true, stepId: true, factEdits: true, resultRunId: true, fromCheckpointForResult: true, decidedAt: true },
     }),
   ]);
   const startIds = [...new Set(runRows.map((r) => r.fromCheckpointId).filter((id): id is string => id !== null))];
@@ -149,7 +150,7 @@ export async function replayWorkingSet({
       keyed.map((k) => k.f),
     );
   }
-  const input = byPrefix(((task.input ?? {}) as { facts?: WorkingSet }).facts ?? {}, keyPrefix);
+  const input = byPrefix(taskInputJson.decode(task.input, taskId).facts ?? {}, keyPrefix);
 
   /** The working set of the run in progress of the replay (what its agent sees). */
   let state: WorkingSet = {};
@@ -172,9 +173,9 @@ export async function replayWorkingSet({
   for (const run of runs) {
     // 1. The run's start.
     const cp = run.fromCheckpointId ? cpById.get(run.fromCheckpointId) : undefined;
-    const start = cp ? byPrefix((cp.workingSet ?? {}) as WorkingSet, keyPrefix) : { ...latest };
+    const start = cp ? byPrefix(checkpointWorkingSetJson.decode(cp.workingSet, cp.id), keyPrefix) : { ...latest };
     const esc = cp ? escalations.find((e) => e.resultRunId === run.id && e.fromCheckpointForResult === cp.id) : undefined;
-    const edited = new Set(Object.keys((esc?.factEdits ?? {}) as Record<string, unknown>));
+    const edited = new Set(Object.keys(esc && esc.factEdits !== null ? escalationFactEditsJson.decode(esc.factEdits, esc.id) : {}));
     for (const c of diffWorkingSets(state, start)) {
       if (esc && edited.has(c.key)) {
         const humanStepId = `human-${esc.stepId}`;

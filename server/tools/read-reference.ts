@@ -7,6 +7,7 @@ import {
   type ReadReferenceOutput,
 } from "../domain/fact-reference.ts";
 import type { PrismaClient } from "../db/client.ts";
+import { checkpointWorkingSetJson, taskInputJson } from "../db/json-columns.ts";
 import { defineTool, ToolError } from "./types.ts";
 
 export const readReferenceArgsSchema = z.strictObject({
@@ -31,7 +32,7 @@ function prismaReferencePorts(prisma: PrismaClient): FactReferencePorts {
       // keeps the references of the original's compacted checkpoints). At most 32 generations.
       let id: string | null = taskId;
       for (let hops = 0; id && hops < 32; hops++) {
-        if (id === cp.taskId) return (cp.workingSet ?? {}) as Record<string, unknown>;
+        if (id === cp.taskId) return checkpointWorkingSetJson.decode(cp.workingSet, checkpointId);
         id = (await prisma.task.findUnique({ where: { id }, select: { forkedFromTaskId: true } }))?.forkedFromTaskId ?? null;
       }
       return null;
@@ -39,8 +40,7 @@ function prismaReferencePorts(prisma: PrismaClient): FactReferencePorts {
     async taskInputFacts({ taskId }) {
       const task = await prisma.task.findUnique({ where: { id: taskId }, select: { input: true } });
       if (!task) return null;
-      const facts = (task.input as { facts?: unknown } | null)?.facts;
-      return facts && typeof facts === "object" && !Array.isArray(facts) ? (facts as Record<string, unknown>) : {};
+      return taskInputJson.decode(task.input, taskId).facts ?? {};
     },
   };
 }

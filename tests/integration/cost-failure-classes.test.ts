@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { applyRoutines } from "../../server/db/migrations.ts";
 import { costRollup, taskCostRows } from "../../server/db/cost-queries.ts";
-import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
+import { recordModelTurns } from "../support/model-turns.ts";
 import { costFiltersSchema, failureClassOf, taskCostCsv } from "../../server/domain/cost-rollup.ts";
 import { classifyEvalFailure } from "../../server/domain/eval-checks.ts";
 import { EVAL_FAILURE_LABELS, FAILURE_CLASSES, FAILURE_LABELS } from "../../lib/contracts/failure.ts";
@@ -28,23 +28,7 @@ async function endedByToolFailure(id: string, status: "waiting_for_human" | "fai
   });
   const runId = `${id}-r1`;
   await prisma.run.create({ data: { id: runId, taskId: id } });
-  await beginStep({ prisma, runId, stepId: "model-0", index: 0, kind: "model" });
-  await recordModelCall({
-    prisma,
-    runId,
-    stepId: "model-0",
-    attempt: 0,
-    model,
-    promptTokens: prompt,
-    cachedTokens: 0,
-    completionTokens: 0,
-    status: "ok",
-    httpStatus: 200,
-    billed: true,
-    cause: "productive",
-    estimated: false,
-    latencyMs: 5,
-  });
+  await recordModelTurns({ prisma, runId, model, promptTokens: prompt });
   await prisma.run.update({ where: { id: runId }, data: { status: status === "failed" ? "failed" : "escalated", endReason: "tool_failure" } });
   await prisma.task.update({ where: { id }, data: { status } });
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
-import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
+import { recordModelTurns } from "../support/model-turns.ts";
 import { launchTask, launchTaskInputSchema, type LaunchTaskInput } from "../../server/domain/launch-task.ts";
 import { launchTools } from "../../server/tools/launch-tools.ts";
 import { testPrincipal } from "../support/principals.ts";
@@ -30,23 +30,7 @@ const ports = prismaLaunchPorts({ prisma, sendRunStarted: async () => {}, defaul
 /** Launches a task and marks it `status` after `steps` steps and `prompt` prompt tokens of one model call. */
 async function seed(input: Omit<LaunchTaskInput, "profile">, steps: number, prompt: number, status = "completed") {
   const { taskId, runId } = await launchTask({ input: launchTaskInputSchema.parse({ ...input, profile }), actor: "est", ports });
-  for (let i = 0; i < steps; i++) await beginStep({ prisma, runId, stepId: `model-${i}`, index: i, kind: "model" });
-  await recordModelCall({
-    prisma,
-    runId,
-    stepId: "model-0",
-    attempt: 0,
-    model,
-    promptTokens: prompt,
-    cachedTokens: 0,
-    completionTokens: 0,
-    status: "ok",
-    httpStatus: 200,
-    billed: true,
-    cause: "productive",
-    estimated: false,
-    latencyMs: 1,
-  });
+  await recordModelTurns({ prisma, runId, model, steps, promptTokens: prompt });
   await prisma.task.update({ where: { id: taskId }, data: { status } });
 }
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root.ts";
 import { createPrismaClient } from "../../server/db/client.ts";
 import { prismaLaunchPorts } from "../../server/db/launch-ports.ts";
-import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
+import { recordModelTurns } from "../support/model-turns.ts";
 import { createTemplate, createTemplateFromEvalCase, launchTemplate, readTemplateHistory } from "../../server/db/template-repository.ts";
 import { startSegment } from "../../server/db/checkpoint-repository.ts";
 import { loopConfigOf } from "../../server/inngest/loop-config.ts";
@@ -48,23 +48,7 @@ beforeAll(async () => {
 
 /** Marks a launched task completed after `steps` steps and `prompt` prompt tokens of one model call. */
 async function complete(taskId: string, runId: string, steps: number, prompt: number) {
-  for (let i = 0; i < steps; i++) await beginStep({ prisma, runId, stepId: `model-${i}`, index: i, kind: "model" });
-  await recordModelCall({
-    prisma,
-    runId,
-    stepId: "model-0",
-    attempt: 0,
-    model,
-    promptTokens: prompt,
-    cachedTokens: 0,
-    completionTokens: 0,
-    status: "ok",
-    httpStatus: 200,
-    billed: true,
-    cause: "productive",
-    estimated: false,
-    latencyMs: 1,
-  });
+  await recordModelTurns({ prisma, runId, model, steps, promptTokens: prompt });
   await prisma.run.update({ where: { id: runId }, data: { status: "completed" } });
   await prisma.task.update({ where: { id: taskId }, data: { status: "completed" } });
 }

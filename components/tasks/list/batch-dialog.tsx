@@ -7,7 +7,8 @@ import { Dialog, DialogClose } from "@/components/ui/dialog.tsx";
 import { useIdempotencyKey } from "@/components/ui/use-idempotency-key.ts";
 import { usd } from "../format.ts";
 import { SafeText } from "@/components/ui/safe-text.tsx";
-import { labelledMessage } from "@/components/ui/field-labels.ts";
+import type { FieldLabels } from "@/components/ui/field-labels.ts";
+import { StatusLine, useActionStatus } from "@/components/ui/use-action-status.tsx";
 
 /** What the bulk bar asks the dialog to do. */
 export interface BatchRequest {
@@ -17,6 +18,9 @@ export interface BatchRequest {
   count: number;
 }
 
+/** The batch's refusals name its input ("selection: no task to cancel (…)"): said without the path, the message says what it is about. */
+const BATCH_FIELDS: FieldLabels = { action: null, selection: null, "selection.*": null, idempotencyKey: null };
+
 const primary = "rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-800 disabled:opacity-50";
 const secondary = "rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium text-zinc-800 hover:bg-zinc-50";
 
@@ -24,6 +28,7 @@ const secondary = "rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-me
  * Resume or cancel many tasks: first the server's preview (tasks taken, skipped and why, the
  * estimated cost of the resumes, how many run at once), then — once confirmed — the batch's progress
  * (polled each second until no task is pending or running). Closing the dialog does not stop a batch.
+ * Its refusal line is the page's action line (useActionStatus): starting the batch again takes it away.
  */
 export function BatchDialog({ request, onClose, onStarted }: { request: BatchRequest; onClose: () => void; onStarted: () => void }) {
   const trpc = useTRPC();
@@ -33,8 +38,11 @@ export function BatchDialog({ request, onClose, onStarted }: { request: BatchReq
   const [batchId, setBatchId] = useState<string | null>(null);
   // One key per opening of the dialog: a double click on Confirm starts one batch.
   const [idempotencyKey] = useIdempotencyKey();
+  const status = useActionStatus(BATCH_FIELDS);
   const start = useMutation(
     trpc.task.batchStart.mutationOptions({
+      onMutate: status.start,
+      onError: status.fail,
       onSuccess: (r) => {
         setBatchId(r.batchId);
         onStarted();
@@ -87,11 +95,7 @@ export function BatchDialog({ request, onClose, onStarted }: { request: BatchReq
                 ))}
               </ul>
             )}
-            {start.isError && (
-              <p role="alert" className="text-red-700">
-                {labelledMessage(start.error.message, { action: null, selection: null, "selection.*": null, idempotencyKey: null })}
-              </p>
-            )}
+            <StatusLine line={status.line} testId="batch-action" />
             <div className="flex justify-end gap-2 pt-2">
               <DialogClose className={secondary}>Back</DialogClose>
               <button
