@@ -21,6 +21,18 @@ async function holdNextModelCall(request: APIRequestContext): Promise<void> {
   await expect.poll(async () => ((await (await request.get(faultsUrl)).json()) as { faults: unknown[] }).faults.length, { timeout: 30_000 }).toBe(0);
 }
 
+/**
+ * Ends the hold on the cancelled run's model call and waits until that call's spend is on the task. A
+ * step in flight is not interrupted by a cancel, so the held call answers when its hold ends; left to
+ * its 100 s stall it landed on the task's figures in the middle of a slow run of this test.
+ */
+async function releaseHeldCall(request: APIRequestContext, taskId: string): Promise<void> {
+  const spent = (await trpc<OriginalFigures>(request, "task.get", { taskId })).usage.costUsd;
+  const cleared = (await (await request.delete(faultsUrl)).json()) as { released: number };
+  expect(cleared.released).toBe(1);
+  await expect.poll(async () => (await trpc<OriginalFigures>(request, "task.get", { taskId })).usage.costUsd, { timeout: 30_000 }).toBeGreaterThan(spent);
+}
+
 test.afterEach(async ({ request }) => {
   await request.delete(faultsUrl);
 });
@@ -40,6 +52,7 @@ test("header Resume… after a cancel redoes nothing; Resume from an older check
   await trpc(request, "task.cancel", { taskId }, true);
   await page.goto(`/tasks/${taskId}`);
   await expect(page.getByText("Cancelled", { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  await releaseHeldCall(request, taskId);
 
   // Header Resume…: from the latest checkpoint, every fact is kept.
   await page.getByRole("button", { name: "Resume…" }).click();

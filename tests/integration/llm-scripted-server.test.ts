@@ -247,6 +247,18 @@ describe("scripted model server through the provider adapter", () => {
     expect((await call()).finishReason).toBe("tool_calls");
   });
 
+  it("clearing the faults ends a stall in progress: the held request is answered now, not when the stall runs out", async () => {
+    await arm({ kind: "stall", stallMs: 600_000, phase: "before_headers" });
+    const held = call();
+    const faultsNow = async () => (await (await fetch(`${server.url}/control/faults`)).json()) as { faults: unknown[]; waiting: number };
+    await expect.poll(faultsNow, { timeout: 10_000 }).toEqual({ faults: [], waiting: 1 });
+    const cleared = (await (await fetch(`${server.url}/control/faults`, { method: "DELETE" })).json()) as { released: number };
+    expect(cleared.released).toBe(1);
+    // Answered as if the stall had run out: a normal completion, well before its 10 minutes.
+    expect((await held).finishReason).toBe("tool_calls");
+    expect(await faultsNow()).toEqual({ faults: [], waiting: 0 });
+  });
+
   it("answers a malformed URL with an OpenAI-shaped 400 naming it, and keeps serving", async () => {
     const res = await fetch(`${server.url}/v1/models/%E0%A4%A`);
     expect(res.status).toBe(400);

@@ -33,8 +33,12 @@ export interface ScriptedState {
   breakpointCache: BreakpointCache;
   mintedIds: MintedIdNormalizer;
   stats: ScriptedServerStats;
-  /** Waits `ms` unless the client hangs up first; true when the client is still there. */
+  /** Waits `ms` unless the client hangs up or the wait is released first; true when the client is still there. */
   wait(ms: number, res: ServerResponse): Promise<boolean>;
+  /** How many waits are in progress (requests a stall or a slow fault holds right now). */
+  waiting(): number;
+  /** Ends every wait in progress now, as if its time had run out; returns how many it ended. */
+  releaseWaits(): number;
 }
 
 /** A request of any wire format, read into Longhaul's own shape (the scripted agents are wire-format neutral). */

@@ -28,7 +28,9 @@ export type { ScriptedServerStats } from "./core.ts";
  * identical work gets identical usage), cached tokens by each provider's rule (OpenAI: PrefixCache;
  * Anthropic: BreakpointCache, with cache writes).
  * - `GET /v1/models`, `GET /v1/models/<id>`, `GET /health`.
- * - `POST /control/faults` arms faults (faults.ts; an object or an array), `GET` lists, `DELETE` clears.
+ * - `POST /control/faults` arms faults (faults.ts; an object or an array), `GET` lists them with the number
+ *   of requests a fault holds right now (`waiting`), `DELETE` clears them and ends every such hold at once
+ *   (a stalled request goes on as if its stall had run out), so a test's held call never outlives it.
  * - `GET /control/stats` counts requests; `POST /control/reset` clears faults, stats and the caches.
  */
 
@@ -54,8 +56,8 @@ const MODEL_ROUTES: Record<string, WireFormatRoute> = {
  * Errors: rejects when the port cannot be bound.
  */
 export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<ScriptedModelServer> {
-  const timers = new Set<NodeJS.Timeout>();
-  const state = freshState(timers);
+  const waits = new Map<NodeJS.Timeout, () => void>();
+  const state = freshState(waits);
   const server = createServer((req, res) => serveRequest(state, req, res));
   await listen(server, port, host);
   const actualPort = (server.address() as AddressInfo).port;
@@ -66,8 +68,8 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
     port: actualPort,
     stop: () =>
       new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
+        for (const timer of waits.keys()) clearTimeout(timer);
+        waits.clear();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -75,10 +77,10 @@ export async function startScriptedModelServer({ port = 0, host = "127.0.0.1" }:
 }
 
 /**
- * A server's state with nothing armed, counted or cached; its `wait` keeps each pending timer in
- * `timers` (so stop() can clear them) until it fires or the client hangs up.
+ * A server's state with nothing armed, counted or cached; its `wait` keeps each pending wait in
+ * `waits` (timer → the function that ends it now) until it fires, is released or the client hangs up.
  */
-function freshState(timers: Set<NodeJS.Timeout>): ScriptedState {
+function freshState(waits: Map<NodeJS.Timeout, () => void>): ScriptedState {
   return {
     faults: new FaultBook(),
     prefixCache: new PrefixCache(),
@@ -87,19 +89,27 @@ function freshState(timers: Set<NodeJS.Timeout>): ScriptedState {
     stats: emptyStats(),
     wait: (ms: number, res: ServerResponse) =>
       new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
+        const end = () => {
+          clearTimeout(timer);
+          waits.delete(timer);
           res.off("close", onClose);
           resolve(!res.destroyed);
-        }, ms);
+        };
+        const timer = setTimeout(end, ms);
         const onClose = () => {
           clearTimeout(timer);
-          timers.delete(timer);
+          waits.delete(timer);
           resolve(false);
         };
-        timers.add(timer);
+        waits.set(timer, end);
         res.once("close", onClose);
       }),
+    waiting: () => waits.size,
+    releaseWaits: () => {
+      const ends = [...waits.values()];
+      for (const end of ends) end();
+      return ends.length;
+    },
   };
 }
 
@@ -173,10 +183,10 @@ async function route(state: ScriptedState, req: IncomingMessage, res: ServerResp
     if (id in SCRIPTED_MODELS) return sendJson(res, 200, { id, object: "model", created: 0, owned_by: "longhaul-scripted" });
     return openaiError(res, 404, `The model \`${id}\` does not exist.`, "invalid_request_error", "model_not_found");
   }
-  if (name === "GET /control/faults") return sendJson(res, 200, { faults: state.faults.all() });
+  if (name === "GET /control/faults") return sendJson(res, 200, { faults: state.faults.all(), waiting: state.waiting() });
   if (name === "DELETE /control/faults") {
     state.faults.clear();
-    return sendJson(res, 200, { faults: [] });
+    return sendJson(res, 200, { faults: [], released: state.releaseWaits() });
   }
   if (name === "POST /control/faults") return armFaults(state, req, res);
   if (name === "GET /control/stats") return sendJson(res, 200, state.stats);
