@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../server/db/client.ts";
+import { applyRoutines } from "../../server/db/migrations.ts";
 import { costRollup, taskCostRows } from "../../server/db/cost-queries.ts";
 import { beginStep, recordModelCall } from "../../server/db/run-repository.ts";
 import { costFiltersSchema, failureClassOf, taskCostCsv } from "../../server/domain/cost-rollup.ts";
@@ -101,5 +102,24 @@ describe("the tool_failure failure class on /costs", () => {
       expect([row.status, row.reason, row.failure]).toEqual([row.status, row.reason, failureClassOf(row.status, row.reason) ?? ""]);
       if (row.failure) expect(FAILURE_CLASSES).toContain(row.failure);
     }
+  });
+  it("an upgraded database whose rollup still counts these tasks as error is rebuilt once when the routines are applied", async () => {
+    // What a rollup written before the class existed holds: the same tasks, keyed "error".
+    await prisma.$executeRaw`
+      UPDATE cost_rollup r SET failure = 'error' FROM agent_profile p WHERE p.id = r."profileId" AND p.name = ${profileName}`;
+    const before = await costRollup({ prisma, filters });
+    expect(before.byFailureClass.map((g) => [g.key, g.tasks])).toEqual([["error", 2]]);
+
+    // Every start applies server/db/sql/*.sql after the migrations; its one-time block sees the
+    // tool_failure tasks the rollup does not count and rebuilds the rollup from the summaries.
+    await applyRoutines(testDatabaseUrl());
+    const after = await costRollup({ prisma, filters });
+    expect(after.byFailureClass.map((g) => [g.key, g.tasks, Number(g.usd.toFixed(6))])).toEqual([["tool_failure", 2, 0.03]]);
+
+    // A second start finds nothing to do: the rows stay as they are (no rebuild churns them).
+    const rowsBefore = await prisma.$queryRaw<{ ctid: string }[]>`SELECT ctid::text FROM cost_rollup ORDER BY ctid`;
+    await applyRoutines(testDatabaseUrl());
+    const rowsAfter = await prisma.$queryRaw<{ ctid: string }[]>`SELECT ctid::text FROM cost_rollup ORDER BY ctid`;
+    expect(rowsAfter).toEqual(rowsBefore);
   });
 });
