@@ -14,11 +14,47 @@ const pgPort = Number(process.env.E2E_PG_PORT ?? 54429);
 
 export const e2ePorts = { port, executorPort, modelPort, pgPort };
 
+/**
+ * Specs that read or change state every other spec shares, so nothing may run beside them: they
+ * freeze the database (database-frozen), cancel every running task (task-list-batch), arm a fault
+ * that the next model call of any task takes (costs), count the escalations that arrive while a tab
+ * is open (notifications), or count whole-database outcomes and task-list rows (run-page-scale,
+ * screenshots). With more than one worker they run one at a time after every other spec has ended;
+ * the rest make their own users, tasks and profiles and filter on them.
+ */
+const SHARED_STATE_SPECS = [
+  "database-frozen.spec.ts",
+  "task-list-batch.spec.ts",
+  "costs.spec.ts",
+  "notifications.spec.ts",
+  "run-page-scale.spec.ts",
+  "screenshots.spec.ts",
+].map((f) => `**/${f}`);
+
+/**
+ * Playwright workers (E2E_WORKERS, default 1). Two share the one web server, executor and database:
+ * `own-state` on both, then `shared-state` on one. Not the default: a project that depends on
+ * another is skipped when the other fails, so one flaky spec hides the shared-state specs' results,
+ * and a full run with two did not hold at high load (docs/BENCHMARKS.md, "The test loop's time").
+ */
+const workers = Number(process.env.E2E_WORKERS ?? 1);
+
+/**
+ * Whether this run names spec files, lines or a title filter (`npx playwright test tests/e2e/x.spec.ts`).
+ * Playwright runs a dependency project in full whatever the filter, so a named run drops the
+ * dependency instead of running every other spec first.
+ */
+const namedRun = process.argv.slice(2).some((a) => /\.spec\.ts(:\d+)*$/.test(a) || /^(-g|--grep)/.test(a));
+
 export default defineConfig({
   testDir: "tests/e2e",
   timeout: 180_000,
   expect: { timeout: 15_000 },
-  workers: 1,
+  workers,
+  projects: [
+    { name: "own-state", testIgnore: SHARED_STATE_SPECS },
+    { name: "shared-state", testMatch: SHARED_STATE_SPECS, dependencies: workers > 1 && !namedRun ? ["own-state"] : [], workers: 1 },
+  ],
   // A stray test.only must not pass CI with the rest of the suite skipped.
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
