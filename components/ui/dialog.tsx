@@ -1,41 +1,46 @@
 "use client";
 
-import * as RadixDialog from "@radix-ui/react-dialog";
-import type { ReactNode } from "react";
+import type * as RadixDialog from "@radix-ui/react-dialog";
+import dynamic from "next/dynamic";
+import { use, useEffect, useState, type ComponentProps } from "react";
+import { DialogCloseContext, type DialogProps } from "./dialog-parts.ts";
+
+export type { DialogProps } from "./dialog-parts.ts";
+
+const loadFrame = () => import("./dialog-frame.tsx");
+const DialogFrame = dynamic(() => loadFrame().then((m) => m.DialogFrame), { ssr: false });
 
 /**
- * A modal dialog on Radix (focus trap, Escape closes, focus returns to the trigger): title,
+ * A modal dialog (Radix: focus trap, Escape closes, focus returns to the trigger): title,
  * description, body (a form) — calm, centred, above a dimmed page.
+ *
+ * The dialog library (Radix, ~50 kB of script) is not part of a page's first load: every script a
+ * page loads at first is compiled and run before its first rows can be painted, and no dialog is
+ * open then. The frame is fetched once the page is idle after it started (so a click does not wait
+ * for it) and rendered from the first time `open` is true; until then a closed dialog renders
+ * nothing, as Radix's closed dialog does.
  */
-export function Dialog({
-  open,
-  onOpenChange,
-  title,
-  description,
-  children,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-  title: string;
-  description?: string;
-  children: ReactNode;
-}) {
-  return (
-    <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
-      <RadixDialog.Portal>
-        <RadixDialog.Overlay className="fixed inset-0 z-40 bg-zinc-900/30" />
-        <RadixDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(32rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 rounded-lg border border-zinc-200 bg-white p-6 shadow-xl focus:outline-none">
-          <RadixDialog.Title className="text-base font-semibold text-zinc-900">{title}</RadixDialog.Title>
-          {description ? (
-            <RadixDialog.Description className="mt-1 text-sm text-zinc-600">{description}</RadixDialog.Description>
-          ) : (
-            <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>
-          )}
-          <div className="mt-4">{children}</div>
-        </RadixDialog.Content>
-      </RadixDialog.Portal>
-    </RadixDialog.Root>
-  );
+export function Dialog(props: DialogProps) {
+  const [wanted, setWanted] = useState(props.open);
+  if (props.open && !wanted) setWanted(true);
+  useEffect(() => {
+    if (wanted) return;
+    const load = () => void loadFrame();
+    if (typeof requestIdleCallback === "function") {
+      const id = requestIdleCallback(load);
+      return () => cancelIdleCallback(id);
+    }
+    const id = setTimeout(load, 0);
+    return () => clearTimeout(id);
+  }, [wanted]);
+  return wanted ? <DialogFrame {...props} /> : null;
 }
 
-export const DialogClose = RadixDialog.Close;
+/**
+ * Radix's Close part for a dialog's own buttons (`<DialogClose asChild><button …/></DialogClose>`):
+ * closes the dialog it is in. Only inside a {@link Dialog}'s body (it renders nothing elsewhere).
+ */
+export function DialogClose(props: ComponentProps<typeof RadixDialog.Close>) {
+  const Close = use(DialogCloseContext);
+  return Close ? <Close {...props} /> : null;
+}

@@ -95,7 +95,7 @@ const t = initTRPC.context<TRPCContext>().create({
 });
 
 /** Maps AppError to tRPC errors in one place; hides 5xx messages from clients. */
-const errorMapping = t.middleware(async ({ next, path }) => {
+const errorMapping = t.middleware(async ({ next, path, signal }) => {
   const result = await next();
   if (!result.ok) {
     const cause = result.error.cause;
@@ -110,7 +110,8 @@ const errorMapping = t.middleware(async ({ next, path }) => {
       logDatabaseUnavailable(down, path);
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "the database is unavailable (down or restarting): try again in a moment", cause });
     }
-    if (result.error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${path}:`, result.error.cause ?? result.error);
+    // A request the client gave up on (page closed or left) ends with its abort's error: expected, not logged.
+    if (result.error.code === "INTERNAL_SERVER_ERROR" && !signal?.aborted) console.error(`[trpc] ${path}:`, result.error.cause ?? result.error);
   }
   return result;
 });

@@ -2,6 +2,7 @@ import { assistantMessage, buildInitialMessages, toolResultMessage, type Working
 import type { ChatMessage } from "../llm/types.ts";
 import { AppError } from "../errors.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
+import { cancellableQueryRaw } from "./cancellable-query.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
@@ -314,10 +315,13 @@ export async function listSteps({
   prisma,
   taskId,
   limit = 10_000,
+  signal,
 }: {
   prisma: PrismaClient;
   taskId: string;
   limit?: number;
+  /** The request's: once aborted (the browser gave up), the list's query is cancelled in PostgreSQL and this rejects with its reason. */
+  signal?: AbortSignal;
 }): Promise<{ runIds: string[]; rowsJson: string; truncated: boolean } & StepWindow> {
   const runs = await prisma.run.findMany({ where: { taskId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], select: { id: true } });
   const runIds = runs.map((r) => r.id);
@@ -325,8 +329,11 @@ export async function listSteps({
     await taskExistsOrThrow({ prisma, taskId });
     return { runIds, rowsJson: "[]", truncated: false, ...WHOLE_STEP_LIST };
   }
+  signal?.throwIfAborted();
   const [[row], [counted]] = await Promise.all([
-    prisma.$queryRaw<{ rows: string | null; listed: number; firstRun: number | null; firstIndex: number | null }[]>`
+    cancellableQueryRaw<{ rows: string | null; listed: number; firstRun: number | null; firstIndex: number | null }[]>(
+      prisma,
+      Prisma.sql`
       WITH w AS (
         SELECT r.ord::int - 1 AS ri, s."runId", s."stepId", s.index, s.kind, s.tool, s.status, s.summary, s.error, s.attempts,
                s."promptTokens", s."cachedTokens", s."completionTokens", s."startedAt", s."endedAt", s."durationMs", s.reason, s."argsKey",
@@ -356,8 +363,11 @@ export async function listSteps({
              min(w.ri) AS "firstRun",
              (array_agg(w.index ORDER BY w.ri, w.index))[1] AS "firstIndex"
       FROM w`,
+      signal,
+    ),
     prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM step WHERE "runId" = ANY(${runIds}::text[])`,
   ]);
+  signal?.throwIfAborted();
   const total = counted?.n ?? 0;
   const listed = row?.listed ?? 0;
   const rowsJson = row?.rows ?? "[]";

@@ -186,7 +186,8 @@ export const taskRouter = createTRPCRouter({
       }),
     )
     .output(taskStepsOutput)
-    .query(({ ctx, input }) => listSteps({ prisma: ctx.prisma, taskId: input.taskId, limit: input.limit })),
+    // The request's signal: a list the browser stopped waiting for (page closed or left) stops in PostgreSQL too.
+    .query(({ ctx, input, signal }) => listSteps({ prisma: ctx.prisma, taskId: input.taskId, limit: input.limit, signal })),
   /** Steps whose arguments, output, summary or error contain `text`: `<runId>:<stepId>` keys. */
   searchSteps: readProcedure
     .input(taskIdSchema.extend({ text: textField("text", 200).pipe(z.string().min(1, "text: at least 1 character")) }))
