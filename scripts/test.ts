@@ -34,9 +34,9 @@ const STAGE_BUDGET_SECONDS = {
   format: 20,
   boundaries: 10,
   docs: 10,
-  unit: 120,
+  unit: 150,
   "integration-db": 160,
-  "integration-stack": 840,
+  "integration-stack": 720,
   build: 120,
   e2e: 780,
 } as const;
