@@ -63,9 +63,10 @@ const ROW_SELECTORS = ["[data-step-id]", "[data-task-id]"];
 
 /**
  * The script run in every page of a benchmark context before the page's own scripts (Playwright's
- * init script): it records in `window.__firstRows[selector]` the `performance.now()` at which each selector
- * first matched. A MutationObserver's callback runs at the microtask checkpoint right after the
- * parser task that inserted the nodes, so the time is when the row entered the DOM, whatever the
+ * init script): it records in `window.__firstRows[selector]` the `performance.now()` at which a
+ * selector first matched, and stops at the first match (a page shows one kind of row, and the
+ * observer must not query the whole document on every later mutation of the page it measures).
+ * A MutationObserver's callback runs at the microtask checkpoint right after the parser task that inserted the nodes, so the time is when the row entered the DOM, whatever the
  * page's scripts then keep the main thread busy with. (A poll on animation frames runs only when
  * the main thread is free: on a cold load, with ~720 kB of script to compile, it saw rows that were
  * already in the DOM 50–1,000 ms late.)
@@ -79,7 +80,7 @@ function recordFirstRows(selectors: string[]): string {
     window.__firstRows = seen;
     const check = () => {
       for (const s of selectors) if (!(s in seen) && document.querySelector(s)) seen[s] = performance.now();
-      return selectors.every((s) => s in seen);
+      return Object.keys(seen).length > 0;
     };
     const observer = new MutationObserver(() => {
       if (check()) observer.disconnect();
