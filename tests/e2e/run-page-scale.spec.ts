@@ -83,6 +83,26 @@ test("a long run filtered to its failed steps: open one, j/k move through the ma
   await expect(stepRows(page)).toHaveCount(4);
 });
 
+test("leaving the run page while its full step list loads cancels that request", async ({ page }) => {
+  // The full list (no `limit`: the newest 10,000 steps) is held on its way to the server, so it is
+  // still in flight when the user leaves for the task list through the nav bar (a client-side
+  // navigation: the page, and its fetches, live on). The browser must give the request up — the
+  // server then cancels its query (server/db/cancellable-query.ts) — rather than let it run on.
+  let held = false;
+  await page.route("**/api/trpc/task.steps?**", async (route) => {
+    const input = new URL(route.request().url()).searchParams.get("input") ?? "";
+    if (input.includes('"limit"')) return route.continue();
+    held = true; // never answered: only the page can end it
+  });
+  const abandoned = page.waitForEvent("requestfailed", (r) => r.url().includes("/api/trpc/task.steps?") && !r.url().includes("limit"));
+  await page.goto(`/tasks/${long.taskId}`);
+  await expect(stepRows(page).first()).toBeVisible();
+  await expect.poll(() => held).toBe(true);
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tasks", exact: true }).click();
+  await expect(page).toHaveURL(/\/tasks$/);
+  expect((await abandoned).failure()?.errorText).toMatch(/ABORTED/);
+});
+
 test("switch between the runs of a resumed task; segments fold; a model step shows its cost and rebuilt prompt", async ({ page }) => {
   await page.goto(`/tasks/${long.taskId}`);
   const switcher = page.getByTestId("run-switcher");

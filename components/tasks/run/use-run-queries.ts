@@ -35,8 +35,14 @@ export function useRunQueries(taskId: string) {
   const live = useLiveUpdates(taskId);
   const poll = { refetchInterval: () => pollInterval(live === "live" ? 30_000 : 5_000), refetchIntervalInBackground: true };
   const task = useQuery({ ...trpc.task.get.queryOptions({ taskId }), ...poll });
-  const allSteps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }), ...poll });
-  const firstSteps = useQuery({ ...trpc.task.steps.queryOptions({ taskId, limit: FIRST_STEPS }), enabled: allSteps.data === undefined });
+  // A step list the page no longer shows (the user went elsewhere in the app) is given up, and the
+  // server then stops its query (server/db/cancellable-query.ts): the full list is up to 10,000 rows.
+  const abandonable = { trpc: { abortOnUnmount: true } };
+  const allSteps = useQuery({ ...trpc.task.steps.queryOptions({ taskId }, abandonable), ...poll });
+  const firstSteps = useQuery({
+    ...trpc.task.steps.queryOptions({ taskId, limit: FIRST_STEPS }, abandonable),
+    enabled: allSteps.data === undefined,
+  });
   const steps = allSteps.data === undefined && firstSteps.data !== undefined ? firstSteps : allSteps;
   const factSummary = useQuery({ ...trpc.workingSet.summary.queryOptions({ taskId }), ...poll });
   const checkpoints = useQuery({ ...trpc.task.checkpoints.queryOptions({ taskId }), ...poll });
