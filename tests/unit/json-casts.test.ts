@@ -86,12 +86,6 @@ export function jsonReadCasts(file: string, source: string, fields: readonly str
 const READ_CASTS_LEFT: Record<string, number> = {
   "server/api/trpc.ts": 1,
   "server/db/change-feed.ts": 1,
-  "server/db/checkpoint-repository.ts": 2,
-  "server/db/effect-queries.ts": 2,
-  "server/db/executor-view-queries.ts": 1,
-  "server/db/seed.ts": 1,
-  "server/db/task-queries.ts": 2,
-  "server/db/template-repository.ts": 3,
   "server/executor/engine/apply-response.ts": 3,
   "server/executor/engine/events.ts": 3,
   "server/executor/engine/request.ts": 1,
@@ -99,7 +93,6 @@ const READ_CASTS_LEFT: Record<string, number> = {
   "server/executor/read-api.ts": 5,
   "server/tools/mcp/mcp-tools.ts": 2,
   "server/tools/mcp/stdio-transport.ts": 1,
-  "server/tools/record-fact.ts": 1,
 };
 
 /** Where rows are read: the layers that query the database (domain and the scripted model get values, not rows). */

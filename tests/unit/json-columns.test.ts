@@ -1,6 +1,13 @@
 import superjson from "superjson";
 import { describe, expect, it } from "vitest";
-import { evalCaseChecksJson, alertEvidenceJson, requestResultJson, taskBudgetBasisJson, taskSmokeJson } from "../../server/db/json-columns.ts";
+import {
+  evalCaseChecksJson,
+  alertEvidenceJson,
+  modelStepOutputJson,
+  requestResultJson,
+  taskBudgetBasisJson,
+  taskSmokeJson,
+} from "../../server/db/json-columns.ts";
 
 describe("JSON column codecs", () => {
   it("encode writes the value's JSON form: what PostgreSQL would store from it anyway", () => {
@@ -25,5 +32,17 @@ describe("JSON column codecs", () => {
     const stored = requestResultJson.encode(superjson.serialize(result));
     expect(superjson.deserialize(requestResultJson.decode(stored))).toEqual(result);
     expect(() => requestResultJson.decode({ value: 1 })).toThrow(/superjson/);
+  });
+
+  it("a model step's output reads with its calls; an older one without them reads as none, calls of another shape are refused", () => {
+    const calls = [{ id: "c1", name: "record_fact", arguments: '{"key":"k"}' }];
+    expect(modelStepOutputJson.decode({ content: "hi", toolCalls: calls, finishReason: "tool_calls" }, "st_1")).toMatchObject({
+      content: "hi",
+      toolCalls: calls,
+    });
+    expect(modelStepOutputJson.decode({}, "st_1")).toEqual({ content: null, toolCalls: [] });
+    expect(() => modelStepOutputJson.decode({ toolCalls: [{ id: "c1", name: "record_fact", arguments: { key: "k" } }] }, "st_1")).toThrow(
+      /^Step\.output of row st_1: toolCalls\[0\]\.arguments: /,
+    );
   });
 });
