@@ -12,6 +12,7 @@ import { startRun } from "../../server/db/run-repository.ts";
 import { getModelPromptOrThrow } from "../../server/db/task-queries.ts";
 import { evalCaseFromTemplate, listTemplates } from "../../server/db/template-repository.ts";
 import { replayWorkingSet } from "../../server/db/working-set-queries.ts";
+import { runsForEvent } from "../../server/executor/read-api.ts";
 import { readReferenceTool } from "../../server/tools/read-reference.ts";
 import { testDatabaseUrl } from "../support/database.ts";
 
@@ -298,5 +299,13 @@ describe("JSON columns read through their codecs", () => {
     expect((await readExecutorSnapshot({ prisma, runId: t.runId }))?.items).toMatchObject([{ hashedId: "h1" }]);
     await prisma.$executeRaw`UPDATE executor_queue_item SET payload = '["h1"]'::jsonb WHERE id = ${item.id}`;
     expect(await rejection(readExecutorSnapshot({ prisma, runId: t.runId }))).toMatchObject(columnError("ExecutorQueueItem.payload", String(item.id)));
+  });
+
+  it("the executor's read API names a stored event that is not an object", async () => {
+    const id = ulid();
+    await prisma.executorEvent.create({ data: { id, name: "i/go", data: {}, raw: { name: "i/go", data: {}, id, ts: 1 }, ts: 1n } });
+    expect(await runsForEvent(prisma, id)).toEqual([]);
+    await prisma.$executeRaw`UPDATE executor_event SET raw = '"i/go"'::jsonb WHERE id = ${id}`;
+    expect(await rejection(runsForEvent(prisma, id))).toMatchObject(columnError("ExecutorEvent.raw", id));
   });
 });
