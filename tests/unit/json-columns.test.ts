@@ -9,6 +9,7 @@ import {
   taskBudgetBasisJson,
   taskSmokeJson,
 } from "../../server/db/json-columns.ts";
+import { parseChangeEvent } from "../../server/db/change-feed.ts";
 import { executorFunctionConfigJson } from "../../server/executor/json-columns.ts";
 
 describe("JSON column codecs", () => {
@@ -80,5 +81,15 @@ describe("ExecutorFunction.config", () => {
     );
     expect(() => executorFunctionConfigJson.decode({ ...(config as object), triggers: { event: "a/go" } }, "json-app-fn")).toThrow(/triggers: /);
     expect(() => executorFunctionConfigJson.decode({ triggers: [] }, "json-app-fn")).toThrow(/id: /);
+  });
+});
+
+describe("change notifications", () => {
+  it("a payload of the triggers' shape is a change event; any other is none", () => {
+    expect(parseChangeEvent('{"t": "step", "taskId": "task_1"}')).toEqual({ t: "step", taskId: "task_1" });
+    expect(parseChangeEvent('{"t": "profile", "taskId": null}')).toEqual({ t: "profile", taskId: null });
+    expect(parseChangeEvent('{"t": 5, "taskId": "task_1"}')).toBeNull();
+    expect(parseChangeEvent('["step"]')).toBeNull();
+    expect(parseChangeEvent("step")).toBeNull();
   });
 });
