@@ -4,6 +4,7 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import { recordAudit } from "../auth/audit.ts";
 import { databaseUnavailableCode, databaseUnavailableMessage, logDatabaseUnavailable } from "../db/db-errors.ts";
+import { isJsonObject } from "../db/json-codec.ts";
 import { trustedOrigins } from "../auth/auth.ts";
 import { crossSiteProblem, identify, type Principal } from "../auth/principal.ts";
 import { hasAnyRole, mayActOnTask, needsRoleMessage, type Role } from "../../lib/contracts/roles.ts";
@@ -182,14 +183,14 @@ function requireRoles(roles: readonly Role[], options: { anyRoleOrNone?: boolean
     const result = await next({ ctx: { ...ctx, principal, actor: principal.name } });
     if (type === "mutation" && result.ok) {
       const input = (await getRawInput().catch(() => null)) as Record<string, unknown> | null;
-      const data = result.data as Record<string, unknown> | null | undefined;
+      // What the procedure answered (tRPC's data, not a column): an object is searched for a task, a user, an id.
+      const out = isJsonObject(result.data) ? result.data : null;
       const escalationId = str(input?.escalationId);
-      let taskId = str(input?.taskId) ?? str(data && typeof data === "object" ? data.taskId : null);
+      let taskId = str(input?.taskId) ?? str(out?.taskId);
       if (!taskId && escalationId)
         taskId = (await ctx.prisma.escalation.findUnique({ where: { id: escalationId }, select: { taskId: true } }).catch(() => null))?.taskId ?? null;
       const userId = str(input?.userId);
       const tokenId = str(input?.tokenId);
-      const out = data && typeof data === "object" ? data : null;
       // A user in the answer (admin.createUser returns the new user) is named as a user acted on is.
       const userInAnswer = out && str(out.name) && str(out.email) ? `${String(out.name)} <${String(out.email)}>` : null;
       const target =

@@ -1,11 +1,30 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { z } from "zod";
 import { env } from "../env.ts";
 
 /** One change notification: the table written and the task it belongs to. */
 export interface ChangeEvent {
   t: string;
   taskId: string | null;
+}
+
+const changeEventSchema: z.ZodType<ChangeEvent> = z.object({ t: z.string(), taskId: z.string().nullable() });
+
+/**
+ * The change event a `longhaul_changes` notification's payload carries (`{"t": table, "taskId": id
+ * or null}`, as server/db/sql/live-notify.sql writes it), or null for a payload that is not JSON or
+ * not of that shape (other keys are dropped).
+ */
+export function parseChangeEvent(payload: string): ChangeEvent | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const parsed = changeEventSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
 }
 
 const CHANNEL = "longhaul_changes";
@@ -44,10 +63,13 @@ class ChangeFeed {
     const client = new pg.Client({ connectionString: this.url });
     client.on("notification", (msg) => {
       if (msg.channel !== CHANNEL || !msg.payload) return;
+      const event = parseChangeEvent(msg.payload);
+      // A malformed payload (not written by our triggers) is ignored: subscribers only see change events.
+      if (!event) return;
       try {
-        this.emitter.emit("change", JSON.parse(msg.payload) as ChangeEvent);
+        this.emitter.emit("change", event);
       } catch {
-        // malformed payload: ignore
+        // a subscriber's own failure is not the feed's
       }
     });
     const lost = () => {

@@ -6,7 +6,13 @@ import { compactCompletedSteps } from "../domain/checkpoint.ts";
 import { parseContextLimit } from "../llm/errors.ts";
 import { listCommittedEffects } from "./effect-queries.ts";
 import type { PrismaClient } from "./client.ts";
-import { checkpointBudgetsUsedJson, checkpointCompletedStepsJson, checkpointSideEffectsJson, checkpointWorkingSetJson } from "./json-columns.ts";
+import {
+  checkpointBudgetsUsedJson,
+  checkpointCompletedStepsJson,
+  checkpointSideEffectsJson,
+  checkpointWorkingSetJson,
+  compactStepOutputJson,
+} from "./json-columns.ts";
 import { startRun, taskSpend, taskUsage, type RunStart } from "./run-repository.ts";
 import { taskProfile } from "./task-profile.ts";
 
@@ -209,11 +215,11 @@ async function statedProviderLimit({ prisma, taskId }: { prisma: PrismaClient; t
   const rows = await prisma.step.findMany({
     where: { run: { taskId }, stepId: { startsWith: "compact-" }, status: "completed" },
     orderBy: [{ run: { startedAt: "desc" } }, { index: "desc" }],
-    select: { output: true, endedAt: true },
+    select: { id: true, output: true, endedAt: true },
   });
   let fromCompaction: { limit: number; at: Date | null } | null = null;
   for (const row of rows) {
-    const limit = (row.output as { sizes?: { providerLimitTokens?: unknown } } | null)?.sizes?.providerLimitTokens;
+    const limit = compactStepOutputJson.decode(row.output, row.id)?.sizes?.providerLimitTokens;
     if (typeof limit === "number" && limit > 0) {
       fromCompaction = { limit, at: row.endedAt };
       break;
@@ -245,8 +251,11 @@ async function compactionOf({
   checkpoint: { runId: string; afterStepId: string };
 }): Promise<CompactionSizes | null> {
   if (!checkpoint.afterStepId.startsWith("compact-")) return null;
-  const row = await prisma.step.findUnique({ where: { runId_stepId: { runId: checkpoint.runId, stepId: checkpoint.afterStepId } }, select: { output: true } });
-  const sizes = (row?.output as { sizes?: Partial<CompactionSizes> } | null)?.sizes;
+  const row = await prisma.step.findUnique({
+    where: { runId_stepId: { runId: checkpoint.runId, stepId: checkpoint.afterStepId } },
+    select: { id: true, output: true },
+  });
+  const sizes = row ? compactStepOutputJson.decode(row.output, row.id)?.sizes : undefined;
   if (!sizes || typeof sizes.limitTokens !== "number" || typeof sizes.afterTokens !== "number") return null;
   return {
     contextWindow: sizes.contextWindow ?? 0,

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "./client.ts";
 import { env } from "../env.ts";
+import { executorQueuePayloadJson } from "../executor/json-columns.ts";
 import { describeExecutorRun, type ExecutorRunSnapshot, type ExecutorView } from "../domain/executor-view.ts";
 
 /**
@@ -43,7 +44,7 @@ export async function readExecutorSnapshot({ prisma, runId }: { prisma: PrismaCl
   const [items, pauses, ops, clock] = await Promise.all([
     prisma.executorQueueItem.findMany({
       where: { runId: run.id },
-      select: { kind: true, stepId: true, attempt: true, availableAt: true, leaseUntil: true, payload: true },
+      select: { id: true, kind: true, stepId: true, attempt: true, availableAt: true, leaseUntil: true, payload: true },
       orderBy: { id: "asc" },
     }),
     prisma.executorPause.findMany({ where: { runId: run.id }, select: { kind: true, event: true, hashedId: true, expiresAt: true } }),
@@ -76,9 +77,9 @@ export async function readExecutorSnapshot({ prisma, runId }: { prisma: PrismaCl
     now: clock[0]?.now ?? new Date(),
     segments,
     run,
-    items: items.map((i) => {
-      const payload = (i.payload ?? {}) as { hashedId?: unknown };
-      return { ...i, hashedId: typeof payload.hashedId === "string" ? payload.hashedId : null };
+    items: items.map(({ id, ...i }) => {
+      const { hashedId } = executorQueuePayloadJson.decode(i.payload, String(id));
+      return { ...i, hashedId: typeof hashedId === "string" ? hashedId : null };
     }),
     pauses,
     names,

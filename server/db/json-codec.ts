@@ -124,11 +124,20 @@ export const anyJson = z.custom<Prisma.JsonValue>((v) => v !== undefined, "a JSO
 const jsonKind = (v: unknown): string => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v);
 
 /**
+ * Whether `value` is a JSON object: an object, neither null nor an array. For a parsed JSON value (a
+ * column read, a wire payload) that is what `Record<string, unknown>` claims, so the guard narrows to
+ * it without a cast; a class instance (a Date) passes too, so it is no check of plainness.
+ */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
  * A JSON object (string keys, any JSON values). Checked in constant time and returned as it is: a
  * parsed JSON object's keys are strings and its values JSON by construction, so walking and copying
  * it (as `z.record` does) would only cost — 2.6 ms for a working set of 2,000 facts, per row of the
  * checkpoint list (scripts/bench-json-decode.ts).
  */
-export const jsonObject = z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), {
+export const jsonObject = z.custom<Record<string, unknown>>(isJsonObject, {
   error: (issue) => `Invalid input: expected object, received ${jsonKind(issue.input)}`,
 });

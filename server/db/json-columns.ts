@@ -1,11 +1,13 @@
 import type { SuperJSONResult } from "superjson";
 import { z } from "zod";
 import type { CompletedStepSummary, WorkingSet } from "../domain/agent-context.ts";
+import type { CompactionSizes } from "../domain/agent-loop/index.ts";
 import type { BudgetIncrease } from "../domain/apply-escalation-decision.ts";
 import type { BatchSelection } from "../domain/batch-tasks.ts";
 import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-history.ts";
 import type { EvalCheckResult } from "../domain/eval-checks.ts";
 import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch, type EvalCheck } from "../domain/eval-suite.ts";
+import { parseTemplateLaunch, type TemplateLaunch } from "../domain/launch-template.ts";
 import { discoveredToolSchema, parseToolSnapshot, type DiscoveredTool, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import { parseSmokeSpec, type SmokeSpec } from "../domain/profile-smoke.ts";
 import { effortPolicySchema, profileSpecShape, type ProfileSpec } from "../domain/profile-spec.ts";
@@ -108,6 +110,62 @@ export const undoStepOutputJson = jsonColumnCodec<{ undoneBy: string; undoneAt: 
 /** Step.output: what the step produced (a tool's output, a model turn's summary, a compaction's sizes), any JSON. */
 export const stepOutputJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Step.output", anyJson);
 
+/** One tool call of a model turn as its step stores it: the call's id, the tool's name, the arguments as the model's JSON text. */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Step.output of a model step (server/agent/model-step.ts): the turn's text and its tool calls (fields
+ * other than these — finish reason, effort — are kept as stored). A failed turn stores no output:
+ * its readers pass `{}`, which reads as no text and no calls, and so does a field an older writer left out.
+ */
+export const modelStepOutputJson = jsonColumnCodec<
+  { content?: string | null; toolCalls?: StoredToolCall[] },
+  { content: string | null; toolCalls: StoredToolCall[] }
+>(
+  "Step.output",
+  z.looseObject({
+    content: z
+      .string()
+      .nullish()
+      .transform((c) => c ?? null),
+    toolCalls: z.array(z.looseObject({ id: z.string(), name: z.string(), arguments: z.string() })).default([]),
+  }),
+);
+
+/**
+ * Step.output of a failed tool step (server/agent/tool-step.ts): `{error}`, the tool's error as the
+ * agent was told it (any JSON). A step failed without an output reads from `{}`, `error` absent.
+ */
+export const failedToolStepOutputJson = jsonColumnCodec<{ error?: unknown }>("Step.output", z.looseObject({ error: z.unknown() }));
+
+/**
+ * The sizes a `compact-<n>` step reports in its output (server/agent/checkpoint-step.ts
+ * runCompactStep), each optional: a field an older step did not record reads as absent, and its
+ * readers decide what that means; a field of another type is refused.
+ */
+const compactionSizesSchema: z.ZodType<Partial<CompactionSizes>> = z.looseObject({
+  contextWindow: z.number().optional(),
+  beforeTokens: z.number().optional(),
+  afterTokens: z.number().optional(),
+  limitTokens: z.number().optional(),
+  referencedFacts: z.number().optional(),
+  providerLimitTokens: z.number().nullish(),
+  refusal: z.string().nullish(),
+});
+
+/**
+ * Step.output of a `compact-<n>` step: `{checkpointId, sizes, referenced}` (only `sizes` is read
+ * here; the rest is kept as stored). A step that stored no output reads as null.
+ */
+export const compactStepOutputJson = jsonColumnCodec<{ sizes?: Partial<CompactionSizes> } | null>(
+  "Step.output",
+  z.looseObject({ sizes: compactionSizesSchema.optional() }).nullable(),
+);
+
 /** Fact.value: the value `record_fact` was given, any JSON (JSON null included). */
 export const factValueJson = jsonColumnCodec<unknown, Prisma.JsonValue>("Fact.value", anyJson);
 
@@ -178,6 +236,12 @@ export const escalationFactEditsJson = jsonColumnCodec<Record<string, unknown>>(
 
 /** BatchOperation.selection: the tasks chosen by id, or the list filter that chose them. */
 export const batchSelectionJson = jsonColumnCodec<BatchSelection, Prisma.JsonValue>("BatchOperation.selection", anyJson);
+
+/**
+ * LaunchTemplate.launch: the launch a template keeps (parseTemplateLaunch: launchTaskInputSchema's
+ * shape without launchKey, defaults applied, e.g. profile `scripted`; its refusal names the field).
+ */
+export const templateLaunchJson = jsonColumnCodec<TemplateLaunch>("LaunchTemplate.launch", parseTemplateLaunch);
 
 /** AgentProfile.headers: extra request headers, name → value (secrets only as `${VAR}` references). */
 export const profileHeadersJson = jsonColumnCodec<ProfileSpec["headers"]>("AgentProfile.headers", profileSpecShape.headers);

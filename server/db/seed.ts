@@ -7,6 +7,7 @@ import type { McpServerSpecInput } from "../../lib/contracts/mcp.ts";
 import { env } from "../env.ts";
 import { upsertMcpServer } from "./mcp-server-repository.ts";
 import { markCodeManaged, SEED_SOURCE } from "./code-managed.ts";
+import { profileMcpServersJson } from "./json-columns.ts";
 
 /**
  * The MCP servers of the offline MCP demo, real reference servers installed from npm:
@@ -278,7 +279,7 @@ export async function seedDefaults(prisma: PrismaClient, config: { OPENAI_API_KE
       ...p,
       tools: [...p.tools],
       escalationChain: [...p.escalationChain],
-      ...("mcpServers" in p ? { mcpServers: JSON.parse(JSON.stringify(p.mcpServers)) as object[] } : {}),
+      ...("mcpServers" in p ? { mcpServers: profileMcpServersJson.encode(p.mcpServers.map((m) => ("tools" in m ? { ...m, tools: [...m.tools] } : m))) } : {}),
     };
     await prisma.agentProfile.upsert({ where: { name: p.name }, create: data, update: data });
   }

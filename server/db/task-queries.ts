@@ -6,7 +6,7 @@ import { cancellableQueryRaw } from "./cancellable-query.ts";
 
 import type { TaskStatus } from "../../lib/contracts/status.ts";
 import type { FailureClass } from "../domain/cost-rollup.ts";
-import { checkpointCompletedStepsJson, checkpointWorkingSetJson, taskInputJson } from "./json-columns.ts";
+import { checkpointCompletedStepsJson, checkpointWorkingSetJson, failedToolStepOutputJson, modelStepOutputJson, taskInputJson } from "./json-columns.ts";
 import { taskProfile } from "./task-profile.ts";
 import { CUTTING_CHECKPOINT_REASONS, WHOLE_STEP_LIST, type StepWindow } from "../../lib/contracts/step-rows.ts";
 import type { TaskOrigin as TaskListOrigin } from "../../lib/contracts/task-origin.ts";
@@ -466,23 +466,25 @@ export async function getModelPromptOrThrow({ prisma, runId, stepId }: { prisma:
   const earlier = await prisma.step.findMany({
     where: { runId, index: { gte: segmentFrom, lt: step.index }, kind: { in: ["model", "tool"] } },
     orderBy: { index: "asc" },
-    select: { stepId: true, kind: true, output: true, error: true, status: true },
+    select: { id: true, stepId: true, kind: true, output: true, error: true, status: true },
   });
   const turns: ChatMessage[] = [];
   let calls: { id: string; name: string; arguments: string }[] = [];
   for (const s of earlier) {
     if (s.kind === "model") {
-      const out = (s.output ?? {}) as { content?: string | null; toolCalls?: { id: string; name: string; arguments: string }[] };
-      calls = out.toolCalls ?? [];
-      turns.push(assistantMessage(out.content ?? null, calls));
+      const out = modelStepOutputJson.decode(s.output ?? {}, s.id);
+      calls = out.toolCalls;
+      turns.push(assistantMessage(out.content, calls));
       if (calls.length === 0 && s.status === "completed") turns.push({ role: "user", content: NUDGE });
     } else {
       const k = Number(s.stepId.split("-").at(-1));
       const call = calls[k];
       if (!call) continue;
       // agent-run stores a tool step's output as the tool's output, or {error} when it failed.
-      const failedOutput = (s.output ?? {}) as { error?: unknown };
-      const result = s.status === "failed" ? { ok: false as const, error: failedOutput.error ?? s.error } : { ok: true as const, output: s.output };
+      const result =
+        s.status === "failed"
+          ? { ok: false as const, error: failedToolStepOutputJson.decode(s.output ?? {}, s.id).error ?? s.error }
+          : { ok: true as const, output: s.output };
       turns.push(toolResultMessage(call.id, result));
     }
   }

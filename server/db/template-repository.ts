@@ -13,10 +13,7 @@ import {
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
 import type { BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
-import { jsonColumnCodec } from "./json-columns.ts";
-
-/** LaunchTemplate.launch's codec (parseTemplateLaunch's refusals name the field); here, beside the template use cases it depends on. */
-const templateLaunchJson = jsonColumnCodec<TemplateLaunch>("LaunchTemplate.launch", parseTemplateLaunch);
+import { templateLaunchJson } from "./json-columns.ts";
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
 
@@ -136,7 +133,7 @@ export async function createTemplateFromEvalCase({
 /** A template's launch as an eval case's launch (profile dropped), for a suite file. @throws AppError NOT_FOUND. */
 export async function evalCaseFromTemplate({ prisma, template }: { prisma: PrismaClient; template: string }) {
   const t = await findTemplateOrThrow(prisma, template);
-  return { name: t.name, launch: evalCaseLaunchFromTemplate(t.launch as TemplateLaunch) };
+  return { name: t.name, launch: evalCaseLaunchFromTemplate(templateLaunchJson.decode(t.launch, t.id)) };
 }
 
 async function findTemplateOrThrow(prisma: PrismaClient, template: string) {
@@ -196,7 +193,7 @@ export async function listTemplates({ prisma }: { prisma: PrismaClient }): Promi
       id: t.id,
       name: t.name,
       description: t.description,
-      launch: t.launch as TemplateLaunch,
+      launch: templateLaunchJson.decode(t.launch, t.id),
       fromTaskId: t.fromTaskId,
       createdBy: t.createdBy,
       createdAt: t.createdAt.toISOString(),
@@ -217,7 +214,7 @@ export async function readTemplateHistory({ prisma, template }: { prisma: Prisma
 }
 
 async function historyOf(prisma: PrismaClient, t: { id: string; name: string; launch: unknown }): Promise<TemplateHistory & { template: string }> {
-  const launch = t.launch as TemplateLaunch;
+  const launch = templateLaunchJson.decode(t.launch, t.id);
   const [rows, profile] = await Promise.all([
     prisma.$queryRaw<{ steps: number; tokens: string; usd: string }[]>`
       SELECT coalesce(c.steps, 0)::int AS steps, (coalesce(c."promptTokens", 0) + coalesce(c."completionTokens", 0))::text AS tokens,

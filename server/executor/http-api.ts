@@ -5,6 +5,7 @@ import type { Executor } from "./engine/executor.ts";
 import type { ExecutorMetrics } from "./engine/metrics.ts";
 import type { ExecutorLogger } from "./logger.ts";
 import type { ExecutorMode } from "./mode.ts";
+import { executorFunctionConfigJson } from "./json-columns.ts";
 import { createDevGraphql, restRun, runsForEvent } from "./read-api.ts";
 import { registerApp, RegistrationRefusedError, type FunctionConfig } from "./registry.ts";
 
@@ -108,7 +109,7 @@ function httpApiRoutes({ db, engine, metrics, mode, logger }: HttpApiDeps) {
       const fns = await db.executorFunction.findMany({ orderBy: { id: "asc" } });
       return {
         functions: fns.map((f) => {
-          const config = f.config as unknown as FunctionConfig;
+          const config = executorFunctionConfigJson.decode(f.config, f.id);
           return {
             id: f.id,
             name: f.name,

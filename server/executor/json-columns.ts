@@ -1,6 +1,8 @@
+import { z } from "zod";
 import type { Prisma } from "../db/client.ts";
 import { anyJson, jsonColumnCodec, jsonObject } from "../db/json-codec.ts";
 import type { ExecutorEventPayload } from "./engine/context.ts";
+import type { FunctionConfig } from "./registry.ts";
 
 // One codec per JSON column of the executor's tables (Longhaul's own are in
 // server/db/json-columns.ts). They hold Inngest's wire shapes — events, function configs, step
@@ -9,8 +11,37 @@ import type { ExecutorEventPayload } from "./engine/context.ts";
 // One exception, on the hot path: memoized step results (engine/runs.ts saveStep) arrive already
 // typed as JSON from the SDK's response and are written as they are, without the codec's copy.
 
-/** ExecutorFunction.config: the function's configuration as the SDK registered it (registry.ts FunctionConfig, an object). */
-export const executorFunctionConfigJson = jsonColumnCodec<object, Record<string, unknown>>("ExecutorFunction.config", jsonObject);
+/** One `concurrency` entry of a function config. */
+const concurrencyEntry = z.looseObject({ limit: z.number(), key: z.string().optional(), scope: z.string().optional() });
+
+/**
+ * A function config as registry.ts FunctionConfig types it: the fields the engine reads checked for
+ * their types (an id; triggers, steps, idempotency, cancelOn, concurrency when present), every other
+ * key kept as the SDK sent it. Registration (registry.ts validateFunctionConfig) refuses what the
+ * executor does not implement before a config is written; this only guards the types it reads back.
+ */
+const functionConfigSchema: z.ZodType<FunctionConfig> = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  triggers: z.array(z.looseObject({ event: z.string().optional(), expression: z.string().optional(), cron: z.string().optional() })).optional(),
+  steps: z
+    .record(
+      z.string(),
+      z.looseObject({
+        id: z.string().optional(),
+        name: z.string().optional(),
+        runtime: z.looseObject({ type: z.string().optional(), url: z.string().optional() }).optional(),
+        retries: z.looseObject({ attempts: z.number().optional() }).optional(),
+      }),
+    )
+    .optional(),
+  idempotency: z.string().optional(),
+  cancel: z.array(z.looseObject({ event: z.string(), if: z.string().optional(), timeout: z.string().optional() })).optional(),
+  concurrency: z.union([z.number(), concurrencyEntry, z.array(concurrencyEntry)]).optional(),
+});
+
+/** ExecutorFunction.config: the function's configuration as the SDK registered it (registry.ts FunctionConfig). */
+export const executorFunctionConfigJson = jsonColumnCodec<FunctionConfig>("ExecutorFunction.config", functionConfigSchema);
 
 /** ExecutorEvent.data: the event's `data` object. */
 export const executorEventDataJson = jsonColumnCodec<unknown, Prisma.JsonValue>("ExecutorEvent.data", anyJson);

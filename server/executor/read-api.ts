@@ -1,6 +1,8 @@
 import { buildSchema, graphql, GraphQLScalarType, type GraphQLSchema } from "graphql";
 import type { PrismaClient } from "../db/client.ts";
+import { isJsonObject } from "../db/json-codec.ts";
 import { TERMINAL } from "./engine/context.ts";
+import { executorEventRawJson, executorRunEventJson, executorStepValueJson } from "./json-columns.ts";
 
 /**
  * The Inngest dev server's read API, served by the executor on its own port (docs/INNGEST-PROTOCOL.md
@@ -30,6 +32,11 @@ interface RunRecord {
   endedAt: Date | null;
 }
 
+/** The `id` of a stored event (ExecutorRun.event, ExecutorEvent.raw): the sender's own id or the ULID, a string; undefined when absent. */
+function eventIdOf(event: Record<string, unknown>): string | undefined {
+  return typeof event.id === "string" ? event.id : undefined;
+}
+
 /** A run in Inngest's REST v1 shape (`{run_id, function_id, status, output, …}`), plus `error` (Longhaul's addition; null unless failed or cancelled). */
 export function restRun(run: RunRecord): Record<string, unknown> {
   return {
@@ -38,7 +45,7 @@ export function restRun(run: RunRecord): Record<string, unknown> {
     function_id: run.functionId,
     function_version: 1,
     environment_id: DEV_ENV_ID,
-    event_id: (run.event as { id?: string } | null)?.id ?? null,
+    event_id: eventIdOf(executorRunEventJson.decode(run.event, run.id)) ?? null,
     status: restStatus(run.status),
     ended_at: run.endedAt?.toISOString() ?? null,
     output: run.output ?? null,
@@ -55,7 +62,7 @@ export function restRun(run: RunRecord): Record<string, unknown> {
 export async function runsForEvent(db: PrismaClient, eventId: string): Promise<RunRecord[] | undefined> {
   const event = await db.executorEvent.findUnique({ where: { id: eventId }, select: { raw: true, receivedAt: true } });
   if (!event) return undefined;
-  const payloadId = (event.raw as { id?: string }).id ?? eventId;
+  const payloadId = eventIdOf(executorEventRawJson.decode(event.raw, eventId)) ?? eventId;
   const from = new Date(event.receivedAt.getTime() - 1000);
   const to = new Date(event.receivedAt.getTime() + 60_000);
   return db.$queryRawUnsafe<RunRecord[]>(
@@ -152,11 +159,13 @@ function outputIdOf(runId: string, hashedId?: string): string {
 /** `{data, error}` of a step or run outcome: data as JSON text, error as `{message, name, stack, cause}`; both keys always present. */
 function spanOutput(value: { data?: unknown; error?: unknown } | null, failed: boolean): { data: string | null; error: Record<string, unknown> | null } {
   if (failed || (value && "error" in value && value.error !== undefined)) {
-    const e = (value?.error ?? {}) as Record<string, unknown>;
+    const error = value?.error ?? {};
+    // A serialized error ({message, name, stack, cause}); anything else is shown as its JSON.
+    const e = isJsonObject(error) ? error : {};
     return {
       data: null,
       error: {
-        message: typeof e.message === "string" ? e.message : JSON.stringify(e),
+        message: typeof e.message === "string" ? e.message : JSON.stringify(error),
         name: typeof e.name === "string" ? e.name : "Error",
         stack: typeof e.stack === "string" ? e.stack : null,
         cause: e.cause ?? null,
@@ -247,7 +256,8 @@ export function createDevGraphql(db: PrismaClient, cancel: (runId: string) => Pr
       if (hashedId) {
         const step = await db.executorStepResult.findUnique({ where: { runId_hashedId: { runId, hashedId } } });
         if (!step) throw new Error(`no output with id ${outputID}`);
-        return spanOutput(step.value as { data?: unknown; error?: unknown } | null, false);
+        const value = executorStepValueJson.decode(step.value, outputID);
+        return spanOutput(isJsonObject(value) ? value : null, false);
       }
       const run = await loadRun(runId);
       if (!run || !TERMINAL.has(run.status)) throw new Error(`no output with id ${outputID}`);
@@ -256,16 +266,16 @@ export function createDevGraphql(db: PrismaClient, cancel: (runId: string) => Pr
     eventV2: async ({ id }: { id: string }) => {
       const event = await db.executorEvent.findUnique({ where: { id } });
       if (!event) return null;
-      const raw = event.raw as { id?: string; v?: string };
+      const raw = executorEventRawJson.decode(event.raw, event.id);
       return {
         id: event.id,
         name: event.name,
         // The sender's own id when it gave one, else the event's id (Go sets ID to the internal id when empty): always a string.
-        idempotencyKey: event.userId ?? raw.id ?? event.id,
+        idempotencyKey: event.userId ?? eventIdOf(raw) ?? event.id,
         raw: JSON.stringify(event.raw),
         occurredAt: new Date(Number(event.ts)),
         receivedAt: event.receivedAt,
-        version: raw.v ?? null,
+        version: typeof raw.v === "string" ? raw.v : null,
         runs: async () => ((await runsForEvent(db, event.id)) ?? []).map(runObject),
       };
     },

@@ -4,7 +4,7 @@ import { Prisma, type PrismaClient } from "../db/client.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { ToolError } from "./types.ts";
 import type { JsonObject } from "../db/effect-queries.ts";
-import { sideEffectArgumentsJson, sideEffectResultJson } from "../db/json-columns.ts";
+import { jsonColumnCodec, sideEffectArgumentsJson, sideEffectResultJson } from "../db/json-columns.ts";
 
 /**
  * The side-effect ledger (docs/ARCHITECTURE.md "Idempotency"; table `side_effect`, model SideEffect).
@@ -45,7 +45,10 @@ export interface EffectIdentity {
   stepId: string;
 }
 
-export interface LedgeredResult<R extends JsonObject> {
+/** What an effect's tool returns and the ledger records (SideEffect.result): a JSON object. */
+export type EffectResult = Record<string, unknown>;
+
+export interface LedgeredResult<R extends EffectResult> {
   result: R;
   outcome: EffectOutcome;
   idempotencyKey: string;
@@ -80,7 +83,7 @@ function asToolError<T>(body: () => T): T {
 }
 
 /** Default marking of a deduplicated result: the recorded object with `deduplicated: true`. */
-function markDeduplicated<R extends JsonObject>(recorded: R): R {
+function markDeduplicated<R extends EffectResult>(recorded: R): R {
   return { ...recorded, deduplicated: true };
 }
 
@@ -110,7 +113,7 @@ export class EffectNotPerformedError extends Error {
 
 type Tx = Prisma.TransactionClient;
 
-interface EffectInput<R extends JsonObject = JsonObject> extends EffectIdentity {
+interface EffectInput<R extends EffectResult = EffectResult> extends EffectIdentity {
   prisma: PrismaClient;
   tool: string;
   /** Validated arguments; stored on the ledger row and fingerprinted. */
@@ -142,11 +145,14 @@ async function lockFingerprint(tx: Tx, taskId: string, fingerprint: string): Pro
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`ledger:${taskId}:${fingerprint}`}, 0))`;
 }
 
-/** A recorded result, checked with the tool's schema when it has one (a mismatch is data corruption: throws). */
-function readResult<R extends JsonObject>(input: EffectInput<R>, stored: unknown, row: string): R {
+/**
+ * A recorded result, checked with the tool's schema when it has one.
+ * @throws JsonColumnError naming SideEffect.result and the row's key when it is not an object, or not of the schema's shape (data corruption).
+ */
+function readResult<R extends EffectResult>(input: EffectInput<R>, stored: unknown, row: string): R {
   const recorded = sideEffectResultJson.decode(stored, row);
   // Without a schema the tool's result type is what the tool itself recorded (R, a JSON object).
-  return input.resultSchema ? input.resultSchema.parse(recorded) : (recorded as R);
+  return input.resultSchema ? jsonColumnCodec<R>(sideEffectResultJson.column, input.resultSchema).decode(recorded, row) : (recorded as R);
 }
 
 type LedgerDecision<R> = { kind: "answer"; result: R; outcome: "replayed" | "deduplicated" } | { kind: "intent-without-result" } | { kind: "new" };
@@ -155,7 +161,7 @@ type LedgerDecision<R> = { kind: "answer"; result: R; outcome: "replayed" | "ded
  * Looks at the ledger for `key`: a committed row answers with its result; a committed effect with
  * the same fingerprint under another key answers deduplicated (and is recorded under `key`).
  */
-async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: string, fingerprint: string, external = false): Promise<LedgerDecision<R>> {
+async function decide<R extends EffectResult>(tx: Tx, input: EffectInput<R>, key: string, fingerprint: string, external = false): Promise<LedgerDecision<R>> {
   const existing = await tx.sideEffect.findUnique({ where: { idempotencyKey: key } });
   if (existing) {
     if (existing.fingerprint !== fingerprint) {
@@ -211,7 +217,7 @@ async function decide<R extends JsonObject>(tx: Tx, input: EffectInput<R>, key: 
  * Throws ToolError `idempotency_conflict` when the key was used with other arguments; database
  * errors propagate (the durable step retries, and the rolled-back transaction left nothing behind).
  */
-export async function performInternalEffect<R extends JsonObject>(
+export async function performInternalEffect<R extends EffectResult>(
   input: EffectInput<R> & { perform: (tx: Tx, meta: { idempotencyKey: string }) => Promise<R> },
 ): Promise<LedgeredResult<R>> {
   const idempotencyKey = idempotencyKeyFor(input);
@@ -254,7 +260,7 @@ export async function performInternalEffect<R extends JsonObject>(
  *   Without `resolveByKey` → UnresolvedEffectError: stop and escalate, never guess.
  * `perform` should pass the idempotency key on to the external system when it accepts one.
  */
-export async function performExternalEffect<R extends JsonObject>(
+export async function performExternalEffect<R extends EffectResult>(
   input: EffectInput<R> & {
     perform: (meta: { idempotencyKey: string }) => Promise<R>;
     resolveByKey?: (meta: { idempotencyKey: string }) => Promise<R | null>;

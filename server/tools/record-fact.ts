@@ -61,7 +61,7 @@ export const recordFactTool = defineTool({
         where: { taskId: ctx.taskId, key: args.key, id: { not: fact.id }, superseded: false },
         data: { superseded: true },
       });
-      return { key: args.key, recorded: true as const, previous: previous ? (previous.value as JsonValue) : null };
+      return { key: args.key, recorded: true as const, previous: previous ? factValueJson.decode(previous.value, previous.id) : null };
     });
   },
 });

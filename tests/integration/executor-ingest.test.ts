@@ -47,6 +47,18 @@ describe("executor batch event ingest", () => {
   };
   const runsOf = (functionId: string) => executor.db.executorRun.findMany({ where: { functionId }, select: { id: true, event: true, status: true } });
 
+  it("an event's data that is not an object is stored as {} (Inngest's data is an object): an array too", async () => {
+    const ids = await post([
+      { name: "i/nobody", data: [1, 2] },
+      { name: "i/nobody", data: "text" },
+      { name: "i/nobody", data: { n: 1 } },
+    ]);
+    const stored = await executor.db.executorEvent.findMany({ where: { id: { in: ids } }, select: { id: true, data: true, raw: true } });
+    const byId = new Map(stored.map((e) => [e.id, e]));
+    expect(ids.map((id) => byId.get(id)?.data)).toEqual([{}, {}, { n: 1 }]);
+    expect(ids.map((id) => (byId.get(id)?.raw as { data: unknown }).data)).toEqual([{}, {}, { n: 1 }]);
+  });
+
   it("one POST of 60 events (50 triggering, 10 not) starts 50 runs, each with its own event, all complete", async () => {
     const events = Array.from({ length: 60 }, (_, n) => (n % 6 === 5 ? { name: "i/nobody", data: { n } } : { name: "i/go", data: { n } }));
     const ids = await post(events);

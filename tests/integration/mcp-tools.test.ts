@@ -363,6 +363,22 @@ describe("MCP calls as a real server receives them (our recording server)", () =
     expect(second[1]!.args.idempotencyKey).not.toBe(row.idempotencyKey);
   }, 60_000);
 
+  it("a replayed side-effecting call whose recorded output is not an MCP output is refused naming the column and key", async () => {
+    const t = await taskWith([names.rec]);
+    await call(t, "tool-1-0", `${names.rec}__create_ticket`, { title: "replayed" });
+    const { idempotencyKey } = await prisma.sideEffect.findFirstOrThrow({ where: { taskId: t.taskId, stepId: "tool-1-0" } });
+    await prisma.$executeRaw`UPDATE side_effect SET result = jsonb_set(result, '{text}', '5') WHERE "idempotencyKey" = ${idempotencyKey}`;
+    const before = recorded().length;
+    await expect(call(t, "tool-1-0", `${names.rec}__create_ticket`, { title: "replayed" })).rejects.toMatchObject({
+      name: "JsonColumnError",
+      column: "SideEffect.result",
+      row: idempotencyKey,
+      message: expect.stringMatching(/text: /),
+    });
+    // Refused on reading the ledger: the server heard nothing a second time.
+    expect(recorded().length).toBe(before);
+  }, 60_000);
+
   it("a side-effecting tool without an idempotency field gets the key in _meta only, its arguments unchanged", async () => {
     const t = await taskWith([names.rec]);
     expect(t.snapshot.servers[0]!.tools.find((x) => x.tool === "send_note")!.idempotencyArgument).toBeNull();

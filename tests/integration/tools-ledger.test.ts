@@ -89,6 +89,17 @@ describe("send_email through the side-effect ledger", () => {
     expect(committed.map((c) => c.stepId)).toEqual(["tool-7-0", "tool-2-0", "tool-4-0"]);
   });
 
+  it("a replay whose recorded result lacks the tool's shape is refused naming the column and the effect's key", async () => {
+    const { taskId, newRun } = await newTask();
+    const step = await newRun();
+    await ok("send_email", email, step("tool-6-0"));
+    const { idempotencyKey } = await prisma.sideEffect.findFirstOrThrow({ where: { taskId } });
+    await prisma.$executeRaw`UPDATE side_effect SET result = '{"messageId": 5}'::jsonb WHERE "idempotencyKey" = ${idempotencyKey}`;
+    const replay = executeToolCall({ name: "send_email", rawArguments: JSON.stringify(email), ctx: step("tool-6-0") });
+    await expect(replay).rejects.toMatchObject({ name: "JsonColumnError", column: "SideEffect.result", row: idempotencyKey });
+    await expect(executeToolCall({ name: "send_email", rawArguments: JSON.stringify(email), ctx: step("tool-6-0") })).rejects.toThrow(/messageId: /);
+  });
+
   it("another task sending the same email is not deduplicated against this one", async () => {
     const a = await newTask();
     const b = await newTask();

@@ -1,6 +1,16 @@
+import { Inngest } from "inngest";
 import superjson from "superjson";
 import { describe, expect, it } from "vitest";
-import { evalCaseChecksJson, alertEvidenceJson, requestResultJson, taskBudgetBasisJson, taskSmokeJson } from "../../server/db/json-columns.ts";
+import {
+  evalCaseChecksJson,
+  alertEvidenceJson,
+  modelStepOutputJson,
+  requestResultJson,
+  taskBudgetBasisJson,
+  taskSmokeJson,
+} from "../../server/db/json-columns.ts";
+import { parseChangeEvent } from "../../server/db/change-feed.ts";
+import { executorFunctionConfigJson } from "../../server/executor/json-columns.ts";
 
 describe("JSON column codecs", () => {
   it("encode writes the value's JSON form: what PostgreSQL would store from it anyway", () => {
@@ -25,5 +35,61 @@ describe("JSON column codecs", () => {
     const stored = requestResultJson.encode(superjson.serialize(result));
     expect(superjson.deserialize(requestResultJson.decode(stored))).toEqual(result);
     expect(() => requestResultJson.decode({ value: 1 })).toThrow(/superjson/);
+  });
+
+  it("a model step's output reads with its calls; an older one without them reads as none, calls of another shape are refused", () => {
+    const calls = [{ id: "c1", name: "record_fact", arguments: '{"key":"k"}' }];
+    expect(modelStepOutputJson.decode({ content: "hi", toolCalls: calls, finishReason: "tool_calls" }, "st_1")).toMatchObject({
+      content: "hi",
+      toolCalls: calls,
+    });
+    expect(modelStepOutputJson.decode({}, "st_1")).toEqual({ content: null, toolCalls: [] });
+    expect(() => modelStepOutputJson.decode({ toolCalls: [{ id: "c1", name: "record_fact", arguments: { key: "k" } }] }, "st_1")).toThrow(
+      /^Step\.output of row st_1: toolCalls\[0\]\.arguments: /,
+    );
+  });
+});
+
+describe("ExecutorFunction.config", () => {
+  // What inngest-js registers (InngestFunction.getConfig), every option the executor implements set.
+  const client = new Inngest({ id: "json-app" });
+  const fn = client.createFunction(
+    {
+      id: "fn",
+      retries: 2,
+      idempotency: "event.data.k",
+      concurrency: [{ limit: 2, key: "event.data.u" }],
+      cancelOn: [{ event: "a/stop", match: "data.k", timeout: "1d" }],
+      triggers: [{ event: "a/go", if: "event.data.n > 1" }],
+    },
+    () => "done",
+  );
+  const [config] = (fn as unknown as { getConfig(o: { baseUrl: URL; appPrefix: string }): unknown[] }).getConfig({
+    baseUrl: new URL("http://127.0.0.1:3000/api/inngest"),
+    appPrefix: "json-app",
+  });
+
+  it("the SDK's config reads back as it was registered", () => {
+    const stored = executorFunctionConfigJson.encode(executorFunctionConfigJson.decode(config, "json-app-fn"));
+    expect(stored).toEqual(JSON.parse(JSON.stringify(config)));
+    expect(executorFunctionConfigJson.decode(stored, "json-app-fn")).toMatchObject({ id: "json-app-fn", concurrency: [{ limit: 2, key: "event.data.u" }] });
+  });
+
+  it("a stored config whose options the engine reads are of another type is refused, naming the function", () => {
+    expect(() => executorFunctionConfigJson.decode({ ...(config as object), concurrency: "2" }, "json-app-fn")).toThrow(
+      /^ExecutorFunction\.config of row json-app-fn: concurrency: /,
+    );
+    expect(() => executorFunctionConfigJson.decode({ ...(config as object), triggers: { event: "a/go" } }, "json-app-fn")).toThrow(/triggers: /);
+    expect(() => executorFunctionConfigJson.decode({ triggers: [] }, "json-app-fn")).toThrow(/id: /);
+  });
+});
+
+describe("change notifications", () => {
+  it("a payload of the triggers' shape is a change event; any other is none", () => {
+    expect(parseChangeEvent('{"t": "step", "taskId": "task_1"}')).toEqual({ t: "step", taskId: "task_1" });
+    expect(parseChangeEvent('{"t": "profile", "taskId": null}')).toEqual({ t: "profile", taskId: null });
+    expect(parseChangeEvent('{"t": 5, "taskId": "task_1"}')).toBeNull();
+    expect(parseChangeEvent('["step"]')).toBeNull();
+    expect(parseChangeEvent("step")).toBeNull();
   });
 });

@@ -18,10 +18,10 @@ import {
 } from "./context.ts";
 import { ownItem } from "./leases.ts";
 import { completeRun, enqueue, failRun, limitError, lockRun, saveRunState, saveStep, startRun } from "./runs.ts";
-import type { FunctionConfig } from "../registry.ts";
 import type { LogFields } from "../logger.ts";
 import { RUN_COMPLETE_FAST, STEP_RUN_FAST } from "./sql.ts";
-import { executorEventDataJson, executorEventRawJson, executorOpOpsJson } from "../json-columns.ts";
+import { isJsonObject } from "../../db/json-codec.ts";
+import { executorEventDataJson, executorEventRawJson, executorFunctionConfigJson, executorOpOpsJson } from "../json-columns.ts";
 
 /**
  * What an opcode handler works on while one 206 response is applied in one transaction. Handlers
@@ -136,13 +136,14 @@ const OP_HANDLERS: Record<string, OpHandler> = {
       s.completed.push(op.id);
       return undefined;
     }
-    const payload = (op.opts?.payload ?? {}) as { data?: unknown; user?: unknown; v?: unknown };
+    // The SDK's invoke payload ({data?, user?, v?}), a wire shape: what is not an object is taken as none.
+    const payload = isJsonObject(op.opts?.payload) ? op.opts.payload : {};
     const timeoutMs = Math.min(parseDurationMs(op.opts?.timeout) ?? MAX_SLEEP_MS, MAX_SLEEP_MS);
     const expiresAt = new Date(Date.now() + timeoutMs);
     const childEvent: ExecutorEventPayload = {
       name: "inngest/function.invoked",
       data: {
-        ...(payload.data && typeof payload.data === "object" ? (payload.data as Record<string, unknown>) : {}),
+        ...(payload.data && typeof payload.data === "object" ? payload.data : {}),
         _inngest: { source_fn_id: s.run.functionId, source_run_id: s.run.id, invoke_correlation_id: `${s.run.id}.${op.id}`, expire: expiresAt.getTime() },
       },
       id: newUlid(),
@@ -162,7 +163,9 @@ const OP_HANDLERS: Record<string, OpHandler> = {
       ],
       skipDuplicates: true,
     });
-    const childRunId = await startRun(s.ctx, s.tx, target.id, target.config as FunctionConfig, target.retries, childEvent, { skipIdempotency: true });
+    const childRunId = await startRun(s.ctx, s.tx, target.id, executorFunctionConfigJson.decode(target.config, target.id), target.retries, childEvent, {
+      skipIdempotency: true,
+    });
     const pauseId = `${s.run.id}-${op.id}`;
     await s.tx.executorPause.createMany({
       data: [

@@ -1,10 +1,10 @@
 import { evalCel } from "../cel.ts";
-import type { FunctionConfig } from "../registry.ts";
 import { eventIds } from "../util.ts";
 import { DEDUPE_WINDOW_MS, inTx, type EngineContext, type ExecutorEventPayload, type Tx } from "./context.ts";
 import { cancelRun, insertRuns, planRun, resolveAsyncStep, startRun, type RunPlan } from "./runs.ts";
 import { PAUSES_FOR_EVENT } from "./sql.ts";
-import { executorEventDataJson, executorEventRawJson, executorStepValueJson } from "../json-columns.ts";
+import { isJsonObject } from "../../db/json-codec.ts";
+import { executorEventDataJson, executorEventRawJson, executorFunctionConfigJson, executorStepValueJson } from "../json-columns.ts";
 
 /** Event ingest: store, dedupe, then cancel pauses, wait pauses and triggers (§7.1 item 2). */
 
@@ -71,7 +71,7 @@ export async function ingest(ctx: EngineContext, raw: IncomingEvent[], seed?: st
     const userId = typeof r.id === "string" && r.id ? r.id : undefined;
     const event: ExecutorEventPayload = {
       name: r.name,
-      data: r.data && typeof r.data === "object" ? (r.data as Record<string, unknown>) : {},
+      data: isJsonObject(r.data) ? r.data : {},
       id: userId ?? ids[i]!,
       ts: typeof r.ts === "number" && Number.isFinite(r.ts) && r.ts > 0 ? Math.trunc(r.ts) : now,
       user: r.user && typeof r.user === "object" && !Array.isArray(r.user) ? r.user : {},
@@ -179,8 +179,9 @@ async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayl
     const consumed = await tx.$queryRawUnsafe<{ id: string }[]>(`DELETE FROM executor_pause WHERE id = $1 RETURNING id`, p.id);
     if (!consumed.length) continue;
     await tx.executorQueueItem.deleteMany({ where: { jobId: `${p.runId}-${p.hashedId}-timeout` } });
-    const d = event.data as { result?: unknown; error?: unknown };
-    const value = d.error !== undefined ? { error: d.error } : { data: d.result ?? null };
+    // inngest/function.finished: `data.result` when the invoked run completed, `data.error` when it did not.
+    const { result, error } = event.data;
+    const value = error !== undefined ? { error } : { data: result ?? null };
     await resolveAsyncStep(tx, p.runId, p.hashedId!, value, "invoke");
   }
   for (const p of pauses.filter((x) => x.kind === "wait")) {
@@ -197,7 +198,7 @@ async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayl
     cache?.functions.set(event.name, fns);
   }
   for (const fn of fns) {
-    const config = fn.config as FunctionConfig;
+    const config = executorFunctionConfigJson.decode(fn.config, fn.id);
     const triggered = (config.triggers ?? []).some((t) => {
       if (t.event !== event.name) return false;
       if (!t.expression) return true;

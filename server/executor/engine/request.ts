@@ -1,4 +1,5 @@
 import { evalCelValue } from "../cel.ts";
+import { executorFunctionConfigJson } from "../json-columns.ts";
 import { normalizeConcurrency, type FunctionConfig } from "../registry.ts";
 import { canonicalJson, newUlid, responseSignatureProblem, signBody, stableUuid } from "../util.ts";
 import { applyResponse } from "./apply-response.ts";
@@ -41,7 +42,7 @@ export async function call(ctx: EngineContext, item: QueueItem): Promise<void> {
     });
     return;
   }
-  const config = fn.config as FunctionConfig;
+  const config = executorFunctionConfigJson.decode(fn.config, fn.id);
   // Concurrency (single executor process): a per-function / per-key limit on items in flight.
   const inflight = ctx.state.inflightByKey;
   const keys = concurrencyKeys(fn.id, config, run.event);

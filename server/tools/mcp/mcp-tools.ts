@@ -80,6 +80,26 @@ export interface McpToolOutput {
   isError?: boolean;
 }
 
+/**
+ * An MCP call's output as the ledger recorded it (SideEffect.result of a side-effecting MCP tool):
+ * {@link McpToolOutput}'s fields checked for their types when it is read back on a replay, keys this
+ * build does not know kept as stored.
+ */
+const mcpToolOutputSchema = z.looseObject({
+  server: z.string(),
+  tool: z.string(),
+  untrusted: z.string(),
+  text: z.string(),
+  structuredContent: z.unknown().optional(),
+  artifacts: z.array(z.looseObject({ name: z.string(), mime: z.string(), bytes: z.number() })).optional(),
+  resourceLinks: z.array(z.looseObject({ uri: z.string(), name: z.string().optional(), mimeType: z.string().optional() })).optional(),
+  truncated: z.looseObject({ keptBytes: z.number(), totalBytes: z.number(), note: z.string() }).optional(),
+  idempotencyKey: z.string().optional(),
+  deduplicated: z.boolean().optional(),
+  isError: z.boolean().optional(),
+}) satisfies z.ZodType<McpToolOutput>;
+type LedgeredMcpOutput = z.output<typeof mcpToolOutputSchema>;
+
 function cutUtf8(text: string, maxBytes: number): string {
   let out = text.slice(0, maxBytes);
   while (utf8Bytes(out) > maxBytes) out = out.slice(0, Math.floor(out.length * 0.95));
@@ -471,7 +491,7 @@ async function executeReadOnly(ctx: ToolContext, server: SnapshotServer, tool: S
 
 async function executeSideEffect(ctx: ToolContext, server: SnapshotServer, tool: SnapshotTool, args: Record<string, unknown>): Promise<McpToolOutput> {
   const handle = await handleOf(ctx.prisma, server);
-  const perform = async ({ idempotencyKey }: { idempotencyKey: string }): Promise<JsonObject> => {
+  const perform = async ({ idempotencyKey }: { idempotencyKey: string }): Promise<LedgeredMcpOutput> => {
     const sent = tool.idempotencyArgument ? { ...args, [tool.idempotencyArgument]: idempotencyKey } : args;
     let result: CallToolResult;
     try {
@@ -485,30 +505,31 @@ async function executeSideEffect(ctx: ToolContext, server: SnapshotServer, tool:
       throw error;
     }
     const shaped = await shapeMcpResult({ result, server: server.name, tool: tool.tool, ctx });
-    return { ...(shaped as unknown as JsonObject), idempotencyKey };
+    return { ...shaped, idempotencyKey };
   };
   const ledgered = () =>
-    performExternalEffect<JsonObject>({
+    performExternalEffect<LedgeredMcpOutput>({
       prisma: ctx.prisma,
       taskId: ctx.taskId,
       runId: ctx.runId,
       stepId: ctx.stepId,
       tool: tool.name,
       args: args as JsonObject,
+      resultSchema: mcpToolOutputSchema,
       perform,
       // An idempotent tool may simply be called again with the same key to settle an unknown outcome.
       ...(tool.class.idempotent ? { resolveByKey: perform } : {}),
     });
   try {
     try {
-      return (await ledgered()).result as unknown as McpToolOutput;
+      return (await ledgered()).result;
     } catch (error) {
       if (!(error instanceof McpConnectionLostError)) throw error;
       // The server went away with the effect in flight: the intent stays. Asking the ledger again at
       // once settles it as the class says — an idempotent tool is called again with the same key on a
       // fresh start; any other throws UnresolvedEffectError, which the agent loop escalates.
       await noticeLostCall(ctx, server, tool, error, tool.class.idempotent ? "called_again" : "escalated");
-      return (await ledgered()).result as unknown as McpToolOutput;
+      return (await ledgered()).result;
     }
   } catch (error) {
     if (error instanceof EffectNotPerformedError && error.cause instanceof ToolError) throw error.cause;

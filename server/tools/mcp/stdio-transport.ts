@@ -4,6 +4,7 @@ import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { JsonLineReader, type CutReport } from "./json-line-reader.ts";
+import { isJsonObject } from "../../db/json-codec.ts";
 
 /**
  * The stdio side of an MCP connection (specification 2025-06-18, "Transports → stdio"), implementing
@@ -152,9 +153,11 @@ export class LonghaulStdioTransport implements Transport {
       }
       let message = item.message;
       if (item.cut && message && typeof message === "object" && "result" in message) {
-        if (message.result && typeof message.result === "object") {
-          const result = message.result as { _meta?: Record<string, unknown> };
-          message = { ...message, result: { ...result, _meta: { ...(result._meta ?? {}), [MCP_CUT_META_KEY]: item.cut } } };
+        const result = message.result;
+        if (isJsonObject(result)) {
+          // An untrusted message, checked against the JSON-RPC schema on delivery: a `_meta` that is not an object is replaced.
+          const meta = isJsonObject(result._meta) ? result._meta : {};
+          message = { ...message, result: { ...result, _meta: { ...meta, [MCP_CUT_META_KEY]: item.cut } } };
         }
       }
       this.deliver(message);
