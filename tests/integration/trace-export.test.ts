@@ -5,6 +5,7 @@ import { spanIdOf, traceIdOfRun } from "../../server/telemetry/run-trace.ts";
 import { createSpanPipeline } from "../../server/telemetry/span-pipeline.ts";
 import { startTraceExport, stopTraceExport, traceExportStats } from "../../server/telemetry/trace-export.ts";
 import { waitFor, type AgentStack } from "../support/agent-stack.ts";
+import { disarmFaults } from "../support/checkpoint-helpers.ts";
 import { useAgentStack } from "../support/fixtures.ts";
 import { attrsOf, plain, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from "../support/otlp-receiver.ts";
 
@@ -275,6 +276,8 @@ describe("trace export", () => {
     const early = await waitFor("a span of the run while it runs", () => arrivals.find((a) => a.runStatus === "running"), 45_000, 100);
     expect(early.names.some((n) => n.startsWith("step ") || n.startsWith("execute_tool "))).toBe(true);
     expect(early.names.some((n) => n.startsWith("invoke_agent"))).toBe(false);
+    // Seen while running: the held answer goes now rather than when its 30 s run out.
+    await disarmFaults(stack);
 
     expect(await stack.waitForTaskStatus(launched.taskId)).toBe("completed");
     const [count] = await waitExported([runId]);
