@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import { TERMINAL_TASK_STATUSES } from "../../lib/contracts/status.ts";
 import type { EvalCellStatus, EvalOnEscalation } from "../../lib/contracts/eval.ts";
 import { AppError } from "../errors.ts";
@@ -80,7 +81,9 @@ export interface AdvanceEvalRunResult {
 
 /**
  * One tick of an eval run (the `eval-run` Inngest function calls it in a step, then sleeps):
- * 1. records every running cell whose task has ended — checks run, failure classed, figures read
+ * 1. records every running cell whose task has ended — checks run, failure classed, figures read;
+ *    up to `concurrency` cells at once, so cells that ended together wait on one round of judge
+ *    calls (each up to JUDGE_ATTEMPTS calls with back-off) rather than one after another
  *    (under the "fail" policy a task waiting for a human is cancelled and fails with its
  *    escalation's class; under "wait" it stays running until a human decides);
  * 2. launches pending cells, up to `concurrency` running at once, in (case, profile, repeat) order;
@@ -101,21 +104,21 @@ export async function advanceEvalRun({ evalRunId, ports }: { evalRunId: string; 
     for (const cell of running) if (cell.taskId) await ports.cancelTask(cell.taskId, run.createdBy);
     await ports.cancelPendingCells(evalRunId);
   }
-  for (const cell of running) {
-    if (!cell.taskId) continue;
-    const state = await ports.taskState(cell.taskId);
+  const atMost = pLimit(Math.max(1, run.concurrency));
+  const endCell = async (cell: EvalCellState, taskId: string) => {
+    const state = await ports.taskState(taskId);
     let taskStatus = state.status;
     if (!TERMINAL.has(taskStatus)) {
-      if (!(taskStatus === "waiting_for_human" && run.onEscalation === "fail")) continue;
-      await ports.cancelTask(cell.taskId, run.createdBy);
+      if (!(taskStatus === "waiting_for_human" && run.onEscalation === "fail")) return;
+      await ports.cancelTask(taskId, run.createdBy);
       taskStatus = "waiting_for_human"; // judged as it stood: the escalation is the failure
     }
     const c = run.cases.get(cell.caseId);
-    if (!c) continue;
-    const outcome = await ports.outcome(cell.taskId, taskStatus);
-    const results = await runEvalChecks({ checks: c.checks, outcome, ports: ports.checkPorts({ taskId: cell.taskId, launch: c.launch }) });
+    if (!c) return;
+    const outcome = await ports.outcome(taskId, taskStatus);
+    const results = await runEvalChecks({ checks: c.checks, outcome, ports: ports.checkPorts({ taskId, launch: c.launch }) });
     const failureClass = classifyEvalFailure({ results, taskStatus, endReason: state.endReason, escalationReason: state.escalationReason });
-    const figures = await ports.figures(cell.taskId);
+    const figures = await ports.figures(taskId);
     const ok = await ports.finishCell(cell.id, {
       status: failureClass === null ? "passed" : run.status === "cancelled" && state.status !== "completed" ? "cancelled" : "failed",
       taskStatus,
@@ -125,7 +128,15 @@ export async function advanceEvalRun({ evalRunId, ports }: { evalRunId: string; 
       ...figures,
     });
     if (ok) finished++;
-  }
+  };
+  // A failure (a database blip) fails the tick as before: the step is retried, and the guarded
+  // writes make the cells already recorded no-ops on the retry.
+  await Promise.all(
+    running.flatMap((cell) => {
+      const taskId = cell.taskId;
+      return taskId ? [atMost(() => endCell(cell, taskId))] : [];
+    }),
+  );
   if (run.status !== "cancelled") {
     const after = await ports.loadRun(evalRunId);
     const cells = after?.cells ?? [];

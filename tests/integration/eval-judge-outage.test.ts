@@ -31,12 +31,12 @@ const judgeCase = (name: string, judge: string): EvalSuiteFile["cases"][number] 
   ],
 });
 
-async function runSuite(file: EvalSuiteFile) {
+async function runSuite(file: EvalSuiteFile, concurrency = 1) {
   await applyEvalSuite({ prisma: stack.db, file });
   const { evalRunId } = await createEvalRun({
     prisma: stack.db,
-    // One cell at a time, so the faults armed for the judge meet the judge calls in a known order.
-    input: startEvalRunInputSchema.parse({ suite: file.name, profiles: ["scripted"], repeats: 1, concurrency: 1 }),
+    // One cell at a time by default, so the faults armed for the judge meet the judge calls in a known order.
+    input: startEvalRunInputSchema.parse({ suite: file.name, profiles: ["scripted"], repeats: 1, concurrency }),
     actor: "eval-test",
   });
   await stack.sendEvent("longhaul/eval.started", { evalRunId }, `eval-started-${evalRunId}`);
@@ -72,11 +72,16 @@ describe("eval judge outage", () => {
     await stack.armFaults({ kind: "500", model: "scripted-judge", count: JUDGE_ATTEMPTS });
     const before = await stats();
 
-    const { evalRunId, report: r } = await runSuite({
-      name: "it-judge-outage",
-      description: "",
-      cases: [judgeCase("down", "it-judge-down"), judgeCase("status-500", "scripted-judge"), judgeCase("garbage", "it-judge-garbage")],
-    });
+    const { evalRunId, report: r } = await runSuite(
+      {
+        name: "it-judge-outage",
+        description: "",
+        cases: [judgeCase("down", "it-judge-down"), judgeCase("status-500", "scripted-judge"), judgeCase("garbage", "it-judge-garbage")],
+      },
+      // At once: only the status-500 case's judge reaches the model server as `scripted-judge`, so
+      // the armed 500s meet its calls whatever the order; the three judges' back-offs overlap.
+      3,
+    );
 
     // The agent did the work right (the artifact check passed, the task completed): only the judge failed.
     expect(r.cells.map((c) => [c.caseKey, c.taskStatus, c.status, c.failureClass])).toEqual([

@@ -1,10 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { advanceEvalRun, type AdvanceEvalRunPorts, type EvalCellState } from "../../server/domain/advance-eval-run.ts";
+import type { EvalCheck } from "../../server/domain/eval-suite.ts";
 
 // The eval orchestrator's tick over in-memory ports: concurrency, recording ended cells, the "fail"
 // escalation policy, and a tick repeated after a crash launching nothing twice.
 
-function world({ cells, concurrency = 2, onEscalation = "fail" as const }: { cells: number; concurrency?: number; onEscalation?: "fail" | "wait" }) {
+function world({
+  cells,
+  concurrency = 2,
+  onEscalation = "fail" as const,
+  checks = [],
+}: {
+  cells: number;
+  concurrency?: number;
+  onEscalation?: "fail" | "wait";
+  checks?: EvalCheck[];
+}) {
   const state = {
     status: "running",
     cells: Array.from({ length: cells }, (_, i): EvalCellState => ({ id: `c${i}`, profile: "p", repeat: i, status: "pending", taskId: null, caseId: "k" })),
@@ -22,7 +33,7 @@ function world({ cells, concurrency = 2, onEscalation = "fail" as const }: { cel
         onEscalation,
         createdBy: "t",
         cells: state.cells.map((c) => ({ ...c })),
-        cases: new Map([["k", { key: "k", launch: { goal: "g" }, checks: [] }]]),
+        cases: new Map([["k", { key: "k", launch: { goal: "g" }, checks }]]),
       }),
     launchCell({ cellId }) {
       const taskId = `task-${cellId}`; // launch key eval-<cellId>: the same task every time
@@ -108,6 +119,33 @@ describe("advanceEvalRun", () => {
     await advanceEvalRun({ evalRunId: "e", ports });
     expect(state.launches).toEqual(["task-c0"]);
     expect(state.cells[0]).toMatchObject({ status: "running", taskId: "task-c0" });
+  });
+
+  it("judges the cells that ended in the same tick at once", async () => {
+    const { state, ports } = world({ cells: 5, concurrency: 3, checks: [{ kind: "judge", profile: "j", rubric: "r" }] });
+    await advanceEvalRun({ evalRunId: "e", ports });
+    for (const t of state.tasks.values()) t.status = "completed";
+    // Each judge call answers only once the three cells' calls are all in flight: judged one after
+    // another, the first call would wait forever (the test times out).
+    let inFlight = 0;
+    let most = 0;
+    const waiting: (() => void)[] = [];
+    ports.checkPorts = () => ({
+      expectedDemoCsv: () => Promise.resolve(null),
+      judge: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise<void>((answer) => {
+          waiting.push(answer);
+          if (inFlight === 3) for (const a of waiting.splice(0)) a();
+        });
+        inFlight--;
+        return { pass: true, answer: "PASS", costUsd: 0.01 };
+      },
+    });
+    expect(await advanceEvalRun({ evalRunId: "e", ports })).toMatchObject({ finished: 3, launched: 2 });
+    expect(most).toBe(3);
+    expect([...state.finished.values()].map((f) => f.status)).toEqual(["passed", "passed", "passed"]);
   });
 
   it("fails the cell, not the run, when the product refuses its launch", async () => {
