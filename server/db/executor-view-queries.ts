@@ -1,6 +1,6 @@
 import type { PrismaClient } from "./client.ts";
+import { isJsonObject } from "./json-codec.ts";
 import { env } from "../env.ts";
-import { executorQueuePayloadJson } from "../executor/json-columns.ts";
 import { describeExecutorRun, type ExecutorRunSnapshot, type ExecutorView } from "../domain/executor-view.ts";
 
 /**
@@ -77,10 +77,11 @@ export async function readExecutorSnapshot({ prisma, runId }: { prisma: PrismaCl
     now: clock[0]?.now ?? new Date(),
     segments,
     run,
-    items: items.map(({ id, ...i }) => {
-      const { hashedId } = executorQueuePayloadJson.decode(i.payload, String(id));
-      return { ...i, hashedId: typeof hashedId === "string" ? hashedId : null };
-    }),
+    // A view of the queue: an item whose payload is not the object the executor writes shows no hashed id.
+    items: items.map(({ id: _id, ...i }) => ({
+      ...i,
+      hashedId: isJsonObject(i.payload) && typeof i.payload.hashedId === "string" ? i.payload.hashedId : null,
+    })),
     pauses,
     names,
     failedStep,

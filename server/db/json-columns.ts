@@ -7,7 +7,6 @@ import type { BatchSelection } from "../domain/batch-tasks.ts";
 import { parseBudgetBasis, type BudgetBasis } from "../domain/budget-from-history.ts";
 import type { EvalCheckResult } from "../domain/eval-checks.ts";
 import { evalCaseLaunchSchema, evalCheckSchema, type EvalCaseLaunch, type EvalCheck } from "../domain/eval-suite.ts";
-import { parseTemplateLaunch, type TemplateLaunch } from "../domain/launch-template.ts";
 import { discoveredToolSchema, parseToolSnapshot, type DiscoveredTool, type McpToolSnapshot } from "../domain/mcp-tool-snapshot.ts";
 import { parseSmokeSpec, type SmokeSpec } from "../domain/profile-smoke.ts";
 import { effortPolicySchema, profileSpecShape, type ProfileSpec } from "../domain/profile-spec.ts";
@@ -237,11 +236,8 @@ export const escalationFactEditsJson = jsonColumnCodec<Record<string, unknown>>(
 /** BatchOperation.selection: the tasks chosen by id, or the list filter that chose them. */
 export const batchSelectionJson = jsonColumnCodec<BatchSelection, Prisma.JsonValue>("BatchOperation.selection", anyJson);
 
-/**
- * LaunchTemplate.launch: the launch a template keeps (parseTemplateLaunch: launchTaskInputSchema's
- * shape without launchKey, defaults applied, e.g. profile `scripted`; its refusal names the field).
- */
-export const templateLaunchJson = jsonColumnCodec<TemplateLaunch>("LaunchTemplate.launch", parseTemplateLaunch);
+// LaunchTemplate.launch's codec is in template-repository.ts: it parses with the launch use case's
+// schema (domain/launch-template.ts), which only that repository may import.
 
 /** AgentProfile.headers: extra request headers, name → value (secrets only as `${VAR}` references). */
 export const profileHeadersJson = jsonColumnCodec<ProfileSpec["headers"]>("AgentProfile.headers", profileSpecShape.headers);

@@ -13,7 +13,14 @@ import {
 import { launchTask, type LaunchPorts, type LaunchTaskInput } from "../domain/launch-task.ts";
 import type { BudgetBasis } from "../domain/budget-from-history.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
-import { templateLaunchJson } from "./json-columns.ts";
+import { jsonColumnCodec } from "./json-codec.ts";
+
+/**
+ * LaunchTemplate.launch: the launch a template keeps (parseTemplateLaunch: launchTaskInputSchema's
+ * shape without launchKey, defaults applied, e.g. profile `scripted`; its refusal names the field).
+ * The one codec of the column; here rather than in json-columns.ts, which may not import a use case.
+ */
+export const templateLaunchJson = jsonColumnCodec<TemplateLaunch>("LaunchTemplate.launch", parseTemplateLaunch);
 
 const newId = (): string => `tmpl_${ulid().toLowerCase()}`;
 

@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { Prisma } from "../db/client.ts";
 import { anyJson, jsonColumnCodec, jsonObject } from "../db/json-codec.ts";
 import type { ExecutorEventPayload } from "./engine/context.ts";
-import type { FunctionConfig } from "./registry.ts";
 
 // One codec per JSON column of the executor's tables (Longhaul's own are in
 // server/db/json-columns.ts). They hold Inngest's wire shapes — events, function configs, step
@@ -11,11 +10,23 @@ import type { FunctionConfig } from "./registry.ts";
 // One exception, on the hot path: memoized step results (engine/runs.ts saveStep) arrive already
 // typed as JSON from the SDK's response and are written as they are, without the codec's copy.
 
+/** A function config entry as the SDK registers it (docs/INNGEST-PROTOCOL.md §2.2, `InngestFunction.getConfig`). */
+export interface FunctionConfig {
+  id: string;
+  name?: string;
+  triggers?: { event?: string; expression?: string; cron?: string }[];
+  steps?: Record<string, { id?: string; name?: string; runtime?: { type?: string; url?: string }; retries?: { attempts?: number } }>;
+  idempotency?: string;
+  cancel?: { event: string; if?: string; timeout?: string }[];
+  concurrency?: number | { limit: number; key?: string; scope?: string } | { limit: number; key?: string; scope?: string }[];
+  [key: string]: unknown;
+}
+
 /** One `concurrency` entry of a function config. */
 const concurrencyEntry = z.looseObject({ limit: z.number(), key: z.string().optional(), scope: z.string().optional() });
 
 /**
- * A function config as registry.ts FunctionConfig types it: the fields the engine reads checked for
+ * A function config as FunctionConfig types it: the fields the engine reads checked for
  * their types (an id; triggers, steps, idempotency, cancelOn, concurrency when present), every other
  * key kept as the SDK sent it. Registration (registry.ts validateFunctionConfig) refuses what the
  * executor does not implement before a config is written; this only guards the types it reads back.
@@ -40,7 +51,7 @@ const functionConfigSchema: z.ZodType<FunctionConfig> = z.looseObject({
   concurrency: z.union([z.number(), concurrencyEntry, z.array(concurrencyEntry)]).optional(),
 });
 
-/** ExecutorFunction.config: the function's configuration as the SDK registered it (registry.ts FunctionConfig). */
+/** ExecutorFunction.config: the function's configuration as the SDK registered it (FunctionConfig). */
 export const executorFunctionConfigJson = jsonColumnCodec<FunctionConfig>("ExecutorFunction.config", functionConfigSchema);
 
 /** ExecutorEvent.data: the event's `data` object. */

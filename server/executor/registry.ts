@@ -1,19 +1,10 @@
 import type { PrismaClient } from "../db/client.ts";
 import { checkCel } from "./cel.ts";
 import { parseDurationMs } from "./util.ts";
-import { executorFunctionConfigJson } from "./json-columns.ts";
+import { executorFunctionConfigJson, type FunctionConfig } from "./json-columns.ts";
 
-/** A function config entry as the SDK registers it (docs/INNGEST-PROTOCOL.md §2.2, `InngestFunction.getConfig`). */
-export interface FunctionConfig {
-  id: string;
-  name?: string;
-  triggers?: { event?: string; expression?: string; cron?: string }[];
-  steps?: Record<string, { id?: string; name?: string; runtime?: { type?: string; url?: string }; retries?: { attempts?: number } }>;
-  idempotency?: string;
-  cancel?: { event: string; if?: string; timeout?: string }[];
-  concurrency?: number | { limit: number; key?: string; scope?: string } | { limit: number; key?: string; scope?: string }[];
-  [key: string]: unknown;
-}
+/** A function config entry as the SDK registers it (its type lives with the column that stores it). */
+export type { FunctionConfig };
 
 /** Default retry count and cap (Go `consts.DefaultRetryCount` = 4, `MaxRetries` = 20; §2.2). */
 export const DEFAULT_RETRIES = 4;

@@ -280,7 +280,7 @@ describe("JSON columns read through their codecs", () => {
     await prisma.launchTemplate.delete({ where: { id } });
   });
 
-  it("the executor view names a queue item whose payload is not an object", async () => {
+  it("the executor view still shows a queue item whose payload is not an object, without its hashed id", async () => {
     const t = await freshTask();
     const executorRunId = ulid();
     await prisma.executorRun.create({
@@ -298,7 +298,8 @@ describe("JSON columns read through their codecs", () => {
     });
     expect((await readExecutorSnapshot({ prisma, runId: t.runId }))?.items).toMatchObject([{ hashedId: "h1" }]);
     await prisma.$executeRaw`UPDATE executor_queue_item SET payload = '["h1"]'::jsonb WHERE id = ${item.id}`;
-    expect(await rejection(readExecutorSnapshot({ prisma, runId: t.runId }))).toMatchObject(columnError("ExecutorQueueItem.payload", String(item.id)));
+    // A view for finding what is wrong: one bad row must not take the whole page down.
+    expect((await readExecutorSnapshot({ prisma, runId: t.runId }))?.items).toMatchObject([{ kind: "step", hashedId: null }]);
   });
 
   it("the executor's read API names a stored event that is not an object", async () => {
