@@ -32,12 +32,14 @@ const SHARED_STATE_SPECS = [
 ].map((f) => `**/${f}`);
 
 /**
- * Playwright workers (E2E_WORKERS, default 1). Two share the one web server, executor and database:
- * `own-state` on both, then `shared-state` on one. Not the default: a project that depends on
- * another is skipped when the other fails, so one flaky spec hides the shared-state specs' results,
- * and a full run with two did not hold at high load (docs/BENCHMARKS.md, "The test loop's time").
+ * Playwright workers (E2E_WORKERS, default 2). Two share the one web server, executor and database:
+ * `own-state` on both, then `shared-state` on one (it depends on `own-state`, so it starts after).
+ * The suite took 338 s against 447 s with one, load 6–7 (docs/BENCHMARKS.md, "The test loop's
+ * time"). A project that depends on another is skipped when the other fails, so a failing
+ * `own-state` spec hides the `shared-state` results of that run: E2E_WORKERS=1 runs every spec in
+ * one queue, with no dependency.
  */
-const workers = Number(process.env.E2E_WORKERS ?? 1);
+const workers = Number(process.env.E2E_WORKERS ?? 2);
 
 /**
  * Whether this run names spec files, lines or a title filter (`npx playwright test tests/e2e/x.spec.ts`).

@@ -33,14 +33,21 @@ const stackFiles = readdirSync(integrationDir)
  */
 const DB_WORKERS = Number(process.env.TEST_DB_WORKERS) || 3;
 /**
- * Workers of the `integration-stack` project: one file at a time by default (see below). TEST_STACK_WORKERS=2
- * runs two at once: an outage test's app or executor then still comes back on the port it had, since
- * no file beside it can be handed that port meanwhile (tests/support/ports.ts claims every port it hands
- * out). Not the default: on the shared 2-core machine at load 22–27, two at once starved the
- * CPU-bound fuzz-input file into 503s (its database probe timed out) and stretched the app child's
- * boot to 89 s and task waits to 82 s, close to the bounds the tests keep.
+ * Workers of the `integration-stack` project: two files at a time (TEST_STACK_WORKERS overrides it;
+ * 1 runs them one by one). An outage test's app or executor still comes back on the port it had,
+ * since no file beside it can be handed that port meanwhile (tests/support/ports.ts claims every port
+ * it hands out). A file mostly waits on its runs, so two at once keep the 2-core machine busy: the
+ * stage took 243 s against 400 s one at a time, load 4–6 (docs/BENCHMARKS.md, "The test loop's
+ * time"). More is not safe there: on the machine shared with other work at load 22–27, two at once
+ * starved the CPU-bound fuzz-input file into 503s and stretched task waits close to their bounds.
  */
-const STACK_WORKERS = Number(process.env.TEST_STACK_WORKERS) || 1;
+const STACK_WORKERS = Number(process.env.TEST_STACK_WORKERS) || 2;
+/**
+ * Workers of the `unit` project: vitest's default is one fewer than the cores (one, here), but the
+ * CLI tests spend most of their time waiting on the CLI child they start, so three keep both cores
+ * busy (the stage: 68 s → 35 s). TEST_UNIT_WORKERS overrides it.
+ */
+const UNIT_WORKERS = Number(process.env.TEST_UNIT_WORKERS) || 3;
 
 const integration = {
   environment: "node" as const,
@@ -54,11 +61,10 @@ const integration = {
 // (real PostgreSQL, real executor, real Inngest SDK) in two projects. Every integration worker has its own database
 // (tests/support/global-setup.ts), so files running at once never see each other's rows. `integration-db` — files that need
 // PostgreSQL and at most servers inside the test process or short-lived children — runs DB_WORKERS files at a time.
-// `integration-stack` — files that start an executor — runs one file at a time, after `integration-db` has finished (vitest
-// runs a project with one worker after the parallel groups): an executor drives many runs at once and its tests wait for
-// them within bounds that a starved CPU overruns (20 concurrent runs took over 60 s beside two other files at load 20),
-// and its outage tests take the app or the executor down and bring it back on the port it had, which a file running
-// beside them could be handed by freePort() meanwhile. Playwright end-to-end tests live in tests/e2e.
+// `integration-stack` — files that start an executor — runs STACK_WORKERS files at a time, after `integration-db` has
+// finished (sequence.groupOrder): an executor drives many runs at once and its tests wait for them within bounds that a
+// starved CPU overruns (20 concurrent runs took over 60 s beside two other files at load 20). Playwright end-to-end tests
+// live in tests/e2e.
 export default defineConfig({
   test: {
     projects: [
@@ -67,6 +73,7 @@ export default defineConfig({
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
+          maxWorkers: UNIT_WORKERS,
         },
       },
       {
@@ -87,6 +94,7 @@ export default defineConfig({
           name: "integration-stack",
           include: stackFiles,
           maxWorkers: STACK_WORKERS,
+          sequence: { groupOrder: 2 },
           // The child processes its files start, bundled once per run (tests/support/child-bundles.ts).
           globalSetup: [...integration.globalSetup, "tests/support/stack-global-setup.ts"],
           setupFiles: [...integration.setupFiles, "tests/support/worker-children.ts"],
