@@ -1,8 +1,8 @@
 /**
  * `npm test`: typecheck, lint, format (Prettier --check), boundaries (dependency-cruiser's rules and no cycle of folders, scripts/check-boundaries.ts),
  * docs (every path a doc names exists, scripts/check-docs.ts), unit, integration, build, end-to-end — in that
- * order (cheapest first), stopping at the first failure. The five static checks only read the tree, so they run at
- * once (STATIC_STAGES), each one's output printed whole when it ends. Each stage starts what it needs and leaves nothing running.
+ * order (cheapest first), stopping at the first failure. Some stages overlap (STAGE_BATCHES: the five static checks
+ * at once, the build beside the stack files). Each stage starts what it needs and leaves nothing running.
  * `npm test -- --skip=e2e,lint` skips stages, `--only=typecheck,unit` runs just those (for local loops; CI runs
  * everything). `npm run check` is `--only=typecheck,lint,format,boundaries,docs,unit`: the loop before a commit.
  * The integration tests are two stages, one per vitest project (vitest.config.ts): integration-db (files that need
@@ -30,7 +30,7 @@ const bin = (name: string) => resolve(root, "node_modules/.bin", name);
  * one it is rather than run into CI's 90-minute limit.
  */
 const STAGE_BUDGET_SECONDS = {
-  // The five static checks run at once (STATIC_STAGES below), so each takes longer than alone.
+  // Stages in one batch run at once (STAGE_BATCHES below), so each takes longer than alone.
   typecheck: 60,
   lint: 80,
   format: 40,
@@ -46,11 +46,23 @@ type StageName = keyof typeof STAGE_BUDGET_SECONDS;
 const HANG_FACTOR = 4;
 const HANG_FLOOR_SECONDS = 900;
 const hangAfterSeconds = (budget: number) => Math.max(budget * HANG_FACTOR, HANG_FLOOR_SECONDS);
-/** The static checks run at once: the slowest one's budget counts for them all. */
-const STATIC_STAGE_NAMES: readonly StageName[] = ["typecheck", "lint", "format", "boundaries", "docs"];
-const TOTAL_BUDGET_SECONDS =
-  Math.max(...STATIC_STAGE_NAMES.map((n) => STAGE_BUDGET_SECONDS[n])) +
-  (Object.entries(STAGE_BUDGET_SECONDS) as [StageName, number][]).filter(([n]) => !STATIC_STAGE_NAMES.includes(n)).reduce((a, [, b]) => a + b, 0);
+/**
+ * Stages that run at once, in order; each batch starts when the one before has passed.
+ * - The static checks only read the tree. One after another they took 65 s on the 2-core machine
+ *   (typecheck 17, lint 34, format 11, boundaries 3, docs 0.5), mostly one core each; at once, 53 s.
+ * - The web app's build beside the stack files: the stack's files mostly wait on their runs (a full
+ *   `npm test` used 1.1 of the 2 cores on average), and the build needs neither ports nor database.
+ *   The end-to-end stage needs the build, so it comes after both.
+ */
+const STAGE_BATCHES: readonly (readonly StageName[])[] = [
+  ["typecheck", "lint", "format", "boundaries", "docs"],
+  ["unit"],
+  ["integration-db"],
+  ["integration-stack", "build"],
+  ["e2e"],
+];
+/** A batch's stages overlap: its slowest budget counts for it. */
+const TOTAL_BUDGET_SECONDS = STAGE_BATCHES.reduce((sum, batch) => sum + Math.max(...batch.map((n) => STAGE_BUDGET_SECONDS[n])), 0);
 
 /** Names that stand for several stages in --skip and --only. */
 const STAGE_GROUPS: Record<string, string[]> = { integration: ["integration-db", "integration-stack"] };
@@ -114,13 +126,6 @@ interface StageResult {
 }
 
 /**
- * The static checks: they read the tree and write nothing the others read, so they run at once. One
- * after another they took 65 s on the 2-core machine (typecheck 17, lint 34, format 11, boundaries 3,
- * docs 0.5), mostly one core each.
- */
-const STATIC_STAGES: ReadonlySet<StageName> = new Set(STATIC_STAGE_NAMES);
-
-/**
  * Runs one stage to its end: its output goes straight through (`quiet: false`) or is kept and printed
  * whole when it ends (`quiet: true`, for stages running beside others). Stopped with SIGTERM once
  * past hangAfterSeconds of its budget. Resolves, never rejects: a stage that cannot start is a failed one.
@@ -164,21 +169,19 @@ function runStage(stage: Stage, { quiet }: { quiet: boolean }): Promise<StageRes
   });
 }
 
-// The stages to run, in order; consecutive static checks form one batch that runs at once.
-const batches: Stage[][] = [];
-for (const stage of stages) {
-  if (skip.has(stage.name) || (only.size > 0 && !only.has(stage.name))) continue;
-  const last = batches.at(-1);
-  if (last && STATIC_STAGES.has(stage.name) && last.every((s) => STATIC_STAGES.has(s.name))) last.push(stage);
-  else batches.push([stage]);
-}
+const unbatched = stages.filter((s) => STAGE_BATCHES.flat().filter((n) => n === s.name).length !== 1).map((s) => s.name);
+if (unbatched.length) throw new Error(`scripts/test.ts: stages in no batch or in two: ${unbatched.join(", ")} (STAGE_BATCHES)`);
+// The stages to run, batch by batch (STAGE_BATCHES).
+const selected = (name: StageName) => !skip.has(name) && (only.size === 0 || only.has(name));
+const batches = STAGE_BATCHES.map((names) => stages.filter((s) => names.includes(s.name) && selected(s.name))).filter((b) => b.length > 0);
 
 const startedAll = Date.now();
 const results: StageResult[] = [];
 let failed = false;
 for (const batch of batches) {
   process.stderr.write(`\n=== ${batch.map((s) => `${s.name} (budget ${STAGE_BUDGET_SECONDS[s.name]} s)`).join(", ")} ===\n`);
-  const done = await Promise.all(batch.map((stage) => runStage(stage, { quiet: batch.length > 1 })));
+  // The batch's first stage prints as it goes; the others print whole when they end.
+  const done = await Promise.all(batch.map((stage, i) => runStage(stage, { quiet: i > 0 })));
   results.push(...done);
   const bad = done.filter((r) => !r.ok);
   for (const r of bad) process.stderr.write(`\n✗ ${r.stage} failed (${r.problem})\n`);
