@@ -7,7 +7,7 @@
  * everything). `npm run check` is `--only=typecheck,lint,format,boundaries,docs,unit`: the loop before a commit.
  * The integration tests are two stages, one per vitest project (vitest.config.ts): integration-db (files that need
  * only PostgreSQL and in-process servers, several at a time) and integration-stack (files that boot the whole agent
- * stack, one at a time); `integration` in either flag names both.
+ * stack, two at a time); `integration` in either flag names both.
  * An unknown stage name in either flag is refused (exit 2), naming the stages there are; `--help` lists them.
  */
 import "./lib/runtime.ts";
