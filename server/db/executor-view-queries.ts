@@ -15,12 +15,6 @@ export function executorViewSource(e: { INNGEST_BASE_URL?: string; INNGEST_DEV?:
   return e.INNGEST_BASE_URL && !e.INNGEST_DEV ? "embedded" : "inngest";
 }
 
-interface OpEntry {
-  id?: unknown;
-  op?: unknown;
-  name?: unknown;
-}
-
 /**
  * Reads the embedded executor's durable state of the latest segment of Longhaul run `runId`: its
  * executor run (matched on the triggering event's `data.runId`: `longhaul/run.started` and
@@ -54,8 +48,10 @@ export async function readExecutorSnapshot({ prisma, runId }: { prisma: PrismaCl
   const names: Record<string, string> = {};
   let failedStep: string | null = null;
   for (const row of ops) {
-    for (const entry of (Array.isArray(row.ops) ? row.ops : []) as OpEntry[]) {
-      if (typeof entry.id !== "string" || typeof entry.name !== "string") continue;
+    // Read as the untrusted JSON it is (the SDK's 206 answer, stored as sent): an entry that is not
+    // an op object is skipped, not dereferenced.
+    for (const entry of Array.isArray(row.ops) ? row.ops : []) {
+      if (!isJsonObject(entry) || typeof entry.id !== "string" || typeof entry.name !== "string") continue;
       names[entry.id] ??= entry.name;
       if (failedStep === null && entry.op === "StepError") failedStep = entry.name;
     }

@@ -300,6 +300,11 @@ describe("JSON columns read through their codecs", () => {
     await prisma.$executeRaw`UPDATE executor_queue_item SET payload = '["h1"]'::jsonb WHERE id = ${item.id}`;
     // A view for finding what is wrong: one bad row must not take the whole page down.
     expect((await readExecutorSnapshot({ prisma, runId: t.runId }))?.items).toMatchObject([{ kind: "step", hashedId: null }]);
+    // The request log's ops are the SDK's 206 answer as sent: entries that are no op object are skipped.
+    await prisma.executorOp.create({
+      data: { runId: executorRunId, kind: "step", status: 206, durationMs: 1, ops: [null, 7, ["x"], { id: "h2", op: "StepError", name: "tool-1" }] },
+    });
+    expect(await readExecutorSnapshot({ prisma, runId: t.runId })).toMatchObject({ names: { h2: "tool-1" }, failedStep: "tool-1" });
   });
 
   it("the executor's read API names a stored event that is not an object", async () => {
