@@ -74,6 +74,9 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
           maxWorkers: UNIT_WORKERS,
+          // The CLI the CLI tests start, bundled once per run (tests/support/cli-global-setup.ts).
+          globalSetup: ["tests/support/cli-global-setup.ts"],
+          setupFiles: ["tests/support/worker-children.ts"],
         },
       },
       {

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { BUNDLE_MANIFEST, CHILD_ENTRIES } from "./child-bundles.ts";
+import { BUNDLE_MANIFEST, CHILD_ENTRIES, type ChildEntry } from "./child-bundles.ts";
 import { alive } from "./ports.ts";
 
 /** Root of this checkout. */
@@ -148,19 +148,23 @@ export async function buildChildBundles({
 }
 
 /**
- * Builds this test run's bundles of {@link CHILD_ENTRIES} into `BUNDLES_ROOT/run-<pid>` (this process's
- * pid), first removing the folders of runs whose process is gone (a run killed before its teardown).
- * Built per run, they cannot be older than the sources the run tests.
+ * Builds this test run's bundles of `entries` (default {@link CHILD_ENTRIES}) into
+ * `BUNDLES_ROOT/run-<pid>` (this process's pid; `run-<pid>-<tag>` with a tag, so two projects of one
+ * vitest process keep apart), first removing the folders of runs whose process is gone (a run killed
+ * before its teardown). Built per run, they cannot be older than the sources the run tests.
  * @returns the folder and a function that removes it.
  */
-export async function buildRunBundles(): Promise<{ dir: string; remove: () => void }> {
+export async function buildRunBundles({ entries = CHILD_ENTRIES, tag = "" }: { entries?: readonly ChildEntry[]; tag?: string } = {}): Promise<{
+  dir: string;
+  remove: () => void;
+}> {
   if (existsSync(BUNDLES_ROOT))
     for (const name of readdirSync(BUNDLES_ROOT)) {
-      const pid = Number(/^run-(\d+)$/.exec(name)?.[1]);
+      const pid = Number(/^run-(\d+)(-[a-z]+)?$/.exec(name)?.[1]);
       if (pid && pid !== process.pid && !alive(pid)) rmSync(path.join(BUNDLES_ROOT, name), { recursive: true, force: true });
     }
-  const dir = path.join(BUNDLES_ROOT, `run-${process.pid}`);
+  const dir = path.join(BUNDLES_ROOT, `run-${process.pid}${tag ? `-${tag}` : ""}`);
   rmSync(dir, { recursive: true, force: true });
-  await buildChildBundles({ outdir: dir });
+  await buildChildBundles({ outdir: dir, entries });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

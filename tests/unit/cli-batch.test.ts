@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { childNodeArgs } from "../support/child-bundles.ts";
 
 // `resume` and `cancel` take one task or a batch filter (many tasks at once); their usage
 // problems are reported all at once, before any request (the URL below answers nothing).
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], {
+  spawnSync(process.execPath, [...childNodeArgs("scripts/cli.ts"), ...args], {
     encoding: "utf8",
     env: { ...process.env, LONGHAUL_URL: "http://127.0.0.1:9", LONGHAUL_TOKEN: "lh_unused" },
   });

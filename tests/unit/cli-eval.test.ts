@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { evalGateFailures } from "../../scripts/lib/cli-eval.ts";
 import type { EvalProfileReport } from "../../server/domain/eval-report.ts";
+import { childNodeArgs } from "../support/child-bundles.ts";
 
 const profile = (name: string, passRate: number | null, notJudged = 0) =>
   ({ profile: name, passRate, notJudged, ended: 4, judged: 4 - notJudged }) as EvalProfileReport;
@@ -35,7 +36,7 @@ describe("eval gates", () => {
   it("refuses a gate without --wait as bad usage (exit 2), before calling the API", () => {
     const r = spawnSync(
       process.execPath,
-      ["--import", "tsx", "scripts/cli.ts", "eval", "run", "license-audit", "--profiles", "scripted", "--min-pass-rate", "0.9"],
+      [...childNodeArgs("scripts/cli.ts"), "eval", "run", "license-audit", "--profiles", "scripted", "--min-pass-rate", "0.9"],
       {
         encoding: "utf8",
         env: { ...process.env, LONGHAUL_URL: "http://127.0.0.1:9", LONGHAUL_TOKEN: "x" },

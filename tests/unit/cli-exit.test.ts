@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TASK_STATUSES } from "../../lib/contracts/status.ts";
 import { EXIT_CODE_TABLE, EXIT_CODES, exitCodeForTaskStatus } from "../../scripts/lib/cli-exit.ts";
 import { parseCommandLine, type CommandSpec } from "../../scripts/lib/cli-args.ts";
+import { childNodeArgs } from "../support/child-bundles.ts";
 
 // The CLI's exit code tells a task's outcome apart (README "Exit codes"), and a negative number
 // after a flag gets the flag's range message, not node parseArgs' "argument is ambiguous".
@@ -69,7 +69,7 @@ describe("a negative number after a flag", () => {
 
   it("the real CLI: --limit -5 and --cost-budget -1 exit 2 with the documented messages (checked before any request)", () => {
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], {
+      spawnSync(process.execPath, [...childNodeArgs("scripts/cli.ts"), ...args], {
         encoding: "utf8",
         env: { ...process.env, LONGHAUL_URL: "http://127.0.0.1:9" },
       });

@@ -5,8 +5,8 @@
  */
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import path from "node:path";
 import superjson from "superjson";
+import { childNodeArgs } from "../support/child-bundles.ts";
 
 /**
  * An answer of the stand-in that is an error, shaped as the app's errorFormatter makes it
@@ -73,7 +73,7 @@ export async function fakeApi(answers: Record<string, unknown> | "hang"): Promis
 /** Runs the CLI against `url` without blocking this process (the stand-in must answer); resolves to its exit code and output. */
 export function runCli(url: string, args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], {
+    const child = spawn(process.execPath, [...childNodeArgs("scripts/cli.ts"), ...args], {
       env: { ...process.env, LONGHAUL_URL: url, LONGHAUL_TOKEN: "lh_unused", ...env },
     });
     let stdout = "";

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import path from "node:path";
 import superjson from "superjson";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EvalProfileReport } from "../../server/domain/eval-report.ts";
 import { freePort } from "../support/ports.ts";
+import { childNodeArgs } from "../support/child-bundles.ts";
 
 // The real CLI against a stand-in for the web app's API that goes away mid-wait (a restart: the port
 // refuses connections), then answers 503 "the database is unavailable" (the app is back, its database
@@ -64,7 +64,7 @@ function restartableApi(port: number) {
 
 /** Starts the CLI without waiting for it; its output so far and its end can be watched. */
 function startCli(url: string, args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../scripts/cli.ts"), ...args], {
+  const child = spawn(process.execPath, [...childNodeArgs("scripts/cli.ts"), ...args], {
     env: { ...process.env, LONGHAUL_URL: url, LONGHAUL_TOKEN: "lh_unused", LONGHAUL_CLI_TIMEOUT: "5" },
   });
   let stdout = "";
