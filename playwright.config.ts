@@ -32,14 +32,15 @@ const SHARED_STATE_SPECS = [
 ].map((f) => `**/${f}`);
 
 /**
- * Playwright workers (E2E_WORKERS, default 2). Two share the one web server, executor and database:
+ * Playwright workers (E2E_WORKERS, default 1). Two share the one web server, executor and database:
  * `own-state` on both, then `shared-state` on one (it depends on `own-state`, so it starts after).
- * The suite took 338 s against 447 s with one, load 6–7 (docs/BENCHMARKS.md, "The test loop's
- * time"). A project that depends on another is skipped when the other fails, so a failing
- * `own-state` spec hides the `shared-state` results of that run: E2E_WORKERS=1 runs every spec in
- * one queue, with no dependency.
+ * Two took the suite from 447 s to 338–367 s on the 2-core machine, but are not the default yet: in
+ * one of four full runs at load ~10 two own-state specs failed (a layout check measured the page
+ * while it was still settling, since fixed; a `page.goto` aborted, not understood), and a project
+ * that depends on another is skipped when the other fails, so such a failure also hides the
+ * `shared-state` results (docs/BENCHMARKS.md, "The test loop's time").
  */
-const workers = Number(process.env.E2E_WORKERS ?? 2);
+const workers = Number(process.env.E2E_WORKERS ?? 1);
 
 /**
  * Whether this run names spec files, lines or a title filter (`npx playwright test tests/e2e/x.spec.ts`).

@@ -194,15 +194,44 @@ test("the run page: one readable column at 800 px, the step list above the fold 
     await page.goto(taskUrl);
     const rows = page.getByRole("list", { name: "Steps" }).getByRole("listitem");
     await expect(rows.first()).toBeVisible();
-    const timeline = (await page.getByTestId("timeline-section").boundingBox())!;
-    const details = (await page.getByRole("complementary", { name: "Details" }).boundingBox())!;
-    const main = (await page.locator("main").boundingBox())!;
+    // The three boxes read together, and read again until the page has settled: the timeline grows
+    // as the rest of its rows and panels come in, and boxes read apart, or mid-way, can disagree.
+    const boxes = () =>
+      Promise.all([
+        page.getByTestId("timeline-section").boundingBox(),
+        page.getByRole("complementary", { name: "Details" }).boundingBox(),
+        page.locator("main").boundingBox(),
+      ]).then(([timeline, details, main]) => ({ timeline: timeline!, details: details!, main: main! }));
     if (width < 1024) {
       // One column: the timeline as wide as the page, the details below it.
-      expect(timeline.width, `timeline at ${width}px`).toBeGreaterThanOrEqual(main.width - 2);
-      expect(details.y, `details below the timeline at ${width}px`).toBeGreaterThanOrEqual(timeline.y + timeline.height - 1);
+      await expect
+        .poll(
+          async () => {
+            const { timeline, main } = await boxes();
+            return timeline.width - (main.width - 2);
+          },
+          { message: `timeline at ${width}px` },
+        )
+        .toBeGreaterThanOrEqual(0);
+      await expect
+        .poll(
+          async () => {
+            const { timeline, details } = await boxes();
+            return details.y - (timeline.y + timeline.height - 1);
+          },
+          { message: `details below the timeline at ${width}px` },
+        )
+        .toBeGreaterThanOrEqual(0);
     } else {
-      expect(details.x, `details beside the timeline at ${width}px`).toBeGreaterThanOrEqual(timeline.x + timeline.width - 1);
+      await expect
+        .poll(
+          async () => {
+            const { timeline, details } = await boxes();
+            return details.x - (timeline.x + timeline.width - 1);
+          },
+          { message: `details beside the timeline at ${width}px` },
+        )
+        .toBeGreaterThanOrEqual(0);
     }
     // Step summaries have room to read: at least 30 characters of width, never "fi…".
     const summary = page.getByTestId("step-summary").first();
