@@ -202,36 +202,15 @@ test("the run page: one readable column at 800 px, the step list above the fold 
         page.getByRole("complementary", { name: "Details" }).boundingBox(),
         page.locator("main").boundingBox(),
       ]).then(([timeline, details, main]) => ({ timeline: timeline!, details: details!, main: main! }));
+    /** Waits until `gap` of the settled boxes is at least 0. */
+    const settlesAtLeastZero = (message: string, gap: (b: Awaited<ReturnType<typeof boxes>>) => number) =>
+      expect.poll(async () => gap(await boxes()), { message }).toBeGreaterThanOrEqual(0);
     if (width < 1024) {
       // One column: the timeline as wide as the page, the details below it.
-      await expect
-        .poll(
-          async () => {
-            const { timeline, main } = await boxes();
-            return timeline.width - (main.width - 2);
-          },
-          { message: `timeline at ${width}px` },
-        )
-        .toBeGreaterThanOrEqual(0);
-      await expect
-        .poll(
-          async () => {
-            const { timeline, details } = await boxes();
-            return details.y - (timeline.y + timeline.height - 1);
-          },
-          { message: `details below the timeline at ${width}px` },
-        )
-        .toBeGreaterThanOrEqual(0);
+      await settlesAtLeastZero(`timeline at ${width}px`, ({ timeline, main }) => timeline.width - (main.width - 2));
+      await settlesAtLeastZero(`details below the timeline at ${width}px`, ({ timeline, details }) => details.y - (timeline.y + timeline.height - 1));
     } else {
-      await expect
-        .poll(
-          async () => {
-            const { timeline, details } = await boxes();
-            return details.x - (timeline.x + timeline.width - 1);
-          },
-          { message: `details beside the timeline at ${width}px` },
-        )
-        .toBeGreaterThanOrEqual(0);
+      await settlesAtLeastZero(`details beside the timeline at ${width}px`, ({ timeline, details }) => details.x - (timeline.x + timeline.width - 1));
     }
     // Step summaries have room to read: at least 30 characters of width, never "fi…".
     const summary = page.getByTestId("step-summary").first();
