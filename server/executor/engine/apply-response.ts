@@ -143,7 +143,7 @@ const OP_HANDLERS: Record<string, OpHandler> = {
     const childEvent: ExecutorEventPayload = {
       name: "inngest/function.invoked",
       data: {
-        ...(payload.data && typeof payload.data === "object" ? payload.data : {}),
+        ...(isJsonObject(payload.data) ? payload.data : {}),
         _inngest: { source_fn_id: s.run.functionId, source_run_id: s.run.id, invoke_correlation_id: `${s.run.id}.${op.id}`, expire: expiresAt.getTime() },
       },
       id: newUlid(),

@@ -1,4 +1,5 @@
 import { evalCel } from "../cel.ts";
+import type { FunctionConfig } from "../registry.ts";
 import { eventIds } from "../util.ts";
 import { DEDUPE_WINDOW_MS, inTx, type EngineContext, type ExecutorEventPayload, type Tx } from "./context.ts";
 import { cancelRun, insertRuns, planRun, resolveAsyncStep, startRun, type RunPlan } from "./runs.ts";
@@ -9,7 +10,8 @@ import { executorEventDataJson, executorEventRawJson, executorFunctionConfigJson
 /** Event ingest: store, dedupe, then cancel pauses, wait pauses and triggers (§7.1 item 2). */
 
 type PauseRow = { id: string; runId: string; kind: string; hashedId: string | null; expression: string | null; runEvent: unknown };
-type FunctionRow = { id: string; config: unknown; retries: number };
+/** A function an event may trigger, its config decoded once when the rows are read. */
+type FunctionRow = { id: string; config: FunctionConfig; retries: number };
 
 /**
  * What the events of one `POST /e/{key}` share (one transaction): the functions and the pauses for
@@ -194,11 +196,12 @@ async function processEvent(ctx: EngineContext, tx: Tx, event: ExecutorEventPayl
   }
   let fns = cache?.functions.get(event.name);
   if (!fns) {
-    fns = await tx.executorFunction.findMany({ where: { events: { has: event.name } }, select: { id: true, config: true, retries: true } });
+    const rows = await tx.executorFunction.findMany({ where: { events: { has: event.name } }, select: { id: true, config: true, retries: true } });
+    fns = rows.map((f) => ({ ...f, config: executorFunctionConfigJson.decode(f.config, f.id) }));
     cache?.functions.set(event.name, fns);
   }
   for (const fn of fns) {
-    const config = executorFunctionConfigJson.decode(fn.config, fn.id);
+    const config = fn.config;
     const triggered = (config.triggers ?? []).some((t) => {
       if (t.event !== event.name) return false;
       if (!t.expression) return true;
