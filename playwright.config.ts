@@ -66,8 +66,13 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     storageState: join(process.env.LONGHAUL_E2E_DATA, "e2e-admin-state.json"),
-    trace: "retain-on-failure",
-    launchOptions: chromiumLaunchOptions(),
+    // A failed test keeps its trace (actions, DOM snapshots, network, console) but no screencast:
+    // its frames cost the browser 56 s of CPU in a full run (200 → 144 s; the suite 319 → 303 s;
+    // docs/BENCHMARKS.md, "The test loop's time"), and a trace's DOM snapshots show the page anyway.
+    trace: { mode: "retain-on-failure", screenshots: false },
+    // The headless shell: the same Chromium for half the CPU (scripts/lib/chromium.ts); a spec that
+    // needs the full browser says so with `test.use`.
+    launchOptions: chromiumLaunchOptions("shell"),
   },
   webServer: {
     command: `node --import tsx scripts/start.ts --no-build`,

@@ -1,6 +1,14 @@
+import { existsSync } from "node:fs";
+
 /**
  * How Longhaul's browser runs start Debian's Chromium (docs/STACK.md pitfall 5): the one copy, for the
  * e2e tests (playwright.config.ts `launchOptions`) and bench:ui (scripts/bench-ui.ts).
+ *
+ * Debian ships two builds of the same Chromium: the browser (package `chromium`) and the headless
+ * shell (package `chromium-headless-shell`), the build Playwright itself runs for headless tests. The
+ * shell has no browser window to composite, so it does the same pages for about half the CPU: the
+ * e2e suite's browser used 112 s of CPU instead of 226 s, and the suite ran 276 s instead of 336 s on
+ * the 2-core machine (docs/BENCHMARKS.md, "The test loop's time").
  */
 
 /** Chromium's command-line flags: headless, no sandbox (root in a container), no GPU, QUIC or background traffic. */
@@ -15,7 +23,22 @@ export const CHROMIUM_ARGS: readonly string[] = [
   "--disable-sync",
 ];
 
-/** Playwright's launch options for it: `CHROMIUM_PATH`, else /usr/bin/chromium, with CHROMIUM_ARGS. */
-export function chromiumLaunchOptions(): { executablePath: string; args: string[] } {
-  return { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] };
+/**
+ * Which build to start: `browser` is the full browser (what a user runs; bench:ui measures pages in
+ * it, and the Web Notifications API works there: the shell reports `Notification.permission` as
+ * "denied" whatever was granted); `shell` is the headless shell, falling back to the browser where
+ * the shell is not installed.
+ */
+export type ChromiumBuild = "browser" | "shell";
+
+/**
+ * Playwright's launch options for a build, with CHROMIUM_ARGS.
+ * - browser: `CHROMIUM_PATH`, else /usr/bin/chromium.
+ * - shell: `CHROMIUM_SHELL_PATH`, else /usr/bin/chromium-headless-shell if it exists, else the browser.
+ */
+export function chromiumLaunchOptions(build: ChromiumBuild = "browser"): { executablePath: string; args: string[] } {
+  const browser = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  const shell = process.env.CHROMIUM_SHELL_PATH ?? "/usr/bin/chromium-headless-shell";
+  const executablePath = build === "shell" && (process.env.CHROMIUM_SHELL_PATH !== undefined || existsSync(shell)) ? shell : browser;
+  return { executablePath, args: [...CHROMIUM_ARGS] };
 }

@@ -1,5 +1,9 @@
 import { expect, test } from "@playwright/test";
+import { chromiumLaunchOptions } from "../../scripts/lib/chromium.ts";
 import { launchLoopUntilEscalated } from "./helpers.ts";
+
+// The full browser: the headless shell reports Notification.permission "denied" whatever is granted.
+test.use({ launchOptions: chromiumLaunchOptions("browser") });
 
 // Escalations reach a person: a signed-in handler with the dashboard open in a tab hears
 // of a new escalation through a browser notification, not only through the nav's badge.
