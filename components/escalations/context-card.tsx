@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc.tsx";
+import type { LiveState } from "@/components/live/use-live-updates.tsx";
 import { CardContext } from "./card/card-context.tsx";
 import { CardHeading } from "./card/card-heading.tsx";
 import { ClaimLine } from "./card/claim-line.tsx";
@@ -25,12 +26,14 @@ export { parseExtra, UI_UNDO_SECONDS } from "./card/use-decision-form.ts";
  * the escalation is no longer open the buttons are disabled and the card says who decided what, when.
  * The form's state and the mutations live in {@link useDecisionForm}; the panels in ./card/.
  */
-export function ContextCard({ escalationId, me }: { escalationId: string; me: string }) {
+export function ContextCard({ escalationId, me, live }: { escalationId: string; me: string; live: LiveState }) {
   const trpc = useTRPC();
   const card = useQuery({
     ...trpc.escalation.get.queryOptions({ escalationId }),
-    // Live updates cover tasks only: poll, faster while a decision waits out its window or is applied.
-    refetchInterval: (q) => (q.state.data?.status === "applied" ? 30_000 : q.state.data?.status === "open" ? 5_000 : 1_000),
+    // The inbox's live stream refreshes it when the escalation changes (a claim, a take-over, a
+    // decision or undo made elsewhere), so an open one is polled every 30 s while the stream is up and
+    // every 5 s while it is down; a decision waiting out its window or being applied every second.
+    refetchInterval: (q) => (q.state.data?.status === "applied" ? 30_000 : q.state.data?.status === "open" ? (live === "live" ? 30_000 : 5_000) : 1_000),
   });
   const e = card.data;
   const form = useDecisionForm(escalationId, e);
@@ -42,7 +45,7 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
   const open = e.status === "open";
   const left = waiting ? secondsLeft(e.applyInMs, card.dataUpdatedAt, now) : 0;
   const mine = e.decidedBy === me;
-  const { claim, release, undo } = form.mutations;
+  const { claim, release, undo, applyNow } = form.mutations;
 
   return (
     <div className="min-w-0 space-y-5 p-4 lg:p-6" data-testid="context-card">
@@ -54,6 +57,8 @@ export function ContextCard({ escalationId, me }: { escalationId: string; me: st
           left={left}
           undoPending={undo.isPending}
           onUndo={() => undo.mutate({ escalationId })}
+          applyNowPending={applyNow.isPending}
+          onApplyNow={() => applyNow.mutate({ escalationId })}
         />
       )}
       <CardHeading e={e} />

@@ -25,7 +25,8 @@ import { assigneeFilterOptions } from "@/lib/contracts/escalation.ts";
  */
 export function EscalationInbox() {
   const trpc = useTRPC();
-  const live = useLiveUpdates();
+  // Every write to an escalation row (a new one, a claim, a decision, an undo) refreshes the list and the card.
+  const live = useLiveUpdates(undefined, { scope: "escalation" });
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
@@ -89,7 +90,11 @@ export function EscalationInbox() {
         </div>
       </section>
       <section className="min-w-0 flex-1 overflow-auto" aria-label="Context card">
-        {selected ? <ContextCard key={selected} escalationId={selected} me={me} /> : <p className="p-8 text-sm text-zinc-500">Select an escalation.</p>}
+        {selected ? (
+          <ContextCard key={selected} escalationId={selected} me={me} live={live} />
+        ) : (
+          <p className="p-8 text-sm text-zinc-500">Select an escalation.</p>
+        )}
       </section>
     </div>
   );

@@ -17,31 +17,37 @@ const pageVisibility = {
 };
 
 /**
- * Subscribes to `/api/live` (SSE over PostgreSQL LISTEN/NOTIFY) and invalidates the task queries
- * when something changes — for one task when `taskId` is given — and, each time the stream opens,
+ * What a page follows: `task` — every change of the run state (any table), invalidating the task
+ * queries (`task.*`); `escalation` — writes to escalation rows only (`/api/live?tables=escalation`),
+ * invalidating the escalation queries (`escalation.*`: the inbox's list and its card).
+ */
+export type LiveScope = "task" | "escalation";
+
+/**
+ * Subscribes to `/api/live` (SSE over PostgreSQL LISTEN/NOTIFY) and invalidates the `scope`'s queries
+ * (default `task`, {@link LiveScope}) when something changes — for one task when `taskId` is given — and, each time the stream opens,
  * those read before it opened, so a page opened, reconnected or left in the background converges
  * without waiting for a new event or a click (live-stream.ts connectLive: a hidden page keeps its
  * stream; one the browser gave up on is opened again, at once when the page is shown). While the
  * stream is down the state is "polling" and callers fall back to a 5 s refetch interval (live
  * over SSE, polling when the stream is down), at most every 30 s while the page is hidden (pollInterval).
  */
-export function useLiveUpdates(taskId?: string): LiveState {
+export function useLiveUpdates(taskId?: string, { scope = "task" }: { scope?: LiveScope } = {}): LiveState {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [state, setState] = useState<LiveState>("connecting");
 
-  useEffect(
-    () =>
-      connectLive({
-        url: taskId ? `/api/live?taskId=${encodeURIComponent(taskId)}` : "/api/live",
-        queryClient,
-        filter: trpc.task.pathFilter(),
-        onState: setState,
-        open: (url) => new EventSource(url),
-        visibility: pageVisibility,
-      }),
-    [taskId, queryClient, trpc],
-  );
+  useEffect(() => {
+    const params = new URLSearchParams([...(taskId ? [["taskId", taskId]] : []), ...(scope === "escalation" ? [["tables", "escalation"]] : [])]);
+    return connectLive({
+      url: params.size ? `/api/live?${params.toString()}` : "/api/live",
+      queryClient,
+      filter: scope === "escalation" ? trpc.escalation.pathFilter() : trpc.task.pathFilter(),
+      onState: setState,
+      open: (url) => new EventSource(url),
+      visibility: pageVisibility,
+    });
+  }, [taskId, scope, queryClient, trpc]);
 
   return state;
 }

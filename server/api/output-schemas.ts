@@ -106,6 +106,13 @@ export const undoOutput = z.strictObject({
   at: z.date(),
 });
 
+/** `escalation.applyNow`: `alreadyDue` when the decision was due or applied before this call. */
+export const applyNowOutput = z.strictObject({
+  escalationId: z.string(),
+  decision: z.string(),
+  alreadyDue: z.boolean(),
+});
+
 /** `escalation.claim`. */
 export const claimOutput = z.strictObject({ escalationId: z.string(), claimedBy: z.string(), claimedAt: z.date() });
 

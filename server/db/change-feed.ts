@@ -27,6 +27,22 @@ export function parseChangeEvent(payload: string): ChangeEvent | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** The tables whose writes notify (the triggers of server/db/sql/live-notify.sql), as a change event's `t`. */
+export const LIVE_TABLES = ["task", "run", "step", "fact", "artifact", "outbox_message", "checkpoint", "alert", "escalation"] as const;
+
+/**
+ * The `tables` filter of a live stream (`/api/live?tables=escalation,task`): `{tables}`, the tables
+ * named, or null for every table when the parameter is absent; `{error}` naming the parameter, the
+ * first unknown name (at most 50 characters of it) and the tables there are.
+ */
+export function parseLiveTables(param: string | null): { tables: ReadonlySet<string> | null } | { error: string } {
+  if (param === null) return { tables: null };
+  const unknown = param.split(",").find((t) => !LIVE_TABLES.some((known) => known === t));
+  if (unknown !== undefined)
+    return { error: `tables: unknown table ${JSON.stringify(unknown.slice(0, 50))}; a comma-separated list of ${LIVE_TABLES.join(", ")}` };
+  return { tables: new Set(param.split(",")) };
+}
+
 const CHANNEL = "longhaul_changes";
 
 /**

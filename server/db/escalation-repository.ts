@@ -1,6 +1,7 @@
 import type { OpenEscalationInput } from "../agent/ports.ts";
 import { ulid } from "ulid";
 import type { ClaimPorts, DecidePorts, EscalationState } from "../domain/decide-escalation.ts";
+import { ESCALATION_DECISIONS, type EscalationDecision } from "../../lib/contracts/escalation.ts";
 import { crashPoint } from "../fault-injection.ts";
 import { prismaDecisionApplyPorts } from "./apply-decision-ports.ts";
 import { Prisma, type PrismaClient } from "./client.ts";
@@ -172,7 +173,40 @@ export function prismaDecidePorts({
       await sendRunStarted(event);
     },
     undoDecision: ({ escalationId, actor, expectedApplyAfter, onlyBy }) => undoDecision({ prisma, escalationId, actor, expectedApplyAfter, onlyBy }),
+    endUndoWindow: ({ escalationId, onlyBy }) => endUndoWindow({ prisma, escalationId, onlyBy }),
   };
+}
+
+/**
+ * Ends a decision's undo window now ("Apply now"): one guarded write, `status = decided AND
+ * applyAfter = <as read> AND applyAfter > database now AND decidedBy = onlyBy` → `applyAfter =
+ * database now`. Returns the decision and its new `applyAfter`, `{ok: false, state}` when the
+ * condition did not hold (undone, applied, the window over, someone else's), or null when the
+ * escalation does not exist.
+ */
+export async function endUndoWindow({
+  prisma,
+  escalationId,
+  onlyBy,
+}: {
+  prisma: PrismaClient;
+  escalationId: string;
+  onlyBy: string;
+}): Promise<{ ok: true; decision: EscalationDecision; applyAfter: Date } | { ok: false; state: EscalationState } | null> {
+  const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { decision: true, applyAfter: true } });
+  if (!e) return null;
+  const now = await dbNow(prisma);
+  const decision = e.decision === null ? undefined : ESCALATION_DECISIONS.find((d) => d === e.decision);
+  const updated =
+    e.applyAfter !== null && decision !== undefined
+      ? await prisma.escalation.updateMany({
+          where: { id: escalationId, status: "decided", decidedBy: onlyBy, applyAfter: { equals: e.applyAfter, gt: now } },
+          data: { applyAfter: now },
+        })
+      : { count: 0 };
+  if (updated.count === 1 && decision !== undefined) return { ok: true, decision, applyAfter: now };
+  const state = await readState(prisma, escalationId);
+  return state ? { ok: false, state } : null;
 }
 
 /**

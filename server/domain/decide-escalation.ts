@@ -267,6 +267,12 @@ export interface DecidePorts {
    * cleared, and the undo recorded as a human step on the escalated run's timeline (who, when, what).
    * `expectedApplyAfter`, when given, must also match (undo of that decision only).
    */
+  /**
+   * Guarded write: `status = decided AND applyAfter > database now AND decidedBy = onlyBy` →
+   * `applyAfter = database now` (the undo window ends early; the decision is due at once). The pending
+   * `escalation-apply`, which carries the old `applyAfter`, then finds it superseded.
+   */
+  endUndoWindow(input: { escalationId: string; onlyBy: string }): Promise<GuardedWrite<{ decision: EscalationDecision; applyAfter: Date }>>;
   /** `onlyBy`: undo only a decision made by this actor (a handler may take back their own decision, not another's). */
   undoDecision(input: {
     escalationId: string;
@@ -370,14 +376,62 @@ export async function decideEscalation({
     }
     return { escalationId: input.escalationId, decision: input.decision, applyAt, undoSeconds: input.undoSeconds };
   }
-  // Applied in the request, so a decision never depends on the waiting run having registered its
-  // wait in time; the waiting run, woken by the event or its timeout, then finds it applied. A start
-  // lost between the commit and the send is re-sent by the recovery sweep.
-  const applied = await applyDecision({ escalationId: input.escalationId, ports: ports.apply });
-  if (applied.outcome === "applied" && applied.start) await ports.sendRunStarted(applied.start);
-  // Wakes the waiting run so it can end; best-effort (its wait also times out and re-reads the row).
-  await ports.sendApplied({ escalationId: input.escalationId, decision: input.decision }).catch(() => {});
+  await applyInRequest(input.escalationId, input.decision, ports);
   return { escalationId: input.escalationId, decision: input.decision, applyAt: null, undoSeconds: 0 };
+}
+
+/**
+ * Applies a due decision in the request, so it never depends on the waiting run having registered
+ * its wait in time (the waiting run, woken by the event or its timeout, then finds it applied); sends
+ * the resumed run's start, then wakes the waiting run (best-effort). A start lost between the commit
+ * and the send is re-sent by the recovery sweep; a decision whose application fails is applied by it.
+ */
+async function applyInRequest(escalationId: string, decision: EscalationDecision, ports: Pick<DecidePorts, "apply" | "sendRunStarted" | "sendApplied">) {
+  const applied = await applyDecision({ escalationId, ports: ports.apply });
+  if (applied.outcome === "applied" && applied.start) await ports.sendRunStarted(applied.start);
+  await ports.sendApplied({ escalationId, decision }).catch(() => {});
+  return applied;
+}
+
+/** "Apply now" of a decision waiting out its undo window. */
+export const applyNowInputSchema = inputObject({ escalationId: escalationIdSchema });
+
+/**
+ * "Apply now": the handler who decided ends their decision's undo window early and applies it in
+ * the request, as a decision made with `undoSeconds` 0 is (the resumed run starts now, not when the
+ * window would have ended). The write is guarded (`ports.endUndoWindow`): an undo and an Apply now
+ * racing inside the window resolve to one of them, and the pending `escalation-apply` finds the
+ * decision superseded when it wakes.
+ * Idempotent: a decision being applied or applied, or the caller's own already due, answers
+ * `alreadyDue: true` and changes nothing (a second click, or the window ending meanwhile).
+ * Returns the decision and whether this call ended the window.
+ * @throws AppError NOT_FOUND; CONFLICT when someone else decided (only they can apply it early) or
+ *   there is no decision (open: never decided, or undone).
+ */
+export async function applyDecisionNow({
+  input,
+  actor,
+  ports,
+}: {
+  input: z.output<typeof applyNowInputSchema>;
+  actor: string;
+  ports: Pick<DecidePorts, "endUndoWindow" | "apply" | "sendRunStarted" | "sendApplied">;
+}): Promise<{ escalationId: string; decision: string; alreadyDue: boolean }> {
+  const ended = await ports.endUndoWindow({ escalationId: input.escalationId, onlyBy: actor });
+  if (ended === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
+  if (!ended.ok) {
+    const s = ended.state;
+    if (s.status === "open") throw new AppError("CONFLICT", `escalation ${input.escalationId} has no decision to apply (it is open)`);
+    if (s.status === "decided" && s.decidedBy !== actor)
+      throw new AppError(
+        "CONFLICT",
+        `escalation ${input.escalationId}: only ${s.decidedBy ?? "the handler who decided"}, who decided (${describeDecision(s)}), can apply it early`,
+      );
+    // Being applied or applied, or mine and already due (its window over, or none): nothing to end.
+    return { escalationId: input.escalationId, decision: s.decision ?? "", alreadyDue: true };
+  }
+  await applyInRequest(input.escalationId, ended.decision, ports);
+  return { escalationId: input.escalationId, decision: ended.decision, alreadyDue: false };
 }
 
 /**

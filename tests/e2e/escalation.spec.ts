@@ -16,7 +16,13 @@ test("a handler opens the inbox, reads the context card, resumes with guidance, 
   await expect(card.getByTestId("card-wait-timeout")).toContainText(/If no one decides by .* UTC: reminder 1 of 4 .*Nothing is decided on its own\./);
   await card.getByLabel("Guidance for the agent").fill("Stop listing the folder: read the README and finish.");
   await card.getByRole("button", { name: "Resume" }).click();
+  // The decider need not wait out the undo window: Apply now applies it at once (the dollar-ceiling test waits it out).
+  const banner = page.getByTestId("undo-banner");
+  await expect(banner).toContainText("Resumed by you — decided, applies in");
+  await banner.getByRole("button", { name: "Apply now" }).click();
+  await expect(banner).toHaveCount(0);
   await expect(page.getByTestId("decided")).toContainText("resume by operator");
+  await expect(page.getByTestId("decided")).toContainText("· applied");
 
   // Back on the run page, the resumed run finishes.
   await page.goto(taskUrl);
@@ -146,8 +152,12 @@ test("a task launched with 'Ask a human before risky actions' waits for approval
   expect(buttons.indexOf("Approve")).toBeLessThan(buttons.indexOf("Resume with guidance"));
   expect(buttons.indexOf("Reject")).toBeLessThan(buttons.indexOf("Resume with guidance"));
   await card.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByTestId("undo-banner")).toContainText("Approved by you — decided, applies in");
-  await expect(card.getByTestId("decided")).toContainText("· applied", { timeout: 30_000 });
+  const banner = page.getByTestId("undo-banner");
+  await expect(banner).toContainText("Approved by you — decided, applies in");
+  // Apply now, double-clicked: applied once (the button waits on the first click; a repeat that
+  // reaches the server is answered alreadyDue, tests/integration/escalation-undo.test.ts).
+  await banner.getByRole("button", { name: "Apply now" }).dblclick();
+  await expect(card.getByTestId("decided")).toContainText("· applied");
   await expect(card.getByTestId("decided")).toContainText("approve by operator");
   await page.goto(taskUrl);
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 90_000 });

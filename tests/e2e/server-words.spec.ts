@@ -23,3 +23,12 @@ test("Package limit 1e3 is refused in the form and nothing is launched", async (
   await expect(page).toHaveURL(/\/tasks\/new/);
   expect(launches).toEqual([]);
 });
+
+test("a live stream asked for a table that does not notify is refused 400, naming the parameter and the tables", async ({ page }) => {
+  const refused = await page.request.get("/api/live?tables=escalation,users");
+  expect(refused.status()).toBe(400);
+  expect(((await refused.json()) as { error: string }).error).toBe(
+    'tables: unknown table "users"; a comma-separated list of task, run, step, fact, artifact, outbox_message, checkpoint, alert, escalation',
+  );
+  expect((await page.request.get("/api/live?tables=")).status()).toBe(400);
+});

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { prismaClaimPorts, readDecision } from "../../server/db/escalation-repository.ts";
 import { SCENARIO_GOAL } from "../../server/db/seed.ts";
-import { claimEscalation, releaseEscalation, undoEscalationDecision, type EscalationDecision } from "../../server/domain/decide-escalation.ts";
+import {
+  applyDecisionNow,
+  claimEscalation,
+  releaseEscalation,
+  undoEscalationDecision,
+  type EscalationDecision,
+} from "../../server/domain/decide-escalation.ts";
 import { AppError } from "../../server/errors.ts";
 import { findExecutorRuns, waitFor, type AgentStack } from "../support/agent-stack.ts";
 import { useAgentStack } from "../support/fixtures.ts";
@@ -121,6 +127,48 @@ describe("escalation undo window", () => {
     expect((late as AppError).code).toBe("CONFLICT");
     expect((late as AppError).message).toContain(`already applied at ${isoUtc(applied.appliedAt!)}`);
     expect(await stack.db.run.count({ where: { taskId } })).toBe(2);
+  });
+
+  it("Apply now ends the window: applied at once, the same click twice resumes once, and the pending escalation-apply finds it superseded", async () => {
+    const { taskId, runId } = await launchLoop();
+    expect(await stack.waitForTaskStatus(taskId, ["waiting_for_human", "completed", "failed", "dead_end"])).toBe("waiting_for_human");
+    const esc = await stack.waitForOpenEscalation(taskId);
+    const decided = await decide(esc.id, "resume", { guidance: "Stop listing the folder: read the README and finish.", undoSeconds: 5 });
+    const applyNow = (actor: string) => applyDecisionNow({ input: { escalationId: esc.id }, actor, ports: stack.decidePorts() });
+
+    // Only the handler who decided may end the window.
+    const notYours = (await applyNow("handler-b").catch((e: unknown) => e)) as AppError;
+    expect(notYours.code).toBe("CONFLICT");
+    expect(notYours.message).toMatch(/only handler-a, who decided \(resume by handler-a\), can apply it early/);
+
+    // A double click: two calls at once apply it once.
+    const both = await Promise.all([applyNow("handler-a"), applyNow("handler-a")]);
+    expect(both.map((r) => r.alreadyDue).sort()).toEqual([false, true]);
+    const applied = await stack.db.escalation.findUniqueOrThrow({ where: { id: esc.id } });
+    expect(applied.status).toBe("applied");
+    expect(applied.appliedAt!.getTime()).toBeLessThan(new Date(decided.applyAt!).getTime());
+    expect(applied.applyAfter!.getTime()).toBeLessThan(new Date(decided.applyAt!).getTime());
+
+    expect(await stack.waitForTaskStatus(taskId, ["completed", "failed", "dead_end", "cancelled"], 60_000)).toBe("completed");
+    const runs = await stack.db.run.findMany({ where: { taskId }, orderBy: { startedAt: "asc" } });
+    expect(runs.map((r) => `${r.cause}:${r.status}`)).toEqual(["initial:escalated", "resume:completed"]);
+    expect(applied.resultRunId).toBe(runs[1]!.id);
+    expect(await stack.waitForExecutorRun(runId)).toBe("completed");
+
+    // The escalation-apply that slept until the old window's end wakes and leaves the row alone.
+    const applies = await waitFor(
+      "escalation-apply to end",
+      async () => {
+        const r = await applyRuns(esc.id);
+        return r.length === 1 && r[0]!.status === "completed" ? r : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(applies[0]!.output?.outcome).toBe("superseded");
+    expect(await stack.db.run.count({ where: { taskId } })).toBe(2);
+    // Too late to undo it now.
+    expect(((await undo(esc.id).catch((e: unknown) => e)) as AppError).message).toMatch(/already applied/);
   });
 
   it("an undo racing the end of the window either wins (nothing applied) or is refused (applied once)", async () => {

@@ -63,6 +63,7 @@ describe("decisionTargetProblems: the decision fits the escalation", () => {
       apply: fakeApplyPorts(),
       sendRunStarted: () => Promise.resolve(),
       undoDecision: () => Promise.resolve(null),
+      endUndoWindow: () => Promise.resolve(null),
     };
     const err = await decideEscalation({ input: parse("approve"), actor: "ann", ports }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);

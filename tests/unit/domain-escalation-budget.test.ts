@@ -126,6 +126,7 @@ describe("decideEscalation checks the target before recording", () => {
       apply: fakeApplyPorts(),
       sendRunStarted: () => Promise.resolve(),
       undoDecision: () => Promise.resolve(null),
+      endUndoWindow: () => Promise.resolve(null),
     };
     return { p, recorded };
   }

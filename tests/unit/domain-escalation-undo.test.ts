@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { isoUtc } from "../../lib/contracts/dates.ts";
 import {
+  applyDecisionNow,
   claimEscalation,
+  ESCALATION_DECISIONS,
   decideEscalation,
   decideEscalationInputSchema,
   releaseEscalation,
@@ -90,6 +92,15 @@ function fakeStore() {
       Object.assign(r, { status: "open", decision: null, decidedBy: null, decidedAt: null, applyAfter: null, guidance: null });
       events.push(`undo by ${actor}`);
       return { ok: true, undone };
+    },
+    async endUndoWindow({ escalationId, onlyBy }) {
+      const r = rows.get(escalationId);
+      if (!r) return null;
+      const inWindow = r.status === "decided" && r.applyAfter !== null && r.applyAfter.getTime() > now && r.decidedBy === onlyBy;
+      if (!inWindow) return { ok: false, state: state(escalationId)! };
+      r.applyAfter = new Date(now);
+      events.push(`window ended by ${onlyBy}`);
+      return { ok: true, decision: ESCALATION_DECISIONS.find((d) => d === r.decision)!, applyAfter: r.applyAfter };
     },
   };
   const claim: ClaimPorts = {
@@ -260,5 +271,53 @@ describe("claims", () => {
       /is closed: resume by bob was applied at/,
     );
     expect((await errorOf(claimEscalation({ input: { escalationId: "esc_x" }, actor: "carl", ports: s.claim }))).code).toBe("NOT_FOUND");
+  });
+});
+
+describe("Apply now", () => {
+  const applyNow = (s: ReturnType<typeof fakeStore>, actor = "ann") => applyDecisionNow({ input: { escalationId: "esc_1" }, actor, ports: s.decide });
+
+  it("the decider ends the window: applied in the request at once, escalation.applied sent", async () => {
+    const s = fakeStore();
+    await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    s.tick(2_000);
+    s.events.length = 0;
+    expect(await applyNow(s)).toEqual({ escalationId: "esc_1", decision: "resume", alreadyDue: false });
+    expect(s.events).toEqual(["window ended by ann", "applyNow esc_1", "applied esc_1 resume"]);
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", applyAfter: new Date(1_002_000), appliedAt: new Date(1_002_000) });
+    // Too late to undo what was applied early.
+    expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(/already applied/);
+  });
+
+  it("a second click, or a click after the window ended, changes nothing and says it was already due", async () => {
+    const s = fakeStore();
+    await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    await applyNow(s);
+    s.events.length = 0;
+    expect(await applyNow(s)).toEqual({ escalationId: "esc_1", decision: "resume", alreadyDue: true });
+    expect(s.events).toEqual([]);
+
+    const late = fakeStore();
+    await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: late.decide });
+    late.tick(10_000);
+    late.events.length = 0;
+    expect(await applyNow(late)).toMatchObject({ alreadyDue: true });
+    // Left to escalation-apply, which applies a due decision: nothing was applied by the click.
+    expect(late.events).toEqual([]);
+    expect(late.rows.get("esc_1")!.status).toBe("decided");
+  });
+
+  it("only the decider may apply early; an open or unknown escalation has nothing to apply", async () => {
+    const s = fakeStore();
+    expect((await errorOf(applyNow(s))).message).toBe("escalation esc_1 has no decision to apply (it is open)");
+    expect((await errorOf(applyDecisionNow({ input: { escalationId: "esc_x" }, actor: "ann", ports: s.decide }))).code).toBe("NOT_FOUND");
+    await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    const byBob = await errorOf(applyNow(s, "bob"));
+    expect(byBob.code).toBe("CONFLICT");
+    expect(byBob.message).toBe("escalation esc_1: only ann, who decided (resume by ann), can apply it early");
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "decided", applyAfter: new Date(1_010_000) });
+    // An undo wins the race it started first: the window is gone, so Apply now finds nothing to apply.
+    await undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide });
+    expect((await errorOf(applyNow(s))).message).toMatch(/no decision to apply/);
   });
 });

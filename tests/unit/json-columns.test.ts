@@ -9,7 +9,8 @@ import {
   taskBudgetBasisJson,
   taskSmokeJson,
 } from "../../server/db/json-columns.ts";
-import { parseChangeEvent } from "../../server/db/change-feed.ts";
+import { readFileSync } from "node:fs";
+import { LIVE_TABLES, parseChangeEvent, parseLiveTables } from "../../server/db/change-feed.ts";
 import { executorFunctionConfigJson } from "../../server/executor/json-columns.ts";
 
 describe("JSON column codecs", () => {
@@ -91,5 +92,19 @@ describe("change notifications", () => {
     expect(parseChangeEvent('{"t": 5, "taskId": "task_1"}')).toBeNull();
     expect(parseChangeEvent('["step"]')).toBeNull();
     expect(parseChangeEvent("step")).toBeNull();
+  });
+
+  it("a live stream's tables filter names tables that notify; LIVE_TABLES are the tables with a trigger", () => {
+    expect(parseLiveTables(null)).toEqual({ tables: null });
+    expect(parseLiveTables("escalation")).toEqual({ tables: new Set(["escalation"]) });
+    expect(parseLiveTables("escalation,task")).toEqual({ tables: new Set(["escalation", "task"]) });
+    expect(parseLiveTables("escalation,profile")).toEqual({
+      error: expect.stringMatching(/^tables: unknown table "profile"; a comma-separated list of task, run,/),
+    });
+    expect(parseLiveTables("")).toEqual({ error: expect.stringMatching(/^tables: unknown table ""/) });
+    expect(parseLiveTables(`${"x".repeat(10_000)}`)).toEqual({ error: expect.stringContaining(`"${"x".repeat(50)}"`) });
+    const sql = readFileSync(new URL("../../server/db/sql/live-notify.sql", import.meta.url), "utf8");
+    const triggered = [...sql.matchAll(/AFTER INSERT OR UPDATE ON (\w+) FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change/g)].map((m) => m[1]);
+    expect([...LIVE_TABLES].sort()).toEqual(triggered.sort());
   });
 });

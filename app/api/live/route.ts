@@ -1,18 +1,23 @@
 import { requireRole } from "@/server/auth/route-guard.ts";
-import { changeFeed, type ChangeEvent } from "@/server/db/change-feed.ts";
+import { changeFeed, parseLiveTables, type ChangeEvent } from "@/server/db/change-feed.ts";
 
 export const dynamic = "force-dynamic";
 
 /**
- * GET /api/live[?taskId=…] — server-sent events: `data: {"t": table, "taskId": …}` whenever run
- * state changes (PostgreSQL LISTEN/NOTIFY), filtered to one task when `taskId` is given; coalesced to
+ * GET /api/live[?taskId=…][&tables=…] — server-sent events: `data: {"t": table, "taskId": …}` whenever run
+ * state changes (PostgreSQL LISTEN/NOTIFY), filtered to one task when `taskId` is given and to the
+ * tables named in `tables` (comma-separated, of LIVE_TABLES; 400 naming it otherwise); coalesced to
  * at most one event per 200 ms per table; a comment every 15 s keeps proxies from closing the stream,
  * after checking the caller again (a session that ended ends the stream). Any role; 401 signed out.
  */
 export async function GET(request: Request): Promise<Response> {
   const who = await requireRole(request, [], "live updates");
   if (who instanceof Response) return who;
-  const taskId = new URL(request.url).searchParams.get("taskId");
+  const params = new URL(request.url).searchParams;
+  const taskId = params.get("taskId");
+  const filter = parseLiveTables(params.get("tables"));
+  if ("error" in filter) return Response.json({ error: filter.error }, { status: 400 });
+  const { tables } = filter;
   const encoder = new TextEncoder();
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -32,7 +37,7 @@ export async function GET(request: Request): Promise<Response> {
         pending.clear();
       };
       const unsubscribe = changeFeed().subscribe((e) => {
-        if (taskId && e.taskId !== taskId && e.t !== "reconnect") return;
+        if (e.t !== "reconnect" && ((taskId && e.taskId !== taskId) || (tables && !tables.has(e.t)))) return;
         pending.set(`${e.t}:${e.taskId ?? ""}`, e);
         timer ??= setTimeout(flush, 200);
       });

@@ -6,7 +6,9 @@ import type { EscalationCard } from "./use-decision-form.ts";
 
 /**
  * The banner of a decision waiting out its undo window: who decided what, the countdown (hidden
- * from screen readers, which hear the deadline once), apply failures, and Undo for the decider.
+ * from screen readers, which hear the deadline once), apply failures, and for the decider Undo and
+ * Apply now (ends the window: the decision applies at once). One action at a time: either pending
+ * disables both.
  */
 export function UndoBanner({
   e,
@@ -15,6 +17,8 @@ export function UndoBanner({
   left,
   undoPending,
   onUndo,
+  applyNowPending,
+  onApplyNow,
 }: {
   e: EscalationCard;
   who: string;
@@ -22,6 +26,8 @@ export function UndoBanner({
   left: number;
   undoPending: boolean;
   onUndo: () => void;
+  applyNowPending: boolean;
+  onApplyNow: () => void;
 }) {
   return (
     <div
@@ -54,16 +60,26 @@ export function UndoBanner({
           </span>
         )}
       </span>
-      {/* Only the handler who decided can take it back (the server refuses anyone else). */}
+      {/* Only the handler who decided can take it back or apply it early (the server refuses anyone else). */}
       {left > 0 && mine && (
-        <button
-          type="button"
-          className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50"
-          disabled={undoPending}
-          onClick={onUndo}
-        >
-          {undoPending ? "Undoing…" : `Undo (${left} s)`}
-        </button>
+        <span className="flex gap-2">
+          <button
+            type="button"
+            className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50"
+            disabled={undoPending || applyNowPending}
+            onClick={onUndo}
+          >
+            {undoPending ? "Undoing…" : `Undo (${left} s)`}
+          </button>
+          <button
+            type="button"
+            className="rounded-md border border-amber-600 px-3 py-1 text-sm font-medium text-amber-900 hover:bg-amber-100 disabled:opacity-50"
+            disabled={undoPending || applyNowPending}
+            onClick={onApplyNow}
+          >
+            {applyNowPending ? "Applying…" : "Apply now"}
+          </button>
+        </span>
       )}
     </div>
   );

@@ -60,7 +60,7 @@ export function parseExtra(kind: "steps" | "tokens" | "usd", text: string): { va
 export function useDecisionForm(escalationId: string, e: EscalationCard | undefined) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  // One line for the card's actions (decide, undo, claim, release): each clears it when it starts.
+  // One line for the card's actions (decide, undo, apply now, claim, release): each clears it when it starts.
   const status = useActionStatus(DECISION_FIELDS);
   /** A field's setter that also takes away a refusal naming that field. */
   const editing =
@@ -93,6 +93,7 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
   const lined = { onMutate: status.start, onError: status.fail, onSettled: refresh };
   const decide = useMutation(trpc.escalation.decide.mutationOptions({ ...lined, onSuccess: renewKey }));
   const undo = useMutation(trpc.escalation.undo.mutationOptions(lined));
+  const applyNow = useMutation(trpc.escalation.applyNow.mutationOptions(lined));
   const claim = useMutation(trpc.escalation.claim.mutationOptions(lined));
   const release = useMutation(trpc.escalation.release.mutationOptions(lined));
 
@@ -120,6 +121,7 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
   const send = (decision: EscalationDecision) => {
     decide.reset();
     undo.reset();
+    applyNow.reset();
     const resuming = decision === "resume" || decision === "approve" || decision === "reject";
     decide.mutate({
       escalationId,
@@ -145,7 +147,7 @@ export function useDecisionForm(escalationId: string, e: EscalationCard | undefi
     resumeBlocked,
     ceilingUnraised,
     send,
-    mutations: { decide, undo, claim, release },
+    mutations: { decide, undo, applyNow, claim, release },
     /** The decision in flight: which one, so its button says so. */
     pendingDecision: decide.isPending ? decide.variables.decision : null,
     /** The last action's refusal in the card's words (components/ui/use-action-status.tsx), or null. */

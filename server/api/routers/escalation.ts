@@ -12,6 +12,8 @@ import {
   releaseEscalation,
   undoEscalationDecision,
   undoEscalationInputSchema,
+  applyDecisionNow,
+  applyNowInputSchema,
 } from "../../features/escalations/index.ts";
 import { requestEscalation } from "../../db/run-requests.ts";
 import { sendEscalationApplied, sendEscalationDecided, sendRunStarted } from "../../inngest/send.ts";
@@ -19,7 +21,7 @@ import { idField, inputObject, textField } from "../../domain/input-fields.ts";
 import { onceByKey, requestKeyActor } from "../../db/request-keys.ts";
 import { createTRPCRouter, handlerProcedure, ownTaskProcedure, readProcedure, type TRPCContext } from "../trpc.ts";
 import { redactSecrets } from "../../tools/egress-redact.ts";
-import { claimOutput, decideOutput, releaseOutput, undoOutput } from "../output-schemas.ts";
+import { applyNowOutput, claimOutput, decideOutput, releaseOutput, undoOutput } from "../output-schemas.ts";
 import { escalationCardOutput, escalationListOutput, inboxCountOutput } from "../output-schemas-escalation.ts";
 import { runIdOutput } from "../output-schemas-shared.ts";
 
@@ -74,6 +76,11 @@ export const escalationRouter = createTRPCRouter({
     .input(undoEscalationInputSchema)
     .output(undoOutput)
     .mutation(({ ctx, input }) => undoEscalationDecision({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
+  /** "Apply now": the decider ends their decision's undo window and applies it in the request; a repeat changes nothing. */
+  applyNow: handlerProcedure
+    .input(applyNowInputSchema)
+    .output(applyNowOutput)
+    .mutation(({ ctx, input }) => applyDecisionNow({ input, actor: ctx.actor, ports: decidePorts(ctx) })),
   /** "<actor> is on this"; one claimed by someone else needs `takeOverFrom`. */
   claim: handlerProcedure
     .input(claimEscalationInputSchema)

@@ -11,6 +11,7 @@ export {
   describeEscalationConflict,
   decideEscalation,
   undoEscalationDecision,
+  applyDecisionNow,
   claimEscalation,
   releaseEscalation,
   ESCALATION_DECISIONS,
@@ -27,6 +28,7 @@ export {
   MAX_FACT_EDITS,
   decideEscalationInputSchema,
   undoEscalationInputSchema,
+  applyNowInputSchema,
   claimEscalationInputSchema,
 } from "../../domain/decide-escalation.ts";
 export type {
@@ -69,7 +71,7 @@ export {
   ESCALATION_LAST_WAIT_ROUND,
 } from "../../domain/escalation-wait.ts";
 export type { EscalationTimeoutPlan, DecisionView, EscalationWaitAction } from "../../domain/escalation-wait.ts";
-export { openEscalation, readDecision, dbNow, prismaDecidePorts, undoDecision, prismaClaimPorts } from "../../db/escalation-repository.ts";
+export { openEscalation, readDecision, dbNow, prismaDecidePorts, undoDecision, endUndoWindow, prismaClaimPorts } from "../../db/escalation-repository.ts";
 export {
   listEscalations,
   getEscalationCardOrThrow,
