@@ -45,7 +45,7 @@ export function ContextCard({ escalationId, me, live }: { escalationId: string; 
   const open = e.status === "open";
   const left = waiting ? secondsLeft(e.applyInMs, card.dataUpdatedAt, now) : 0;
   const mine = e.decidedBy === me;
-  const { claim, release, undo, applyNow } = form.mutations;
+  const { claim, release, undo, applyNow, decide } = form.mutations;
 
   return (
     <div className="min-w-0 space-y-5 p-4 lg:p-6" data-testid="context-card">
@@ -59,6 +59,7 @@ export function ContextCard({ escalationId, me, live }: { escalationId: string; 
           onUndo={() => undo.mutate({ escalationId })}
           applyNowPending={applyNow.isPending}
           onApplyNow={() => applyNow.mutate({ escalationId })}
+          deciding={decide.isPending}
         />
       )}
       <CardHeading e={e} />

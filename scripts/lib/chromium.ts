@@ -34,11 +34,13 @@ export type ChromiumBuild = "browser" | "shell";
 /**
  * Playwright's launch options for a build, with CHROMIUM_ARGS.
  * - browser: `CHROMIUM_PATH`, else /usr/bin/chromium.
- * - shell: `CHROMIUM_SHELL_PATH`, else /usr/bin/chromium-headless-shell if it exists, else the browser.
+ * - shell: `CHROMIUM_SHELL_PATH`; else `CHROMIUM_PATH` when that is set (a path given wins over one
+ *   found); else /usr/bin/chromium-headless-shell if it exists, else the browser.
  */
 export function chromiumLaunchOptions(build: ChromiumBuild = "browser"): { executablePath: string; args: string[] } {
   const browser = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  const shell = process.env.CHROMIUM_SHELL_PATH ?? "/usr/bin/chromium-headless-shell";
-  const executablePath = build === "shell" && (process.env.CHROMIUM_SHELL_PATH !== undefined || existsSync(shell)) ? shell : browser;
-  return { executablePath, args: [...CHROMIUM_ARGS] };
+  const shell =
+    process.env.CHROMIUM_SHELL_PATH ??
+    (process.env.CHROMIUM_PATH === undefined && existsSync("/usr/bin/chromium-headless-shell") ? "/usr/bin/chromium-headless-shell" : browser);
+  return { executablePath: build === "shell" ? shell : browser, args: [...CHROMIUM_ARGS] };
 }

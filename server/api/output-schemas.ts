@@ -109,7 +109,7 @@ export const undoOutput = z.strictObject({
 /** `escalation.applyNow`: `alreadyDue` when the decision was due or applied before this call. */
 export const applyNowOutput = z.strictObject({
   escalationId: z.string(),
-  decision: z.string(),
+  decision: z.enum(ESCALATION_DECISIONS),
   alreadyDue: z.boolean(),
 });
 

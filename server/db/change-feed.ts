@@ -33,13 +33,15 @@ export const LIVE_TABLES = ["task", "run", "step", "fact", "artifact", "outbox_m
 /**
  * The `tables` filter of a live stream (`/api/live?tables=escalation,task`): `{tables}`, the tables
  * named, or null for every table when the parameter is absent; `{error}` naming the parameter, the
- * first unknown name (at most 50 characters of it) and the tables there are.
+ * first unknown name (at most 50 characters of it) or an empty one, and the tables there are.
  */
 export function parseLiveTables(param: string | null): { tables: ReadonlySet<string> | null } | { error: string } {
   if (param === null) return { tables: null };
   const unknown = param.split(",").find((t) => !LIVE_TABLES.some((known) => known === t));
   if (unknown !== undefined)
-    return { error: `tables: unknown table ${JSON.stringify(unknown.slice(0, 50))}; a comma-separated list of ${LIVE_TABLES.join(", ")}` };
+    return {
+      error: `tables: ${unknown === "" ? "an empty name" : `unknown table ${JSON.stringify(unknown.slice(0, 50))}`}; a comma-separated list of ${LIVE_TABLES.join(", ")}`,
+    };
   return { tables: new Set(param.split(",")) };
 }
 

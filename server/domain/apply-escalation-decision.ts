@@ -221,8 +221,8 @@ export interface DecisionApplyPorts {
  * - `applied` (now, or earlier by any caller): `start` is the resumed run (null for dead end /
  *   cancel, or a task that had moved on), for the caller to send `longhaul/run.started` with id
  *   `run-started-<runId>` (a repeat dedupes at the executor);
- * - `superseded`: the row no longer carries the decision the caller was sent for (undone, or
- *   replaced by a newer one, which has its own apply) — nothing to do;
+ * - `superseded`: the row no longer carries the decision the caller was sent for (undone, replaced
+ *   by a newer one, which has its own apply, or applied early by its decider's Apply now) — nothing to do;
  * - `not_due`: still inside its undo window by the database clock; `waitMs` until it ends;
  * - `by_other`: another caller holds it `applying` (a row left by an older version; the recovery
  *   sweep reverts it).
@@ -235,7 +235,7 @@ export type ApplyOutcome =
 
 /**
  * The one entry point for applying a recorded decision, used by all four callers that race to do it:
- * the handler's request (decideEscalation with `undoSeconds` 0), `escalation-apply` after the undo
+ * the handler's request (decideEscalation with `undoSeconds` 0, or Apply now: applyDecisionNow), `escalation-apply` after the undo
  * window (`applyAt`), the waiting `agent-run` (`stepIndex`: the human step's index it reserved) and
  * the recovery sweep ({@link recoverEscalationDecisions}). It locates the escalation, skips a
  * decision that is no longer the one sent for (`applyAt` given and ≠ the row's `applyAfter`:

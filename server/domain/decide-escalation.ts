@@ -263,17 +263,17 @@ export interface DecidePorts {
   /** Delivers the resumed run's `longhaul/run.started` (id `run-started-<runId>`) after the application committed. */
   sendRunStarted(event: { taskId: string; runId: string; checkpointId: string | null }): Promise<void>;
   /**
-   * Guarded write: `status = decided AND applyAfter > database now` → `open`, the decision fields
-   * cleared, and the undo recorded as a human step on the escalated run's timeline (who, when, what).
-   * `expectedApplyAfter`, when given, must also match (undo of that decision only).
-   */
-  /**
    * Guarded write: `status = decided AND applyAfter > database now AND decidedBy = onlyBy` →
    * `applyAfter = database now` (the undo window ends early; the decision is due at once). The pending
    * `escalation-apply`, which carries the old `applyAfter`, then finds it superseded.
    */
   endUndoWindow(input: { escalationId: string; onlyBy: string }): Promise<GuardedWrite<{ decision: EscalationDecision; applyAfter: Date }>>;
-  /** `onlyBy`: undo only a decision made by this actor (a handler may take back their own decision, not another's). */
+  /**
+   * Guarded write: `status = decided AND applyAfter > database now` → `open`, the decision fields
+   * cleared, and the undo recorded as a human step on the escalated run's timeline (who, when, what).
+   * `expectedApplyAfter`, when given, must also match (undo of that decision only); `onlyBy`: undo
+   * only a decision made by this actor (a handler may take back their own decision, not another's).
+   */
   undoDecision(input: {
     escalationId: string;
     actor: string;
@@ -367,7 +367,17 @@ export async function decideEscalation({
     try {
       await ports.sendDecided({ escalationId: input.escalationId, decision: input.decision, applyAt });
     } catch (error) {
-      await ports.undoDecision({ escalationId: input.escalationId, actor, expectedApplyAfter: recorded.applyAfter }).catch(() => null);
+      const undone = await ports.undoDecision({ escalationId: input.escalationId, actor, expectedApplyAfter: recorded.applyAfter }).catch(() => null);
+      // Not taken back because the decider applied it meanwhile (Apply now on a card refreshed while
+      // this send hung): it is kept and applied, and nothing waits on the event, so this is no failure.
+      if (
+        undone &&
+        !undone.ok &&
+        undone.state.decidedBy === actor &&
+        undone.state.status !== "open" &&
+        undone.state.applyAfter?.getTime() !== recorded.applyAfter.getTime()
+      )
+        return { escalationId: input.escalationId, decision: input.decision, applyAt: null, undoSeconds: 0 };
       throw new AppError(
         "UNAVAILABLE",
         `could not deliver longhaul/escalation.decided to the executor, so the decision was not kept: ${error instanceof Error ? error.message : String(error)}`,
@@ -402,11 +412,11 @@ export const applyNowInputSchema = inputObject({ escalationId: escalationIdSchem
  * window would have ended). The write is guarded (`ports.endUndoWindow`): an undo and an Apply now
  * racing inside the window resolve to one of them, and the pending `escalation-apply` finds the
  * decision superseded when it wakes.
- * Idempotent: a decision being applied or applied, or the caller's own already due, answers
+ * Idempotent for the decider: their decision already due, being applied or applied answers
  * `alreadyDue: true` and changes nothing (a second click, or the window ending meanwhile).
  * Returns the decision and whether this call ended the window.
- * @throws AppError NOT_FOUND; CONFLICT when someone else decided (only they can apply it early) or
- *   there is no decision (open: never decided, or undone).
+ * @throws AppError NOT_FOUND; CONFLICT when someone else decided (only they can apply it early, in
+ *   any state) or there is no decision (open: never decided, or undone).
  */
 export async function applyDecisionNow({
   input,
@@ -416,19 +426,21 @@ export async function applyDecisionNow({
   input: z.output<typeof applyNowInputSchema>;
   actor: string;
   ports: Pick<DecidePorts, "endUndoWindow" | "apply" | "sendRunStarted" | "sendApplied">;
-}): Promise<{ escalationId: string; decision: string; alreadyDue: boolean }> {
+}): Promise<{ escalationId: string; decision: EscalationDecision; alreadyDue: boolean }> {
   const ended = await ports.endUndoWindow({ escalationId: input.escalationId, onlyBy: actor });
   if (ended === null) throw new AppError("NOT_FOUND", `escalation ${input.escalationId} not found`);
   if (!ended.ok) {
     const s = ended.state;
-    if (s.status === "open") throw new AppError("CONFLICT", `escalation ${input.escalationId} has no decision to apply (it is open)`);
-    if (s.status === "decided" && s.decidedBy !== actor)
+    const decision = ESCALATION_DECISIONS.find((d) => d === s.decision);
+    if (s.status === "open" || decision === undefined)
+      throw new AppError("CONFLICT", `escalation ${input.escalationId} has no decision to apply (it is ${s.status})`);
+    if (s.decidedBy !== actor)
       throw new AppError(
         "CONFLICT",
         `escalation ${input.escalationId}: only ${s.decidedBy ?? "the handler who decided"}, who decided (${describeDecision(s)}), can apply it early`,
       );
-    // Being applied or applied, or mine and already due (its window over, or none): nothing to end.
-    return { escalationId: input.escalationId, decision: s.decision ?? "", alreadyDue: true };
+    // Mine, and already due (its window over, or none), being applied or applied: nothing to end.
+    return { escalationId: input.escalationId, decision, alreadyDue: true };
   }
   await applyInRequest(input.escalationId, ended.decision, ports);
   return { escalationId: input.escalationId, decision: ended.decision, alreadyDue: false };

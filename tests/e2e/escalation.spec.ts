@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, E2E_ADMIN, launchGoalFromForm, launchLoopUntilEscalated, signedInRequest, type E2eUser } from "./helpers.ts";
+import { createUser, E2E_ADMIN, launchGoalFromForm, launchLoopUntilEscalated, signedInRequest, trpcCall, type E2eUser } from "./helpers.ts";
 
 test("a handler opens the inbox, reads the context card, resumes with guidance, and watches the run finish", async ({ page }) => {
   // A loop scenario (scripted-loop: the same tool call again and again) escalates on its 3rd identical call.
@@ -161,6 +161,8 @@ test("a task launched with 'Ask a human before risky actions' waits for approval
   await expect(card.getByTestId("decided")).toContainText("approve by operator");
   await page.goto(taskUrl);
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible({ timeout: 90_000 });
+  const { runs } = await trpcCall<{ runs: { cause: string; status: string }[] }>(page.request, "task.get", { taskId: taskUrl.split("/").at(-1)! });
+  expect(runs.map((r) => `${r.cause}:${r.status}`).sort()).toEqual(["initial:escalated", "resume:completed"]);
 });
 
 /** Calls a tRPC query (superjson envelope) and returns its data. */

@@ -221,6 +221,21 @@ describe("decide with an undo window", () => {
     expect(s.rows.get("esc_1")).toMatchObject({ status: "open", decision: null });
   });
 
+  it("a decision applied by its decider's Apply now while escalation.decided hung is kept: the failed send is no failure", async () => {
+    const s = fakeStore();
+    const ports: DecidePorts = {
+      ...s.decide,
+      // The card showed the recorded decision and its Apply now was clicked before this send gave up.
+      sendDecided: async () => {
+        await applyDecisionNow({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide });
+        throw new Error("ECONNREFUSED");
+      },
+    };
+    const res = await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports });
+    expect(res).toEqual({ escalationId: "esc_1", decision: "resume", applyAt: null, undoSeconds: 0 });
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decision: "resume" });
+  });
+
   it("validates undoSeconds: a whole number from 0 to 60, named in the message", () => {
     const bad = (v: unknown) => decideEscalationInputSchema.safeParse({ escalationId: "esc_1", decision: "resume", undoSeconds: v });
     expect(bad(61).error?.issues[0]?.message).toBe("undoSeconds: at most 60");
@@ -289,6 +304,16 @@ describe("Apply now", () => {
     expect((await errorOf(undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }))).message).toMatch(/already applied/);
   });
 
+  it("someone who did not decide is refused in every state, also once the decision is applied", async () => {
+    const s = fakeStore();
+    await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    await applyNow(s);
+    expect(s.rows.get("esc_1")!.status).toBe("applied");
+    const byBob = await errorOf(applyNow(s, "bob"));
+    expect(byBob.code).toBe("CONFLICT");
+    expect(byBob.message).toBe("escalation esc_1: only ann, who decided (resume by ann), can apply it early");
+  });
+
   it("a second click, or a click after the window ended, changes nothing and says it was already due", async () => {
     const s = fakeStore();
     await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports: s.decide });
@@ -316,7 +341,7 @@ describe("Apply now", () => {
     expect(byBob.code).toBe("CONFLICT");
     expect(byBob.message).toBe("escalation esc_1: only ann, who decided (resume by ann), can apply it early");
     expect(s.rows.get("esc_1")).toMatchObject({ status: "decided", applyAfter: new Date(1_010_000) });
-    // An undo wins the race it started first: the window is gone, so Apply now finds nothing to apply.
+    // After an undo the window is gone, so Apply now finds nothing to apply.
     await undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide });
     expect((await errorOf(applyNow(s))).message).toMatch(/no decision to apply/);
   });

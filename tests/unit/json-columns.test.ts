@@ -101,7 +101,8 @@ describe("change notifications", () => {
     expect(parseLiveTables("escalation,profile")).toEqual({
       error: expect.stringMatching(/^tables: unknown table "profile"; a comma-separated list of task, run,/),
     });
-    expect(parseLiveTables("")).toEqual({ error: expect.stringMatching(/^tables: unknown table ""/) });
+    expect(parseLiveTables("")).toEqual({ error: expect.stringMatching(/^tables: an empty name; a comma-separated list of/) });
+    expect(parseLiveTables("escalation,")).toEqual({ error: expect.stringMatching(/^tables: an empty name;/) });
     expect(parseLiveTables(`${"x".repeat(10_000)}`)).toEqual({ error: expect.stringContaining(`"${"x".repeat(50)}"`) });
     const sql = readFileSync(new URL("../../server/db/sql/live-notify.sql", import.meta.url), "utf8");
     const triggered = [...sql.matchAll(/AFTER INSERT OR UPDATE ON (\w+) FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change/g)].map((m) => m[1]);

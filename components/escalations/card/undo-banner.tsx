@@ -7,8 +7,9 @@ import type { EscalationCard } from "./use-decision-form.ts";
 /**
  * The banner of a decision waiting out its undo window: who decided what, the countdown (hidden
  * from screen readers, which hear the deadline once), apply failures, and for the decider Undo and
- * Apply now (ends the window: the decision applies at once). One action at a time: either pending
- * disables both.
+ * Apply now (ends the window: the decision applies at once). One action at a time: either pending,
+ * or the decision itself still in flight (`deciding`: the card can show it before the request that
+ * made it has answered), disables both.
  */
 export function UndoBanner({
   e,
@@ -19,6 +20,7 @@ export function UndoBanner({
   onUndo,
   applyNowPending,
   onApplyNow,
+  deciding,
 }: {
   e: EscalationCard;
   who: string;
@@ -28,6 +30,7 @@ export function UndoBanner({
   onUndo: () => void;
   applyNowPending: boolean;
   onApplyNow: () => void;
+  deciding: boolean;
 }) {
   return (
     <div
@@ -66,7 +69,7 @@ export function UndoBanner({
           <button
             type="button"
             className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50"
-            disabled={undoPending || applyNowPending}
+            disabled={undoPending || applyNowPending || deciding}
             onClick={onUndo}
           >
             {undoPending ? "Undoing…" : `Undo (${left} s)`}
@@ -74,7 +77,7 @@ export function UndoBanner({
           <button
             type="button"
             className="rounded-md border border-amber-600 px-3 py-1 text-sm font-medium text-amber-900 hover:bg-amber-100 disabled:opacity-50"
-            disabled={undoPending || applyNowPending}
+            disabled={undoPending || applyNowPending || deciding}
             onClick={onApplyNow}
           >
             {applyNowPending ? "Applying…" : "Apply now"}

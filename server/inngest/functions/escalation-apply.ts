@@ -9,8 +9,8 @@ import { escalationApplyPorts } from "../function-ports.ts";
  * Triggered by `longhaul/escalation.decided`; an event without `applyAt` (applied in the request)
  * is ignored. Sleeps until `applyAt`, then in one step applies the decision (the domain's
  * `applyDecision`, the one entry point every caller uses) if the row still carries
- * it (same `applyAfter`) and it is due by the database clock — an undone or superseded decision is
- * left alone; a window not yet ended by the database clock retries the step after the remainder
+ * it (same `applyAfter`) and it is due by the database clock — an undone, superseded or early-applied
+ * (Apply now changed its `applyAfter`) decision is left alone; a window not yet ended by the database clock retries the step after the remainder
  * (RetryAfterError). Then sends the resumed run's `longhaul/run.started` (id `run-started-<runId>`,
  * as agent-run does, so a start by anyone else dedupes) and `longhaul/escalation.applied`, which ends
  * the escalated run waiting on it.
