@@ -40,7 +40,7 @@ const STAGE_BUDGET_SECONDS = {
   "integration-db": 90,
   "integration-stack": 330,
   build: 120,
-  e2e: 600,
+  e2e: 420,
 } as const;
 type StageName = keyof typeof STAGE_BUDGET_SECONDS;
 const HANG_FACTOR = 4;
