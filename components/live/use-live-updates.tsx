@@ -38,9 +38,9 @@ export function useLiveUpdates(taskId?: string, { scope = "task" }: { scope?: Li
   const [state, setState] = useState<LiveState>("connecting");
 
   useEffect(() => {
-    const params = new URLSearchParams([...(taskId ? [["taskId", taskId]] : []), ...(scope === "escalation" ? [["tables", "escalation"]] : [])]);
+    const query = new URLSearchParams([...(taskId ? [["taskId", taskId]] : []), ...(scope === "escalation" ? [["tables", "escalation"]] : [])]).toString();
     return connectLive({
-      url: params.size ? `/api/live?${params.toString()}` : "/api/live",
+      url: query ? `/api/live?${query}` : "/api/live",
       queryClient,
       filter: scope === "escalation" ? trpc.escalation.pathFilter() : trpc.task.pathFilter(),
       onState: setState,

@@ -37,12 +37,23 @@ export const LIVE_TABLES = ["task", "run", "step", "fact", "artifact", "outbox_m
  */
 export function parseLiveTables(param: string | null): { tables: ReadonlySet<string> | null } | { error: string } {
   if (param === null) return { tables: null };
-  const unknown = param.split(",").find((t) => !LIVE_TABLES.some((known) => known === t));
+  const names = param.split(",");
+  const unknown = names.find((t) => !LIVE_TABLES.some((known) => known === t));
   if (unknown !== undefined)
     return {
       error: `tables: ${unknown === "" ? "an empty name" : `unknown table ${JSON.stringify(unknown.slice(0, 50))}`}; a comma-separated list of ${LIVE_TABLES.join(", ")}`,
     };
-  return { tables: new Set(param.split(",")) };
+  return { tables: new Set(names) };
+}
+
+/**
+ * Whether a live stream filtered to `taskId` and `tables` (null: any) passes a change event on:
+ * `reconnect` always (the subscriber refetches what it may have missed), any other event only when
+ * it is of that task and one of those tables.
+ */
+export function liveEventPasses(e: ChangeEvent, { taskId, tables }: { taskId: string | null; tables: ReadonlySet<string> | null }): boolean {
+  if (e.t === "reconnect") return true;
+  return (taskId === null || e.taskId === taskId) && (tables === null || tables.has(e.t));
 }
 
 const CHANNEL = "longhaul_changes";

@@ -179,10 +179,9 @@ export function prismaDecidePorts({
 
 /**
  * Ends a decision's undo window now ("Apply now"): one guarded write, `status = decided AND
- * applyAfter = <as read> AND applyAfter > database now AND decidedBy = onlyBy` → `applyAfter =
- * database now`. Returns the decision and its new `applyAfter`, `{ok: false, state}` when the
- * condition did not hold (undone, applied, the window over, someone else's), or null when the
- * escalation does not exist.
+ * applyAfter > database now AND decidedBy = onlyBy` → `applyAfter = database now`. Returns the
+ * decision and its new `applyAfter`, `{ok: false, state}` when the condition did not hold (undone,
+ * applied, the window over, someone else's), or null when the escalation does not exist.
  */
 export async function endUndoWindow({
   prisma,
@@ -193,20 +192,16 @@ export async function endUndoWindow({
   escalationId: string;
   onlyBy: string;
 }): Promise<{ ok: true; decision: EscalationDecision; applyAfter: Date } | { ok: false; state: EscalationState } | null> {
-  const e = await prisma.escalation.findUnique({ where: { id: escalationId }, select: { decision: true, applyAfter: true } });
-  if (!e) return null;
   const now = await dbNow(prisma);
-  const decision = e.decision === null ? undefined : ESCALATION_DECISIONS.find((d) => d === e.decision);
-  const updated =
-    e.applyAfter !== null && decision !== undefined
-      ? await prisma.escalation.updateMany({
-          where: { id: escalationId, status: "decided", decidedBy: onlyBy, applyAfter: { equals: e.applyAfter, gt: now } },
-          data: { applyAfter: now },
-        })
-      : { count: 0 };
-  if (updated.count === 1 && decision !== undefined) return { ok: true, decision, applyAfter: now };
+  const updated = await prisma.escalation.updateMany({
+    where: { id: escalationId, status: "decided", decidedBy: onlyBy, applyAfter: { gt: now } },
+    data: { applyAfter: now },
+  });
   const state = await readState(prisma, escalationId);
-  return state ? { ok: false, state } : null;
+  if (!state) return null;
+  // Once the window has ended nothing but the application changes the row, and it keeps the decision.
+  const decision = ESCALATION_DECISIONS.find((d) => d === state.decision);
+  return updated.count === 1 && decision !== undefined ? { ok: true, decision, applyAfter: now } : { ok: false, state };
 }
 
 /**

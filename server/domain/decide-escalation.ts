@@ -369,14 +369,10 @@ export async function decideEscalation({
     } catch (error) {
       const undone = await ports.undoDecision({ escalationId: input.escalationId, actor, expectedApplyAfter: recorded.applyAfter }).catch(() => null);
       // Not taken back because the decider applied it meanwhile (Apply now on a card refreshed while
-      // this send hung): it is kept and applied, and nothing waits on the event, so this is no failure.
-      if (
-        undone &&
-        !undone.ok &&
-        undone.state.decidedBy === actor &&
-        undone.state.status !== "open" &&
-        undone.state.applyAfter?.getTime() !== recorded.applyAfter.getTime()
-      )
+      // this send hung moves applyAfter earlier; a later decision would carry a later one): it is
+      // kept and applied, and nothing waits on the event, so this is no failure.
+      const keptUntil = undone?.ok === false && undone.state.status !== "open" && undone.state.decidedBy === actor ? undone.state.applyAfter : null;
+      if (keptUntil !== null && keptUntil < recorded.applyAfter)
         return { escalationId: input.escalationId, decision: input.decision, applyAt: null, undoSeconds: 0 };
       throw new AppError(
         "UNAVAILABLE",

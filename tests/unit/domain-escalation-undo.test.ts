@@ -207,14 +207,18 @@ describe("decide with an undo window", () => {
     expect(err.message).toBe(`escalation esc_1 is already decided (resume by ann, applies at ${isoUtc(first.applyAt!)})`);
   });
 
+  /** The store's decide ports with an escalation.decided send that runs `meanwhile`, then fails. */
+  const failingSend = (s: ReturnType<typeof fakeStore>, meanwhile: () => Promise<unknown> = async () => {}): DecidePorts => ({
+    ...s.decide,
+    sendDecided: async () => {
+      await meanwhile();
+      throw new Error("ECONNREFUSED");
+    },
+  });
+
   it("when escalation.decided cannot be sent the decision is taken back and the call fails UNAVAILABLE", async () => {
     const s = fakeStore();
-    const ports: DecidePorts = {
-      ...s.decide,
-      sendDecided: async () => {
-        throw new Error("ECONNREFUSED");
-      },
-    };
+    const ports = failingSend(s);
     const err = await errorOf(decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports }));
     expect(err.code).toBe("UNAVAILABLE");
     expect(err.message).toMatch(/ECONNREFUSED/);
@@ -223,17 +227,23 @@ describe("decide with an undo window", () => {
 
   it("a decision applied by its decider's Apply now while escalation.decided hung is kept: the failed send is no failure", async () => {
     const s = fakeStore();
-    const ports: DecidePorts = {
-      ...s.decide,
-      // The card showed the recorded decision and its Apply now was clicked before this send gave up.
-      sendDecided: async () => {
-        await applyDecisionNow({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide });
-        throw new Error("ECONNREFUSED");
-      },
-    };
+    // The card showed the recorded decision and its Apply now was clicked before this send gave up.
+    const ports = failingSend(s, () => applyDecisionNow({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide }));
     const res = await decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports });
     expect(res).toEqual({ escalationId: "esc_1", decision: "resume", applyAt: null, undoSeconds: 0 });
     expect(s.rows.get("esc_1")).toMatchObject({ status: "applied", decision: "resume" });
+  });
+
+  it("a later decision of the same handler, made after undoing the one whose send hung, is not taken for it", async () => {
+    const s = fakeStore();
+    const ports = failingSend(s, async () => {
+      await undoEscalationDecision({ input: { escalationId: "esc_1" }, actor: "ann", ports: s.decide });
+      s.tick(1_000);
+      await decideEscalation({ input: parse({ decision: "cancel", undoSeconds: 10 }), actor: "ann", ports: s.decide });
+    });
+    const err = await errorOf(decideEscalation({ input: parse({ undoSeconds: 10 }), actor: "ann", ports }));
+    expect(err.code).toBe("UNAVAILABLE");
+    expect(s.rows.get("esc_1")).toMatchObject({ status: "decided", decision: "cancel" });
   });
 
   it("validates undoSeconds: a whole number from 0 to 60, named in the message", () => {

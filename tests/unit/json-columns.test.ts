@@ -10,7 +10,7 @@ import {
   taskSmokeJson,
 } from "../../server/db/json-columns.ts";
 import { readFileSync } from "node:fs";
-import { LIVE_TABLES, parseChangeEvent, parseLiveTables } from "../../server/db/change-feed.ts";
+import { LIVE_TABLES, liveEventPasses, parseChangeEvent, parseLiveTables } from "../../server/db/change-feed.ts";
 import { executorFunctionConfigJson } from "../../server/executor/json-columns.ts";
 
 describe("JSON column codecs", () => {
@@ -107,5 +107,16 @@ describe("change notifications", () => {
     const sql = readFileSync(new URL("../../server/db/sql/live-notify.sql", import.meta.url), "utf8");
     const triggered = [...sql.matchAll(/AFTER INSERT OR UPDATE ON (\w+) FOR EACH ROW EXECUTE FUNCTION longhaul_notify_change/g)].map((m) => m[1]);
     expect([...LIVE_TABLES].sort()).toEqual(triggered.sort());
+  });
+
+  it("a filtered stream passes its task's events of its tables, and every reconnect", () => {
+    const inbox = { taskId: null, tables: new Set(["escalation"]) };
+    expect(liveEventPasses({ t: "escalation", taskId: "task_1" }, inbox)).toBe(true);
+    expect(liveEventPasses({ t: "step", taskId: "task_1" }, inbox)).toBe(false);
+    const runPage = { taskId: "task_1", tables: null };
+    expect(liveEventPasses({ t: "step", taskId: "task_1" }, runPage)).toBe(true);
+    expect(liveEventPasses({ t: "step", taskId: "task_2" }, runPage)).toBe(false);
+    expect(liveEventPasses({ t: "escalation", taskId: "task_2" }, { taskId: "task_1", tables: new Set(["escalation"]) })).toBe(false);
+    for (const filter of [inbox, runPage]) expect(liveEventPasses({ t: "reconnect", taskId: null }, filter)).toBe(true);
   });
 });

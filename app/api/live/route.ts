@@ -1,5 +1,5 @@
 import { requireRole } from "@/server/auth/route-guard.ts";
-import { changeFeed, parseLiveTables, type ChangeEvent } from "@/server/db/change-feed.ts";
+import { changeFeed, liveEventPasses, parseLiveTables, type ChangeEvent } from "@/server/db/change-feed.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -37,7 +37,7 @@ export async function GET(request: Request): Promise<Response> {
         pending.clear();
       };
       const unsubscribe = changeFeed().subscribe((e) => {
-        if (e.t !== "reconnect" && ((taskId && e.taskId !== taskId) || (tables && !tables.has(e.t)))) return;
+        if (!liveEventPasses(e, { taskId: taskId || null, tables })) return;
         pending.set(`${e.t}:${e.taskId ?? ""}`, e);
         timer ??= setTimeout(flush, 200);
       });

@@ -32,6 +32,7 @@ export function UndoBanner({
   onApplyNow: () => void;
   deciding: boolean;
 }) {
+  const busy = undoPending || applyNowPending || deciding;
   return (
     <div
       role="status"
@@ -69,7 +70,7 @@ export function UndoBanner({
           <button
             type="button"
             className="rounded-md border border-amber-600 bg-white px-3 py-1 text-sm font-medium text-amber-900 disabled:opacity-50"
-            disabled={undoPending || applyNowPending || deciding}
+            disabled={busy}
             onClick={onUndo}
           >
             {undoPending ? "Undoing…" : `Undo (${left} s)`}
@@ -77,7 +78,7 @@ export function UndoBanner({
           <button
             type="button"
             className="rounded-md border border-amber-600 px-3 py-1 text-sm font-medium text-amber-900 hover:bg-amber-100 disabled:opacity-50"
-            disabled={undoPending || applyNowPending || deciding}
+            disabled={busy}
             onClick={onApplyNow}
           >
             {applyNowPending ? "Applying…" : "Apply now"}
